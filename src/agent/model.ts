@@ -1,0 +1,133 @@
+/**
+ * The model contract the agent loop depends on. Block shapes follow the
+ * Anthropic Messages API so a conversation can be sent back unmodified
+ * (thinking blocks keep their signatures), but nothing here imports the SDK:
+ * `models/anthropic.ts` is the only file that does.
+ */
+
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature: string;
+}
+
+export interface RedactedThinkingBlock {
+  type: "redacted_thinking";
+  data: string;
+}
+
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type AssistantBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+export type UserBlock = TextBlock | ToolResultBlock;
+
+export type Message =
+  | { role: "user"; content: UserBlock[] }
+  | { role: "assistant"; content: AssistantBlock[] };
+
+/** JSON Schema of a tool's input, as sent to the model. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: { type: "object"; [key: string]: unknown };
+}
+
+export interface ModelRequest {
+  /**
+   * System prompt parts, most stable first. The model implementation places a
+   * cache breakpoint after the last part (and after the tools and the latest
+   * message), so the prefix stays byte-identical from turn to turn.
+   */
+  system: string[];
+  messages: Message[];
+  tools: ToolSpec[];
+  maxTokens: number;
+  /** Extended thinking budget in tokens; absent means thinking is off. */
+  thinkingBudget?: number;
+  signal?: AbortSignal;
+}
+
+export type StopReason =
+  | "end_turn"
+  | "tool_use"
+  | "max_tokens"
+  | "stop_sequence"
+  | "pause_turn"
+  | "refusal";
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface ModelResponse {
+  content: AssistantBlock[];
+  stopReason: StopReason;
+  usage: Usage;
+  /** The model id that answered (for pricing). */
+  model: string;
+}
+
+/** Streaming progress, for display only: the response is authoritative. */
+export type ModelStreamEvent =
+  | { type: "text_delta"; text: string }
+  | { type: "thinking_delta"; text: string }
+  | { type: "tool_use_start"; id: string; name: string }
+  | { type: "retry"; attempt: number; delayMs: number; reason: string };
+
+export interface Model {
+  /** Model id sent to the API, e.g. "claude-sonnet-4-5". */
+  readonly id: string;
+  /** Context window in tokens; compaction triggers at 85% of it. */
+  readonly contextWindow: number;
+  complete(request: ModelRequest, onEvent?: (event: ModelStreamEvent) => void): Promise<ModelResponse>;
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+/** Everything the model saw as input on one request (fresh, cached and cache-written). */
+export function promptTokens(usage: Usage): number {
+  return usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+}
+
+/** Thrown for errors that retrying cannot fix (bad request, auth, permission). */
+export class ModelError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = "ModelError";
+  }
+}
