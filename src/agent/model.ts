@@ -99,7 +99,10 @@ export interface Model {
   readonly id: string;
   /** Context window in tokens; compaction triggers at 85% of it. */
   readonly contextWindow: number;
-  complete(request: ModelRequest, onEvent?: (event: ModelStreamEvent) => void): Promise<ModelResponse>;
+  complete(
+    request: ModelRequest,
+    onEvent?: (event: ModelStreamEvent) => void,
+  ): Promise<ModelResponse>;
 }
 
 export function emptyUsage(): Usage {

@@ -46,7 +46,7 @@ async function gitSnapshotter(options: SnapshotOptions): Promise<WorkspaceSnapsh
   const prefix = (await git.raw(["rev-parse", "--show-prefix"])).trim();
   const scratch = await mkdtemp(join(tmpdir(), "patchwright-index-"));
   const index = join(scratch, "index");
-  const withIndex = simpleGit({ baseDir: options.root }).env({
+  const withIndex = simpleGit({ baseDir: options.root, allowEnvironment: ["GIT_INDEX_FILE"] }).env({
     ...options.env,
     GIT_INDEX_FILE: index,
   });
@@ -135,7 +135,10 @@ function fileSnapshotter(options: SnapshotOptions): WorkspaceSnapshotter {
               return;
             }
             bytes += size;
-            files.set(relative(options.root, absolute).split(sep).join("/"), await readFile(absolute));
+            files.set(
+              relative(options.root, absolute).split(sep).join("/"),
+              await readFile(absolute),
+            );
           }
         }
       };
@@ -143,11 +146,12 @@ function fileSnapshotter(options: SnapshotOptions): WorkspaceSnapshotter {
       return { kind: "files", files, complete };
     },
     async diff(before, after) {
-      if (before.kind !== "files" || after.kind !== "files") throw new Error("snapshot kinds differ");
+      if (before.kind !== "files" || after.kind !== "files")
+        throw new Error("snapshot kinds differ");
       const changes: ChangeRecord[] = [];
       for (const [path, content] of after.files) {
         const old = before.files.get(path) ?? null;
-        if (!old || !old.equals(content)) changes.push({ path, before: old, after: content });
+        if (!old?.equals(content)) changes.push({ path, before: old, after: content });
       }
       // A file missing from an incomplete snapshot may simply not have been read.
       if (after.complete) {

@@ -1,0 +1,110 @@
+import type { AgentEventListener } from "./events.js";
+import type { FileHistory } from "./file-history.js";
+import type { ToolResultBlock, ToolUseBlock } from "./model.js";
+import type { AnyTool, ChangeRecord, PolicyCheck, ToolContext } from "./tools/define-tool.js";
+import { executeToolCall, type ToolRegistry } from "./tools/registry.js";
+import type { WorkspaceSnapshotter } from "./workspace-snapshot.js";
+
+export interface ToolRunDeps {
+  registry: ToolRegistry;
+  check: PolicyCheck;
+  history: FileHistory;
+  snapshotter?: WorkspaceSnapshotter | undefined;
+  root: string;
+  env: Record<string, string>;
+  reads: ToolContext["reads"];
+  signal: AbortSignal;
+  now: () => number;
+  emit: AgentEventListener;
+}
+
+/**
+ * Runs one turn's tool calls. Neighbouring calls that are read-only and
+ * concurrency-safe run together; anything that may write runs alone, in
+ * order, so the file history sees changes in the order the model asked for
+ * them. Results come back in call order, as the Messages API requires.
+ */
+export async function runToolCalls(
+  deps: ToolRunDeps,
+  turn: number,
+  calls: ToolUseBlock[],
+): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  for (const batch of batchCalls(deps.registry, calls)) {
+    const batchResults = await Promise.all(batch.map((call) => runOne(deps, turn, call)));
+    results.push(...batchResults);
+  }
+  return results;
+}
+
+function batchCalls(registry: ToolRegistry, calls: ToolUseBlock[]): ToolUseBlock[][] {
+  const batches: ToolUseBlock[][] = [];
+  let parallel: ToolUseBlock[] = [];
+  for (const call of calls) {
+    if (isParallelSafe(registry.get(call.name))) {
+      parallel.push(call);
+      continue;
+    }
+    if (parallel.length > 0) batches.push(parallel);
+    parallel = [];
+    batches.push([call]);
+  }
+  if (parallel.length > 0) batches.push(parallel);
+  return batches;
+}
+
+function isParallelSafe(tool: AnyTool | undefined): boolean {
+  return tool?.readOnly === true && tool.concurrencySafe;
+}
+
+async function runOne(
+  deps: ToolRunDeps,
+  turn: number,
+  call: ToolUseBlock,
+): Promise<ToolResultBlock> {
+  const tool = deps.registry.get(call.name);
+  const summary = summarizeCall(tool, call);
+  deps.emit({ type: "tool_call", turn, id: call.id, name: call.name, input: call.input, summary });
+  const started = deps.now();
+  const record = (change: ChangeRecord): void => {
+    deps.history.record({ ...change, turn, toolCallId: call.id, tool: call.name });
+    deps.emit({ type: "file_change", turn, toolCallId: call.id, ...change });
+  };
+  const ctx: ToolContext = {
+    root: deps.root,
+    env: deps.env,
+    reads: deps.reads,
+    signal: deps.signal,
+    recordChange: record,
+    trackChanges: async (fn) => {
+      const snapshotter = deps.snapshotter;
+      if (!snapshotter) return fn();
+      const before = await snapshotter.snapshot();
+      try {
+        return await fn();
+      } finally {
+        const after = await snapshotter.snapshot();
+        for (const change of await snapshotter.diff(before, after)) record(change);
+      }
+    },
+  };
+  const { content, isError } = await executeToolCall(deps.registry, call, ctx, deps.check);
+  deps.emit({
+    type: "tool_result",
+    turn,
+    id: call.id,
+    name: call.name,
+    content,
+    isError,
+    durationMs: deps.now() - started,
+  });
+  return isError
+    ? { type: "tool_result", tool_use_id: call.id, content, is_error: true }
+    : { type: "tool_result", tool_use_id: call.id, content };
+}
+
+function summarizeCall(tool: AnyTool | undefined, call: ToolUseBlock): string {
+  if (!tool) return call.name;
+  const parsed = tool.input.safeParse(call.input);
+  return parsed.success ? tool.summarize(parsed.data) : call.name;
+}

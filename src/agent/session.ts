@@ -1,0 +1,83 @@
+import { realpath } from "node:fs/promises";
+import type { AgentEventListener } from "./events.js";
+import { FileHistory } from "./file-history.js";
+import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
+import type { Model } from "./model.js";
+import { createPolicyCheck, loadPolicyRules, type PolicyConfig } from "./policy.js";
+import { buildSystemPrompt } from "./prompt.js";
+import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
+import { defaultTools } from "./tools/index.js";
+import { createToolRegistry } from "./tools/registry.js";
+import { buildShellEnv } from "./tools/shell-env.js";
+import { createSnapshotter } from "./workspace-snapshot.js";
+
+export interface AgentSessionOptions {
+  /** The workspace: every tool path is resolved inside it. */
+  root: string;
+  task: string;
+  model: Model;
+  policy: PolicyConfig;
+  limits: AgentLimits;
+  /** The process environment; only an allowlist of it reaches the agent's shell. */
+  envSource: Record<string, string | undefined>;
+  clock: { now(): number };
+  signal?: AbortSignal | undefined;
+  onEvent?: AgentEventListener | undefined;
+  /** Job-specific rules added to the system prompt. */
+  extraRules?: string | undefined;
+  thinkingBudget?: number | undefined;
+  /** Pass one in to keep recording across several runs in the same workspace. */
+  history?: FileHistory | undefined;
+}
+
+export interface AgentSessionResult {
+  result: AgentResult;
+  history: FileHistory;
+  root: string;
+}
+
+/**
+ * Wires the agent for one workspace: tools, policy, shell environment,
+ * change tracking and the system prompt, then runs it. The CLI and the job
+ * runner both start the agent through here.
+ */
+export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
+  const root = await realpath(options.root);
+  const env = buildShellEnv(options.envSource);
+  const history = options.history ?? new FileHistory();
+  const check = createPolicyCheck(await loadPolicyRules(options.policy, { root }));
+  const snapshotter = await createSnapshotter({ root, env });
+  try {
+    const system = buildSystemPrompt({
+      cwd: root,
+      date: new Date(options.clock.now()),
+      platform: process.platform,
+      git: await readGitInfo(root, env),
+      instructions: await readInstructionFiles(root, root),
+      extraRules: options.extraRules,
+    });
+    const result = await runAgent(
+      {
+        model: options.model,
+        registry: createToolRegistry(defaultTools()),
+        check,
+        history,
+        snapshotter,
+        root,
+        env,
+        clock: options.clock,
+        signal: options.signal,
+        onEvent: options.onEvent,
+      },
+      {
+        prompt: options.task,
+        system,
+        limits: options.limits,
+        ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
+      },
+    );
+    return { result, history, root };
+  } finally {
+    await snapshotter.close();
+  }
+}

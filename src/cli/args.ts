@@ -1,0 +1,122 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+export const DEFAULT_MODEL = "claude-sonnet-4-5";
+
+/** A bad command line: printed as one line with what to do, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+export const USAGE = `Usage: patchwright run "<task>" [options]
+
+Runs the coding agent on a local checkout (--cwd) or on a fresh clone of a repository (--repo).
+
+Options:
+  --cwd DIR            directory to work in (default: current directory)
+  --model ID           model id (default: ${DEFAULT_MODEL})
+  --max-turns N        stop after N model turns (default: 50)
+  --max-cost USD       stop once the run has cost this much (default: 5)
+  --max-minutes N      stop after N minutes (default: 30)
+  --policy PRESET      read-only | default | trusted (default: default)
+  --allow RULE         extra allow rule, e.g. "run_shell: make*" (repeatable)
+  --deny RULE          extra deny rule, e.g. "edit_file: dist/**" (repeatable)
+  --transcript FILE    where to write the JSONL transcript
+  --json               print events as JSON lines instead of text
+  -h, --help           show this help
+
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL (optional).`;
+
+const positiveInt = (flag: string) =>
+  z.coerce
+    .number({ error: `${flag} must be a number` })
+    .int(`${flag} must be a whole number`)
+    .positive(`${flag} must be above 0`);
+
+const runArgsSchema = z.object({
+  task: z
+    .string()
+    .trim()
+    .min(1, 'give the task in quotes, e.g. patchwright run "fix the failing test"'),
+  cwd: z.string().min(1),
+  model: z.string().min(1),
+  maxTurns: positiveInt("--max-turns"),
+  maxCostUsd: z.coerce
+    .number({ error: "--max-cost must be a number" })
+    .positive("--max-cost must be above 0"),
+  maxMinutes: z.coerce
+    .number({ error: "--max-minutes must be a number" })
+    .positive("--max-minutes must be above 0"),
+  policy: z.enum(["read-only", "default", "trusted"], {
+    error: "--policy must be read-only, default or trusted",
+  }),
+  allow: z.array(z.string()),
+  deny: z.array(z.string()),
+  transcript: z.string().optional(),
+  json: z.boolean(),
+});
+
+export type RunArgs = z.infer<typeof runArgsSchema>;
+
+export type Command = { kind: "help" } | { kind: "run"; args: RunArgs };
+
+export function parseCommand(argv: string[], cwd: string): Command {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === "-h" || command === "--help" || command === "help")
+    return { kind: "help" };
+  if (command !== "run")
+    throw new UsageError(`unknown command "${command}"; try: patchwright run "<task>"`);
+
+  let parsed: ReturnType<typeof parseRunFlags>;
+  try {
+    parsed = parseRunFlags(rest);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: "help" };
+  if (positionals.length > 1) {
+    throw new UsageError(
+      `expected one task, got ${positionals.length} words; put the task in quotes`,
+    );
+  }
+  const result = runArgsSchema.safeParse({
+    task: positionals[0] ?? "",
+    cwd: values.cwd ?? cwd,
+    model: values.model ?? DEFAULT_MODEL,
+    maxTurns: values["max-turns"] ?? 50,
+    maxCostUsd: values["max-cost"] ?? 5,
+    maxMinutes: values["max-minutes"] ?? 30,
+    policy: values.policy ?? "default",
+    allow: values.allow ?? [],
+    deny: values.deny ?? [],
+    transcript: values.transcript,
+    json: values.json ?? false,
+  });
+  if (!result.success) throw new UsageError(result.error.issues[0]?.message ?? "invalid arguments");
+  return { kind: "run", args: result.data };
+}
+
+function parseRunFlags(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      cwd: { type: "string" },
+      model: { type: "string" },
+      "max-turns": { type: "string" },
+      "max-cost": { type: "string" },
+      "max-minutes": { type: "string" },
+      policy: { type: "string" },
+      allow: { type: "string", multiple: true },
+      deny: { type: "string", multiple: true },
+      transcript: { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

@@ -1,0 +1,148 @@
+import { createTwoFilesPatch } from "diff";
+import type { AgentEvent } from "../agent/events.js";
+import type { Usage } from "../agent/model.js";
+import type { Colors } from "./colors.js";
+
+export interface Spinner {
+  start(text: string): void;
+  stop(): void;
+}
+
+export interface RenderTarget {
+  write(text: string): void;
+  colors: Colors;
+  spinner: Spinner;
+}
+
+const MAX_DIFF_LINES = 40;
+
+/**
+ * Human-readable progress: streaming text, one line per tool call, edits as
+ * coloured diffs, a spinner while the model thinks, and totals at the end.
+ */
+export function createHumanRenderer(out: RenderTarget): (event: AgentEvent) => void {
+  const { colors: c } = out;
+  let midLine = false;
+  const line = (text: string) => {
+    out.spinner.stop();
+    out.write(`${midLine ? "\n" : ""}${text}\n`);
+    midLine = false;
+  };
+  return (event) => {
+    switch (event.type) {
+      case "turn_start":
+        out.spinner.start(`turn ${event.turn}: waiting for the model`);
+        break;
+      case "text_delta":
+        out.spinner.stop();
+        out.write(event.text);
+        midLine = !event.text.endsWith("\n");
+        break;
+      case "tool_call":
+        line(c.cyan(`› ${event.summary}`));
+        break;
+      case "tool_result":
+        if (event.isError) line(c.red(`  ✗ ${firstLine(event.content)}`));
+        else if (event.name === "run_shell") line(c.dim(`  ${firstLine(event.content)}`));
+        break;
+      case "file_change":
+        line(renderDiff(event.path, event.before, event.after, c));
+        break;
+      case "retry":
+        line(c.yellow(`  retrying in ${(event.delayMs / 1000).toFixed(1)}s: ${event.reason}`));
+        break;
+      case "compaction":
+        line(
+          c.dim(
+            `  (conversation summarised at ${event.promptTokens.toLocaleString("en-US")} tokens)`,
+          ),
+        );
+        break;
+      case "stop":
+        line(
+          event.reason === "end_turn"
+            ? c.green(`done after ${event.turns} turns`)
+            : c.yellow(
+                `stopped (${event.reason}) after ${event.turns} turns${event.error ? `: ${event.error}` : ""}`,
+              ),
+        );
+        break;
+      default:
+        break;
+    }
+  };
+}
+
+export function renderDiff(
+  path: string,
+  before: Buffer | null,
+  after: Buffer | null,
+  c: Colors,
+): string {
+  if (isBinary(before) || isBinary(after)) return c.bold(`  ${path} (binary)`);
+  const patch = createTwoFilesPatch(
+    before ? `a/${path}` : "/dev/null",
+    after ? `b/${path}` : "/dev/null",
+    before?.toString("utf8") ?? "",
+    after?.toString("utf8") ?? "",
+    undefined,
+    undefined,
+    { context: 2 },
+  );
+  const lines = patch
+    .split("\n")
+    .slice(2)
+    .filter((l) => l !== "\\ No newline at end of file");
+  const shown = lines.slice(0, MAX_DIFF_LINES).map((l) => {
+    if (l.startsWith("+++") || l.startsWith("---")) return c.bold(l);
+    if (l.startsWith("+")) return c.green(l);
+    if (l.startsWith("-")) return c.red(l);
+    if (l.startsWith("@@")) return c.cyan(l);
+    return c.dim(l);
+  });
+  if (lines.length > MAX_DIFF_LINES)
+    shown.push(c.dim(`... ${lines.length - MAX_DIFF_LINES} more diff lines`));
+  return shown.join("\n").trimEnd();
+}
+
+export interface RunTotals {
+  turns: number;
+  usage: Usage;
+  costUsd: number;
+  durationMs: number;
+  transcriptPath?: string | undefined;
+}
+
+export function renderTotals(totals: RunTotals): string {
+  const u = totals.usage;
+  const n = (value: number) => value.toLocaleString("en-US");
+  return [
+    `turns: ${totals.turns}`,
+    `tokens: ${n(u.inputTokens)} in, ${n(u.outputTokens)} out, ${n(u.cacheReadTokens)} cache read, ${n(u.cacheWriteTokens)} cache write`,
+    `cost: $${totals.costUsd.toFixed(4)}`,
+    `time: ${(totals.durationMs / 1000).toFixed(1)}s`,
+    ...(totals.transcriptPath ? [`transcript: ${totals.transcriptPath}`] : []),
+  ].join("\n");
+}
+
+/** JSON lines for machines: file contents become sizes so lines stay small. */
+export function toJsonLine(event: AgentEvent): string {
+  if (event.type === "file_change") {
+    const { before, after, ...rest } = event;
+    return JSON.stringify({
+      ...rest,
+      beforeBytes: before?.length ?? null,
+      afterBytes: after?.length ?? null,
+    });
+  }
+  return JSON.stringify(event);
+}
+
+function firstLine(text: string): string {
+  const first = text.split("\n", 1)[0] ?? "";
+  return first.length > 160 ? `${first.slice(0, 160)}…` : first;
+}
+
+function isBinary(content: Buffer | null): boolean {
+  return content?.subarray(0, 8000).includes(0) === true;
+}

@@ -1,0 +1,154 @@
+import { stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { createSpinner } from "nanospinner";
+import type { AgentEvent } from "../agent/events.js";
+import type { Model } from "../agent/model.js";
+import { createAnthropicModel } from "../agent/models/anthropic.js";
+import { createRedactor } from "../agent/redact.js";
+import { runAgentSession } from "../agent/session.js";
+import { openTranscript } from "../agent/transcript.js";
+import { type RunArgs, UsageError } from "./args.js";
+import { createColors } from "./colors.js";
+import { createHumanRenderer, renderTotals, type Spinner, toJsonLine } from "./render.js";
+
+export interface CliStream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIo {
+  stdout: CliStream;
+  stderr: CliStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  clock: { now(): number };
+  /** Subscribes to Ctrl+C; returns the unsubscribe function. */
+  onInterrupt(handler: () => void): () => void;
+  /** Builds the model; tests may swap it, the default talks to the Messages API. */
+  createModel?: (options: { apiKey: string; baseURL?: string; model: string }) => Model;
+}
+
+/** Exit codes: 0 finished, 1 stopped early or failed, 2 bad usage, 130 interrupted. */
+export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
+  const apiKey = io.env.ANTHROPIC_API_KEY;
+  if (!apiKey) {
+    throw new UsageError(
+      "ANTHROPIC_API_KEY is not set: export your Anthropic API key and run again",
+    );
+  }
+  const cwd = resolve(io.cwd, args.cwd);
+  const isDir = await stat(cwd).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) throw new UsageError(`--cwd ${args.cwd}: no such directory`);
+
+  const baseURL = io.env.ANTHROPIC_BASE_URL;
+  const modelOptions = { apiKey, model: args.model, ...(baseURL ? { baseURL } : {}) };
+  const model = (io.createModel ?? createAnthropicModel)(modelOptions);
+  const redact = createRedactor(secretValues(io.env));
+  const started = io.clock.now();
+  const transcriptPath = resolve(io.cwd, args.transcript ?? defaultTranscriptPath(io.env, started));
+  const transcript = await openTranscript(transcriptPath, redact, io.clock);
+  transcript.write({
+    type: "run_start",
+    task: args.task,
+    model: args.model,
+    cwd,
+    policy: args.policy,
+  });
+
+  const render = args.json
+    ? (event: AgentEvent) => io.stdout.write(`${redact(toJsonLine(event))}\n`)
+    : createHumanRenderer({
+        write: (text) => io.stdout.write(redact(text)),
+        colors: createColors(io.stdout.isTTY === true && !io.env.NO_COLOR),
+        spinner: io.stderr.isTTY ? terminalSpinner(io.stderr) : { start() {}, stop() {} },
+      });
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const unsubscribe = io.onInterrupt(() => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      io.stderr.write("\ninterrupted: stopping the run (press Ctrl+C again to quit at once)\n");
+      controller.abort(new Error("interrupted"));
+    } else {
+      process.exit(130);
+    }
+  });
+
+  try {
+    const { result } = await runAgentSession({
+      root: cwd,
+      task: args.task,
+      model,
+      policy: { preset: args.policy, allow: args.allow, deny: args.deny },
+      limits: {
+        maxTurns: args.maxTurns,
+        maxCostUsd: args.maxCostUsd,
+        maxDurationMs: args.maxMinutes * 60_000,
+      },
+      envSource: io.env,
+      clock: io.clock,
+      signal: controller.signal,
+      onEvent: (event) => {
+        transcript.write(event);
+        render(event);
+      },
+    });
+    const totals = {
+      turns: result.turns,
+      usage: result.usage,
+      costUsd: result.costUsd,
+      durationMs: io.clock.now() - started,
+      transcriptPath,
+    };
+    transcript.write({ type: "run_end", stopReason: result.stopReason, ...totals });
+    if (args.json)
+      io.stdout.write(
+        `${JSON.stringify({ type: "summary", stopReason: result.stopReason, ...totals })}\n`,
+      );
+    else io.stderr.write(`\n${renderTotals(totals)}\n`);
+    if (result.stopReason === "aborted") return 130;
+    return result.stopReason === "end_turn" ? 0 : 1;
+  } finally {
+    unsubscribe();
+    await transcript.close();
+  }
+}
+
+const SECRET_VARIABLES = [
+  "ANTHROPIC_API_KEY",
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+];
+
+function secretValues(env: Record<string, string | undefined>): string[] {
+  return SECRET_VARIABLES.flatMap((name) => (env[name] ? [env[name]] : []));
+}
+
+function defaultTranscriptPath(env: Record<string, string | undefined>, now: number): string {
+  // Kept outside the workspace so the transcript is never mistaken for the agent's work.
+  const stateHome = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
+  return join(stateHome, "patchwright", "transcripts", `${stamp}.jsonl`);
+}
+
+function terminalSpinner(stream: CliStream): Spinner {
+  let spinner: ReturnType<typeof createSpinner> | null = null;
+  return {
+    start(text) {
+      spinner?.stop();
+      spinner = createSpinner(text, { stream: stream as NodeJS.WriteStream }).start();
+    },
+    stop() {
+      spinner?.clear();
+      spinner?.stop();
+      spinner = null;
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
+
+const created: string[] = [];
+
+/** A fresh temporary directory (real path), removed after the test. */
+export async function makeTempDir(prefix = "pw-test-"): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+  created.push(dir);
+  return dir;
+}
+
+afterEach(async () => {
+  while (created.length > 0) {
+    const dir = created.pop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/** Runs git synchronously in `dir` with a fixed identity (test setup only). */
+export function git(dir: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd: dir,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "Test",
+      GIT_AUTHOR_EMAIL: "test@example.com",
+      GIT_COMMITTER_NAME: "Test",
+      GIT_COMMITTER_EMAIL: "test@example.com",
+    },
+  });
+}
+
+/** `git init` plus one commit holding `files`. */
+export async function makeRepo(files: Record<string, string>): Promise<string> {
+  const { mkdir, writeFile } = await import("node:fs/promises");
+  const { dirname } = await import("node:path");
+  const dir = await makeTempDir("pw-repo-");
+  git(dir, "init", "-q", "-b", "main");
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  git(dir, "add", "-A");
+  git(dir, "commit", "-q", "-m", "initial");
+  return dir;
+}
