@@ -1,0 +1,149 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { ModelError } from "../model.js";
+
+/**
+ * Retry policy for model calls, kept apart from the SDK so it can be read and
+ * tested on its own. We retry ourselves (the SDK runs with maxRetries: 0) so
+ * the loop sees each retry as an event and tests can inject the clock.
+ */
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** What went wrong on one attempt, independent of the SDK's error classes. */
+export type AttemptFailure =
+  | {
+      kind: "http";
+      status: number;
+      apiMessage: string | null;
+      type: string | null;
+      headers: { get(name: string): string | null } | undefined;
+    }
+  /** An SSE `error` event after a 200 (overload shows up this way mid-stream). */
+  | { kind: "stream-error"; type: string | null; apiMessage: string | null }
+  /** No response, or the response stopped before `message_stop`. */
+  | { kind: "connection"; message: string };
+
+export interface RetryDecision {
+  retry: boolean;
+  /** Short text for the retry event and the final error. */
+  reason: string;
+  status?: number;
+  /** Server-requested wait, from `retry-after-ms` or `retry-after`. */
+  retryAfterMs?: number;
+}
+
+const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
+/** A request the API refused for what it is: sending it again cannot help. */
+const NEVER_RETRY_STATUS = new Set([400, 401, 402, 403, 404, 413, 422]);
+const RETRYABLE_STREAM_TYPES = new Set(["overloaded_error", "api_error", "timeout_error"]);
+
+export function decideRetry(failure: AttemptFailure): RetryDecision {
+  switch (failure.kind) {
+    case "connection":
+      return { retry: true, reason: `connection error: ${failure.message}` };
+    case "stream-error": {
+      const type = failure.type ?? "unknown_error";
+      return {
+        retry: RETRYABLE_STREAM_TYPES.has(type),
+        reason: `${type} during streaming${failure.apiMessage ? `: ${failure.apiMessage}` : ""}`,
+      };
+    }
+    case "http": {
+      const retryAfterMs = parseRetryAfter(failure.headers);
+      // The API says outright whether a retry can help; trust it over the status.
+      const shouldRetry = failure.headers?.get("x-should-retry");
+      const decision: RetryDecision = {
+        retry:
+          !NEVER_RETRY_STATUS.has(failure.status) &&
+          (shouldRetry === "true" ||
+            (shouldRetry !== "false" &&
+              (RETRYABLE_STATUS.has(failure.status) || failure.status >= 500))),
+        reason: `${failure.status} ${failure.type ?? "error"}${failure.apiMessage ? `: ${failure.apiMessage}` : ""}`,
+        status: failure.status,
+      };
+      if (retryAfterMs !== undefined) decision.retryAfterMs = retryAfterMs;
+      return decision;
+    }
+  }
+}
+
+/** `retry-after-ms` (milliseconds) wins over `retry-after` (seconds, or an HTTP date). */
+export function parseRetryAfter(
+  headers: { get(name: string): string | null } | undefined,
+  now: () => number = Date.now,
+): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number.parseFloat(headers.get("retry-after-ms") ?? "");
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const raw = headers.get("retry-after");
+  if (raw === null) return undefined;
+  const seconds = Number.parseFloat(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+}
+
+/** A server may ask for a long wait; beyond this we would rather fail than hang a job. */
+const MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
+
+export interface BackoffOptions {
+  baseDelayMs: number;
+  maxDelayMs: number;
+  random: () => number;
+}
+
+/**
+ * Exponential backoff with full jitter (uniform in [0, cap]) so many clients
+ * hitting the same overload spread out; a server's retry-after wins.
+ */
+export function backoffDelay(
+  retry: number,
+  decision: RetryDecision,
+  options: BackoffOptions,
+): number {
+  if (decision.retryAfterMs !== undefined) {
+    return Math.min(decision.retryAfterMs, MAX_RETRY_AFTER_MS);
+  }
+  const cap = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (retry - 1));
+  return Math.floor(options.random() * cap);
+}
+
+export function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason;
+  return new DOMException(
+    typeof reason === "string" ? reason : "The model request was aborted",
+    "AbortError",
+  );
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError");
+}
+
+export const defaultSleep: Sleep = async (ms, signal) => {
+  await delay(ms, undefined, signal ? { signal } : {});
+};
+
+/** Tells the user what to do about an error retrying cannot fix. */
+export function nonRetryableError(decision: RetryDecision, modelId: string): ModelError {
+  const { status, reason } = decision;
+  const advice: Record<number, string> = {
+    400: `The API rejected the request as invalid; check the model options (model "${modelId}", thinking budget, max tokens) or report this as a bug.`,
+    401: "Authentication failed; check ANTHROPIC_API_KEY.",
+    402: "Billing problem on the Anthropic account; check the account's credit balance.",
+    403: `The API key may not use model "${modelId}" or this feature; check the key's workspace permissions.`,
+    404: `Model "${modelId}" was not found; check the model name (and ANTHROPIC_BASE_URL if you set one).`,
+    413: "The request is too large for the API; reduce the conversation or tool output size.",
+  };
+  const hint = (status !== undefined && advice[status]) || "The API refused the request.";
+  return new ModelError(`Anthropic API error (${reason}). ${hint}`, status, false);
+}
+
+export function exhaustedError(decision: RetryDecision, attempts: number): ModelError {
+  return new ModelError(
+    `Anthropic API still failing after ${attempts} attempts (last: ${decision.reason}). Try again later.`,
+    decision.status,
+    true,
+  );
+}

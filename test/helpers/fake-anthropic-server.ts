@@ -1,0 +1,346 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { pathToFileURL } from "node:url";
+import type { AssistantBlock } from "../../src/agent/model.js";
+import {
+  defaultStopReason,
+  errorTypeForStatus,
+  fillUsage,
+  isCutStep,
+  isErrorStep,
+  parseScript,
+  type ScriptData,
+  type ScriptError,
+  type ScriptResponse,
+} from "../../src/agent/models/script.js";
+
+/**
+ * A loopback server that speaks the Messages API (`POST /v1/messages`) with
+ * real SSE streaming, replaying one scripted step per request. Tests point the
+ * real SDK at it; CLI end-to-end tests run this file as a process.
+ */
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  /** Parsed JSON body (or the raw text if it was not JSON). */
+  body: unknown;
+}
+
+/** A scripted step, or a function choosing one from the request it answers. */
+export type ServerStep = ScriptData | ((request: RecordedRequest) => ScriptData);
+
+export interface FakeAnthropic {
+  /** Base URL for the SDK / ANTHROPIC_BASE_URL, e.g. http://127.0.0.1:41234 */
+  url: string;
+  requests: RecordedRequest[];
+  push(...steps: ServerStep[]): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeAnthropic(
+  steps: ServerStep[] = [],
+  onRequest: (request: RecordedRequest) => void = () => {},
+): Promise<FakeAnthropic> {
+  const queue = [...steps];
+  const requests: RecordedRequest[] = [];
+  let messageCount = 0;
+
+  const server = createServer((req, res) => {
+    readBody(req).then(
+      (text) => {
+        const recorded: RecordedRequest = {
+          method: req.method ?? "",
+          path: req.url ?? "",
+          headers: flattenHeaders(req),
+          body: parseJson(text),
+        };
+        requests.push(recorded);
+        onRequest(recorded);
+        if (req.method !== "POST" || !recorded.path.startsWith("/v1/messages")) {
+          return sendError(res, {
+            error: {
+              status: 404,
+              message: `fake-anthropic: no route ${req.method} ${recorded.path}`,
+            },
+          });
+        }
+        const next = queue.shift();
+        if (!next) {
+          return sendError(
+            res,
+            {
+              error: {
+                status: 500,
+                message: `fake-anthropic: script exhausted, unexpected request #${requests.length}`,
+              },
+            },
+            { "x-should-retry": "false" },
+          );
+        }
+        const step = typeof next === "function" ? next(recorded) : next;
+        const body = recorded.body as { model?: string; stream?: boolean };
+        const id = `msg_fake_${++messageCount}`;
+        const model = body.model ?? "claude-fake";
+        if (isErrorStep(step)) {
+          return step.error.inStream ? streamError(res, step, id, model) : sendError(res, step);
+        }
+        if (isCutStep(step)) {
+          const events = messageEvents(
+            {
+              content: step.cut.content ?? [{ type: "text", text: "This answer never finishes." }],
+            },
+            id,
+            model,
+          );
+          return cutStream(res, events.slice(0, step.cut.afterEvents ?? 3));
+        }
+        if (body.stream === true) return streamResponse(res, messageEvents(step, id, model));
+        return sendJson(res, 200, messageJson(step, id, model));
+      },
+      (error: unknown) => sendError(res, { error: { status: 400, message: String(error) } }),
+    );
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    push: (...more) => {
+      queue.push(...more);
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+type SseEvent = { event: string; data: unknown };
+
+function usageJson(step: ScriptResponse) {
+  const usage = fillUsage(step.usage);
+  return {
+    input_tokens: usage.inputTokens,
+    output_tokens: usage.outputTokens,
+    cache_read_input_tokens: usage.cacheReadTokens,
+    cache_creation_input_tokens: usage.cacheWriteTokens,
+  };
+}
+
+function messageJson(step: ScriptResponse, id: string, model: string) {
+  return {
+    id,
+    type: "message",
+    role: "assistant",
+    model: step.model ?? model,
+    content: step.content,
+    stop_reason: step.stopReason ?? defaultStopReason(step.content),
+    stop_sequence: null,
+    usage: usageJson(step),
+  };
+}
+
+/** The event sequence the real API sends, with text and tool JSON split over several deltas. */
+function messageEvents(step: ScriptResponse, id: string, model: string): SseEvent[] {
+  const usage = usageJson(step);
+  const start = {
+    ...messageJson(step, id, model),
+    content: [],
+    stop_reason: null,
+    usage: { ...usage, output_tokens: 1 },
+  };
+  const events: SseEvent[] = [
+    { event: "message_start", data: { type: "message_start", message: start } },
+    { event: "ping", data: { type: "ping" } },
+  ];
+  step.content.forEach((block, index) => {
+    events.push({
+      event: "content_block_start",
+      data: { type: "content_block_start", index, content_block: emptyBlock(block) },
+    });
+    for (const delta of blockDeltas(block)) {
+      events.push({
+        event: "content_block_delta",
+        data: { type: "content_block_delta", index, delta },
+      });
+    }
+    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
+  });
+  const stopReason = step.stopReason ?? defaultStopReason(step.content);
+  events.push(
+    {
+      event: "message_delta",
+      data: {
+        type: "message_delta",
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: { output_tokens: usage.output_tokens },
+      },
+    },
+    { event: "message_stop", data: { type: "message_stop" } },
+  );
+  return events;
+}
+
+function emptyBlock(block: AssistantBlock): unknown {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: "" };
+    case "thinking":
+      return { type: "thinking", thinking: "", signature: "" };
+    case "redacted_thinking":
+      return block;
+    case "tool_use":
+      return { type: "tool_use", id: block.id, name: block.name, input: {} };
+  }
+}
+
+function blockDeltas(block: AssistantBlock): unknown[] {
+  switch (block.type) {
+    case "text":
+      return pieces(block.text).map((text) => ({ type: "text_delta", text }));
+    case "thinking":
+      return [
+        ...pieces(block.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
+        { type: "signature_delta", signature: block.signature },
+      ];
+    case "redacted_thinking":
+      return [];
+    case "tool_use":
+      return pieces(JSON.stringify(block.input)).map((partial_json) => ({
+        type: "input_json_delta",
+        partial_json,
+      }));
+  }
+}
+
+/** Splits into three pieces (fewer for tiny strings) so clients must join them. */
+function pieces(text: string): string[] {
+  const size = Math.max(1, Math.ceil(text.length / 3));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function sse({ event, data }: SseEvent): string {
+  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+function startSse(res: ServerResponse): void {
+  res.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "request-id": "req_fake",
+  });
+}
+
+function streamResponse(res: ServerResponse, events: SseEvent[]): void {
+  startSse(res);
+  for (const event of events) res.write(sse(event));
+  res.end();
+}
+
+function streamError(res: ServerResponse, step: ScriptError, id: string, model: string): void {
+  startSse(res);
+  const [start, ping] = messageEvents({ content: [] }, id, model);
+  for (const event of [start, ping]) if (event) res.write(sse(event));
+  res.end(sse({ event: "error", data: errorBody(step) }));
+}
+
+/** Sends some events, then drops the connection without finishing the chunked body. */
+function cutStream(res: ServerResponse, events: SseEvent[]): void {
+  startSse(res);
+  res.flushHeaders();
+  const chunk = events.map(sse).join("");
+  const destroy = () => res.socket?.destroy();
+  if (chunk === "") setImmediate(destroy);
+  else res.write(chunk, () => setImmediate(destroy));
+}
+
+function errorBody(step: ScriptError) {
+  const { status, message, type } = step.error;
+  return { type: "error", error: { type: type ?? errorTypeForStatus(status), message } };
+}
+
+function sendError(
+  res: ServerResponse,
+  step: ScriptError,
+  extraHeaders: Record<string, string> = {},
+): void {
+  const headers: Record<string, string> = { ...extraHeaders };
+  if (step.error.retryAfter !== undefined) headers["retry-after"] = String(step.error.retryAfter);
+  if (step.error.retryAfterMs !== undefined)
+    headers["retry-after-ms"] = String(step.error.retryAfterMs);
+  sendJson(res, step.error.status, errorBody(step), headers);
+}
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "request-id": "req_fake",
+    ...headers,
+  });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+/**
+ * `node --import tsx test/helpers/fake-anthropic-server.ts <script.json> [--record <out.json>]`
+ * prints `listening <url>` and serves the script; `--record` rewrites the
+ * file with every request received so far, for the test to assert on.
+ */
+async function main(args: string[]): Promise<void> {
+  const [scriptPath] = args;
+  if (!scriptPath)
+    throw new Error("usage: fake-anthropic-server.ts <script.json> [--record <out.json>]");
+  const recordIndex = args.indexOf("--record");
+  const recordPath = recordIndex >= 0 ? args[recordIndex + 1] : undefined;
+  const steps = parseScript(JSON.parse(readFileSync(scriptPath, "utf8")));
+  const server = await startFakeAnthropic(steps, () => {
+    if (recordPath) writeFileSync(recordPath, JSON.stringify(server.requests, null, 2));
+  });
+  process.stdout.write(`listening ${server.url}\n`);
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}
