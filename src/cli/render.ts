@@ -91,8 +91,7 @@ export function renderDiff(
   );
   const lines = patch
     .split("\n")
-    .slice(2)
-    .filter((l) => l !== "\\ No newline at end of file");
+    .filter((l) => l !== "" && !l.startsWith("===") && l !== "\\ No newline at end of file");
   const shown = lines.slice(0, MAX_DIFF_LINES).map((l) => {
     if (l.startsWith("+++") || l.startsWith("---")) return c.bold(l);
     if (l.startsWith("+")) return c.green(l);
@@ -102,7 +101,7 @@ export function renderDiff(
   });
   if (lines.length > MAX_DIFF_LINES)
     shown.push(c.dim(`... ${lines.length - MAX_DIFF_LINES} more diff lines`));
-  return shown.join("\n").trimEnd();
+  return shown.join("\n");
 }
 
 export interface RunTotals {

@@ -1,0 +1,43 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createRedactor } from "../../src/agent/redact.js";
+import { openTranscript } from "../../src/agent/transcript.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+
+describe("transcript", () => {
+  it("writes one redacted JSON line per event, without deltas or file contents", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "nested", "run.jsonl");
+    const transcript = await openTranscript(path, createRedactor(["my-secret-token"]), {
+      now: () => 0,
+    });
+    transcript.write({
+      type: "run_start",
+      task: "use my-secret-token",
+      model: "m",
+      cwd: dir,
+      policy: "default",
+    });
+    transcript.write({ type: "text_delta", turn: 1, text: "partial" });
+    transcript.write({
+      type: "file_change",
+      turn: 1,
+      toolCallId: "c",
+      path: "a.ts",
+      before: Buffer.from("old"),
+      after: Buffer.from("newer"),
+    });
+    transcript.write({ type: "stop", reason: "end_turn", turns: 1 });
+    await transcript.close();
+
+    const lines = (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual(["run_start", "file_change", "stop"]);
+    expect(lines[0]).toMatchObject({ time: "1970-01-01T00:00:00.000Z", task: "use [REDACTED]" });
+    expect(lines[1]).toMatchObject({ path: "a.ts", beforeBytes: 3, afterBytes: 5 });
+    expect(JSON.stringify(lines)).not.toContain("my-secret-token");
+  });
+});

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_MODEL, parseCommand, UsageError } from "../../src/cli/args.js";
+
+describe("CLI arguments", () => {
+  it("parses a run with every flag", () => {
+    const command = parseCommand(
+      [
+        "run",
+        "fix it",
+        "--cwd",
+        "repo",
+        "--model",
+        "m",
+        "--max-turns",
+        "3",
+        "--max-cost",
+        "0.5",
+        "--policy",
+        "trusted",
+        "--allow",
+        "run_shell: make*",
+        "--json",
+      ],
+      "/here",
+    );
+    expect(command).toEqual({
+      kind: "run",
+      args: {
+        task: "fix it",
+        cwd: "repo",
+        model: "m",
+        maxTurns: 3,
+        maxCostUsd: 0.5,
+        maxMinutes: 30,
+        policy: "trusted",
+        allow: ["run_shell: make*"],
+        deny: [],
+        json: true,
+      },
+    });
+  });
+
+  it("fills defaults", () => {
+    const command = parseCommand(["run", "task"], "/here");
+    expect(command.kind === "run" && command.args).toMatchObject({
+      cwd: "/here",
+      model: DEFAULT_MODEL,
+      maxTurns: 50,
+      policy: "default",
+      json: false,
+    });
+  });
+
+  it.each([
+    [["run"], /give the task in quotes/],
+    [["run", "a", "b"], /put the task in quotes/],
+    [["run", "t", "--max-turns", "abc"], /--max-turns must be a number/],
+    [["run", "t", "--max-turns", "0"], /--max-turns must be above 0/],
+    [["run", "t", "--policy", "yolo"], /--policy must be read-only, default or trusted/],
+    [["run", "t", "--bogus"], /bogus/],
+    [["deploy"], /unknown command "deploy"/],
+  ])("rejects %j with a one-line reason", (argv, message) => {
+    expect(() => parseCommand(argv, "/here")).toThrow(UsageError);
+    expect(() => parseCommand(argv, "/here")).toThrow(message);
+  });
+
+  it("shows help", () => {
+    expect(parseCommand([], "/").kind).toBe("help");
+    expect(parseCommand(["run", "--help"], "/").kind).toBe("help");
+  });
+});
