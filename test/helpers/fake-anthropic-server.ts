@@ -2,18 +2,20 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
-import type { AssistantBlock } from "../../src/agent/model.js";
 import {
-  defaultStopReason,
-  errorTypeForStatus,
-  fillUsage,
   isCutStep,
   isErrorStep,
   parseScript,
   type ScriptData,
   type ScriptError,
-  type ScriptResponse,
 } from "../../src/agent/models/script.js";
+import {
+  errorBody,
+  messageEvents,
+  messageJson,
+  type SseEvent,
+  sse,
+} from "./fake-anthropic-events.js";
 
 /**
  * A loopback server that speaks the Messages API (`POST /v1/messages`) with
@@ -48,6 +50,38 @@ export async function startFakeAnthropic(
   const requests: RecordedRequest[] = [];
   let messageCount = 0;
 
+  function answer(recorded: RecordedRequest, res: ServerResponse): void {
+    if (recorded.method !== "POST" || !recorded.path.startsWith("/v1/messages")) {
+      const message = `fake-anthropic: no route ${recorded.method} ${recorded.path}`;
+      sendError(res, { error: { status: 404, message } });
+      return;
+    }
+    const next = queue.shift();
+    if (!next) {
+      const message = `fake-anthropic: script exhausted, unexpected request #${requests.length}`;
+      // x-should-retry: false, so a client that honours it fails fast instead of backing off.
+      sendError(res, { error: { status: 500, message } }, { "x-should-retry": "false" });
+      return;
+    }
+    const step = typeof next === "function" ? next(recorded) : next;
+    const body = (recorded.body ?? {}) as { model?: string; stream?: boolean };
+    const id = `msg_fake_${++messageCount}`;
+    const model = body.model ?? "claude-fake";
+    if (isErrorStep(step)) {
+      if (step.error.inStream) streamError(res, step, id, model);
+      else sendError(res, step);
+      return;
+    }
+    if (isCutStep(step)) {
+      const content = step.cut.content ?? [{ type: "text", text: "This answer never finishes." }];
+      const events = messageEvents({ content }, id, model);
+      cutStream(res, events.slice(0, step.cut.afterEvents ?? 3));
+      return;
+    }
+    if (body.stream === true) streamResponse(res, messageEvents(step, id, model));
+    else sendJson(res, 200, messageJson(step, id, model));
+  }
+
   const server = createServer((req, res) => {
     readBody(req).then(
       (text) => {
@@ -59,46 +93,7 @@ export async function startFakeAnthropic(
         };
         requests.push(recorded);
         onRequest(recorded);
-        if (req.method !== "POST" || !recorded.path.startsWith("/v1/messages")) {
-          return sendError(res, {
-            error: {
-              status: 404,
-              message: `fake-anthropic: no route ${req.method} ${recorded.path}`,
-            },
-          });
-        }
-        const next = queue.shift();
-        if (!next) {
-          return sendError(
-            res,
-            {
-              error: {
-                status: 500,
-                message: `fake-anthropic: script exhausted, unexpected request #${requests.length}`,
-              },
-            },
-            { "x-should-retry": "false" },
-          );
-        }
-        const step = typeof next === "function" ? next(recorded) : next;
-        const body = recorded.body as { model?: string; stream?: boolean };
-        const id = `msg_fake_${++messageCount}`;
-        const model = body.model ?? "claude-fake";
-        if (isErrorStep(step)) {
-          return step.error.inStream ? streamError(res, step, id, model) : sendError(res, step);
-        }
-        if (isCutStep(step)) {
-          const events = messageEvents(
-            {
-              content: step.cut.content ?? [{ type: "text", text: "This answer never finishes." }],
-            },
-            id,
-            model,
-          );
-          return cutStream(res, events.slice(0, step.cut.afterEvents ?? 3));
-        }
-        if (body.stream === true) return streamResponse(res, messageEvents(step, id, model));
-        return sendJson(res, 200, messageJson(step, id, model));
+        answer(recorded, res);
       },
       (error: unknown) => sendError(res, { error: { status: 400, message: String(error) } }),
     );
@@ -118,116 +113,6 @@ export async function startFakeAnthropic(
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
-}
-
-type SseEvent = { event: string; data: unknown };
-
-function usageJson(step: ScriptResponse) {
-  const usage = fillUsage(step.usage);
-  return {
-    input_tokens: usage.inputTokens,
-    output_tokens: usage.outputTokens,
-    cache_read_input_tokens: usage.cacheReadTokens,
-    cache_creation_input_tokens: usage.cacheWriteTokens,
-  };
-}
-
-function messageJson(step: ScriptResponse, id: string, model: string) {
-  return {
-    id,
-    type: "message",
-    role: "assistant",
-    model: step.model ?? model,
-    content: step.content,
-    stop_reason: step.stopReason ?? defaultStopReason(step.content),
-    stop_sequence: null,
-    usage: usageJson(step),
-  };
-}
-
-/** The event sequence the real API sends, with text and tool JSON split over several deltas. */
-function messageEvents(step: ScriptResponse, id: string, model: string): SseEvent[] {
-  const usage = usageJson(step);
-  const start = {
-    ...messageJson(step, id, model),
-    content: [],
-    stop_reason: null,
-    usage: { ...usage, output_tokens: 1 },
-  };
-  const events: SseEvent[] = [
-    { event: "message_start", data: { type: "message_start", message: start } },
-    { event: "ping", data: { type: "ping" } },
-  ];
-  step.content.forEach((block, index) => {
-    events.push({
-      event: "content_block_start",
-      data: { type: "content_block_start", index, content_block: emptyBlock(block) },
-    });
-    for (const delta of blockDeltas(block)) {
-      events.push({
-        event: "content_block_delta",
-        data: { type: "content_block_delta", index, delta },
-      });
-    }
-    events.push({ event: "content_block_stop", data: { type: "content_block_stop", index } });
-  });
-  const stopReason = step.stopReason ?? defaultStopReason(step.content);
-  events.push(
-    {
-      event: "message_delta",
-      data: {
-        type: "message_delta",
-        delta: { stop_reason: stopReason, stop_sequence: null },
-        usage: { output_tokens: usage.output_tokens },
-      },
-    },
-    { event: "message_stop", data: { type: "message_stop" } },
-  );
-  return events;
-}
-
-function emptyBlock(block: AssistantBlock): unknown {
-  switch (block.type) {
-    case "text":
-      return { type: "text", text: "" };
-    case "thinking":
-      return { type: "thinking", thinking: "", signature: "" };
-    case "redacted_thinking":
-      return block;
-    case "tool_use":
-      return { type: "tool_use", id: block.id, name: block.name, input: {} };
-  }
-}
-
-function blockDeltas(block: AssistantBlock): unknown[] {
-  switch (block.type) {
-    case "text":
-      return pieces(block.text).map((text) => ({ type: "text_delta", text }));
-    case "thinking":
-      return [
-        ...pieces(block.thinking).map((thinking) => ({ type: "thinking_delta", thinking })),
-        { type: "signature_delta", signature: block.signature },
-      ];
-    case "redacted_thinking":
-      return [];
-    case "tool_use":
-      return pieces(JSON.stringify(block.input)).map((partial_json) => ({
-        type: "input_json_delta",
-        partial_json,
-      }));
-  }
-}
-
-/** Splits into three pieces (fewer for tiny strings) so clients must join them. */
-function pieces(text: string): string[] {
-  const size = Math.max(1, Math.ceil(text.length / 3));
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
-function sse({ event, data }: SseEvent): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 function startSse(res: ServerResponse): void {
@@ -259,11 +144,6 @@ function cutStream(res: ServerResponse, events: SseEvent[]): void {
   const destroy = () => res.socket?.destroy();
   if (chunk === "") setImmediate(destroy);
   else res.write(chunk, () => setImmediate(destroy));
-}
-
-function errorBody(step: ScriptError) {
-  const { status, message, type } = step.error;
-  return { type: "error", error: { type: type ?? errorTypeForStatus(status), message } };
 }
 
 function sendError(

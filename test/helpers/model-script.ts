@@ -1,4 +1,11 @@
-import type { AssistantBlock, StopReason, Usage } from "../../src/agent/model.js";
+import type {
+  AssistantBlock,
+  StopReason,
+  TextBlock,
+  ThinkingBlock,
+  ToolUseBlock,
+  Usage,
+} from "../../src/agent/model.js";
 import type { ScriptCut, ScriptError, ScriptResponse } from "../../src/agent/models/script.js";
 
 /**
@@ -8,18 +15,15 @@ import type { ScriptCut, ScriptError, ScriptResponse } from "../../src/agent/mod
 
 let toolIds = 0;
 
-export function text(value: string): AssistantBlock {
+export function text(value: string): TextBlock {
   return { type: "text", text: value };
 }
 
-export function toolUse(name: string, input: Record<string, unknown>, id?: string): AssistantBlock {
+export function toolUse(name: string, input: Record<string, unknown>, id?: string): ToolUseBlock {
   return { type: "tool_use", id: id ?? `toolu_script_${++toolIds}`, name, input };
 }
 
-export function thinking(
-  value: string,
-  signature = "sig-".concat(value.length.toString(36)),
-): AssistantBlock {
+export function thinking(value: string, signature = "sig_fake"): ThinkingBlock {
   return { type: "thinking", thinking: value, signature };
 }
 

@@ -1,8 +1,15 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { ModelRequest, ModelStreamEvent } from "../../../src/agent/model.js";
 import { ModelError } from "../../../src/agent/model.js";
-import { type AnthropicModelOptions, createAnthropicModel } from "../../../src/agent/models/anthropic.js";
-import { type FakeAnthropic, type ServerStep, startFakeAnthropic } from "../../helpers/fake-anthropic-server.js";
+import {
+  type AnthropicModelOptions,
+  createAnthropicModel,
+} from "../../../src/agent/models/anthropic.js";
+import {
+  type FakeAnthropic,
+  type ServerStep,
+  startFakeAnthropic,
+} from "../../helpers/fake-anthropic-server.js";
 import { cut, httpError, overloaded, reply, text } from "../../helpers/model-script.js";
 
 const API_KEY = "sk-ant-test-secret-9c1e";
@@ -30,7 +37,13 @@ async function setup(steps: ServerStep[], options: Partial<AnthropicModelOptions
   });
   const complete = (extra: Partial<ModelRequest> = {}) =>
     model.complete(
-      { system: ["sys"], messages: [{ role: "user", content: [text("hi")] }], tools: [], maxTokens: 1024, ...extra },
+      {
+        system: ["sys"],
+        messages: [{ role: "user", content: [text("hi")] }],
+        tools: [],
+        maxTokens: 1024,
+        ...extra,
+      },
       (event) => events.push(event),
     );
   return { server, model, sleeps, events, complete };
@@ -85,9 +98,14 @@ describe("createAnthropicModel retries", () => {
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]?.body).toEqual(server.requests[0]?.body);
     const retry = events.find((e) => e.type === "retry");
-    expect(retry).toMatchObject({ attempt: 1, reason: expect.stringContaining("connection error") });
+    expect(retry).toMatchObject({
+      attempt: 1,
+      reason: expect.stringContaining("connection error"),
+    });
     // Text streamed before the cut arrived before the retry event, so a display can reset.
-    expect(events.findIndex((e) => e.type === "text_delta")).toBeLessThan(events.indexOf(retry as ModelStreamEvent));
+    expect(events.findIndex((e) => e.type === "text_delta")).toBeLessThan(
+      events.indexOf(retry as ModelStreamEvent),
+    );
   });
 
   it("retries an overload error that arrives inside the stream", async () => {
@@ -131,7 +149,10 @@ describe("createAnthropicModel errors that retrying cannot fix", () => {
     [404, /check the model name/],
     [413, /too large/i],
   ])("does not retry %i and says what to do", async (status, advice) => {
-    const { server, sleeps, complete } = await setup([httpError(status, "nope"), reply("never sent")]);
+    const { server, sleeps, complete } = await setup([
+      httpError(status, "nope"),
+      reply("never sent"),
+    ]);
     const error = await failure(complete());
 
     expect(error).toBeInstanceOf(ModelError);
