@@ -66,7 +66,16 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     onEvent: (event: ModelStreamEvent) => void,
   ): Promise<ModelResponse | AttemptFailure> {
     const body = buildRequestBody(options.model, request);
-    const assembler = new StreamAssembler(options.model, onEvent);
+    // A throwing listener is a bug in the caller, not a network failure: never retry it.
+    let listenerError: { error: unknown } | undefined;
+    const assembler = new StreamAssembler(options.model, (event) => {
+      try {
+        onEvent(event);
+      } catch (error) {
+        listenerError ??= { error };
+        throw error;
+      }
+    });
     try {
       const stream = await client.messages.create(
         { ...body, stream: true },
@@ -76,6 +85,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
         assembler.push(event);
       }
     } catch (error) {
+      if (listenerError) throw listenerError.error;
       return toFailure(error, request.signal);
     }
     // The SDK ends iteration quietly when the signal aborts mid-stream.
@@ -137,10 +147,15 @@ function toFailure(error: unknown, signal: AbortSignal | undefined): AttemptFail
   return { kind: "connection", message: describeCause(error) };
 }
 
+/** "Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1" — the root cause is the useful part. */
 function describeCause(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : "";
-  return `${error.message}${cause}`;
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && parts.length < 4) {
+    parts.push(current.message);
+    current = current.cause;
+  }
+  return parts.length > 0 ? parts.join(": ") : String(error);
 }
 
 function redactSecret(text: string, secret: string): string {

@@ -141,8 +141,12 @@ export function nonRetryableError(decision: RetryDecision, modelId: string): Mod
 }
 
 export function exhaustedError(decision: RetryDecision, attempts: number): ModelError {
+  const hint =
+    decision.status === undefined
+      ? "Check the network connection (and ANTHROPIC_BASE_URL if you set one), then try again."
+      : "Try again later.";
   return new ModelError(
-    `Anthropic API still failing after ${attempts} attempts (last: ${decision.reason}). Try again later.`,
+    `Anthropic API still failing after ${attempts} attempts (last: ${decision.reason}). ${hint}`,
     decision.status,
     true,
   );

@@ -183,7 +183,114 @@ describe("createAnthropicModel errors that retrying cannot fix", () => {
   });
 });
 
+describe("createAnthropicModel failures outside the API", () => {
+  it("retries a refused connection and then points at the network", async () => {
+    const closed = await startFakeAnthropic();
+    await closed.close();
+    const sleeps: number[] = [];
+    const model = createAnthropicModel({
+      apiKey: API_KEY,
+      baseURL: closed.url,
+      model: "claude-sonnet-4-6",
+      maxRetries: 1,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    const error = await failure(
+      model.complete({
+        system: [],
+        messages: [{ role: "user", content: [text("hi")] }],
+        tools: [],
+        maxTokens: 8,
+      }),
+    );
+    expect(error).toMatchObject({ name: "ModelError", retryable: true });
+    expect((error as Error).message).toMatch(/ECONNREFUSED[\s\S]*check the network connection/i);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it("retries a stream that closes cleanly before message_stop (through an injected fetch)", async () => {
+    server = await startFakeAnthropic([reply("whole answer")]);
+    const truncated = [
+      'event: message_start\ndata: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","model":"claude-sonnet-4-6","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n',
+      'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n',
+    ].join("");
+    let calls = 0;
+    const fetchOnce: typeof fetch = (input, init) => {
+      calls++;
+      if (calls === 1) {
+        return Promise.resolve(
+          new Response(truncated, { headers: { "content-type": "text/event-stream" } }),
+        );
+      }
+      return fetch(input, init);
+    };
+    const events: ModelStreamEvent[] = [];
+    const model = createAnthropicModel({
+      apiKey: API_KEY,
+      baseURL: server.url,
+      model: "claude-sonnet-4-6",
+      fetch: fetchOnce,
+      sleep: async () => {},
+    });
+    const response = await model.complete(
+      { system: [], messages: [{ role: "user", content: [text("hi")] }], tools: [], maxTokens: 8 },
+      (event) => events.push(event),
+    );
+    expect(response.content).toEqual([text("whole answer")]);
+    expect(calls).toBe(2);
+    expect(events.find((e) => e.type === "retry")).toMatchObject({
+      reason: expect.stringContaining("before message_stop"),
+    });
+  });
+
+  it("does not retry when the onEvent listener throws", async () => {
+    server = await startFakeAnthropic([reply("hello there"), reply("second")]);
+    const model = createAnthropicModel({
+      apiKey: API_KEY,
+      baseURL: server.url,
+      model: "claude-sonnet-4-6",
+      sleep: async () => {},
+    });
+    const broken = new Error("display crashed");
+    const call = model.complete(
+      { system: [], messages: [{ role: "user", content: [text("hi")] }], tools: [], maxTokens: 8 },
+      () => {
+        throw broken;
+      },
+    );
+    await expect(call).rejects.toBe(broken);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe("createAnthropicModel abort", () => {
+  it("stops mid-stream when the signal aborts after the first delta", async () => {
+    const controller = new AbortController();
+    server = await startFakeAnthropic([reply("a long streamed answer"), reply("never")]);
+    const model = createAnthropicModel({
+      apiKey: API_KEY,
+      baseURL: server.url,
+      model: "claude-sonnet-4-6",
+      sleep: async () => {},
+    });
+    const call = model.complete(
+      {
+        system: [],
+        messages: [{ role: "user", content: [text("hi")] }],
+        tools: [],
+        maxTokens: 8,
+        signal: controller.signal,
+      },
+      (event) => {
+        if (event.type === "text_delta") controller.abort();
+      },
+    );
+    await expect(call).rejects.toMatchObject({ name: "AbortError" });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("stops during a backoff sleep without sending another request", async () => {
     const controller = new AbortController();
     const { server, complete } = await setup([overloaded(), reply("never")], {
