@@ -1,0 +1,99 @@
+/**
+ * Variables the agent's shell may inherit. An allowlist, not a denylist: a
+ * host can hold any number of credentials under names nobody predicted, and
+ * none of them may reach a command the model chose. NODE_OPTIONS is left out
+ * on purpose, since it can carry `--require` of the host's own files.
+ */
+const ALLOWED = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "LC_ALL",
+  "LC_CTYPE",
+  "LC_MESSAGES",
+  "TERM",
+  "TZ",
+  "CI",
+  "TMPDIR",
+  "TEMP",
+  "TMP",
+  "GIT_AUTHOR_NAME",
+  "GIT_AUTHOR_EMAIL",
+  "GIT_COMMITTER_NAME",
+  "GIT_COMMITTER_EMAIL",
+  // Toolchain locations, so builds find the compilers and caches the host set up.
+  "npm_config_cache",
+  "JAVA_HOME",
+  "GOPATH",
+  "GOROOT",
+  "GOCACHE",
+  "GOMODCACHE",
+  "CARGO_HOME",
+  "RUSTUP_HOME",
+  "PNPM_HOME",
+  "COREPACK_HOME",
+  "VOLTA_HOME",
+  "NVM_DIR",
+  // Proxies and CA bundles, so installs work behind a corporate proxy.
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+] as const;
+
+/** Fixed values that keep every command non-interactive and its output plain. */
+const FIXED: Record<string, string> = {
+  GIT_TERMINAL_PROMPT: "0",
+  GCM_INTERACTIVE: "never",
+  GIT_PAGER: "cat",
+  PAGER: "cat",
+  GIT_EDITOR: "true",
+  EDITOR: "true",
+  VISUAL: "true",
+  NO_COLOR: "1",
+  FORCE_COLOR: "0",
+  DEBIAN_FRONTEND: "noninteractive",
+};
+
+const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/** Token prefixes of GitHub and Anthropic, PEM blocks, AWS key ids, passwords inside URLs. */
+const SECRET_VALUE =
+  /\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_|sk-ant-|AKIA[0-9A-Z]{16})|-----BEGIN|:\/\/[^/\s:@]+:[^/\s@]+@/;
+
+export function looksLikeSecret(value: string): boolean {
+  return SECRET_VALUE.test(value);
+}
+
+/**
+ * Builds the complete environment for the agent's shell and git commands from
+ * an allowlist of `source` (usually process.env) plus fixed non-interactive
+ * settings; `extra` is added last (the caller's own choices, e.g. a HOME for
+ * the job). Any value that looks like a credential is dropped, even from an
+ * allowed name or from `extra`.
+ */
+export function buildShellEnv(
+  source: Record<string, string | undefined>,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of ALLOWED) {
+    const value = source[name];
+    if (value !== undefined && !looksLikeSecret(value)) env[name] = value;
+  }
+  env.PATH ??= DEFAULT_PATH;
+  Object.assign(env, FIXED);
+  for (const [name, value] of Object.entries(extra)) {
+    if (!looksLikeSecret(value)) env[name] = value;
+  }
+  return env;
+}
