@@ -1,0 +1,132 @@
+import { GitError, type SimpleGit, type SimpleGitOptions, simpleGit } from "simple-git";
+import { authConfig } from "./credentials.js";
+
+export type GitEnv = Record<string, string | undefined>;
+
+export interface GitClientOptions {
+  /** The caller's environment (PATH, HOME, GIT_CONFIG_GLOBAL ...). Trusted. */
+  env: GitEnv;
+  signal?: AbortSignal;
+  /** Sends the token to this remote only, for this one client's commands. */
+  auth?: { url: string; token: string };
+  /**
+   * Turns hooks and fsmonitor off. Every command that carries the token does
+   * this: hooks inherit git's environment, which is where the token lives,
+   * and a previous job's agent could have planted them in the shared mirror.
+   */
+  noHooks?: boolean;
+  /** Extra variables for this client only (identity, GIT_TERMINAL_PROMPT ...). */
+  extraEnv?: Record<string, string>;
+  /** Bytes written to the stdin of every command run by this client. */
+  input?: Buffer | string;
+}
+
+/**
+ * A failed git command, with both streams: hooks print to either. Extends
+ * simple-git's GitError because simple-git re-wraps any other error type.
+ */
+export class GitCommandError extends GitError {
+  constructor(
+    readonly exitCode: number,
+    readonly stdout: string,
+    readonly stderr: string,
+  ) {
+    super(undefined, stderr.trim() || stdout.trim() || `git exited with code ${exitCode}`);
+    this.name = "GitCommandError";
+  }
+
+  /** stdout and stderr together, as a user would have seen them. */
+  get output(): string {
+    return [this.stdout.trim(), this.stderr.trim()].filter(Boolean).join("\n");
+  }
+}
+
+// Variables that would point git at another repository or index than the one
+// we name, or open an interactive program; inherited from a parent git
+// process (a hook running our tests, say) they would silently misdirect us.
+const DROPPED =
+  /^(git_dir|git_work_tree|git_index_file|git_object_directory|git_alternate_object_directories|git_common_dir|git_namespace|git_prefix|git_config_parameters|git_config_count|git_config_key_\d+|git_config_value_\d+|git_editor|git_sequence_editor|git_pager|editor|visual|pager|prefix)$/i;
+
+// simple-git refuses these unless told they are intended; the caller's own
+// environment is trusted, so each one present unlocks its category.
+const ENV_CATEGORIES: Record<string, keyof NonNullable<SimpleGitOptions["unsafe"]>> = {
+  git_askpass: "allowUnsafeAskPass",
+  ssh_askpass: "allowUnsafeAskPass",
+  git_config_global: "allowUnsafeConfigPaths",
+  git_config_system: "allowUnsafeConfigPaths",
+  git_config: "allowUnsafeConfigPaths",
+  git_exec_path: "allowUnsafeExec",
+  git_external_diff: "allowUnsafeDiffExternal",
+  git_proxy_command: "allowUnsafeGitProxy",
+  git_template_dir: "allowUnsafeTemplateDir",
+  git_ssh: "allowUnsafeSshCommand",
+  git_ssh_command: "allowUnsafeSshCommand",
+};
+
+/** Builds the exact environment a git child process gets. */
+export function buildGitEnv(options: GitClientOptions): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options.env)) {
+    if (value !== undefined && !DROPPED.test(key)) env[key] = value;
+  }
+  env.GIT_TERMINAL_PROMPT = "0";
+  const config: Array<[string, string]> = [];
+  if (options.auth) config.push(...authConfig(options.auth.url, options.auth.token));
+  if (options.noHooks) config.push(["core.hooksPath", "/dev/null"], ["core.fsmonitor", "false"]);
+  if (config.length > 0) {
+    // Config through the environment rather than `-c`: argv is readable by
+    // every user on the machine, a process's environment only by its owner.
+    env.GIT_CONFIG_COUNT = String(config.length);
+    config.forEach(([key, value], i) => {
+      env[`GIT_CONFIG_KEY_${i}`] = key;
+      env[`GIT_CONFIG_VALUE_${i}`] = value;
+    });
+  }
+  return { ...env, ...options.extraEnv };
+}
+
+/**
+ * A simple-git instance for one repository. Note that simple-git waits an
+ * extra 50 ms after any command that printed nothing, so hot paths prefer
+ * commands that report something (`-v`, no `--quiet`) and batch reads.
+ */
+export function createGit(baseDir: string, options: GitClientOptions): SimpleGit {
+  const env = buildGitEnv(options);
+  const guarded = Object.keys(env).filter((key) => /^git_/i.test(key) || key in ENV_CATEGORIES);
+  const unsafe: NonNullable<SimpleGitOptions["unsafe"]> = {
+    allowUnsafeConfigEnvCount: true,
+    allowUnsafeHooksPath: true,
+    allowUnsafeFsMonitor: true,
+  };
+  for (const key of Object.keys(env)) {
+    const category = ENV_CATEGORIES[key.toLowerCase()];
+    if (category) unsafe[category] = true;
+  }
+  const input = options.input;
+  return simpleGit({
+    baseDir,
+    allowEnvironment: guarded,
+    unsafe,
+    ...(options.signal ? { abort: options.signal } : {}),
+    ...(input !== undefined ? { input: () => input } : {}),
+    errors(error, result) {
+      if (result.exitCode === 0) return error;
+      return new GitCommandError(
+        result.exitCode,
+        Buffer.concat(result.stdOut).toString("utf8"),
+        Buffer.concat(result.stdErr).toString("utf8"),
+      );
+    },
+  }).env(env);
+}
+
+/** Runs a command and reports only whether it succeeded (for probes like `rev-parse --verify`). */
+export async function gitSucceeds(git: SimpleGit, args: string[]): Promise<boolean> {
+  try {
+    await git.raw(args);
+    return true;
+  } catch (error) {
+    if (error instanceof GitCommandError) return false;
+    throw error;
+  }
+}

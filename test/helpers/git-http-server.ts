@@ -1,0 +1,133 @@
+import { spawn } from "node:child_process";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A loopback smart-HTTP git server: node:http in front of `git http-backend`
+ * (CGI), demanding Basic auth with a token, the way GitHub does for private
+ * repositories. Records every request and whether it carried the token.
+ */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: string;
+  /** The request carried the expected token. */
+  authorized: boolean;
+  status: number;
+}
+
+export interface GitHttpServer {
+  /** http://127.0.0.1:<port>/<name>.git for a bare repo `<name>.git` under the project root. */
+  url(repoName: string): string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+export interface GitHttpServerOptions {
+  /** Directory holding the bare repositories. */
+  projectRoot: string;
+  token: string;
+  /** Environment for the CGI process (PATH, isolated git config). */
+  env: Record<string, string>;
+  /** Serve partial-clone filters (default true); false acts like a server that refuses them. */
+  allowFilter?: boolean;
+}
+
+export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const record: RecordedRequest = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.search.slice(1),
+      authorized: hasToken(req, options.token),
+      status: 0,
+    };
+    requests.push(record);
+    if (!record.authorized) {
+      record.status = 401;
+      res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("token required\n");
+      return;
+    }
+    runBackend(req, res, url, options, record);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (name) => `http://127.0.0.1:${port}/${name}.git`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function hasToken(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? "";
+  if (!header.startsWith("Basic ")) return false;
+  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+  return decoded.slice(decoded.indexOf(":") + 1) === token;
+}
+
+function runBackend(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  options: GitHttpServerOptions,
+  record: RecordedRequest,
+): void {
+  const env: Record<string, string> = {
+    ...options.env,
+    GIT_PROJECT_ROOT: options.projectRoot,
+    GIT_HTTP_EXPORT_ALL: "1",
+    REQUEST_METHOD: req.method ?? "GET",
+    PATH_INFO: decodeURIComponent(url.pathname),
+    QUERY_STRING: url.search.slice(1),
+    CONTENT_TYPE: req.headers["content-type"] ?? "",
+    REMOTE_USER: "x-access-token",
+    REMOTE_ADDR: "127.0.0.1",
+    GIT_CONFIG_COUNT: "2",
+    GIT_CONFIG_KEY_0: "http.receivepack",
+    GIT_CONFIG_VALUE_0: "true",
+    GIT_CONFIG_KEY_1: "uploadpack.allowFilter",
+    GIT_CONFIG_VALUE_1: String(options.allowFilter ?? true),
+  };
+  const encoding = req.headers["content-encoding"];
+  if (encoding) env.HTTP_CONTENT_ENCODING = encoding;
+  const protocol = req.headers["git-protocol"];
+  if (typeof protocol === "string") env.GIT_PROTOCOL = protocol;
+
+  const child = spawn("git", ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
+  req.pipe(child.stdin);
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  child.stdout.on("data", (chunk: Buffer) => {
+    if (headersDone) {
+      res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf("\r\n\r\n");
+    if (end === -1) return;
+    headersDone = true;
+    let status = 200;
+    for (const line of head.subarray(0, end).toString("latin1").split("\r\n")) {
+      const colon = line.indexOf(":");
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (name.toLowerCase() === "status") status = Number.parseInt(value, 10);
+      else res.setHeader(name, value);
+    }
+    record.status = status;
+    res.writeHead(status);
+    res.write(head.subarray(end + 4));
+  });
+  child.on("close", () => res.end());
+  child.on("error", () => {
+    record.status = 500;
+    res.writeHead(500).end();
+  });
+}
