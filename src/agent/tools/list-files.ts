@@ -3,7 +3,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, ToolError } from "./define-tool.js";
 import { isNotFound, resolveInWorkspace } from "./paths.js";
-import { listWorkspaceFiles } from "./workspace-files.js";
+import { keepExisting, listWorkspaceFiles } from "./workspace-files.js";
 
 export const MAX_LISTED_FILES = 200;
 
@@ -56,8 +56,10 @@ export const listFilesTool = defineTool({
       ? ""
       : "\n[the folder is large and was only partly searched; give a narrower path]";
     if (found.length === 0) return `No files match "${args.pattern}" in ${where}.${partial}`;
-    const shown = found.slice(0, MAX_LISTED_FILES);
-    const more = found.length - shown.length;
+    // Tracked files deleted from the work tree are weeded out only among those shown.
+    const { kept: shown, examined } = await keepExisting(ctx.root, found, MAX_LISTED_FILES);
+    if (shown.length === 0) return `No files match "${args.pattern}" in ${where}.${partial}`;
+    const more = found.length - examined;
     const tail = more > 0 ? `\n[${more} more files not shown; narrow the pattern or the path]` : "";
     return shown.join("\n") + tail + partial;
   },

@@ -1,5 +1,5 @@
 import type { Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { isNotARepository, runGit } from "./git-exec.js";
 
@@ -31,34 +31,63 @@ export interface ListOptions {
 
 /**
  * The files git would see under a folder: tracked and untracked but not
- * ignored, minus tracked files deleted from the work tree. Outside a git
- * repository (or without git) it falls back to a bounded walk.
+ * ignored. Tracked files deleted from the work tree are still listed, since
+ * finding them costs an lstat of every file; callers that show paths check
+ * those few themselves (see `keepExisting`). Outside a git repository (or
+ * without git) it falls back to a bounded walk.
  */
 export async function listWorkspaceFiles(options: ListOptions): Promise<FileListing> {
-  const git = {
-    cwd: options.root,
-    env: options.env,
-    ...(options.signal ? { signal: options.signal } : {}),
-  };
-  const pathspec = ["--", options.under];
-  const [listed, deleted] = await Promise.all([
-    runGit(["ls-files", "-z", "--cached", "--others", "--exclude-standard", ...pathspec], git),
-    runGit(["ls-files", "-z", "--deleted", ...pathspec], git),
-  ]).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [null, null] as const;
+  const listed = await runGit(
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", options.under],
+    { cwd: options.root, env: options.env, ...(options.signal ? { signal: options.signal } : {}) },
+  ).catch((error: unknown) => {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
     throw error;
   });
-  if (listed === null || deleted === null || isNotARepository(listed)) {
+  if (listed === null || isNotARepository(listed)) {
     const walked = await walkFiles(options.root, options.under, options.maxWalkEntries);
     return { ...walked, fromGit: false };
   }
   if (listed.code !== 0) throw new Error(`git ls-files failed: ${listed.stderr.trim()}`);
-  const gone = new Set(deleted.stdout.split("\0"));
-  const files = new Set<string>();
-  for (const path of listed.stdout.split("\0")) {
-    if (path && !gone.has(path) && !isSkippedPath(path)) files.add(path);
+  const listedPaths = listed.stdout.split("\0");
+  const files: string[] = [];
+  for (const path of listedPaths) {
+    // The substring test first: splitting every path of a big repository is slow.
+    if (path && !(path.includes("node_modules") && isSkippedPath(path))) files.push(path);
   }
-  return { files: [...files].sort(compareStrings), complete: true, fromGit: true };
+  files.sort(compareStrings);
+  // A file with merge conflicts is listed once per stage; sorted, repeats are neighbours.
+  const unique = files.filter((path, i) => path !== files[i - 1]);
+  return { files: unique, complete: true, fromGit: true };
+}
+
+/**
+ * The first `limit` paths that still exist on disk, in order, and how many
+ * candidates were looked at to find them.
+ */
+export async function keepExisting(
+  root: string,
+  paths: readonly string[],
+  limit: number,
+): Promise<{ kept: string[]; examined: number }> {
+  const kept: string[] = [];
+  let examined = 0;
+  while (kept.length < limit && examined < paths.length) {
+    const batch = paths.slice(examined, examined + (limit - kept.length));
+    examined += batch.length;
+    const exists = await Promise.all(
+      batch.map((path) =>
+        lstat(join(root, path)).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    batch.forEach((path, i) => {
+      if (exists[i]) kept.push(path);
+    });
+  }
+  return { kept, examined };
 }
 
 export function compareStrings(a: string, b: string): number {
