@@ -38,7 +38,15 @@ export interface ListOptions {
  */
 export async function listWorkspaceFiles(options: ListOptions): Promise<FileListing> {
   const listed = await runGit(
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", options.under],
+    [
+      "ls-files",
+      "-z",
+      "--cached",
+      "--others",
+      "--exclude-standard",
+      "--",
+      `:(literal)${options.under}`,
+    ],
     { cwd: options.root, env: options.env, ...(options.signal ? { signal: options.signal } : {}) },
   ).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;

@@ -67,6 +67,17 @@ describe("grep_search in a git repository", () => {
     );
   });
 
+  it("takes folder names with glob characters literally, with or without include", async () => {
+    await ws.write("app/[id]/page.tsx", "answer\n");
+    await ws.write("app/i/other.tsx", "answer\n");
+    expect(await grepSearchTool.run({ pattern: "answer", path: "app/[id]" }, ws.ctx)).toBe(
+      "app/[id]/page.tsx:1:answer",
+    );
+    expect(
+      await grepSearchTool.run({ pattern: "answer", path: "app/[id]", include: "*.tsx" }, ws.ctx),
+    ).toBe("app/[id]/page.tsx:1:answer");
+  });
+
   it("reports no match as a normal result", async () => {
     expect(await grepSearchTool.run({ pattern: "zebra" }, ws.ctx)).toBe(
       "No matches for /zebra/ in the workspace.",

@@ -59,6 +59,14 @@ describe("list_files in a git repository", () => {
     );
   });
 
+  it("takes folder names with glob characters literally", async () => {
+    await ws.write("app/[id]/page.tsx", "x");
+    await ws.write("app/i/other.tsx", "x");
+    expect(await listFilesTool.run({ pattern: "*.tsx", path: "app/[id]" }, ws.ctx)).toBe(
+      "app/[id]/page.tsx",
+    );
+  });
+
   it("says so when nothing matches, and explains bad paths", async () => {
     expect(await listFilesTool.run({ pattern: "**/*.py" }, ws.ctx)).toBe(
       'No files match "**/*.py" in the workspace.',
