@@ -1,0 +1,182 @@
+import { readFile, realpath } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import { createNodePolicyFs, type PolicyFs, resolveInWorkspace } from "./policy/paths.js";
+import { PRESET_NAMES, type PresetName, pathToolPresetDenial } from "./policy/presets.js";
+import { findRule, PolicyRuleError, parseRule, type Rule, ruleProblem } from "./policy/rules.js";
+import { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
+import { shellCallDenial } from "./policy/shell-policy.js";
+import type { PolicyCall, PolicyCheck, PolicyDecision } from "./tools/define-tool.js";
+
+export type { PolicyFs } from "./policy/paths.js";
+export { PRESET_NAMES, type PresetName } from "./policy/presets.js";
+export {
+  POLICY_TOOLS,
+  PolicyRuleError,
+  type PolicyTool,
+  parseRule,
+  type Rule,
+} from "./policy/rules.js";
+export {
+  analyzeCommand,
+  type CommandAnalysis,
+  type Redirect,
+  type SimpleCommand,
+} from "./policy/shell-analysis.js";
+export { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
+
+const ruleString = z.string().superRefine((source, ctx) => {
+  const problem = ruleProblem(source);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+/**
+ * The user-facing policy config. Rules stay strings here (so the schema has a
+ * JSON Schema and error paths like `allow[2]`); `loadPolicyRules` parses them.
+ */
+export const policyConfigSchema = z.strictObject({
+  preset: z.enum(PRESET_NAMES).default("default"),
+  allow: z.array(ruleString).default([]),
+  deny: z.array(ruleString).default([]),
+});
+
+export type PolicyConfig = z.output<typeof policyConfigSchema>;
+export type PolicyConfigInput = z.input<typeof policyConfigSchema>;
+
+/** Parsed config plus what evaluating calls needs to know about the workspace. */
+export interface PolicyRules {
+  preset: PresetName;
+  allow: Rule[];
+  deny: Rule[];
+  /** Real path of the workspace root. */
+  root: string;
+  /** Script names from the workspace's package.json (for `npm run <script>`). */
+  packageScripts: string[];
+  shell: ShellParser;
+  /**
+   * Symlink resolution and existence checks (node_modules/.bin for npx).
+   * Without it paths are judged lexically and npx only runs its short list.
+   */
+  fs?: PolicyFs;
+}
+
+export interface LoadPolicyOptions {
+  root: string;
+  /** Read from `<root>/package.json` when not given. */
+  packageScripts?: string[];
+  fs?: PolicyFs;
+}
+
+async function readPackageScripts(root: string): Promise<string[]> {
+  try {
+    const manifest: unknown = JSON.parse(await readFile(path.join(root, "package.json"), "utf8"));
+    const scripts = z.object({ scripts: z.record(z.string(), z.unknown()) }).safeParse(manifest);
+    return scripts.success ? Object.keys(scripts.data.scripts) : [];
+  } catch {
+    // No package.json (or an unreadable one): the repository simply has no npm scripts.
+    return [];
+  }
+}
+
+/**
+ * Validates the config, parses its rules and gathers the workspace facts the
+ * policy needs. Throws PolicyRuleError (naming the bad field or rule) for an invalid config.
+ */
+export async function loadPolicyRules(
+  config: PolicyConfigInput,
+  options: LoadPolicyOptions,
+): Promise<PolicyRules> {
+  const result = policyConfigSchema.safeParse(config);
+  if (!result.success) {
+    throw new PolicyRuleError(`invalid policy config:\n${z.prettifyError(result.error)}`);
+  }
+  const parsed = result.data;
+  const root = await realpath(options.root);
+  return {
+    preset: parsed.preset,
+    allow: parsed.allow.map(parseRule),
+    deny: parsed.deny.map(parseRule),
+    root,
+    packageScripts: options.packageScripts ?? (await readPackageScripts(root)),
+    shell: await loadShellParser(),
+    fs: options.fs ?? createNodePolicyFs(),
+  };
+}
+
+const PATH_FIELDS: Readonly<Record<string, string>> = {
+  read_file: "file_path",
+  write_file: "file_path",
+  edit_file: "file_path",
+  list_files: "path",
+  grep_search: "path",
+};
+const WRITING_TOOLS = new Set(["write_file", "edit_file"]);
+
+/** Glob fields (list_files pattern, grep_search include) must not reach outside either. */
+function globDenial(call: PolicyCall): string | undefined {
+  const field =
+    call.tool === "list_files" ? "pattern" : call.tool === "grep_search" ? "include" : "";
+  const glob = call.input[field];
+  if (typeof glob !== "string") return undefined;
+  if (glob.startsWith("/") || glob.startsWith("~") || glob.split("/").includes("..")) {
+    return `\`${call.tool}\`: the ${field} \`${glob}\` reaches outside the workspace; use a pattern relative to the workspace root`;
+  }
+  return undefined;
+}
+
+function pathCallDecision(call: PolicyCall, rules: PolicyRules): PolicyDecision {
+  const field = PATH_FIELDS[call.tool] ?? "file_path";
+  const value = call.input[field] ?? (field === "path" ? "." : undefined);
+  if (typeof value !== "string") {
+    return deny(
+      `\`${call.tool}\` needs a \`${field}\` string; pass a path relative to the workspace root`,
+    );
+  }
+  const resolved = resolveInWorkspace(value, rules.root, rules.fs);
+  if (!resolved.inside) {
+    return deny(
+      `\`${call.tool} ${value}\`: the path is outside the workspace; use a path relative to the workspace root`,
+    );
+  }
+  const subject = resolved.relative === "" ? "." : resolved.relative;
+  const denyRule = findRule(rules.deny, call.tool, subject);
+  if (denyRule) {
+    return deny(
+      `\`${call.tool} ${subject}\` matches the deny rule \`${denyRule.source}\` in the policy config; leave that path alone`,
+    );
+  }
+  if (WRITING_TOOLS.has(call.tool) && resolved.inGit) {
+    return deny(
+      `\`${call.tool} ${subject}\`: .git/ is managed by git and the job and must not be written; change files in the working tree`,
+    );
+  }
+  const outside = globDenial(call);
+  if (outside) return deny(outside);
+  if (findRule(rules.allow, call.tool, subject)) return { allow: true };
+  const verdict = pathToolPresetDenial(rules.preset, call.tool, subject);
+  return verdict ? deny(verdict) : { allow: true };
+}
+
+function deny(reason: string): PolicyDecision {
+  return { allow: false, reason };
+}
+
+/** The verdict on one tool call: deny rules win, then allow rules, then the preset. */
+export function evaluate(call: PolicyCall, rules: PolicyRules): PolicyDecision {
+  if (call.tool in PATH_FIELDS) return pathCallDecision(call, rules);
+  if (call.tool === "run_shell") {
+    const command = call.input.command;
+    if (typeof command !== "string" || command.trim() === "") {
+      return deny("`run_shell` needs a non-empty `command` string");
+    }
+    const verdict = shellCallDenial(command, { ...rules, fs: rules.fs });
+    return verdict ? deny(verdict) : { allow: true };
+  }
+  const verdict = pathToolPresetDenial(rules.preset, call.tool, "");
+  return verdict ? deny(verdict) : { allow: true };
+}
+
+/** Binds rules into the check the tool registry calls before every tool runs. */
+export function createPolicyCheck(rules: PolicyRules): PolicyCheck {
+  return (call) => evaluate(call, rules);
+}

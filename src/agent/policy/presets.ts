@@ -1,0 +1,79 @@
+import type { SimpleCommand } from "./shell-analysis.js";
+import type { CommandContext, PresetName, Verdict } from "./shell-args.js";
+import { BUILD_COMMANDS } from "./shell-build.js";
+import { explicitDenial, isTransparentWrapper } from "./shell-denials.js";
+import { FILE_COMMANDS } from "./shell-files.js";
+import { checkGit } from "./shell-git.js";
+import { type CommandCheck, READ_COMMANDS } from "./shell-read.js";
+
+export type { PresetName } from "./shell-args.js";
+
+/**
+ * - read-only: read and search tools; shell commands that only read files
+ *   inside the workspace; no file changes.
+ * - default: read-only plus file edits inside the workspace and a list of
+ *   local file, git, build and test commands; no network, no privileges.
+ * - trusted: everything, including constructs the policy cannot see through
+ *   (eval, `bash -c "$X"`), except the config's deny rules, `git push` (pushing
+ *   is the job's business, never the agent's) and writes into .git/.
+ */
+export const PRESET_NAMES = ["read-only", "default", "trusted"] as const;
+
+const READING_TOOLS = new Set(["read_file", "list_files", "grep_search"]);
+const WRITING_TOOLS = new Set(["write_file", "edit_file"]);
+
+/** The preset's verdict on a file tool call whose path is already known to be inside the workspace. */
+export function pathToolPresetDenial(preset: PresetName, tool: string, shown: string): Verdict {
+  if (READING_TOOLS.has(tool)) return undefined;
+  if (WRITING_TOOLS.has(tool)) {
+    return preset === "read-only"
+      ? `\`${tool} ${shown}\`: the read-only preset does not allow changing files; describe the change in your answer instead`
+      : undefined;
+  }
+  return preset === "trusted"
+    ? undefined
+    : `\`${tool}\` is not a tool the policy knows, so the ${preset} preset does not allow it; use the file and shell tools`;
+}
+
+/** Shell plumbing that neither reads nor writes files. */
+const noFiles: CommandCheck = () => undefined;
+const SHELL_BUILTINS: ReadonlyMap<string, CommandCheck> = new Map(
+  [
+    "export",
+    "unset",
+    "set",
+    "local",
+    "declare",
+    "typeset",
+    "readonly",
+    "read",
+    "exit",
+    "return",
+    "shift",
+  ].map((name) => [name, noFiles] as const),
+);
+
+const READ_EXAMPLES = "ls, cat, head, grep, rg, find, wc, diff, git status/diff/log/show";
+const DEFAULT_EXAMPLES =
+  "mkdir, cp, mv, rm, sed, git add/commit, npm test, npm run <script>, npx <installed tool>, make, cargo test, go test, pytest";
+
+/** The preset's verdict on one simple command (redirects are checked separately). */
+export function commandPresetDenial(command: SimpleCommand, ctx: CommandContext): Verdict {
+  const name = command.argv[0];
+  if (name === undefined || ctx.preset === "trusted") return undefined;
+  // Denials look at the program's base name (`/usr/bin/curl`); allowances need the bare name,
+  // so `./tools/ls` cannot pass as `ls`.
+  const base = name.slice(name.lastIndexOf("/") + 1);
+  const denial = explicitDenial({ ...command, argv: [base, ...command.argv.slice(1)] });
+  if (denial) return denial;
+  if (isTransparentWrapper(command)) return undefined;
+  if (name === "git") return checkGit(command, ctx);
+  const check = READ_COMMANDS.get(name) ?? SHELL_BUILTINS.get(name);
+  if (check) return check(command, ctx);
+  if (ctx.preset === "read-only") {
+    return `\`${name}\` is not a read-only command and the read-only preset only runs commands that read (${READ_EXAMPLES}); use read_file, list_files or grep_search`;
+  }
+  const more = FILE_COMMANDS.get(name) ?? BUILD_COMMANDS.get(name);
+  if (more) return more(command, ctx);
+  return `\`${name}\` is not on the default preset's command list (${READ_EXAMPLES}, ${DEFAULT_EXAMPLES}); use the file tools or one of those, or a maintainer can add an allow rule such as \`run_shell: ${name} *\` to the policy config`;
+}

@@ -1,0 +1,305 @@
+import type { Node } from "web-tree-sitter";
+import { isInterpreter, programSource, SHELLS } from "./interpreters.js";
+import { commandHazards, variableHazard } from "./shell-hazards.js";
+import type { ShellParser } from "./shell-parser.js";
+import { readWord, type ShellWord } from "./shell-words.js";
+import { unwrapCommand } from "./shell-wrappers.js";
+
+export interface Redirect {
+  /** The operator as written: `>`, `>>`, `&>`, `<`, `>&`, `<<`, `<<<`... */
+  op: string;
+  /** File name (quotes removed), fd number for duplications, delimiter for heredocs. */
+  target: string;
+  dynamic: boolean;
+}
+
+/** One command the shell would run, with its words as the program receives them. */
+export interface SimpleCommand {
+  /** Words with quotes removed; a dynamic word keeps its source text (`$HOME`). */
+  argv: string[];
+  /** Parallel to argv: true where the word expands at run time. */
+  dynamic: boolean[];
+  /** `NAME=value` prefixes (and names a wrapper like env sets). */
+  assignments: string[];
+  redirects: Redirect[];
+  /** argv joined with single spaces: what `run_shell:` rules match. */
+  text: string;
+  /** The wrapper this command runs inside (`xargs`, `find -exec`, `bash -c`), or null. */
+  via: string | null;
+  /** xargs appends arguments read from standard input. */
+  argsFromInput: boolean;
+}
+
+export interface CommandAnalysis {
+  commands: SimpleCommand[];
+  /** Sentences naming constructs that hide what runs; includes parse failures. */
+  hazards: string[];
+  /** Set when the text is not valid bash (as far as the grammar knows). */
+  parseError: string | null;
+}
+
+/** `bash -c '...'` inside `bash -c '...'`: deeper than this is treated as hiding what runs. */
+const MAX_NESTING = 4;
+
+interface Scope {
+  redirects: Redirect[];
+  via: string | null;
+  depth: number;
+}
+
+class Collector {
+  readonly commands: SimpleCommand[] = [];
+  readonly hazards = new Set<string>();
+  parseError: string | null = null;
+
+  constructor(private readonly parser: ShellParser) {}
+
+  analyze(text: string, scope: Scope): void {
+    if (scope.depth > MAX_NESTING) {
+      this.hazards.add(
+        `shell commands nested more than ${MAX_NESTING} levels deep cannot be checked; run the inner command directly`,
+      );
+      return;
+    }
+    const tree = this.parser.parse(text);
+    if (!tree) {
+      this.fail("the command could not be parsed");
+      return;
+    }
+    try {
+      if (tree.rootNode.hasError) {
+        this.fail(describeSyntaxError(tree.rootNode));
+        return;
+      }
+      this.walk(tree.rootNode, scope);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  private fail(reason: string): void {
+    const sentence = `${reason}; check the quoting and syntax and send a simpler command`;
+    this.parseError ??= sentence;
+    this.hazards.add(sentence);
+  }
+
+  /** Walks any node; returns the innermost command it runs when the node is a simple command. */
+  private walk(node: Node, scope: Scope): SimpleCommand | undefined {
+    switch (node.type) {
+      case "command":
+        return this.command(node, scope);
+      case "declaration_command":
+      case "unset_command":
+        return this.declaration(node, scope);
+      case "redirected_statement":
+        return this.redirected(node, scope);
+      case "pipeline":
+        this.pipeline(node, scope);
+        return undefined;
+      case "command_substitution":
+        if (node.text.startsWith("`") && node.text.slice(1, -1).includes("\\`")) {
+          this.hazards.add(
+            "nested backticks cannot be checked; use `$( )` for command substitution",
+          );
+        }
+        this.children(node, { ...scope, redirects: [] });
+        return undefined;
+      case "process_substitution":
+        this.children(node, { ...scope, redirects: [] });
+        return undefined;
+      case "heredoc_redirect":
+        this.heredoc(node, scope);
+        return undefined;
+      case "variable_assignment": {
+        const hazard = variableHazard(node.childForFieldName("name")?.text ?? "");
+        if (hazard) this.hazards.add(hazard);
+        this.children(node, scope);
+        return undefined;
+      }
+      default:
+        this.children(node, scope);
+        return undefined;
+    }
+  }
+
+  private children(node: Node, scope: Scope): void {
+    for (const child of node.namedChildren) if (child) this.walk(child, scope);
+  }
+
+  private command(node: Node, scope: Scope): SimpleCommand | undefined {
+    const words: ShellWord[] = [];
+    const assignments: string[] = [];
+    const redirects = [...scope.redirects];
+    const nested = { ...scope, redirects: [] };
+    for (let i = 0; i < node.childCount; i += 1) {
+      const child = node.child(i);
+      if (!child?.isNamed) continue;
+      const field = node.fieldNameForChild(i);
+      if (child.type === "variable_assignment") {
+        assignments.push(readAssignment(child));
+        this.walk(child, nested);
+      } else if (field === "name" || field === "argument") {
+        words.push(readWord(child));
+        this.walk(child, nested);
+      } else if (child.type.endsWith("redirect")) {
+        redirects.push(readRedirect(child));
+        this.walk(child, nested);
+      } else {
+        this.walk(child, nested);
+      }
+    }
+    return this.add(words, assignments, redirects, scope);
+  }
+
+  private declaration(node: Node, scope: Scope): SimpleCommand | undefined {
+    const words: ShellWord[] = [{ text: node.child(0)?.text ?? "", dynamic: false }];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      words.push(
+        child.type === "variable_assignment"
+          ? { text: readAssignment(child), dynamic: false }
+          : readWord(child),
+      );
+      this.walk(child, { ...scope, redirects: [] });
+    }
+    return this.add(words, [], [...scope.redirects], scope);
+  }
+
+  private redirected(node: Node, scope: Scope): SimpleCommand | undefined {
+    const redirects: Redirect[] = [];
+    for (const redirect of node.childrenForFieldName("redirect")) {
+      if (!redirect) continue;
+      redirects.push(readRedirect(redirect));
+      this.walk(redirect, { ...scope, redirects: [] });
+    }
+    const inner = { ...scope, redirects: [...scope.redirects, ...redirects] };
+    const body = node.childForFieldName("body");
+    // A bare `> file` with no command still creates or truncates the file.
+    return body ? this.walk(body, inner) : this.add([], [], inner.redirects, scope);
+  }
+
+  private pipeline(node: Node, scope: Scope): void {
+    let stage = 0;
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      const command = this.walk(child, scope);
+      const source = command && stage > 0 ? programSource(command.argv) : undefined;
+      if (command && source?.kind === "stdin" && !command.dynamic[0]) {
+        this.hazards.add(
+          `piping into \`${command.argv[0]}\` runs text that is only known at run time; save the script to a file in the workspace and run that`,
+        );
+      }
+      stage += 1;
+    }
+  }
+
+  private heredoc(node: Node, scope: Scope): void {
+    const start = node.children.find((child) => child?.type === "heredoc_start")?.text ?? "";
+    const expands = !/['"\\]/.test(start);
+    const body = node.children.find((child) => child?.type === "heredoc_body");
+    // The grammar leaves backticks in a heredoc body as plain text, but bash runs them.
+    if (expands && /(^|[^\\])`/.test(body?.text ?? "")) {
+      this.hazards.add(
+        "backticks inside a heredoc run commands the policy cannot see; quote the delimiter (<<'EOF') or use `$( )`",
+      );
+    }
+    this.children(node, { ...scope, redirects: [] });
+  }
+
+  /** Records a command and whatever it runs on its behalf; returns the innermost one. */
+  private add(
+    words: ShellWord[],
+    assignments: string[],
+    redirects: Redirect[],
+    scope: Scope,
+  ): SimpleCommand {
+    const argv = words.map((word) => word.text);
+    const command: SimpleCommand = {
+      argv,
+      dynamic: words.map((word) => word.dynamic),
+      assignments,
+      redirects,
+      text: argv.join(" "),
+      via: scope.via,
+      argsFromInput: false,
+    };
+    return this.record(command, scope);
+  }
+
+  private record(command: SimpleCommand, scope: Scope): SimpleCommand {
+    this.commands.push(command);
+    for (const hazard of commandHazards(command)) this.hazards.add(hazard);
+    this.nestedShell(command, scope);
+    let innermost = command;
+    for (const wrapped of unwrapCommand(command.argv, command.dynamic)) {
+      innermost = this.record(
+        {
+          argv: wrapped.argv,
+          dynamic: wrapped.dynamic,
+          assignments: [...command.assignments, ...wrapped.assignments],
+          redirects: command.redirects,
+          text: wrapped.argv.join(" "),
+          via: wrapped.via,
+          argsFromInput: wrapped.argsFromInput || command.argsFromInput,
+        },
+        scope,
+      );
+    }
+    return innermost;
+  }
+
+  /** `bash -c 'literal'`: the literal is parsed and its commands checked like any others. */
+  private nestedShell(command: SimpleCommand, scope: Scope): void {
+    const name = command.argv[0] ?? "";
+    if (command.dynamic[0] || !isInterpreter(name)) return;
+    const source = programSource(command.argv);
+    if (source?.kind !== "inline") return;
+    if (command.dynamic[source.index]) {
+      this.hazards.add(
+        `\`${name}\` runs code built from an expansion (${command.argv[source.index]}), so the policy cannot see what runs; write the command out literally`,
+      );
+    } else if (SHELLS.has(name.slice(name.lastIndexOf("/") + 1))) {
+      this.analyze(command.argv[source.index] ?? "", {
+        redirects: [],
+        via: `${name} -c`,
+        depth: scope.depth + 1,
+      });
+    }
+  }
+}
+
+function readAssignment(node: Node): string {
+  const name = node.childForFieldName("name")?.text ?? "";
+  const value = node.childForFieldName("value");
+  return `${name}=${value ? readWord(value).text : ""}`;
+}
+
+function readRedirect(node: Node): Redirect {
+  if (node.type === "heredoc_redirect") {
+    const start = node.children.find((child) => child?.type === "heredoc_start");
+    return { op: "<<", target: start?.text ?? "", dynamic: false };
+  }
+  const op = node.children.find((child) => child && !child.isNamed)?.text ?? "";
+  const destination =
+    node.childForFieldName("destination") ??
+    node.namedChildren.filter((child) => child?.type !== "file_descriptor").at(-1);
+  const word = destination ? readWord(destination) : { text: "", dynamic: false };
+  return { op, target: word.text, dynamic: word.dynamic };
+}
+
+function describeSyntaxError(root: Node): string {
+  const bad = root.descendantsOfType(["ERROR"])[0];
+  if (bad) return `the command could not be parsed near \`${bad.text.slice(0, 40)}\``;
+  return "the command could not be parsed (it looks incomplete)";
+}
+
+/** Parses `text` as bash and lists every command it would run plus constructs that hide what runs. */
+export function analyzeCommand(parser: ShellParser, text: string): CommandAnalysis {
+  const collector = new Collector(parser);
+  collector.analyze(text, { redirects: [], via: null, depth: 0 });
+  return {
+    commands: collector.commands,
+    hazards: [...collector.hazards],
+    parseError: collector.parseError,
+  };
+}

@@ -1,0 +1,73 @@
+import { programSource, SHELLS } from "./interpreters.js";
+import type { SimpleCommand } from "./shell-analysis.js";
+import { quote, type Verdict } from "./shell-args.js";
+import { isWrapper, unwrapCommand } from "./shell-wrappers.js";
+
+const NETWORK_TOOLS = new Set([
+  "curl",
+  "wget",
+  "nc",
+  "ncat",
+  "netcat",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "telnet",
+  "ftp",
+  "socat",
+  "aria2c",
+  "http",
+  "https",
+  "ping",
+  "dig",
+  "nslookup",
+]);
+
+const PRIVILEGED = new Set(["sudo", "su", "doas", "pkexec", "runuser"]);
+
+/** Declarations that print every variable when given no names. */
+const DECLARING = new Set(["export", "declare", "typeset", "readonly", "local"]);
+
+function environmentDump(command: SimpleCommand): boolean {
+  const [name = "", ...args] = command.argv;
+  if (name === "printenv") return true;
+  if (name === "env") return unwrapCommand(command.argv, command.dynamic).length === 0;
+  if (name === "set") return args.length === 0;
+  if (DECLARING.has(name)) return args.every((arg) => arg.startsWith("-"));
+  return false;
+}
+
+/**
+ * Commands denied outright under the read-only and default presets, each
+ * with the reason and what to do instead. Undefined: not one of these.
+ */
+export function explicitDenial(command: SimpleCommand): Verdict {
+  const name = command.argv[0] ?? "";
+  if (NETWORK_TOOLS.has(name)) {
+    return `\`${name}\` is a network tool and is not allowed; work with files in the workspace`;
+  }
+  if (PRIVILEGED.has(name)) {
+    return `\`${name}\` runs commands with other privileges and is not allowed; run the command directly, without ${name}`;
+  }
+  if (environmentDump(command)) {
+    return `${quote(command)} prints environment variables, which is not allowed; the environment holds nothing the task needs`;
+  }
+  if (name === "env" && command.argv.some((arg) => /^(-C|--chdir)(=|$)/.test(arg))) {
+    return `${quote(command)}: \`env -C\` runs the command in another folder; \`cd\` into a workspace folder instead`;
+  }
+  return undefined;
+}
+
+/**
+ * Wrappers whose wrapped command the analysis lists (and the policy checks)
+ * separately, so the wrapper itself needs no verdict: `timeout 60 npm test`,
+ * `xargs grep`, `env A=1 make`, `bash -c 'literal'`.
+ */
+export function isTransparentWrapper(command: SimpleCommand): boolean {
+  const name = command.argv[0] ?? "";
+  if (PRIVILEGED.has(name)) return false;
+  if (isWrapper(name)) return true;
+  const source = SHELLS.has(name) ? programSource(command.argv) : undefined;
+  return source?.kind === "inline" && !command.dynamic[source.index];
+}

@@ -1,0 +1,107 @@
+import type { Node } from "web-tree-sitter";
+
+/** One shell word: its value with quotes removed, or its source text when it expands at run time. */
+export interface ShellWord {
+  text: string;
+  /** True when the value is only known when the command runs (variables, substitutions, braces). */
+  dynamic: boolean;
+}
+
+const ANSI_C_ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  E: "\x1b",
+  f: "\f",
+  v: "\v",
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  "?": "?",
+};
+
+/** Brace expansion (`{a,b}`, `{1..3}`) turns one word into several, so its value is not one path. */
+const BRACE_EXPANSION = /\{[^{}]*(?:,|\.\.)[^{}]*\}/;
+
+/** Backslash removal outside quotes: `l\s` runs `ls`, a backslash-newline vanishes. */
+function unescapeBare(text: string): string {
+  return text.replace(/\\(\n|[\s\S])/g, (_match, char: string) => (char === "\n" ? "" : char));
+}
+
+/** Inside double quotes a backslash only escapes `$`, backtick, `"`, `\` and newline. */
+function unescapeDoubleQuoted(text: string): string {
+  return text.replace(/\\([$`"\\\n])/g, (_match, char: string) => (char === "\n" ? "" : char));
+}
+
+function decodeAnsiC(body: string): string {
+  return body.replace(
+    /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|[\s\S])/g,
+    (match, esc: string) => {
+      const head = esc[0] ?? "";
+      if (head === "x" || head === "u" || head === "U") {
+        return String.fromCodePoint(Number.parseInt(esc.slice(1), 16));
+      }
+      if (/^[0-7]/.test(esc)) return String.fromCodePoint(Number.parseInt(esc, 8));
+      if (head === "c") return String.fromCodePoint((esc.codePointAt(1) ?? 64) & 31);
+      return ANSI_C_ESCAPES[esc] ?? match;
+    },
+  );
+}
+
+function readDoubleQuoted(node: Node): ShellWord {
+  let text = "";
+  let dynamic = false;
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    if (child.type === "string_content") {
+      text += unescapeDoubleQuoted(child.text);
+    } else {
+      text += child.text;
+      dynamic = true;
+    }
+  }
+  return { text, dynamic };
+}
+
+function readConcatenation(node: Node): ShellWord {
+  let text = "";
+  let bare = "";
+  let dynamic = false;
+  for (const child of node.namedChildren) {
+    if (!child) continue;
+    const part = readWord(child);
+    text += part.text;
+    dynamic ||= part.dynamic;
+    // Quoted parts cannot open or close a brace expansion; stand them in with a letter.
+    bare += child.type === "word" ? child.text : "q";
+  }
+  return { text, dynamic: dynamic || BRACE_EXPANSION.test(bare) };
+}
+
+/** Reads an argument, command name or redirect target node as the value the shell would pass. */
+export function readWord(node: Node): ShellWord {
+  switch (node.type) {
+    case "word":
+      return { text: unescapeBare(node.text), dynamic: BRACE_EXPANSION.test(node.text) };
+    case "number":
+      return { text: node.text, dynamic: false };
+    case "raw_string":
+      return { text: node.text.slice(1, -1), dynamic: false };
+    case "ansi_c_string":
+      return { text: decodeAnsiC(node.text.slice(2, -1)), dynamic: false };
+    case "string":
+      return readDoubleQuoted(node);
+    case "concatenation":
+      return readConcatenation(node);
+    case "command_name": {
+      const inner = node.namedChild(0);
+      return inner ? readWord(inner) : { text: node.text, dynamic: false };
+    }
+    default:
+      // Expansions, substitutions and anything the grammar adds later: unknown until run time.
+      return { text: node.text, dynamic: true };
+  }
+}
