@@ -1,0 +1,285 @@
+import { access, constants, mkdir, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import type { SimpleGit } from "simple-git";
+import { buildCommitMessage, type CoAuthor } from "./commit-message.js";
+import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
+
+/** One file's change within a turn: contents before and after (null = absent). */
+export interface TurnFile {
+  path: string;
+  before: Buffer | null;
+  after: Buffer | null;
+}
+
+export interface CommitTurn {
+  turn: number;
+  /** The model's words during the turn; becomes the commit message. */
+  text: string;
+  files: TurnFile[];
+}
+
+export interface Identity {
+  name: string;
+  email: string;
+}
+
+export interface CreateCommitsOptions {
+  dir: string;
+  turns: CommitTurn[];
+  /** Author, and committer unless `committer` is given. */
+  identity: Identity;
+  committer?: Identity;
+  coAuthor?: CoAuthor;
+  requestUrl?: string;
+  /** One commit with the net change of all turns. */
+  squash?: boolean;
+  /** Message source for the squashed commit (e.g. the agent's final summary); default: all turn texts. */
+  squashText?: string;
+  /** Run the repository's commit hooks (default true). */
+  runHooks?: boolean;
+  env?: GitEnv;
+  signal?: AbortSignal;
+}
+
+export interface CreatedCommit {
+  sha: string;
+  subject: string;
+  files: string[];
+  turns: number[];
+}
+
+/** A commit hook rejected a commit; `output` is what the hook printed. */
+export class CommitHookError extends Error {
+  constructor(
+    readonly output: string,
+    readonly turns: number[],
+    /** Commits made before the failing one (they stay on the branch). */
+    readonly committed: CreatedCommit[],
+  ) {
+    super(`a commit hook rejected the commit for turn ${turns.join(", ")}:\n${output}`);
+    this.name = "CommitHookError";
+  }
+}
+
+/**
+ * Turns recorded file changes into commits: one per turn holding exactly
+ * that turn's files at that turn's content (so a file changed again later
+ * appears in each commit as it was then), or one squashed commit. Blobs come
+ * from the recorded buffers, not from the working tree, which already holds
+ * the final state. Paths git ignores and files no turn touched never get in.
+ */
+export async function createCommits(
+  options: CreateCommitsOptions,
+): Promise<{ commits: CreatedCommit[] }> {
+  const env = options.env ?? process.env;
+  const committer = options.committer ?? options.identity;
+  const base = { env, ...(options.signal ? { signal: options.signal } : {}) };
+  const git = createGit(options.dir, {
+    ...base,
+    extraEnv: {
+      GIT_AUTHOR_NAME: options.identity.name,
+      GIT_AUTHOR_EMAIL: options.identity.email,
+      GIT_COMMITTER_NAME: committer.name,
+      GIT_COMMITTER_EMAIL: committer.email,
+    },
+  });
+  const withInput = (input: Buffer | string) => createGit(options.dir, { ...base, input });
+
+  const groups = options.squash ? [squashTurns(options.turns, options.squashText)] : options.turns;
+  const paths = [...new Set(groups.flatMap((g) => g.files.map((f) => checkPath(f.path))))];
+  if (paths.length === 0) return { commits: [] };
+  const ignored = await ignoredPaths(withInput(paths.join("\0")));
+  const modes = await indexModes(git, paths);
+
+  // Anything the agent staged itself (`git add` in its shell) must not ride along.
+  await git.raw(["reset", "--quiet"]);
+  const commits: CreatedCommit[] = [];
+  for (const group of groups) {
+    const files = group.files.filter((f) => !ignored.has(f.path) && !isInGitDir(f.path));
+    if (files.length === 0) continue;
+    const update = ["update-index", "--verbose", "--add"];
+    const removals: string[] = [];
+    for (const file of files) {
+      if (file.after === null) {
+        removals.push(file.path);
+        modes.delete(file.path);
+        continue;
+      }
+      const mode = modes.get(file.path) ?? (await worktreeMode(options.dir, file.path));
+      const sha = (
+        await withInput(file.after).raw(["hash-object", "-w", `--path=${file.path}`, "--stdin"])
+      ).trim();
+      modes.set(file.path, mode);
+      update.push("--cacheinfo", `${mode},${sha},${file.path}`);
+    }
+    if (removals.length > 0) update.push("--force-remove", "--", ...removals);
+    await git.raw(update);
+    const staged = (await git.raw(["diff", "--cached", "--name-only", "-z", "--no-renames"]))
+      .split("\0")
+      .filter(Boolean);
+    if (staged.length === 0) continue;
+    const message = buildCommitMessage({
+      text: group.text,
+      files: staged,
+      ...(options.coAuthor ? { coAuthor: options.coAuthor } : {}),
+      ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
+    });
+    const turns = options.squash ? options.turns.map((t) => t.turn) : [group.turn];
+    await commit(git, options, message.message, turns, commits);
+    const sha = (await git.raw(["rev-parse", "HEAD"])).trim();
+    commits.push({ sha, subject: message.subject, files: staged, turns });
+  }
+  await restoreFinalState(git, options.dir, finalContents(groups, ignored));
+  return { commits };
+}
+
+async function commit(
+  git: SimpleGit,
+  options: CreateCommitsOptions,
+  message: string,
+  turns: number[],
+  committed: CreatedCommit[],
+): Promise<void> {
+  const runHooks = options.runHooks ?? true;
+  // whitespace, not the default strip: a model's "# Heading" line is text, not a comment.
+  const args = ["commit", "--cleanup=whitespace", "-m", message];
+  if (!runHooks) args.push("--no-verify");
+  try {
+    await git.raw(args);
+  } catch (error) {
+    // Leave the index as HEAD so the workspace is not half-staged.
+    await git.raw(["reset", "--quiet"]).catch(() => {});
+    if (error instanceof GitCommandError && runHooks && (await hasCommitHook(git, options.dir))) {
+      throw new CommitHookError(error.output, turns, [...committed]);
+    }
+    throw error;
+  }
+}
+
+function squashTurns(turns: CommitTurn[], text: string | undefined): CommitTurn {
+  const byPath = new Map<string, TurnFile>();
+  for (const turn of turns) {
+    for (const file of turn.files) {
+      const seen = byPath.get(file.path);
+      if (seen) seen.after = file.after;
+      else byPath.set(file.path, { ...file });
+    }
+  }
+  const files = [...byPath.values()].filter((f) => !sameContent(f.before, f.after));
+  return {
+    turn: turns[0]?.turn ?? 0,
+    text:
+      text ??
+      turns
+        .map((t) => t.text.trim())
+        .filter(Boolean)
+        .join("\n\n"),
+    files,
+  };
+}
+
+/** The last recorded content of every committed path. */
+function finalContents(groups: CommitTurn[], ignored: Set<string>): Map<string, Buffer | null> {
+  const final = new Map<string, Buffer | null>();
+  for (const group of groups) {
+    for (const file of group.files) {
+      if (!ignored.has(file.path) && !isInGitDir(file.path)) final.set(file.path, file.after);
+    }
+  }
+  return final;
+}
+
+/**
+ * The working tree should already hold the final state; rewrite any
+ * committed path that drifted from it so `git status` ends clean.
+ */
+async function restoreFinalState(
+  git: SimpleGit,
+  dir: string,
+  final: Map<string, Buffer | null>,
+): Promise<void> {
+  if (final.size === 0) return;
+  await git.raw(["update-index", "-q", "--refresh"]).catch(() => {});
+  const pathspecs = [...final.keys()].map(literal);
+  const dirty = (await git.raw(["status", "--porcelain", "-z", "--", ...pathspecs]))
+    .split("\0")
+    .filter((entry) => /^.. /.test(entry))
+    .map((entry) => entry.slice(3));
+  for (const path of dirty) {
+    const content = final.get(path);
+    if (content === undefined) continue;
+    const absolute = join(dir, path);
+    if (content === null) await rm(absolute, { force: true });
+    else {
+      await mkdir(dirname(absolute), { recursive: true });
+      await writeFile(absolute, content);
+    }
+  }
+  if (dirty.length > 0) await git.raw(["update-index", "-q", "--refresh"]).catch(() => {});
+}
+
+async function ignoredPaths(git: SimpleGit): Promise<Set<string>> {
+  try {
+    // Tracked files are never reported: a force-added file stays committable.
+    const out = await git.raw(["check-ignore", "-z", "--stdin"]);
+    return new Set(out.split("\0").filter(Boolean));
+  } catch (error) {
+    // Exit code 1 means "nothing is ignored".
+    if (error instanceof GitCommandError && error.exitCode === 1) return new Set();
+    throw error;
+  }
+}
+
+async function indexModes(git: SimpleGit, paths: string[]): Promise<Map<string, string>> {
+  const out = await git.raw(["ls-files", "--stage", "-z", "--", ...paths.map(literal)]);
+  const modes = new Map<string, string>();
+  for (const entry of out.split("\0")) {
+    const tab = entry.indexOf("\t");
+    if (tab > 0) modes.set(entry.slice(tab + 1), entry.split(" ")[0] ?? "100644");
+  }
+  return modes;
+}
+
+async function worktreeMode(dir: string, path: string): Promise<string> {
+  const info = await stat(join(dir, path)).catch(() => null);
+  return info && info.mode & 0o111 ? "100755" : "100644";
+}
+
+async function hasCommitHook(git: SimpleGit, dir: string): Promise<boolean> {
+  const hooksDir = resolve(dir, (await git.raw(["rev-parse", "--git-path", "hooks"])).trim());
+  for (const hook of ["pre-commit", "prepare-commit-msg", "commit-msg"]) {
+    const found = await access(join(hooksDir, hook), constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    if (found) return true;
+  }
+  return false;
+}
+
+/** Paths come from the agent's tools: relative, forward slashes, inside the tree. */
+function checkPath(path: string): string {
+  if (
+    path === "" ||
+    path.startsWith("/") ||
+    /^[a-z]:/i.test(path) ||
+    path.split("/").includes("..")
+  ) {
+    throw new Error(`refusing to commit "${path}": paths must be relative to the workspace root`);
+  }
+  return path;
+}
+
+/** A pathspec that matches exactly this path, even with `*` or `?` in it. */
+function literal(path: string): string {
+  return `:(literal)${path}`;
+}
+
+function isInGitDir(path: string): boolean {
+  return path.split("/").some((part) => part.toLowerCase() === ".git");
+}
+
+function sameContent(a: Buffer | null, b: Buffer | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.equals(b);
+}
