@@ -1,0 +1,159 @@
+import { spawn } from "node:child_process";
+import { access, constants } from "node:fs/promises";
+import { constants as osConstants } from "node:os";
+import { delimiter, join } from "node:path";
+import { HeadTailBuffer } from "./tools/truncate.js";
+
+/**
+ * Runs one shell command in its own process group with a timeout, capped
+ * output, no stdin and an explicit environment. The agent's run_shell tool
+ * and the job's verify step both run commands through here.
+ */
+
+export interface ShellProcessContext {
+  cwd: string;
+  env: Record<string, string>;
+  signal: AbortSignal;
+}
+
+export interface ShellProcessOptions {
+  /** Time between SIGTERM and SIGKILL when a command is stopped. */
+  killGraceMs?: number;
+  /**
+   * How long to wait for the output pipes to close after the shell exits;
+   * a daemon that left the process group may hold them open forever.
+   */
+  closeGraceMs?: number;
+  /** Characters kept per stream (head and tail). */
+  maxStreamChars?: number;
+}
+
+export async function findShell(path: string | undefined): Promise<string> {
+  const dirs = [...(path ?? "").split(delimiter).filter(Boolean), "/bin", "/usr/bin"];
+  for (const dir of dirs) {
+    const candidate = join(dir, "bash");
+    if (
+      await access(candidate, constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return candidate;
+  }
+  return "/bin/sh";
+}
+
+export interface ShellOutcome {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  stoppedBy: "timeout" | "abort" | null;
+  /** Processes the command left running in its group, killed when it returned. */
+  leftovers: boolean;
+}
+
+export function runShellProcess(
+  shell: string,
+  command: string,
+  timeoutSeconds: number,
+  ctx: ShellProcessContext,
+  options: ShellProcessOptions = {},
+): Promise<ShellOutcome> {
+  const killGraceMs = options.killGraceMs ?? 3000;
+  const closeGraceMs = options.closeGraceMs ?? 1000;
+  const stdout = new HeadTailBuffer(options.maxStreamChars ?? 30_000);
+  const stderr = new HeadTailBuffer(options.maxStreamChars ?? 30_000);
+
+  return new Promise((resolve, reject) => {
+    // Its own process group, so a timeout can kill everything the command started.
+    const child = spawn(shell, ["-c", command], {
+      cwd: ctx.cwd,
+      env: ctx.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    const pid = child.pid;
+    let stoppedBy: ShellOutcome["stoppedBy"] = null;
+    let leftovers = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+
+    const killGroup = (signal: NodeJS.Signals): void => {
+      if (pid === undefined) return;
+      try {
+        process.kill(-pid, signal);
+      } catch {
+        // The group is already gone.
+      }
+    };
+    const stop = (why: "timeout" | "abort"): void => {
+      if (stoppedBy || exit) return;
+      stoppedBy = why;
+      killGroup("SIGTERM");
+      timers.push(setTimeout(() => killGroup("SIGKILL"), killGraceMs));
+    };
+    const onAbort = (): void => stop("abort");
+    const finish = (): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", onAbort);
+      resolve({
+        code: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        stdout: stdout.toString(),
+        stderr: stderr.toString(),
+        stoppedBy,
+        leftovers,
+      });
+    };
+
+    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    child.on("error", (error) => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      ctx.signal.removeEventListener("abort", onAbort);
+      reject(new Error(`could not start ${shell}: ${error.message}`));
+    });
+    child.on("exit", (code, signal) => {
+      exit = { code, signal };
+      if (pid !== undefined && groupAlive(pid)) {
+        leftovers = stoppedBy === null;
+        killGroup("SIGKILL");
+      }
+      timers.push(
+        setTimeout(() => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+          finish();
+        }, closeGraceMs),
+      );
+    });
+    child.on("close", finish);
+    timers.push(setTimeout(() => stop("timeout"), timeoutSeconds * 1000));
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The exit status as a shell reports it: the code, or 128 + signal number. */
+export function describeExit(outcome: ShellOutcome): string {
+  if (outcome.code !== null) return String(outcome.code);
+  if (outcome.signal) {
+    const number = osConstants.signals[outcome.signal];
+    return `${128 + number} (killed by ${outcome.signal})`;
+  }
+  return "unknown";
+}
