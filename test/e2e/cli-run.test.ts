@@ -1,0 +1,161 @@
+import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
+import { callTool, reply } from "../helpers/model-script.js";
+import { makeRepo, makeTempDir } from "../helpers/temp-dir.js";
+
+const CLI = resolve(import.meta.dirname, "../../src/cli.ts");
+const API_KEY = "sk-ant-test-key-0123456789abcdef";
+const GITHUB_TOKEN = "ghs_faketoken0123456789abcdefghijklmnop";
+
+let server: FakeAnthropic | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+async function failingRepo(): Promise<string> {
+  return makeRepo({
+    "package.json": JSON.stringify(
+      { name: "demo", private: true, scripts: { test: "node test.js" } },
+      null,
+      2,
+    ),
+    "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
+    "test.js":
+      "const assert = require('node:assert');\nconst { add } = require('./src/add.js');\nassert.strictEqual(add(2, 3), 5);\nconsole.log('tests passed');\n",
+  });
+}
+
+describe("patchwright run (end to end, scripted model over HTTP)", () => {
+  it("fixes a failing test, writes the transcript and prints usage", async () => {
+    const repo = await failingRepo();
+    const home = await makeTempDir();
+    server = await startFakeAnthropic([
+      callTool("run_shell", { command: "npm test" }, { say: "Let me run the tests." }),
+      callTool("read_file", { file_path: "src/add.js" }),
+      callTool("edit_file", { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" }),
+      callTool("run_shell", { command: "npm test" }),
+      reply("Fixed add() in src/add.js: it subtracted instead of adding. npm test passes."),
+    ]);
+    const transcript = join(home, "run.jsonl");
+    const { code, stdout, stderr } = await runCli(
+      ["run", "fix the failing test", "--cwd", repo, "--transcript", transcript],
+      {
+        HOME: home,
+        ANTHROPIC_API_KEY: API_KEY,
+        ANTHROPIC_BASE_URL: server.url,
+        GITHUB_TOKEN,
+      },
+    );
+
+    expect(stderr).toContain("turns: 5");
+    expect(code).toBe(0);
+    expect(await readFile(join(repo, "src/add.js"), "utf8")).toBe(
+      "module.exports = { add: (a, b) => a + b };\n",
+    );
+    expect(stdout).toContain("› edit_file src/add.js");
+    expect(stdout).toContain("+module.exports = { add: (a, b) => a + b };");
+    expect(stdout).toContain("Fixed add() in src/add.js");
+    expect(stderr).toMatch(/cost: \$\d+\.\d{4}/);
+    expect(stderr).toMatch(/tokens: [\d,]+ in/);
+
+    // The last npm test run (turn 4) passed, as the model saw it.
+    const lastResults = JSON.stringify(
+      (server.requests[4]?.body as { messages: unknown[] }).messages.at(-1),
+    );
+    expect(lastResults).toContain("tests passed");
+    // The key travels only in the request headers (this SDK sends it as a bearer token).
+    expect(Object.values(server.requests[0]?.headers ?? {}).join(" ")).toContain(API_KEY);
+
+    const lines = (await readFile(transcript, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ type: "run_start", task: "fix the failing test" });
+    expect(lines.at(-1)).toMatchObject({ type: "run_end", stopReason: "end_turn", turns: 5 });
+    expect(lines.some((l) => l.type === "file_change" && l.path === "src/add.js")).toBe(true);
+  });
+
+  it("keeps secrets out of the agent's shell, the transcript and --json output", async () => {
+    const repo = await failingRepo();
+    const home = await makeTempDir();
+    server = await startFakeAnthropic([
+      callTool("run_shell", { command: "env; tr '\\0' '\\n' < /proc/self/environ" }),
+      reply("done"),
+    ]);
+    const transcript = join(home, "t.jsonl");
+    const { code, stdout } = await runCli(
+      [
+        "run",
+        "show the environment",
+        "--cwd",
+        repo,
+        "--policy",
+        "trusted",
+        "--json",
+        "--transcript",
+        transcript,
+      ],
+      {
+        HOME: home,
+        ANTHROPIC_API_KEY: API_KEY,
+        ANTHROPIC_BASE_URL: server.url,
+        GITHUB_TOKEN,
+        PRIVATE_KEY: "-----BEGIN RSA PRIVATE KEY-----xyz",
+      },
+    );
+    expect(code).toBe(0);
+    const toolOutput = JSON.stringify(
+      (server.requests[1]?.body as { messages: unknown[] }).messages.at(-1),
+    );
+    expect(toolOutput).toContain("PATH=");
+    for (const secret of [API_KEY, GITHUB_TOKEN, "BEGIN RSA"]) {
+      expect(toolOutput).not.toContain(secret);
+      expect(stdout).not.toContain(secret);
+      expect(await readFile(transcript, "utf8")).not.toContain(secret);
+    }
+    const events = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(events.map((e) => e.type)).toContain("tool_result");
+    expect(events.at(-1)).toMatchObject({ type: "summary", stopReason: "end_turn", turns: 2 });
+  });
+
+  it("answers a missing API key or a bad flag with one line and exit code 2", async () => {
+    const home = await makeTempDir();
+    const noKey = await runCli(["run", "task", "--cwd", home], { HOME: home });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr.trim()).toBe(
+      "patchwright: ANTHROPIC_API_KEY is not set: export your Anthropic API key and run again",
+    );
+    const badFlag = await runCli(["run", "task", "--max-turns", "many"], {
+      HOME: home,
+      ANTHROPIC_API_KEY: API_KEY,
+    });
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr.trim().split("\n")).toHaveLength(1);
+    expect(badFlag.stderr).toContain("--max-turns must be a number");
+  });
+});
