@@ -1,0 +1,172 @@
+import { chmodSync, existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createCommits } from "../../src/git/commits.js";
+import {
+  allowJobBranches,
+  PushConflictError,
+  PushFailedError,
+  PushRefusedError,
+  pushBranch,
+} from "../../src/git/push.js";
+import { prepareWorkspace, type Workspace } from "../../src/git/workspace.js";
+import {
+  type BareRepo,
+  createBareRepo,
+  git,
+  gitTestEnv,
+  makeTempDir,
+  type TempDir,
+} from "../helpers/git-repos.js";
+
+const identity = { name: "patchwright[bot]", email: "bot@example.com" };
+const BRANCH = "agent/issue-1-demo";
+
+let tmp: TempDir;
+let env: Record<string, string>;
+let repo: BareRepo;
+let ws: Workspace;
+
+beforeEach(async () => {
+  tmp = makeTempDir();
+  env = gitTestEnv(join(tmp.path, "home"));
+  repo = createBareRepo({
+    root: tmp.path,
+    env,
+    files: { "src/config.ts": "export const a = 1;\nexport const b = 2;\nexport const c = 3;\n" },
+  });
+  ws = await prepareWorkspace({
+    cloneUrl: repo.url,
+    baseBranch: "main",
+    branch: BRANCH,
+    createBranch: true,
+    cacheDir: join(tmp.path, "cache"),
+    env,
+  });
+});
+
+afterEach(async () => {
+  await ws.cleanup();
+  tmp.remove();
+});
+
+/** The agent edits a file and the job commits it. */
+async function agentCommit(path: string, content: string, text: string) {
+  const absolute = join(ws.dir, path);
+  const before = existsSync(absolute)
+    ? Buffer.from(git(ws.dir, ["show", `HEAD:${path}`], env))
+    : null;
+  writeFileSync(absolute, content);
+  const { commits } = await createCommits({
+    dir: ws.dir,
+    turns: [{ turn: 1, text, files: [{ path, before, after: Buffer.from(content) }] }],
+    identity,
+    env,
+  });
+  return commits[0]?.sha ?? "";
+}
+
+const push = (extra: Partial<Parameters<typeof pushBranch>[0]> = {}) =>
+  pushBranch({
+    dir: ws.dir,
+    branch: BRANCH,
+    allowedBranch: BRANCH,
+    defaultBranch: "main",
+    env,
+    ...extra,
+  });
+
+describe("pushBranch", () => {
+  it("pushes the job's commits to its own new branch", async () => {
+    const sha = await agentCommit("src/new.ts", "new\n", "Add new module.");
+    const result = await push();
+    expect(result).toEqual({ pushed: true, sha, rebased: false });
+    expect(repo.sha(BRANCH)).toBe(sha);
+    expect(repo.sha("main")).toBe(ws.baseSha);
+  });
+
+  it("refuses the default branch, other branches and invalid names", async () => {
+    await agentCommit("src/new.ts", "new\n", "Add new module.");
+    const mainBefore = repo.sha("main");
+    await expect(push({ branch: "main", allowedBranch: () => true })).rejects.toBeInstanceOf(
+      PushRefusedError,
+    );
+    await expect(push({ branch: "agent/other" })).rejects.toThrow(/not this job's branch/);
+    await expect(push({ branch: "-f", allowedBranch: () => true })).rejects.toThrow(/valid/);
+    expect(repo.sha("main")).toBe(mainBefore);
+    expect(repo.sha("agent/other")).toBeNull();
+
+    const rule = allowJobBranches({ prefix: "agent/", prHead: "feature/login" });
+    expect(rule("agent/x")).toBe(true);
+    expect(rule("feature/login")).toBe(true);
+    expect(rule("feature/other")).toBe(false);
+    expect(rule("agent/")).toBe(false);
+  });
+
+  it("rebases onto commits someone else pushed meanwhile and keeps both", async () => {
+    await agentCommit("src/first.ts", "1\n", "Add first.");
+    await push();
+    const theirs = repo.push({
+      branch: BRANCH,
+      files: { "docs/notes.md": "human\n" },
+      message: "docs: human note",
+    });
+    const mine = await agentCommit("src/second.ts", "2\n", "Add second.");
+
+    const result = await push();
+    expect(result.rebased).toBe(true);
+    expect(result.sha).not.toBe(mine);
+    expect(repo.sha(BRANCH)).toBe(result.sha);
+    expect(repo.subjects(BRANCH, 3)).toEqual([
+      "feat(second): add second",
+      "docs: human note",
+      "feat(first): add first",
+    ]);
+    expect(git(repo.dir, ["merge-base", "--is-ancestor", theirs, BRANCH], env)).toBe("");
+    expect(repo.show(BRANCH, "src/second.ts")).toBe("2");
+    expect(repo.show(BRANCH, "docs/notes.md")).toBe("human");
+  });
+
+  it("on a conflict saves the work to a fallback branch and names the files", async () => {
+    await agentCommit("src/new.ts", "n\n", "Add new.");
+    await push();
+    const theirs = repo.push({
+      branch: BRANCH,
+      files: {
+        "src/config.ts": "export const a = 100;\nexport const b = 2;\nexport const c = 3;\n",
+      },
+    });
+    const mine = await agentCommit(
+      "src/config.ts",
+      "export const a = 42;\nexport const b = 2;\nexport const c = 3;\n",
+      "Fix the default of a.",
+    );
+
+    const error = await push().catch((e) => e);
+    expect(error).toBeInstanceOf(PushConflictError);
+    expect(error.files).toEqual(["src/config.ts"]);
+    expect(error.fallbackBranch).toBe(`${BRANCH}-conflict-${mine.slice(0, 7)}`);
+    expect(error.sha).toBe(mine);
+    expect(repo.sha(error.fallbackBranch)).toBe(mine);
+    // Nothing was forced: the other person's commit is still the branch tip.
+    expect(repo.sha(BRANCH)).toBe(theirs);
+    // The rebase was aborted; the workspace is back on the job's own commit.
+    expect(git(ws.dir, ["rev-parse", "HEAD"], env)).toBe(mine);
+    expect(git(ws.dir, ["status", "--porcelain", "--untracked-files=no"], env)).toBe("");
+  });
+
+  it("gives up after maxRetries and does not retry a server-side rejection", async () => {
+    await agentCommit("src/new.ts", "n\n", "Add new.");
+    await push();
+    repo.push({ branch: BRANCH, files: { "other.txt": "o\n" } });
+    await agentCommit("src/more.ts", "m\n", "Add more.");
+    await expect(push({ maxRetries: 0 })).rejects.toThrow(/gave up after 0 rebases/);
+
+    const hook = join(repo.dir, "hooks", "pre-receive");
+    writeFileSync(hook, "#!/bin/sh\necho 'protected: pushes are frozen' >&2\nexit 1\n");
+    chmodSync(hook, 0o755);
+    const error = await push().catch((e) => e);
+    expect(error).toBeInstanceOf(PushFailedError);
+    expect(error.message).toContain("protected: pushes are frozen");
+  });
+});
