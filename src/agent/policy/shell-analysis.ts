@@ -2,16 +2,17 @@ import type { Node } from "web-tree-sitter";
 import { isInterpreter, programSource, SHELLS } from "./interpreters.js";
 import { commandHazards, variableHazard } from "./shell-hazards.js";
 import type { ShellParser } from "./shell-parser.js";
-import { readWord, type ShellWord } from "./shell-words.js";
-import { unwrapCommand } from "./shell-wrappers.js";
+import {
+  type Redirect,
+  readAssignment,
+  readRedirect,
+  readWord,
+  type ShellWord,
+} from "./shell-words.js";
 
-export interface Redirect {
-  /** The operator as written: `>`, `>>`, `&>`, `<`, `>&`, `<<`, `<<<`... */
-  op: string;
-  /** File name (quotes removed), fd number for duplications, delimiter for heredocs. */
-  target: string;
-  dynamic: boolean;
-}
+export type { Redirect } from "./shell-words.js";
+
+import { unwrapCommand } from "./shell-wrappers.js";
 
 /** One command the shell would run, with its words as the program receives them. */
 export interface SimpleCommand {
@@ -258,6 +259,11 @@ class Collector {
       this.hazards.add(
         `\`${name}\` runs code built from an expansion (${command.argv[source.index]}), so the policy cannot see what runs; write the command out literally`,
       );
+    } else if (command.via?.startsWith("find") && command.argv[source.index]?.includes("{}")) {
+      // find pastes each file name into the code, so the code the shell runs depends on file names.
+      this.hazards.add(
+        `\`${name}\` code containing {} under \`${command.via}\` runs text built from file names; pass the names as arguments ("$@") instead`,
+      );
     } else if (SHELLS.has(name.slice(name.lastIndexOf("/") + 1))) {
       this.analyze(command.argv[source.index] ?? "", {
         redirects: [],
@@ -266,25 +272,6 @@ class Collector {
       });
     }
   }
-}
-
-function readAssignment(node: Node): string {
-  const name = node.childForFieldName("name")?.text ?? "";
-  const value = node.childForFieldName("value");
-  return `${name}=${value ? readWord(value).text : ""}`;
-}
-
-function readRedirect(node: Node): Redirect {
-  if (node.type === "heredoc_redirect") {
-    const start = node.children.find((child) => child?.type === "heredoc_start");
-    return { op: "<<", target: start?.text ?? "", dynamic: false };
-  }
-  const op = node.children.find((child) => child && !child.isNamed)?.text ?? "";
-  const destination =
-    node.childForFieldName("destination") ??
-    node.namedChildren.filter((child) => child?.type !== "file_descriptor").at(-1);
-  const word = destination ? readWord(destination) : { text: "", dynamic: false };
-  return { op, target: word.text, dynamic: word.dynamic };
 }
 
 function describeSyntaxError(root: Node): string {

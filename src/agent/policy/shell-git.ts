@@ -67,6 +67,11 @@ export function parseGit(command: SimpleCommand): GitInvocation {
 
 const PUSHING = new Set(["push", "send-pack", "http-push"]);
 
+/** A set from a space-separated list (long lists of names read better that way). */
+function words(list: string): ReadonlySet<string> {
+  return new Set(list.split(" "));
+}
+
 /** Pushing is the job's business (with its own token), never the agent's. */
 export function gitPushDenial(command: SimpleCommand): Verdict {
   const name = command.argv[0] ?? "";
@@ -85,134 +90,37 @@ export function gitPushDenial(command: SimpleCommand): Verdict {
 }
 
 /** Subcommands that only read the repository. */
-const READ = new Set([
-  "status",
-  "diff",
-  "log",
-  "show",
-  "blame",
-  "annotate",
-  "ls-files",
-  "grep",
-  "rev-parse",
-  "ls-tree",
-  "cat-file",
-  "rev-list",
-  "merge-base",
-  "describe",
-  "show-ref",
-  "shortlog",
-  "diff-tree",
-  "diff-files",
-  "diff-index",
-  "name-rev",
-  "for-each-ref",
-  "whatchanged",
-  "check-ignore",
-  "version",
-  "help",
-]);
+const READ = words(
+  "status diff log show blame annotate ls-files grep rev-parse ls-tree cat-file rev-list " +
+    "merge-base describe show-ref shortlog diff-tree diff-files diff-index name-rev " +
+    "for-each-ref whatchanged check-ignore version help",
+);
 
 /** Subcommands that change only the local checkout and history (default preset). */
-const LOCAL = new Set([
-  "add",
-  "commit",
-  "checkout",
-  "switch",
-  "restore",
-  "stash",
-  "mv",
-  "rm",
-  "apply",
-  "reset",
-  "revert",
-  "cherry-pick",
-  "merge",
-  "rebase",
-  "tag",
-  "branch",
-  "clean",
-  "am",
-  "format-patch",
-  "reflog",
-  "notes",
-]);
+const LOCAL = words(
+  "add commit checkout switch restore stash mv rm apply reset revert cherry-pick merge " +
+    "rebase tag branch clean am format-patch reflog notes",
+);
 
-const NETWORK = new Set([
-  "fetch",
-  "pull",
-  "clone",
-  "ls-remote",
-  "submodule",
-  "archive",
-  "request-pull",
-  "send-email",
-  "svn",
-  "p4",
-  "bundle",
-]);
-const CONFIGURING = new Set([
-  "config",
-  "remote",
-  "credential",
-  "worktree",
-  "init",
-  "hook",
-  "filter-branch",
-  "replace",
-  "update-ref",
-  "update-index",
-  "gc",
-  "prune",
-  "repack",
-  "maintenance",
-]);
+const NETWORK = words(
+  "fetch pull clone ls-remote submodule archive request-pull send-email svn p4 bundle",
+);
+const CONFIGURING = words(
+  "config remote credential worktree init hook filter-branch replace update-ref " +
+    "update-index gc prune repack maintenance",
+);
 
 const BRANCH_CHANGES = [
-  "-d",
-  "-D",
-  "--delete",
-  "-m",
-  "-M",
-  "--move",
-  "-c",
-  "-C",
-  "--copy",
-  "-f",
-  "--force",
-  "-u",
-  "--set-upstream-to",
-  "--unset-upstream",
-  "--edit-description",
-  "-t",
-  "--track",
+  ...words(
+    "-d -D --delete -m -M --move -c -C --copy -f --force -u --set-upstream-to " +
+      "--unset-upstream --edit-description -t --track",
+  ),
 ];
 const TAG_CHANGES = [
-  "-d",
-  "--delete",
-  "-a",
-  "--annotate",
-  "-s",
-  "--sign",
-  "-u",
-  "-m",
-  "--message",
-  "-F",
-  "--file",
-  "-f",
-  "--force",
-  "-e",
-  "--edit",
+  ...words("-d --delete -a --annotate -s --sign -u -m --message -F --file -f --force -e --edit"),
 ];
 const LISTING_VALUES = [
-  "--contains",
-  "--no-contains",
-  "--merged",
-  "--no-merged",
-  "--points-at",
-  "--sort",
-  "--format",
-  "--column",
+  ...words("--contains --no-contains --merged --no-merged --points-at --sort --format --column"),
 ];
 
 /** `git branch` / `git tag` that only list. */
@@ -224,25 +132,10 @@ function onlyLists(args: SimpleCommand, changes: readonly string[]): boolean {
 
 /** Message and file options whose value is text, not a path. */
 const TEXT_VALUES = [
-  "-m",
-  "--message",
-  "--author",
-  "--date",
-  "-S",
-  "-G",
-  "--grep",
-  "--format",
-  "--pretty",
-  "-n",
-  "--max-count",
-  "--since",
-  "--until",
-  "--after",
-  "--before",
-  "-U",
-  "--unified",
-  "-e",
-  "--word-diff-regex",
+  ...words(
+    "-m --message --author --date -S -G --grep --format --pretty -n --max-count --since " +
+      "--until --after --before -U --unified -e --word-diff-regex",
+  ),
 ];
 
 /** Options whose value is a file, per subcommand (`git commit -F msg.txt`, `git diff --output=x`). */

@@ -81,6 +81,14 @@ function readConcatenation(node: Node): ShellWord {
   return { text, dynamic: dynamic || BRACE_EXPANSION.test(bare) };
 }
 
+export interface Redirect {
+  /** The operator as written: `>`, `>>`, `&>`, `<`, `>&`, `<<`, `<<<`... */
+  op: string;
+  /** File name (quotes removed), fd number for duplications, delimiter for heredocs. */
+  target: string;
+  dynamic: boolean;
+}
+
 /** Reads an argument, command name or redirect target node as the value the shell would pass. */
 export function readWord(node: Node): ShellWord {
   switch (node.type) {
@@ -104,4 +112,24 @@ export function readWord(node: Node): ShellWord {
       // Expansions, substitutions and anything the grammar adds later: unknown until run time.
       return { text: node.text, dynamic: true };
   }
+}
+
+/** `NAME=value` with the value read like a word. */
+export function readAssignment(node: Node): string {
+  const name = node.childForFieldName("name")?.text ?? "";
+  const value = node.childForFieldName("value");
+  return `${name}=${value ? readWord(value).text : ""}`;
+}
+
+export function readRedirect(node: Node): Redirect {
+  if (node.type === "heredoc_redirect") {
+    const start = node.children.find((child) => child?.type === "heredoc_start");
+    return { op: "<<", target: start?.text ?? "", dynamic: false };
+  }
+  const op = node.children.find((child) => child && !child.isNamed)?.text ?? "";
+  const destination =
+    node.childForFieldName("destination") ??
+    node.namedChildren.filter((child) => child?.type !== "file_descriptor").at(-1);
+  const word = destination ? readWord(destination) : { text: "", dynamic: false };
+  return { op, target: word.text, dynamic: word.dynamic };
 }

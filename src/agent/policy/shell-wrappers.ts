@@ -85,8 +85,27 @@ function wrapOne(
     argsFromInput: spec.argsFromInput ?? false,
     assignments,
   };
-  if (i < argv.length) return { ...base, argv: argv.slice(i), dynamic: dynamic.slice(i) };
+  if (i < argv.length) {
+    // `xargs -I{} cmd {}` puts input text into the words holding the replace string.
+    const token = name === "xargs" ? xargsReplaceToken(argv.slice(1, i)) : undefined;
+    const wrapped = argv.slice(i);
+    const marks = dynamic
+      .slice(i)
+      .map((d, j) => d || (!!token && (wrapped[j] ?? "").includes(token)));
+    return { ...base, argv: wrapped, dynamic: marks };
+  }
   return spec.fallback ? { ...base, argv: [spec.fallback], dynamic: [false] } : undefined;
+}
+
+/** The string `xargs -I` / `-i` / `--replace` substitutes input into, if one is set. */
+function xargsReplaceToken(options: string[]): string | undefined {
+  for (const [k, option] of options.entries()) {
+    if (option === "-I") return options[k + 1];
+    if (option === "-i" || option === "--replace") return "{}";
+    if (/^-[Ii]./.test(option)) return option.slice(2);
+    if (option.startsWith("--replace=")) return option.slice("--replace=".length);
+  }
+  return undefined;
 }
 
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
