@@ -169,7 +169,13 @@ export function evaluate(call: PolicyCall, rules: PolicyRules): PolicyDecision {
     if (typeof command !== "string" || command.trim() === "") {
       return deny("`run_shell` needs a non-empty `command` string");
     }
-    const verdict = shellCallDenial(command, { ...rules, fs: rules.fs });
+    let verdict: string | undefined;
+    try {
+      verdict = shellCallDenial(command, { ...rules, fs: rules.fs });
+    } catch {
+      // A check must never throw into the agent loop; what cannot be analysed is not run.
+      verdict = "the command could not be analysed; send a shorter, simpler command";
+    }
     return verdict ? deny(verdict) : { allow: true };
   }
   const verdict = pathToolPresetDenial(rules.preset, call.tool, "");
