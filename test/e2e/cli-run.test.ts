@@ -34,6 +34,10 @@ function runCli(
   });
 }
 
+function lastMessage(body: unknown): unknown {
+  return (body as { messages?: unknown[] } | undefined)?.messages?.at(-1);
+}
+
 async function failingRepo(): Promise<string> {
   return makeRepo({
     "package.json": JSON.stringify(
@@ -81,9 +85,7 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     expect(stderr).toMatch(/tokens: [\d,]+ in/);
 
     // The last npm test run (turn 4) passed, as the model saw it.
-    const lastResults = JSON.stringify(
-      (server.requests[4]?.body as { messages: unknown[] }).messages.at(-1),
-    );
+    const lastResults = JSON.stringify(lastMessage(server.requests[4]?.body));
     expect(lastResults).toContain("tests passed");
     // The key travels only in the request headers (this SDK sends it as a bearer token).
     expect(Object.values(server.requests[0]?.headers ?? {}).join(" ")).toContain(API_KEY);
@@ -126,9 +128,7 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
       },
     );
     expect(code).toBe(0);
-    const toolOutput = JSON.stringify(
-      (server.requests[1]?.body as { messages: unknown[] }).messages.at(-1),
-    );
+    const toolOutput = JSON.stringify(lastMessage(server.requests[1]?.body));
     expect(toolOutput).toContain("PATH=");
     for (const secret of [API_KEY, GITHUB_TOKEN, "BEGIN RSA"]) {
       expect(toolOutput).not.toContain(secret);

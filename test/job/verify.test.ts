@@ -44,6 +44,7 @@ describe("runVerify", () => {
   it("runs in the given directory with only the given environment", async () => {
     const cwd = await makeTempDir();
     const result = await runVerify({
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template.
       command: 'pwd; echo "token=${GITHUB_TOKEN:-none}"',
       cwd,
       env,

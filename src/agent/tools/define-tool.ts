@@ -68,9 +68,7 @@ export interface ToolOptions<Schema extends z.ZodObject> {
   run(input: z.infer<Schema>, ctx: ToolContext): Promise<string>;
 }
 
-export function defineTool<Schema extends z.ZodObject>(
-  options: ToolOptions<Schema>,
-): Tool<Schema> {
+export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Schema>): Tool<Schema> {
   return {
     readOnly: false,
     concurrencySafe: false,
