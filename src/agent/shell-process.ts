@@ -135,7 +135,10 @@ export function runShellProcess(
     });
     child.on("close", finish);
     timers.push(setTimeout(() => stop("timeout"), timeoutSeconds * 1000));
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    // The run may have been cancelled while the command was being set up
+    // (e.g. during the change-tracking snapshot); an abort event never fires twice.
+    if (ctx.signal.aborted) stop("abort");
+    else ctx.signal.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -143,6 +143,60 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     expect(events.at(-1)).toMatchObject({ type: "summary", stopReason: "end_turn", turns: 2 });
   });
 
+  it("stops cleanly on Ctrl+C: the running command is killed and the transcript says aborted", async () => {
+    const repo = await failingRepo();
+    const home = await makeTempDir();
+    server = await startFakeAnthropic([
+      callTool("run_shell", { command: "sleep 30" }),
+      reply("never reached"),
+    ]);
+    const transcript = join(home, "t.jsonl");
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        CLI,
+        "run",
+        "wait",
+        "--cwd",
+        repo,
+        "--policy",
+        "trusted",
+        "--transcript",
+        transcript,
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          ANTHROPIC_API_KEY: API_KEY,
+          ANTHROPIC_BASE_URL: server.url,
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const code = await new Promise<number | null>((done) => {
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
+        if (stdout.includes("› run_shell sleep 30")) child.kill("SIGINT");
+      });
+      child.on("close", done);
+    });
+    expect(code).toBe(130);
+    expect(stderr).toContain("interrupted: stopping the run");
+    expect(server.requests).toHaveLength(1);
+    const lines = (await readFile(transcript, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.type === "stop")).toMatchObject({ reason: "aborted" });
+    expect(lines.find((l) => l.type === "tool_result")?.content).toMatch(/aborted/);
+  });
+
   it("answers a missing API key or a bad flag with one line and exit code 2", async () => {
     const home = await makeTempDir();
     const noKey = await runCli(["run", "task", "--cwd", home], { HOME: home });
