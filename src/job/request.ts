@@ -1,0 +1,86 @@
+import { z } from "zod";
+
+/**
+ * What one job is asked to do, whatever started it (App webhook, Action
+ * event, schedule, CLI). Triggers build it from a payload; `runJob` consumes
+ * it. It is parsed with zod at the boundary so a malformed payload fails with
+ * a field name instead of an undefined deep inside the job.
+ */
+
+const repoSchema = z.object({
+  owner: z.string().min(1),
+  name: z.string().min(1),
+  /** From the payload's repository.clone_url, so GHE and test servers work unchanged. */
+  cloneUrl: z.string().min(1),
+  defaultBranch: z.string().min(1),
+  htmlUrl: z.string().optional(),
+});
+
+const personSchema = z.object({
+  login: z.string().min(1),
+  id: z.number().int(),
+  /** Display name when the payload or API gave one; falls back to the login. */
+  name: z.string().optional(),
+  type: z.enum(["User", "Bot", "Organization", "Mannequin"]).default("User"),
+});
+
+const pullRequestSchema = z.object({
+  headRef: z.string().min(1),
+  headSha: z.string().min(1),
+  /** owner/name of the head repository; differs from the base repository for forks. */
+  headRepoFullName: z.string().min(1),
+  baseRef: z.string().min(1),
+  isFork: z.boolean(),
+});
+
+export const jobTriggerSchema = z.enum([
+  "issue_comment",
+  "pull_request_review_comment",
+  "pull_request_review",
+  "issue_labeled",
+  "pull_request",
+  "workflow_dispatch",
+  "schedule",
+]);
+
+export const jobRequestSchema = z.object({
+  trigger: jobTriggerSchema,
+  /** X-GitHub-Delivery (or a run id for schedules): a repeated delivery never starts a second job. */
+  deliveryId: z.string().min(1),
+  installationId: z.number().int().optional(),
+  repo: repoSchema,
+  /** The issue or pull request the request was made on. */
+  target: z.object({
+    kind: z.enum(["issue", "pull_request"]),
+    number: z.number().int().positive(),
+    title: z.string(),
+    body: z.string().default(""),
+    htmlUrl: z.string().optional(),
+    state: z.enum(["open", "closed"]).default("open"),
+    locked: z.boolean().default(false),
+  }),
+  /** Present when the target is a pull request. */
+  pullRequest: pullRequestSchema.optional(),
+  /** The triggering text: the only instruction the agent takes. */
+  instruction: z.string(),
+  /** Where the instruction came from, for replies and for "only comments before the trigger". */
+  source: z.object({
+    kind: z.enum(["issue_comment", "review_comment", "review", "label", "event"]),
+    id: z.number().int().optional(),
+    createdAt: z.string().optional(),
+    htmlUrl: z.string().optional(),
+    /** For review comments: the diff hunk the comment is attached to, and its file. */
+    diffHunk: z.string().optional(),
+    path: z.string().optional(),
+  }),
+  requester: personSchema,
+});
+
+export type JobRequest = z.infer<typeof jobRequestSchema>;
+export type JobTrigger = z.infer<typeof jobTriggerSchema>;
+export type Person = z.infer<typeof personSchema>;
+
+/** Key for "one job at a time per issue/PR". */
+export function jobKey(request: Pick<JobRequest, "repo" | "target">): string {
+  return `${request.repo.owner}/${request.repo.name}#${request.target.number}`.toLowerCase();
+}
