@@ -1,0 +1,237 @@
+import type { AgentEventListener } from "../agent/events.js";
+import type { NetChange } from "../agent/file-history.js";
+import type { AgentLimits, AgentResult } from "../agent/loop.js";
+import type { Model } from "../agent/model.js";
+import type { PolicyConfig } from "../agent/policy.js";
+import { runAgentSession } from "../agent/session.js";
+import { buildShellEnv } from "../agent/tools/shell-env.js";
+import { branchName, listRemoteBranches } from "../git/branch.js";
+import type { CoAuthor } from "../git/commit-message.js";
+import {
+  CommitHookError,
+  type CreatedCommit,
+  createCommits,
+  type Identity,
+} from "../git/commits.js";
+import { workspacePatch } from "../git/patch.js";
+import { allowJobBranches, PushConflictError, type PushResult, pushBranch } from "../git/push.js";
+import { remoteDefaultBranch } from "../git/remote-head.js";
+import { prepareWorkspace } from "../git/workspace.js";
+import { runVerify, type VerifyResult } from "./verify.js";
+
+/**
+ * One job without the GitHub API: workspace -> setup -> agent -> commits ->
+ * verify -> push. The CLI's `run --repo` calls it directly; the App and the
+ * Action wrap it with the GitHub parts (trigger, status, PR).
+ */
+export interface GitJobInput {
+  cloneUrl: string;
+  /** Used only by the git commands that need it; never reaches the agent. */
+  token?: string | undefined;
+  /** The branch new work starts from; default: the remote's default branch. */
+  baseBranch?: string | undefined;
+  /** The repository's default branch, never pushed to; default: the base branch. */
+  defaultBranch?: string | undefined;
+  /** Work on this existing branch (a PR head) instead of creating one. */
+  existingBranch?: string | undefined;
+  /** For naming a new branch: `<prefix>issue-<n>-<slug of title>`. */
+  branchTitle: string;
+  issueNumber?: number | undefined;
+  branchPrefix: string;
+  task: string;
+  extraRules?: string | undefined;
+  model: Model;
+  policy: PolicyConfig;
+  limits: AgentLimits;
+  setup: string[];
+  verify?: string | null | undefined;
+  squash: boolean;
+  identity: Identity;
+  coAuthor?: CoAuthor | undefined;
+  requestUrl?: string | undefined;
+  /** false: commit in the workspace but do not push (dry runs, fork PRs). */
+  push: boolean;
+  /** Keep a unified diff of the job's net change (to answer fork PRs with a patch). */
+  wantPatch?: boolean | undefined;
+}
+
+export interface GitJobDeps {
+  cacheDir: string;
+  /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
+  envSource: Record<string, string | undefined>;
+  clock: { now(): number };
+  signal?: AbortSignal | undefined;
+  onEvent?: AgentEventListener | undefined;
+  /** Job-level progress ("Preparing the workspace", "Verifying"...). */
+  onStep?: ((step: string) => void) | undefined;
+}
+
+export type JobStage = "workspace" | "setup" | "agent" | "commit" | "verify" | "push";
+
+export interface GitJobResult {
+  branch: string;
+  baseBranch: string;
+  agent?: AgentResult;
+  changes: NetChange[];
+  commits: CreatedCommit[];
+  verify?: VerifyResult;
+  push?: PushResult;
+  /** Where the work went when the job's own branch could not take it. */
+  fallbackBranch?: string;
+  patch?: string;
+  /** The first thing that went wrong; stages after it did not run, work before it is kept. */
+  error?: { stage: JobStage; message: string };
+  durationMs: number;
+}
+
+export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<GitJobResult> {
+  const started = deps.clock.now();
+  const step = deps.onStep ?? (() => {});
+  const gitEnv = deps.envSource;
+  const shellEnv = buildShellEnv(deps.envSource);
+  const auth = input.token ? { token: input.token } : {};
+  const signal = deps.signal ?? new AbortController().signal;
+
+  step("Preparing the workspace");
+  let baseBranch = input.baseBranch ?? "";
+  let branch = input.existingBranch ?? "";
+  const result: GitJobResult = { branch, baseBranch, changes: [], commits: [], durationMs: 0 };
+  const finish = (): GitJobResult => ({ ...result, durationMs: deps.clock.now() - started });
+
+  let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
+  try {
+    baseBranch ||= await remoteDefaultBranch({ url: input.cloneUrl, env: gitEnv, ...auth });
+    if (!branch) {
+      const taken = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
+      branch = await branchName({
+        prefix: input.branchPrefix,
+        title: input.branchTitle,
+        ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
+        existing: async (name) => taken.has(name),
+      });
+    }
+    Object.assign(result, { branch, baseBranch });
+    workspace = await prepareWorkspace({
+      cloneUrl: input.cloneUrl,
+      baseBranch,
+      branch,
+      createBranch: input.existingBranch === undefined,
+      cacheDir: deps.cacheDir,
+      env: gitEnv,
+      signal,
+      ...auth,
+    });
+  } catch (error) {
+    result.error = { stage: "workspace", message: messageOf(error) };
+    return finish();
+  }
+
+  try {
+    for (const command of input.setup) {
+      step(`Running setup: \`${command}\``);
+      const outcome = await runVerify({
+        command,
+        cwd: workspace.dir,
+        env: shellEnv,
+        signal,
+        clock: deps.clock,
+      });
+      if (!outcome.passed) {
+        result.error = {
+          stage: "setup",
+          message: `setup command \`${command}\` failed (exit ${outcome.exit}):\n${outcome.outputTail}`,
+        };
+        return finish();
+      }
+    }
+
+    step("Running the agent");
+    const session = await runAgentSession({
+      root: workspace.dir,
+      task: input.task,
+      model: input.model,
+      policy: input.policy,
+      limits: input.limits,
+      envSource: deps.envSource,
+      clock: deps.clock,
+      signal,
+      onEvent: deps.onEvent,
+      extraRules: input.extraRules,
+    });
+    result.agent = session.result;
+    result.changes = session.history.netChanges();
+    if (session.result.stopReason === "error") {
+      result.error = { stage: "agent", message: session.result.error ?? "the agent failed" };
+    }
+
+    const turns = session.history.turns().map((t) => ({
+      turn: t.turn,
+      text: session.result.turnTexts.get(t.turn) ?? "",
+      files: t.files,
+    }));
+    if (turns.length === 0) return finish();
+
+    // Partial work is committed and pushed even when the agent stopped early.
+    step("Committing");
+    try {
+      const created = await createCommits({
+        dir: workspace.dir,
+        turns,
+        identity: input.identity,
+        squash: input.squash,
+        squashText: session.result.finalText,
+        env: gitEnv,
+        ...(input.coAuthor ? { coAuthor: input.coAuthor } : {}),
+        ...(input.requestUrl ? { requestUrl: input.requestUrl } : {}),
+      });
+      result.commits = created.commits;
+    } catch (error) {
+      if (!(error instanceof CommitHookError)) throw error;
+      result.commits = error.committed;
+      result.error ??= { stage: "commit", message: error.message };
+    }
+    if (input.wantPatch)
+      result.patch = await workspacePatch(workspace.dir, workspace.startSha, gitEnv);
+
+    if (input.verify && !result.error) {
+      step(`Verifying: \`${input.verify}\``);
+      result.verify = await runVerify({
+        command: input.verify,
+        cwd: workspace.dir,
+        env: shellEnv,
+        signal,
+        clock: deps.clock,
+      });
+    }
+
+    if (input.push && result.commits.length > 0) {
+      step(`Pushing \`${branch}\``);
+      try {
+        result.push = await pushBranch({
+          dir: workspace.dir,
+          branch,
+          allowedBranch: allowJobBranches({
+            prefix: input.branchPrefix,
+            ...(input.existingBranch ? { prHead: input.existingBranch } : {}),
+          }),
+          defaultBranch: input.defaultBranch ?? baseBranch,
+          env: gitEnv,
+          ...auth,
+        });
+      } catch (error) {
+        if (error instanceof PushConflictError) result.fallbackBranch = error.fallbackBranch;
+        result.error = { stage: "push", message: messageOf(error) };
+      }
+    }
+    return finish();
+  } catch (error) {
+    result.error ??= { stage: "agent", message: messageOf(error) };
+    return finish();
+  } finally {
+    await workspace.cleanup();
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,187 @@
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import { type GitJobInput, runGitJob } from "../../src/job/run-git-job.js";
+import {
+  createBareRepo,
+  git,
+  gitTestEnv,
+  makeTempDir,
+  type TempDir,
+} from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+
+const dirs: TempDir[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) dir.remove();
+});
+
+function setup() {
+  const tmp = makeTempDir("pw-job-");
+  dirs.push(tmp);
+  const env = gitTestEnv(join(tmp.path, "home"));
+  const repo = createBareRepo({
+    root: tmp.path,
+    env,
+    files: {
+      "package.json": JSON.stringify({
+        name: "demo",
+        private: true,
+        scripts: { test: "node test.js" },
+      }),
+      "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
+      "test.js":
+        "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+    },
+  });
+  return { tmp, env, repo, cacheDir: join(tmp.path, "cache") };
+}
+
+function input(
+  overrides: Partial<GitJobInput> & Pick<GitJobInput, "cloneUrl" | "model">,
+): GitJobInput {
+  return {
+    branchTitle: "Fix add()",
+    issueNumber: 7,
+    branchPrefix: "agent/",
+    task: "Fix the failing test",
+    policy: { preset: "default", allow: [], deny: [] },
+    limits: { maxTurns: 10, maxCostUsd: 5, maxDurationMs: 600_000 },
+    setup: [],
+    verify: "npm test",
+    squash: false,
+    identity: { name: "patchwright[bot]", email: "bot@example.com" },
+    coAuthor: { name: "Octo Cat", login: "octocat", id: 583231 },
+    requestUrl: "https://github.com/o/r/issues/7#issuecomment-1",
+    push: true,
+    ...overrides,
+  };
+}
+
+const fixSteps = (): ScriptStep[] => [
+  callTool("read_file", { file_path: "src/add.js" }),
+  callTool(
+    "edit_file",
+    { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
+    { say: "Fix add: it subtracted." },
+  ),
+  callTool(
+    "write_file",
+    { file_path: "CHANGELOG.md", content: "- fix add()\n" },
+    { say: "Add a changelog entry." },
+  ),
+  reply("Fixed add() and noted it in the changelog."),
+];
+
+describe("runGitJob (the job without GitHub)", () => {
+  it("clones, runs the agent, commits per turn, verifies and pushes a new branch", async () => {
+    const { env, repo, cacheDir } = setup();
+    const steps: string[] = [];
+    const result = await runGitJob(
+      { cacheDir, envSource: env, clock: Date, onStep: (s) => steps.push(s) },
+      input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()) }),
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.branch).toBe("agent/issue-7-fix-add");
+    expect(result.baseBranch).toBe("main");
+    expect(result.commits.map((c) => c.files)).toEqual([["src/add.js"], ["CHANGELOG.md"]]);
+    expect(result.verify).toMatchObject({ command: "npm test", passed: true });
+    expect(result.push?.pushed).toBe(true);
+    expect(repo.show(result.branch, "src/add.js")).toContain("a + b");
+    expect(repo.subjects(result.branch, 3)).toEqual([
+      result.commits[1]?.subject,
+      result.commits[0]?.subject,
+      "initial",
+    ]);
+    const message = git(repo.dir, ["log", "-1", "--format=%B", result.commits[0]?.sha ?? ""], env);
+    expect(message).toContain("Co-authored-by: Octo Cat <583231+octocat@users.noreply.github.com>");
+    expect(repo.sha("main")).not.toBe(result.push?.sha);
+    expect(steps).toEqual([
+      "Preparing the workspace",
+      "Running the agent",
+      "Committing",
+      "Verifying: `npm test`",
+      "Pushing `agent/issue-7-fix-add`",
+    ]);
+  });
+
+  it("still commits and pushes partial work when the model fails mid-run", async () => {
+    const { env, repo, cacheDir } = setup();
+    const model = createScriptedModel([
+      callTool(
+        "write_file",
+        { file_path: "notes.md", content: "half done\n" },
+        { say: "Start notes." },
+      ),
+      { error: { status: 400, message: "invalid request" } },
+    ]);
+    const result = await runGitJob(
+      { cacheDir, envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model, verify: null }),
+    );
+    expect(result.error).toMatchObject({ stage: "agent" });
+    expect(result.agent?.stopReason).toBe("error");
+    expect(result.commits).toHaveLength(1);
+    expect(repo.show(result.branch, "notes.md").trim()).toBe("half done");
+  });
+
+  it("works on an existing branch (a PR head) and pushes there", async () => {
+    const { env, repo, cacheDir } = setup();
+    repo.push({ branch: "feature/x", files: { "feature.txt": "v1\n" } });
+    const model = createScriptedModel([
+      callTool("read_file", { file_path: "feature.txt" }),
+      callTool(
+        "write_file",
+        { file_path: "feature.txt", content: "v2\n" },
+        { say: "Update the feature." },
+      ),
+      reply("Updated."),
+    ]);
+    const result = await runGitJob(
+      { cacheDir, envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model, existingBranch: "feature/x", verify: null }),
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.branch).toBe("feature/x");
+    expect(repo.show("feature/x", "feature.txt").trim()).toBe("v2");
+    expect(repo.show("main", "README.md").trim()).toBe("# demo");
+  });
+
+  it("gives a patch without pushing (fork pull requests) and makes no commits when nothing changed", async () => {
+    const { env, repo, cacheDir } = setup();
+    const result = await runGitJob(
+      { cacheDir, envSource: env, clock: Date },
+      input({
+        cloneUrl: repo.url,
+        model: createScriptedModel(fixSteps()),
+        push: false,
+        wantPatch: true,
+        verify: null,
+      }),
+    );
+    expect(result.patch).toContain("-module.exports = { add: (a, b) => a - b };");
+    expect(result.patch).toContain("+module.exports = { add: (a, b) => a + b };");
+    expect(repo.sha(result.branch)).toBeNull();
+
+    const idle = await runGitJob(
+      { cacheDir, envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model: createScriptedModel([reply("Nothing to change.")]) }),
+    );
+    expect(idle.commits).toEqual([]);
+    expect(idle.push).toBeUndefined();
+    expect(idle.agent?.finalText).toBe("Nothing to change.");
+  });
+
+  it("reports a failing setup command and does not run the agent", async () => {
+    const { env, repo, cacheDir } = setup();
+    const model = createScriptedModel([]);
+    const result = await runGitJob(
+      { cacheDir, envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model, setup: ["echo broken >&2; exit 4"] }),
+    );
+    expect(result.error?.stage).toBe("setup");
+    expect(result.error?.message).toContain("exit 4");
+    expect(result.error?.message).toContain("broken");
+    expect(model.requests).toHaveLength(0);
+  });
+});
