@@ -72,6 +72,8 @@ export const jobRequestSchema = z.object({
     /** For review comments: the diff hunk the comment is attached to, and its file. */
     diffHunk: z.string().optional(),
     path: z.string().optional(),
+    /** For label triggers: the label that was added, checked against the configured one. */
+    label: z.string().optional(),
   }),
   requester: personSchema,
 });
