@@ -26,9 +26,20 @@ Options:
   --deny RULE          extra deny rule, e.g. "edit_file: dist/**" (repeatable)
   --transcript FILE    where to write the JSONL transcript
   --json               print events as JSON lines instead of text
+
+Working on a fresh clone (the whole job without GitHub: clone, agent, commits, verify, push):
+  --repo URL|PATH      repository to clone into a private workspace
+  --base BRANCH        branch to start from (default: the remote's default branch)
+  --branch NAME        push to this existing branch instead of a new agent/ branch
+  --verify CMD         check command run after the agent, e.g. "npm test"
+  --setup CMD          command run before the agent, e.g. "npm ci" (repeatable)
+  --squash             one commit for the whole job instead of one per turn
+  --no-push            commit in the workspace only; print the patch
+  --cache-dir DIR      where repository mirrors are kept (default: ~/.cache/patchwright)
   -h, --help           show this help
 
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL (optional).`;
+Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL (optional),
+GITHUB_TOKEN (optional: used only by git to fetch and push over https).`;
 
 const positiveInt = (flag: string) =>
   z.coerce
@@ -57,6 +68,14 @@ const runArgsSchema = z.object({
   deny: z.array(z.string()),
   transcript: z.string().optional(),
   json: z.boolean(),
+  repo: z.string().min(1).optional(),
+  base: z.string().min(1).optional(),
+  branch: z.string().min(1).optional(),
+  verify: z.string().min(1).optional(),
+  setup: z.array(z.string().min(1)),
+  squash: z.boolean(),
+  push: z.boolean(),
+  cacheDir: z.string().min(1).optional(),
 });
 
 export type RunArgs = z.infer<typeof runArgsSchema>;
@@ -95,8 +114,22 @@ export function parseCommand(argv: string[], cwd: string): Command {
     deny: values.deny ?? [],
     transcript: values.transcript,
     json: values.json ?? false,
+    repo: values.repo,
+    base: values.base,
+    branch: values.branch,
+    verify: values.verify,
+    setup: values.setup ?? [],
+    squash: values.squash ?? false,
+    push: !values["no-push"],
+    cacheDir: values["cache-dir"],
   });
   if (!result.success) throw new UsageError(result.error.issues[0]?.message ?? "invalid arguments");
+  const repoOnly = (
+    ["base", "branch", "verify", "cache-dir", "setup", "squash", "no-push"] as const
+  ).filter((flag) => values[flag] !== undefined);
+  if (!result.data.repo && repoOnly.length > 0) {
+    throw new UsageError(`--${repoOnly[0]} works with --repo; add --repo URL|PATH or drop it`);
+  }
   return { kind: "run", args: result.data };
 }
 
@@ -116,6 +149,14 @@ function parseRunFlags(args: string[]) {
       deny: { type: "string", multiple: true },
       transcript: { type: "string" },
       json: { type: "boolean" },
+      repo: { type: "string" },
+      base: { type: "string" },
+      branch: { type: "string" },
+      verify: { type: "string" },
+      setup: { type: "string", multiple: true },
+      squash: { type: "boolean" },
+      "no-push": { type: "boolean" },
+      "cache-dir": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -3,13 +3,17 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { createSpinner } from "nanospinner";
 import type { AgentEvent } from "../agent/events.js";
+import type { AgentResult } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
+import { emptyUsage } from "../agent/model.js";
 import { createAnthropicModel } from "../agent/models/anthropic.js";
 import { createRedactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
+import { type GitJobResult, runGitJob } from "../job/run-git-job.js";
 import { type RunArgs, UsageError } from "./args.js";
 import { createColors } from "./colors.js";
+import { identityFrom, renderJobSummary, summarizeJob, toCloneUrl } from "./job-summary.js";
 import { createHumanRenderer, renderTotals, type Spinner, toJsonLine } from "./render.js";
 
 export interface CliStream {
@@ -80,39 +84,87 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   });
 
   try {
-    const { result } = await runAgentSession({
-      root: cwd,
-      task: args.task,
-      model,
-      policy: { preset: args.policy, allow: args.allow, deny: args.deny },
-      limits: {
-        maxTurns: args.maxTurns,
-        maxCostUsd: args.maxCostUsd,
-        maxDurationMs: args.maxMinutes * 60_000,
-      },
-      envSource: io.env,
-      clock: io.clock,
-      signal: controller.signal,
-      onEvent: (event) => {
-        transcript.write(event);
-        render(event);
-      },
-    });
+    const onEvent = (event: AgentEvent) => {
+      transcript.write(event);
+      render(event);
+    };
+    const limits = {
+      maxTurns: args.maxTurns,
+      maxCostUsd: args.maxCostUsd,
+      maxDurationMs: args.maxMinutes * 60_000,
+    };
+    const policy = { preset: args.policy, allow: args.allow, deny: args.deny };
+    let result: AgentResult | undefined;
+    let job: GitJobResult | undefined;
+    if (args.repo) {
+      job = await runGitJob(
+        {
+          cacheDir: resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env)),
+          envSource: io.env,
+          clock: io.clock,
+          signal: controller.signal,
+          onEvent,
+          onStep: (step) => (args.json ? undefined : io.stderr.write(`${step}…\n`)),
+        },
+        {
+          cloneUrl: toCloneUrl(args.repo, io.cwd),
+          token: io.env.GITHUB_TOKEN || undefined,
+          baseBranch: args.base,
+          existingBranch: args.branch,
+          branchTitle: args.task,
+          branchPrefix: "agent/",
+          task: args.task,
+          model,
+          policy,
+          limits,
+          setup: args.setup,
+          verify: args.verify,
+          squash: args.squash,
+          identity: identityFrom(io.env),
+          push: args.push,
+          wantPatch: !args.push,
+        },
+      );
+      result = job.agent;
+    } else {
+      ({ result } = await runAgentSession({
+        root: cwd,
+        task: args.task,
+        model,
+        policy,
+        limits,
+        envSource: io.env,
+        clock: io.clock,
+        signal: controller.signal,
+        onEvent,
+      }));
+    }
+    const stopReason = result?.stopReason ?? "error";
     const totals = {
-      turns: result.turns,
-      usage: result.usage,
-      costUsd: result.costUsd,
+      turns: result?.turns ?? 0,
+      usage: result?.usage ?? emptyUsage(),
+      costUsd: result?.costUsd ?? 0,
       durationMs: io.clock.now() - started,
       transcriptPath,
     };
-    transcript.write({ type: "run_end", stopReason: result.stopReason, ...totals });
-    if (args.json)
+    const jobSummary = job ? summarizeJob(job) : undefined;
+    transcript.write({
+      type: "run_end",
+      stopReason,
+      ...totals,
+      ...(jobSummary ? { job: jobSummary } : {}),
+    });
+    if (args.json) {
       io.stdout.write(
-        `${JSON.stringify({ type: "summary", stopReason: result.stopReason, ...totals })}\n`,
+        `${JSON.stringify({ type: "summary", stopReason, ...totals, ...(jobSummary ? { job: jobSummary } : {}) })}\n`,
       );
-    else io.stderr.write(`\n${renderTotals(totals)}\n`);
-    if (result.stopReason === "aborted") return 130;
-    return result.stopReason === "end_turn" ? 0 : 1;
+    } else {
+      if (job) io.stdout.write(`\n${redact(renderJobSummary(job))}\n`);
+      io.stderr.write(`\n${renderTotals(totals)}\n`);
+    }
+    if (stopReason === "aborted") return 130;
+    if (job && (job.error || job.verify?.passed === false)) return 1;
+    return stopReason === "end_turn" ? 0 : 1;
   } finally {
     unsubscribe();
     await transcript.close();
@@ -129,6 +181,10 @@ const SECRET_VARIABLES = [
 
 function secretValues(env: Record<string, string | undefined>): string[] {
   return SECRET_VARIABLES.flatMap((name) => (env[name] ? [env[name]] : []));
+}
+
+function defaultCacheDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "patchwright");
 }
 
 function defaultTranscriptPath(env: Record<string, string | undefined>, now: number): string {

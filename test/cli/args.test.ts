@@ -36,7 +36,43 @@ describe("CLI arguments", () => {
         allow: ["run_shell: make*"],
         deny: [],
         json: true,
+        setup: [],
+        squash: false,
+        push: true,
       },
+    });
+  });
+
+  it("parses the --repo job flags", () => {
+    const command = parseCommand(
+      [
+        "run",
+        "t",
+        "--repo",
+        "../r",
+        "--base",
+        "dev",
+        "--verify",
+        "npm test",
+        "--setup",
+        "npm ci",
+        "--setup",
+        "make",
+        "--squash",
+        "--no-push",
+        "--cache-dir",
+        "/c",
+      ],
+      "/here",
+    );
+    expect(command.kind === "run" && command.args).toMatchObject({
+      repo: "../r",
+      base: "dev",
+      verify: "npm test",
+      setup: ["npm ci", "make"],
+      squash: true,
+      push: false,
+      cacheDir: "/c",
     });
   });
 
@@ -59,6 +95,7 @@ describe("CLI arguments", () => {
     [["run", "t", "--policy", "yolo"], /--policy must be read-only, default or trusted/],
     [["run", "t", "--bogus"], /bogus/],
     [["deploy"], /unknown command "deploy"/],
+    [["run", "t", "--verify", "npm test"], /--verify works with --repo/],
   ])("rejects %j with a one-line reason", (argv, message) => {
     expect(() => parseCommand(argv, "/here")).toThrow(UsageError);
     expect(() => parseCommand(argv, "/here")).toThrow(message);

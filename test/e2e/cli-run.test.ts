@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
+import { createBareRepo, gitTestEnv, makeTempDir as makeGitTempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
@@ -195,6 +196,60 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
       .map((l) => JSON.parse(l));
     expect(lines.find((l) => l.type === "stop")).toMatchObject({ reason: "aborted" });
     expect(lines.find((l) => l.type === "tool_result")?.content).toMatch(/aborted/);
+  });
+
+  it("runs the whole job on a fresh clone with --repo: commits, verify, push and a summary", async () => {
+    const tmp = makeGitTempDir("pw-cli-repo-");
+    try {
+      const env = gitTestEnv(join(tmp.path, "home"));
+      const repo = createBareRepo({
+        root: tmp.path,
+        env,
+        files: {
+          "package.json": JSON.stringify({
+            name: "demo",
+            private: true,
+            scripts: { test: "node test.js" },
+          }),
+          "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
+          "test.js":
+            "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+        },
+      });
+      server = await startFakeAnthropic([
+        callTool("read_file", { file_path: "src/add.js" }),
+        callTool(
+          "edit_file",
+          { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
+          { say: "Fix add: it subtracted." },
+        ),
+        reply("Fixed add()."),
+      ]);
+      const { code, stdout, stderr } = await runCli(
+        [
+          "run",
+          "Fix add",
+          "--repo",
+          repo.dir,
+          "--verify",
+          "npm test",
+          "--cache-dir",
+          join(tmp.path, "cache"),
+          "--transcript",
+          join(tmp.path, "t.jsonl"),
+        ],
+        { ...env, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url },
+      );
+      expect(stderr).toContain("Preparing the workspace…");
+      expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 0\n/);
+      expect(stdout).toMatch(/pushed 1 commit\(s\) to agent\/fix-add \([0-9a-f]{7}\)/);
+      expect(stdout).toContain("src/add.js +1 -1");
+      expect(stdout).toContain("verify: npm test passed");
+      expect(repo.show("agent/fix-add", "src/add.js")).toContain("a + b");
+      expect(repo.show("main", "src/add.js")).toContain("a - b");
+    } finally {
+      tmp.remove();
+    }
   });
 
   it("answers a missing API key or a bad flag with one line and exit code 2", async () => {

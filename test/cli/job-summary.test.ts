@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { emptyUsage } from "../../src/agent/model.js";
+import { renderJobSummary, summarizeJob, toCloneUrl } from "../../src/cli/job-summary.js";
+import type { GitJobResult } from "../../src/job/run-git-job.js";
+
+const job: GitJobResult = {
+  branch: "agent/fix",
+  baseBranch: "main",
+  changes: [{ path: "a.ts", before: Buffer.from("1\n2\n"), after: Buffer.from("1\n3\n4\n") }],
+  commits: [{ sha: "abcdef1234567", subject: "fix: a", files: ["a.ts"], turns: [1] }],
+  verify: {
+    command: "npm test",
+    passed: false,
+    exit: "1",
+    timedOut: false,
+    durationMs: 5,
+    outputTail: "boom",
+  },
+  push: { pushed: true, sha: "abcdef1234567", rebased: false },
+  durationMs: 10,
+  agent: {
+    stopReason: "end_turn",
+    finalText: "done",
+    turnTexts: new Map(),
+    turns: 1,
+    usage: emptyUsage(),
+    costUsd: 0,
+    messages: [],
+  },
+};
+
+describe("CLI job summary", () => {
+  it("turns paths into file:// URLs and leaves URLs alone", () => {
+    expect(toCloneUrl("../repo", "/home/me/work")).toBe("file:///home/me/repo");
+    expect(toCloneUrl("/srv/r.git", "/x")).toBe("file:///srv/r.git");
+    for (const url of [
+      "https://github.com/o/r.git",
+      "file:///srv/r.git",
+      "git@github.com:o/r.git",
+      "ssh://git@h/r",
+    ]) {
+      expect(toCloneUrl(url, "/x")).toBe(url);
+    }
+  });
+
+  it("says where the work went, the commits, the files with +/- and the verify result", () => {
+    const text = renderJobSummary(job);
+    expect(text.split("\n")).toEqual([
+      "pushed 1 commit(s) to agent/fix (abcdef1)",
+      "  abcdef1 fix: a",
+      "files:",
+      "  a.ts +2 -1",
+      "verify: npm test failed (exit 1)",
+    ]);
+    expect(summarizeJob(job)).toMatchObject({
+      pushed: true,
+      files: [{ path: "a.ts", additions: 2, deletions: 1 }],
+    });
+    expect(
+      renderJobSummary({
+        ...job,
+        commits: [],
+        push: undefined,
+        changes: [],
+        verify: undefined,
+      } as GitJobResult),
+    ).toBe("no changes were made");
+  });
+});
