@@ -1,0 +1,55 @@
+# syntax=docker/dockerfile:1
+
+# patchwright GitHub App. Build: docker build -t patchwright .
+# Run:   docker run --env-file .env -p 3000:3000 -v patchwright-cache:/var/cache/patchwright patchwright
+# Probot needs 20.18.1 or newer; the node:20 tag follows the latest 20.x.
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# --ignore-scripts: `prepare` would build before the sources are here, and no
+# dependency needs its install script (tree-sitter-bash is used as wasm).
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+# The shell policy loads tree-sitter-bash as wasm; its C sources and native
+# prebuilds (about 18 MB) are never loaded.
+RUN npm run build \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/tree-sitter-bash/src node_modules/tree-sitter-bash/prebuilds
+
+FROM ${NODE_IMAGE} AS runtime
+# git: the job clones, commits and pushes. tini: reaps the processes the
+# agent's shell leaves behind and forwards signals, which node as PID 1 does not.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends git ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    PATCHWRIGHT_CACHE_DIR=/var/cache/patchwright
+
+# Mirrors and per-job worktrees live here, writable by the app user only.
+# Mount a named volume here to keep mirrors across restarts.
+RUN mkdir -p "$PATCHWRIGHT_CACHE_DIR" && chown node:node "$PATCHWRIGHT_CACHE_DIR"
+
+WORKDIR /app
+# Owned by root and read-only for the app user: the running app never rewrites its own code.
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# Probot reads app.yml from the working directory.
+COPY app.yml ./app.yml
+
+USER node
+EXPOSE 3000
+
+# Probot answers GET /ping with PONG; node's fetch keeps curl out of the image.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/ping`, { signal: AbortSignal.timeout(4000) }).then(async (r) => process.exit(r.ok && (await r.text()) === 'PONG' ? 0 : 1), () => process.exit(1))"]
+
+ENTRYPOINT ["/usr/bin/tini", "--"]
+# What `npm start` runs, without npm in between (npm does not pass SIGTERM on reliably).
+CMD ["node", "node_modules/probot/bin/probot.js", "run", "./dist/app/index.js"]
