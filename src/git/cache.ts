@@ -1,9 +1,9 @@
-import { lstat, readdir, readFile, rm, stat } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
+import { lstat, readdir, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { createGit, type GitEnv } from "./git-client.js";
 import { LockTimeoutError, withLock } from "./lock.js";
 import { lastUsed, lockPathFor, MIRRORS_DIR } from "./mirror.js";
-import { CREATED_MARKER } from "./workspace.js";
+import { listWorktrees } from "./worktrees.js";
 
 /** Housekeeping for the mirror cache: crashed jobs' leftovers and a size bound. */
 
@@ -33,19 +33,17 @@ export async function cleanStaleWorkspaces(
 
   for (const mirrorDir of await listMirrors(cacheDir)) {
     await withLock(lockPathFor(mirrorDir), async () => {
-      const adminRoot = join(mirrorDir, "worktrees");
-      for (const id of await readdir(adminRoot).catch(() => [] as string[])) {
-        const adminDir = join(adminRoot, id);
-        const worktree = await worktreePath(adminDir);
-        if ((await createdAt(adminDir)) > cutoff) {
-          if (worktree) live.add(worktree);
+      for (const worktree of await listWorktrees(mirrorDir)) {
+        // Parked worktrees were scrubbed on release; they are a cache, not leftovers.
+        if (worktree.idle || worktree.createdAt > cutoff) {
+          if (worktree.dir) live.add(worktree.dir);
           continue;
         }
-        if (worktree) {
-          await rm(worktree, { recursive: true, force: true });
-          removed.push(worktree);
+        if (worktree.dir) {
+          await rm(worktree.dir, { recursive: true, force: true });
+          removed.push(worktree.dir);
         }
-        await rm(adminDir, { recursive: true, force: true });
+        await rm(worktree.adminDir, { recursive: true, force: true });
       }
       const git = createGit(mirrorDir, { env, noHooks: true });
       await git.raw(["worktree", "prune"]);
@@ -71,18 +69,21 @@ export interface PruneCacheOptions {
 
 /**
  * Deletes least-recently-used mirrors until the cache fits in maxBytes.
- * Mirrors with a job running (a worktree or a held lock) are never evicted.
+ * Mirrors with a job running (a busy worktree or a held lock) are never
+ * evicted; parked worktrees count toward the size and go with their mirror.
  */
 export async function pruneCache(
   cacheDir: string,
   options: PruneCacheOptions,
 ): Promise<{ evicted: string[]; bytes: number }> {
   const mirrors = await Promise.all(
-    (await listMirrors(cacheDir)).map(async (dir) => ({
-      dir,
-      bytes: await sizeOf(dir),
-      used: await lastUsed(dir),
-    })),
+    (await listMirrors(cacheDir)).map(async (dir) => {
+      const worktrees = await listWorktrees(dir);
+      const parked = worktrees.filter((w) => w.idle && w.dir).map((w) => w.dir as string);
+      let bytes = await sizeOf(dir);
+      for (const path of parked) bytes += await sizeOf(path);
+      return { dir, bytes, parked, used: await lastUsed(dir) };
+    }),
   );
   let bytes = mirrors.reduce((sum, m) => sum + m.bytes, 0);
   const evicted: string[] = [];
@@ -92,8 +93,8 @@ export async function pruneCache(
       await withLock(
         lockPathFor(mirror.dir),
         async () => {
-          const worktrees = await readdir(join(mirror.dir, "worktrees")).catch(() => []);
-          if (worktrees.length > 0) return;
+          if ((await listWorktrees(mirror.dir)).some((w) => !w.idle)) return;
+          for (const path of mirror.parked) await rm(path, { recursive: true, force: true });
           await rm(mirror.dir, { recursive: true, force: true });
           bytes -= mirror.bytes;
           evicted.push(mirror.dir);
@@ -111,19 +112,6 @@ async function listMirrors(cacheDir: string): Promise<string[]> {
   const root = join(resolve(cacheDir), MIRRORS_DIR);
   const names = await readdir(root).catch(() => [] as string[]);
   return names.filter((name) => name.endsWith(".git")).map((name) => join(root, name));
-}
-
-async function worktreePath(adminDir: string): Promise<string | null> {
-  const gitFile = await readFile(join(adminDir, "gitdir"), "utf8").catch(() => null);
-  return gitFile ? dirname(gitFile.trim()) : null;
-}
-
-async function createdAt(adminDir: string): Promise<number> {
-  const stamp = Number(
-    (await readFile(join(adminDir, CREATED_MARKER), "utf8").catch(() => "")).trim(),
-  );
-  if (stamp > 0) return stamp;
-  return (await stat(adminDir)).mtimeMs;
 }
 
 /** Local branches in a mirror belong to jobs; any not checked out is a leftover. */

@@ -15,6 +15,8 @@ export interface GitClientOptions {
    * and a previous job's agent could have planted them in the shared mirror.
    */
   noHooks?: boolean;
+  /** Config for this client's commands only, overriding the repository's files. */
+  config?: Array<[string, string]>;
   /** Extra variables for this client only (identity, GIT_TERMINAL_PROMPT ...). */
   extraEnv?: Record<string, string>;
   /** Bytes written to the stdin of every command run by this client. */
@@ -70,7 +72,7 @@ export function buildGitEnv(options: GitClientOptions): Record<string, string> {
     if (value !== undefined && !DROPPED.test(key)) env[key] = value;
   }
   env.GIT_TERMINAL_PROMPT = "0";
-  const config: Array<[string, string]> = [];
+  const config: Array<[string, string]> = [...(options.config ?? [])];
   if (options.auth) config.push(...authConfig(options.auth.url, options.auth.token));
   if (options.noHooks) config.push(["core.hooksPath", "/dev/null"], ["core.fsmonitor", "false"]);
   if (config.length > 0) {

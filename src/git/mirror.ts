@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
@@ -13,6 +13,7 @@ import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
 export const MIRRORS_DIR = "mirrors";
 export const READY_MARKER = "patchwright-mirror.json";
 export const USED_MARKER = "patchwright-last-used";
+const CONFIG_SNAPSHOT = "patchwright-config";
 
 const REFSPECS = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
 
@@ -56,48 +57,46 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     () => true,
     () => false,
   );
-  if (!ready) {
-    // A mirror without the marker is the remains of a crashed first fetch.
-    await rm(options.dir, { recursive: true, force: true });
-    await mkdir(options.dir, { recursive: true });
-    const local = mirrorGit(options, false);
-    await local.raw(["init", "--bare", "--quiet"]);
-  }
-  const git = mirrorGit(options, true);
-  await assertRemoteConfig(git, options.url);
   const fetchArgs = ["fetch", "--prune", "--verbose"];
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
-    await git.raw([...fetchArgs, "origin"]);
-  } else {
-    await firstFetch(git, fetchArgs, options);
-    await writeFile(
-      join(options.dir, READY_MARKER),
-      JSON.stringify({ url: options.url, partial: options.partial }),
-    );
+    await restoreMirrorState(options.dir);
+    await mirrorGit(options, true).raw([...fetchArgs, "origin"]);
+    return { created: false };
   }
-  return { created: !ready };
-}
-
-/**
- * Re-asserted before every fetch: a job's agent shares this config through
- * its worktree and must not be able to redirect the next job's fetch (which
- * carries the token). Read first, since rewriting costs four git calls.
- */
-async function assertRemoteConfig(git: SimpleGit, url: string): Promise<void> {
-  const current = await git
-    .raw(["config", "--get-regexp", "^remote\\.origin\\.(url|fetch|tagopt)$"])
-    .catch(() => "");
-  const expected = [
-    `remote.origin.url ${url}`,
-    ...REFSPECS.map((spec) => `remote.origin.fetch ${spec}`),
-    "remote.origin.tagopt --no-tags",
-  ];
-  if (current.trim().split("\n").sort().join("\n") === expected.sort().join("\n")) return;
-  await git.raw(["config", "remote.origin.url", url]);
+  // A mirror without the marker is the remains of a crashed first fetch.
+  await rm(options.dir, { recursive: true, force: true });
+  await mkdir(options.dir, { recursive: true });
+  await mirrorGit(options, false).raw(["init", "--bare", "--quiet"]);
+  const git = mirrorGit(options, true);
+  await git.raw(["config", "remote.origin.url", options.url]);
   await git.raw(["config", "--replace-all", "remote.origin.fetch", REFSPECS[0] as string]);
   await git.raw(["config", "--add", "remote.origin.fetch", REFSPECS[1] as string]);
   await git.raw(["config", "remote.origin.tagOpt", "--no-tags"]);
+  await firstFetch(git, fetchArgs, options);
+  await rm(join(options.dir, "hooks"), { recursive: true, force: true });
+  await copyFile(join(options.dir, "config"), join(options.dir, CONFIG_SNAPSHOT));
+  await writeFile(
+    join(options.dir, READY_MARKER),
+    JSON.stringify({ url: options.url, partial: options.partial }),
+  );
+  return { created: true };
+}
+
+/**
+ * Undoes what a job's agent may have done to the shared repository through
+ * its worktree (`git config`, files in hooks/): the config goes back to the
+ * copy taken at creation, planted hooks are deleted. Reads files only, so it
+ * costs nothing when nothing changed. Our own commands never write config
+ * after creation (worktrees are added without upstream tracking).
+ */
+async function restoreMirrorState(dir: string): Promise<void> {
+  const [config, snapshot] = await Promise.all([
+    readFile(join(dir, "config"), "utf8").catch(() => ""),
+    readFile(join(dir, CONFIG_SNAPSHOT), "utf8"),
+  ]);
+  if (config !== snapshot) await writeFile(join(dir, "config"), snapshot);
+  await rm(join(dir, "hooks"), { recursive: true, force: true });
 }
 
 async function firstFetch(git: SimpleGit, fetchArgs: string[], options: SyncMirrorOptions) {

@@ -1,12 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { isValidBranchName } from "./branch.js";
 import { splitCredentials } from "./credentials.js";
-import { createGit, type GitEnv } from "./git-client.js";
+import { createGit, type GitClientOptions, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
 import { lockPathFor, markUsed, mirrorDirFor, mirrorKey, syncMirror } from "./mirror.js";
+import {
+  addWorktree,
+  claimIdleWorktree,
+  deleteLocalBranch,
+  listWorktrees,
+  markIdle,
+  removeWorktree,
+  scrubWorktree,
+  stampCreated,
+  WorkspaceError,
+} from "./worktrees.js";
 
 /**
  * Each job gets its own `git worktree` of the cached mirror rather than a
@@ -43,6 +54,12 @@ export interface PrepareWorkspaceOptions {
   signal?: AbortSignal;
   /** For last-used and creation stamps (default Date.now). */
   now?: () => number;
+  /**
+   * After cleanup, keep up to this many scrubbed worktrees per repository
+   * for later jobs, which then only check out the files that differ instead
+   * of writing the whole tree (default 0: cleanup deletes the worktree).
+   */
+  keepIdle?: number;
 }
 
 export interface Workspace {
@@ -58,33 +75,29 @@ export interface Workspace {
   mirrorDir: string;
   /** false when this call created the mirror (cold cache). */
   fromCache: boolean;
-  /** Removes the worktree and its local branch. Safe to call twice. */
+  /**
+   * Removes the worktree (or, with keepIdle, scrubs and parks it; the
+   * directory is then no longer this job's) and its local branch. Safe to
+   * call twice. Stop the job's processes first.
+   */
   cleanup(): Promise<void>;
 }
 
-export class WorkspaceError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "WorkspaceError";
-  }
-}
-
-/** Stamp in the worktree's admin dir (inside the mirror) read by cleanStaleWorkspaces. */
-export const CREATED_MARKER = "patchwright-created";
+export { WorkspaceError };
 
 export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promise<Workspace> {
   const { url, token: urlToken } = splitCredentials(options.cloneUrl);
   const token = options.token ?? urlToken;
   const env = options.env ?? process.env;
   const now = options.now ?? Date.now;
+  const keepIdle = options.keepIdle ?? 0;
   for (const name of [options.baseBranch, options.branch]) {
     if (!isValidBranchName(name)) throw new WorkspaceError(`"${name}" is not a valid branch name`);
   }
   const cacheDir = resolve(options.cacheDir);
   const mirrorDir = mirrorDirFor(cacheDir, url);
   const workRoot = resolve(options.workRoot ?? join(cacheDir, "work"));
-  const dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
-  const lockOptions = options.signal ? { signal: options.signal } : {};
+  const signal = options.signal ? { signal: options.signal } : {};
 
   return withLock(
     lockPathFor(mirrorDir),
@@ -96,47 +109,48 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         partial: options.partial ?? true,
         ...(token ? { token } : {}),
         ...(options.depth !== undefined ? { depth: options.depth } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
+        ...signal,
       });
-      const git = createGit(mirrorDir, {
+      const gitOptions = {
         env,
         noHooks: true,
         // The checkout fetches missing blobs from the remote in a partial mirror.
         ...(token ? { auth: { url, token } } : {}),
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+        ...signal,
+      };
+      const git = createGit(mirrorDir, gitOptions);
       const tips = await remoteTips(git, [options.baseBranch, options.branch]);
       const baseSha = tips.get(options.baseBranch);
       if (!baseSha) {
         throw new WorkspaceError(`base branch "${options.baseBranch}" does not exist on ${url}`);
       }
       const branchTip = tips.get(options.branch);
-      await mkdir(workRoot, { recursive: true });
-      let startSha: string;
-      if (options.createBranch) {
-        if (branchTip) {
-          throw new WorkspaceError(
-            `branch "${options.branch}" already exists on ${url}; pick a free name with branchName()`,
-          );
-        }
-        startSha = baseSha;
-        await addWorktree(git, ["--no-track", "-B", options.branch, dir, baseSha], options.branch);
-      } else {
-        if (!branchTip) {
-          throw new WorkspaceError(`branch "${options.branch}" does not exist on ${url}`);
-        }
-        startSha = branchTip;
-        await addWorktree(
-          git,
-          ["--track", "-B", options.branch, dir, `refs/remotes/origin/${options.branch}`],
-          options.branch,
+      if (options.createBranch && branchTip) {
+        throw new WorkspaceError(
+          `branch "${options.branch}" already exists on ${url}; pick a free name with branchName()`,
         );
       }
-      const adminDir = await worktreeAdminDir(dir);
-      await writeFile(join(adminDir, CREATED_MARKER), String(now()));
+      if (!options.createBranch && !branchTip) {
+        throw new WorkspaceError(`branch "${options.branch}" does not exist on ${url}`);
+      }
+      const startSha = options.createBranch ? baseSha : (branchTip as string);
+      // No upstream tracking for either: it would be written to the shared config.
+      const target = options.createBranch
+        ? ["--no-track", "-B", options.branch, baseSha]
+        : ["--no-track", "-B", options.branch, `refs/remotes/origin/${options.branch}`];
+
+      let dir = keepIdle > 0 ? await reuseIdle(mirrorDir, target, gitOptions) : null;
+      if (!dir) {
+        await mkdir(workRoot, { recursive: true });
+        dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
+        const [track, flag, branch, start] = target as [string, string, string, string];
+        await addWorktree(git, [track, flag, branch, dir, start], options.branch);
+      }
+      await stampCreated(dir, now());
       await markUsed(mirrorDir, now());
+      const jobDir = dir;
       return {
-        dir,
+        dir: jobDir,
         branch: options.branch,
         baseSha,
         startSha,
@@ -144,12 +158,55 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         mirrorDir,
         fromCache: !created,
         cleanup: once(() =>
-          withLock(lockPathFor(mirrorDir), () => removeWorktree(git, dir, options.branch)),
+          release({ git, mirrorDir, dir: jobDir, branch: options.branch, keepIdle, env }),
         ),
       };
     },
-    lockOptions,
+    signal,
   );
+}
+
+/** Checks the job's branch out in a parked worktree; null when there is none or it fails. */
+async function reuseIdle(
+  mirrorDir: string,
+  target: string[],
+  gitOptions: GitClientOptions,
+): Promise<string | null> {
+  const idle = await claimIdleWorktree(mirrorDir);
+  if (!idle?.dir) return null;
+  try {
+    // -f also discards anything that drifted since the tree was parked clean.
+    await createGit(idle.dir, gitOptions).raw(["checkout", "-f", ...target]);
+    return idle.dir;
+  } catch {
+    await removeWorktree(createGit(mirrorDir, gitOptions), idle.dir);
+    return null;
+  }
+}
+
+interface ReleaseOptions {
+  git: SimpleGit;
+  mirrorDir: string;
+  dir: string;
+  branch: string;
+  keepIdle: number;
+  env: GitEnv;
+}
+
+async function release(options: ReleaseOptions): Promise<void> {
+  const { git, mirrorDir, dir } = options;
+  const scrubbed =
+    options.keepIdle > 0 &&
+    (await scrubWorktree(dir, options.env).then(
+      () => true,
+      () => false,
+    ));
+  await withLock(lockPathFor(mirrorDir), async () => {
+    const idle = (await listWorktrees(mirrorDir)).filter((w) => w.idle).length;
+    if (scrubbed && idle < options.keepIdle) await markIdle(dir);
+    else await removeWorktree(git, dir);
+    await deleteLocalBranch(git, options.branch);
+  });
 }
 
 /** Tips of remote-tracking branches, in one git call. */
@@ -166,43 +223,6 @@ async function remoteTips(git: SimpleGit, branches: string[]): Promise<Map<strin
     if (sha && ref?.startsWith(prefix)) tips.set(ref.slice(prefix.length), sha);
   }
   return tips;
-}
-
-async function addWorktree(git: SimpleGit, args: string[], branch: string): Promise<void> {
-  try {
-    await git.raw(["worktree", "add", ...args]);
-  } catch (error) {
-    if (
-      !(error instanceof Error) ||
-      !/already (checked out|used by worktree)/i.test(error.message)
-    ) {
-      throw error;
-    }
-    // Maybe a worktree whose directory vanished without cleanup; prune and try once more.
-    await git.raw(["worktree", "prune"]);
-    try {
-      await git.raw(["worktree", "add", ...args]);
-    } catch {
-      throw new WorkspaceError(
-        `branch "${branch}" is checked out by another running job; wait for it to finish`,
-      );
-    }
-  }
-}
-
-/** The worktree's private git dir inside the mirror, from its `.git` file. */
-async function worktreeAdminDir(dir: string): Promise<string> {
-  const pointer = await readFile(join(dir, ".git"), "utf8");
-  return resolve(dir, pointer.replace(/^gitdir:\s*/, "").trim());
-}
-
-async function removeWorktree(git: SimpleGit, dir: string, branch: string): Promise<void> {
-  await git.raw(["worktree", "remove", "--force", "--force", dir]).catch(async () => {
-    await rm(dir, { recursive: true, force: true });
-    await git.raw(["worktree", "prune"]);
-  });
-  // Local branches in the mirror exist only for running jobs.
-  await git.raw(["branch", "-D", "--", branch]).catch(() => {});
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -27,8 +27,9 @@ beforeEach(() => {
 
 afterEach(() => tmp.remove());
 
-function prepareAt(time: number, branch: string, target: BareRepo = repo) {
+function prepareAt(time: number, branch: string, target: BareRepo = repo, keepIdle = 0) {
   return prepareWorkspace({
+    keepIdle,
     cloneUrl: target.url,
     baseBranch: "main",
     branch,
@@ -43,6 +44,17 @@ describe("cleanStaleWorkspaces", () => {
   it("removes worktrees and branches of crashed jobs, keeps recent ones", async () => {
     const now = Date.now();
     const crashed = await prepareAt(now - 3 * HOUR, "agent/crashed");
+    const parked = await prepareWorkspace({
+      cloneUrl: repo.url,
+      baseBranch: "main",
+      branch: "agent/parked",
+      createBranch: true,
+      cacheDir,
+      env,
+      keepIdle: 1,
+      now: () => now - 3 * HOUR,
+    });
+    await parked.cleanup();
     const running = await prepareAt(now, "agent/running");
     const orphan = join(cacheDir, "work", "half-made");
     mkdirSync(orphan, { recursive: true });
@@ -55,6 +67,8 @@ describe("cleanStaleWorkspaces", () => {
     expect(existsSync(crashed.dir)).toBe(false);
     expect(existsSync(orphan)).toBe(false);
     expect(existsSync(join(running.dir, "README.md"))).toBe(true);
+    // A parked worktree is a cache entry, not a crashed job's leftover.
+    expect(existsSync(join(parked.dir, "README.md"))).toBe(true);
     const worktrees = git(crashed.mirrorDir, ["worktree", "list", "--porcelain"], env);
     expect(worktrees).not.toContain(crashed.dir);
     expect(worktrees).toContain(running.dir);
@@ -77,8 +91,9 @@ describe("pruneCache", () => {
   it("evicts least recently used mirrors first and spares mirrors in use", async () => {
     const other = createBareRepo({ root: tmp.path, env, name: "other" });
     const third = createBareRepo({ root: tmp.path, env, name: "third" });
-    const old = await prepareAt(1_000, "agent/a", repo);
+    const old = await prepareAt(1_000, "agent/a", repo, 1);
     await old.cleanup();
+    expect(existsSync(old.dir)).toBe(true);
     const recent = await prepareAt(5_000, "agent/b", other);
     await recent.cleanup();
     // Least recently used of all, but a job is running in it.
@@ -90,6 +105,7 @@ describe("pruneCache", () => {
     const oneLess = await pruneCache(cacheDir, { maxBytes: all.bytes - 1 });
     expect(oneLess.evicted).toEqual([old.mirrorDir]);
     expect(existsSync(old.mirrorDir)).toBe(false);
+    expect(existsSync(old.dir)).toBe(false);
     expect(existsSync(recent.mirrorDir)).toBe(true);
 
     const tiny = await pruneCache(cacheDir, { maxBytes: 1 });

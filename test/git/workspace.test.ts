@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mirrorDirFor } from "../../src/git/mirror.js";
@@ -95,9 +95,8 @@ describe("prepareWorkspace", () => {
     expect(ws.startSha).toBe(head);
     expect(ws.baseSha).toBe(repo.sha("main"));
     expect(git(ws.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("feature/login");
-    expect(git(ws.dir, ["rev-parse", "--abbrev-ref", "@{upstream}"], env)).toBe(
-      "origin/feature/login",
-    );
+    // No upstream tracking: it would be written to the config all worktrees share.
+    expect(() => git(ws.dir, ["rev-parse", "--abbrev-ref", "@{upstream}"], env)).toThrow();
     expect(readFileSync(join(ws.dir, "login.ts"), "utf8")).toBe("export {};\n");
   });
 
@@ -137,5 +136,59 @@ describe("prepareWorkspace", () => {
     const error = await prepare({ branch: "missing", createBranch: false }).catch((e) => e);
     expect(error).toBeInstanceOf(WorkspaceError);
     expect(String(error.message)).toContain('branch "missing" does not exist');
+  });
+
+  it("with keepIdle, parks a scrubbed worktree and reuses it for the next job", async () => {
+    const first = await prepare({ keepIdle: 1 });
+    writeFileSync(join(first.dir, "README.md"), "edited by the agent\n");
+    writeFileSync(join(first.dir, "junk.txt"), "untracked\n");
+    mkdirSync(join(first.dir, "dist"));
+    writeFileSync(join(first.dir, "dist", "out.js"), "ignored build output\n");
+    await first.cleanup();
+    // Parked: still on disk, pristine, detached, its branch gone.
+    expect(git(first.dir, ["status", "--porcelain", "--ignored"], env)).toBe("");
+    expect(git(first.dir, ["rev-parse", "--abbrev-ref", "HEAD"], env)).toBe("HEAD");
+    expect(git(first.mirrorDir, ["branch", "--list"], env)).toBe("");
+
+    const newTip = repo.push({ branch: "main", files: { "NEW.md": "fresh\n" } });
+    const second = await prepare({ keepIdle: 1, branch: "agent/issue-2-next" });
+    expect(second.dir).toBe(first.dir);
+    expect(git(second.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("agent/issue-2-next");
+    expect(git(second.dir, ["rev-parse", "HEAD"], env)).toBe(newTip);
+    expect(readFileSync(join(second.dir, "README.md"), "utf8")).toBe("# demo\n");
+    expect(readFileSync(join(second.dir, "NEW.md"), "utf8")).toBe("fresh\n");
+    expect(existsSync(join(second.dir, "junk.txt"))).toBe(false);
+    expect(existsSync(join(second.dir, "dist"))).toBe(false);
+    expect(git(second.dir, ["status", "--porcelain"], env)).toBe("");
+  });
+
+  it("keeps at most keepIdle parked worktrees per repository", async () => {
+    const a = await prepare({ keepIdle: 1, branch: "agent/a" });
+    const b = await prepare({ keepIdle: 1, branch: "agent/b" });
+    await a.cleanup();
+    await b.cleanup();
+    expect(existsSync(a.dir)).toBe(true);
+    expect(existsSync(b.dir)).toBe(false);
+    const worktrees = git(a.mirrorDir, ["worktree", "list", "--porcelain"], env);
+    expect(worktrees).toContain(a.dir);
+    expect(worktrees).not.toContain(b.dir);
+  });
+
+  it("ignores a remote URL or hooks a previous job's agent planted in the shared mirror", async () => {
+    const first = await prepare();
+    const evil = createBareRepo({ root: tmp.path, env, name: "evil" });
+    evil.push({ branch: "main", files: { "EVIL.md": "x\n" } });
+    // What an agent could do from inside its worktree.
+    git(first.dir, ["config", "remote.origin.url", evil.url], env);
+    const hooks = join(first.mirrorDir, "hooks");
+    mkdirSync(hooks, { recursive: true });
+    const marker = join(tmp.path, "hook-ran");
+    writeFileSync(join(hooks, "post-checkout"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    await first.cleanup();
+
+    const second = await prepare({ branch: "agent/issue-2-next" });
+    expect(second.baseSha).toBe(repo.sha("main"));
+    expect(existsSync(join(second.dir, "EVIL.md"))).toBe(false);
+    expect(existsSync(marker)).toBe(false);
   });
 });
