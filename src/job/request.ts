@@ -29,6 +29,8 @@ const pullRequestSchema = z.object({
   headSha: z.string().min(1),
   /** owner/name of the head repository; differs from the base repository for forks. */
   headRepoFullName: z.string().min(1),
+  /** Clone URL of the head repository (a fork's own URL), when known. */
+  headCloneUrl: z.string().optional(),
   baseRef: z.string().min(1),
   isFork: z.boolean(),
 });
