@@ -1,13 +1,8 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import {
-  closedOrLocked,
-  parseTrigger,
-  type StartRules,
-  shouldStart,
-  TriggerPayloadError,
-} from "../../src/app/triggers.js";
+import { parseTrigger, TriggerPayloadError } from "../../src/app/triggers.js";
 import type { JobRequest } from "../../src/job/request.js";
+import { closedOrLocked, type StartRules, shouldStart } from "../../src/job/start-rules.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests edit real webhook payloads field by field
 type Payload = Record<string, any>;

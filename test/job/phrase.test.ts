@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { containsPhrase, splitProse, stripPhrase } from "../../src/app/phrase.js";
+import { containsPhrase, splitProse, stripPhrase } from "../../src/job/phrase.js";
 
 const fence = "```";
 

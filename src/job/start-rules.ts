@@ -1,0 +1,65 @@
+import { containsPhrase } from "./phrase.js";
+import type { JobRequest } from "./request.js";
+
+/**
+ * Whether a parsed request is for the bot at all, and whether its thread
+ * can take a job. Shared by every entry point (App, Action); the permission
+ * check through the API comes after (see admit.ts).
+ */
+
+export interface StartRules {
+  /** e.g. "@agent"; matched as a word, case-insensitively, outside code and quotes. */
+  triggerPhrase: string;
+  /** The label that starts a job when added to an issue. */
+  label: string;
+  /** Bot logins allowed to start jobs; "name" and "name[bot]" both match the App "name[bot]". */
+  allowedBots: readonly string[];
+  /** The App's own login, e.g. "patchwright[bot]". */
+  botLogin: string;
+}
+
+export type StartRefusal = "no_phrase" | "own_comment" | "bot" | "wrong_label";
+export type StartDecision = { start: true } | { start: false; reason: StartRefusal };
+
+function botName(login: string): string {
+  return login.toLowerCase().replace(/\[bot\]$/, "");
+}
+
+/** Whether a parsed request should start a job; the permission gate comes after. */
+export function shouldStart(request: JobRequest, rules: StartRules): StartDecision {
+  const { requester } = request;
+  const isBot = requester.type === "Bot";
+  const own =
+    requester.login.toLowerCase() === rules.botLogin.toLowerCase() ||
+    (isBot && botName(requester.login) === botName(rules.botLogin));
+  if (own) return { start: false, reason: "own_comment" };
+
+  if (
+    isBot &&
+    !rules.allowedBots.some((allowed) => botName(allowed) === botName(requester.login))
+  ) {
+    return { start: false, reason: "bot" };
+  }
+
+  if (request.source.kind === "label") {
+    // GitHub treats label names case-insensitively.
+    const added = request.source.label?.toLowerCase();
+    return added !== undefined && added === rules.label.toLowerCase()
+      ? { start: true }
+      : { start: false, reason: "wrong_label" };
+  }
+
+  return containsPhrase(request.instruction, rules.triggerPhrase)
+    ? { start: true }
+    : { start: false, reason: "no_phrase" };
+}
+
+/**
+ * Why the target cannot take a job, or null. Locked wins over closed: a
+ * locked thread cannot be reopened by the requester to try again.
+ */
+export function closedOrLocked(request: Pick<JobRequest, "target">): "closed" | "locked" | null {
+  if (request.target.locked) return "locked";
+  if (request.target.state === "closed") return "closed";
+  return null;
+}
