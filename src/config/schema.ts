@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { policyConfigSchema } from "../agent/policy.js";
+import { isValidBranchName } from "../git/branch.js";
+
+/**
+ * `.github/patchwright.yml`: every key is optional and snake_case in the file.
+ * `configFileSchema` is the file as written (strict, so a typo such as
+ * `max_turn` is reported instead of silently ignored); `configSchema` parses
+ * the same input and outputs `RepoConfig`, the camelCase shape code uses.
+ * Error paths always name the snake_case key the maintainer wrote.
+ */
+
+export const DEFAULT_CONFIG_PATH = ".github/patchwright.yml";
+export const DEFAULT_BOT_NAME = "patchwright[bot]";
+export const DEFAULT_BOT_EMAIL = "patchwright[bot]@users.noreply.github.com";
+
+const positiveInt = (message: string) =>
+  z.number({ error: message }).int({ error: message }).positive({ error: message });
+
+const positiveNumber = (message: string) =>
+  z.number({ error: message }).positive({ error: message });
+
+/** One line of text that is not blank (a trigger phrase, a label, a model id). */
+const lineOfText = (what: string, max: number) =>
+  z
+    .string({ error: `expected ${what}` })
+    .trim()
+    .min(1, { error: `expected ${what}, not an empty string` })
+    .max(max, { error: `expected ${what} of at most ${max} characters` })
+    .refine((text) => !/[\r\n]/.test(text), { error: `expected ${what} on a single line` });
+
+const command = z
+  .string({ error: "expected a shell command (a string)" })
+  .trim()
+  .min(1, { error: "expected a shell command, not an empty string" });
+
+const branchPrefix = z
+  .string({ error: 'expected a branch prefix such as "agent/"' })
+  .refine((prefix) => prefix.endsWith("/"), {
+    error: 'expected a branch prefix ending with "/", such as "agent/"',
+  })
+  .refine((prefix) => isValidBranchName(`${prefix}x`), {
+    error: "expected a prefix git accepts in a branch name (no spaces, ~ ^ : ? * [ \\ .. or @{)",
+  });
+
+const botIdentitySchema = z.strictObject({
+  name: lineOfText("a commit author name", 100).default(DEFAULT_BOT_NAME),
+  email: z
+    .string({ error: "expected an email address" })
+    .trim()
+    .regex(/^[^\s@]+@[^\s@]+$/, { error: "expected an email address such as bot@example.com" })
+    .default(DEFAULT_BOT_EMAIL),
+});
+
+export const configFileSchema = z.strictObject({
+  /** Matched as a whole word, case-insensitively, by the triggers. */
+  trigger_phrase: lineOfText("a trigger phrase such as @agent", 50).default("@agent"),
+  /** Labelling an issue with this starts a job. GitHub caps label names at 50 characters. */
+  label: lineOfText("a label name", 50).default("agent"),
+  model: lineOfText("a model id such as claude-sonnet-5-5", 100).default("claude-sonnet-5-5"),
+  max_turns: positiveInt("expected a whole number above 0").default(50),
+  max_cost_usd: positiveNumber("expected a number of US dollars above 0").default(5),
+  max_minutes: positiveNumber("expected a number of minutes above 0").default(30),
+  // prefault, not default: in zod 4 a default value skips the inner schema, so
+  // `preset`, `allow` and `deny` would not get their own defaults.
+  policy: policyConfigSchema.prefault({}),
+  /** Commands run in the workspace before the agent starts (installing dependencies). */
+  setup: z.array(command, { error: "expected a list of shell commands" }).default([]),
+  /** The repository's check command run after the agent; null skips verification. */
+  verify: command.nullable().default(null),
+  branch_prefix: branchPrefix.default("agent/"),
+  squash: z.boolean({ error: "expected true or false" }).default(false),
+  draft_on_failure: z.boolean({ error: "expected true or false" }).default(true),
+  /** Bot logins allowed to trigger jobs, as GitHub shows them (e.g. "renovate[bot]"). */
+  allowed_bots: z
+    .array(lineOfText("a bot login such as renovate[bot]", 100), {
+      error: "expected a list of bot logins",
+    })
+    .default([]),
+  /** true: a short, polite reply to people without write access; false: no reply at all. */
+  answer_unauthorized: z.boolean({ error: "expected true or false" }).default(true),
+  bot: botIdentitySchema.prefault({}),
+  /**
+   * Settings for scheduled dependency bumps. Accepted as any mapping for now:
+   * the dependency-bump feature validates it when it lands.
+   */
+  deps: z.looseObject({}, { error: "expected a mapping of dependency settings" }).optional(),
+});
+
+export type ConfigFile = z.input<typeof configFileSchema>;
+type ParsedConfigFile = z.output<typeof configFileSchema>;
+
+export interface RepoConfig {
+  triggerPhrase: string;
+  label: string;
+  model: string;
+  maxTurns: number;
+  maxCostUsd: number;
+  maxMinutes: number;
+  policy: ParsedConfigFile["policy"];
+  setup: string[];
+  verify: string | null;
+  branchPrefix: string;
+  squash: boolean;
+  draftOnFailure: boolean;
+  allowedBots: string[];
+  answerUnauthorized: boolean;
+  bot: { name: string; email: string };
+  /** Unvalidated until the dependency-bump feature defines it. */
+  deps?: Record<string, unknown>;
+}
+
+function toRepoConfig(file: ParsedConfigFile): RepoConfig {
+  const config: RepoConfig = {
+    triggerPhrase: file.trigger_phrase,
+    label: file.label,
+    model: file.model,
+    maxTurns: file.max_turns,
+    maxCostUsd: file.max_cost_usd,
+    maxMinutes: file.max_minutes,
+    policy: file.policy,
+    setup: file.setup,
+    verify: file.verify,
+    branchPrefix: file.branch_prefix,
+    squash: file.squash,
+    draftOnFailure: file.draft_on_failure,
+    allowedBots: file.allowed_bots,
+    answerUnauthorized: file.answer_unauthorized,
+    bot: file.bot,
+  };
+  if (file.deps !== undefined) config.deps = file.deps;
+  return config;
+}
+
+/** Parses the file's content (already loaded from YAML) into `RepoConfig`. */
+export const configSchema = configFileSchema.transform(toRepoConfig);
+
+/** The settings a repository without `.github/patchwright.yml` gets. */
+export function defaultConfig(): RepoConfig {
+  return configSchema.parse({});
+}
+
+/** Known keys per mapping, for "did you mean" hints on unknown keys. */
+export function knownKeys(path: readonly PropertyKey[]): string[] {
+  const where = path.join(".");
+  if (where === "") return Object.keys(configFileSchema.shape);
+  if (where === "policy") return Object.keys(policyConfigSchema.shape);
+  if (where === "bot") return Object.keys(botIdentitySchema.shape);
+  return [];
+}

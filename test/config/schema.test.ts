@@ -1,0 +1,80 @@
+import { describe, expect, it } from "vitest";
+import {
+  configFileSchema,
+  configSchema,
+  DEFAULT_BOT_EMAIL,
+  DEFAULT_BOT_NAME,
+  defaultConfig,
+  knownKeys,
+} from "../../src/config/schema.js";
+
+describe("configSchema", () => {
+  it("gives every setting a default", () => {
+    expect(defaultConfig()).toEqual({
+      triggerPhrase: "@agent",
+      label: "agent",
+      model: "claude-sonnet-5-5",
+      maxTurns: 50,
+      maxCostUsd: 5,
+      maxMinutes: 30,
+      policy: { preset: "default", allow: [], deny: [] },
+      setup: [],
+      verify: null,
+      branchPrefix: "agent/",
+      squash: false,
+      draftOnFailure: true,
+      allowedBots: [],
+      answerUnauthorized: true,
+      bot: { name: DEFAULT_BOT_NAME, email: DEFAULT_BOT_EMAIL },
+    });
+  });
+
+  it("fills the inner defaults of a partly written policy and bot identity", () => {
+    const config = configSchema.parse({
+      policy: { preset: "trusted" },
+      bot: { name: "Patchy" },
+    });
+    expect(config.policy).toEqual({ preset: "trusted", allow: [], deny: [] });
+    expect(config.bot).toEqual({ name: "Patchy", email: DEFAULT_BOT_EMAIL });
+  });
+
+  it("outputs camelCase names from the snake_case file", () => {
+    const config = configSchema.parse({
+      max_turns: 7,
+      branch_prefix: "x/",
+      draft_on_failure: false,
+    });
+    expect(config).toMatchObject({ maxTurns: 7, branchPrefix: "x/", draftOnFailure: false });
+  });
+
+  it("passes deps through untouched and leaves it out when absent", () => {
+    expect(defaultConfig()).not.toHaveProperty("deps");
+    const config = configSchema.parse({ deps: { schedule: "weekly", nested: { a: 1 } } });
+    expect(config.deps).toEqual({ schedule: "weekly", nested: { a: 1 } });
+  });
+
+  it("trims text settings", () => {
+    expect(configSchema.parse({ trigger_phrase: "  @bot  " }).triggerPhrase).toBe("@bot");
+  });
+
+  it.each([["agent/"], ["bots/patchwright/"], ["a.b/"]])(
+    "accepts the branch prefix %j",
+    (prefix) => {
+      expect(configFileSchema.safeParse({ branch_prefix: prefix }).success).toBe(true);
+    },
+  );
+
+  it.each([["agent"], ["/"], ["a b/"], ["a..b/"], ["-x/"], [".hidden/"], ["x.lock/"], ["a~/"]])(
+    "rejects the branch prefix %j",
+    (prefix) => {
+      expect(configFileSchema.safeParse({ branch_prefix: prefix }).success).toBe(false);
+    },
+  );
+
+  it("lists the known keys of each mapping for typo hints", () => {
+    expect(knownKeys([])).toContain("max_turns");
+    expect(knownKeys(["policy"])).toEqual(["preset", "allow", "deny"]);
+    expect(knownKeys(["bot"])).toEqual(["name", "email"]);
+    expect(knownKeys(["deps"])).toEqual([]);
+  });
+});
