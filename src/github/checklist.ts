@@ -1,0 +1,243 @@
+import type { AgentEvent, AgentStopReason } from "../agent/events.js";
+import { formatUsd, inlineCode, plural } from "./markdown.js";
+
+/**
+ * What the tracking comment shows while a job runs: the job's own steps
+ * (preparing the workspace, verifying, pushing) and, inside the agent's step,
+ * a summary of what the agent is doing. Pure: events in, Markdown out; the
+ * status reporter decides when to send it.
+ */
+
+type StepState = "running" | "done" | "failed";
+
+interface JobStep {
+  kind: "step";
+  text: string;
+  state: StepState;
+}
+
+interface CommandItem {
+  id: string;
+  command: string;
+  state: "running" | "passed" | "failed";
+}
+
+interface AgentStep {
+  kind: "agent";
+  state: StepState;
+  turn: number;
+  costUsd: number;
+  reads: Set<string>;
+  searches: number;
+  edited: string[];
+  commands: CommandItem[];
+  otherTools: Map<string, number>;
+  /** Tool calls not answered yet, so a read or search shows as in progress. */
+  pending: Map<string, string>;
+  note: string | undefined;
+  stopReason: AgentStopReason | undefined;
+}
+
+/** Commands beyond this are summarised as a count, so a long run keeps a short comment. */
+const MAX_COMMANDS_SHOWN = 8;
+const MAX_FILES_SHOWN = 10;
+
+const STOP_LABELS: Record<AgentStopReason, string> = {
+  end_turn: "finished",
+  max_turns: "stopped at the turn limit",
+  max_cost: "stopped at the cost limit",
+  timeout: "stopped at the time limit",
+  aborted: "cancelled",
+  refusal: "declined the request",
+  error: "stopped by an error",
+};
+
+export class Checklist {
+  readonly #entries: Array<JobStep | AgentStep> = [];
+
+  /** Starts a job-level step; the step before it counts as done. */
+  step(text: string): void {
+    this.#settleRunning("done");
+    this.#entries.push({ kind: "step", text, state: "running" });
+  }
+
+  /** Folds one agent event into the agent's step; returns whether anything visible changed. */
+  apply(event: AgentEvent): boolean {
+    if (event.type === "text_delta" || event.type === "text") return false;
+    const agent = this.#agent();
+    switch (event.type) {
+      case "turn_start":
+        agent.turn = event.turn;
+        agent.note = undefined;
+        return true;
+      case "usage":
+        agent.costUsd = event.totalCostUsd;
+        return true;
+      case "retry":
+        agent.note = `The model API is busy; retrying (attempt ${event.attempt})`;
+        return true;
+      case "tool_call":
+        trackCall(agent, event);
+        return true;
+      case "tool_result":
+        trackResult(agent, event);
+        return true;
+      case "file_change":
+        if (!agent.edited.includes(event.path)) agent.edited.push(event.path);
+        return true;
+      case "stop":
+        agent.stopReason = event.reason;
+        agent.turn = Math.max(agent.turn, event.turns);
+        agent.state = event.reason === "end_turn" ? "done" : "failed";
+        agent.note = undefined;
+        agent.pending.clear();
+        for (const command of agent.commands) {
+          if (command.state === "running") command.state = "failed";
+        }
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Settles whatever is still running, for the final state. */
+  finish(outcome: "success" | "failure"): void {
+    this.#settleRunning(outcome === "success" ? "done" : "failed");
+  }
+
+  isEmpty(): boolean {
+    return this.#entries.length === 0;
+  }
+
+  render(): string {
+    const lines: string[] = [];
+    for (const entry of this.#entries) {
+      if (entry.kind === "step") lines.push(checkbox(entry.state, entry.text));
+      else lines.push(...renderAgent(entry));
+    }
+    return lines.join("\n");
+  }
+
+  #agent(): AgentStep {
+    const last = this.#entries.at(-1);
+    if (last?.kind === "agent" && last.state === "running") return last;
+    this.#settleRunning("done");
+    const agent: AgentStep = {
+      kind: "agent",
+      state: "running",
+      turn: 0,
+      costUsd: 0,
+      reads: new Set(),
+      searches: 0,
+      edited: [],
+      commands: [],
+      otherTools: new Map(),
+      pending: new Map(),
+      note: undefined,
+      stopReason: undefined,
+    };
+    this.#entries.push(agent);
+    return agent;
+  }
+
+  #settleRunning(state: "done" | "failed"): void {
+    for (const entry of this.#entries) {
+      if (entry.state !== "running") continue;
+      entry.state = state;
+      if (entry.kind === "agent") {
+        entry.note = undefined;
+        entry.pending.clear();
+        for (const command of entry.commands) {
+          if (command.state === "running") command.state = "failed";
+        }
+      }
+    }
+  }
+}
+
+function trackCall(agent: AgentStep, event: Extract<AgentEvent, { type: "tool_call" }>): void {
+  const input = (event.input ?? {}) as Record<string, unknown>;
+  agent.pending.set(event.id, event.name);
+  switch (event.name) {
+    case "read_file":
+      if (typeof input.file_path === "string") agent.reads.add(input.file_path);
+      break;
+    case "list_files":
+    case "grep_search":
+      agent.searches += 1;
+      break;
+    case "edit_file":
+    case "write_file":
+      // The file shows up as edited when its file_change event arrives: a failed edit is no edit.
+      break;
+    case "run_shell":
+      agent.commands.push({
+        id: event.id,
+        command: typeof input.command === "string" ? input.command : event.summary,
+        state: "running",
+      });
+      break;
+    default:
+      agent.otherTools.set(event.name, (agent.otherTools.get(event.name) ?? 0) + 1);
+  }
+}
+
+function trackResult(agent: AgentStep, event: Extract<AgentEvent, { type: "tool_result" }>): void {
+  agent.pending.delete(event.id);
+  const command = agent.commands.find((c) => c.id === event.id);
+  if (command)
+    command.state = !event.isError && exitCode(event.content) === "0" ? "passed" : "failed";
+}
+
+/** run_shell reports `exit code: N` near the top of its result. */
+function exitCode(content: string): string | undefined {
+  return /^exit code: (\S+)/m.exec(content)?.[1];
+}
+
+function renderAgent(agent: AgentStep): string[] {
+  const status = agent.stopReason ? ` (${STOP_LABELS[agent.stopReason]})` : "";
+  const progress = agent.turn > 0 ? ` · turn ${agent.turn} · ${formatUsd(agent.costUsd)}` : "";
+  const lines = [checkbox(agent.state, `Agent at work${progress}${status}`)];
+  const pendingNames = new Set(agent.pending.values());
+  const sub = (running: boolean, text: string) =>
+    lines.push(`  ${checkbox(running && agent.state === "running" ? "running" : "done", text)}`);
+
+  if (agent.reads.size > 0) {
+    sub(pendingNames.has("read_file"), `Reading files (${agent.reads.size})`);
+  }
+  if (agent.searches > 0) {
+    const running = pendingNames.has("grep_search") || pendingNames.has("list_files");
+    sub(running, `Searching the code (${agent.searches})`);
+  }
+  if (agent.edited.length > 0) {
+    const editing = pendingNames.has("edit_file") || pendingNames.has("write_file");
+    sub(editing, `Editing ${fileList(agent.edited)}`);
+  }
+  const hidden = agent.commands.length - MAX_COMMANDS_SHOWN;
+  if (hidden > 0) {
+    const earlier = agent.commands.slice(0, hidden);
+    const failed = earlier.filter((c) => c.state === "failed").length;
+    sub(false, `${plural(hidden, "earlier command")} (${failed} failed)`);
+  }
+  for (const command of agent.commands.slice(Math.max(0, hidden))) {
+    const code = inlineCode(command.command, 80);
+    if (command.state === "running" && agent.state === "running") sub(true, `Running ${code}`);
+    else sub(false, `Running ${code} ${command.state === "passed" ? "✅" : "❌"}`);
+  }
+  for (const [name, count] of agent.otherTools) {
+    sub(pendingNames.has(name), `Using ${inlineCode(name)} (${count})`);
+  }
+  if (agent.note) lines.push(`  - ${agent.note}`);
+  return lines;
+}
+
+function fileList(paths: string[]): string {
+  const shown = paths.slice(0, MAX_FILES_SHOWN).map((p) => inlineCode(p));
+  const more = paths.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
+
+function checkbox(state: StepState, text: string): string {
+  if (state === "failed") return `- [ ] ${text} ❌`;
+  return `- [${state === "done" ? "x" : " "}] ${text}`;
+}

@@ -1,0 +1,237 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { Redactor } from "../agent/redact.js";
+import type { JobRequest } from "../job/request.js";
+import { Checklist } from "./checklist.js";
+import { details, fitBody, GITHUB_BODY_LIMIT } from "./markdown.js";
+import type { GitHubClient, RepoRef } from "./octokit.js";
+import { reactToTrigger } from "./reactions.js";
+
+export interface Timer {
+  cancel(): void;
+}
+
+export type SetTimer = (fn: () => void, ms: number) => Timer;
+
+export interface StatusReporterDeps {
+  octokit: GitHubClient;
+  repo: RepoRef;
+  /** The issue or pull request the job works for. */
+  issueNumber: number;
+  source: JobRequest["source"];
+  clock: { now(): number };
+  /** Injected so tests control time; defaults to an unref'd setTimeout. */
+  setTimer?: SetTimer;
+  /** Minimum time between two edits of the tracking comment. */
+  throttleMs?: number;
+  redact: Redactor;
+  /** Link to the job's log (an Actions run, a dashboard), shown under the checklist. */
+  jobUrl?: string;
+  /** Called with API failures; the reporter itself never throws (a status is no reason to fail a job). */
+  onError?: (error: unknown, action: string) => void;
+}
+
+export interface StatusReporter {
+  /** 👀 on the trigger. */
+  acknowledge(): Promise<void>;
+  /** Creates the one tracking comment (a review-thread reply for review comments). */
+  start(headline: string): Promise<void>;
+  /** Folds an agent event into the checklist; the comment is edited at most once per throttle window. */
+  update(event: AgentEvent): void;
+  /** A job-level step (preparing the workspace, verifying, pushing); the previous step is done. */
+  step(text: string): void;
+  /** Replaces the comment with the final report and reacts 🚀 or 😕. Later updates are ignored. */
+  finish(markdown: string, outcome: "success" | "failure"): Promise<void>;
+  /** A short standalone answer in the same place the tracking comment would go. */
+  reply(markdown: string): Promise<void>;
+  /** The tracking comment's address, once it exists. */
+  commentUrl(): string | undefined;
+  /** Resolves when every write queued so far is done (a pending throttled edit is not forced). */
+  settled(): Promise<void>;
+}
+
+interface TrackingComment {
+  id: number;
+  url: string;
+}
+
+export const DEFAULT_THROTTLE_MS = 3_000;
+
+const defaultSetTimer: SetTimer = (fn, ms) => {
+  const handle = setTimeout(fn, ms);
+  // A pending trailing edit must not keep a finished process alive.
+  handle.unref();
+  return { cancel: () => clearTimeout(handle) };
+};
+
+export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
+  const { octokit, clock, redact } = deps;
+  const { owner, repo } = deps.repo;
+  const setTimer = deps.setTimer ?? defaultSetTimer;
+  const throttleMs = deps.throttleMs ?? DEFAULT_THROTTLE_MS;
+  const onError = deps.onError ?? (() => {});
+  // Review comments are answered in their thread; everything else on the conversation.
+  const reviewCommentId = deps.source.kind === "review_comment" ? deps.source.id : undefined;
+
+  const checklist = new Checklist();
+  let headline = "";
+  let comment: TrackingComment | undefined;
+  let dirty = false;
+  let finished = false;
+  let lastWriteAt = Number.NEGATIVE_INFINITY;
+  let timer: Timer | undefined;
+  // Every write goes through this chain, so two edits never race and the last one wins.
+  let chain: Promise<void> = Promise.resolve();
+
+  const enqueue = (action: string, work: () => Promise<void>): Promise<void> => {
+    chain = chain.then(work).catch((error: unknown) => onError(error, action));
+    return chain;
+  };
+
+  const prepare = (markdown: string) => fitBody(redact(markdown));
+
+  const create = async (markdown: string): Promise<TrackingComment> => {
+    const body = prepare(markdown);
+    if (reviewCommentId !== undefined) {
+      const { data } = await octokit.rest.pulls.createReplyForReviewComment({
+        owner,
+        repo,
+        pull_number: deps.issueNumber,
+        comment_id: reviewCommentId,
+        body,
+      });
+      return { id: data.id, url: data.html_url };
+    }
+    const { data } = await octokit.rest.issues.createComment({
+      owner,
+      repo,
+      issue_number: deps.issueNumber,
+      body,
+    });
+    return { id: data.id, url: data.html_url };
+  };
+
+  const edit = async (target: TrackingComment, markdown: string): Promise<void> => {
+    const body = prepare(markdown);
+    if (reviewCommentId !== undefined) {
+      await octokit.rest.pulls.updateReviewComment({ owner, repo, comment_id: target.id, body });
+    } else {
+      await octokit.rest.issues.updateComment({ owner, repo, comment_id: target.id, body });
+    }
+  };
+
+  const renderProgress = (): string => {
+    const parts = [headline || "Working on it…"];
+    if (!checklist.isEmpty()) parts.push(checklist.render());
+    if (deps.jobUrl) parts.push(`<sub>[Job log](${deps.jobUrl})</sub>`);
+    return parts.join("\n\n");
+  };
+
+  const renderFinal = (markdown: string): string => {
+    const extras: string[] = [];
+    if (!checklist.isEmpty()) extras.push(details("Steps", checklist.render()));
+    if (deps.jobUrl) extras.push(`<sub>[Job log](${deps.jobUrl})</sub>`);
+    const suffix = extras.length > 0 ? `\n\n${extras.join("\n\n")}` : "";
+    // Cut the report, not the steps, when the whole would not fit.
+    return `${fitBody(markdown, GITHUB_BODY_LIMIT - suffix.length - 100)}${suffix}`;
+  };
+
+  const editNow = (): void => {
+    lastWriteAt = clock.now();
+    void enqueue("update the tracking comment", async () => {
+      if (finished || !dirty || !comment) return;
+      dirty = false;
+      await edit(comment, renderProgress());
+    });
+  };
+
+  const schedule = (): void => {
+    if (finished || !comment || timer) return;
+    const wait = lastWriteAt + throttleMs - clock.now();
+    if (wait <= 0) {
+      editNow();
+      return;
+    }
+    timer = setTimer(() => {
+      timer = undefined;
+      editNow();
+    }, wait);
+  };
+
+  const markChanged = (): void => {
+    dirty = true;
+    schedule();
+  };
+
+  const react = async (content: "eyes" | "rocket" | "confused"): Promise<void> => {
+    try {
+      await reactToTrigger(octokit, deps.repo, deps.issueNumber, deps.source, content);
+    } catch (error) {
+      onError(error, `add the ${content} reaction`);
+    }
+  };
+
+  return {
+    acknowledge: () => react("eyes"),
+
+    async start(text) {
+      headline = text;
+      if (comment || finished) return;
+      await enqueue("create the tracking comment", async () => {
+        if (comment || finished) return;
+        dirty = false;
+        comment = await create(renderProgress());
+        lastWriteAt = clock.now();
+      });
+      // Events that arrived while the comment was being created.
+      if (dirty) schedule();
+    },
+
+    update(event) {
+      if (finished) return;
+      if (checklist.apply(event)) markChanged();
+    },
+
+    step(text) {
+      if (finished) return;
+      checklist.step(text);
+      markChanged();
+    },
+
+    async finish(markdown, outcome) {
+      if (finished) return;
+      finished = true;
+      timer?.cancel();
+      timer = undefined;
+      checklist.finish(outcome);
+      const body = renderFinal(markdown);
+      await enqueue("write the final report", async () => {
+        if (comment) {
+          try {
+            await edit(comment, body);
+            return;
+          } catch (error) {
+            // Someone deleted the tracking comment: the final word still has to be said.
+            if (statusOf(error) !== 404) throw error;
+          }
+        }
+        comment = await create(body);
+      });
+      await react(outcome === "success" ? "rocket" : "confused");
+    },
+
+    async reply(markdown) {
+      await enqueue("reply", async () => {
+        await create(markdown);
+      });
+    },
+
+    commentUrl: () => comment?.url,
+
+    settled: () => chain,
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? status : undefined;
+}
