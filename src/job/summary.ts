@@ -300,8 +300,7 @@ const FAILURES: Record<FailureKind, FailureText> = {
     title: "Ran out of time",
     explain: (limits) =>
       `The job hit its time limit${limits.timeoutMinutes ? ` of ${plural(limits.timeoutMinutes, "minute")}` : ""} before the agent finished.`,
-    advice:
-      "Ask for a smaller step, or check whether a command (tests, an install) hangs or is very slow.",
+    advice: `Ask for a smaller step, check whether a command (tests, an install) hangs, or raise \`max_minutes\` in ${CONFIG_FILE}.`,
   },
   aborted: {
     title: "Cancelled",
@@ -328,7 +327,7 @@ const FAILURES: Record<FailureKind, FailureText> = {
   setup_failed: {
     title: "Setup failed",
     explain: () => "A setup command from the configuration failed, so the agent did not start.",
-    advice: `Fix the setup commands in ${CONFIG_FILE} on the default branch, then ask again.`,
+    advice: `Fix \`setup\` in ${CONFIG_FILE} on the default branch, then ask again.`,
   },
   push_failed: {
     title: "Could not push",

@@ -197,11 +197,11 @@ describe("renderFinalReport", () => {
   it.each([
     ["max_cost", "cost limit of $2.00", "Raise `max_cost_usd` in `.github/patchwright.yml`"],
     ["max_turns", "all 40 turns", "Raise `max_turns` in `.github/patchwright.yml`"],
-    ["timeout", "time limit of 30 minutes", "check whether a command"],
+    ["timeout", "time limit of 30 minutes", "raise `max_minutes` in `.github/patchwright.yml`"],
     ["error", "model API failed", "Mention the bot again to retry."],
     ["refusal", "declined", "Rephrase the request"],
     ["aborted", "cancelled", "Mention the bot again"],
-    ["setup_failed", "setup command", "Fix the setup commands"],
+    ["setup_failed", "setup command", "Fix `setup` in `.github/patchwright.yml`"],
     ["push_failed", "pushing the branch failed", "branch protection"],
     ["workspace_failed", "could not be fetched", "branch still exists"],
     ["internal", "unexpected problem", "job log"],
