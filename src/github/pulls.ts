@@ -14,7 +14,7 @@ export interface FindPullRequestParams {
   /** Branch name, without owner. */
   head: string;
   /** Owner of the head branch's repository; the base repository's owner by default. */
-  headOwner?: string;
+  headOwner?: string | undefined;
 }
 
 export interface OpenPullRequestParams extends FindPullRequestParams {

@@ -20,14 +20,14 @@ export interface StatusReporterDeps {
   source: JobRequest["source"];
   clock: { now(): number };
   /** Injected so tests control time; defaults to an unref'd setTimeout. */
-  setTimer?: SetTimer;
+  setTimer?: SetTimer | undefined;
   /** Minimum time between two edits of the tracking comment. */
-  throttleMs?: number;
+  throttleMs?: number | undefined;
   redact: Redactor;
   /** Link to the job's log (an Actions run, a dashboard), shown under the checklist. */
-  jobUrl?: string;
+  jobUrl?: string | undefined;
   /** Called with API failures; the reporter itself never throws (a status is no reason to fail a job). */
-  onError?: (error: unknown, action: string) => void;
+  onError?: ((error: unknown, action: string) => void) | undefined;
 }
 
 export interface StatusReporter {
