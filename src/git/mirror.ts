@@ -90,7 +90,7 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
  * costs nothing when nothing changed. Our own commands never write config
  * after creation (worktrees are added without upstream tracking).
  */
-async function restoreMirrorState(dir: string): Promise<void> {
+export async function restoreMirrorState(dir: string): Promise<void> {
   const [config, snapshot] = await Promise.all([
     readFile(join(dir, "config"), "utf8").catch(() => ""),
     readFile(join(dir, CONFIG_SNAPSHOT), "utf8"),

@@ -1,8 +1,12 @@
+import { join, resolve, sep } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { isValidBranchName } from "./branch.js";
 import type { Identity } from "./commits.js";
 import { redactToken, splitCredentials } from "./credentials.js";
 import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
+import { withLock } from "./lock.js";
+import { lockPathFor, restoreMirrorState } from "./mirror.js";
+import { worktreeAdminDir } from "./worktrees.js";
 
 export interface PushBranchOptions {
   /** The workspace. */
@@ -14,6 +18,14 @@ export interface PushBranchOptions {
   /** The one branch this job may push, or a rule (see allowJobBranches). */
   allowedBranch: string | ((branch: string) => boolean);
   defaultBranch: string;
+  /**
+   * The workspace's mirror (Workspace.mirrorDir). When given, the config and
+   * hooks the worktree shares with it are put back to their state at
+   * creation before anything runs with the token (an agent could have set
+   * `http.proxy`, `url.*.insteadOf` or hooks there), and the worktree is
+   * checked to really belong to it.
+   */
+  mirrorDir?: string;
   /** Rebase-and-retry rounds after a rejected push (default 3). */
   maxRetries?: number;
   /** Committer of rebased commits (default: the committer of HEAD). */
@@ -97,9 +109,14 @@ export function checkPushAllowed(
  */
 export async function pushBranch(options: PushBranchOptions): Promise<PushResult> {
   checkPushAllowed(options.branch, options);
+  if (options.token && !options.remoteUrl) {
+    // The workspace's own remote URL is in config the agent could rewrite.
+    throw new Error("pushBranch: pass remoteUrl (Workspace.remoteUrl) along with a token");
+  }
   const env = options.env ?? process.env;
   const signal = options.signal ? { signal: options.signal } : {};
   const local = createGit(options.dir, { env, ...signal });
+  if (options.mirrorDir) await restoreSharedState(options.dir, options.mirrorDir, options.branch);
   const { url, token: urlToken } = splitCredentials(
     options.remoteUrl ?? (await local.raw(["remote", "get-url", "origin"])).trim(),
   );
@@ -152,6 +169,14 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
     }
     rebased = true;
   }
+}
+
+async function restoreSharedState(dir: string, mirrorDir: string, branch: string): Promise<void> {
+  const adminDir = await worktreeAdminDir(dir);
+  if (!adminDir.startsWith(join(resolve(mirrorDir), "worktrees") + sep)) {
+    throw new PushRefusedError(branch, `${dir} is not a worktree of ${mirrorDir} (.git replaced)`);
+  }
+  await withLock(lockPathFor(mirrorDir), () => restoreMirrorState(mirrorDir));
 }
 
 type PushOutcome = { ok: true } | { ok: false; behind: boolean; output: string };

@@ -75,6 +75,8 @@ describe("a whole job over authenticated HTTP", () => {
       const before = server.requests.length;
       const result = await pushBranch({
         dir: ws.dir,
+        remoteUrl: ws.remoteUrl,
+        mirrorDir: ws.mirrorDir,
         branch,
         token: TOKEN,
         allowedBranch: allowJobBranches({ prefix: "agent/" }),

@@ -169,4 +169,26 @@ describe("pushBranch", () => {
     expect(error).toBeInstanceOf(PushFailedError);
     expect(error.message).toContain("protected: pushes are frozen");
   });
+
+  it("with mirrorDir, undoes config the agent planted before pushing (url.insteadOf)", async () => {
+    const evil = createBareRepo({ root: tmp.path, env, name: "evil" });
+    const sha = await agentCommit("src/new.ts", "n\n", "Add new.");
+    git(ws.dir, ["config", `url.${evil.url}.insteadOf`, repo.url], env);
+
+    // Control: trusting the workspace's config, the push is redirected.
+    await push({ remoteUrl: repo.url });
+    expect(evil.sha(BRANCH)).toBe(sha);
+    expect(repo.sha(BRANCH)).toBeNull();
+
+    const result = await push({ remoteUrl: repo.url, mirrorDir: ws.mirrorDir });
+    expect(repo.sha(BRANCH)).toBe(result.sha);
+    expect(() => git(ws.dir, ["config", "--get-regexp", "^url\\."], env)).toThrow();
+  });
+
+  it("refuses a token without an explicit remoteUrl, and a worktree whose .git was swapped", async () => {
+    await agentCommit("src/new.ts", "n\n", "Add new.");
+    await expect(push({ token: "secret" })).rejects.toThrow(/remoteUrl/);
+    writeFileSync(join(ws.dir, ".git"), `gitdir: ${join(tmp.path, "elsewhere")}\n`);
+    await expect(push({ mirrorDir: ws.mirrorDir })).rejects.toThrow(/not a worktree of/);
+  });
 });
