@@ -53,10 +53,7 @@ export interface SyncMirrorOptions {
  * the mirror's lock.
  */
 export async function syncMirror(options: SyncMirrorOptions): Promise<{ created: boolean }> {
-  const ready = await stat(join(options.dir, READY_MARKER)).then(
-    () => true,
-    () => false,
-  );
+  const ready = await isMirror(options.dir);
   const fetchArgs = ["fetch", "--prune", "--verbose"];
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
@@ -90,6 +87,14 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
  * costs nothing when nothing changed. Our own commands never write config
  * after creation (worktrees are added without upstream tracking).
  */
+/** A directory this module created and finished (not a half-made or foreign repository). */
+export async function isMirror(dir: string): Promise<boolean> {
+  return stat(join(dir, READY_MARKER)).then(
+    () => true,
+    () => false,
+  );
+}
+
 export async function restoreMirrorState(dir: string): Promise<void> {
   const [config, snapshot] = await Promise.all([
     readFile(join(dir, "config"), "utf8").catch(() => ""),

@@ -1,17 +1,21 @@
-import { join, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { isValidBranchName } from "./branch.js";
 import type { Identity } from "./commits.js";
 import { redactToken, splitCredentials } from "./credentials.js";
 import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
-import { lockPathFor, restoreMirrorState } from "./mirror.js";
+import { isMirror, lockPathFor, restoreMirrorState } from "./mirror.js";
 import { worktreeAdminDir } from "./worktrees.js";
 
 export interface PushBranchOptions {
   /** The workspace. */
   dir: string;
-  /** Where to push (default: the workspace's origin). Credentials in it are moved to `token`. */
+  /**
+   * Where to push; pass Workspace.remoteUrl. The default, the workspace's
+   * origin, is read from config after it was restored (see mirrorDir).
+   * Credentials in the URL are moved to `token`.
+   */
   remoteUrl?: string;
   branch: string;
   token?: string;
@@ -19,11 +23,11 @@ export interface PushBranchOptions {
   allowedBranch: string | ((branch: string) => boolean);
   defaultBranch: string;
   /**
-   * The workspace's mirror (Workspace.mirrorDir). When given, the config and
-   * hooks the worktree shares with it are put back to their state at
-   * creation before anything runs with the token (an agent could have set
-   * `http.proxy`, `url.*.insteadOf` or hooks there), and the worktree is
-   * checked to really belong to it.
+   * The workspace's mirror (Workspace.mirrorDir); the worktree must belong
+   * to it. Either way, the config and hooks a worktree shares with its
+   * mirror are put back to their state at creation before anything runs
+   * with the token: an agent could have set `http.proxy`, `url.*.insteadOf`
+   * or hooks there.
    */
   mirrorDir?: string;
   /** Rebase-and-retry rounds after a rejected push (default 3). */
@@ -109,14 +113,10 @@ export function checkPushAllowed(
  */
 export async function pushBranch(options: PushBranchOptions): Promise<PushResult> {
   checkPushAllowed(options.branch, options);
-  if (options.token && !options.remoteUrl) {
-    // The workspace's own remote URL is in config the agent could rewrite.
-    throw new Error("pushBranch: pass remoteUrl (Workspace.remoteUrl) along with a token");
-  }
   const env = options.env ?? process.env;
   const signal = options.signal ? { signal: options.signal } : {};
   const local = createGit(options.dir, { env, ...signal });
-  if (options.mirrorDir) await restoreSharedState(options.dir, options.mirrorDir, options.branch);
+  await restoreSharedState(options.dir, options.mirrorDir, options.branch);
   const { url, token: urlToken } = splitCredentials(
     options.remoteUrl ?? (await local.raw(["remote", "get-url", "origin"])).trim(),
   );
@@ -171,12 +171,24 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
   }
 }
 
-async function restoreSharedState(dir: string, mirrorDir: string, branch: string): Promise<void> {
-  const adminDir = await worktreeAdminDir(dir);
-  if (!adminDir.startsWith(join(resolve(mirrorDir), "worktrees") + sep)) {
+/**
+ * Before anything runs with the token: the config and hooks a worktree
+ * shares with its mirror go back to their state at creation. Without an
+ * explicit mirrorDir, the mirror is found through the worktree's .git file.
+ */
+async function restoreSharedState(
+  dir: string,
+  mirrorDir: string | undefined,
+  branch: string,
+): Promise<void> {
+  const adminDir = await worktreeAdminDir(dir).catch(() => null);
+  const owner = adminDir ? resolve(adminDir, "..", "..") : null;
+  if (mirrorDir && owner !== resolve(mirrorDir)) {
     throw new PushRefusedError(branch, `${dir} is not a worktree of ${mirrorDir} (.git replaced)`);
   }
-  await withLock(lockPathFor(mirrorDir), () => restoreMirrorState(mirrorDir));
+  if (owner && (await isMirror(owner))) {
+    await withLock(lockPathFor(owner), () => restoreMirrorState(owner));
+  }
 }
 
 type PushOutcome = { ok: true } | { ok: false; behind: boolean; output: string };

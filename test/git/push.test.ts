@@ -170,25 +170,24 @@ describe("pushBranch", () => {
     expect(error.message).toContain("protected: pushes are frozen");
   });
 
-  it("with mirrorDir, undoes config the agent planted before pushing (url.insteadOf)", async () => {
+  it("undoes config the agent planted in the shared mirror before pushing (url.insteadOf)", async () => {
     const evil = createBareRepo({ root: tmp.path, env, name: "evil" });
     const sha = await agentCommit("src/new.ts", "n\n", "Add new.");
     git(ws.dir, ["config", `url.${evil.url}.insteadOf`, repo.url], env);
+    git(ws.dir, ["config", "remote.origin.url", evil.url], env);
 
-    // Control: trusting the workspace's config, the push is redirected.
-    await push({ remoteUrl: repo.url });
-    expect(evil.sha(BRANCH)).toBe(sha);
-    expect(repo.sha(BRANCH)).toBeNull();
-
-    const result = await push({ remoteUrl: repo.url, mirrorDir: ws.mirrorDir });
-    expect(repo.sha(BRANCH)).toBe(result.sha);
+    const result = await push();
+    expect(result.sha).toBe(sha);
+    expect(repo.sha(BRANCH)).toBe(sha);
+    expect(evil.sha(BRANCH)).toBeNull();
     expect(() => git(ws.dir, ["config", "--get-regexp", "^url\\."], env)).toThrow();
+    expect(git(ws.dir, ["remote", "get-url", "origin"], env)).toBe(repo.url);
   });
 
-  it("refuses a token without an explicit remoteUrl, and a worktree whose .git was swapped", async () => {
+  it("refuses a worktree whose .git no longer points into the given mirror", async () => {
     await agentCommit("src/new.ts", "n\n", "Add new.");
-    await expect(push({ token: "secret" })).rejects.toThrow(/remoteUrl/);
     writeFileSync(join(ws.dir, ".git"), `gitdir: ${join(tmp.path, "elsewhere")}\n`);
     await expect(push({ mirrorDir: ws.mirrorDir })).rejects.toThrow(/not a worktree of/);
+    expect(repo.sha(BRANCH)).toBeNull();
   });
 });
