@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  buildCommitMessage,
-  commitScope,
-  commitType,
-  SUBJECT_MAX,
-  wrapText,
-} from "../../src/git/commit-message.js";
+import { commitScope, commitType } from "../../src/git/commit-kind.js";
+import { buildCommitMessage, SUBJECT_MAX } from "../../src/git/commit-message.js";
+import { wrapText } from "../../src/git/text-wrap.js";
 
 const coAuthor = { name: "Octo Cat", login: "octocat", id: 583231 };
 
