@@ -10,6 +10,8 @@
  * blocks, and inline spans that would have to cross a line.
  */
 
+import { markupAt } from "./sanitize-html.js";
+
 interface Piece {
   text: string;
   code: boolean;
@@ -18,142 +20,6 @@ interface Piece {
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 const HTML_BLOCK_START = /^ {0,3}<[A-Za-z/!?]/;
 const BLANK_LINE = /^[ \t]*$/;
-
-/** Elements whose content never shows in a rendered comment. */
-const INVISIBLE_ELEMENTS = new Set([
-  "script",
-  "style",
-  "template",
-  "noscript",
-  "title",
-  "head",
-  "iframe",
-  "object",
-  "svg",
-  "math",
-]);
-const VOID_ELEMENTS = new Set([
-  "area",
-  "base",
-  "br",
-  "col",
-  "embed",
-  "hr",
-  "img",
-  "input",
-  "link",
-  "meta",
-  "source",
-  "track",
-  "wbr",
-]);
-/** Attributes whose value a reader sees (or follows); every other attribute is dropped. */
-const KEPT_ATTRIBUTES = new Set([
-  "href",
-  "src",
-  "open",
-  "colspan",
-  "rowspan",
-  "width",
-  "height",
-  "align",
-  "start",
-]);
-const HIDING_STYLE =
-  /display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|opacity\s*:\s*0*(?:\.0*)?\s*(?:;|!|$)|font-size\s*:\s*0*(?:\.0*)?[a-z%]*\s*(?:;|!|$)|(?:^|;)\s*(?:max-)?(?:height|width)\s*:\s*0|color\s*:\s*transparent|clip(?:-path)?\s*:|(?:left|top|text-indent)\s*:\s*-\d{3,}/i;
-
-const TAG =
-  /<([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'<>/=`]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*\/?>/y;
-const CLOSING_TAG = /<\/([A-Za-z][A-Za-z0-9-]*)[^>]*>/y;
-const ATTRIBUTE = /([^\s"'<>/=`]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
-const AUTOLINK =
-  /<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+)>/y;
-
-interface Attribute {
-  name: string;
-  value: string | undefined;
-}
-
-function parseAttributes(source: string): Attribute[] {
-  return [...source.matchAll(ATTRIBUTE)].map((match) => ({
-    name: (match[1] ?? "").toLowerCase(),
-    value: match[2] ?? match[3] ?? match[4],
-  }));
-}
-
-function hides(name: string, attributes: readonly Attribute[]): boolean {
-  if (INVISIBLE_ELEMENTS.has(name)) return true;
-  return attributes.some(
-    (attribute) =>
-      attribute.name === "hidden" ||
-      (attribute.name === "style" && HIDING_STYLE.test(attribute.value ?? "")) ||
-      (name === "input" &&
-        attribute.name === "type" &&
-        attribute.value?.toLowerCase() === "hidden"),
-  );
-}
-
-function keptTag(name: string, attributes: readonly Attribute[]): string {
-  const kept = attributes
-    .filter((attribute) => KEPT_ATTRIBUTES.has(attribute.name))
-    .map((attribute) =>
-      attribute.value === undefined
-        ? ` ${attribute.name}`
-        : ` ${attribute.name}="${attribute.value.replace(/"/g, "&quot;")}"`,
-    );
-  return `<${name}${kept.join("")}>`;
-}
-
-/** Index just past the element opened before `from`, or the end of the text when it never closes. */
-function elementEnd(text: string, name: string, from: number): number {
-  const tags = new RegExp(`<(/?)${name}(?=[\\s/>])[^>]*>`, "gi");
-  tags.lastIndex = from;
-  let depth = 1;
-  for (let match = tags.exec(text); match; match = tags.exec(text)) {
-    depth += match[1] === "/" ? -1 : 1;
-    if (depth === 0) return match.index + match[0].length;
-  }
-  return text.length;
-}
-
-function indexAfter(text: string, marker: string, from: number): number {
-  const at = text.indexOf(marker, from);
-  return at < 0 ? text.length : at + marker.length;
-}
-
-/** What to do with the `<` at `at`: how far to skip and what to write instead. */
-function markupAt(text: string, at: number): { end: number; output: string } | undefined {
-  if (text.startsWith("<!--", at)) {
-    // `<!-->` and `<!--->` are complete (empty) comments to an HTML parser.
-    const empty = /^<!---?>/.exec(text.slice(at, at + 6));
-    return { end: empty ? at + empty[0].length : indexAfter(text, "-->", at + 4), output: "" };
-  }
-  if (text.startsWith("<![CDATA[", at)) return { end: indexAfter(text, "]]>", at), output: "" };
-  // Processing instructions and declarations are bogus comments to a browser.
-  if (text.startsWith("<?", at)) {
-    const close = text.indexOf("?>", at + 2);
-    return { end: close < 0 ? indexAfter(text, ">", at) : close + 2, output: "" };
-  }
-  if (/^<![A-Za-z]/.test(text.slice(at, at + 3)))
-    return { end: indexAfter(text, ">", at), output: "" };
-
-  AUTOLINK.lastIndex = at;
-  const autolink = AUTOLINK.exec(text);
-  if (autolink) return { end: at + autolink[0].length, output: autolink[0] };
-
-  CLOSING_TAG.lastIndex = at;
-  const closing = CLOSING_TAG.exec(text);
-  if (closing) return { end: at + closing[0].length, output: `</${closing[1]?.toLowerCase()}>` };
-
-  TAG.lastIndex = at;
-  const tag = TAG.exec(text);
-  if (!tag) return undefined;
-  const name = (tag[1] ?? "").toLowerCase();
-  const attributes = parseAttributes(tag[2] ?? "");
-  const end = at + tag[0].length;
-  if (!hides(name, attributes)) return { end, output: keptTag(name, attributes) };
-  return { end: VOID_ELEMENTS.has(name) ? end : elementEnd(text, name, end), output: "" };
-}
 
 interface Fence {
   indent: number;
