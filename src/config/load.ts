@@ -17,6 +17,7 @@ import {
 
 export { ConfigError, type ConfigProblem } from "./config-error.js";
 
+/** `source`: "file" when the file exists (even empty), "default" when there is none. */
 export type ConfigResult =
   | { ok: true; config: RepoConfig; source: "file" | "default" }
   | { ok: false; error: ConfigError };

@@ -86,7 +86,9 @@ const ENTITY = /&(?:#(\d{1,8});?|#[xX]([0-9a-fA-F]{1,7});?|([A-Za-z][A-Za-z0-9]{
 /**
  * Removes entity-encoded invisible characters (`&#8203;`, `&#xE0041;`,
  * `&zwj;`), which GitHub decodes into the very characters stripped above.
- * Entities for visible characters stay as written: they hide nothing.
+ * Entities for visible characters stay as written: they hide nothing. This
+ * runs before code is told apart from prose, so an entity in code goes too:
+ * rare there, and removing it is the safe side.
  */
 export function stripInvisibleEntities(text: string): string {
   return text.replace(ENTITY, (entity, decimal?: string, hex?: string, name?: string) => {
