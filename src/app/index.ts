@@ -1,0 +1,157 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { ApplicationFunctionOptions, Context, Probot } from "probot";
+import type { Model } from "../agent/model.js";
+import { createAnthropicModel } from "../agent/models/anthropic.js";
+import { createRedactor } from "../agent/redact.js";
+import { cleanStaleWorkspaces, pruneCache } from "../git/cache.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { createStatusReporter } from "../github/status.js";
+import { admitRequest } from "../job/admit.js";
+import { type JobRequest, jobKey } from "../job/request.js";
+import { runJob } from "../job/run-job.js";
+import { renderQueuedAnswer } from "../job/summary.js";
+import { createInProcessQueue, type JobQueue } from "./queue.js";
+import { parseTrigger } from "./triggers.js";
+
+export const TRIGGER_EVENTS = [
+  "issue_comment.created",
+  "pull_request_review_comment.created",
+  "pull_request_review.submitted",
+  "issues.labeled",
+] as const;
+
+export interface AppSettings {
+  env: Record<string, string | undefined>;
+  clock?: { now(): number };
+  queue?: JobQueue;
+  createModel?: (modelId: string) => Model;
+}
+
+const SECRET_VARIABLES = ["ANTHROPIC_API_KEY", "PRIVATE_KEY", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
+const STALE_WORKSPACE_MS = 60 * 60_000;
+const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
+
+/**
+ * Builds the Probot app. Webhooks are answered as soon as the request is
+ * parsed: admission (config, phrase, permission, 👀) and the job itself run
+ * from the queue's side of things, and `idle()` lets tests and shutdown wait.
+ */
+export function createApp(settings: AppSettings) {
+  const { env } = settings;
+  const clock = settings.clock ?? Date;
+  const cacheDir =
+    env.PATCHWRIGHT_CACHE_DIR || join(env.HOME || homedir(), ".cache", "patchwright");
+  const cacheBytes = Number(env.PATCHWRIGHT_CACHE_BYTES) || DEFAULT_CACHE_BYTES;
+  const inFlight = new Set<Promise<void>>();
+  const createModel =
+    settings.createModel ??
+    ((model: string) => {
+      const apiKey = env.ANTHROPIC_API_KEY;
+      if (!apiKey)
+        throw new Error("ANTHROPIC_API_KEY is not set on the server running patchwright");
+      return createAnthropicModel({
+        apiKey,
+        model,
+        ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+      });
+    });
+
+  const app = (probot: Probot, _options?: ApplicationFunctionOptions): void => {
+    const log = probot.log;
+    const queue =
+      settings.queue ??
+      createInProcessQueue({
+        concurrency: Number(env.PATCHWRIGHT_CONCURRENCY) || 2,
+        onError: (error, job) => log.error({ err: error, key: job.key }, "job failed"),
+      });
+    let botLogin: Promise<string> | undefined;
+    const getBotLogin = (): Promise<string> => {
+      botLogin ??= env.PATCHWRIGHT_BOT_LOGIN
+        ? Promise.resolve(env.PATCHWRIGHT_BOT_LOGIN)
+        : probot
+            .auth()
+            .then(
+              async (octokit) => `${(await octokit.rest.apps.getAuthenticated()).data?.slug}[bot]`,
+            );
+      return botLogin;
+    };
+    settings.queue = queue;
+
+    cleanStaleWorkspaces(cacheDir, { olderThanMs: STALE_WORKSPACE_MS, env }).then(
+      ({ removed }) => removed.length > 0 && log.info({ removed }, "removed stale workspaces"),
+      (error) => log.warn({ err: error }, "could not clean stale workspaces"),
+    );
+
+    const handle = async (context: Context, request: JobRequest): Promise<void> => {
+      const octokit = context.octokit as unknown as GitHubClient;
+      const gitToken = async () => {
+        const auth = (await context.octokit.auth({ type: "installation" })) as { token?: string };
+        return auth.token;
+      };
+      const token = await gitToken();
+      const redact = createRedactor([...SECRET_VARIABLES.map((name) => env[name]), token]);
+      const status = createStatusReporter({
+        octokit,
+        repo: { owner: request.repo.owner, repo: request.repo.name },
+        issueNumber: request.target.number,
+        source: request.source,
+        clock,
+        redact,
+        onError: (error, action) => log.warn({ err: error, action }, "status update failed"),
+      });
+      const admission = await admitRequest(
+        { octokit, botLogin: await getBotLogin() },
+        request,
+        status,
+      );
+      if (!admission.admitted) {
+        log.info({ reason: admission.reason, key: jobKey(request) }, "request not admitted");
+        return;
+      }
+      const deps = {
+        octokit,
+        gitToken,
+        createModel,
+        cacheDir,
+        envSource: env,
+        clock,
+        botLogin: await getBotLogin(),
+        redact,
+      };
+      const queued = await queue.enqueue({
+        key: jobKey(request),
+        deliveryId: request.deliveryId,
+        run: async () => {
+          const outcome = await runJob(deps, request, admission.config, status);
+          log.info({ key: jobKey(request), conclusion: outcome.conclusion }, "job finished");
+          await pruneCache(cacheDir, { maxBytes: cacheBytes }).catch((error) =>
+            log.warn({ err: error }, "could not prune the cache"),
+          );
+        },
+      });
+      if (queued.status === "queued") await status.reply(renderQueuedAnswer(queued.waitingAhead));
+    };
+
+    probot.on([...TRIGGER_EVENTS], async (context) => {
+      const request = parseTrigger(context.name, context.payload, context.id);
+      if (!request) return;
+      // Not awaited: GitHub gets its answer now; the work goes on behind it.
+      const work = handle(context as Context, request).catch((error) =>
+        log.error({ err: error, key: jobKey(request) }, "could not handle the request"),
+      );
+      inFlight.add(work);
+      void work.finally(() => inFlight.delete(work));
+    });
+  };
+
+  /** Resolves when every request seen so far has been admitted (or not) and every job has run. */
+  const idle = async (): Promise<void> => {
+    while (inFlight.size > 0) await Promise.all([...inFlight]);
+    await settings.queue?.onIdle();
+  };
+
+  return { app, idle };
+}
+
+export default createApp({ env: process.env }).app;

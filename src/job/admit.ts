@@ -1,0 +1,76 @@
+import { loadRepoConfig } from "../config/load.js";
+import { defaultConfig, type RepoConfig } from "../config/schema.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { canStartJob, getPermission } from "../github/permissions.js";
+import type { StatusReporter } from "../github/status.js";
+import type { JobRequest } from "./request.js";
+import { closedOrLocked, shouldStart } from "./start-rules.js";
+import {
+  renderClosedAnswer,
+  renderConfigErrorAnswer,
+  renderUnauthorizedAnswer,
+} from "./summary.js";
+
+export type Admission =
+  | { admitted: true; config: RepoConfig }
+  | {
+      admitted: false;
+      reason: "not_for_us" | "config_error" | "closed" | "locked" | "unauthorized";
+    };
+
+export interface AdmitDeps {
+  octokit: GitHubClient;
+  botLogin: string;
+}
+
+/**
+ * Decides whether a request starts a job, and answers when it does not but
+ * someone asked: config from the default branch (never a PR head), the
+ * phrase or label, bots, closed or locked threads, then the sender's
+ * permission through the API. A request that passes gets its 👀.
+ */
+export async function admitRequest(
+  deps: AdmitDeps,
+  request: JobRequest,
+  status: StatusReporter,
+): Promise<Admission> {
+  const loaded = await loadRepoConfig(deps.octokit, {
+    owner: request.repo.owner,
+    repo: request.repo.name,
+    ref: request.repo.defaultBranch,
+  });
+  // A broken file has no trigger phrase to go by: judge by the default one,
+  // so only someone who was asking the bot hears about the broken file.
+  const config = loaded.ok ? loaded.config : defaultConfig();
+  const decision = shouldStart(request, {
+    triggerPhrase: config.triggerPhrase,
+    label: config.label,
+    allowedBots: config.allowedBots,
+    botLogin: deps.botLogin,
+  });
+  if (!decision.start) return { admitted: false, reason: "not_for_us" };
+  if (!loaded.ok) {
+    await status.reply(renderConfigErrorAnswer(loaded.error.toMarkdown()));
+    return { admitted: false, reason: "config_error" };
+  }
+
+  const state = closedOrLocked(request);
+  if (state) {
+    await status.reply(renderClosedAnswer(request.target.kind, state));
+    return { admitted: false, reason: state };
+  }
+
+  const level = await getPermission(deps.octokit, {
+    owner: request.repo.owner,
+    repo: request.repo.name,
+    username: request.requester.login,
+  });
+  if (!canStartJob(level)) {
+    if (config.answerUnauthorized)
+      await status.reply(renderUnauthorizedAnswer(request.requester.login));
+    return { admitted: false, reason: "unauthorized" };
+  }
+
+  await status.acknowledge();
+  return { admitted: true, config };
+}

@@ -1,0 +1,127 @@
+import type { Redactor } from "../agent/redact.js";
+import type { RepoConfig } from "../config/schema.js";
+import { fileStats } from "./diff-stats.js";
+import type { JobRequest } from "./request.js";
+import type { GitJobResult } from "./run-git-job.js";
+import {
+  type FailureKind,
+  type FinalReportInput,
+  type PullRequestLink,
+  type RunStats,
+  renderFinalReport,
+  renderPullRequestBody,
+} from "./summary.js";
+
+/**
+ * Turns what a job did into the words a maintainer reads: the pull request
+ * body and the tracking comment's final report. Every text that came from
+ * the model or from command output is redacted here, before GitHub sees it.
+ */
+
+export function runStats(job: GitJobResult, model: string): RunStats | undefined {
+  if (!job.agent) return undefined;
+  return {
+    usage: job.agent.usage,
+    costUsd: job.agent.costUsd,
+    turns: job.agent.turns,
+    durationMs: job.durationMs,
+    model,
+    stopReason: job.agent.stopReason,
+  };
+}
+
+export function failureOf(job: GitJobResult): FailureKind | null {
+  switch (job.error?.stage) {
+    case "workspace":
+      return "workspace_failed";
+    case "setup":
+      return "setup_failed";
+    case "push":
+      return "push_failed";
+    case "commit":
+      return "internal";
+    default:
+      break;
+  }
+  const stop = job.agent?.stopReason;
+  if (stop && stop !== "end_turn") return stop;
+  return job.error ? "internal" : null;
+}
+
+export function pullRequestBody(
+  job: GitJobResult,
+  request: JobRequest,
+  config: RepoConfig,
+  redact: Redactor,
+): string {
+  const stats = runStats(job, config.model);
+  return redact(
+    renderPullRequestBody({
+      ...(stats ?? {
+        usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        costUsd: 0,
+        turns: 0,
+        durationMs: job.durationMs,
+        model: config.model,
+        stopReason: "end_turn",
+      }),
+      closes: request.target.kind === "issue" ? request.target.number : undefined,
+      request: {
+        login: request.requester.login,
+        url: request.source.htmlUrl ?? request.target.htmlUrl,
+      },
+      summary: job.agent?.finalText ?? "",
+      commits: job.commits,
+      files: fileStats(job.changes),
+      verify: job.verify,
+    }),
+  );
+}
+
+export function finalReport(
+  job: GitJobResult,
+  config: RepoConfig,
+  redact: Redactor,
+  pullRequest?: PullRequestLink,
+): { markdown: string; outcome: "success" | "failure" } {
+  const run = runStats(job, config.model);
+  const failure = failureOf(job);
+  let input: FinalReportInput;
+  if (failure) {
+    input = {
+      outcome: "failure",
+      failure,
+      error: job.error?.message ?? job.agent?.error,
+      limits: {
+        maxTurns: config.maxTurns,
+        maxCostUsd: config.maxCostUsd,
+        timeoutMinutes: config.maxMinutes,
+      },
+      partial:
+        job.push || job.fallbackBranch
+          ? {
+              branch: job.push ? job.branch : (job.fallbackBranch ?? job.branch),
+              commits: job.commits.length,
+              pullRequest,
+            }
+          : undefined,
+      verify: job.verify,
+      run,
+    };
+  } else if (job.commits.length === 0) {
+    input = { outcome: "no_changes", answer: job.agent?.finalText ?? "", run };
+  } else {
+    input = {
+      outcome: "success",
+      branch: job.branch,
+      pullRequest,
+      summary: job.agent?.finalText,
+      commits: job.commits,
+      files: fileStats(job.changes),
+      verify: job.verify,
+      run,
+    };
+  }
+  const outcome = failure || job.verify?.passed === false ? "failure" : "success";
+  return { markdown: redact(renderFinalReport(input)), outcome };
+}

@@ -1,0 +1,215 @@
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  aim,
+  examplePayload,
+  type Harness,
+  startHarness,
+  stopHarness,
+} from "../helpers/app-harness.js";
+import { callTool, reply } from "../helpers/model-script.js";
+
+let harness: Harness | undefined;
+afterEach(() => {
+  stopHarness(harness);
+  harness = undefined;
+});
+
+const fixSteps = () => [
+  callTool("read_file", { file_path: "src/add.js" }),
+  callTool(
+    "edit_file",
+    { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
+    { say: "Fix add: it subtracted." },
+  ),
+  reply("Fixed add() in src/add.js: it subtracted instead of adding."),
+];
+
+function issueComment(
+  h: Harness,
+  body: string,
+  sender = "octocat",
+  options: { pr?: boolean; number?: number } = {},
+) {
+  const payload = aim(
+    examplePayload("issue_comment", "created", (p: Payload) => !p.issue.pull_request),
+    h.repo.url,
+    { login: sender, type: sender.endsWith("[bot]") ? "Bot" : "User" },
+  );
+  payload.issue.number = options.number ?? 7;
+  payload.issue.title = "add() returns the wrong sum";
+  payload.issue.state = "open";
+  payload.issue.locked = false;
+  if (options.pr) payload.issue.pull_request = { url: "x", html_url: "x" };
+  payload.comment.body = body;
+  payload.comment.id = 555;
+  return payload;
+}
+
+async function deliver(h: Harness, name: "issue_comment", payload: unknown, id = "delivery-1") {
+  await h.probot.receive({ id, name, payload } as never);
+  await h.idle();
+}
+
+const commentBodies = (h: Harness, issue = 7) =>
+  (h.github.comments.get(issue) ?? []).map((c) => c.body);
+
+describe("the App", () => {
+  it("turns @agent on an issue into a pushed branch and a pull request with a full body", async () => {
+    harness = await startHarness({
+      steps: fixSteps(),
+      github: { configYaml: "verify: npm test\n" },
+    });
+    await deliver(harness, "issue_comment", issueComment(harness, "@agent please fix this"));
+
+    const [pull] = harness.github.pulls;
+    expect(pull?.head.ref).toBe("agent/issue-7-add-returns-the-wrong-sum");
+    expect(pull?.base.ref).toBe("main");
+    expect(pull?.draft).toBe(false);
+    expect(pull?.body).toContain("Closes #7");
+    expect(pull?.body).toContain("src/add.js");
+    expect(pull?.body).toContain("npm test");
+    expect(harness.repo.show(pull?.head.ref ?? "", "src/add.js")).toContain("a + b");
+    expect(harness.repo.subjects(pull?.head.ref ?? "", 1)[0]).toMatch(/^fix/);
+
+    expect(harness.github.reactions).toEqual([
+      { on: "issues/comments/555", content: "eyes" },
+      { on: "issues/comments/555", content: "rocket" },
+    ]);
+    const bodies = commentBodies(harness);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain(pull?.html_url);
+    // The model got the thread as data and the comment as the one instruction.
+    const firstPrompt = JSON.stringify(harness.models[0]?.requests[0]?.messages[0]);
+    expect(firstPrompt).toContain("please fix this");
+    expect(firstPrompt).toContain("add() returns the wrong sum");
+  });
+
+  it("answers a sender without write access and runs no job", async () => {
+    harness = await startHarness({ steps: fixSteps() });
+    await deliver(harness, "issue_comment", issueComment(harness, "@agent fix it", "reader"));
+    expect(harness.models).toHaveLength(0);
+    expect(harness.github.pulls).toHaveLength(0);
+    expect(commentBodies(harness)).toEqual([
+      expect.stringContaining("only people with write access"),
+    ]);
+  });
+
+  it("ignores bots, comments without the phrase and its own comments", async () => {
+    harness = await startHarness({ steps: fixSteps() });
+    await deliver(
+      harness,
+      "issue_comment",
+      issueComment(harness, "@agent fix it", "dependabot[bot]"),
+      "d1",
+    );
+    await deliver(harness, "issue_comment", issueComment(harness, "looks good to me"), "d2");
+    await deliver(
+      harness,
+      "issue_comment",
+      issueComment(harness, "@agent working on it", "patchwright[bot]"),
+      "d3",
+    );
+    expect(harness.models).toHaveLength(0);
+    expect(
+      harness.github.calls.filter((c) => c.method !== "GET" && !c.path.includes("access_tokens")),
+    ).toEqual([]);
+  });
+
+  it("explains an invalid config file, naming the field", async () => {
+    harness = await startHarness({
+      steps: fixSteps(),
+      github: { configYaml: "max_turns: lots\n" },
+    });
+    await deliver(harness, "issue_comment", issueComment(harness, "@agent fix it"));
+    expect(harness.models).toHaveLength(0);
+    const [answer] = commentBodies(harness);
+    expect(answer).toContain("max_turns");
+    expect(answer).toContain("patchwright.yml");
+  });
+
+  it("starts one job for a repeated delivery", async () => {
+    harness = await startHarness({ steps: fixSteps() });
+    const payload = issueComment(harness, "@agent fix it");
+    await harness.probot.receive({ id: "same", name: "issue_comment", payload } as never);
+    await harness.probot.receive({ id: "same", name: "issue_comment", payload } as never);
+    await harness.idle();
+    expect(harness.models).toHaveLength(1);
+    expect(harness.github.pulls).toHaveLength(1);
+  });
+
+  it("pushes partial work and reports the failure when the model fails mid-run", async () => {
+    harness = await startHarness({
+      steps: [
+        callTool(
+          "write_file",
+          { file_path: "notes.md", content: "started\n" },
+          { say: "Start notes." },
+        ),
+        { error: { status: 400, message: "invalid_request_error: bad" } },
+      ],
+    });
+    await deliver(harness, "issue_comment", issueComment(harness, "@agent fix it"));
+    const branch = "agent/issue-7-add-returns-the-wrong-sum";
+    expect(harness.repo.show(branch, "notes.md").trim()).toBe("started");
+    const [report] = commentBodies(harness);
+    expect(report).toContain(branch);
+    expect(harness.github.reactions.at(-1)).toEqual({
+      on: "issues/comments/555",
+      content: "confused",
+    });
+  });
+
+  it("works on a same-repo pull request's head branch and answers in the thread", async () => {
+    harness = await startHarness({ steps: fixSteps() });
+    harness.repo.push({ branch: "feature/sum", files: { "feature.txt": "x\n" } });
+    harness.github.addPull({
+      number: 12,
+      title: "Sum feature",
+      body: "",
+      draft: false,
+      head: {
+        ref: "feature/sum",
+        sha: harness.repo.sha("feature/sum") ?? "",
+        repo: { full_name: "octo-org/demo", clone_url: harness.repo.url },
+      },
+      base: { ref: "main", repo: { full_name: "octo-org/demo" } },
+    });
+    await deliver(
+      harness,
+      "issue_comment",
+      issueComment(harness, "@agent fix add", "octocat", { pr: true, number: 12 }),
+    );
+    expect(commentBodies(harness, 12).join("\n")).not.toContain("went wrong");
+    expect(harness.repo.show("feature/sum", "src/add.js")).toContain("a + b");
+    expect(harness.github.pulls).toHaveLength(1);
+    expect(commentBodies(harness, 12)).toHaveLength(1);
+  });
+
+  it("answers a fork pull request with a patch instead of pushing", async () => {
+    harness = await startHarness({ steps: fixSteps() });
+    harness.repo.push({ branch: "fork-branch", files: { "feature.txt": "x\n" } });
+    harness.github.addPull({
+      number: 13,
+      title: "From a fork",
+      body: "",
+      draft: false,
+      head: {
+        ref: "fork-branch",
+        sha: "1".repeat(40),
+        repo: { full_name: "someone/demo", clone_url: harness.repo.url },
+      },
+      base: { ref: "main", repo: { full_name: "octo-org/demo" } },
+    });
+    const before = harness.repo.sha("fork-branch");
+    await deliver(
+      harness,
+      "issue_comment",
+      issueComment(harness, "@agent fix add", "octocat", { pr: true, number: 13 }),
+    );
+    expect(harness.repo.sha("fork-branch")).toBe(before);
+    const [answer] = commentBodies(harness, 13);
+    expect(answer).toContain("<details>");
+    expect(answer).toContain("+module.exports = { add: (a, b) => a + b };");
+    expect(answer).toContain("git apply");
+  });
+});
