@@ -3,6 +3,7 @@ import {
   aim,
   examplePayload,
   type Harness,
+  type Payload,
   startHarness,
   stopHarness,
 } from "../helpers/app-harness.js";
