@@ -30,10 +30,11 @@ import {
  *   alternates are invisible to it (the documented --shared hazard);
  * - the remote is configured once, in the mirror, as the real URL without
  *   credentials, so `git fetch`/`git push` inside the workspace just work.
- * The cost is a shared config and hooks directory; that is why commands that
- * carry the token run with hooks off and the remote URL is re-asserted on
- * every fetch.
+ * The cost is a config and hooks directory shared with the agent: commands
+ * that carry the token run with hooks off, and the mirror's config and hooks
+ * are put back to their state at creation before every fetch and push.
  */
+
 export interface PrepareWorkspaceOptions {
   cloneUrl: string;
   /** Installation token; used for the fetch and checkout only, never stored. */
@@ -134,17 +135,14 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         throw new WorkspaceError(`branch "${options.branch}" does not exist on ${url}`);
       }
       const startSha = options.createBranch ? baseSha : (branchTip as string);
-      // No upstream tracking for either: it would be written to the shared config.
-      const target = options.createBranch
-        ? ["--no-track", "-B", options.branch, baseSha]
-        : ["--no-track", "-B", options.branch, `refs/remotes/origin/${options.branch}`];
-
-      let dir = keepIdle > 0 ? await reuseIdle(mirrorDir, target, gitOptions) : null;
+      // No upstream tracking: it would be written to the config all worktrees share.
+      const checkout = ["--no-track", "-B", options.branch];
+      let dir =
+        keepIdle > 0 ? await reuseIdle(mirrorDir, [...checkout, startSha], gitOptions) : null;
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
-        const [track, flag, branch, start] = target as [string, string, string, string];
-        await addWorktree(git, [track, flag, branch, dir, start], options.branch);
+        await addWorktree(git, [...checkout, dir, startSha], options.branch);
       }
       await stampCreated(dir, now());
       await markUsed(mirrorDir, now());
@@ -169,14 +167,14 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
 /** Checks the job's branch out in a parked worktree; null when there is none or it fails. */
 async function reuseIdle(
   mirrorDir: string,
-  target: string[],
+  checkout: string[],
   gitOptions: GitClientOptions,
 ): Promise<string | null> {
   const idle = await claimIdleWorktree(mirrorDir);
   if (!idle?.dir) return null;
   try {
     // -f also discards anything that drifted since the tree was parked clean.
-    await createGit(idle.dir, gitOptions).raw(["checkout", "-f", ...target]);
+    await createGit(idle.dir, gitOptions).raw(["checkout", "-f", ...checkout]);
     return idle.dir;
   } catch {
     await removeWorktree(createGit(mirrorDir, gitOptions), idle.dir);
