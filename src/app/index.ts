@@ -85,9 +85,16 @@ export function createApp(settings: AppSettings) {
 
     const handle = async (context: Context, request: JobRequest): Promise<void> => {
       const octokit = context.octokit as unknown as GitHubClient;
+      // Asked of the App-level client: it carries the configured API base URL
+      // (GHE_HOST), which the installation client's own auth call does not.
       const gitToken = async () => {
-        const auth = (await context.octokit.auth({ type: "installation" })) as { token?: string };
-        return auth.token;
+        if (request.installationId === undefined)
+          throw new Error("the webhook carries no installation id");
+        const appOctokit = await probot.auth();
+        const { data } = await appOctokit.rest.apps.createInstallationAccessToken({
+          installation_id: request.installationId,
+        });
+        return data.token;
       };
       const token = await gitToken();
       const redact = createRedactor([...SECRET_VARIABLES.map((name) => env[name]), token]);

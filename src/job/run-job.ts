@@ -53,6 +53,7 @@ export async function runJob(
       isWriter: createWriterCheck(deps.octokit, { owner, repo }),
       redact: deps.redact,
       botLogin: deps.botLogin,
+      triggerPhrase: config.triggerPhrase,
     });
     const job = await runGitJob(
       {

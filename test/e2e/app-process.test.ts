@@ -1,0 +1,191 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  aim,
+  examplePayload,
+  OWNER,
+  type Payload,
+  PRIVATE_KEY,
+  REPO,
+} from "../helpers/app-harness.js";
+import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
+import { createFakeGitHub } from "../helpers/fake-github.js";
+import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
+import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+const TOKEN = "ghs_e2etoken0123456789abcdefghijklmnopq";
+const SECRET = "webhook-secret-for-tests";
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? done(address.port) : fail(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** Polls until `check` holds; a process under test has no clock to inject. */
+async function eventually(check: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("the App as a process (npm start), end to end", () => {
+  it("takes a signed webhook and opens a PR on a fake GitHub with the branch in a repository served over HTTP", async () => {
+    const tmp: TempDir = makeTempDir("pw-e2e-app-");
+    cleanups.push(() => tmp.remove());
+    const env = gitTestEnv(join(tmp.path, "home"));
+    createBareRepo({
+      root: tmp.path,
+      env,
+      name: REPO,
+      files: {
+        "package.json": JSON.stringify({
+          name: "demo",
+          private: true,
+          scripts: { test: "node test.js" },
+        }),
+        "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
+        "test.js":
+          "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+      },
+    });
+    const gitServer: GitHttpServer = await startGitHttpServer({
+      projectRoot: tmp.path,
+      token: TOKEN,
+      env,
+    });
+    cleanups.push(() => gitServer.close());
+    const github = createFakeGitHub({
+      owner: OWNER,
+      repo: REPO,
+      permissions: { octocat: "admin" },
+      installationToken: TOKEN,
+    });
+    const api = await github.listen();
+    cleanups.push(() => api.close());
+    const model: FakeAnthropic = await startFakeAnthropic([
+      callTool("read_file", { file_path: "src/add.js" }),
+      callTool(
+        "edit_file",
+        { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
+        { say: "Fix add." },
+      ),
+      reply("Fixed add()."),
+    ]);
+    cleanups.push(() => model.close());
+
+    const port = await freePort();
+    const app: ChildProcess = spawn(
+      process.execPath,
+      // What `npm start` runs, on the TypeScript sources (tsx) instead of dist/.
+      [
+        "--import",
+        TSX,
+        join(ROOT, "node_modules/probot/bin/probot.js"),
+        "run",
+        join(ROOT, "src/app/index.ts"),
+      ],
+      {
+        cwd: tmp.path,
+        env: {
+          ...env,
+          APP_ID: "1",
+          PRIVATE_KEY,
+          WEBHOOK_SECRET: SECRET,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          LOG_LEVEL: "warn",
+          GHE_HOST: api.url.replace("http://", ""),
+          GHE_PROTOCOL: "http",
+          ANTHROPIC_API_KEY: "sk-ant-e2e-0123456789abcdef",
+          ANTHROPIC_BASE_URL: model.url,
+          PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
+          PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let output = "";
+    app.stdout?.on("data", (chunk) => (output += chunk));
+    app.stderr?.on("data", (chunk) => (output += chunk));
+    cleanups.push(() => app.kill("SIGTERM"));
+    let ready = false;
+    const ping = () =>
+      fetch(`http://127.0.0.1:${port}/ping`).then(
+        async (r) => {
+          ready = (await r.text()) === "PONG";
+        },
+        () => {},
+      );
+    await eventually(
+      () => (void ping(), ready || app.exitCode !== null),
+      "the app to answer /ping",
+      60_000,
+    );
+    expect(app.exitCode, output).toBeNull();
+
+    const payload = aim(
+      examplePayload("issue_comment", "created", (p: Payload) => !p.issue.pull_request),
+      gitServer.url(REPO),
+      {
+        login: "octocat",
+      },
+    );
+    Object.assign(payload.issue, {
+      number: 7,
+      title: "add() returns the wrong sum",
+      state: "open",
+      locked: false,
+    });
+    Object.assign(payload.comment, { id: 555, body: "@agent fix it" });
+    const body = JSON.stringify(payload);
+    const started = Date.now();
+    const response = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issue_comment",
+        "x-github-delivery": "e2e-1",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
+      },
+      body,
+    });
+    expect(response.status).toBe(200);
+    // Answered before the job ran: the model has not been asked anything yet.
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    await eventually(
+      () => github.pulls.length > 0 || /error/i.test(output),
+      "the pull request",
+      120_000,
+    );
+    const [pull] = github.pulls;
+    expect(pull?.head.ref, output).toBe("agent/issue-7-add-returns-the-wrong-sum");
+    expect(pull?.body).toContain("Closes #7");
+    expect(
+      gitServer.requests.some((r) => r.path.endsWith("/git-receive-pack") && r.authorized),
+    ).toBe(true);
+    expect(gitServer.requests.every((r) => r.authorized || r.status === 401)).toBe(true);
+    expect(github.reactions.map((r) => r.content)).toContain("eyes");
+  }, 180_000);
+});
