@@ -1,0 +1,22 @@
+/**
+ * Runs the benchmarks and prints their numbers: `npm run bench` for all,
+ * `npm run bench -- tools` for one. Benchmarks are scripts, never tests.
+ */
+const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
+  tools: () => import("./tools.js"),
+  workspace: () => import("./workspace.js"),
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  console.error(
+    `unknown benchmark: ${unknown.join(", ")} (have: ${Object.keys(BENCHES).join(", ")})`,
+  );
+  process.exit(2);
+}
+for (const [name, load] of Object.entries(BENCHES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  console.log(`\n## ${name}`);
+  await (await load()).bench();
+}
