@@ -39,7 +39,7 @@ WORKDIR /app
 # Owned by root and read-only for the app user: the running app never rewrites its own code.
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
+COPY --from=build /app/build ./build
 # Probot reads app.yml from the working directory.
 COPY app.yml ./app.yml
 
@@ -52,4 +52,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 
 ENTRYPOINT ["/usr/bin/tini", "--"]
 # What `npm start` runs, without npm in between (npm does not pass SIGTERM on reliably).
-CMD ["node", "node_modules/probot/bin/probot.js", "run", "./dist/app/index.js"]
+CMD ["node", "node_modules/probot/bin/probot.js", "run", "./build/app/index.js"]
