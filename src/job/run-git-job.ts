@@ -119,6 +119,9 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       cacheDir: deps.cacheDir,
       env: gitEnv,
       signal,
+      // A parked, scrubbed worktree from an earlier job only needs the files
+      // that differ checked out: the fast path for repeat jobs on a repository.
+      keepIdle: 1,
       ...auth,
     });
   } catch (error) {
@@ -209,6 +212,8 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       try {
         result.push = await pushBranch({
           dir: workspace.dir,
+          remoteUrl: workspace.remoteUrl,
+          mirrorDir: workspace.mirrorDir,
           branch,
           allowedBranch: allowJobBranches({
             prefix: input.branchPrefix,
