@@ -213,4 +213,105 @@ describe("the App", () => {
     expect(answer).toContain("+module.exports = { add: (a, b) => a + b };");
     expect(answer).toContain("git apply");
   });
+
+  it("answers a review comment in its review thread", async () => {
+    harness = await startHarness({ steps: fixSteps() });
+    harness.repo.push({ branch: "feature/sum", files: { "feature.txt": "x\n" } });
+    const payload = aim(
+      examplePayload("pull_request_review_comment", "created"),
+      harness.repo.url,
+      { login: "octocat" },
+    );
+    Object.assign(payload.comment, {
+      id: 777,
+      body: "@agent use + here",
+      diff_hunk: "@@ -1 +1 @@\n-a\n+b",
+      path: "src/add.js",
+    });
+    Object.assign(payload.pull_request, {
+      number: 12,
+      state: "open",
+      locked: false,
+      title: "Sum feature",
+    });
+    const repoInfo = { full_name: "octo-org/demo", clone_url: harness.repo.url };
+    payload.pull_request.head = {
+      ...payload.pull_request.head,
+      ref: "feature/sum",
+      sha: harness.repo.sha("feature/sum"),
+      repo: { ...payload.pull_request.head.repo, ...repoInfo },
+    };
+    payload.pull_request.base = {
+      ...payload.pull_request.base,
+      ref: "main",
+      repo: { ...payload.pull_request.base.repo, ...repoInfo },
+    };
+    await harness.probot.receive({
+      id: "rc-1",
+      name: "pull_request_review_comment",
+      payload,
+    } as never);
+    await harness.idle();
+
+    expect(harness.repo.show("feature/sum", "src/add.js")).toContain("a + b");
+    expect(harness.github.reactions.map((r) => r).at(0)).toEqual({
+      on: "pulls/comments/777",
+      content: "eyes",
+    });
+    expect(
+      harness.github.calls.some(
+        (c) => c.method === "POST" && c.path.endsWith("/pulls/12/comments/777/replies"),
+      ),
+    ).toBe(true);
+    expect(commentBodies(harness, 12)).toEqual([]);
+    expect(JSON.stringify(harness.models[0]?.requests[0]?.messages[0])).toContain("src/add.js");
+  });
+
+  it("starts a job when the configured label is added to an issue", async () => {
+    harness = await startHarness({ steps: fixSteps(), github: { configYaml: "label: autofix\n" } });
+    const payload = aim(examplePayload("issues", "labeled"), harness.repo.url, {
+      login: "octocat",
+    });
+    Object.assign(payload.issue, {
+      number: 9,
+      title: "add() is wrong",
+      body: "2 + 3 gives -1",
+      state: "open",
+      locked: false,
+    });
+    payload.label = { ...payload.label, name: "autofix" };
+    await harness.probot.receive({ id: "label-1", name: "issues", payload } as never);
+    await harness.idle();
+    expect(harness.github.pulls.map((p) => p.head.ref)).toEqual(["agent/issue-9-add-is-wrong"]);
+    expect(harness.github.reactions[0]).toEqual({ on: "issues/9", content: "eyes" });
+  });
+
+  it("never lets the installation token or keys reach the agent's shell or the thread", async () => {
+    harness = await startHarness({
+      steps: [
+        callTool("run_shell", {
+          command:
+            "env; git config --list; cat .git/config 2>/dev/null; grep -r ghs_ . 2>/dev/null | head",
+        }),
+        reply("Printed the environment."),
+      ],
+      github: { configYaml: "policy:\n  preset: trusted\n" },
+    });
+    await deliver(
+      harness,
+      "issue_comment",
+      issueComment(harness, "@agent show me the environment"),
+    );
+    const toolOutput = JSON.stringify(harness.models[0]?.requests[1]?.messages.at(-1));
+    expect(toolOutput).toContain("PATH=");
+    for (const secret of [
+      "ghs_faketoken1234567890abcdefghijklmnop",
+      "sk-ant-test-0123456789abcdef",
+      "BEGIN RSA PRIVATE KEY",
+      "webhook-secret-value",
+    ]) {
+      expect(toolOutput).not.toContain(secret);
+      expect(JSON.stringify([...harness.github.comments.values()])).not.toContain(secret);
+    }
+  });
 });

@@ -115,6 +115,8 @@ export async function startHarness(options: {
       PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
       PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
       ANTHROPIC_API_KEY: "sk-ant-test-0123456789abcdef",
+      PRIVATE_KEY,
+      WEBHOOK_SECRET: "webhook-secret-value",
     },
     createModel: () => {
       const model = createScriptedModel(options.steps);
