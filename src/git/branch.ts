@@ -1,6 +1,4 @@
-import { tmpdir } from "node:os";
-import { splitCredentials } from "./credentials.js";
-import { createGit, type GitEnv } from "./git-client.js";
+import { type RemoteQueryOptions, remoteQueryGit } from "./remote-query.js";
 
 const DEFAULT_MAX_LENGTH = 60;
 const MAX_SUFFIX = 100;
@@ -69,23 +67,11 @@ export async function branchName(options: BranchNameOptions): Promise<string> {
   throw new Error(`no free branch name for "${build("")}" after ${MAX_SUFFIX} tries`);
 }
 
-export interface ListRemoteBranchesOptions {
-  url: string;
-  token?: string;
-  env?: GitEnv;
-  signal?: AbortSignal;
-}
+export type ListRemoteBranchesOptions = RemoteQueryOptions;
 
 /** Branch names on the remote (`git ls-remote --heads`), for `branchName({ existing })`. */
 export async function listRemoteBranches(options: ListRemoteBranchesOptions): Promise<Set<string>> {
-  const { url, token: urlToken } = splitCredentials(options.url);
-  const token = options.token ?? urlToken;
-  const git = createGit(tmpdir(), {
-    env: options.env ?? process.env,
-    ...(token ? { auth: { url, token } } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-    noHooks: true,
-  });
+  const { git, url } = remoteQueryGit(options);
   const out = await git.raw(["ls-remote", "--heads", "--", url]);
   const names = new Set<string>();
   for (const line of out.split("\n")) {
