@@ -7,6 +7,7 @@ import {
   startHarness,
   stopHarness,
 } from "../helpers/app-harness.js";
+import { fixAddSteps } from "../helpers/demo-repo.js";
 import { callTool, reply } from "../helpers/model-script.js";
 
 let harness: Harness | undefined;
@@ -14,16 +15,6 @@ afterEach(() => {
   stopHarness(harness);
   harness = undefined;
 });
-
-const fixSteps = () => [
-  callTool("read_file", { file_path: "src/add.js" }),
-  callTool(
-    "edit_file",
-    { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
-    { say: "Fix add: it subtracted." },
-  ),
-  reply("Fixed add() in src/add.js: it subtracted instead of adding."),
-];
 
 function issueComment(
   h: Harness,
@@ -57,7 +48,7 @@ const commentBodies = (h: Harness, issue = 7) =>
 describe("the App", () => {
   it("turns @agent on an issue into a pushed branch and a pull request with a full body", async () => {
     harness = await startHarness({
-      steps: fixSteps(),
+      steps: fixAddSteps(),
       github: { configYaml: "verify: npm test\n" },
     });
     await deliver(harness, "issue_comment", issueComment(harness, "@agent please fix this"));
@@ -86,7 +77,7 @@ describe("the App", () => {
   });
 
   it("answers a sender without write access and runs no job", async () => {
-    harness = await startHarness({ steps: fixSteps() });
+    harness = await startHarness({ steps: fixAddSteps() });
     await deliver(harness, "issue_comment", issueComment(harness, "@agent fix it", "reader"));
     expect(harness.models).toHaveLength(0);
     expect(harness.github.pulls).toHaveLength(0);
@@ -96,7 +87,7 @@ describe("the App", () => {
   });
 
   it("ignores bots, comments without the phrase and its own comments", async () => {
-    harness = await startHarness({ steps: fixSteps() });
+    harness = await startHarness({ steps: fixAddSteps() });
     await deliver(
       harness,
       "issue_comment",
@@ -118,7 +109,7 @@ describe("the App", () => {
 
   it("explains an invalid config file, naming the field", async () => {
     harness = await startHarness({
-      steps: fixSteps(),
+      steps: fixAddSteps(),
       github: { configYaml: "max_turns: lots\n" },
     });
     await deliver(harness, "issue_comment", issueComment(harness, "@agent fix it"));
@@ -129,7 +120,7 @@ describe("the App", () => {
   });
 
   it("starts one job for a repeated delivery", async () => {
-    harness = await startHarness({ steps: fixSteps() });
+    harness = await startHarness({ steps: fixAddSteps() });
     const payload = issueComment(harness, "@agent fix it");
     await harness.probot.receive({ id: "same", name: "issue_comment", payload } as never);
     await harness.probot.receive({ id: "same", name: "issue_comment", payload } as never);
@@ -161,7 +152,7 @@ describe("the App", () => {
   });
 
   it("works on a same-repo pull request's head branch and answers in the thread", async () => {
-    harness = await startHarness({ steps: fixSteps() });
+    harness = await startHarness({ steps: fixAddSteps() });
     harness.repo.push({ branch: "feature/sum", files: { "feature.txt": "x\n" } });
     harness.github.addPull({
       number: 12,
@@ -187,7 +178,7 @@ describe("the App", () => {
   });
 
   it("answers a fork pull request with a patch instead of pushing", async () => {
-    harness = await startHarness({ steps: fixSteps() });
+    harness = await startHarness({ steps: fixAddSteps() });
     harness.repo.push({ branch: "fork-branch", files: { "feature.txt": "x\n" } });
     harness.github.addPull({
       number: 13,
@@ -215,7 +206,7 @@ describe("the App", () => {
   });
 
   it("answers a review comment in its review thread", async () => {
-    harness = await startHarness({ steps: fixSteps() });
+    harness = await startHarness({ steps: fixAddSteps() });
     harness.repo.push({ branch: "feature/sum", files: { "feature.txt": "x\n" } });
     const payload = aim(
       examplePayload("pull_request_review_comment", "created"),
@@ -268,7 +259,10 @@ describe("the App", () => {
   });
 
   it("starts a job when the configured label is added to an issue", async () => {
-    harness = await startHarness({ steps: fixSteps(), github: { configYaml: "label: autofix\n" } });
+    harness = await startHarness({
+      steps: fixAddSteps(),
+      github: { configYaml: "label: autofix\n" },
+    });
     const payload = aim(examplePayload("issues", "labeled"), harness.repo.url, {
       login: "octocat",
     });

@@ -12,11 +12,11 @@ import {
   PRIVATE_KEY,
   REPO,
 } from "../helpers/app-harness.js";
+import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
 import { createFakeGitHub } from "../helpers/fake-github.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
-import { callTool, reply } from "../helpers/model-script.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
@@ -59,14 +59,7 @@ describe("the App as a process (npm start), end to end", () => {
       env,
       name: REPO,
       files: {
-        "package.json": JSON.stringify({
-          name: "demo",
-          private: true,
-          scripts: { test: "node test.js" },
-        }),
-        "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
-        "test.js":
-          "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+        ...ADD_BUG_FILES,
       },
     });
     const gitServer: GitHttpServer = await startGitHttpServer({
@@ -83,15 +76,7 @@ describe("the App as a process (npm start), end to end", () => {
     });
     const api = await github.listen();
     cleanups.push(() => api.close());
-    const model: FakeAnthropic = await startFakeAnthropic([
-      callTool("read_file", { file_path: "src/add.js" }),
-      callTool(
-        "edit_file",
-        { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
-        { say: "Fix add." },
-      ),
-      reply("Fixed add()."),
-    ]);
+    const model: FakeAnthropic = await startFakeAnthropic(fixAddSteps());
     cleanups.push(() => model.close());
 
     const port = await freePort();
@@ -138,7 +123,10 @@ describe("the App as a process (npm start), end to end", () => {
         () => {},
       );
     await eventually(
-      () => (void ping(), ready || app.exitCode !== null),
+      () => {
+        void ping();
+        return ready || app.exitCode !== null;
+      },
       "the app to answer /ping",
       60_000,
     );

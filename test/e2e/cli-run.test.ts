@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir as makeGitTempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
@@ -41,14 +42,7 @@ function lastMessage(body: unknown): unknown {
 
 async function failingRepo(): Promise<string> {
   return makeRepo({
-    "package.json": JSON.stringify(
-      { name: "demo", private: true, scripts: { test: "node test.js" } },
-      null,
-      2,
-    ),
-    "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
-    "test.js":
-      "const assert = require('node:assert');\nconst { add } = require('./src/add.js');\nassert.strictEqual(add(2, 3), 5);\nconsole.log('tests passed');\n",
+    ...ADD_BUG_FILES,
   });
 }
 
@@ -206,25 +200,10 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
         root: tmp.path,
         env,
         files: {
-          "package.json": JSON.stringify({
-            name: "demo",
-            private: true,
-            scripts: { test: "node test.js" },
-          }),
-          "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
-          "test.js":
-            "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+          ...ADD_BUG_FILES,
         },
       });
-      server = await startFakeAnthropic([
-        callTool("read_file", { file_path: "src/add.js" }),
-        callTool(
-          "edit_file",
-          { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
-          { say: "Fix add: it subtracted." },
-        ),
-        reply("Fixed add()."),
-      ]);
+      server = await startFakeAnthropic(fixAddSteps());
       const { code, stdout, stderr } = await runCli(
         [
           "run",

@@ -5,6 +5,7 @@ import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
 import { createApp } from "../../src/app/index.js";
+import { ADD_BUG_FILES } from "./demo-repo.js";
 import { createFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
 import {
   type BareRepo,
@@ -89,14 +90,7 @@ export async function startHarness(options: {
     root: tmp.path,
     env,
     files: {
-      "package.json": JSON.stringify({
-        name: "demo",
-        private: true,
-        scripts: { test: "node test.js" },
-      }),
-      "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
-      "test.js":
-        "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+      ...ADD_BUG_FILES,
       ...options.files,
     },
   });

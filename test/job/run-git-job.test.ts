@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
 import { type GitJobInput, runGitJob } from "../../src/job/run-git-job.js";
+import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
 import {
   createBareRepo,
   git,
@@ -24,14 +25,7 @@ function setup() {
     root: tmp.path,
     env,
     files: {
-      "package.json": JSON.stringify({
-        name: "demo",
-        private: true,
-        scripts: { test: "node test.js" },
-      }),
-      "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
-      "test.js":
-        "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+      ...ADD_BUG_FILES,
     },
   });
   return { tmp, env, repo, cacheDir: join(tmp.path, "cache") };
