@@ -2,12 +2,11 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ApplicationFunctionOptions, Context, Probot } from "probot";
 import type { Model } from "../agent/model.js";
-import { createAnthropicModel } from "../agent/models/anthropic.js";
 import { createRedactor } from "../agent/redact.js";
 import { cleanStaleWorkspaces, pruneCache } from "../git/cache.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { createStatusReporter } from "../github/status.js";
 import { admitRequest } from "../job/admit.js";
+import { anthropicModelFactory, createRequestStatus } from "../job/job-deps.js";
 import { type JobRequest, jobKey } from "../job/request.js";
 import { runJob } from "../job/run-job.js";
 import { renderQueuedAnswer } from "../job/summary.js";
@@ -46,15 +45,10 @@ export function createApp(settings: AppSettings) {
   const inFlight = new Set<Promise<void>>();
   const createModel =
     settings.createModel ??
-    ((model: string) => {
-      const apiKey = env.ANTHROPIC_API_KEY;
-      if (!apiKey)
-        throw new Error("ANTHROPIC_API_KEY is not set on the server running patchwright");
-      return createAnthropicModel({
-        apiKey,
-        model,
-        ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
-      });
+    anthropicModelFactory({
+      apiKey: env.ANTHROPIC_API_KEY,
+      baseURL: env.ANTHROPIC_BASE_URL,
+      missingKey: "ANTHROPIC_API_KEY is not set on the server running patchwright",
     });
 
   const app = (probot: Probot, _options?: ApplicationFunctionOptions): void => {
@@ -98,15 +92,15 @@ export function createApp(settings: AppSettings) {
       };
       const token = await gitToken();
       const redact = createRedactor([...SECRET_VARIABLES.map((name) => env[name]), token]);
-      const status = createStatusReporter({
-        octokit,
-        repo: { owner: request.repo.owner, repo: request.repo.name },
-        issueNumber: request.target.number,
-        source: request.source,
-        clock,
-        redact,
-        onError: (error, action) => log.warn({ err: error, action }, "status update failed"),
-      });
+      const status = createRequestStatus(
+        {
+          octokit,
+          clock,
+          redact,
+          onError: (error, action) => log.warn({ err: error, action }, "status update failed"),
+        },
+        request,
+      );
       const admission = await admitRequest(
         { octokit, botLogin: await getBotLogin() },
         request,

@@ -1,4 +1,4 @@
-import { loadRepoConfig } from "../config/load.js";
+import { type ConfigError, loadRepoConfig } from "../config/load.js";
 import { defaultConfig, type RepoConfig } from "../config/schema.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { canStartJob, getPermission } from "../github/permissions.js";
@@ -16,11 +16,17 @@ export type Admission =
   | {
       admitted: false;
       reason: "not_for_us" | "config_error" | "closed" | "locked" | "unauthorized";
+      /** For `config_error`: what is wrong with the file (already answered on the thread). */
+      configError?: ConfigError | undefined;
     };
 
 export interface AdmitDeps {
   octokit: GitHubClient;
   botLogin: string;
+  /** Where the config file is on the default branch; default `.github/patchwright.yml`. */
+  configPath?: string | undefined;
+  /** Settings the entry point overrides (the Action's inputs), applied to the file's config. */
+  adjustConfig?: ((config: RepoConfig) => RepoConfig) | undefined;
 }
 
 /**
@@ -38,10 +44,12 @@ export async function admitRequest(
     owner: request.repo.owner,
     repo: request.repo.name,
     ref: request.repo.defaultBranch,
+    ...(deps.configPath ? { path: deps.configPath } : {}),
   });
+  const adjust = deps.adjustConfig ?? ((config: RepoConfig) => config);
   // A broken file has no trigger phrase to go by: judge by the default one,
   // so only someone who was asking the bot hears about the broken file.
-  const config = loaded.ok ? loaded.config : defaultConfig();
+  const config = adjust(loaded.ok ? loaded.config : defaultConfig());
   const decision = shouldStart(request, {
     triggerPhrase: config.triggerPhrase,
     label: config.label,
@@ -51,7 +59,7 @@ export async function admitRequest(
   if (!decision.start) return { admitted: false, reason: "not_for_us" };
   if (!loaded.ok) {
     await status.reply(renderConfigErrorAnswer(loaded.error.toMarkdown()));
-    return { admitted: false, reason: "config_error" };
+    return { admitted: false, reason: "config_error", configError: loaded.error };
   }
 
   const state = closedOrLocked(request);

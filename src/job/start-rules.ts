@@ -41,6 +41,9 @@ export function shouldStart(request: JobRequest, rules: StartRules): StartDecisi
     return { start: false, reason: "bot" };
   }
 
+  // The workflow's author chose the event and wrote the prompt: there are no words to look for.
+  if (request.source.kind === "event") return { start: true };
+
   if (request.source.kind === "label") {
     // GitHub treats label names case-insensitively.
     const added = request.source.label?.toLowerCase();

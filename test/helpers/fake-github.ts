@@ -42,6 +42,8 @@ export interface FakeGitHubOptions {
   permissions?: Record<string, string>;
   /** Content of .github/patchwright.yml on the default branch, or absent. */
   configYaml?: string;
+  /** Where configYaml is served; default `.github/patchwright.yml`. */
+  configPath?: string;
   botSlug?: string;
   installationToken?: string;
 }
@@ -89,12 +91,16 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       ],
     ],
     ["GET", /^\/app$/, () => [200, { slug: options.botSlug ?? "patchwright", id: 1 }]],
+    ["GET", new RegExp(`^${base}/installation$`), () => [200, { id: 42, app_id: 1 }]],
     [
       "GET",
       new RegExp(`^${base}/contents/(.+)$`),
       (m) => {
         const path = decodeURIComponent(m[1] ?? "");
-        if (path !== ".github/patchwright.yml" || options.configYaml === undefined)
+        if (
+          path !== (options.configPath ?? ".github/patchwright.yml") ||
+          options.configYaml === undefined
+        )
           return [404, { message: "Not Found" }];
         return [
           200,

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 import { Language, Parser, type Tree } from "web-tree-sitter";
 
 /** What the shell analysis needs from a parser: bash source in, syntax tree out. */
@@ -16,14 +18,23 @@ let bashLanguage: Promise<Language> | undefined;
 function loadBashLanguage(): Promise<Language> {
   bashLanguage ??= (async () => {
     await Parser.init();
-    const require = createRequire(import.meta.url);
-    return Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+    return Language.load(bashGrammarPath());
   })().catch((error: unknown) => {
     // A failed load (missing file, bad wasm) must not poison later attempts.
     bashLanguage = undefined;
     throw error;
   });
   return bashLanguage;
+}
+
+/**
+ * Next to this module when it ships as a bundle (the Action's dist/, which
+ * has no node_modules), otherwise from the tree-sitter-bash package.
+ */
+function bashGrammarPath(): string {
+  const bundled = fileURLToPath(new URL("tree-sitter-bash.wasm", import.meta.url));
+  if (existsSync(bundled)) return bundled;
+  return createRequire(import.meta.url).resolve("tree-sitter-bash/tree-sitter-bash.wasm");
 }
 
 /** A bash parser (tree-sitter-bash); after this resolves, parsing is synchronous. */

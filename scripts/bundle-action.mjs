@@ -1,0 +1,82 @@
+/**
+ * Bundles the GitHub Action into dist/: one ESM file (dist/index.js, what
+ * action.yml runs) plus the two WebAssembly files the shell policy loads at
+ * run time, so a workflow run needs no install step. `npm run bundle`
+ * rewrites dist/; test/action/dist.test.ts fails when the committed bundle
+ * differs from what the sources give.
+ *
+ *   node scripts/bundle-action.mjs [outdir]
+ */
+import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const require = createRequire(import.meta.url);
+
+/**
+ * @actions/core imports its HTTP client (and with it undici, ~800 kB) only
+ * for getIDToken (OIDC), which the Action never calls. Loading it anyway
+ * cost about 100 ms per run, so the bundle gets a stand-in that says so.
+ */
+const withoutOidcClient = {
+  name: "without-oidc-client",
+  setup(builder) {
+    builder.onResolve({ filter: /^@actions\/http-client(\/.*)?$/ }, (args) => ({
+      path: args.path,
+      namespace: "oidc-stand-in",
+    }));
+    builder.onLoad({ filter: /.*/, namespace: "oidc-stand-in" }, () => ({
+      loader: "js",
+      contents: [
+        "const missing = () => { throw new Error('the patchwright bundle leaves out OIDC (core.getIDToken)'); };",
+        "export class HttpClient { constructor() { missing(); } }",
+        "export class BearerCredentialHandler { constructor() { missing(); } }",
+      ].join("\n"),
+    }));
+  },
+};
+
+/** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
+const BANNER = [
+  'import { createRequire as __patchwrightCreateRequire } from "node:module";',
+  "const require = __patchwrightCreateRequire(import.meta.url);",
+].join("\n");
+
+export async function bundleAction(outdir = join(ROOT, "dist")) {
+  await mkdir(outdir, { recursive: true });
+  const result = await build({
+    absWorkingDir: ROOT,
+    entryPoints: [join(ROOT, "src/action/run.ts")],
+    outfile: join(outdir, "index.js"),
+    bundle: true,
+    platform: "node",
+    target: "node20",
+    format: "esm",
+    banner: { js: BANNER },
+    plugins: [withoutOidcClient],
+    legalComments: "none",
+    minify: true,
+    metafile: true,
+    logLevel: "warning",
+  });
+  await Promise.all([
+    copyFile(require.resolve("web-tree-sitter/tree-sitter.wasm"), join(outdir, "tree-sitter.wasm")),
+    copyFile(
+      require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"),
+      join(outdir, "tree-sitter-bash.wasm"),
+    ),
+    // The bundle is ESM wherever it is copied, whatever package.json is above it.
+    writeFile(join(outdir, "package.json"), '{ "type": "module" }\n'),
+  ]);
+  return result.metafile;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const outdir = resolve(process.argv[2] ?? join(ROOT, "dist"));
+  const metafile = await bundleAction(outdir);
+  const bytes = Object.values(metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  console.log(`bundled the Action into ${outdir} (${Math.round(bytes / 1024)} kB of JavaScript)`);
+}

@@ -1,0 +1,203 @@
+import { z } from "zod";
+import { PRESET_NAMES } from "../agent/policy/presets.js";
+import { ruleProblem } from "../agent/policy/rules.js";
+import type { RepoConfig } from "../config/schema.js";
+
+/**
+ * The Action's inputs (action.yml), parsed with zod. Every input is a string
+ * on the runner, "" when not given; a given value overrides the repository
+ * config file's setting. A bad value fails the step with `input <name>: ...`.
+ */
+
+export const INPUT_NAMES = [
+  "anthropic_api_key",
+  "github_token",
+  "app_id",
+  "private_key",
+  "trigger_phrase",
+  "prompt",
+  "model",
+  "max_turns",
+  "max_cost_usd",
+  "policy",
+  "allowed_commands",
+  "verify_command",
+  "config_path",
+  "mode",
+] as const;
+
+export type InputName = (typeof INPUT_NAMES)[number];
+
+/** Inputs that hold secrets: masked, and never echoed back in an error. */
+export const SECRET_INPUTS: readonly InputName[] = [
+  "anthropic_api_key",
+  "github_token",
+  "private_key",
+];
+
+/** "" means "not given": the config file (or its default) decides. */
+function given<T extends z.ZodType<unknown, string>>(schema: T) {
+  return z
+    .string()
+    .transform((value) => (value.trim() === "" ? undefined : value.trim()))
+    .pipe(schema.optional());
+}
+
+const oneLine = (what: string, max: number) =>
+  z
+    .string()
+    .max(max, { error: `expected ${what} of at most ${max} characters` })
+    .refine((text) => !/[\r\n]/.test(text), { error: `expected ${what} on a single line` });
+
+const wholeNumber = z
+  .string()
+  .regex(/^\d+$/, { error: "expected a whole number above 0, such as 30" })
+  .transform(Number)
+  .pipe(z.number().int().positive({ error: "expected a whole number above 0, such as 30" }));
+
+const dollars = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, { error: "expected a number of US dollars above 0, such as 2.5" })
+  .transform(Number)
+  .pipe(z.number().positive({ error: "expected a number of US dollars above 0, such as 2.5" }));
+
+/** One command pattern per line (`*` matches anything); blank lines and `#` comments are skipped. */
+const commandList = z
+  .string()
+  .transform((text) =>
+    text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== "" && !line.startsWith("#")),
+  )
+  .superRefine((commands, ctx) => {
+    for (const command of commands) {
+      const problem = ruleProblem(`run_shell: ${command}`);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }
+  });
+
+const repoPath = z
+  .string()
+  .refine((path) => !path.startsWith("/") && !path.split("/").includes(".."), {
+    error: "expected a path inside the repository, such as .github/patchwright.yml",
+  });
+
+const inputsSchema = z
+  .object({
+    anthropic_api_key: given(z.string()),
+    github_token: given(z.string()),
+    app_id: given(
+      z.string().regex(/^\d+$/, { error: "expected the App's numeric id, such as 123456" }),
+    ),
+    private_key: given(
+      z.string().includes("PRIVATE KEY", {
+        error: "expected the App's private key in PEM form (-----BEGIN RSA PRIVATE KEY----- ...)",
+      }),
+    ),
+    trigger_phrase: given(oneLine("a trigger phrase such as @agent", 50)),
+    prompt: given(z.string()),
+    model: given(oneLine("a model id such as claude-sonnet-5-5", 100)),
+    max_turns: given(wholeNumber),
+    max_cost_usd: given(dollars),
+    policy: given(z.enum(PRESET_NAMES, { error: `expected one of ${PRESET_NAMES.join(", ")}` })),
+    allowed_commands: commandList,
+    verify_command: given(z.string()),
+    config_path: given(repoPath),
+    mode: z
+      .string()
+      .transform((value) => value.trim() || "auto")
+      .pipe(z.enum(["auto", "deps"], { error: "expected auto or deps" })),
+  })
+  .superRefine((inputs, ctx) => {
+    // Half of the App's credentials is a mistake, not a reason to fall back to github_token.
+    if (inputs.app_id && !inputs.private_key)
+      ctx.addIssue({
+        code: "custom",
+        path: ["private_key"],
+        message: "required when app_id is given",
+      });
+    if (inputs.private_key && !inputs.app_id)
+      ctx.addIssue({
+        code: "custom",
+        path: ["app_id"],
+        message: "required when private_key is given",
+      });
+  });
+
+export interface ActionInputs {
+  anthropicApiKey?: string | undefined;
+  githubToken?: string | undefined;
+  /** Act as this GitHub App (its installation token), so pushes trigger other workflows. */
+  app?: { id: string; privateKey: string } | undefined;
+  triggerPhrase?: string | undefined;
+  prompt?: string | undefined;
+  model?: string | undefined;
+  maxTurns?: number | undefined;
+  maxCostUsd?: number | undefined;
+  policy?: (typeof PRESET_NAMES)[number] | undefined;
+  allowedCommands: string[];
+  verifyCommand?: string | undefined;
+  configPath?: string | undefined;
+  mode: "auto" | "deps";
+}
+
+export type InputsResult = { ok: true; inputs: ActionInputs } | { ok: false; message: string };
+
+/** Reads every input through `getInput` and parses them; all problems are reported at once. */
+export function readInputs(getInput: (name: InputName) => string): InputsResult {
+  const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, getInput(name)]));
+  const parsed = inputsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? "inputs") as InputName;
+      const value = raw[name];
+      const shown =
+        value && !SECRET_INPUTS.includes(name) && !value.includes("\n") ? ` (got "${value}")` : "";
+      return `input ${name}: ${issue.message}${shown}`;
+    });
+    return { ok: false, message: [...new Set(lines)].join("\n") };
+  }
+  const data = parsed.data;
+  return {
+    ok: true,
+    inputs: {
+      anthropicApiKey: data.anthropic_api_key,
+      githubToken: data.github_token,
+      app:
+        data.app_id && data.private_key
+          ? { id: data.app_id, privateKey: data.private_key }
+          : undefined,
+      triggerPhrase: data.trigger_phrase,
+      prompt: data.prompt,
+      model: data.model,
+      maxTurns: data.max_turns,
+      maxCostUsd: data.max_cost_usd,
+      policy: data.policy,
+      allowedCommands: data.allowed_commands,
+      verifyCommand: data.verify_command,
+      configPath: data.config_path,
+      mode: data.mode,
+    },
+  };
+}
+
+/** The repository's config with the given inputs laid over it. */
+export function applyInputs(config: RepoConfig, inputs: ActionInputs): RepoConfig {
+  return {
+    ...config,
+    triggerPhrase: inputs.triggerPhrase ?? config.triggerPhrase,
+    model: inputs.model ?? config.model,
+    maxTurns: inputs.maxTurns ?? config.maxTurns,
+    maxCostUsd: inputs.maxCostUsd ?? config.maxCostUsd,
+    verify: inputs.verifyCommand ?? config.verify,
+    policy: {
+      ...config.policy,
+      preset: inputs.policy ?? config.policy.preset,
+      allow: [
+        ...config.policy.allow,
+        ...inputs.allowedCommands.map((command) => `run_shell: ${command}`),
+      ],
+    },
+  };
+}

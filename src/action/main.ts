@@ -1,0 +1,72 @@
+import { readFile } from "node:fs/promises";
+import { Octokit } from "@octokit/rest";
+import { createRedactor } from "../agent/redact.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { type ActionsIo, createActionsIo } from "./actions-io.js";
+import { ActionFailure } from "./failure.js";
+import { SECRET_INPUTS } from "./inputs.js";
+import { type ActionDeps, type ActionResult, runAction } from "./run-action.js";
+import { actionOutputs, renderStepSummary } from "./step-summary.js";
+
+/**
+ * The Action's entry (run.ts calls it): secrets masked first, then the run,
+ * then outputs and the step summary in every case, and `setFailed` with a
+ * message that says what to do when the step must fail.
+ */
+
+const USER_AGENT = "patchwright-action";
+
+/** Failed requests are thrown and reported by the caller; Octokit's own logging would say it twice. */
+const QUIET_LOG = { debug() {}, info() {}, warn: console.warn, error() {} };
+
+function createClient(auth: string, baseUrl: string): GitHubClient {
+  return new Octokit({ auth, baseUrl, userAgent: USER_AGENT, log: QUIET_LOG });
+}
+
+export function defaultDeps(env: Record<string, string | undefined> = process.env): ActionDeps {
+  return {
+    io: createActionsIo(env),
+    env,
+    clock: Date,
+    readFile: (path) => readFile(path, "utf8"),
+    createClient,
+  };
+}
+
+export async function main(overrides: Partial<ActionDeps> = {}): Promise<void> {
+  const deps: ActionDeps = { ...defaultDeps(overrides.env), ...overrides };
+  const { io } = deps;
+  const secrets = [...SECRET_INPUTS.map((name) => io.getInput(name)), deps.env.ANTHROPIC_API_KEY];
+  for (const secret of secrets) if (secret) io.setSecret(secret);
+  const redact = createRedactor(secrets);
+
+  let result: ActionResult;
+  try {
+    result = await runAction(deps, redact);
+  } catch (error) {
+    const message = redact(error instanceof Error ? error.message : String(error));
+    // Our own failures already say what to do; anything else is named as unexpected.
+    result = failed(error instanceof ActionFailure ? message : `patchwright failed: ${message}`);
+  }
+  await publish(io, result);
+}
+
+function failed(message: string): ActionResult {
+  return {
+    report: { conclusion: "failure", headline: message.split("\n")[0] ?? message },
+    failure: message,
+  };
+}
+
+async function publish(io: ActionsIo, result: ActionResult): Promise<void> {
+  for (const [name, value] of Object.entries(actionOutputs(result.report)))
+    io.setOutput(name, value);
+  try {
+    await io.appendSummary(renderStepSummary(result.report));
+  } catch (error) {
+    io.warning(
+      `could not write the step summary: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (result.failure) io.setFailed(result.failure);
+}

@@ -1,0 +1,1 @@
+await import("./main.js").then(({ main }) => main());

@@ -1,0 +1,102 @@
+import type { Usage } from "../agent/model.js";
+import { formatCount, formatUsd, inlineCode, plural, tableCell } from "../github/markdown.js";
+import { type FileStat, totalStats } from "../job/diff-stats.js";
+import type { VerifyResult } from "../job/verify.js";
+
+/**
+ * What a run leaves on the workflow page: the step outputs (for later steps)
+ * and the step summary (for people). Pure: the caller redacts free text.
+ */
+
+export type ActionConclusion = "success" | "failure" | "no_changes" | "skipped";
+
+export interface ActionReport {
+  conclusion: ActionConclusion;
+  /** One line on what happened; for skips and failures, why. */
+  headline: string;
+  branch?: string | undefined;
+  pullRequest?: { number: number; url: string } | undefined;
+  files?: FileStat[] | undefined;
+  verify?: VerifyResult | undefined;
+  turns?: number | undefined;
+  usage?: Usage | undefined;
+  costUsd?: number | undefined;
+  transcriptPath?: string | undefined;
+  /** The job's final report (the tracking comment's text), shown below the table. */
+  details?: string | undefined;
+}
+
+export const OUTPUT_NAMES = [
+  "conclusion",
+  "branch",
+  "pr_number",
+  "pr_url",
+  "cost_usd",
+  "turns",
+  "transcript_path",
+] as const;
+
+export type OutputName = (typeof OUTPUT_NAMES)[number];
+
+/** Every output is set, "" when the run has no value for it, so `if:` expressions need no guards. */
+export function actionOutputs(report: ActionReport): Record<OutputName, string> {
+  return {
+    conclusion: report.conclusion,
+    branch: report.branch ?? "",
+    pr_number: report.pullRequest ? String(report.pullRequest.number) : "",
+    pr_url: report.pullRequest?.url ?? "",
+    cost_usd: report.costUsd === undefined ? "" : report.costUsd.toFixed(4),
+    turns: report.turns === undefined ? "" : String(report.turns),
+    transcript_path: report.transcriptPath ?? "",
+  };
+}
+
+const ICONS: Record<ActionConclusion, string> = {
+  success: "🚀",
+  failure: "😕",
+  no_changes: "💬",
+  skipped: "⏭️",
+};
+
+function verifyCell(verify: VerifyResult | undefined): string {
+  if (!verify) return "not run";
+  const command = inlineCode(verify.command, 60);
+  return verify.passed ? `✅ ${command} passed` : `❌ ${command} failed (exit ${verify.exit})`;
+}
+
+function filesCell(files: FileStat[] | undefined): string {
+  if (!files || files.length === 0) return "none";
+  const total = totalStats(files);
+  return `${plural(files.length, "file")} (+${total.additions} −${total.deletions})`;
+}
+
+function tokensCell(usage: Usage | undefined): string {
+  if (!usage) return "–";
+  return `${formatCount(usage.inputTokens)} in, ${formatCount(usage.outputTokens)} out, ${formatCount(usage.cacheReadTokens)} cache read`;
+}
+
+export function renderStepSummary(report: ActionReport): string {
+  const parts = [`### ${ICONS[report.conclusion]} patchwright: ${tableCell(report.headline)}`];
+  if (report.conclusion !== "skipped") {
+    const pull = report.pullRequest;
+    const rows: Array<[string, string]> = [
+      ["Branch", report.branch ? inlineCode(report.branch) : "–"],
+      ["Pull request", pull ? `[#${pull.number}](${pull.url})` : "–"],
+      ["Files", filesCell(report.files)],
+      ["Verify", verifyCell(report.verify)],
+      ["Turns", report.turns === undefined ? "–" : String(report.turns)],
+      ["Tokens", tokensCell(report.usage)],
+      ["Cost", report.costUsd === undefined ? "–" : formatUsd(report.costUsd)],
+    ];
+    parts.push(
+      ["| | |", "| --- | --- |", ...rows.map(([k, v]) => `| ${k} | ${tableCell(v)} |`)].join("\n"),
+    );
+  }
+  if (report.details?.trim()) parts.push(report.details.trim());
+  if (report.transcriptPath) {
+    parts.push(
+      `<sub>Transcript: ${inlineCode(report.transcriptPath, 300)} (upload it with actions/upload-artifact)</sub>`,
+    );
+  }
+  return `${parts.join("\n\n")}\n`;
+}

@@ -1,0 +1,143 @@
+import type { AgentEventListener } from "../agent/events.js";
+import type { RepoConfig } from "../config/schema.js";
+import { openOrUpdatePullRequest } from "../github/pulls.js";
+import { fileStats } from "./diff-stats.js";
+import { finalReport, runStats } from "./report.js";
+import type { JobRequest, Person } from "./request.js";
+import { runGitJob } from "./run-git-job.js";
+import type { JobDeps, JobOutcome } from "./run-job.js";
+import { renderPullRequestBody } from "./summary.js";
+
+/**
+ * A job with no issue or pull request behind it: a workflow dispatch or a
+ * schedule runs a prompt on the default branch and proposes the result as a
+ * new pull request. There is no thread to read or answer, so progress goes
+ * to the caller's hooks (the Actions log) instead of a tracking comment.
+ */
+export interface RepositoryJobRequest {
+  trigger: "workflow_dispatch" | "schedule";
+  /** The run id: a re-run of the same run is the same request. */
+  deliveryId: string;
+  repo: JobRequest["repo"];
+  /** Who dispatched the run; a schedule has nobody to credit. */
+  requester?: Person | undefined;
+  /** The prompt: trusted, it comes from the workflow file or a writer's dispatch. */
+  instruction: string;
+  /** The run's page, linked from the commits and the pull request. */
+  runUrl?: string | undefined;
+}
+
+export interface RepositoryJobHooks {
+  onEvent?: AgentEventListener | undefined;
+  onStep?: ((step: string) => void) | undefined;
+}
+
+const MAX_TITLE_CHARS = 72;
+
+/** The pull request's title: the prompt's first line, cut at a word. */
+export function titleFromPrompt(prompt: string): string {
+  const line = prompt.trim().split("\n")[0]?.trim() ?? "";
+  if (line.length <= MAX_TITLE_CHARS) return line || "Changes requested by a workflow";
+  const cut = line.slice(0, MAX_TITLE_CHARS - 1);
+  const space = cut.lastIndexOf(" ");
+  return `${space > MAX_TITLE_CHARS / 2 ? cut.slice(0, space) : cut}…`;
+}
+
+export function renderRepositoryTask(request: RepositoryJobRequest): string {
+  const how = request.trigger === "schedule" ? "on a schedule" : "by a workflow dispatch";
+  return [
+    `This job was started ${how} in the GitHub repository ${request.repo.owner}/${request.repo.name}.`,
+    `You are on a new branch made from \`${request.repo.defaultBranch}\`; your changes will be committed and proposed as a pull request.`,
+    "The request:",
+    request.instruction.trim(),
+  ].join("\n\n");
+}
+
+/**
+ * Runs the prompt and opens (or updates) a pull request with the result.
+ * Failures of the job's own steps come back in the outcome; an exception
+ * (GitHub refused the pull request) is the caller's to report.
+ */
+export async function runRepositoryJob(
+  deps: JobDeps,
+  request: RepositoryJobRequest,
+  config: RepoConfig,
+  hooks: RepositoryJobHooks = {},
+): Promise<JobOutcome> {
+  const title = titleFromPrompt(request.instruction);
+  const requester = request.requester;
+  const job = await runGitJob(
+    {
+      cacheDir: deps.cacheDir,
+      envSource: deps.envSource,
+      clock: deps.clock,
+      signal: deps.signal,
+      onEvent: hooks.onEvent,
+      onStep: hooks.onStep,
+    },
+    {
+      cloneUrl: request.repo.cloneUrl,
+      token: await deps.gitToken(),
+      baseBranch: request.repo.defaultBranch,
+      defaultBranch: request.repo.defaultBranch,
+      branchTitle: title,
+      branchPrefix: config.branchPrefix,
+      task: renderRepositoryTask(request),
+      model: deps.createModel(config.model),
+      policy: config.policy,
+      limits: {
+        maxTurns: config.maxTurns,
+        maxCostUsd: config.maxCostUsd,
+        maxDurationMs: config.maxMinutes * 60_000,
+      },
+      setup: config.setup,
+      verify: config.verify,
+      squash: config.squash,
+      identity: config.bot,
+      // Bots get no co-author trailer: the commit author already is one.
+      coAuthor:
+        requester && requester.type !== "Bot"
+          ? { name: requester.name ?? requester.login, login: requester.login, id: requester.id }
+          : undefined,
+      requestUrl: request.runUrl,
+      push: true,
+    },
+  );
+
+  let pullRequest: JobOutcome["pullRequest"];
+  if (job.push) {
+    const stats = runStats(job, config.model);
+    const failed = job.verify?.passed === false || job.agent?.stopReason !== "end_turn";
+    const body = renderPullRequestBody({
+      usage: stats?.usage ?? {
+        inputTokens: 0,
+        outputTokens: 0,
+        cacheReadTokens: 0,
+        cacheWriteTokens: 0,
+      },
+      costUsd: stats?.costUsd ?? 0,
+      turns: stats?.turns ?? 0,
+      durationMs: job.durationMs,
+      model: config.model,
+      stopReason: stats?.stopReason ?? "end_turn",
+      request: { login: requester?.login ?? "github-actions", url: request.runUrl },
+      summary: job.agent?.finalText ?? "",
+      commits: job.commits,
+      files: fileStats(job.changes),
+      verify: job.verify,
+    });
+    pullRequest = await openOrUpdatePullRequest(deps.octokit, {
+      owner: request.repo.owner,
+      repo: request.repo.name,
+      head: job.branch,
+      base: job.baseBranch,
+      title,
+      body: deps.redact(body),
+      draft: config.draftOnFailure && failed,
+    });
+  }
+  const report = finalReport(job, config, deps.redact, pullRequest);
+  const conclusion =
+    job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
+  return { job, ...(pullRequest ? { pullRequest } : {}), conclusion };
+}

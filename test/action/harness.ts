@@ -1,0 +1,209 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import { bundleAction } from "../../scripts/bundle-action.mjs";
+import { aim, examplePayload, OWNER, type Payload, REPO } from "../helpers/app-harness.js";
+import {
+  type FakeAnthropic,
+  type ServerStep,
+  startFakeAnthropic,
+} from "../helpers/fake-anthropic-server.js";
+import {
+  createFakeGitHub,
+  type FakeGitHub,
+  type FakeGitHubOptions,
+} from "../helpers/fake-github.js";
+import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
+import {
+  type BareRepo,
+  createBareRepo,
+  gitTestEnv,
+  makeTempDir,
+  type TempDir,
+} from "../helpers/git-repos.js";
+
+/**
+ * Runs the bundled Action (dist/index.js built from the current sources) as
+ * a process, the way a runner does: GITHUB_* variables, INPUT_* inputs, an
+ * event file, output and summary files; GitHub, git and the model are
+ * loopback fakes.
+ */
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const TOKEN = "ghs_actiontoken0123456789abcdefghijklmn";
+export const API_KEY = "sk-ant-action-0123456789abcdef";
+
+/** Builds the bundle once per test file into a temporary directory. */
+export async function buildBundle(): Promise<{ dir: TempDir; entry: string }> {
+  const dir = makeTempDir("pw-action-dist-");
+  await bundleAction(dir.path);
+  return { dir, entry: join(dir.path, "index.js") };
+}
+
+export interface ActionWorld {
+  tmp: TempDir;
+  env: Record<string, string>;
+  repo: BareRepo;
+  git: GitHttpServer;
+  github: FakeGitHub;
+  apiUrl: string;
+  model: FakeAnthropic;
+  cloneUrl: string;
+  close(): Promise<void>;
+}
+
+export const DEMO_FILES = {
+  "package.json": JSON.stringify({
+    name: "demo",
+    private: true,
+    scripts: { test: "node test.js" },
+  }),
+  "src/add.js": "module.exports = { add: (a, b) => a - b };\n",
+  "test.js":
+    "const assert = require('node:assert');\nassert.strictEqual(require('./src/add.js').add(2, 3), 5);\n",
+};
+
+export async function startWorld(
+  options: { steps?: ServerStep[]; github?: Partial<FakeGitHubOptions> } = {},
+): Promise<ActionWorld> {
+  const tmp = makeTempDir("pw-action-");
+  const env = gitTestEnv(join(tmp.path, "home"));
+  const repo = createBareRepo({ root: tmp.path, env, name: REPO, files: DEMO_FILES });
+  const git = await startGitHttpServer({ projectRoot: tmp.path, token: TOKEN, env });
+  const github = createFakeGitHub({
+    owner: OWNER,
+    repo: REPO,
+    permissions: { octocat: "write", reader: "read" },
+    installationToken: TOKEN,
+    ...options.github,
+  });
+  const api = await github.listen();
+  const model = await startFakeAnthropic(options.steps ?? []);
+  return {
+    tmp,
+    env,
+    repo,
+    git,
+    github,
+    apiUrl: api.url,
+    model,
+    cloneUrl: git.url(REPO),
+    async close() {
+      await model.close();
+      await api.close();
+      await git.close();
+      tmp.remove();
+    },
+  };
+}
+
+const require = createRequire(import.meta.url);
+const examples = require("@octokit/webhooks-examples") as Array<{
+  name: string;
+  examples: Payload[];
+}>;
+
+/** A real payload (deep-copied) pointed at the fake repository and sent by `sender`. */
+export function eventPayload(
+  world: ActionWorld,
+  event: string,
+  action: string | undefined,
+  sender: string,
+  pick?: (p: Payload) => boolean,
+): Payload {
+  const payload = action
+    ? examplePayload(event, action, pick)
+    : structuredClone(examples.find((e) => e.name === event)?.examples[0]);
+  if (!payload) throw new Error(`no ${event} example`);
+  return aim(payload, world.cloneUrl, { login: sender });
+}
+
+export interface ActionRun {
+  code: number | null;
+  /** stdout and stderr together: the step's log. */
+  log: string;
+  outputs: Record<string, string>;
+  summary: string;
+  runnerTemp: string;
+}
+
+/** Parses the GITHUB_OUTPUT file (`name<<delimiter`, value lines, `delimiter`). */
+export function parseOutputFile(text: string): Record<string, string> {
+  const outputs: Record<string, string> = {};
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const match = lines[i]?.match(/^([^<=]+)<<(.+)$/);
+    if (!match?.[1] || !match[2]) continue;
+    const value: string[] = [];
+    for (i++; i < lines.length && lines[i] !== match[2]; i++) value.push(lines[i] ?? "");
+    outputs[match[1]] = value.join("\n");
+  }
+  return outputs;
+}
+
+/** The environment a runner gives the step, for a world and an event. */
+export function runnerEnv(
+  world: ActionWorld,
+  runDir: string,
+  event: string,
+  inputs: Record<string, string>,
+): Record<string, string> {
+  return {
+    ...world.env,
+    GITHUB_ACTIONS: "true",
+    GITHUB_EVENT_NAME: event,
+    GITHUB_EVENT_PATH: join(runDir, "event.json"),
+    GITHUB_OUTPUT: join(runDir, "output.txt"),
+    GITHUB_STEP_SUMMARY: join(runDir, "summary.md"),
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+    GITHUB_API_URL: world.apiUrl,
+    GITHUB_SERVER_URL: "https://github.com",
+    GITHUB_RUN_ID: "9001",
+    GITHUB_RUN_ATTEMPT: "1",
+    GITHUB_ACTOR: "octocat",
+    GITHUB_ACTOR_ID: "583231",
+    GITHUB_REF_NAME: "main",
+    RUNNER_TEMP: join(runDir, "temp"),
+    ANTHROPIC_BASE_URL: world.model.url,
+    ...Object.fromEntries(
+      Object.entries(inputs).map(([name, value]) => [`INPUT_${name.toUpperCase()}`, value]),
+    ),
+  };
+}
+
+/** Writes the event file and empty output/summary files into a fresh run directory. */
+export function prepareRun(world: ActionWorld, payload: unknown): string {
+  const runDir = join(world.tmp.path, `run-${Math.random().toString(36).slice(2, 8)}`);
+  mkdirSync(join(runDir, "temp"), { recursive: true });
+  writeFileSync(join(runDir, "event.json"), JSON.stringify(payload));
+  writeFileSync(join(runDir, "output.txt"), "");
+  writeFileSync(join(runDir, "summary.md"), "");
+  return runDir;
+}
+
+export async function runAction(
+  entry: string,
+  world: ActionWorld,
+  options: { event: string; payload: unknown; inputs: Record<string, string> },
+): Promise<ActionRun> {
+  const runDir = prepareRun(world, options.payload);
+  const child = spawn(process.execPath, [entry], {
+    cwd: runDir,
+    env: runnerEnv(world, runDir, options.event, options.inputs),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout.on("data", (chunk) => (log += chunk));
+  child.stderr.on("data", (chunk) => (log += chunk));
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  return {
+    code,
+    log,
+    outputs: parseOutputFile(readFileSync(join(runDir, "output.txt"), "utf8")),
+    summary: readFileSync(join(runDir, "summary.md"), "utf8"),
+    runnerTemp: join(runDir, "temp"),
+  };
+}
+
+export { OWNER, type Payload, REPO };

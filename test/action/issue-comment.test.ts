@@ -1,0 +1,151 @@
+import { existsSync, readFileSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TempDir } from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+import {
+  type ActionWorld,
+  API_KEY,
+  buildBundle,
+  eventPayload,
+  type Payload,
+  runAction,
+  startWorld,
+  TOKEN,
+} from "./harness.js";
+
+let bundle: { dir: TempDir; entry: string };
+beforeAll(async () => {
+  bundle = await buildBundle();
+}, 120_000);
+afterAll(() => bundle?.dir.remove());
+
+let world: ActionWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const FIX_STEPS = [
+  callTool("read_file", { file_path: "src/add.js" }),
+  callTool(
+    "edit_file",
+    { file_path: "src/add.js", old_string: "a - b", new_string: "a + b" },
+    { say: "Fix add." },
+  ),
+  reply("Fixed add(): it subtracted instead of adding."),
+];
+
+function commentPayload(w: ActionWorld, sender: string, body: string): Payload {
+  const payload = eventPayload(
+    w,
+    "issue_comment",
+    "created",
+    sender,
+    (p: Payload) => !p.issue.pull_request,
+  );
+  Object.assign(payload.issue, {
+    number: 7,
+    title: "add() returns the wrong sum",
+    state: "open",
+    locked: false,
+  });
+  Object.assign(payload.comment, { id: 555, body });
+  return payload;
+}
+
+describe("the bundled Action on issue_comment", () => {
+  it("fixes the issue, pushes a branch, opens the PR and reports through outputs and the summary", async () => {
+    world = await startWorld({ steps: FIX_STEPS });
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent fix it"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, verify_command: "npm test" },
+    });
+
+    expect(run.code, run.log).toBe(0);
+    const [pull] = world.github.pulls;
+    expect(pull?.head.ref).toBe("agent/issue-7-add-returns-the-wrong-sum");
+    expect(pull?.body).toContain("Closes #7");
+    expect(world.repo.show("agent/issue-7-add-returns-the-wrong-sum", "src/add.js")).toContain(
+      "a + b",
+    );
+    expect(
+      world.git.requests.some((r) => r.path.endsWith("/git-receive-pack") && r.authorized),
+    ).toBe(true);
+
+    expect(run.outputs).toMatchObject({
+      conclusion: "success",
+      branch: "agent/issue-7-add-returns-the-wrong-sum",
+      pr_number: String(pull?.number),
+      pr_url: pull?.html_url,
+      turns: "3",
+    });
+    expect(Number(run.outputs.cost_usd)).toBeGreaterThanOrEqual(0);
+    expect(run.summary).toContain(`[#${pull?.number}](${pull?.html_url})`);
+    expect(run.summary).toMatch(/\| Verify \| ✅ `npm test` passed \|/);
+    expect(run.summary).toMatch(/\| Files \| 1 file \(\+1 −1\) \|/);
+
+    // The transcript is a JSONL file under RUNNER_TEMP, without the secrets.
+    const transcriptPath = run.outputs.transcript_path ?? "";
+    expect(transcriptPath.startsWith(run.runnerTemp)).toBe(true);
+    expect(existsSync(transcriptPath)).toBe(true);
+    const transcript = readFileSync(transcriptPath, "utf8");
+    const types = transcript
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).type);
+    expect(types).toContain("tool_call");
+    expect(types.at(-1)).toBe("run_end");
+    expect(transcript).not.toContain(TOKEN);
+    expect(transcript).not.toContain(API_KEY);
+
+    // Same gate and status as the App: 👀 on the comment and one tracking comment, edited in place.
+    expect(world.github.reactions.map((r) => r.content)).toEqual(
+      expect.arrayContaining(["eyes", "rocket"]),
+    );
+    const tracking = world.github.comments.get(7) ?? [];
+    expect(tracking).toHaveLength(1);
+    expect(tracking[0]?.body).toContain(`#${pull?.number}`);
+    expect(tracking[0]?.body).toContain("https://github.com/octo-org/demo/actions/runs/9001");
+
+    // Secrets are masked in the log and never printed.
+    expect(run.log).toContain(`::add-mask::${API_KEY}`);
+    expect(run.log).toContain(`::add-mask::${TOKEN}`);
+    expect(run.log.replaceAll(`::add-mask::${API_KEY}`, "")).not.toContain(API_KEY);
+  }, 120_000);
+
+  it("fails with a clear message when the sender has no write access", async () => {
+    world = await startWorld();
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "reader", "@agent fix it"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+
+    expect(run.code).toBe(1);
+    expect(run.log).toContain(
+      "::error::@reader cannot start a job: only people with write access to octo-org/demo can ask patchwright for changes",
+    );
+    expect(run.outputs.conclusion).toBe("failure");
+    expect(run.summary).toContain("@reader cannot start a job");
+    expect(world.model.requests).toHaveLength(0);
+    expect(world.github.pulls).toHaveLength(0);
+    // The App's polite answer on the thread, no 👀.
+    expect(world.github.comments.get(7)?.[0]?.body).toMatch(/write access/);
+    expect(world.github.reactions).toHaveLength(0);
+  }, 60_000);
+
+  it("skips, without failing, a comment that is not for the bot", async () => {
+    world = await startWorld();
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "thanks, looks good"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.conclusion).toBe("skipped");
+    expect(world.github.comments.get(7) ?? []).toHaveLength(0);
+    expect(world.model.requests).toHaveLength(0);
+  }, 60_000);
+});
