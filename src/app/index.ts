@@ -6,10 +6,10 @@ import { createRedactor } from "../agent/redact.js";
 import { cleanStaleWorkspaces, pruneCache } from "../git/cache.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { admitRequest } from "../job/admit.js";
+import { renderQueuedAnswer } from "../job/answers.js";
 import { anthropicModelFactory, createRequestStatus } from "../job/job-deps.js";
 import { type JobRequest, jobKey } from "../job/request.js";
 import { runJob } from "../job/run-job.js";
-import { renderQueuedAnswer } from "../job/summary.js";
 import { createInProcessQueue, type JobQueue } from "./queue.js";
 import { parseTrigger } from "./triggers.js";
 

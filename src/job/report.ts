@@ -1,16 +1,15 @@
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
 import { fileStats } from "./diff-stats.js";
-import type { JobRequest } from "./request.js";
-import type { GitJobResult } from "./run-git-job.js";
 import {
   type FailureKind,
   type FinalReportInput,
   type PullRequestLink,
-  type RunStats,
   renderFinalReport,
-  renderPullRequestBody,
-} from "./summary.js";
+} from "./final-report.js";
+import type { JobRequest } from "./request.js";
+import type { GitJobResult } from "./run-git-job.js";
+import { type RunStats, renderPullRequestBody } from "./summary.js";
 
 /**
  * Turns what a job did into the words a maintainer reads: the pull request

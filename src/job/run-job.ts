@@ -6,10 +6,10 @@ import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import type { StatusReporter } from "../github/status.js";
+import { renderForkPatchAnswer } from "./answers.js";
 import { finalReport, pullRequestBody } from "./report.js";
 import type { JobRequest } from "./request.js";
 import { type GitJobResult, runGitJob } from "./run-git-job.js";
-import { renderForkPatchAnswer } from "./summary.js";
 
 export interface JobDeps {
   octokit: GitHubClient;

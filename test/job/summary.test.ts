@@ -2,17 +2,19 @@ import { describe, expect, it } from "vitest";
 import type { NetChange } from "../../src/agent/file-history.js";
 import { formatDuration, formatUsd } from "../../src/github/markdown.js";
 import {
+  renderClosedAnswer,
+  renderConfigErrorAnswer,
+  renderForkPatchAnswer,
+  renderQueuedAnswer,
+  renderUnauthorizedAnswer,
+} from "../../src/job/answers.js";
+import { renderFinalReport } from "../../src/job/final-report.js";
+import {
   type FileStat,
   fileStats,
   type PullRequestBodyInput,
   type RunStats,
-  renderClosedAnswer,
-  renderConfigErrorAnswer,
-  renderFinalReport,
-  renderForkPatchAnswer,
   renderPullRequestBody,
-  renderQueuedAnswer,
-  renderUnauthorizedAnswer,
 } from "../../src/job/summary.js";
 
 const buf = (text: string) => Buffer.from(text, "utf8");

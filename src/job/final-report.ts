@@ -1,0 +1,207 @@
+import type { AgentStopReason } from "../agent/events.js";
+import { codeBlock, details, formatUsd, inlineCode, plural, tail } from "../github/markdown.js";
+import { type FileStat, totalStats } from "./diff-stats.js";
+import {
+  type CommitSummary,
+  clip,
+  type RunStats,
+  renderCommits,
+  renderUsage,
+  renderVerify,
+  type VerifySummary,
+} from "./summary.js";
+
+/** The tracking comment's last word on a job: success, failure (with what to do next) or no changes. */
+
+export interface PullRequestLink {
+  number: number;
+  url: string;
+  created: boolean;
+  draft?: boolean | undefined;
+}
+
+/** Why a job failed: how the agent stopped, or which job step broke. */
+export type FailureKind =
+  | Exclude<AgentStopReason, "end_turn">
+  | "workspace_failed"
+  | "setup_failed"
+  | "push_failed"
+  | "internal";
+
+/** The limits in force, so a failure can name the number that was reached. */
+export interface JobLimits {
+  maxTurns?: number | undefined;
+  maxCostUsd?: number | undefined;
+  timeoutMinutes?: number | undefined;
+}
+
+export type FinalReportInput =
+  | {
+      outcome: "success";
+      branch: string;
+      branchUrl?: string | undefined;
+      /** The pull request opened or updated; absent when commits went onto the PR being discussed. */
+      pullRequest?: PullRequestLink | undefined;
+      summary?: string | undefined;
+      commits: CommitSummary[];
+      files?: FileStat[] | undefined;
+      verify?: VerifySummary | undefined;
+      run?: RunStats | undefined;
+    }
+  | {
+      outcome: "failure";
+      failure: FailureKind;
+      error?: string | undefined;
+      limits?: JobLimits | undefined;
+      /** Where the work done before the failure went, if any was pushed. */
+      partial?:
+        | {
+            branch: string;
+            branchUrl?: string | undefined;
+            commits: number;
+            pullRequest?: PullRequestLink | undefined;
+          }
+        | undefined;
+      verify?: VerifySummary | undefined;
+      run?: RunStats | undefined;
+    }
+  | {
+      outcome: "no_changes";
+      /** The agent's answer (sanitized by the caller). */
+      answer: string;
+      run?: RunStats | undefined;
+    };
+
+export const MAX_REPORT_TEXT_CHARS = 10_000;
+const MAX_ERROR_CHARS = 1_000;
+export const CONFIG_FILE = "`.github/patchwright.yml`";
+
+/** The tracking comment's last word on a job. */
+export function renderFinalReport(input: FinalReportInput): string {
+  const parts: string[] = [];
+  if (input.outcome === "success") {
+    parts.push(`**${successHeadline(input)}**`);
+    const showSummary = input.summary?.trim() && !input.pullRequest?.created;
+    if (showSummary) parts.push(clip(input.summary?.trim() ?? "", MAX_REPORT_TEXT_CHARS));
+    if (input.commits.length > 0) parts.push(renderCommits(input.commits));
+    if (input.files && input.files.length > 0) {
+      const total = totalStats(input.files);
+      parts.push(
+        `${plural(input.files.length, "file")} changed (+${total.additions} −${total.deletions})`,
+      );
+    }
+    if (input.verify) parts.push(renderVerify(input.verify));
+  } else if (input.outcome === "failure") {
+    const text = FAILURES[input.failure];
+    parts.push(`**😕 ${text.title}**`, text.explain(input.limits ?? {}, input.run));
+    if (input.error?.trim()) parts.push(renderError(input.error));
+    parts.push(renderPartial(input.partial));
+    parts.push(`**What to do:** ${text.advice}`);
+    if (input.verify) parts.push(renderVerify(input.verify));
+  } else {
+    parts.push(clip(input.answer.trim(), MAX_REPORT_TEXT_CHARS) || "_The agent gave no answer._");
+    parts.push("No files were changed, so nothing was committed.");
+  }
+  if (input.run) parts.push(`<sub>${renderUsage(input.run)}</sub>`);
+  return parts.join("\n\n");
+}
+
+function successHeadline(input: Extract<FinalReportInput, { outcome: "success" }>): string {
+  const branch = link(inlineCode(input.branch), input.branchUrl);
+  const pull = input.pullRequest;
+  if (pull) {
+    const draft = pull.draft ? " as a draft" : "";
+    const verb = pull.created ? "Opened" : "Updated";
+    return `🚀 ${verb} pull request [#${pull.number}](${pull.url})${draft} from ${branch}`;
+  }
+  return `🚀 Pushed ${plural(input.commits.length, "commit")} to ${branch}`;
+}
+
+function renderPartial(
+  partial: Extract<FinalReportInput, { outcome: "failure" }>["partial"],
+): string {
+  if (!partial || partial.commits === 0) return "No changes were pushed.";
+  const branch = link(inlineCode(partial.branch), partial.branchUrl);
+  const pull = partial.pullRequest
+    ? ` and is in [#${partial.pullRequest.number}](${partial.pullRequest.url})`
+    : "";
+  return `The work done so far (${plural(partial.commits, "commit")}) was pushed to ${branch}${pull}, so nothing is lost.`;
+}
+
+function renderError(error: string): string {
+  const text = error.trim();
+  if (!text.includes("\n") && text.length <= 300) return `Error: ${inlineCode(text, 300)}`;
+  return details("Error", codeBlock(tail(text, MAX_ERROR_CHARS), "text"));
+}
+
+interface FailureText {
+  title: string;
+  explain(limits: JobLimits, run: RunStats | undefined): string;
+  advice: string;
+}
+
+const RETRY = "Mention the bot again to retry.";
+
+const FAILURES: Record<FailureKind, FailureText> = {
+  max_turns: {
+    title: "Stopped at the turn limit",
+    explain: (limits, run) =>
+      `The agent used all ${limits.maxTurns ?? run?.turns ?? "its"} turns it is allowed before it finished.`,
+    advice: `Raise \`max_turns\` in ${CONFIG_FILE}, or ask for a smaller change.`,
+  },
+  max_cost: {
+    title: "Stopped at the cost limit",
+    explain: (limits, run) => {
+      const cap = limits.maxCostUsd ?? run?.costUsd;
+      return `The agent reached the cost limit${cap === undefined ? "" : ` of ${formatUsd(cap)}`} for one job before it finished.`;
+    },
+    advice: `Raise \`max_cost_usd\` in ${CONFIG_FILE}, or ask for a smaller change.`,
+  },
+  timeout: {
+    title: "Ran out of time",
+    explain: (limits) =>
+      `The job hit its time limit${limits.timeoutMinutes ? ` of ${plural(limits.timeoutMinutes, "minute")}` : ""} before the agent finished.`,
+    advice: `Ask for a smaller step, check whether a command (tests, an install) hangs, or raise \`max_minutes\` in ${CONFIG_FILE}.`,
+  },
+  aborted: {
+    title: "Cancelled",
+    explain: () =>
+      "The job was cancelled before it finished (the service was stopping or restarting).",
+    advice: RETRY,
+  },
+  refusal: {
+    title: "Request declined",
+    explain: () => "The model declined to work on this request.",
+    advice: "Rephrase the request, saying what should change and why.",
+  },
+  error: {
+    title: "The agent stopped on an error",
+    explain: () =>
+      "The agent could not continue, usually because the model API failed or was unreachable.",
+    advice: `This is often temporary. ${RETRY} If it keeps happening, check the job log and the model API key.`,
+  },
+  workspace_failed: {
+    title: "Could not check out the repository",
+    explain: () => "The repository or its branch could not be fetched into a workspace.",
+    advice: `Check that the branch still exists and the App can read the repository. ${RETRY}`,
+  },
+  setup_failed: {
+    title: "Setup failed",
+    explain: () => "A setup command from the configuration failed, so the agent did not start.",
+    advice: `Fix \`setup\` in ${CONFIG_FILE} on the default branch, then ask again.`,
+  },
+  push_failed: {
+    title: "Could not push",
+    explain: () => "The changes were made and committed, but pushing the branch failed.",
+    advice: `Check branch protection rules and that the App may write to this repository. ${RETRY}`,
+  },
+  internal: {
+    title: "Something went wrong",
+    explain: () => "patchwright hit an unexpected problem of its own.",
+    advice: `${RETRY} If it happens again, check the job log and report it.`,
+  },
+};
+
+function link(text: string, url: string | undefined): string {
+  return url ? `[${text}](${url})` : text;
+}
