@@ -5,7 +5,8 @@ import type { GitHubClient } from "../github/octokit.js";
 import { type ActionsIo, createActionsIo } from "./actions-io.js";
 import { ActionFailure } from "./failure.js";
 import { SECRET_INPUTS } from "./inputs.js";
-import { type ActionDeps, type ActionResult, runAction } from "./run-action.js";
+import { type ActionResult, failed } from "./result.js";
+import { type ActionDeps, runAction } from "./run-action.js";
 import { actionOutputs, renderStepSummary } from "./step-summary.js";
 
 /**
@@ -49,13 +50,6 @@ export async function main(overrides: Partial<ActionDeps> = {}): Promise<void> {
     result = failed(error instanceof ActionFailure ? message : `patchwright failed: ${message}`);
   }
   await publish(io, result);
-}
-
-function failed(message: string): ActionResult {
-  return {
-    report: { conclusion: "failure", headline: message.split("\n")[0] ?? message },
-    failure: message,
-  };
 }
 
 async function publish(io: ActionsIo, result: ActionResult): Promise<void> {

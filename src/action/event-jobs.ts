@@ -1,0 +1,116 @@
+import type { Redactor } from "../agent/redact.js";
+import type { Transcript } from "../agent/transcript.js";
+import { loadRepoConfig } from "../config/load.js";
+import type { RepoConfig } from "../config/schema.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { admitRequest } from "../job/admit.js";
+import { createRequestStatus } from "../job/job-deps.js";
+import type { JobRequest } from "../job/request.js";
+import { type JobDeps, type JobOutcome, runJob } from "../job/run-job.js";
+import { type RepositoryJobRequest, runRepositoryJob } from "../job/run-repository-job.js";
+import type { ActionsIo } from "./actions-io.js";
+import { type ActionInputs, applyInputs } from "./inputs.js";
+import { type JobLog, withJobLog } from "./job-log.js";
+import { runStart } from "./outcome-report.js";
+import { type ActionResult, failed, skipped } from "./result.js";
+
+/**
+ * The two kinds of job an Action run starts, once its event is known and
+ * its credentials are in hand: a request on an issue or pull request (the
+ * App's gate and tracking comment), or a prompt for the repository.
+ */
+
+/** Everything a job needs once the event is known and the credentials are in hand. */
+export interface EventRun {
+  io: ActionsIo;
+  clock: { now(): number };
+  /** The run's page, linked from the tracking comment. */
+  runUrl: string | undefined;
+  inputs: ActionInputs;
+  octokit: GitHubClient;
+  botLogin: string;
+  redact: Redactor;
+  transcript: Transcript;
+  log: JobLog;
+  jobDeps: JobDeps;
+}
+
+/** A job that ran, or the result of one that was not started. */
+export type Ran = { outcome: JobOutcome; config: RepoConfig } | ActionResult;
+
+/** Comment, review, label and pull_request events: the App's gate, tracking comment and job. */
+export async function runRequest(run: EventRun, request: JobRequest): Promise<Ran> {
+  const { io } = run;
+  const status = withJobLog(
+    createRequestStatus(
+      {
+        octokit: run.octokit,
+        clock: run.clock,
+        redact: run.redact,
+        jobUrl: run.runUrl,
+        onError: (error, action) =>
+          io.warning(run.redact(`could not ${action}: ${messageOf(error)}`)),
+      },
+      request,
+    ),
+    run.log,
+  );
+  const admission = await admitRequest(
+    {
+      octokit: run.octokit,
+      botLogin: run.botLogin,
+      configPath: run.inputs.configPath,
+      adjustConfig: (loaded) => applyInputs(loaded, run.inputs),
+    },
+    request,
+    status,
+  );
+  await status.settled();
+  if (!admission.admitted) {
+    const { owner, name } = request.repo;
+    const where = `${owner}/${name}#${request.target.number}`;
+    switch (admission.reason) {
+      case "not_for_us":
+        io.info(`Nothing to do: the ${request.trigger} on ${where} is not a request for the bot.`);
+        return skipped(`the ${request.trigger} on ${where} is not a request for the bot`);
+      case "closed":
+      case "locked":
+        return skipped(`${where} is ${admission.reason}; no job was started`);
+      case "unauthorized":
+        return failed(
+          `@${request.requester.login} cannot start a job: only people with write access to ${owner}/${name} can ask patchwright for changes`,
+        );
+      case "config_error":
+        return failed(
+          `the config file ${admission.configError?.path ?? run.inputs.configPath ?? ""} on ${request.repo.defaultBranch} is invalid, so no job was started: ${admission.configError?.message ?? ""}`,
+        );
+    }
+  }
+  run.transcript.write(runStart(request.instruction, admission.config));
+  const outcome = await runJob(run.jobDeps, request, admission.config, status);
+  await status.settled();
+  return { outcome, config: admission.config };
+}
+
+/** workflow_dispatch and schedule: the prompt on the default branch, a new pull request. */
+export async function runRepository(run: EventRun, request: RepositoryJobRequest): Promise<Ran> {
+  const loaded = await loadRepoConfig(run.octokit, {
+    owner: request.repo.owner,
+    repo: request.repo.name,
+    ref: request.repo.defaultBranch,
+    ...(run.inputs.configPath ? { path: run.inputs.configPath } : {}),
+  });
+  if (!loaded.ok) {
+    return failed(
+      `the config file ${loaded.error.path} on ${request.repo.defaultBranch} is invalid, so no job was started: ${loaded.error.message}`,
+    );
+  }
+  const config = applyInputs(loaded.config, run.inputs);
+  run.transcript.write(runStart(request.instruction, config));
+  const outcome = await runRepositoryJob(run.jobDeps, request, config, run.log);
+  return { outcome, config };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

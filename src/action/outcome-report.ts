@@ -1,0 +1,78 @@
+import type { Redactor } from "../agent/redact.js";
+import type { RepoConfig } from "../config/schema.js";
+import { fileStats } from "../job/diff-stats.js";
+import { finalReport } from "../job/report.js";
+import type { GitJobResult } from "../job/run-git-job.js";
+import type { JobOutcome } from "../job/run-job.js";
+import type { ActionReport } from "./step-summary.js";
+
+/** How a finished job reads on the workflow page: the headline, outputs and summary table. */
+
+export function runStart(task: string, config: RepoConfig) {
+  return {
+    type: "run_start" as const,
+    task,
+    model: config.model,
+    cwd: "",
+    policy: config.policy.preset,
+  };
+}
+
+type PullLink = { number: number; url: string };
+
+function headlineOf(
+  outcome: JobOutcome,
+  job: GitJobResult,
+  redact: Redactor,
+  workedOn: PullLink | undefined,
+): string {
+  const { pullRequest } = outcome;
+  if (outcome.conclusion === "failure") {
+    const why =
+      job.error?.message ??
+      (job.verify?.passed === false
+        ? `the verify command \`${job.verify.command}\` failed`
+        : `the agent stopped (${job.agent?.stopReason ?? "error"})`);
+    return `the job failed: ${redact(why)}`;
+  }
+  if (outcome.conclusion === "no_changes") return "the agent answered without changing files";
+  if (pullRequest) {
+    return `${pullRequest.created ? "opened" : "updated"} pull request #${pullRequest.number}`;
+  }
+  const where = workedOn ? ` (pull request #${workedOn.number})` : "";
+  return `pushed ${job.commits.length} commit(s) to ${job.branch}${where}`;
+}
+
+/**
+ * `workedOn`: the pull request the job pushed onto (a pull_request event or a
+ * comment on a PR), reported like one it opened.
+ */
+export function reportOf(
+  outcome: JobOutcome,
+  config: RepoConfig,
+  redact: Redactor,
+  transcriptPath: string,
+  workedOn?: PullLink,
+): ActionReport {
+  const { job, pullRequest } = outcome;
+  const pull = pullRequest ? { number: pullRequest.number, url: pullRequest.url } : workedOn;
+  const base = {
+    conclusion: outcome.conclusion,
+    transcriptPath,
+    ...(pull ? { pullRequest: pull } : {}),
+  };
+  // runJob reported the failure on the thread and kept no job result.
+  if (!job) return { ...base, headline: "the job stopped with an error; see the tracking comment" };
+  const headline = headlineOf(outcome, job, redact, workedOn);
+  return {
+    ...base,
+    headline: headline.split("\n")[0] ?? headline,
+    branch: job.push ? job.branch : job.fallbackBranch,
+    files: fileStats(job.changes),
+    verify: job.verify,
+    turns: job.agent?.turns,
+    usage: job.agent?.usage,
+    costUsd: job.agent?.costUsd,
+    details: finalReport(job, config, redact, pullRequest).markdown,
+  };
+}

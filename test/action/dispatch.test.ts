@@ -1,0 +1,122 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PRIVATE_KEY } from "../helpers/app-harness.js";
+import { git, type TempDir } from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+import {
+  type ActionWorld,
+  API_KEY,
+  buildBundle,
+  eventPayload,
+  runAction,
+  startWorld,
+  TOKEN,
+} from "./harness.js";
+
+let bundle: { dir: TempDir; entry: string };
+beforeAll(async () => {
+  bundle = await buildBundle();
+}, 120_000);
+afterAll(() => bundle?.dir.remove());
+
+let world: ActionWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+const CHANGELOG_STEPS = [
+  callTool(
+    "write_file",
+    { file_path: "CHANGELOG.md", content: "# Changelog\n\n## Unreleased\n" },
+    { say: "Add a changelog." },
+  ),
+  reply("Added CHANGELOG.md with an Unreleased section."),
+];
+
+describe("the bundled Action on workflow_dispatch and schedule", () => {
+  it("runs the prompt on the default branch and opens a pull request", async () => {
+    world = await startWorld({ steps: CHANGELOG_STEPS });
+    const run = await runAction(bundle.entry, world, {
+      event: "workflow_dispatch",
+      payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+      inputs: {
+        anthropic_api_key: API_KEY,
+        github_token: TOKEN,
+        prompt: "Add a CHANGELOG.md\n\nStart it with an Unreleased section.",
+        max_turns: "5",
+      },
+    });
+
+    expect(run.code, run.log).toBe(0);
+    const [pull] = world.github.pulls;
+    expect(pull?.title).toBe("Add a CHANGELOG.md");
+    expect(pull?.base.ref).toBe("main");
+    expect(pull?.head.ref).toBe("agent/add-a-changelog-md");
+    expect(pull?.body).toContain("Added CHANGELOG.md");
+    expect(pull?.body).toContain("https://github.com/octo-org/demo/actions/runs/9001");
+    expect(world.repo.show("agent/add-a-changelog-md", "CHANGELOG.md")).toContain("Unreleased");
+    // The commit credits whoever dispatched the run.
+    const message = git(
+      world.repo.dir,
+      ["log", "-1", "--format=%B", "agent/add-a-changelog-md"],
+      world.env,
+    );
+    expect(message).toContain("Co-authored-by: octocat <583231+octocat@users.noreply.github.com>");
+    expect(run.outputs).toMatchObject({
+      conclusion: "success",
+      branch: "agent/add-a-changelog-md",
+      pr_number: String(pull?.number),
+      pr_url: pull?.html_url,
+      turns: "2",
+    });
+    expect(run.summary).toContain("opened pull request");
+    expect(run.summary).toContain("| Verify | not run |");
+    // The prompt reached the model as the task, with the repository named.
+    const first = JSON.stringify(world.model.requests[0]?.body);
+    expect(first).toContain("Add a CHANGELOG.md");
+    expect(first).toContain("octo-org/demo");
+    // No issue, so no tracking comment and no reactions.
+    expect(world.github.comments.size).toBe(0);
+    expect(world.github.reactions).toHaveLength(0);
+  }, 120_000);
+
+  it("runs a scheduled prompt as the App, with an installation token for this repository", async () => {
+    world = await startWorld({ steps: CHANGELOG_STEPS, github: { botSlug: "patchwright-dev" } });
+    const payload = {
+      schedule: "0 6 * * 1",
+      repository: eventPayload(world, "workflow_dispatch", undefined, "octocat").repository,
+    };
+    const run = await runAction(bundle.entry, world, {
+      event: "schedule",
+      payload,
+      inputs: {
+        anthropic_api_key: API_KEY,
+        github_token: "",
+        app_id: "12345",
+        private_key: PRIVATE_KEY,
+        prompt: "Add a CHANGELOG.md",
+      },
+    });
+
+    expect(run.code, run.log).toBe(0);
+    expect(world.github.pulls[0]?.head.ref).toBe("agent/add-a-changelog-md");
+    const paths = world.github.calls.map((c) => `${c.method} ${c.path}`);
+    expect(paths).toContain("GET /repos/octo-org/demo/installation");
+    expect(paths).toContain("POST /app/installations/42/access_tokens");
+    const tokenCall = world.github.calls.find((c) => c.path.endsWith("/access_tokens"));
+    expect(tokenCall?.body.repositories).toEqual(["demo"]);
+    // The installation token (the fake's TOKEN) is what git pushed with, and it is masked.
+    expect(
+      world.git.requests.some((r) => r.path.endsWith("/git-receive-pack") && r.authorized),
+    ).toBe(true);
+    expect(run.log).toContain(`::add-mask::${TOKEN}`);
+    // The runner masks line by line: every line of the key is registered, and none is printed otherwise.
+    const keyLines = PRIVATE_KEY.trim().split("\n");
+    for (const line of keyLines) expect(run.log).toContain(`::add-mask::${line}`);
+    const printed = run.log
+      .split("\n")
+      .filter((line) => !line.startsWith("::add-mask::"))
+      .join("\n");
+    for (const line of keyLines) expect(printed).not.toContain(line);
+  }, 120_000);
+});

@@ -1,0 +1,134 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { TempDir } from "../helpers/git-repos.js";
+import {
+  type ActionWorld,
+  API_KEY,
+  buildBundle,
+  eventPayload,
+  runAction,
+  startWorld,
+  TOKEN,
+} from "./harness.js";
+
+let bundle: { dir: TempDir; entry: string };
+beforeAll(async () => {
+  bundle = await buildBundle();
+}, 120_000);
+afterAll(() => bundle?.dir.remove());
+
+let world: ActionWorld | undefined;
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+});
+
+/** `::error::` messages, decoded the way the runner shows them. */
+function errors(log: string): string[] {
+  return log
+    .split("\n")
+    .filter((line) => line.startsWith("::error::"))
+    .map((line) =>
+      line
+        .slice("::error::".length)
+        .replaceAll("%0A", "\n")
+        .replaceAll("%0D", "")
+        .replaceAll("%25", "%"),
+    );
+}
+
+async function dispatch(inputs: Record<string, string>) {
+  world = await startWorld();
+  return runAction(bundle.entry, world, {
+    event: "workflow_dispatch",
+    payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+    inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up", ...inputs },
+  });
+}
+
+describe("the bundled Action fails with a message that says what to fix", () => {
+  it("names every bad input, with the value it got", async () => {
+    const run = await dispatch({ max_turns: "many", max_cost_usd: "0", policy: "yolo" });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)).toEqual([
+      [
+        'input max_turns: expected a whole number above 0, such as 30 (got "many")',
+        'input max_cost_usd: expected a number of US dollars above 0, such as 2.5 (got "0")',
+        'input policy: expected one of read-only, default, trusted (got "yolo")',
+      ].join("\n"),
+    ]);
+    expect(run.outputs.conclusion).toBe("failure");
+    expect(run.summary).toContain("input max_turns");
+    expect(world?.github.calls).toHaveLength(0);
+    expect(world?.model.requests).toHaveLength(0);
+  }, 60_000);
+
+  it("asks for the missing half of the App credentials", async () => {
+    const run = await dispatch({ app_id: "12345", private_key: "", github_token: TOKEN });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)).toEqual(["input private_key: required when app_id is given"]);
+  }, 60_000);
+
+  it("says dependency bumps are not available yet for mode: deps", async () => {
+    const run = await dispatch({ mode: "deps" });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)[0]).toContain("dependency bumps are not available yet");
+    expect(world?.model.requests).toHaveLength(0);
+  }, 60_000);
+
+  it("needs a prompt on workflow_dispatch", async () => {
+    const run = await dispatch({ prompt: "" });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)).toEqual([
+      "input prompt: required for workflow_dispatch events (the instruction the agent carries out)",
+    ]);
+  }, 60_000);
+
+  it("needs the Anthropic API key", async () => {
+    const run = await dispatch({ anthropic_api_key: "" });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)[0]).toMatch(
+      /^input anthropic_api_key: required; store your Anthropic API key/,
+    );
+  }, 60_000);
+
+  it("refuses events it cannot serve", async () => {
+    world = await startWorld();
+    const run = await runAction(bundle.entry, world, {
+      event: "push",
+      payload: eventPayload(world, "push", undefined, "octocat"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)[0]).toMatch(
+      /^patchwright does not run on push events; trigger the workflow on issue_comment/,
+    );
+  }, 60_000);
+
+  it("reports an invalid config file by name", async () => {
+    world = await startWorld({
+      github: { configYaml: "max_turns: lots\n", configPath: ".github/bot.yml" },
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "workflow_dispatch",
+      payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+      inputs: {
+        anthropic_api_key: API_KEY,
+        github_token: TOKEN,
+        prompt: "Tidy up",
+        config_path: ".github/bot.yml",
+      },
+    });
+
+    expect(run.code).toBe(1);
+    expect(errors(run.log)[0]).toMatch(
+      /^the config file \.github\/bot\.yml on main is invalid, so no job was started: .*whole number/,
+    );
+    expect(world.model.requests).toHaveLength(0);
+  }, 60_000);
+});
