@@ -3,6 +3,7 @@
  * `npm run bench -- tools` for one. Benchmarks are scripts, never tests.
  */
 const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
+  action: () => import("./action.js"),
   tools: () => import("./tools.js"),
   workspace: () => import("./workspace.js"),
 };

@@ -65,7 +65,12 @@ export const DEMO_FILES = {
 };
 
 export async function startWorld(
-  options: { steps?: ServerStep[]; github?: Partial<FakeGitHubOptions> } = {},
+  options: {
+    steps?: ServerStep[];
+    github?: Partial<FakeGitHubOptions>;
+    /** Called as each model request arrives (the bench times the first one). */
+    onModelRequest?: () => void;
+  } = {},
 ): Promise<ActionWorld> {
   const tmp = makeTempDir("pw-action-");
   const env = gitTestEnv(join(tmp.path, "home"));
@@ -79,7 +84,7 @@ export async function startWorld(
     ...options.github,
   });
   const api = await github.listen();
-  const model = await startFakeAnthropic(options.steps ?? []);
+  const model = await startFakeAnthropic(options.steps ?? [], options.onModelRequest);
   return {
     tmp,
     env,
