@@ -12,6 +12,7 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage: patchwright run "<task>" [options]
+       patchwright deps [--cwd DIR] [--dry-run]   (npm dependency updates; deps --help)
 
 Runs the coding agent on a local checkout (--cwd) or on a fresh clone of a repository (--repo).
 

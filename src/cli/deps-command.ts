@@ -1,0 +1,162 @@
+import { readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createAnthropicModel } from "../agent/models/anthropic.js";
+import { createRedactor } from "../agent/redact.js";
+import { parseConfig } from "../config/load.js";
+import { DEFAULT_CONFIG_PATH, defaultConfig, type RepoConfig } from "../config/schema.js";
+import { parseDepsConfig } from "../deps/config.js";
+import type { DepsGroupResult } from "../deps/group-result.js";
+import { groupTitle } from "../deps/groups.js";
+import { planDepsUpdates } from "../deps/plan.js";
+import { renderDepsPlan } from "../deps/render-plan.js";
+import { runDepsJob } from "../deps/run-deps-job.js";
+import { UsageError } from "./args.js";
+import { toCloneUrl } from "./job-summary.js";
+import type { CliIo } from "./run-command.js";
+
+export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json]
+
+Finds npm dependency updates for the project in DIR (package.json, package-lock.json,
+workspaces, .npmrc registries) and groups them as .github/patchwright.yml's deps: section says.
+
+Options:
+  --cwd DIR          the project (default: current directory)
+  --dry-run          print the plan (groups, packages, from -> to, what was left out and why);
+                     needs no API key and no GitHub
+  --json             print the plan or the result as JSON
+  --cache-dir DIR    where repository mirrors are kept (default: ~/.cache/patchwright)
+  -h, --help         show this help
+
+Without --dry-run each group is applied on a fresh clone of DIR, installed and verified; the
+agent fixes what broke (ANTHROPIC_API_KEY required) and each group's branch
+(agent/deps/<group>) is pushed back to DIR. Nothing is sent to GitHub.`;
+
+/** `patchwright deps`: exit 0 when every group is green (or nothing to do), 1 otherwise. */
+export async function runDepsCommand(argv: string[], io: CliIo): Promise<number> {
+  let values: ReturnType<typeof parseDepsFlags>["values"];
+  try {
+    ({ values } = parseDepsFlags(argv));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  if (values.help) {
+    io.stdout.write(`${DEPS_USAGE}\n`);
+    return 0;
+  }
+  const dir = resolve(io.cwd, values.cwd ?? ".");
+  const isDir = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!isDir) throw new UsageError(`--cwd ${values.cwd}: no such directory`);
+  const config = await readLocalConfig(dir);
+  const parsed = parseDepsConfig(config.deps);
+  if (!parsed.ok) throw new Error(`${DEFAULT_CONFIG_PATH}: ${parsed.message}`);
+
+  if (values["dry-run"]) {
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: io.env,
+      clock: io.clock,
+    });
+    io.stdout.write(
+      values.json
+        ? `${JSON.stringify(plan)}\n`
+        : `${renderDepsPlan(plan, { now: io.clock.now(), branchPrefix: config.branchPrefix })}\n`,
+    );
+    return 0;
+  }
+
+  const apiKey = io.env.ANTHROPIC_API_KEY;
+  if (!apiKey) {
+    throw new UsageError(
+      "ANTHROPIC_API_KEY is not set: export it, or use --dry-run to see the plan only",
+    );
+  }
+  const baseURL = io.env.ANTHROPIC_BASE_URL;
+  const redact = createRedactor([apiKey, io.env.GITHUB_TOKEN ?? ""].filter(Boolean));
+  const controller = new AbortController();
+  const unsubscribe = io.onInterrupt(() => controller.abort(new Error("interrupted")));
+  try {
+    const result = await runDepsJob(
+      {
+        cacheDir: resolve(io.cwd, values["cache-dir"] ?? defaultCacheDir(io.env)),
+        envSource: io.env,
+        clock: io.clock,
+        signal: controller.signal,
+        createModel: (model) =>
+          (io.createModel ?? createAnthropicModel)({
+            apiKey,
+            model,
+            ...(baseURL ? { baseURL } : {}),
+          }),
+        onStep: (step) => (values.json ? undefined : io.stderr.write(`${redact(step)}…\n`)),
+      },
+      { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config },
+    );
+    if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);
+    else io.stdout.write(`${redact(renderResult(result.groups, result.message, config))}\n`);
+    if (result.status !== "done") return 1;
+    return result.groups.every((g) => g.status === "green") ? 0 : 1;
+  } finally {
+    unsubscribe();
+  }
+}
+
+function renderResult(
+  groups: DepsGroupResult[],
+  message: string | undefined,
+  config: RepoConfig,
+): string {
+  if (message) return `patchwright deps: ${message}`;
+  if (groups.length === 0) return "No updates to propose.";
+  return groups
+    .map((g) => {
+      const head = `${g.status.toUpperCase().padEnd(7)} ${groupTitle(g.group)} -> ${g.branch}`;
+      const lines = [head];
+      for (const u of g.applied) lines.push(`  ${u.name} ${u.from} -> ${u.to}`);
+      for (const l of g.leftOut)
+        lines.push(`  left out: ${l.update.name} ${l.update.from} -> ${l.update.to}`);
+      if (g.agent)
+        lines.push(
+          `  agent: ${g.agent.fixed ? "fixed it" : "did not fix it"} (${g.agent.files.join(", ") || "no files"})`,
+        );
+      if (g.error) lines.push(`  error (${g.error.stage}): ${g.error.message}`);
+      if (g.push)
+        lines.push(
+          `  pushed ${g.push.sha.slice(0, 7)}; review with: git log ${config.branchPrefix}deps/${g.group.slug}`,
+        );
+      return lines.join("\n");
+    })
+    .join("\n\n");
+}
+
+async function readLocalConfig(dir: string): Promise<RepoConfig> {
+  const text = await readFile(join(dir, DEFAULT_CONFIG_PATH), "utf8").catch(() => undefined);
+  if (text === undefined) return defaultConfig();
+  const parsed = parseConfig(text);
+  if (!parsed.ok) throw new Error(parsed.error.message);
+  return parsed.config;
+}
+
+function defaultCacheDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "patchwright");
+}
+
+function parseDepsFlags(args: string[]) {
+  return parseArgs({
+    args,
+    allowPositionals: false,
+    strict: true,
+    options: {
+      cwd: { type: "string" },
+      "dry-run": { type: "boolean" },
+      json: { type: "boolean" },
+      "cache-dir": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+}

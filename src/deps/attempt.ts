@@ -1,0 +1,92 @@
+import { runVerify, type VerifyResult } from "../job/verify.js";
+import { applyBump, type CommandRunner } from "./bump.js";
+import { resetCheckout, writeFiles } from "./checkout.js";
+import type { NpmConfig } from "./npmrc.js";
+import type { Update } from "./outdated.js";
+import type { BumpFailure } from "./task.js";
+
+/**
+ * One try of a set of updates in the workspace: back to the branch's clean
+ * state, the agent's kept changes on top (when there are some), the bump,
+ * the lockfile, the install, the checks. Every try starts from scratch, so
+ * bisecting never inherits a previous try's node_modules surprises.
+ */
+
+export interface AttemptOutcome {
+  passed: boolean;
+  failure?: BumpFailure;
+  verify?: VerifyResult;
+  /** Files the bump itself wrote. */
+  files: string[];
+}
+
+export interface AttemptContext {
+  dir: string;
+  npm: NpmConfig;
+  install: string;
+  verify: string | null;
+  lockfilePath: string | undefined;
+  before: Date | undefined;
+  /** The environment of the repository's own commands: the agent's scrubbed one. */
+  shellEnv: Record<string, string>;
+  /** For npm's steps: the scrubbed one plus the variables .npmrc refers to (registry tokens). */
+  npmEnv: Record<string, string>;
+  gitEnv: Record<string, string | undefined>;
+  clock: { now(): number };
+  signal: AbortSignal;
+  onStep: (step: string) => void;
+}
+
+export async function attemptUpdates(
+  ctx: AttemptContext,
+  updates: readonly Update[],
+  extraFiles?: ReadonlyMap<string, Buffer | null>,
+): Promise<AttemptOutcome> {
+  await resetCheckout(ctx.dir, ctx.gitEnv);
+  if (extraFiles) await writeFiles(ctx.dir, extraFiles);
+  const runner =
+    (env: Record<string, string>): CommandRunner =>
+    (command) =>
+      runVerify({ command, cwd: ctx.dir, env, signal: ctx.signal, clock: ctx.clock });
+
+  let bump: Awaited<ReturnType<typeof applyBump>>;
+  try {
+    bump = await applyBump({
+      dir: ctx.dir,
+      updates,
+      lockfilePath: ctx.lockfilePath,
+      npm: ctx.npm,
+      run: runner(ctx.npmEnv),
+      before: ctx.before,
+    });
+  } catch (error) {
+    // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump.
+    const message = error instanceof Error ? error.message : String(error);
+    const result: VerifyResult = {
+      command: "edit package.json",
+      passed: false,
+      exit: "1",
+      timedOut: false,
+      durationMs: 0,
+      outputTail: message,
+    };
+    return { passed: false, failure: { stage: "lockfile", result }, files: [] };
+  }
+  if (bump.lockfile && !bump.lockfile.passed) {
+    return {
+      passed: false,
+      failure: { stage: "lockfile", result: bump.lockfile },
+      files: bump.files,
+    };
+  }
+  ctx.onStep(`Installing: \`${ctx.install}\``);
+  const install = await runner(ctx.npmEnv)(ctx.install);
+  if (!install.passed)
+    return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
+  if (!ctx.verify) return { passed: true, files: bump.files };
+  ctx.onStep(`Verifying: \`${ctx.verify}\``);
+  const verify = await runner(ctx.shellEnv)(ctx.verify);
+  return verify.passed
+    ? { passed: true, verify, files: bump.files }
+    : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}

@@ -1,0 +1,81 @@
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { Identity } from "../git/commits.js";
+import { createGit, type GitEnv } from "../git/git-client.js";
+
+/**
+ * Git chores of the bump job inside its workspace: start an existing bump
+ * branch again from the base without force-pushing, and put the checkout
+ * back between attempts.
+ */
+
+/**
+ * Makes HEAD's tree the base's tree with a merge commit whose parents are
+ * the branch tip and the base: the branch keeps its history (so the push is
+ * a fast-forward and nobody's commits vanish) while its content starts over,
+ * and the pull request's diff is only what this run adds.
+ */
+export async function restartFromBase(options: {
+  dir: string;
+  baseSha: string;
+  baseBranch: string;
+  identity: Identity;
+  env: GitEnv;
+}): Promise<boolean> {
+  const git = createGit(options.dir, {
+    env: options.env,
+    extraEnv: {
+      GIT_AUTHOR_NAME: options.identity.name,
+      GIT_AUTHOR_EMAIL: options.identity.email,
+      GIT_COMMITTER_NAME: options.identity.name,
+      GIT_COMMITTER_EMAIL: options.identity.email,
+    },
+  });
+  const head = (await git.raw(["rev-parse", "HEAD"])).trim();
+  if (head === options.baseSha) return false;
+  const message = `Start the dependency update again from ${options.baseBranch}`;
+  const commit = (
+    await git.raw([
+      "commit-tree",
+      `${options.baseSha}^{tree}`,
+      "-p",
+      head,
+      "-p",
+      options.baseSha,
+      "-m",
+      message,
+    ])
+  ).trim();
+  await git.raw(["reset", "--quiet", "--hard", commit]);
+  return true;
+}
+
+/** Drops every change to tracked files and untracked files that are not ignored (node_modules stays). */
+export async function resetCheckout(dir: string, env: GitEnv): Promise<void> {
+  const git = createGit(dir, { env, noHooks: true });
+  await git.raw(["reset", "--quiet", "--hard", "HEAD"]);
+  await git.raw(["clean", "-fdq"]);
+}
+
+export async function readFiles(
+  dir: string,
+  paths: Iterable<string>,
+): Promise<Map<string, Buffer | null>> {
+  const out = new Map<string, Buffer | null>();
+  for (const path of paths) out.set(path, await readFile(join(dir, path)).catch(() => null));
+  return out;
+}
+
+export async function writeFiles(
+  dir: string,
+  files: ReadonlyMap<string, Buffer | null>,
+): Promise<void> {
+  for (const [path, content] of files) {
+    const absolute = join(dir, path);
+    if (content === null) await rm(absolute, { force: true });
+    else {
+      await mkdir(dirname(absolute), { recursive: true });
+      await writeFile(absolute, content);
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import { validRange } from "semver";
+import { z } from "zod";
+import { cronProblem, DEFAULT_DEPS_SCHEDULE } from "./schedule.js";
+
+/**
+ * The `deps:` section of `.github/patchwright.yml`. The repository config
+ * keeps it as an opaque mapping; this module owns its meaning. Keys are
+ * snake_case in the file, camelCase in `DepsConfig`.
+ */
+
+export const UPDATE_TYPES = ["patch", "minor", "major"] as const;
+export type UpdateType = (typeof UPDATE_TYPES)[number];
+
+const updateTypes = z.array(
+  z.enum(UPDATE_TYPES, { error: 'expected "patch", "minor" or "major"' }),
+  { error: 'expected a list of update types such as ["patch", "minor"]' },
+);
+
+const text = (what: string) =>
+  z
+    .string({ error: `expected ${what}` })
+    .trim()
+    .min(1, { error: `expected ${what}, not an empty string` });
+
+const namePattern = text('a package name or pattern such as "@types/*"');
+
+const semverRange = text('a version range such as ">=2"').refine((r) => validRange(r) !== null, {
+  error: 'expected a version range npm understands, such as ">=2" or "1.x"',
+});
+
+const groupSchema = z.strictObject({
+  name: text("a group name").refine((name) => /^[\w .@/-]{1,50}$/.test(name), {
+    error: "expected a short group name (letters, digits, spaces, . _ - / @)",
+  }),
+  /** Package names, `*` globs allowed; a package joins the first group that matches it. */
+  patterns: z.array(namePattern, { error: "expected a list of package name patterns" }).min(1),
+  update_types: updateTypes.default(["patch", "minor"]),
+});
+
+const ignoreSchema = z.union(
+  [
+    namePattern.transform((name) => ({ name })),
+    z.strictObject({
+      name: namePattern,
+      versions: semverRange.optional(),
+      update_types: updateTypes.optional(),
+    }),
+  ],
+  { error: "expected a package name, or a mapping with name and versions or update_types" },
+);
+
+export const depsConfigFileSchema = z.strictObject({
+  /** false turns scheduled runs off without deleting the section. */
+  enabled: z.boolean({ error: "expected true or false" }).default(true),
+  schedule: z
+    .string({ error: 'expected a cron expression such as "0 6 * * 1"' })
+    .trim()
+    .superRefine((value, ctx) => {
+      const problem = cronProblem(value);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .default(DEFAULT_DEPS_SCHEDULE),
+  update_types: updateTypes.default([...UPDATE_TYPES]),
+  /** Days a release must have been public before it is proposed. */
+  cooldown_days: z
+    .number({ error: "expected a number of days" })
+    .min(0, { error: "expected a number of days, 0 or more" })
+    .default(3),
+  groups: z.array(groupSchema, { error: "expected a list of groups" }).default([]),
+  ignore: z.array(ignoreSchema, { error: "expected a list of packages to ignore" }).default([]),
+  max_open_prs: z
+    .number({ error: "expected a whole number above 0" })
+    .int({ error: "expected a whole number above 0" })
+    .positive({ error: "expected a whole number above 0" })
+    .default(5),
+  /** Installs the bumped dependencies; runs with a scrubbed environment. */
+  install: text("a shell command").default("npm ci"),
+  /** Checks the bump; default: the top-level `verify`, else `npm test` when package.json has one. */
+  verify: text("a shell command").nullable().optional(),
+});
+
+export type DepsConfigFile = z.input<typeof depsConfigFileSchema>;
+
+export interface DepsGroupRule {
+  name: string;
+  patterns: string[];
+  updateTypes: UpdateType[];
+}
+
+export interface DepsIgnoreRule {
+  name: string;
+  versions?: string;
+  updateTypes?: UpdateType[];
+}
+
+export interface DepsConfig {
+  enabled: boolean;
+  schedule: string;
+  updateTypes: UpdateType[];
+  cooldownDays: number;
+  groups: DepsGroupRule[];
+  ignore: DepsIgnoreRule[];
+  maxOpenPrs: number;
+  install: string;
+  /** undefined: not set here (fall back); null: no verification. */
+  verify?: string | null;
+}
+
+export type DepsConfigResult =
+  | { ok: true; config: DepsConfig }
+  | { ok: false; problems: string[]; message: string };
+
+/** Parses the raw `deps:` mapping (undefined or null means all defaults). */
+export function parseDepsConfig(raw: unknown): DepsConfigResult {
+  const parsed = depsConfigFileSchema.safeParse(raw ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const field = ["deps", ...issue.path]
+        .map((part, i) =>
+          typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${String(part)}`,
+        )
+        .join("");
+      return `${field}: ${issue.message}`;
+    });
+    return { ok: false, problems, message: problems.join("; ") };
+  }
+  const file = parsed.data;
+  const config: DepsConfig = {
+    enabled: file.enabled,
+    schedule: file.schedule,
+    updateTypes: file.update_types,
+    cooldownDays: file.cooldown_days,
+    groups: file.groups.map((g) => ({
+      name: g.name,
+      patterns: g.patterns,
+      updateTypes: g.update_types,
+    })),
+    ignore: file.ignore.map((rule) => ({
+      name: rule.name,
+      ...("versions" in rule && rule.versions ? { versions: rule.versions } : {}),
+      ...("update_types" in rule && rule.update_types ? { updateTypes: rule.update_types } : {}),
+    })),
+    maxOpenPrs: file.max_open_prs,
+    install: file.install,
+  };
+  if (file.verify !== undefined) config.verify = file.verify;
+  return { ok: true, config };
+}
+
+/** Defaults, as a repository without a `deps:` section would get them. */
+export function defaultDepsConfig(): DepsConfig {
+  const result = parseDepsConfig({});
+  if (!result.ok) throw new Error(result.message);
+  return result.config;
+}

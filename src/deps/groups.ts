@@ -1,0 +1,102 @@
+import picomatch from "picomatch";
+import { gt, major, minor } from "semver";
+import type { DepsConfig } from "./config.js";
+import type { Update } from "./outdated.js";
+
+/**
+ * One pull request per group. A package joins the first configured group
+ * whose patterns and update types match it; otherwise minor and patch
+ * updates share one default group and every major update gets its own
+ * pull request, so one breaking change never holds the safe ones hostage.
+ */
+
+export const DEFAULT_GROUP_NAME = "minor and patch";
+
+export interface UpdateGroup {
+  /** Stable across runs: the branch suffix, so the next run finds the same pull request. */
+  slug: string;
+  name: string;
+  /** A single major update rather than a group. */
+  single: boolean;
+  updates: Update[];
+}
+
+export function groupUpdates(
+  updates: readonly Update[],
+  config: Pick<DepsConfig, "groups">,
+): UpdateGroup[] {
+  const configured = config.groups.map((rule) => ({
+    rule,
+    matches: picomatch(rule.patterns, { dot: true }),
+    group: { slug: slugify(rule.name), name: rule.name, single: false, updates: [] as Update[] },
+  }));
+  const fallback: UpdateGroup = {
+    slug: slugify(DEFAULT_GROUP_NAME),
+    name: DEFAULT_GROUP_NAME,
+    single: false,
+    updates: [],
+  };
+  const singles: UpdateGroup[] = [];
+
+  for (const update of updates) {
+    const home = configured.find(
+      (c) => c.matches(update.name) && c.rule.updateTypes.includes(update.type),
+    );
+    if (home) home.group.updates.push(update);
+    else if (update.type !== "major") fallback.updates.push(update);
+    else {
+      const line =
+        major(update.to) === 0
+          ? `${major(update.to)}.${minor(update.to)}`
+          : String(major(update.to));
+      singles.push({
+        slug: slugify(`${update.name}-${line}`),
+        name: `${update.name} ${line}`,
+        single: true,
+        updates: [update],
+      });
+    }
+  }
+  const groups = [
+    ...configured.map((c) => c.group),
+    fallback,
+    ...singles.sort((a, b) => a.slug.localeCompare(b.slug)),
+  ];
+  return groups
+    .map((group) => ({ ...group, updates: newestPerPackage(group.updates) }))
+    .filter((group) => group.updates.length > 0);
+}
+
+/** A group can only move a package once; keep its highest target. */
+function newestPerPackage(updates: Update[]): Update[] {
+  const byName = new Map<string, Update>();
+  for (const update of updates) {
+    const seen = byName.get(update.name);
+    if (!seen || gt(update.to, seen.to)) byName.set(update.name, update);
+  }
+  return [...byName.values()];
+}
+
+export function slugify(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/^@/, "")
+      .replace(/[^a-z0-9.]+/g, "-")
+      .replace(/\.{2,}/g, ".")
+      .replace(/^[-.]+|[-.]+$/g, "")
+      .slice(0, 60) || "deps"
+  );
+}
+
+/** The group's branch: `<prefix>deps/<slug>`, the same on every run. */
+export function groupBranch(prefix: string, group: Pick<UpdateGroup, "slug">): string {
+  return `${prefix}deps/${group.slug}`;
+}
+
+export function groupTitle(group: UpdateGroup): string {
+  const [only] = group.updates;
+  if (group.updates.length === 1 && only)
+    return `Bump ${only.name} from ${only.from} to ${only.to}`;
+  return `Bump the ${group.name} group: ${group.updates.length} updates`;
+}

@@ -1,0 +1,168 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join, posix } from "node:path";
+import picomatch from "picomatch";
+
+/**
+ * An npm project as the bump job sees it: the root package.json, its
+ * workspaces' package.json files and the lockfile, read as text so edits can
+ * keep every byte they do not change.
+ */
+
+export const DEP_SECTIONS = ["dependencies", "devDependencies", "optionalDependencies"] as const;
+export type DepSection = (typeof DEP_SECTIONS)[number];
+
+export interface DepEntry {
+  name: string;
+  section: DepSection;
+  /** The spec as written: "^1.2.3", "~1.0.0", "1.0.0", "git+https://…". */
+  spec: string;
+  /** The manifest that declares it (relative, posix): "package.json", "packages/a/package.json". */
+  manifest: string;
+}
+
+export interface Manifest {
+  path: string;
+  /** Its directory, relative ("" for the root). */
+  dir: string;
+  name: string | undefined;
+  text: string;
+  deps: DepEntry[];
+}
+
+export interface NpmProject {
+  dir: string;
+  manifests: Manifest[];
+  /** package-lock.json (or npm-shrinkwrap.json) as parsed JSON, when there is one. */
+  lockfile: Lockfile | undefined;
+  lockfilePath: string | undefined;
+}
+
+export interface Lockfile {
+  lockfileVersion?: number;
+  packages?: Record<string, { version?: string; resolved?: string; link?: boolean }>;
+  dependencies?: Record<string, { version?: string }>;
+}
+
+export class ProjectError extends Error {
+  override name = "ProjectError";
+}
+
+export async function readNpmProject(dir: string): Promise<NpmProject> {
+  const rootText = await readFile(join(dir, "package.json"), "utf8").catch(() => {
+    throw new ProjectError(`no package.json in ${dir}: dependency bumps need an npm project`);
+  });
+  const root = parseManifest("package.json", rootText);
+  const manifests = [root];
+  for (const path of await findWorkspaceManifests(dir, workspacePatterns(JSON.parse(rootText)))) {
+    const text = await readFile(join(dir, path), "utf8");
+    manifests.push(parseManifest(path, text));
+  }
+  let lockfile: Lockfile | undefined;
+  let lockfilePath: string | undefined;
+  for (const name of ["npm-shrinkwrap.json", "package-lock.json"]) {
+    const text = await readFile(join(dir, name), "utf8").catch(() => undefined);
+    if (text === undefined) continue;
+    try {
+      lockfile = JSON.parse(text) as Lockfile;
+      lockfilePath = name;
+    } catch {
+      throw new ProjectError(`${name} is not valid JSON; fix or regenerate it first`);
+    }
+    break;
+  }
+  return { dir, manifests, lockfile, lockfilePath };
+}
+
+function parseManifest(path: string, text: string): Manifest {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new ProjectError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const deps: DepEntry[] = [];
+  for (const section of DEP_SECTIONS) {
+    const block = json[section];
+    if (!block || typeof block !== "object") continue;
+    for (const [name, spec] of Object.entries(block)) {
+      if (typeof spec === "string") deps.push({ name, section, spec, manifest: path });
+    }
+  }
+  const dir = posix.dirname(path) === "." ? "" : posix.dirname(path);
+  const name = typeof json.name === "string" ? json.name : undefined;
+  return { path, dir, name, text, deps };
+}
+
+function workspacePatterns(json: Record<string, unknown>): string[] {
+  const field = json.workspaces;
+  const list = Array.isArray(field)
+    ? field
+    : field &&
+        typeof field === "object" &&
+        Array.isArray((field as { packages?: unknown }).packages)
+      ? (field as { packages: unknown[] }).packages
+      : [];
+  return list.filter((p): p is string => typeof p === "string");
+}
+
+const SKIP_DIRS = new Set(["node_modules", ".git"]);
+const MAX_DEPTH = 4;
+
+/** Directories matching the workspace globs (npm's `packages/*` style) that hold a package.json. */
+async function findWorkspaceManifests(root: string, patterns: string[]): Promise<string[]> {
+  if (patterns.length === 0) return [];
+  const include = patterns.filter((p) => !p.startsWith("!")).map(normalizePattern);
+  const exclude = patterns
+    .filter((p) => p.startsWith("!"))
+    .map((p) => normalizePattern(p.slice(1)));
+  const isIncluded = picomatch(include);
+  const isExcluded = exclude.length > 0 ? picomatch(exclude) : () => false;
+  const found: string[] = [];
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (depth > MAX_DEPTH) return;
+    const entries = await readdir(join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory() || SKIP_DIRS.has(entry.name)) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (isIncluded(child) && !isExcluded(child)) {
+        const hasManifest = await readFile(join(root, child, "package.json")).then(
+          () => true,
+          () => false,
+        );
+        if (hasManifest) found.push(`${child}/package.json`);
+      }
+      await walk(child, depth + 1);
+    }
+  };
+  await walk("", 1);
+  return found.sort();
+}
+
+function normalizePattern(pattern: string): string {
+  return pattern.replace(/^\.\//, "").replace(/\/+$/, "");
+}
+
+/**
+ * The version the lockfile installed for a dependency of the manifest in
+ * `manifestDir`: npm looks in the workspace's own node_modules first, then
+ * the root's, and so does this.
+ */
+export function lockedVersion(
+  lockfile: Lockfile | undefined,
+  manifestDir: string,
+  name: string,
+): string | undefined {
+  if (!lockfile) return undefined;
+  const packages = lockfile.packages;
+  if (packages) {
+    const keys = manifestDir
+      ? [`${manifestDir}/node_modules/${name}`, `node_modules/${name}`]
+      : [`node_modules/${name}`];
+    for (const key of keys) {
+      const entry = packages[key];
+      if (entry?.version && !entry.link) return entry.version;
+    }
+    return undefined;
+  }
+  return lockfile.dependencies?.[name]?.version;
+}

@@ -1,0 +1,109 @@
+import registryFetch from "npm-registry-fetch";
+import { z } from "zod";
+import { type NpmConfig, registryFor, toFetchOptions } from "./npmrc.js";
+
+/**
+ * What patchwright reads from a registry: the full packument (not the
+ * abbreviated one, which has no publish times), parsed down to the fields
+ * the version choice and the PR body use.
+ */
+
+const repositorySchema = z
+  .union([z.string(), z.object({ url: z.string().optional(), directory: z.string().optional() })])
+  .optional()
+  .catch(undefined);
+
+const versionSchema = z.looseObject({
+  version: z.string(),
+  deprecated: z.union([z.string(), z.boolean()]).optional().catch(undefined),
+  scripts: z.record(z.string(), z.unknown()).optional().catch(undefined),
+  hasInstallScript: z.boolean().optional().catch(undefined),
+  repository: repositorySchema,
+});
+
+const packumentSchema = z.looseObject({
+  name: z.string(),
+  "dist-tags": z.record(z.string(), z.string()).default({}),
+  versions: z.record(z.string(), versionSchema).default({}),
+  time: z.record(z.string(), z.string()).default({}),
+  repository: repositorySchema,
+});
+
+export type Packument = z.infer<typeof packumentSchema>;
+export type PackumentVersion = z.infer<typeof versionSchema>;
+
+export class RegistryError extends Error {
+  constructor(
+    readonly packageName: string,
+    readonly registry: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "RegistryError";
+  }
+}
+
+export type FetchJson = (url: string, options: Record<string, unknown>) => Promise<unknown>;
+
+export interface RegistryClient {
+  /** The full packument; fetched once per client and name. */
+  packument(name: string, signal?: AbortSignal): Promise<Packument>;
+  registryFor(name: string): string;
+}
+
+export interface RegistryClientOptions {
+  npm: NpmConfig;
+  /** Default: npm-registry-fetch, which applies scoped registries, auth and proxies like npm. */
+  fetchJson?: FetchJson;
+}
+
+export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
+  const fetchJson: FetchJson = options.fetchJson ?? ((url, opts) => registryFetch.json(url, opts));
+  const base = toFetchOptions(options.npm);
+  const cache = new Map<string, Promise<Packument>>();
+
+  const load = async (name: string, signal?: AbortSignal): Promise<Packument> => {
+    const registry = registryFor(name, options.npm);
+    let data: unknown;
+    try {
+      data = await fetchJson(`/${name.replace("/", "%2f")}`, {
+        ...base,
+        spec: name,
+        // Full metadata: the abbreviated document has no `time`, so no release age.
+        headers: { accept: "application/json" },
+        // Always ask: a cached packument would hide the release the run is for.
+        preferOnline: true,
+        ...(signal ? { signal } : {}),
+      });
+    } catch (error) {
+      const status = (error as { statusCode?: number }).statusCode;
+      const reason =
+        status === 404
+          ? "not found"
+          : status === 401 || status === 403
+            ? `access denied (${status}); check the token for this registry in .npmrc`
+            : error instanceof Error
+              ? error.message
+              : String(error);
+      throw new RegistryError(name, registry, `${name}: ${reason} on ${registry}`);
+    }
+    const parsed = packumentSchema.safeParse(data);
+    if (!parsed.success) {
+      throw new RegistryError(name, registry, `${name}: ${registry} sent an unreadable packument`);
+    }
+    return parsed.data;
+  };
+
+  return {
+    packument(name, signal) {
+      let found = cache.get(name);
+      if (!found) {
+        found = load(name, signal);
+        cache.set(name, found);
+        found.catch(() => cache.delete(name));
+      }
+      return found;
+    },
+    registryFor: (name) => registryFor(name, options.npm),
+  };
+}

@@ -1,0 +1,233 @@
+import type { AgentEventListener } from "../agent/events.js";
+import type { NetChange } from "../agent/file-history.js";
+import type { AgentLimits } from "../agent/loop.js";
+import type { Model } from "../agent/model.js";
+import type { PolicyConfig } from "../agent/policy.js";
+import { runAgentSession } from "../agent/session.js";
+import type { Identity } from "../git/commits.js";
+import { allowJobBranches, pushBranch } from "../git/push.js";
+import { prepareWorkspace } from "../git/workspace.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { openOrUpdatePullRequest } from "../github/pulls.js";
+import { type AttemptContext, type AttemptOutcome, attemptUpdates } from "./attempt.js";
+import { isolateCulprits } from "./bisect.js";
+import { readFiles, restartFromBase } from "./checkout.js";
+import { bumpCommitText, commitGroup } from "./group-commits.js";
+import type { DepsGroupResult } from "./group-result.js";
+import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
+import type { Update } from "./outdated.js";
+import { renderDepsPullRequestBody } from "./pr-body.js";
+import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
+
+/**
+ * One group, one branch, one pull request: apply the bump, install and
+ * verify; when that fails let the agent fix forward and verify again; when
+ * it still fails bisect the group, leave the culprits out and ship the
+ * rest; commit, push, open or update the pull request.
+ */
+
+export interface GroupRunContext extends Omit<AttemptContext, "dir"> {
+  cloneUrl: string;
+  token: string | undefined;
+  owner: string;
+  repo: string;
+  baseBranch: string;
+  defaultBranch: string;
+  branchPrefix: string;
+  /** The group's branch is already on the remote (an earlier run's). */
+  branchExists: boolean;
+  manifests: string[];
+  cacheDir: string;
+  envSource: Record<string, string | undefined>;
+  model: () => Model;
+  policy: PolicyConfig;
+  limits: AgentLimits;
+  identity: Identity;
+  push: boolean;
+  octokit: GitHubClient | undefined;
+  onEvent: AgentEventListener | undefined;
+  maxBisectChecks: number;
+}
+
+export async function runDepsGroup(
+  ctx: GroupRunContext,
+  group: UpdateGroup,
+): Promise<DepsGroupResult> {
+  const started = ctx.clock.now();
+  const branch = groupBranch(ctx.branchPrefix, group);
+  const result: DepsGroupResult = {
+    group,
+    branch,
+    status: "error",
+    applied: [],
+    leftOut: [],
+    commits: [],
+    durationMs: 0,
+  };
+  const finish = () => ({ ...result, durationMs: ctx.clock.now() - started });
+  const auth = ctx.token ? { token: ctx.token } : {};
+  ctx.onStep(`Updating ${groupTitle(group)} on \`${branch}\``);
+
+  let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
+  try {
+    workspace = await prepareWorkspace({
+      cloneUrl: ctx.cloneUrl,
+      baseBranch: ctx.baseBranch,
+      branch,
+      createBranch: !ctx.branchExists,
+      cacheDir: ctx.cacheDir,
+      env: ctx.gitEnv,
+      signal: ctx.signal,
+      keepIdle: 1,
+      ...auth,
+    });
+  } catch (error) {
+    result.error = { stage: "workspace", message: messageOf(error) };
+    return finish();
+  }
+  const dir = workspace.dir;
+  const attemptCtx: AttemptContext = { ...ctx, dir };
+  const attempt = (updates: readonly Update[], extra?: ReadonlyMap<string, Buffer | null>) =>
+    attemptUpdates(attemptCtx, updates, extra);
+
+  try {
+    if (ctx.branchExists) {
+      await restartFromBase({
+        dir,
+        baseSha: workspace.baseSha,
+        baseBranch: ctx.baseBranch,
+        identity: ctx.identity,
+        env: ctx.gitEnv,
+      });
+    }
+    const base = await readFiles(dir, [
+      ...ctx.manifests,
+      ...(ctx.lockfilePath ? [ctx.lockfilePath] : []),
+    ]);
+    const all = group.updates;
+    let final: AttemptOutcome = await attempt(all);
+    let kept: NetChange[] = [];
+    let keptFiles: Map<string, Buffer | null> | undefined;
+    result.applied = [...all];
+
+    if (!final.passed && final.failure) {
+      result.firstFailure = final.failure;
+      ctx.onStep("Running the agent on the breakage");
+      const session = await runAgentSession({
+        root: dir,
+        task: buildDepsFixTask({ updates: all, failure: final.failure }),
+        model: ctx.model(),
+        policy: ctx.policy,
+        limits: ctx.limits,
+        envSource: ctx.envSource,
+        clock: ctx.clock,
+        signal: ctx.signal,
+        onEvent: ctx.onEvent,
+        extraRules: DEPS_FIX_RULES,
+      });
+      kept = session.history.netChanges().filter((c) => isKeptPath(c.path, ctx.lockfilePath));
+      keptFiles = new Map(kept.map((c) => [c.path, c.after]));
+      ctx.onStep("Verifying the agent's fix");
+      final = await attempt(all, keptFiles);
+      result.agent = {
+        stopReason: session.result.stopReason,
+        summary: session.result.finalText,
+        files: kept.map((c) => c.path),
+        costUsd: session.result.costUsd,
+        fixed: final.passed,
+      };
+      if (!final.passed) {
+        const stillFailing = final.failure;
+        const agentFiles = keptFiles;
+        const bisect =
+          all.length > 1
+            ? await isolateCulprits({
+                items: all,
+                knownFailing: true,
+                maxChecks: ctx.maxBisectChecks,
+                passes: async (subset) => {
+                  ctx.onStep(
+                    `Bisecting: trying ${subset.map((u) => u.name).join(", ") || "no updates"}`,
+                  );
+                  return (await attempt(subset, agentFiles)).passed;
+                },
+              })
+            : { kept: [], culprits: [...all], settled: true };
+        result.leftOut = bisect.culprits.map((update) => ({ update, failure: stillFailing }));
+        if (!bisect.settled)
+          result.leftOut.push(...bisect.kept.map((update) => ({ update, failure: undefined })));
+        result.applied = bisect.kept;
+        if (result.applied.length > 0) final = await attempt(result.applied, keptFiles);
+      }
+    }
+    if (final.verify) result.verify = final.verify;
+    result.unverified = ctx.verify === null;
+    if (result.applied.length === 0 || !final.passed) {
+      result.status = "failed";
+      if (result.applied.length > 0)
+        result.leftOut.push(
+          ...result.applied.map((update) => ({ update, failure: final.failure })),
+        );
+      result.applied = [];
+      return finish();
+    }
+    result.status = result.leftOut.length > 0 ? "partial" : "green";
+
+    ctx.onStep("Committing");
+    result.commits = await commitGroup({
+      dir,
+      updates: result.applied,
+      base,
+      lockfilePath: ctx.lockfilePath,
+      agentChanges: kept,
+      agentSummary: result.agent?.summary ?? "",
+      bumpText: bumpCommitText(result.applied, group.name, group.single),
+      identity: ctx.identity,
+      env: ctx.gitEnv,
+    });
+    if (!ctx.push) return finish();
+
+    ctx.onStep(`Pushing \`${branch}\``);
+    result.push = await pushBranch({
+      dir,
+      remoteUrl: workspace.remoteUrl,
+      mirrorDir: workspace.mirrorDir,
+      branch,
+      allowedBranch: allowJobBranches({ prefix: `${ctx.branchPrefix}deps/` }),
+      defaultBranch: ctx.defaultBranch,
+      env: ctx.gitEnv,
+      ...auth,
+    });
+    if (ctx.octokit) {
+      const shipped = { ...group, updates: result.applied };
+      result.pullRequest = await openOrUpdatePullRequest(ctx.octokit, {
+        owner: ctx.owner,
+        repo: ctx.repo,
+        head: branch,
+        base: ctx.baseBranch,
+        title: groupTitle(shipped),
+        body: renderDepsPullRequestBody({ ...result, group: shipped }, { now: ctx.clock.now() }),
+        draft: false,
+      });
+    }
+    return finish();
+  } catch (error) {
+    result.status = "error";
+    result.error = {
+      stage: result.commits.length > 0 ? "publish" : "bump",
+      message: messageOf(error),
+    };
+    return finish();
+  } finally {
+    await workspace.cleanup();
+  }
+}
+
+/** The lockfile is always npm's to write, and installed packages are never the repository's. */
+function isKeptPath(path: string, lockfilePath: string | undefined): boolean {
+  return path !== lockfilePath && !path.split("/").includes("node_modules");
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,235 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentEventListener } from "../agent/events.js";
+import type { Model } from "../agent/model.js";
+import { buildShellEnv } from "../agent/tools/shell-env.js";
+import type { RepoConfig } from "../config/schema.js";
+import { listRemoteBranches } from "../git/branch.js";
+import { remoteDefaultBranch } from "../git/remote-head.js";
+import { prepareWorkspace } from "../git/workspace.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { type DepsConfig, parseDepsConfig } from "./config.js";
+import type { DepsGroupResult } from "./group-result.js";
+import { groupBranch, type UpdateGroup } from "./groups.js";
+import { type DepsPlan, planDepsUpdates } from "./plan.js";
+import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
+
+/**
+ * The scheduled dependency job for one repository: plan on a fresh checkout
+ * of the base branch, then run each group (see runDepsGroup) while the
+ * repository is under its limit of open bump pull requests. The App's
+ * scheduler and the Action (`mode: deps`) call this; the CLI too, without
+ * GitHub. Run one at a time per repository: groups share the branch names.
+ */
+
+export interface DepsJobDeps {
+  cacheDir: string;
+  /** The process environment: git gets it, the repository's commands an allowlist of it. */
+  envSource: Record<string, string | undefined>;
+  clock: { now(): number };
+  /** Builds the model for a model id; called only when a bump breaks something. */
+  createModel: (modelId: string) => Model;
+  /** Absent: branches are pushed but no pull requests are opened (the CLI). */
+  octokit?: GitHubClient | undefined;
+  signal?: AbortSignal | undefined;
+  onStep?: ((step: string) => void) | undefined;
+  onEvent?: AgentEventListener | undefined;
+}
+
+export interface DepsJobInput {
+  owner: string;
+  repo: string;
+  cloneUrl: string;
+  /** Used by git only (fetch, push); never reaches the agent or the repository's commands. */
+  token?: string | undefined;
+  /** The branch bumps start from and pull requests target; default: the remote's default branch. */
+  baseBranch?: string | undefined;
+  defaultBranch?: string | undefined;
+  /** The repository's config (its `deps:` section is validated here). */
+  config: RepoConfig;
+  /** false: commit in the workspace only. Default true. */
+  push?: boolean | undefined;
+  /** Only these group slugs (default: all). */
+  groups?: readonly string[] | undefined;
+}
+
+export interface DepsJobResult {
+  status: "done" | "config_error" | "error";
+  /** Set with config_error and error: what to tell the maintainer. */
+  message?: string;
+  plan?: DepsPlan;
+  groups: DepsGroupResult[];
+  /** Groups not started because `deps.max_open_prs` bump pull requests are open. */
+  deferred: UpdateGroup[];
+  durationMs: number;
+}
+
+export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promise<DepsJobResult> {
+  const started = deps.clock.now();
+  const result: DepsJobResult = { status: "error", groups: [], deferred: [], durationMs: 0 };
+  const finish = () => ({ ...result, durationMs: deps.clock.now() - started });
+  const parsed = parseDepsConfig(input.config.deps);
+  if (!parsed.ok) {
+    return {
+      ...finish(),
+      status: "config_error",
+      message: `The deps section of .github/patchwright.yml: ${parsed.message}`,
+    };
+  }
+  const config = parsed.config;
+  const step = deps.onStep ?? (() => {});
+  const signal = deps.signal ?? new AbortController().signal;
+  const gitEnv = deps.envSource;
+  const auth = input.token ? { token: input.token } : {};
+  const prefix = input.config.branchPrefix;
+
+  try {
+    const baseBranch =
+      input.baseBranch ??
+      (await remoteDefaultBranch({ url: input.cloneUrl, env: gitEnv, ...auth }));
+    step(`Reading the dependencies on \`${baseBranch}\``);
+    const planning = await prepareWorkspace({
+      cloneUrl: input.cloneUrl,
+      baseBranch,
+      branch: `${prefix}deps-plan-${deps.clock.now().toString(36)}`,
+      createBranch: true,
+      cacheDir: deps.cacheDir,
+      env: gitEnv,
+      signal,
+      keepIdle: 1,
+      ...auth,
+    });
+    let planned: Awaited<ReturnType<typeof planDepsUpdates>>;
+    let verify: string | null;
+    try {
+      planned = await planDepsUpdates({
+        dir: planning.dir,
+        config,
+        env: deps.envSource,
+        clock: deps.clock,
+        signal,
+      });
+      verify = await resolveVerify(planning.dir, config, input.config);
+    } finally {
+      await planning.cleanup();
+    }
+    result.plan = planned.plan;
+    const wanted = planned.plan.groups.filter(
+      (g) => !input.groups || input.groups.includes(g.slug),
+    );
+    if (wanted.length === 0) return { ...finish(), status: "done" };
+
+    const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
+    const openBranches = deps.octokit
+      ? await openBumpBranches(deps.octokit, input, `${prefix}deps/`)
+      : new Set<string>();
+    const shellEnv = buildShellEnv(deps.envSource);
+    const npmEnv = { ...shellEnv, ...pick(deps.envSource, planned.npm.referencedEnv) };
+    const cooldownMs = config.cooldownDays * 86_400_000;
+    let model: Model | undefined;
+    const ctx: Omit<GroupRunContext, "branchExists"> = {
+      cloneUrl: input.cloneUrl,
+      token: input.token,
+      owner: input.owner,
+      repo: input.repo,
+      baseBranch,
+      defaultBranch: input.defaultBranch ?? baseBranch,
+      branchPrefix: prefix,
+      manifests: planned.plan.manifests,
+      lockfilePath: planned.project.lockfilePath,
+      cacheDir: deps.cacheDir,
+      envSource: deps.envSource,
+      gitEnv,
+      shellEnv,
+      npmEnv,
+      npm: planned.npm,
+      install: config.install,
+      verify,
+      before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
+      clock: deps.clock,
+      signal,
+      onStep: step,
+      onEvent: deps.onEvent,
+      model: () => {
+        model ??= deps.createModel(input.config.model);
+        return model;
+      },
+      policy: input.config.policy,
+      limits: {
+        maxTurns: input.config.maxTurns,
+        maxCostUsd: input.config.maxCostUsd,
+        maxDurationMs: input.config.maxMinutes * 60_000,
+      },
+      identity: input.config.bot,
+      push: input.push ?? true,
+      octokit: deps.octokit,
+      maxBisectChecks: 12,
+    };
+
+    let open = openBranches.size;
+    for (const group of wanted) {
+      const branch = groupBranch(prefix, group);
+      const isOpen = openBranches.has(branch);
+      if (!isOpen && deps.octokit && open >= config.maxOpenPrs) {
+        result.deferred.push(group);
+        continue;
+      }
+      const outcome = await runDepsGroup({ ...ctx, branchExists: remote.has(branch) }, group);
+      result.groups.push(outcome);
+      if (outcome.pullRequest?.created) open += 1;
+      signal.throwIfAborted();
+    }
+    return { ...finish(), status: "done" };
+  } catch (error) {
+    return {
+      ...finish(),
+      status: "error",
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
+
+/** Head branches of the open pull requests under the bump prefix (one page of 100 is plenty for a limit). */
+async function openBumpBranches(
+  octokit: GitHubClient,
+  input: DepsJobInput,
+  prefix: string,
+): Promise<Set<string>> {
+  const { data } = await octokit.rest.pulls.list({
+    owner: input.owner,
+    repo: input.repo,
+    state: "open",
+    per_page: 100,
+  });
+  return new Set(data.map((pull) => pull.head.ref).filter((ref) => ref.startsWith(prefix)));
+}
+
+/**
+ * `deps.verify`, else the repository's `verify`, else `npm test` when the
+ * root package.json has a real test script (not npm init's placeholder).
+ */
+export async function resolveVerify(
+  dir: string,
+  deps: DepsConfig,
+  repo: Pick<RepoConfig, "verify">,
+): Promise<string | null> {
+  if (deps.verify !== undefined) return deps.verify;
+  if (repo.verify) return repo.verify;
+  const manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as {
+    scripts?: Record<string, unknown>;
+  };
+  const test = manifest.scripts?.test;
+  return typeof test === "string" && !/no test specified/.test(test) ? "npm test" : null;
+}
+
+function pick(
+  env: Record<string, string | undefined>,
+  names: readonly string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}

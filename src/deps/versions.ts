@@ -1,0 +1,142 @@
+import picomatch from "picomatch";
+import { compare, gt, lte, major, minor, prerelease, satisfies, valid } from "semver";
+import type { DepsIgnoreRule, UpdateType } from "./config.js";
+import type { Packument } from "./registry.js";
+
+/**
+ * Picking the version to propose, with npm's semver: never past
+ * `dist-tags.latest` (a maintainer who published 3.0.0 but kept `latest` on
+ * 2.x is saying something), no prereleases, no deprecated versions, nothing
+ * younger than the cooldown, nothing an ignore rule excludes.
+ */
+
+export interface VersionPolicy {
+  updateTypes: readonly UpdateType[];
+  cooldownMs: number;
+  ignore: readonly DepsIgnoreRule[];
+  now: number;
+}
+
+export interface Candidate {
+  version: string;
+  type: UpdateType;
+  /** ISO time the version was published, when the registry says. */
+  publishedAt?: string;
+}
+
+export interface PassedOver {
+  version: string;
+  type: UpdateType;
+  reason: string;
+}
+
+export interface TargetChoice {
+  /** Highest acceptable version within the current major (minor or patch). */
+  nonMajor?: Candidate;
+  /** Highest acceptable version in a later major. */
+  major?: Candidate;
+  /** Newer versions than the chosen ones that were passed over, and why (one per reason and kind). */
+  passedOver: PassedOver[];
+  latest: string | undefined;
+}
+
+/** The kind of change `from` -> `to`. Below 1.0.0 npm's caret treats a minor (0.x) or patch (0.0.x) as breaking. */
+export function updateType(from: string, to: string): UpdateType {
+  if (major(to) !== major(from)) return "major";
+  if (major(from) === 0 && minor(to) !== minor(from)) return "major";
+  if (major(from) === 0 && minor(from) === 0) return "major";
+  return minor(to) !== minor(from) ? "minor" : "patch";
+}
+
+/** Ignore rules that name this package (glob patterns allowed). */
+export function rulesFor(name: string, rules: readonly DepsIgnoreRule[]): DepsIgnoreRule[] {
+  return rules.filter((rule) => picomatch.isMatch(name, rule.name, { dot: true }));
+}
+
+/** True when a rule drops the whole package (no versions or update types given). */
+export function ignoresPackage(rules: readonly DepsIgnoreRule[]): boolean {
+  return rules.some((rule) => rule.versions === undefined && rule.updateTypes === undefined);
+}
+
+export function chooseTargets(
+  packument: Packument,
+  current: string,
+  policy: VersionPolicy,
+): TargetChoice {
+  const latestTag = packument["dist-tags"].latest;
+  const stable = Object.keys(packument.versions)
+    .filter((v) => valid(v) !== null && prerelease(v) === null)
+    .sort(compare);
+  const latest = latestTag && valid(latestTag) ? latestTag : stable.at(-1);
+  const choice: TargetChoice = { passedOver: [], latest };
+  if (!latest) return choice;
+  const newer = stable.filter((v) => gt(v, current) && lte(v, latest)).reverse();
+  const notes = new Map<string, PassedOver>();
+
+  for (const version of newer) {
+    const type = updateType(current, version);
+    const slot = type === "major" ? "major" : "nonMajor";
+    if (choice[slot]) continue;
+    const reason = rejection(packument, version, type, policy);
+    if (reason) {
+      const key = `${slot}:${reason.key}`;
+      if (!notes.has(key)) notes.set(key, { version, type, reason: reason.text });
+      continue;
+    }
+    const publishedAt = packument.time[version];
+    choice[slot] = { version, type, ...(publishedAt ? { publishedAt } : {}) };
+    if (choice.major && choice.nonMajor) break;
+  }
+  choice.passedOver = [...notes.values()];
+  return choice;
+}
+
+function rejection(
+  packument: Packument,
+  version: string,
+  type: UpdateType,
+  policy: VersionPolicy,
+): { key: string; text: string } | undefined {
+  if (!policy.updateTypes.includes(type)) {
+    return { key: `type:${type}`, text: `${type} updates are not enabled (deps.update_types)` };
+  }
+  const deprecated = packument.versions[version]?.deprecated;
+  if (deprecated) {
+    const why = typeof deprecated === "string" ? `: ${deprecated}` : "";
+    return { key: "deprecated", text: `deprecated${why}` };
+  }
+  for (const rule of rulesFor(packument.name, policy.ignore)) {
+    const byVersion = rule.versions ? satisfies(version, rule.versions) : true;
+    const byType = rule.updateTypes ? rule.updateTypes.includes(type) : true;
+    if (byVersion && byType) {
+      const what = [rule.versions, rule.updateTypes?.join("/")].filter(Boolean).join(", ");
+      return { key: `ignore:${rule.name}`, text: `ignored by deps.ignore (${rule.name} ${what})` };
+    }
+  }
+  if (policy.cooldownMs > 0) {
+    const time = packument.time[version];
+    const published = time ? Date.parse(time) : Number.NaN;
+    if (Number.isNaN(published)) {
+      return { key: "no-time", text: "the registry gives no publish time, so its age is unknown" };
+    }
+    const age = policy.now - published;
+    if (age < policy.cooldownMs) {
+      return {
+        key: "cooldown",
+        text: `released ${formatAge(age)} ago, inside the ${formatAge(policy.cooldownMs)} cooldown`,
+      };
+    }
+  }
+  return undefined;
+}
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+/** "3 days", "5 hours", "12 minutes": how a reviewer reads a release's age. */
+export function formatAge(ms: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (ms >= DAY) return plural(Math.floor(ms / DAY), "day");
+  if (ms >= HOUR) return plural(Math.floor(ms / HOUR), "hour");
+  return plural(Math.max(0, Math.floor(ms / 60_000)), "minute");
+}

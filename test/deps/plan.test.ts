@@ -1,0 +1,160 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { main } from "../../src/cli/main.js";
+import { defaultDepsConfig, parseDepsConfig } from "../../src/deps/config.js";
+import { planDepsUpdates } from "../../src/deps/plan.js";
+import { renderDepsPlan } from "../../src/deps/render-plan.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "./registry-fixtures.js";
+
+let world: FixtureWorld;
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-deps-plan-"));
+  world = await createFixtureWorld(root);
+}, 120_000);
+
+afterAll(async () => {
+  await world?.registry.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function demoApp(extra: Record<string, string> = {}): Promise<string> {
+  const dir = await makeTempDir("pw-demo-");
+  const files = { ...(await demoAppFiles(world)), ...extra };
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  return dir;
+}
+
+const env = () => ({ HOME: join(root, "nohome"), PATH: process.env.PATH });
+
+describe("planDepsUpdates against a local registry", () => {
+  it("picks the newest acceptable versions and groups them", async () => {
+    const dir = await demoApp();
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: defaultDepsConfig(),
+      env: env(),
+      clock: { now: () => world.now },
+    });
+
+    expect(plan.registry).toBe(world.registry.url);
+    expect(plan.manifests).toEqual(["package.json", "packages/lib/package.json"]);
+    const summary = plan.groups.map((g) => ({
+      slug: g.slug,
+      updates: g.updates.map((u) => `${u.name} ${u.from}->${u.to} ${u.type}`),
+    }));
+    expect(summary).toEqual([
+      {
+        slug: "minor-and-patch",
+        updates: [
+          "fx-broken 1.0.0->1.1.0 minor",
+          "fx-greet 1.0.0->1.0.1 patch",
+          "fx-util 1.2.0->1.2.1 patch",
+        ],
+      },
+      { slug: "fx-greet-2", updates: ["fx-greet 1.0.0->2.0.0 major"] },
+    ]);
+    const greetPatch = plan.groups[0]?.updates.find((u) => u.name === "fx-greet");
+    // Both workspaces declare fx-greet; both move, each in its own style.
+    expect(greetPatch?.locations.map((l) => [l.manifest, l.spec, l.newSpec])).toEqual([
+      ["package.json", "^1.0.0", "^1.0.1"],
+      ["packages/lib/package.json", "^1.0.0", "^1.0.1"],
+    ]);
+    expect(greetPatch?.passedOver).toEqual([
+      "1.1.0: deprecated: 1.1.0 lost the greeting; use 1.0.1",
+    ]);
+    const greetMajor = plan.groups[1]?.updates[0];
+    expect(greetMajor?.passedOver[0]).toMatch(
+      /^2\.1\.0: released 1 day ago, inside the 3 days cooldown/,
+    );
+    expect(greetMajor?.links.releases).toBe("https://github.com/example/fx-greet/releases");
+    const util = plan.groups[0]?.updates.find((u) => u.name === "fx-util");
+    expect(util?.locations[0]?.newSpec).toBe("~1.2.1");
+    expect(util?.newInstallScripts).toEqual(["postinstall"]);
+    expect(plan.groups[0]?.updates.find((u) => u.name === "fx-broken")?.locations[0]?.newSpec).toBe(
+      "1.1.0",
+    );
+    expect(plan.skipped).toEqual([
+      {
+        name: "fx-new",
+        manifest: "package.json",
+        reason: "1.0.0 kept: 1.0.1: released 1 hour ago, inside the 3 days cooldown",
+      },
+    ]);
+  });
+
+  it("honours ignore rules, update types and a shorter cooldown", async () => {
+    const dir = await demoApp();
+    const parsed = parseDepsConfig({
+      cooldown_days: 0,
+      update_types: ["patch", "minor"],
+      ignore: ["fx-broken", { name: "fx-util", update_types: ["patch"] }],
+    });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    expect(plan.groups.map((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
+      ["fx-greet@1.0.1", "fx-new@1.0.1"],
+    ]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toEqual([
+      "fx-broken: ignored by deps.ignore",
+      "fx-util: 1.2.0 kept: 1.2.1: ignored by deps.ignore (fx-util patch)",
+    ]);
+  });
+
+  it("prints the plan with `patchwright deps --dry-run`, without an API key or GitHub", async () => {
+    const dir = await demoApp({
+      ".github/patchwright.yml":
+        "deps:\n  groups:\n    - name: fixtures\n      patterns: ['fx-*']\n",
+    });
+    let out = "";
+    let err = "";
+    const code = await main(["deps", "--cwd", dir, "--dry-run"], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: env(),
+      cwd: root,
+      clock: { now: () => world.now },
+      onInterrupt: () => () => {},
+    });
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    expect(out).toContain("Bump the fixtures group: 3 updates  (branch agent/deps/fixtures)");
+    expect(out).toMatch(
+      /fx-greet +1\.0\.0 -> 1\.0\.1 {2}\(patch, released 200 days ago; package\.json, packages\/lib\/package\.json\)/,
+    );
+    expect(out).toContain(
+      "fx-util   1.2.0 -> 1.2.1  (patch, released 10 days ago; package.json)  ! new postinstall script",
+    );
+    expect(out).toContain("Bump fx-greet from 1.0.0 to 2.0.0  (branch agent/deps/fx-greet-2)");
+    expect(out).toMatch(/passed over 2\.1\.0: released 1 day ago, inside the 3 days cooldown/);
+    expect(out).toContain("fx-new (package.json): 1.0.0 kept: 1.0.1: released 1 hour ago");
+  });
+
+  it("renders an empty plan plainly", () => {
+    const text = renderDepsPlan(
+      {
+        registry: "https://registry.npmjs.org/",
+        manifests: ["package.json"],
+        groups: [],
+        skipped: [],
+        upToDate: 4,
+      },
+      { now: 0, branchPrefix: "agent/" },
+    );
+    expect(text).toBe(
+      "Registry https://registry.npmjs.org/; 1 package.json file.\nNo updates to propose.\n\n4 dependencies are up to date.",
+    );
+  });
+});

@@ -1,0 +1,229 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Octokit } from "@octokit/rest";
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import { defaultConfig, type RepoConfig } from "../../src/config/schema.js";
+import { type DepsJobResult, runDepsJob } from "../../src/deps/run-deps-job.js";
+import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
+import { type BareRepo, createBareRepo, git, gitTestEnv } from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "./registry-fixtures.js";
+
+/**
+ * The whole bump job against a real registry (verdaccio on loopback), a
+ * local bare repository and the in-memory GitHub API: a breaking major the
+ * scripted agent fixes, an unfixable update bisected out of its group, and a
+ * second run that updates the same pull requests instead of opening new ones.
+ */
+
+let world: FixtureWorld;
+let root: string;
+let env: Record<string, string>;
+let repo: BareRepo;
+let files: Record<string, string>;
+let github: FakeGitHub;
+let api: { url: string; close(): Promise<void> };
+let first: DepsJobResult;
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+beforeAll(async () => {
+  // fake-github.ts loads nock, whose interceptor breaks the npm client's
+  // HTTP agent; this file talks to loopback servers only, so switch it off.
+  nock.restore();
+  root = await mkdtemp(join(tmpdir(), "pw-deps-job-"));
+  world = await createFixtureWorld(root);
+  env = { ...gitTestEnv(join(root, "home")), npm_config_cache: join(root, "job-npm-cache") };
+  files = await demoAppFiles(world);
+  repo = createBareRepo({ root, env, files });
+  github = createFakeGitHub({ owner: "o", repo: "r" });
+  api = await github.listen();
+}, 120_000);
+
+afterAll(async () => {
+  await api?.close();
+  await world?.registry.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const cannotFix: ScriptStep[] = [
+  reply("fx-broken 1.1.0 throws as soon as it is loaded; nothing in this repository can fix that."),
+];
+const renameGreet: ScriptStep[] = [
+  callTool("read_file", { file_path: "index.js" }),
+  callTool(
+    "write_file",
+    {
+      file_path: "index.js",
+      content: 'const { hello } = require("fx-greet");\n\nmodule.exports = () => hello("world");\n',
+    },
+    { say: "fx-greet 2 renamed greet() to hello()." },
+  ),
+  reply("Call hello() instead of greet(): fx-greet 2.0.0 renamed the export."),
+];
+
+function config(deps: Record<string, unknown> = {}): RepoConfig {
+  return { ...defaultConfig(), deps };
+}
+
+async function run(steps: ScriptStep[], repoConfig = config(), url = repo.url) {
+  const model = createScriptedModel(steps);
+  const result = await runDepsJob(
+    {
+      cacheDir: join(root, "cache"),
+      envSource: env,
+      clock: { now: () => world.now },
+      createModel: () => model,
+      octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
+    },
+    { owner: "o", repo: "r", cloneUrl: url, token: undefined, config: repoConfig },
+  );
+  return { result, model };
+}
+
+const lockVersion = (ref: string, name: string) =>
+  (
+    JSON.parse(repo.show(ref, "package-lock.json")) as {
+      packages: Record<string, { version: string }>;
+    }
+  ).packages[`node_modules/${name}`]?.version;
+
+describe("runDepsJob", () => {
+  it("bumps, lets the agent fix a breaking major, bisects out an unfixable update and opens one PR per group", async () => {
+    const { result, model } = await run([...cannotFix, ...renameGreet]);
+    first = result;
+    expect(result.status).toBe("done");
+    expect(model.remaining).toBe(0);
+    expect(result.groups.map((g) => [g.group.slug, g.status])).toEqual([
+      ["minor-and-patch", "partial"],
+      ["fx-greet-2", "green"],
+    ]);
+
+    const [patches, major] = result.groups;
+    expect(patches?.applied.map((u) => u.name)).toEqual(["fx-greet", "fx-util"]);
+    expect(patches?.leftOut.map((l) => l.update.name)).toEqual(["fx-broken"]);
+    expect(patches?.agent?.fixed).toBe(false);
+    expect(patches?.verify?.passed).toBe(true);
+
+    // package.json keeps its 4-space indentation, key order and newline: only the specs change.
+    const branch = "agent/deps/minor-and-patch";
+    const original = files["package.json"] ?? "";
+    expect(repo.show(branch, "package.json")).toBe(
+      original
+        .replace('"fx-greet": "^1.0.0"', '"fx-greet": "^1.0.1"')
+        .replace('"fx-util": "~1.2.0"', '"fx-util": "~1.2.1"')
+        .trimEnd(),
+    );
+    expect(repo.show(branch, "packages/lib/package.json")).toContain('"fx-greet": "^1.0.1"');
+    expect(lockVersion(branch, "fx-greet")).toBe("1.0.1");
+    expect(lockVersion(branch, "fx-util")).toBe("1.2.1");
+    expect(lockVersion(branch, "fx-broken")).toBe("1.0.0");
+    expect(repo.subjects(branch, 1)).toEqual([
+      "chore(deps): bump the minor and patch group (2 packages)",
+    ]);
+
+    expect(major?.agent).toMatchObject({ fixed: true, files: ["index.js"] });
+    expect(major?.verify?.passed).toBe(true);
+    expect(repo.show("agent/deps/fx-greet-2", "index.js")).toContain('hello("world")');
+    expect(repo.show("agent/deps/fx-greet-2", "package.json")).toContain('"fx-greet": "^2.0.0"');
+    expect(lockVersion("agent/deps/fx-greet-2", "fx-greet")).toBe("2.0.0");
+    expect(repo.subjects("agent/deps/fx-greet-2", 2)).toHaveLength(2);
+    // The agent was told what broke and the rule of the job.
+    const task = JSON.stringify(model.requests[1]?.messages[0]);
+    expect(task).toContain("fx-greet 1.0.0 -> 2.0.0 (major");
+    expect(task).toContain("greet is not a function");
+    expect(JSON.stringify(model.requests[1]?.system)).toContain(
+      "Never revert, downgrade or pin back a bumped package",
+    );
+
+    expect(github.pulls.map((p) => [p.head.ref, p.title])).toEqual([
+      ["agent/deps/minor-and-patch", "Bump the minor and patch group: 2 updates"],
+      ["agent/deps/fx-greet-2", "Bump fx-greet from 1.0.0 to 2.0.0"],
+    ]);
+    const body = github.pulls[0]?.body ?? "";
+    expect(body).toContain(
+      "| [fx-greet](https://github.com/example/fx-greet) | `1.0.0` → `1.0.1` | patch | 200 days ago | [release notes](https://github.com/example/fx-greet/releases) |",
+    );
+    expect(body).toContain("### Left out");
+    expect(body).toMatch(/\*\*fx-broken\*\* 1\.0\.0 → 1\.1\.0: with it the checks failed/);
+    expect(body).toContain("fx-broken 1.1.0 cannot be loaded");
+    expect(body).toContain("✅ `npm test` passed");
+    expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
+    const majorBody = github.pulls[1]?.body ?? "";
+    expect(majorBody).toContain("crosses a major version (1.0.0 → 2.0.0)");
+    expect(majorBody).toContain("> Call hello() instead of greet()");
+    expect(majorBody).toContain("Files changed: `index.js`");
+  }, 240_000);
+
+  it("updates the same branches and pull requests on the next run, without force-pushing", async () => {
+    const before = {
+      patches: repo.sha("agent/deps/minor-and-patch"),
+      major: repo.sha("agent/deps/fx-greet-2"),
+    };
+    expect(first).toBeDefined();
+    const { result } = await run([...cannotFix, ...renameGreet]);
+    expect(result.groups.map((g) => g.status)).toEqual(["partial", "green"]);
+    expect(result.groups.map((g) => g.pullRequest?.created)).toEqual([false, false]);
+    expect(github.pulls).toHaveLength(2);
+    const after = repo.sha("agent/deps/fx-greet-2");
+    expect(after).not.toBe(before.major);
+    // The earlier tip is still in history: the branch moved forward.
+    git(repo.dir, ["merge-base", "--is-ancestor", before.major ?? "", after ?? ""], env);
+    git(
+      repo.dir,
+      [
+        "merge-base",
+        "--is-ancestor",
+        before.patches ?? "",
+        repo.sha("agent/deps/minor-and-patch") ?? "",
+      ],
+      env,
+    );
+    expect(repo.show("agent/deps/fx-greet-2", "index.js")).toContain('hello("world")');
+    expect(
+      github.calls.filter((c) => c.method === "PATCH" && /\/pulls\/\d+$/.test(c.path)),
+    ).toHaveLength(2);
+  }, 240_000);
+
+  it("stops opening pull requests at deps.max_open_prs", async () => {
+    const other = createBareRepo({ root, env, files, name: "other" });
+    const otherGitHub = createFakeGitHub({ owner: "o", repo: "r" });
+    const otherApi = await otherGitHub.listen();
+    try {
+      const model = createScriptedModel([]);
+      const result = await runDepsJob(
+        {
+          cacheDir: join(root, "cache"),
+          envSource: env,
+          clock: { now: () => world.now },
+          createModel: () => model,
+          octokit: new Octokit({ auth: "test", baseUrl: otherApi.url, log: silent }),
+        },
+        {
+          owner: "o",
+          repo: "r",
+          cloneUrl: other.url,
+          config: config({ max_open_prs: 1, ignore: ["fx-broken"] }),
+        },
+      );
+      expect(result.groups.map((g) => [g.group.slug, g.status, g.agent])).toEqual([
+        ["minor-and-patch", "green", undefined],
+      ]);
+      expect(result.deferred.map((g) => g.slug)).toEqual(["fx-greet-2"]);
+      expect(otherGitHub.pulls).toHaveLength(1);
+      expect(other.sha("agent/deps/fx-greet-2")).toBeNull();
+    } finally {
+      await otherApi.close();
+    }
+  }, 240_000);
+
+  it("reports a bad deps section instead of running", async () => {
+    const { result } = await run([], config({ schedule: "* * * * *", update_types: ["huge"] }));
+    expect(result.status).toBe("config_error");
+    expect(result.message).toContain("deps.schedule: expected a fixed minute");
+    expect(result.message).toContain('deps.update_types[0]: expected "patch", "minor" or "major"');
+  });
+});

@@ -1,0 +1,128 @@
+import { execFile } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { runServer } from "verdaccio";
+
+/**
+ * A real npm registry (verdaccio) on 127.0.0.1 with its own storage and no
+ * uplinks, so nothing ever reaches the public registry. Fixture packages are
+ * published with `npm publish`, deprecated with `npm deprecate`; publish
+ * times can be moved back in the stored packument, since a test cannot wait
+ * days for a release to age.
+ */
+
+const run = promisify(execFile);
+
+export interface FixturePackage {
+  name: string;
+  version: string;
+  /** Files besides package.json; default an index.js exporting the version. */
+  files?: Record<string, string>;
+  /** Extra package.json fields (scripts, repository, dependencies...). */
+  manifest?: Record<string, unknown>;
+}
+
+export interface LocalRegistry {
+  /** With a trailing slash. */
+  url: string;
+  storage: string;
+  /** An npm userconfig holding the publisher's token. */
+  userconfig: string;
+  /** Environment for npm commands against this registry (isolated cache and userconfig). */
+  npmEnv: Record<string, string>;
+  publish(pkg: FixturePackage): Promise<void>;
+  deprecate(name: string, version: string, message: string): Promise<void>;
+  /** Rewrites the publish time the registry reports for a version. */
+  setPublishTime(name: string, version: string, time: Date): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
+  const storage = join(root, "storage");
+  await mkdir(storage, { recursive: true });
+  const server = (await runServer({
+    self_path: storage,
+    storage,
+    uplinks: {},
+    packages: { "**": { access: "$all", publish: "$authenticated", unpublish: "$authenticated" } },
+    auth: { htpasswd: { file: join(storage, "htpasswd"), max_users: 10 } },
+    log: { type: "stdout", format: "pretty", level: "fatal" },
+    web: { enable: false },
+    // biome-ignore lint/suspicious/noExplicitAny: verdaccio's config type wants every optional section
+  } as any)) as Server;
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}/`;
+
+  const response = await fetch(`${url}-/user/org.couchdb.user:fixtures`, {
+    method: "PUT",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "fixtures",
+      password: "fixtures-password",
+      type: "user",
+      roles: [],
+    }),
+  });
+  const { token } = (await response.json()) as { token: string };
+  const userconfig = join(root, "publisher.npmrc");
+  await writeFile(userconfig, `registry=${url}\n//127.0.0.1:${port}/:_authToken=${token}\n`);
+  const npmEnv = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(root, "home"),
+    npm_config_cache: join(root, "npm-cache"),
+    npm_config_userconfig: userconfig,
+    npm_config_update_notifier: "false",
+    npm_config_audit: "false",
+    npm_config_fund: "false",
+  };
+  await mkdir(npmEnv.HOME, { recursive: true });
+  let packages = 0;
+
+  const npm = (args: string[], cwd: string) =>
+    run("npm", [...args, "--registry", url], { cwd, env: npmEnv, encoding: "utf8" });
+
+  return {
+    url,
+    storage,
+    userconfig,
+    npmEnv,
+    async publish(pkg) {
+      const dir = join(root, "packages", `${++packages}`);
+      await mkdir(dir, { recursive: true });
+      const files = pkg.files ?? {
+        "index.js": `module.exports = ${JSON.stringify(pkg.version)};\n`,
+      };
+      for (const [path, content] of Object.entries(files)) {
+        await mkdir(join(dir, path, ".."), { recursive: true });
+        await writeFile(join(dir, path), content);
+      }
+      const manifest = {
+        name: pkg.name,
+        version: pkg.version,
+        main: "index.js",
+        license: "MIT",
+        ...pkg.manifest,
+      };
+      await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+      await npm(["publish", "--ignore-scripts"], dir);
+    },
+    async deprecate(name, version, message) {
+      await npm(["deprecate", `${name}@${version}`, message], root);
+    },
+    async setPublishTime(name, version, time) {
+      const path = join(storage, name, "package.json");
+      const doc = JSON.parse(await readFile(path, "utf8")) as { time: Record<string, string> };
+      doc.time[version] = time.toISOString();
+      await writeFile(path, JSON.stringify(doc, null, 2));
+    },
+    close: () =>
+      new Promise<void>((done) => {
+        server.closeAllConnections?.();
+        server.close(() => done());
+      }),
+  };
+}
