@@ -135,7 +135,7 @@ describe("planDepsUpdates against a local registry", () => {
       /fx-greet +1\.0\.0 -> 1\.0\.1 {2}\(patch, released 200 days ago; package\.json, packages\/lib\/package\.json\)/,
     );
     expect(out).toContain(
-      "fx-util   1.2.0 -> 1.2.1  (patch, released 10 days ago; package.json)  ! new postinstall script",
+      "fx-util    1.2.0 -> 1.2.1  (patch, released 10 days ago; package.json)  ! new postinstall script",
     );
     expect(out).toContain("Bump fx-greet from 1.0.0 to 2.0.0  (branch agent/deps/fx-greet-2)");
     expect(out).toMatch(/passed over 2\.1\.0: released 1 day ago, inside the 3 days cooldown/);
