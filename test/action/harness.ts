@@ -109,6 +109,13 @@ const examples = require("@octokit/webhooks-examples") as Array<{
   examples: Payload[];
 }>;
 
+/** The first real payload of an event that has no actions (workflow_dispatch, push), deep-copied. */
+export function firstExample(event: string): Payload {
+  const found = examples.find((e) => e.name === event)?.examples[0];
+  if (!found) throw new Error(`no ${event} example`);
+  return structuredClone(found);
+}
+
 /** A real payload (deep-copied) pointed at the fake repository and sent by `sender`. */
 export function eventPayload(
   world: ActionWorld,
@@ -117,10 +124,7 @@ export function eventPayload(
   sender: string,
   pick?: (p: Payload) => boolean,
 ): Payload {
-  const payload = action
-    ? examplePayload(event, action, pick)
-    : structuredClone(examples.find((e) => e.name === event)?.examples[0]);
-  if (!payload) throw new Error(`no ${event} example`);
+  const payload = action ? examplePayload(event, action, pick) : firstExample(event);
   return aim(payload, world.cloneUrl, { login: sender });
 }
 

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import {
+  type ActionReport,
+  actionOutputs,
+  OUTPUT_NAMES,
+  renderStepSummary,
+} from "../../src/action/step-summary.js";
+
+const DONE: ActionReport = {
+  conclusion: "success",
+  headline: "opened pull request #100",
+  branch: "agent/issue-7-fix",
+  pullRequest: { number: 100, url: "https://github.com/o/r/pull/100" },
+  files: [
+    { path: "src/a.ts", additions: 3, deletions: 1, status: "modified" },
+    { path: "src/b.ts", additions: 10, deletions: 0, status: "added" },
+  ],
+  verify: {
+    command: "npm test",
+    passed: false,
+    exit: "1",
+    timedOut: false,
+    durationMs: 10,
+    outputTail: "1 failing",
+  },
+  turns: 4,
+  usage: { inputTokens: 12_345, outputTokens: 678, cacheReadTokens: 9_000, cacheWriteTokens: 0 },
+  costUsd: 0.123456,
+  transcriptPath: "/runner/_temp/patchwright/transcript-1-1.jsonl",
+  details: "**🚀 Opened pull request**",
+};
+
+describe("actionOutputs", () => {
+  it("sets every output, empty when the run has no value for it", () => {
+    expect(actionOutputs(DONE)).toEqual({
+      conclusion: "success",
+      branch: "agent/issue-7-fix",
+      pr_number: "100",
+      pr_url: "https://github.com/o/r/pull/100",
+      cost_usd: "0.1235",
+      turns: "4",
+      transcript_path: "/runner/_temp/patchwright/transcript-1-1.jsonl",
+    });
+    const skipped = actionOutputs({ conclusion: "skipped", headline: "not for us" });
+    expect(Object.keys(skipped)).toEqual([...OUTPUT_NAMES]);
+    expect(skipped).toMatchObject({ conclusion: "skipped", branch: "", pr_number: "", turns: "" });
+  });
+});
+
+describe("renderStepSummary", () => {
+  it("puts branch, PR, files, verify, turns, tokens and cost in a table, the report below", () => {
+    const summary = renderStepSummary(DONE);
+    expect(summary).toContain("### 🚀 patchwright: opened pull request #100");
+    expect(summary).toContain("| Branch | `agent/issue-7-fix` |");
+    expect(summary).toContain("| Pull request | [#100](https://github.com/o/r/pull/100) |");
+    expect(summary).toContain("| Files | 2 files (+13 −1) |");
+    expect(summary).toContain("| Verify | ❌ `npm test` failed (exit 1) |");
+    expect(summary).toContain("| Turns | 4 |");
+    expect(summary).toContain("| Tokens | 12,345 in, 678 out, 9,000 cache read |");
+    expect(summary).toContain("| Cost | $0.1235 |");
+    expect(summary.indexOf("**🚀 Opened pull request**")).toBeGreaterThan(
+      summary.indexOf("| Cost"),
+    );
+    expect(summary).toContain("`/runner/_temp/patchwright/transcript-1-1.jsonl`");
+  });
+
+  it("shows a skip's reason without an empty table", () => {
+    const summary = renderStepSummary({
+      conclusion: "skipped",
+      headline: "Pull request #3 comes from a | fork.",
+    });
+    expect(summary).toBe("### ⏭️ patchwright: Pull request #3 comes from a \\| fork.\n");
+  });
+});
