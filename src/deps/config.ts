@@ -33,7 +33,9 @@ const groupSchema = z.strictObject({
     error: "expected a short group name (letters, digits, spaces, . _ - / @)",
   }),
   /** Package names, `*` globs allowed; a package joins the first group that matches it. */
-  patterns: z.array(namePattern, { error: "expected a list of package name patterns" }).min(1),
+  patterns: z
+    .array(namePattern, { error: "expected a list of package name patterns" })
+    .min(1, { error: "expected at least one package name pattern" }),
   update_types: updateTypes.default(["patch", "minor"]),
 });
 
@@ -114,13 +116,14 @@ export type DepsConfigResult =
 export function parseDepsConfig(raw: unknown): DepsConfigResult {
   const parsed = depsConfigFileSchema.safeParse(raw ?? {});
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => {
-      const field = ["deps", ...issue.path]
-        .map((part, i) =>
-          typeof part === "number" ? `[${part}]` : i === 0 ? part : `.${String(part)}`,
-        )
-        .join("");
-      return `${field}: ${issue.message}`;
+    const problems = parsed.error.issues.flatMap((issue) => {
+      if (issue.code === "unrecognized_keys") {
+        return issue.keys.map(
+          (key) =>
+            `${fieldName([...issue.path, key])}: unknown setting; known: ${knownKeysAt(issue.path)}`,
+        );
+      }
+      return [`${fieldName(issue.path)}: ${issue.message}`];
     });
     return { ok: false, problems, message: problems.join("; ") };
   }
@@ -145,6 +148,24 @@ export function parseDepsConfig(raw: unknown): DepsConfigResult {
   };
   if (file.verify !== undefined) config.verify = file.verify;
   return { ok: true, config };
+}
+
+function fieldName(path: readonly PropertyKey[]): string {
+  return ["deps", ...path]
+    .map((part, i) =>
+      typeof part === "number" ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`,
+    )
+    .join("");
+}
+
+function knownKeysAt(path: readonly PropertyKey[]): string {
+  const keys =
+    path.length === 0
+      ? Object.keys(depsConfigFileSchema.shape)
+      : path[0] === "groups"
+        ? Object.keys(groupSchema.shape)
+        : ["name", "versions", "update_types"];
+  return keys.join(", ");
 }
 
 /** Defaults, as a repository without a `deps:` section would get them. */

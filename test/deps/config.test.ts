@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { defaultDepsConfig, parseDepsConfig } from "../../src/deps/config.js";
+import { cronProblem, isDepsRunDue, nextDepsRun } from "../../src/deps/schedule.js";
+
+describe("parseDepsConfig", () => {
+  it("gives every setting a default", () => {
+    expect(defaultDepsConfig()).toEqual({
+      enabled: true,
+      schedule: "0 6 * * 1",
+      updateTypes: ["patch", "minor", "major"],
+      cooldownDays: 3,
+      groups: [],
+      ignore: [],
+      maxOpenPrs: 5,
+      install: "npm ci",
+    });
+    expect(parseDepsConfig(null).ok).toBe(true);
+  });
+
+  it("reads groups, ignore rules (names or mappings) and a verify override", () => {
+    const parsed = parseDepsConfig({
+      schedule: "30 4 * * *",
+      groups: [{ name: "eslint", patterns: ["eslint", "eslint-*", "@eslint/*"] }],
+      ignore: ["typescript", { name: "react*", versions: ">=19" }],
+      verify: null,
+      max_open_prs: 2,
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      config: {
+        schedule: "30 4 * * *",
+        groups: [
+          {
+            name: "eslint",
+            patterns: ["eslint", "eslint-*", "@eslint/*"],
+            updateTypes: ["patch", "minor"],
+          },
+        ],
+        ignore: [{ name: "typescript" }, { name: "react*", versions: ">=19" }],
+        verify: null,
+        maxOpenPrs: 2,
+      },
+    });
+  });
+
+  it("names each bad field the way the maintainer wrote it", () => {
+    const parsed = parseDepsConfig({
+      schedule: "every monday",
+      groups: [{ name: "x", patterns: [] }],
+      ignore: [{ name: "lodash", versions: "newest" }],
+      max_open_prs: 0,
+      cooldown: 3,
+    });
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.problems).toEqual([
+      "deps.schedule: expected five cron fields (minute hour day month weekday), got 2",
+      "deps.groups[0].patterns: expected at least one package name pattern",
+      'deps.ignore[0].versions: expected a version range npm understands, such as ">=2" or "1.x"',
+      "deps.max_open_prs: expected a whole number above 0",
+      expect.stringMatching(
+        /^deps\.cooldown: unknown setting; known: enabled, schedule, .*cooldown_days/,
+      ),
+    ]);
+  });
+});
+
+describe("schedules", () => {
+  it("refuses schedules that would fire every minute or are not cron", () => {
+    expect(cronProblem("0 6 * * 1")).toBeNull();
+    expect(cronProblem("* 6 * * 1")).toMatch(/fixed minute/);
+    expect(cronProblem("0 25 * * *")).toMatch(/not a valid cron expression/);
+  });
+
+  it("computes the next run in UTC and whether one is due", () => {
+    const monday = new Date("2026-11-30T06:00:00Z");
+    expect(nextDepsRun("0 6 * * 1", new Date("2026-11-29T12:00:00Z"))).toEqual(monday);
+    expect(
+      isDepsRunDue("0 6 * * 1", new Date("2026-11-29T12:00:00Z"), new Date("2026-11-30T05:59:00Z")),
+    ).toBe(false);
+    expect(
+      isDepsRunDue("0 6 * * 1", new Date("2026-11-29T12:00:00Z"), new Date("2026-11-30T06:00:00Z")),
+    ).toBe(true);
+  });
+});

@@ -1,0 +1,141 @@
+import { describe, expect, it } from "vitest";
+import type { DepsGroupResult } from "../../src/deps/group-result.js";
+import { groupBranch, groupTitle, groupUpdates } from "../../src/deps/groups.js";
+import type { Update } from "../../src/deps/outdated.js";
+import { renderDepsPullRequestBody } from "../../src/deps/pr-body.js";
+import { normalizeRepositoryUrl } from "../../src/deps/release-notes.js";
+import { buildDepsFixTask } from "../../src/deps/task.js";
+
+function update(
+  name: string,
+  from: string,
+  to: string,
+  type: Update["type"],
+  extra: Partial<Update> = {},
+): Update {
+  return {
+    name,
+    from,
+    to,
+    type,
+    locations: [
+      { manifest: "package.json", section: "dependencies", spec: `^${from}`, newSpec: `^${to}` },
+    ],
+    links: {},
+    newInstallScripts: [],
+    passedOver: [],
+    ...extra,
+  };
+}
+
+describe("groupUpdates", () => {
+  it("puts minor and patch updates together, each major alone, configured groups first", () => {
+    const groups = groupUpdates(
+      [
+        update("@types/node", "20.1.0", "20.2.0", "minor"),
+        update("eslint", "8.0.0", "9.0.0", "major"),
+        update("eslint-plugin-x", "1.0.0", "1.0.1", "patch"),
+        update("left-pad", "1.0.0", "1.0.1", "patch"),
+        update("react", "17.0.2", "18.3.1", "major"),
+        update("zod", "0.3.0", "0.4.0", "major"),
+      ],
+      {
+        groups: [
+          {
+            name: "lint",
+            patterns: ["eslint", "eslint-*"],
+            updateTypes: ["patch", "minor", "major"],
+          },
+        ],
+      },
+    );
+    expect(groups.map((g) => [g.slug, g.single, g.updates.map((u) => u.name)])).toEqual([
+      ["lint", false, ["eslint", "eslint-plugin-x"]],
+      ["minor-and-patch", false, ["@types/node", "left-pad"]],
+      ["react-18", true, ["react"]],
+      ["zod-0.4", true, ["zod"]],
+    ]);
+    expect(groupBranch("agent/", groups[2] ?? { slug: "" })).toBe("agent/deps/react-18");
+    expect(groups.map(groupTitle)).toEqual([
+      "Bump the lint group: 2 updates",
+      "Bump the minor and patch group: 2 updates",
+      "Bump react from 17.0.2 to 18.3.1",
+      "Bump zod from 0.3.0 to 0.4.0",
+    ]);
+  });
+});
+
+describe("the pull request body", () => {
+  it("tables the updates and names what was left out, the agent's fix, the checks and the warnings", () => {
+    const kept = update("fx-a", "1.0.0", "2.0.0", "major", {
+      publishedAt: new Date(Date.UTC(2026, 0, 1)).toISOString(),
+      links: {
+        repository: "https://github.com/o/fx-a",
+        releases: "https://github.com/o/fx-a/releases",
+      },
+      newInstallScripts: ["postinstall"],
+    });
+    const culprit = update("fx-b", "1.0.0", "1.1.0", "minor");
+    const verify = {
+      command: "npm test",
+      passed: true,
+      exit: "0",
+      timedOut: false,
+      durationMs: 3_000,
+      outputTail: "ok",
+    };
+    const failing = { ...verify, passed: false, exit: "1", outputTail: "Error: fx-b is broken" };
+    const result: DepsGroupResult = {
+      group: { slug: "all", name: "all", single: false, updates: [kept, culprit] },
+      branch: "agent/deps/all",
+      status: "partial",
+      applied: [kept],
+      leftOut: [{ update: culprit, failure: { stage: "verify", result: failing } }],
+      firstFailure: { stage: "verify", result: failing },
+      agent: {
+        stopReason: "end_turn",
+        summary: "Renamed the import.",
+        files: ["src/a.ts"],
+        costUsd: 0.1,
+        fixed: false,
+      },
+      verify,
+      commits: [],
+      durationMs: 1,
+    };
+    const body = renderDepsPullRequestBody(result, { now: Date.UTC(2026, 0, 11) });
+    expect(body).toContain(
+      "| [fx-a](https://github.com/o/fx-a) | `1.0.0` → `2.0.0` | major | 10 days ago | [release notes](https://github.com/o/fx-a/releases) |",
+    );
+    expect(body).toContain(
+      "- **fx-b** 1.0.0 → 1.1.0: with it the checks failed (`npm test`, exit 1)",
+    );
+    expect(body).toContain("Error: fx-b is broken");
+    expect(body).toContain("Files changed: `src/a.ts`.\n\n> Renamed the import.");
+    expect(body).toContain("✅ `npm test` passed in 3s.");
+    expect(body).toContain("**fx-a** crosses a major version");
+    expect(body).toContain("**fx-a** 2.0.0 adds `postinstall` script");
+    expect(body).toContain("<!-- patchwright:deps -->");
+
+    const task = buildDepsFixTask({
+      updates: [kept],
+      failure: { stage: "verify", result: failing },
+    });
+    expect(task).toContain(
+      "- fx-a 1.0.0 -> 2.0.0 (major, package.json) — https://github.com/o/fx-a/releases",
+    );
+    expect(task).toContain("Failing command (exit 1): `npm test`");
+    expect(task).toContain("Error: fx-b is broken");
+  });
+});
+
+describe("normalizeRepositoryUrl", () => {
+  it("turns the forms packuments use into browsable URLs", () => {
+    expect(normalizeRepositoryUrl("git+https://github.com/a/b.git")).toBe("https://github.com/a/b");
+    expect(normalizeRepositoryUrl("github:a/b")).toBe("https://github.com/a/b");
+    expect(normalizeRepositoryUrl("a/b")).toBe("https://github.com/a/b");
+    expect(normalizeRepositoryUrl("git@gitlab.com:g/p.git")).toBe("https://gitlab.com/g/p");
+    expect(normalizeRepositoryUrl("git://github.com/a/b.git")).toBe("https://github.com/a/b");
+    expect(normalizeRepositoryUrl("file:///tmp/x")).toBeUndefined();
+  });
+});
