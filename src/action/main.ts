@@ -34,8 +34,38 @@ export function defaultDeps(env: Record<string, string | undefined> = process.en
   };
 }
 
+/**
+ * A cancelled run gets SIGINT, then SIGTERM a few seconds later: the job
+ * stops its agent, pushes what it has and says so, instead of dying mid-push.
+ */
+function cancelOnSignals(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort(new Error("the workflow run was cancelled"));
+  process.once("SIGINT", abort);
+  process.once("SIGTERM", abort);
+  return {
+    signal: controller.signal,
+    dispose() {
+      process.off("SIGINT", abort);
+      process.off("SIGTERM", abort);
+    },
+  };
+}
+
 export async function main(overrides: Partial<ActionDeps> = {}): Promise<void> {
-  const deps: ActionDeps = { ...defaultDeps(overrides.env), ...overrides };
+  const cancel = overrides.signal ? undefined : cancelOnSignals();
+  try {
+    await runAndPublish({
+      ...defaultDeps(overrides.env),
+      ...(cancel ? { signal: cancel.signal } : {}),
+      ...overrides,
+    });
+  } finally {
+    cancel?.dispose();
+  }
+}
+
+async function runAndPublish(deps: ActionDeps): Promise<void> {
   const { io } = deps;
   const secrets = [...SECRET_INPUTS.map((name) => io.getInput(name)), deps.env.ANTHROPIC_API_KEY];
   for (const secret of secrets) if (secret) io.setSecret(secret);

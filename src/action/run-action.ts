@@ -31,6 +31,8 @@ export interface ActionDeps {
   createClient: (auth: string, baseUrl: string) => GitHubClient;
   /** Tests may swap the model; the default talks to the Messages API. */
   createModel?: ((modelId: string) => Model) | undefined;
+  /** Aborted when the run is cancelled: the agent stops and the work so far is pushed. */
+  signal?: AbortSignal | undefined;
 }
 
 /** The workflow's own token comments and pushes as this account. */
@@ -154,6 +156,7 @@ async function runEvent(
       clock: deps.clock,
       botLogin: auth.botLogin,
       redact,
+      signal: deps.signal,
     },
   };
 

@@ -1,5 +1,7 @@
+import type { ChildProcess } from "node:child_process";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
+import type { ServerStep } from "../helpers/fake-anthropic-server.js";
 import { git, type TempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import {
@@ -78,6 +80,31 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
     // No issue, so no tracking comment and no reactions.
     expect(world.github.comments.size).toBe(0);
     expect(world.github.reactions).toHaveLength(0);
+  }, 120_000);
+
+  it("stops when the run is cancelled, pushes the work done so far and fails the step", async () => {
+    let child: ChildProcess | undefined;
+    world = await startWorld({
+      steps: [CHANGELOG_STEPS[0] as ServerStep, reply("never seen")],
+      // The runner cancels while the agent waits for its second answer.
+      onModelRequest: () => {
+        if (world?.model.requests.length === 2) child?.kill("SIGINT");
+      },
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "workflow_dispatch",
+      payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Add a CHANGELOG.md" },
+      onSpawn: (spawned) => {
+        child = spawned;
+      },
+    });
+
+    expect(run.code, run.log).toBe(1);
+    expect(world.repo.show("agent/add-a-changelog-md", "CHANGELOG.md")).toContain("Unreleased");
+    expect(world.github.pulls[0]?.draft).toBe(true);
+    expect(run.outputs.conclusion).toBe("failure");
+    expect(run.log).toContain("Agent stopped after 2 turns: aborted");
   }, 120_000);
 
   it("runs a scheduled prompt as the App, with an installation token for this repository", async () => {

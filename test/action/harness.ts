@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
@@ -194,7 +194,13 @@ export function prepareRun(world: ActionWorld, payload: unknown): string {
 export async function runAction(
   entry: string,
   world: ActionWorld,
-  options: { event: string; payload: unknown; inputs: Record<string, string> },
+  options: {
+    event: string;
+    payload: unknown;
+    inputs: Record<string, string>;
+    /** Gets the running process (to signal it, as a runner cancelling the job does). */
+    onSpawn?: (child: ChildProcess) => void;
+  },
 ): Promise<ActionRun> {
   const runDir = prepareRun(world, options.payload);
   const child = spawn(process.execPath, [entry], {
@@ -202,6 +208,7 @@ export async function runAction(
     env: runnerEnv(world, runDir, options.event, options.inputs),
     stdio: ["ignore", "pipe", "pipe"],
   });
+  options.onSpawn?.(child);
   let log = "";
   child.stdout.on("data", (chunk) => (log += chunk));
   child.stderr.on("data", (chunk) => (log += chunk));
