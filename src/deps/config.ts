@@ -75,8 +75,8 @@ export const depsConfigFileSchema = z.strictObject({
     .int({ error: "expected a whole number above 0" })
     .positive({ error: "expected a whole number above 0" })
     .default(5),
-  /** Installs the bumped dependencies; runs with a scrubbed environment. */
-  install: text("a shell command").default("npm ci"),
+  /** Installs the bumped dependencies (default: `npm ci`, or `npm install` without a lockfile). */
+  install: text("a shell command").optional(),
   /** Checks the bump; default: the top-level `verify`, else `npm test` when package.json has one. */
   verify: text("a shell command").nullable().optional(),
 });
@@ -103,7 +103,8 @@ export interface DepsConfig {
   groups: DepsGroupRule[];
   ignore: DepsIgnoreRule[];
   maxOpenPrs: number;
-  install: string;
+  /** undefined: `npm ci` with a lockfile, `npm install --no-package-lock` without one. */
+  install?: string;
   /** undefined: not set here (fall back); null: no verification. */
   verify?: string | null;
 }
@@ -144,8 +145,8 @@ export function parseDepsConfig(raw: unknown): DepsConfigResult {
       ...("update_types" in rule && rule.update_types ? { updateTypes: rule.update_types } : {}),
     })),
     maxOpenPrs: file.max_open_prs,
-    install: file.install,
   };
+  if (file.install !== undefined) config.install = file.install;
   if (file.verify !== undefined) config.verify = file.verify;
   return { ok: true, config };
 }

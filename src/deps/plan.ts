@@ -2,7 +2,7 @@ import type { DepsConfig } from "./config.js";
 import { groupUpdates, type UpdateGroup } from "./groups.js";
 import { type NpmConfig, readNpmConfig } from "./npmrc.js";
 import { findUpdates, type SkippedDependency } from "./outdated.js";
-import { type NpmProject, readNpmProject } from "./project.js";
+import { type NpmProject, readNpmProject, unsupportedMessage } from "./project.js";
 import { createRegistryClient, type FetchJson, type RegistryClient } from "./registry.js";
 
 /** What a run would do: the groups (one pull request each) and what was left out, and why. */
@@ -12,6 +12,10 @@ export interface DepsPlan {
   groups: UpdateGroup[];
   skipped: SkippedDependency[];
   upToDate: number;
+  /** Set when the project uses another package manager: the plan is informational only. */
+  warning?: string;
+  /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
+  maxOpenPrs: number;
 }
 
 export interface PlanDepsOptions {
@@ -51,6 +55,8 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     groups: groupUpdates(found.updates, options.config),
     skipped: found.skipped,
     upToDate: found.upToDate,
+    maxOpenPrs: options.config.maxOpenPrs,
   };
+  if (project.otherManager) plan.warning = unsupportedMessage(project.otherManager);
   return { plan, project, npm, registry };
 }

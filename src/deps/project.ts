@@ -35,6 +35,8 @@ export interface NpmProject {
   /** package-lock.json (or npm-shrinkwrap.json) as parsed JSON, when there is one. */
   lockfile: Lockfile | undefined;
   lockfilePath: string | undefined;
+  /** Another package manager's lockfile or `packageManager` field: its lockfile is not npm's to update. */
+  otherManager?: { name: string; evidence: string };
 }
 
 export interface Lockfile {
@@ -70,7 +72,42 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     }
     break;
   }
-  return { dir, manifests, lockfile, lockfilePath };
+  const project: NpmProject = { dir, manifests, lockfile, lockfilePath };
+  const otherManager = await detectOtherManager(
+    dir,
+    JSON.parse(rootText) as Record<string, unknown>,
+  );
+  if (otherManager) project.otherManager = otherManager;
+  return project;
+}
+
+const OTHER_LOCKFILES: Array<[string, string]> = [
+  ["pnpm-lock.yaml", "pnpm"],
+  ["yarn.lock", "yarn"],
+  ["bun.lock", "bun"],
+  ["bun.lockb", "bun"],
+];
+
+async function detectOtherManager(
+  dir: string,
+  json: Record<string, unknown>,
+): Promise<{ name: string; evidence: string } | undefined> {
+  const declared =
+    typeof json.packageManager === "string" ? json.packageManager.split("@")[0] : undefined;
+  if (declared && declared !== "npm")
+    return { name: declared, evidence: `package.json "packageManager"` };
+  for (const [file, name] of OTHER_LOCKFILES) {
+    const found = await readFile(join(dir, file)).then(
+      () => true,
+      () => false,
+    );
+    if (found) return { name, evidence: file };
+  }
+  return undefined;
+}
+
+export function unsupportedMessage(manager: { name: string; evidence: string }): string {
+  return `this repository uses ${manager.name} (${manager.evidence}); dependency bumps support npm (package-lock.json) only for now, so nothing was changed`;
 }
 
 function parseManifest(path: string, text: string): Manifest {

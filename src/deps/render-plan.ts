@@ -15,8 +15,15 @@ export function renderDepsPlan(
       ? "No updates to propose."
       : `${count} update${count === 1 ? "" : "s"} in ${plan.groups.length} pull request${plan.groups.length === 1 ? "" : "s"}:`,
   );
-  for (const group of plan.groups) {
-    lines.push("", `${groupTitle(group)}  (branch ${options.branchPrefix}deps/${group.slug})`);
+  if (plan.warning) lines.unshift(`Warning: ${plan.warning}.`);
+  for (const [index, group] of plan.groups.entries()) {
+    // Counting from none open: on GitHub, pull requests already open take places too.
+    const waits =
+      index >= plan.maxOpenPrs ? `; waits: deps.max_open_prs is ${plan.maxOpenPrs}` : "";
+    lines.push(
+      "",
+      `${groupTitle(group)}  (branch ${options.branchPrefix}deps/${group.slug}${waits})`,
+    );
     const width = Math.max(...group.updates.map((u) => u.name.length));
     for (const update of group.updates) {
       const age = update.publishedAt

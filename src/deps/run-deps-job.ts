@@ -12,6 +12,7 @@ import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
+import { unsupportedMessage } from "./project.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
 
 /**
@@ -54,7 +55,8 @@ export interface DepsJobInput {
 }
 
 export interface DepsJobResult {
-  status: "done" | "config_error" | "error";
+  /** unsupported: the repository uses another package manager (pnpm, yarn, bun). */
+  status: "done" | "config_error" | "unsupported" | "error";
   /** Set with config_error and error: what to tell the maintainer. */
   message?: string;
   plan?: DepsPlan;
@@ -114,6 +116,13 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       await planning.cleanup();
     }
     result.plan = planned.plan;
+    if (planned.project.otherManager) {
+      return {
+        ...finish(),
+        status: "unsupported",
+        message: unsupportedMessage(planned.project.otherManager),
+      };
+    }
     const wanted = planned.plan.groups.filter(
       (g) => !input.groups || input.groups.includes(g.slug),
     );
@@ -143,7 +152,11 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       shellEnv,
       npmEnv,
       npm: planned.npm,
-      install: config.install,
+      install:
+        config.install ??
+        (planned.project.lockfilePath
+          ? "npm ci"
+          : "npm install --no-package-lock --no-audit --no-fund"),
       verify,
       before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
       clock: deps.clock,

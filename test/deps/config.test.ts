@@ -12,7 +12,6 @@ describe("parseDepsConfig", () => {
       groups: [],
       ignore: [],
       maxOpenPrs: 5,
-      install: "npm ci",
     });
     expect(parseDepsConfig(null).ok).toBe(true);
   });

@@ -142,6 +142,24 @@ describe("planDepsUpdates against a local registry", () => {
     expect(out).toContain("fx-new (package.json): 1.0.0 kept: 1.0.1: released 1 hour ago");
   });
 
+  it("says when groups would wait for max_open_prs and when the project is not npm's", async () => {
+    const dir = await demoApp({ "pnpm-lock.yaml": "lockfileVersion: '9.0'\n" });
+    const parsed = parseDepsConfig({ max_open_prs: 1 });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    const text = renderDepsPlan(plan, { now: world.now, branchPrefix: "agent/" });
+    expect(text.split("\n")[0]).toBe(
+      "Warning: this repository uses pnpm (pnpm-lock.yaml); dependency bumps support npm (package-lock.json) only for now, so nothing was changed.",
+    );
+    expect(text).toContain("(branch agent/deps/minor-and-patch)\n");
+    expect(text).toContain("(branch agent/deps/fx-greet-2; waits: deps.max_open_prs is 1)");
+  });
+
   it("renders an empty plan plainly", () => {
     const text = renderDepsPlan(
       {
@@ -150,6 +168,7 @@ describe("planDepsUpdates against a local registry", () => {
         groups: [],
         skipped: [],
         upToDate: 4,
+        maxOpenPrs: 5,
       },
       { now: 0, branchPrefix: "agent/" },
     );

@@ -220,6 +220,21 @@ describe("runDepsJob", () => {
     }
   }, 240_000);
 
+  it("changes nothing in a repository that uses another package manager", async () => {
+    const pnpm = createBareRepo({
+      root,
+      env,
+      files: { ...files, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n" },
+      name: "pnpm",
+    });
+    const { result, model } = await run([], config(), pnpm.url);
+    expect(result.status).toBe("unsupported");
+    expect(result.message).toContain("this repository uses pnpm (pnpm-lock.yaml)");
+    expect(result.groups).toEqual([]);
+    expect(model.requests).toEqual([]);
+    expect(pnpm.sha("agent/deps/minor-and-patch")).toBeNull();
+  });
+
   it("reports a bad deps section instead of running", async () => {
     const { result } = await run([], config({ schedule: "* * * * *", update_types: ["huge"] }));
     expect(result.status).toBe("config_error");
