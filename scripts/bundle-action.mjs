@@ -9,7 +9,7 @@
  */
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -39,6 +39,22 @@ const withoutOidcClient = {
   },
 };
 
+/**
+ * zod ships its error messages in some fifty languages (260 kB, a sixth of
+ * the bundle) behind `z.locales`; patchwright speaks zod's default English
+ * and never switches, so the bundle keeps only that one.
+ */
+const englishZodOnly = {
+  name: "english-zod-only",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      loader: "js",
+      resolveDir: dirname(args.path),
+      contents: 'export { default as en } from "./en.js";\n',
+    }));
+  },
+};
+
 /** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
 const BANNER = [
   'import { createRequire as __patchwrightCreateRequire } from "node:module";',
@@ -56,7 +72,7 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
     target: "node20",
     format: "esm",
     banner: { js: BANNER },
-    plugins: [withoutOidcClient],
+    plugins: [withoutOidcClient, englishZodOnly],
     legalComments: "none",
     minify: true,
     metafile: true,

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
 import type { ServerStep } from "../helpers/fake-anthropic-server.js";
 import { git, type TempDir } from "../helpers/git-repos.js";
-import { callTool, reply } from "../helpers/model-script.js";
+import { callTool, overloaded, reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
@@ -85,8 +85,12 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
   it("stops when the run is cancelled, pushes the work done so far and fails the step", async () => {
     let child: ChildProcess | undefined;
     world = await startWorld({
-      steps: [CHANGELOG_STEPS[0] as ServerStep, reply("never seen")],
-      // The runner cancels while the agent waits for its second answer.
+      // The second answer is "overloaded, retry in 20 s": the runner cancels during that wait.
+      steps: [
+        CHANGELOG_STEPS[0] as ServerStep,
+        overloaded({ retryAfter: 20 }),
+        reply("never seen"),
+      ],
       onModelRequest: () => {
         if (world?.model.requests.length === 2) child?.kill("SIGINT");
       },
