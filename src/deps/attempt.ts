@@ -1,7 +1,6 @@
 import { runVerify, type VerifyResult } from "../job/verify.js";
 import { applyBump, type CommandRunner } from "./bump.js";
 import { resetCheckout, writeFiles } from "./checkout.js";
-import type { NpmConfig } from "./npmrc.js";
 import type { Update } from "./outdated.js";
 import type { BumpFailure } from "./task.js";
 
@@ -22,7 +21,6 @@ export interface AttemptOutcome {
 
 export interface AttemptContext {
   dir: string;
-  npm: NpmConfig;
   install: string;
   verify: string | null;
   lockfilePath: string | undefined;
@@ -55,7 +53,6 @@ export async function attemptUpdates(
       dir: ctx.dir,
       updates,
       lockfilePath: ctx.lockfilePath,
-      npm: ctx.npm,
       run: runner(ctx.npmEnv),
       before: ctx.before,
     });

@@ -26,7 +26,6 @@ export interface ApplyBumpOptions {
   dir: string;
   updates: readonly Update[];
   lockfilePath: string | undefined;
-  npm: NpmConfig;
   run: CommandRunner;
   /** Only versions published before this are chosen for what npm resolves anew (the cooldown). */
   before?: Date | undefined;
@@ -47,7 +46,10 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
 
   if (relockOnly.length > 0)
     await forgetLocked(join(options.dir, options.lockfilePath), relockOnly);
-  const lockfile = await options.run(lockfileCommand(options.npm, options.before));
+  let lockfile = await options.run(lockfileCommand(options.before));
+  // npm refuses some existing locks under --before (a version the repository
+  // already pinned is younger than the cutoff); the bump itself is still sound.
+  if (!lockfile.passed && options.before) lockfile = await options.run(lockfileCommand());
   files.add(options.lockfilePath);
   return { files: [...files], lockfile };
 }
@@ -82,15 +84,18 @@ export function editManifest(text: string, edits: readonly ManifestEdit[]): stri
 /**
  * `npm install --package-lock-only`: npm's own resolver updates the lockfile
  * without running any package's scripts; `--before` keeps packages resolved
- * anew (new transitive dependencies too) inside the cooldown.
+ * anew (new transitive dependencies too) inside the cooldown. The registry
+ * comes through the environment (see registryEnv), so a URL with
+ * credentials never shows in a command line, a log or a pull request.
  */
-export function lockfileCommand(npm: NpmConfig, before?: Date): string {
-  const args = [
-    "npm install --package-lock-only --ignore-scripts --no-audit --no-fund",
-    `--registry=${shellQuote(npm.registry)}`,
-  ];
-  if (before) args.push(`--before=${before.toISOString()}`);
-  return args.join(" ");
+export function lockfileCommand(before?: Date): string {
+  const base = "npm install --package-lock-only --ignore-scripts --no-audit --no-fund";
+  return before ? `${base} --before=${before.toISOString()}` : base;
+}
+
+/** Points npm at the registry patchwright resolved from .npmrc (scoped ones npm reads itself). */
+export function registryEnv(npm: NpmConfig): Record<string, string> {
+  return { npm_config_registry: npm.registry };
 }
 
 /** Drops a package's lockfile entries so npm resolves it again within its (unchanged) range. */
@@ -105,8 +110,4 @@ async function forgetLocked(path: string, names: string[]): Promise<void> {
     }
   }
   await writeFile(path, `${JSON.stringify(lock, null, 2)}\n`);
-}
-
-export function shellQuote(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, "'\\''")}'`;
 }

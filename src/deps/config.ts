@@ -175,3 +175,22 @@ export function defaultDepsConfig(): DepsConfig {
   if (!result.ok) throw new Error(result.message);
   return result.config;
 }
+
+export type DepsSchedule =
+  | { enabled: true; schedule: string; config: DepsConfig }
+  | { enabled: false; reason: string };
+
+/**
+ * What a scheduler needs for one repository: bumps are opt-in (a `deps:`
+ * section, even an empty one, turns them on; `enabled: false` turns them
+ * off) and run on the section's cron schedule, in UTC.
+ */
+export function depsScheduleOf(rawDeps: unknown): DepsSchedule {
+  if (rawDeps === undefined) {
+    return { enabled: false, reason: "no deps: section in .github/patchwright.yml" };
+  }
+  const parsed = parseDepsConfig(rawDeps);
+  if (!parsed.ok) return { enabled: false, reason: parsed.message };
+  if (!parsed.config.enabled) return { enabled: false, reason: "deps.enabled is false" };
+  return { enabled: true, schedule: parsed.config.schedule, config: parsed.config };
+}

@@ -8,6 +8,7 @@ import { listRemoteBranches } from "../git/branch.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { registryEnv } from "./bump.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
@@ -133,7 +134,11 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       ? await openBumpBranches(deps.octokit, input, `${prefix}deps/`)
       : new Set<string>();
     const shellEnv = buildShellEnv(deps.envSource);
-    const npmEnv = { ...shellEnv, ...pick(deps.envSource, planned.npm.referencedEnv) };
+    const npmEnv = {
+      ...shellEnv,
+      ...pick(deps.envSource, planned.npm.referencedEnv),
+      ...registryEnv(planned.npm),
+    };
     const cooldownMs = config.cooldownDays * 86_400_000;
     let model: Model | undefined;
     const ctx: Omit<GroupRunContext, "branchExists"> = {
@@ -151,7 +156,6 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       gitEnv,
       shellEnv,
       npmEnv,
-      npm: planned.npm,
       install:
         config.install ??
         (planned.project.lockfilePath

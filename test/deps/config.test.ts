@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defaultDepsConfig, parseDepsConfig } from "../../src/deps/config.js";
+import { defaultDepsConfig, depsScheduleOf, parseDepsConfig } from "../../src/deps/config.js";
 import { cronProblem, isDepsRunDue, nextDepsRun } from "../../src/deps/schedule.js";
 
 describe("parseDepsConfig", () => {
@@ -65,6 +65,26 @@ describe("parseDepsConfig", () => {
 });
 
 describe("schedules", () => {
+  it("are opt-in: a deps section turns bumps on, enabled: false or a bad section off", () => {
+    expect(depsScheduleOf(undefined)).toEqual({
+      enabled: false,
+      reason: "no deps: section in .github/patchwright.yml",
+    });
+    expect(depsScheduleOf({})).toMatchObject({ enabled: true, schedule: "0 6 * * 1" });
+    expect(depsScheduleOf({ schedule: "15 3 * * *" })).toMatchObject({
+      enabled: true,
+      schedule: "15 3 * * *",
+    });
+    expect(depsScheduleOf({ enabled: false })).toEqual({
+      enabled: false,
+      reason: "deps.enabled is false",
+    });
+    expect(depsScheduleOf({ schedule: 5 })).toMatchObject({
+      enabled: false,
+      reason: expect.stringContaining("deps.schedule"),
+    });
+  });
+
   it("refuses schedules that would fire every minute or are not cron", () => {
     expect(cronProblem("0 6 * * 1")).toBeNull();
     expect(cronProblem("* 6 * * 1")).toMatch(/fixed minute/);

@@ -2,11 +2,13 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/models/scripted.js";
 import { main } from "../../src/cli/main.js";
 import { defaultDepsConfig, parseDepsConfig } from "../../src/deps/config.js";
 import { planDepsUpdates } from "../../src/deps/plan.js";
 import { renderDepsPlan } from "../../src/deps/render-plan.js";
-import { makeTempDir } from "../helpers/temp-dir.js";
+import { gitTestEnv } from "../helpers/git-repos.js";
+import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "./registry-fixtures.js";
 
 let world: FixtureWorld;
@@ -159,6 +161,40 @@ describe("planDepsUpdates against a local registry", () => {
     expect(text).toContain("(branch agent/deps/minor-and-patch)\n");
     expect(text).toContain("(branch agent/deps/fx-greet-2; waits: deps.max_open_prs is 1)");
   });
+
+  it("runs the groups without --dry-run and pushes their branches back to the checkout", async () => {
+    const dir = await makeRepo({
+      ...(await demoAppFiles(world)),
+      ".github/patchwright.yml": "deps:\n  update_types: [patch]\n  ignore: [fx-broken, fx-util]\n",
+    });
+    const home = join(root, "cli-home");
+    let out = "";
+    let err = "";
+    const code = await main(["deps", "--cwd", dir, "--cache-dir", join(root, "cli-cache")], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: {
+        ...gitTestEnv(home),
+        npm_config_cache: join(root, "cli-npm-cache"),
+        ANTHROPIC_API_KEY: "sk-test",
+      },
+      cwd: root,
+      clock: { now: () => world.now },
+      onInterrupt: () => () => {},
+      createModel: () => createScriptedModel([]),
+    });
+    expect(out).toContain(
+      "GREEN   Bump fx-greet from 1.0.0 to 1.0.1 -> agent/deps/minor-and-patch",
+    );
+    expect(code).toBe(0);
+    expect(err).toContain("Verifying: `npm test`");
+    expect(git(dir, "show", "agent/deps/minor-and-patch:package.json")).toContain(
+      '"fx-greet": "^1.0.1"',
+    );
+    expect(git(dir, "log", "-1", "--format=%s", "agent/deps/minor-and-patch").trim()).toBe(
+      "chore(deps): bump fx-greet from 1.0.0 to 1.0.1",
+    );
+  }, 120_000);
 
   it("renders an empty plan plainly", () => {
     const text = renderDepsPlan(
