@@ -44,8 +44,11 @@ export async function attemptUpdates(
   if (extraFiles) await writeFiles(ctx.dir, extraFiles);
   const runner =
     (env: Record<string, string>): CommandRunner =>
-    (command) =>
-      runVerify({ command, cwd: ctx.dir, env, signal: ctx.signal, clock: ctx.clock });
+    async (command) =>
+      withRelativePaths(
+        await runVerify({ command, cwd: ctx.dir, env, signal: ctx.signal, clock: ctx.clock }),
+        ctx.dir,
+      );
 
   let bump: Awaited<ReturnType<typeof applyBump>>;
   try {
@@ -86,4 +89,12 @@ export async function attemptUpdates(
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}
+
+/** Output names files relative to the repository: the workspace's own path means nothing to a reviewer. */
+function withRelativePaths(result: VerifyResult, dir: string): VerifyResult {
+  return {
+    ...result,
+    outputTail: result.outputTail.replaceAll(`${dir}/`, "").replaceAll(dir, "."),
+  };
 }

@@ -54,11 +54,9 @@ export async function commitGroup(options: GroupCommitsOptions): Promise<Created
     .filter((file) => !sameContent(file.before, file.after));
   const turns = [{ turn: 1, text: options.bumpText, files: bumpFiles }];
   if (fixFiles.length > 0) {
-    turns.push({
-      turn: 2,
-      text: options.agentSummary || "Adapt the code to the updated dependencies.",
-      files: fixFiles,
-    });
+    // The subject names the bump; the agent's own account follows in the body.
+    const subject = `Adapt the code to ${describeTargets(options.updates)}.`;
+    turns.push({ turn: 2, text: `${subject}\n\n${options.agentSummary}`.trim(), files: fixFiles });
   }
   const { commits } = await createCommits({
     dir: options.dir,
@@ -74,6 +72,12 @@ export async function commitGroup(options: GroupCommitsOptions): Promise<Created
 function sameContent(a: Buffer | null, b: Buffer | null): boolean {
   if (a === null || b === null) return a === b;
   return a.equals(b);
+}
+
+function describeTargets(updates: readonly Update[]): string {
+  const [only] = updates;
+  if (updates.length === 1 && only) return `${only.name} ${only.to}`;
+  return `the updated dependencies (${updates.map((u) => u.name).join(", ")})`;
 }
 
 /** "Bump fx-greet from 1.0.0 to 2.0.0." or a line per package for a group. */

@@ -58,12 +58,14 @@ export function renderDepsPullRequestBody(
   if (result.agent) {
     const { agent } = result;
     const files =
-      agent.files.length > 0 ? agent.files.map((f) => inlineCode(f)).join(", ") : "nothing";
+      agent.files.length > 0
+        ? `Files changed: ${agent.files.map((f) => inlineCode(f)).join(", ")}.`
+        : "It changed nothing.";
     parts.push(
       "### What patchwright changed",
       result.firstFailure
-        ? `The bump broke ${inlineCode(result.firstFailure.result.command)} (exit ${result.firstFailure.result.exit}), so the agent worked on it (stop reason: ${agent.stopReason}). Files changed: ${files}.`
-        : `Files changed: ${files}.`,
+        ? `The bump broke ${inlineCode(result.firstFailure.result.command)} (exit ${result.firstFailure.result.exit}), so the agent worked on it (stop reason: ${agent.stopReason}). ${files}`
+        : files,
       agent.summary.trim() ? quote(agent.summary.trim()) : "_The agent gave no summary._",
     );
   }

@@ -130,7 +130,10 @@ describe("runDepsJob", () => {
     expect(repo.show("agent/deps/fx-greet-2", "index.js")).toContain('hello("world")');
     expect(repo.show("agent/deps/fx-greet-2", "package.json")).toContain('"fx-greet": "^2.0.0"');
     expect(lockVersion("agent/deps/fx-greet-2", "fx-greet")).toBe("2.0.0");
-    expect(repo.subjects("agent/deps/fx-greet-2", 2)).toHaveLength(2);
+    expect(repo.subjects("agent/deps/fx-greet-2", 2)).toEqual([
+      expect.stringMatching(/^\w+(\(\w+\))?: adapt the code to fx-greet 2\.0\.0$/),
+      "chore(deps): bump fx-greet from 1.0.0 to 2.0.0",
+    ]);
     // The agent was told what broke and the rule of the job.
     const task = JSON.stringify(model.requests[1]?.messages[0]);
     expect(task).toContain("fx-greet 1.0.0 -> 2.0.0 (major");
@@ -150,6 +153,10 @@ describe("runDepsJob", () => {
     expect(body).toContain("### Left out");
     expect(body).toMatch(/\*\*fx-broken\*\* 1\.0\.0 → 1\.1\.0: with it the checks failed/);
     expect(body).toContain("fx-broken 1.1.0 cannot be loaded");
+    // Paths in the output are the repository's, not the bot's workspace.
+    expect(body).toContain("node_modules/fx-broken/index.js:1");
+    expect(body).not.toContain(join(root, "cache"));
+    expect(body).toContain("It changed nothing.");
     expect(body).toContain("✅ `npm test` passed");
     expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
     const majorBody = github.pulls[1]?.body ?? "";
