@@ -46,6 +46,8 @@ export interface FindUpdatesResult {
   skipped: SkippedDependency[];
   /** Packages already at the newest acceptable version. */
   upToDate: number;
+  /** Dependencies of workspaces on each other: npm links them, there is nothing to bump. */
+  internal: number;
 }
 
 export interface FindUpdatesOptions {
@@ -64,6 +66,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   const skipped: SkippedDependency[] = [];
   const workspaceNames = new Set(project.manifests.map((m) => m.name).filter(Boolean));
   const wanted: Array<{ entry: DepEntry; current: string }> = [];
+  let internal = 0;
 
   for (const manifest of project.manifests) {
     for (const entry of manifest.deps) {
@@ -71,7 +74,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
         skipped.push({ name: entry.name, manifest: entry.manifest, reason });
       const nonRegistry = nonRegistryReason(entry.spec);
       if (nonRegistry) skip(nonRegistry);
-      else if (workspaceNames.has(entry.name)) skip("a package of this workspace");
+      else if (workspaceNames.has(entry.name)) internal += 1;
       else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
       else {
         const current =
@@ -152,7 +155,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     }
   }
   const updates = [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
-  return { updates, skipped, upToDate };
+  return { updates, skipped, upToDate, internal };
 }
 
 function describePassed(passed: PassedOver): string {

@@ -12,6 +12,8 @@ export interface DepsPlan {
   groups: UpdateGroup[];
   skipped: SkippedDependency[];
   upToDate: number;
+  /** Dependencies between the workspace's own packages (left to npm). */
+  internal: number;
   /** Set when the project uses another package manager: the plan is informational only. */
   warning?: string;
   /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
@@ -55,6 +57,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     groups: groupUpdates(found.updates, options.config),
     skipped: found.skipped,
     upToDate: found.upToDate,
+    internal: found.internal,
     maxOpenPrs: options.config.maxOpenPrs,
   };
   if (project.otherManager) plan.warning = unsupportedMessage(project.otherManager);

@@ -29,7 +29,7 @@ export function renderDepsPlan(
       const age = update.publishedAt
         ? `, released ${formatAge(options.now - Date.parse(update.publishedAt))} ago`
         : "";
-      const where = [...new Set(update.locations.map((l) => l.manifest))].join(", ");
+      const where = listManifests(update.locations.map((l) => l.manifest));
       const warn =
         update.newInstallScripts.length > 0
           ? `  ! new ${update.newInstallScripts.join("/")} script`
@@ -46,10 +46,21 @@ export function renderDepsPlan(
     for (const skip of plan.skipped)
       lines.push(`  ${skip.name} (${skip.manifest}): ${skip.reason}`);
   }
-  if (plan.upToDate > 0)
-    lines.push(
-      "",
-      `${plan.upToDate} dependenc${plan.upToDate === 1 ? "y is" : "ies are"} up to date.`,
-    );
+  const dependencies = (n: number) => `${n} dependenc${n === 1 ? "y is" : "ies are"}`;
+  const footer = [
+    plan.upToDate > 0 ? `${dependencies(plan.upToDate)} up to date.` : "",
+    plan.internal > 0
+      ? `${dependencies(plan.internal)} on this workspace's own packages (linked by npm, not bumped).`
+      : "",
+  ].filter(Boolean);
+  if (footer.length > 0) lines.push("", ...footer);
   return lines.join("\n");
+}
+
+/** At most three paths, then a count: a monorepo's list would drown the versions. */
+function listManifests(paths: string[]): string {
+  const unique = [...new Set(paths)];
+  return unique.length <= 3
+    ? unique.join(", ")
+    : `${unique.slice(0, 2).join(", ")} and ${unique.length - 2} more`;
 }

@@ -16,6 +16,7 @@ export function nonRegistryReason(spec: string): string | null {
   const trimmed = spec.trim();
   if (/^(workspace|file|link|portal|patch):/.test(trimmed)) return "a local or workspace package";
   if (trimmed.startsWith("npm:")) return "an npm alias";
+  if (/^(\.{1,2}\/|\/|~\/)/.test(trimmed)) return "a local path";
   if (
     /^(git|git\+\w+|github|gitlab|bitbucket|gist|https?):/.test(trimmed) ||
     /^[^@\s]+\/[^@\s]+/.test(trimmed)

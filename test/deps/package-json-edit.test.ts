@@ -4,7 +4,7 @@ import {
   JsonEditError,
   setDependencySpec,
 } from "../../src/deps/package-json-edit.js";
-import { rewriteSpec } from "../../src/deps/spec.js";
+import { nonRegistryReason, rewriteSpec } from "../../src/deps/spec.js";
 
 describe("setDependencySpec", () => {
   it("changes only the spec, keeping tabs, CRLF line ends, key order and the final newline", () => {
@@ -36,6 +36,20 @@ describe("setDependencySpec", () => {
     expect(() => setDependencySpec('{"dependencies": {}}', "dependencies", "q", "1.0.0")).toThrow(
       JsonEditError,
     );
+  });
+});
+
+describe("nonRegistryReason", () => {
+  it("tells registry ranges from everything npm installs some other way", () => {
+    expect(nonRegistryReason("^1.2.3")).toBeNull();
+    expect(nonRegistryReason(">=1 <3 || 4.x")).toBeNull();
+    expect(nonRegistryReason("./test/fixtures/loader")).toBe("a local path");
+    expect(nonRegistryReason("file:../lib")).toBe("a local or workspace package");
+    expect(nonRegistryReason("workspace:*")).toBe("a local or workspace package");
+    expect(nonRegistryReason("npm:other@^1")).toBe("an npm alias");
+    expect(nonRegistryReason("github:o/r#v1")).toBe("a git or URL dependency");
+    expect(nonRegistryReason("o/r")).toBe("a git or URL dependency");
+    expect(nonRegistryReason("latest")).toBe('"latest" is a dist-tag, not a version range');
   });
 });
 

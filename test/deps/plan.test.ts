@@ -145,7 +145,11 @@ describe("planDepsUpdates against a local registry", () => {
   });
 
   it("says when groups would wait for max_open_prs and when the project is not npm's", async () => {
-    const dir = await demoApp({ "pnpm-lock.yaml": "lockfileVersion: '9.0'\n" });
+    const dir = await demoApp({
+      "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+      "packages/lib/package.json":
+        '{"name": "@demo/lib", "dependencies": {"fx-greet": "^1.0.0", "demo-app": "*"}}',
+    });
     const parsed = parseDepsConfig({ max_open_prs: 1 });
     if (!parsed.ok) throw new Error(parsed.message);
     const { plan } = await planDepsUpdates({
@@ -160,6 +164,9 @@ describe("planDepsUpdates against a local registry", () => {
     );
     expect(text).toContain("(branch agent/deps/minor-and-patch)\n");
     expect(text).toContain("(branch agent/deps/fx-greet-2; waits: deps.max_open_prs is 1)");
+    expect(text).toContain(
+      "1 dependency is on this workspace's own packages (linked by npm, not bumped).",
+    );
   });
 
   it("runs the groups without --dry-run and pushes their branches back to the checkout", async () => {
@@ -204,6 +211,7 @@ describe("planDepsUpdates against a local registry", () => {
         groups: [],
         skipped: [],
         upToDate: 4,
+        internal: 0,
         maxOpenPrs: 5,
       },
       { now: 0, branchPrefix: "agent/" },
