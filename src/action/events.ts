@@ -72,7 +72,7 @@ const repositoryPayload = z.object({
  * secrets, and their code is not the repository's to trust.
  */
 export function forkPullRequestNote(eventName: string, payload: unknown): string | null {
-  if (eventName !== "pull_request" && eventName !== "pull_request_target") return null;
+  if (eventName !== "pull_request") return null;
   const parsed = pullRequestPayload.safeParse(payload);
   if (!parsed.success) return null;
   const pr = pullRequestOf(parsed.data.pull_request);
