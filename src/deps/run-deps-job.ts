@@ -9,6 +9,7 @@ import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { registryEnv } from "./bump.js";
+import { declinedPull, listBumpPulls } from "./bump-pulls.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
@@ -64,12 +65,20 @@ export interface DepsJobResult {
   groups: DepsGroupResult[];
   /** Groups not started because `deps.max_open_prs` bump pull requests are open. */
   deferred: UpdateGroup[];
+  /** Groups skipped because a maintainer closed a pull request for the same versions. */
+  declined: Array<{ group: UpdateGroup; pullRequest: number; url: string }>;
   durationMs: number;
 }
 
 export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promise<DepsJobResult> {
   const started = deps.clock.now();
-  const result: DepsJobResult = { status: "error", groups: [], deferred: [], durationMs: 0 };
+  const result: DepsJobResult = {
+    status: "error",
+    groups: [],
+    deferred: [],
+    declined: [],
+    durationMs: 0,
+  };
   const finish = () => ({ ...result, durationMs: deps.clock.now() - started });
   const parsed = parseDepsConfig(input.config.deps);
   if (!parsed.ok) {
@@ -130,9 +139,9 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     if (wanted.length === 0) return { ...finish(), status: "done" };
 
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
-    const openBranches = deps.octokit
-      ? await openBumpBranches(deps.octokit, input, `${prefix}deps/`)
-      : new Set<string>();
+    const pulls = deps.octokit
+      ? await listBumpPulls(deps.octokit, input, `${prefix}deps/`)
+      : { open: new Set<string>(), declined: new Map() };
     const shellEnv = buildShellEnv(deps.envSource);
     const npmEnv = {
       ...shellEnv,
@@ -183,11 +192,15 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       maxBisectChecks: 12,
     };
 
-    let open = openBranches.size;
+    let open = pulls.open.size;
     for (const group of wanted) {
       const branch = groupBranch(prefix, group);
-      const isOpen = openBranches.has(branch);
-      if (!isOpen && deps.octokit && open >= config.maxOpenPrs) {
+      const declined = declinedPull(pulls, branch, group.updates);
+      if (declined) {
+        result.declined.push({ group, pullRequest: declined.number, url: declined.url });
+        continue;
+      }
+      if (!pulls.open.has(branch) && deps.octokit && open >= config.maxOpenPrs) {
         result.deferred.push(group);
         continue;
       }
@@ -204,21 +217,6 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       message: error instanceof Error ? error.message : String(error),
     };
   }
-}
-
-/** Head branches of the open pull requests under the bump prefix (one page of 100 is plenty for a limit). */
-async function openBumpBranches(
-  octokit: GitHubClient,
-  input: DepsJobInput,
-  prefix: string,
-): Promise<Set<string>> {
-  const { data } = await octokit.rest.pulls.list({
-    owner: input.owner,
-    repo: input.repo,
-    state: "open",
-    per_page: 100,
-  });
-  return new Set(data.map((pull) => pull.head.ref).filter((ref) => ref.startsWith(prefix)));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { declinedPull, markedUpdates } from "../../src/deps/bump-pulls.js";
 import type { DepsGroupResult } from "../../src/deps/group-result.js";
 import { groupBranch, groupTitle, groupUpdates } from "../../src/deps/groups.js";
 import type { Update } from "../../src/deps/outdated.js";
@@ -115,7 +116,8 @@ describe("the pull request body", () => {
     expect(body).toContain("✅ `npm test` passed in 3s.");
     expect(body).toContain("**fx-a** crosses a major version");
     expect(body).toContain("**fx-a** 2.0.0 adds `postinstall` script");
-    expect(body).toContain("<!-- patchwright:deps -->");
+    expect(body.split("\n")[0]).toBe("<!-- patchwright:deps fx-a@2.0.0 -->");
+    expect(markedUpdates(body)).toEqual(new Set(["fx-a@2.0.0"]));
 
     const task = buildDepsFixTask({
       updates: [kept],
@@ -126,6 +128,20 @@ describe("the pull request body", () => {
     );
     expect(task).toContain("Failing command (exit 1): `npm test`");
     expect(task).toContain("Error: fx-b is broken");
+  });
+});
+
+describe("declined pull requests", () => {
+  it("skip a group only while it proposes nothing the closed pull request did not", () => {
+    const pulls = {
+      open: new Set<string>(),
+      declined: new Map([
+        ["agent/deps/x-2", { number: 7, url: "u", updates: new Set(["x@2.0.0"]) }],
+      ]),
+    };
+    expect(declinedPull(pulls, "agent/deps/x-2", [{ name: "x", to: "2.0.0" }])?.number).toBe(7);
+    expect(declinedPull(pulls, "agent/deps/x-2", [{ name: "x", to: "2.0.1" }])).toBeUndefined();
+    expect(markedUpdates("no marker")).toBeUndefined();
   });
 });
 

@@ -195,6 +195,35 @@ describe("runDepsJob", () => {
     ).toHaveLength(2);
   }, 240_000);
 
+  it("does not reopen a pull request a maintainer closed for the same versions", async () => {
+    const closed = github.pulls.find((p) => p.head.ref === "agent/deps/fx-greet-2");
+    if (!closed) throw new Error("the first run opened no fx-greet-2 pull request");
+    // The fake keeps only open pull requests in its type; a maintainer closing one is this.
+    Object.assign(closed, { state: "closed", merged_at: null });
+    const tip = repo.sha("agent/deps/fx-greet-2");
+    const model = createScriptedModel([]);
+    const result = await runDepsJob(
+      {
+        cacheDir: join(root, "cache"),
+        envSource: env,
+        clock: { now: () => world.now },
+        createModel: () => model,
+        octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
+      },
+      { owner: "o", repo: "r", cloneUrl: repo.url, config: config(), groups: ["fx-greet-2"] },
+    );
+    expect(result.declined).toEqual([
+      {
+        group: expect.objectContaining({ slug: "fx-greet-2" }),
+        pullRequest: closed.number,
+        url: closed.html_url,
+      },
+    ]);
+    expect(result.groups).toEqual([]);
+    expect(repo.sha("agent/deps/fx-greet-2")).toBe(tip);
+    expect(model.requests).toEqual([]);
+  });
+
   it("stops opening pull requests at deps.max_open_prs", async () => {
     const other = createBareRepo({ root, env, files, name: "other" });
     const otherGitHub = createFakeGitHub({ owner: "o", repo: "r" });
