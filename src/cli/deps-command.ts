@@ -7,8 +7,7 @@ import { createRedactor } from "../agent/redact.js";
 import { parseConfig } from "../config/load.js";
 import { DEFAULT_CONFIG_PATH, defaultConfig, type RepoConfig } from "../config/schema.js";
 import { parseDepsConfig } from "../deps/config.js";
-import type { DepsGroupResult } from "../deps/group-result.js";
-import { groupTitle } from "../deps/groups.js";
+import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { planDepsUpdates } from "../deps/plan.js";
 import { renderDepsPlan } from "../deps/render-plan.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
@@ -98,40 +97,12 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
       { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config },
     );
     if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);
-    else io.stdout.write(`${redact(renderResult(result.groups, result.message, config))}\n`);
+    else io.stdout.write(`${redact(renderDepsJobSummary(result))}\n`);
     if (result.status !== "done") return 1;
     return result.groups.every((g) => g.status === "green") ? 0 : 1;
   } finally {
     unsubscribe();
   }
-}
-
-function renderResult(
-  groups: DepsGroupResult[],
-  message: string | undefined,
-  config: RepoConfig,
-): string {
-  if (message) return `patchwright deps: ${message}`;
-  if (groups.length === 0) return "No updates to propose.";
-  return groups
-    .map((g) => {
-      const head = `${g.status.toUpperCase().padEnd(7)} ${groupTitle(g.group)} -> ${g.branch}`;
-      const lines = [head];
-      for (const u of g.applied) lines.push(`  ${u.name} ${u.from} -> ${u.to}`);
-      for (const l of g.leftOut)
-        lines.push(`  left out: ${l.update.name} ${l.update.from} -> ${l.update.to}`);
-      if (g.agent)
-        lines.push(
-          `  agent: ${g.agent.fixed ? "fixed it" : "did not fix it"} (${g.agent.files.join(", ") || "no files"})`,
-        );
-      if (g.error) lines.push(`  error (${g.error.stage}): ${g.error.message}`);
-      if (g.push)
-        lines.push(
-          `  pushed ${g.push.sha.slice(0, 7)}; review with: git log ${config.branchPrefix}deps/${g.group.slug}`,
-        );
-      return lines.join("\n");
-    })
-    .join("\n\n");
 }
 
 async function readLocalConfig(dir: string): Promise<RepoConfig> {

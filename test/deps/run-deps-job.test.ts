@@ -6,6 +6,7 @@ import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
 import { defaultConfig, type RepoConfig } from "../../src/config/schema.js";
+import { renderDepsJobSummary } from "../../src/deps/job-summary.js";
 import { type DepsJobResult, runDepsJob } from "../../src/deps/run-deps-job.js";
 import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
 import { type BareRepo, createBareRepo, git, gitTestEnv } from "../helpers/git-repos.js";
@@ -159,6 +160,12 @@ describe("runDepsJob", () => {
     expect(body).toContain("It changed nothing.");
     expect(body).toContain("✅ `npm test` passed");
     expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
+    const summary = renderDepsJobSummary(result);
+    expect(summary).toContain(
+      "PARTIAL Bump the minor and patch group: 2 updates -> agent/deps/minor-and-patch\n  fx-greet 1.0.0 -> 1.0.1\n  fx-util 1.2.0 -> 1.2.1\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: `npm test` passed",
+    );
+    expect(summary).toContain("GREEN   Bump fx-greet from 1.0.0 to 2.0.0 -> agent/deps/fx-greet-2");
+    expect(summary).toContain("pull request: https://github.com/o/r/pull/101 (new)");
     const majorBody = github.pulls[1]?.body ?? "";
     expect(majorBody).toContain("crosses a major version (1.0.0 → 2.0.0)");
     expect(majorBody).toContain("> Call hello() instead of greet()");
