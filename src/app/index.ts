@@ -10,6 +10,7 @@ import { renderQueuedAnswer } from "../job/answers.js";
 import { anthropicModelFactory, createRequestStatus } from "../job/job-deps.js";
 import { type JobRequest, jobKey } from "../job/request.js";
 import { runJob } from "../job/run-job.js";
+import { createAppDepsScheduler } from "./deps-wiring.js";
 import { createInProcessQueue, type JobQueue } from "./queue.js";
 import { parseTrigger } from "./triggers.js";
 
@@ -30,6 +31,7 @@ export interface AppSettings {
 const SECRET_VARIABLES = ["ANTHROPIC_API_KEY", "PRIVATE_KEY", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
 const STALE_WORKSPACE_MS = 60 * 60_000;
 const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
+const SCHEDULER_TICK_MS = 60_000;
 
 /**
  * Builds the Probot app. Webhooks are answered as soon as the request is
@@ -71,6 +73,20 @@ export function createApp(settings: AppSettings) {
       return botLogin;
     };
     settings.queue = queue;
+
+    // Scheduled dependency bumps: every minute, each repository whose
+    // `deps:` cron fired gets one run (PATCHWRIGHT_DEPS_SCHEDULER=off disables).
+    if (env.PATCHWRIGHT_DEPS_SCHEDULER !== "off") {
+      const scheduler = createAppDepsScheduler({
+        probot,
+        queue,
+        env,
+        cacheDir,
+        clock,
+        createModel,
+      });
+      setInterval(() => void scheduler.tick(), SCHEDULER_TICK_MS).unref();
+    }
 
     cleanStaleWorkspaces(cacheDir, { olderThanMs: STALE_WORKSPACE_MS, env }).then(
       ({ removed }) => removed.length > 0 && log.info({ removed }, "removed stale workspaces"),

@@ -108,6 +108,7 @@ export async function startHarness(options: {
       ...env,
       PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
       PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
+      PATCHWRIGHT_DEPS_SCHEDULER: "off",
       ANTHROPIC_API_KEY: "sk-ant-test-0123456789abcdef",
       PRIVATE_KEY,
       WEBHOOK_SECRET: "webhook-secret-value",

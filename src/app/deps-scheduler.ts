@@ -1,0 +1,95 @@
+import type { DepsSchedule } from "../deps/config.js";
+import { isDepsRunDue } from "../deps/schedule.js";
+import type { JobQueue } from "./queue.js";
+
+/** A repository the App is installed on, as the scheduler sees it. */
+export interface ScheduledRepository {
+  installationId: number;
+  owner: string;
+  repo: string;
+  cloneUrl: string;
+  defaultBranch: string;
+}
+
+export type EnabledSchedule = Extract<DepsSchedule, { enabled: true }>;
+
+export interface DepsSchedulerDeps {
+  listRepositories(): Promise<ScheduledRepository[]>;
+  /** The repository's `deps:` schedule, read from its default branch. */
+  scheduleOf(repository: ScheduledRepository): Promise<DepsSchedule>;
+  run(repository: ScheduledRepository, schedule: EnabledSchedule): Promise<void>;
+  queue: JobQueue;
+  clock: { now(): number };
+  /** How long repository lists and schedules are reused before they are read again. */
+  refreshMs?: number;
+  onError?: (error: unknown, repository?: ScheduledRepository) => void;
+}
+
+interface Known {
+  repository: ScheduledRepository;
+  schedule: DepsSchedule;
+}
+
+const DEFAULT_REFRESH_MS = 15 * 60_000;
+
+/**
+ * The App's own clock for dependency bumps: on each tick, every repository
+ * whose cron schedule fired since its last run gets one job, queued under a
+ * per-repository key so runs of one repository never overlap. Repositories
+ * and their config are re-read every `refreshMs`, not every tick, to keep
+ * API use flat. A repository is first seen without running, so a restart
+ * does not fire every schedule that passed while the App was down.
+ */
+export function createDepsScheduler(deps: DepsSchedulerDeps) {
+  const refreshMs = deps.refreshMs ?? DEFAULT_REFRESH_MS;
+  const onError = deps.onError ?? (() => {});
+  const lastRun = new Map<string, number>();
+  let known: Known[] = [];
+  let refreshedAt = Number.NEGATIVE_INFINITY;
+
+  const refresh = async (now: number): Promise<void> => {
+    if (now - refreshedAt < refreshMs) return;
+    refreshedAt = now;
+    const repositories = await deps.listRepositories();
+    known = await Promise.all(
+      repositories.map(async (repository) => ({
+        repository,
+        schedule: await deps.scheduleOf(repository).catch((error): DepsSchedule => {
+          onError(error, repository);
+          return { enabled: false, reason: "could not read the config" };
+        }),
+      })),
+    );
+  };
+
+  const tick = async (): Promise<string[]> => {
+    const now = deps.clock.now();
+    await refresh(now);
+    const started: string[] = [];
+    for (const { repository, schedule } of known) {
+      if (!schedule.enabled) continue;
+      const key = `deps:${repository.owner}/${repository.repo}`.toLowerCase();
+      const since = lastRun.get(key);
+      lastRun.set(key, since ?? now);
+      if (since === undefined || !isDepsRunDue(schedule.schedule, new Date(since), new Date(now)))
+        continue;
+      lastRun.set(key, now);
+      const queued = await deps.queue.enqueue({
+        key,
+        deliveryId: `${key}@${new Date(now).toISOString()}`,
+        run: () => deps.run(repository, schedule),
+      });
+      if (queued.status !== "duplicate") started.push(key);
+    }
+    return started;
+  };
+
+  return {
+    /** Checks every schedule once; returns the keys of the runs it queued. */
+    tick: () =>
+      tick().catch((error) => {
+        onError(error);
+        return [];
+      }),
+  };
+}

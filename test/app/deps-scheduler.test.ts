@@ -1,0 +1,83 @@
+import { describe, expect, it } from "vitest";
+import { createDepsScheduler, type ScheduledRepository } from "../../src/app/deps-scheduler.js";
+import { createInProcessQueue } from "../../src/app/queue.js";
+import type { DepsSchedule } from "../../src/deps/config.js";
+
+const repo = (name: string): ScheduledRepository => ({
+  installationId: 1,
+  owner: "o",
+  repo: name,
+  cloneUrl: `https://example.test/o/${name}.git`,
+  defaultBranch: "main",
+});
+
+const at = (iso: string) => new Date(iso).getTime();
+const weekly = (): DepsSchedule => ({ enabled: true, schedule: "0 6 * * 1", config: {} as never });
+
+function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0) {
+  let now = at("2026-11-29T12:00:00Z"); // a Sunday
+  const runs: string[] = [];
+  let reads = 0;
+  const queue = createInProcessQueue();
+  const scheduler = createDepsScheduler({
+    listRepositories: async () => Object.keys(schedules).map(repo),
+    scheduleOf: async (r) => {
+      reads += 1;
+      const schedule = schedules[r.repo];
+      if (!schedule) throw new Error("no config");
+      return schedule;
+    },
+    run: async (r) => {
+      runs.push(r.repo);
+    },
+    queue,
+    clock: { now: () => now },
+    refreshMs,
+  });
+  return {
+    scheduler,
+    runs,
+    queue,
+    reads: () => reads,
+    setNow: (iso: string) => {
+      now = at(iso);
+    },
+  };
+}
+
+describe("the dependency-bump scheduler", () => {
+  it("runs a repository once when its schedule fires, not at first sight", async () => {
+    const s = setup({ web: weekly(), off: { enabled: false, reason: "no deps: section" } });
+    expect(await s.scheduler.tick()).toEqual([]);
+    s.setNow("2026-11-30T05:59:00Z");
+    expect(await s.scheduler.tick()).toEqual([]);
+    s.setNow("2026-11-30T06:00:30Z");
+    expect(await s.scheduler.tick()).toEqual(["deps:o/web"]);
+    s.setNow("2026-11-30T06:01:30Z");
+    expect(await s.scheduler.tick()).toEqual([]);
+    await s.queue.onIdle();
+    expect(s.runs).toEqual(["web"]);
+    s.setNow("2026-12-07T06:00:10Z");
+    expect(await s.scheduler.tick()).toEqual(["deps:o/web"]);
+  });
+
+  it("re-reads repositories and schedules only every refresh period", async () => {
+    const s = setup({ web: weekly() }, 15 * 60_000);
+    await s.scheduler.tick();
+    s.setNow("2026-11-29T12:05:00Z");
+    await s.scheduler.tick();
+    expect(s.reads()).toBe(1);
+    s.setNow("2026-11-29T12:16:00Z");
+    await s.scheduler.tick();
+    expect(s.reads()).toBe(2);
+  });
+
+  it("skips a repository whose config cannot be read and keeps the others going", async () => {
+    const schedules: Record<string, DepsSchedule> = { web: weekly() };
+    const s = setup(schedules);
+    Object.defineProperty(schedules, "broken", { value: undefined, enumerable: true });
+    await s.scheduler.tick();
+    s.setNow("2026-11-30T06:00:00Z");
+    expect(await s.scheduler.tick()).toEqual(["deps:o/web"]);
+  });
+});
