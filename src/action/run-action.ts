@@ -63,8 +63,40 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
   if (!parsed.ok) return failed(parsed.message);
   const inputs = parsed.inputs;
   if (inputs.mode === "deps") {
-    return failed(
-      "input mode: dependency bumps are not available yet (mode: deps); use mode: auto with a prompt for now",
+    if (context.eventName !== "workflow_dispatch" && context.eventName !== "schedule") {
+      return failed(
+        `input mode: deps runs on workflow_dispatch and schedule events, not ${context.eventName}`,
+      );
+    }
+    const withRepo = context.eventName === "schedule" ? withRepository(payload, context) : payload;
+    const repository = (withRepo as { repository?: { name?: string; owner?: { login?: string } } })
+      .repository;
+    const auth = await authenticate(deps, context, inputs, {
+      owner: repository?.owner?.login ?? "",
+      name: repository?.name ?? "",
+    });
+    io.setSecret(auth.token);
+    // Loaded only in this mode: the registry client is a large part of the bundle.
+    const { runDepsMode } = await import("./deps-mode.js");
+    return runDepsMode(
+      {
+        octokit: deps.createClient(auth.token, context.apiUrl),
+        token: auth.token,
+        clock: deps.clock,
+        envSource: jobEnv(deps.env),
+        createModel:
+          deps.createModel ??
+          anthropicModelFactory({
+            apiKey: inputs.anthropicApiKey,
+            baseURL: deps.env.ANTHROPIC_BASE_URL,
+            missingKey: "input anthropic_api_key: required to fix what a bump breaks",
+          }),
+        cacheDir: join(context.tempDir, "patchwright", "cache"),
+        signal: deps.signal,
+        info: (message) => io.info(redact(message)),
+      },
+      withRepo,
+      inputs,
     );
   }
 

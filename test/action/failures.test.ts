@@ -70,11 +70,13 @@ describe("the bundled Action fails with a message that says what to fix", () => 
     expect(errors(run.log)).toEqual(["input private_key: required when app_id is given"]);
   }, 60_000);
 
-  it("says dependency bumps are not available yet for mode: deps", async () => {
-    const run = await dispatch({ mode: "deps" });
+  it("runs the dependency job for mode: deps and says when there is nothing to bump", async () => {
+    const run = await dispatch({ mode: "deps", prompt: "" });
 
-    expect(run.code).toBe(1);
-    expect(errors(run.log)[0]).toContain("dependency bumps are not available yet");
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.conclusion).toBe("no_changes");
+    expect(run.log).toContain("No updates to propose.");
+    expect(world?.github.pulls).toHaveLength(0);
     expect(world?.model.requests).toHaveLength(0);
   }, 60_000);
 

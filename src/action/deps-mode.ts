@@ -1,0 +1,94 @@
+import { z } from "zod";
+import type { Model } from "../agent/model.js";
+import { loadRepoConfig } from "../config/load.js";
+import { renderDepsJobSummary } from "../deps/job-summary.js";
+import { runDepsJob } from "../deps/run-deps-job.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { type ActionInputs, applyInputs } from "./inputs.js";
+import { type ActionResult, failed, skipped } from "./result.js";
+
+/** The repository a dispatch or schedule run works on, from its payload. */
+const repositorySchema = z.object({
+  name: z.string().min(1),
+  owner: z.object({ login: z.string().min(1) }),
+  clone_url: z.string().min(1),
+  default_branch: z.string().min(1),
+});
+
+export interface DepsModeDeps {
+  octokit: GitHubClient;
+  token: string;
+  clock: { now(): number };
+  envSource: Record<string, string | undefined>;
+  createModel: (modelId: string) => Model;
+  cacheDir: string;
+  signal?: AbortSignal | undefined;
+  info: (message: string) => void;
+}
+
+/**
+ * `mode: deps`: the dependency-bump job on the default branch, one pull
+ * request per group, instead of a prompt. The repository's `deps:` section
+ * (with the Action's inputs laid over the config) says what to bump.
+ */
+export async function runDepsMode(
+  deps: DepsModeDeps,
+  payload: unknown,
+  inputs: ActionInputs,
+): Promise<ActionResult> {
+  const parsed = repositorySchema.safeParse(
+    (payload as { repository?: unknown } | null)?.repository,
+  );
+  if (!parsed.success)
+    return failed(
+      "mode: deps needs the event's repository (owner, name, clone_url, default_branch)",
+    );
+  const repo = parsed.data;
+  const loaded = await loadRepoConfig(deps.octokit, {
+    owner: repo.owner.login,
+    repo: repo.name,
+    ref: repo.default_branch,
+    ...(inputs.configPath ? { path: inputs.configPath } : {}),
+  });
+  if (!loaded.ok)
+    return failed(`the config file on ${repo.default_branch} is invalid: ${loaded.error.message}`);
+
+  const result = await runDepsJob(
+    {
+      cacheDir: deps.cacheDir,
+      envSource: deps.envSource,
+      clock: deps.clock,
+      createModel: deps.createModel,
+      octokit: deps.octokit,
+      signal: deps.signal,
+      onStep: (step) => deps.info(step),
+    },
+    {
+      owner: repo.owner.login,
+      repo: repo.name,
+      cloneUrl: repo.clone_url,
+      token: deps.token,
+      defaultBranch: repo.default_branch,
+      config: applyInputs(loaded.config, inputs),
+    },
+  );
+  const summary = renderDepsJobSummary(result);
+  deps.info(summary);
+  if (result.status === "unsupported") return skipped(result.message ?? "not an npm project");
+  if (result.status !== "done") return failed(result.message ?? "the dependency run failed");
+  const pulls = result.groups.flatMap((g) => (g.pullRequest ? [g.pullRequest] : []));
+  const broken = result.groups.some((g) => g.error !== undefined);
+  const first = pulls[0];
+  return {
+    report: {
+      conclusion: broken ? "failure" : pulls.length > 0 ? "success" : "no_changes",
+      headline:
+        pulls.length > 0
+          ? `${pulls.length} dependency pull request(s) opened or updated`
+          : (summary.split("\n")[0] ?? "No updates to propose."),
+      ...(first ? { pullRequest: { number: first.number, url: first.url } } : {}),
+      details: summary,
+    },
+    ...(broken ? { failure: "a dependency group could not be bumped; see the summary" } : {}),
+  };
+}
