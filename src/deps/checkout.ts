@@ -50,6 +50,22 @@ export async function restartFromBase(options: {
   return true;
 }
 
+/**
+ * Authors of the branch's commits that are not in the base, other than the
+ * bot: someone who pushed a fix to a bump branch expects it to stay.
+ */
+export async function otherAuthors(options: {
+  dir: string;
+  baseSha: string;
+  identity: Identity;
+  env: GitEnv;
+}): Promise<string[]> {
+  const git = createGit(options.dir, { env: options.env });
+  const out = await git.raw(["log", "--format=%an <%ae>", `${options.baseSha}..HEAD`]);
+  const mine = `<${options.identity.email}>`;
+  return [...new Set(out.split("\n").filter((line) => line && !line.endsWith(mine)))];
+}
+
 /** Drops every change to tracked files and untracked files that are not ignored (node_modules stays). */
 export async function resetCheckout(dir: string, env: GitEnv): Promise<void> {
   const git = createGit(dir, { env, noHooks: true });

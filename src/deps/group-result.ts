@@ -9,8 +9,12 @@ import type { BumpFailure } from "./task.js";
 
 /** What happened to one group: the pull request body and the callers' reports are built from it. */
 
-/** green: all updates pass; partial: some left out; failed: nothing passes; error: the job broke. */
-export type GroupStatus = "green" | "partial" | "failed" | "error";
+/**
+ * green: all updates pass; partial: some left out; failed: nothing passes;
+ * skipped: someone else pushed to the branch, so it is left as it is;
+ * error: the job broke.
+ */
+export type GroupStatus = "green" | "partial" | "failed" | "skipped" | "error";
 
 export interface LeftOut {
   update: Update;

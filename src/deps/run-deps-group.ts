@@ -11,7 +11,7 @@ import type { GitHubClient } from "../github/octokit.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import { type AttemptContext, type AttemptOutcome, attemptUpdates } from "./attempt.js";
 import { isolateCulprits } from "./bisect.js";
-import { readFiles, restartFromBase } from "./checkout.js";
+import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
 import { bumpCommitText, commitGroup } from "./group-commits.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
@@ -92,6 +92,21 @@ export async function runDepsGroup(
 
   try {
     if (ctx.branchExists) {
+      const others = await otherAuthors({
+        dir,
+        baseSha: workspace.baseSha,
+        identity: ctx.identity,
+        env: ctx.gitEnv,
+      });
+      if (others.length > 0) {
+        result.status = "skipped";
+        result.applied = [];
+        result.error = {
+          stage: "branch",
+          message: `${others.join(", ")} pushed to ${branch}; it is left alone until its pull request is merged or closed`,
+        };
+        return finish();
+      }
       await restartFromBase({
         dir,
         baseSha: workspace.baseSha,

@@ -231,6 +231,33 @@ describe("runDepsJob", () => {
     expect(model.requests).toEqual([]);
   });
 
+  it("leaves a bump branch alone once someone else pushed to it", async () => {
+    const pushed = repo.push({
+      branch: "agent/deps/minor-and-patch",
+      files: { "NOTES.md": "tried fx-broken 1.1.0 by hand\n" },
+      message: "notes",
+    });
+    const model = createScriptedModel([]);
+    const result = await runDepsJob(
+      {
+        cacheDir: join(root, "cache"),
+        envSource: env,
+        clock: { now: () => world.now },
+        createModel: () => model,
+        octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
+      },
+      { owner: "o", repo: "r", cloneUrl: repo.url, config: config(), groups: ["minor-and-patch"] },
+    );
+    expect(result.groups.map((g) => [g.status, g.error?.message])).toEqual([
+      [
+        "skipped",
+        "Remote Person <remote@example.com> pushed to agent/deps/minor-and-patch; it is left alone until its pull request is merged or closed",
+      ],
+    ]);
+    expect(repo.sha("agent/deps/minor-and-patch")).toBe(pushed);
+    expect(model.requests).toEqual([]);
+  });
+
   it("stops opening pull requests at deps.max_open_prs", async () => {
     const other = createBareRepo({ root, env, files, name: "other" });
     const otherGitHub = createFakeGitHub({ owner: "o", repo: "r" });
