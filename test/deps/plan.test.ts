@@ -169,6 +169,47 @@ describe("planDepsUpdates against a local registry", () => {
     );
   });
 
+  it("reads a scoped package from the scope's registry with the token .npmrc names", async () => {
+    await world.registry.publish({ name: "@private/kit", version: "1.0.0" });
+    await world.registry.publish({ name: "@private/kit", version: "1.1.0" });
+    await world.registry.setPublishTime(
+      "@private/kit",
+      "1.1.0",
+      new Date(world.now - 30 * 86_400_000),
+    );
+    const host = new URL(world.registry.url).host;
+    const dir = await makeTempDir("pw-scoped-");
+    await writeFile(join(dir, "package.json"), '{"dependencies": {"@private/kit": "^1.0.0"}}\n');
+    await writeFile(
+      join(dir, ".npmrc"),
+      // The default registry is a closed port: only the scope's registry may be asked.
+      [
+        "registry=http://127.0.0.1:9/",
+        `@private:registry=${world.registry.url}`,
+        `//${host}/:_authToken=${"$"}{PRIVATE_TOKEN}`,
+        "",
+      ].join("\n"),
+    );
+    const plan = async (token: string) =>
+      (
+        await planDepsUpdates({
+          dir,
+          config: defaultDepsConfig(),
+          env: { ...env(), PRIVATE_TOKEN: token },
+          clock: { now: () => world.now },
+        })
+      ).plan;
+    const ok = await plan(world.registry.token);
+    expect(ok.groups[0]?.updates.map((u) => `${u.name} ${u.from}->${u.to}`)).toEqual([
+      "@private/kit 1.0.0->1.1.0",
+    ]);
+    const denied = await plan("wrong-token");
+    expect(denied.groups).toEqual([]);
+    expect(denied.skipped[0]?.reason).toMatch(
+      /^@private\/kit: access denied \(40[13]\); check the token for this registry in \.npmrc on http:\/\/127\.0\.0\.1/,
+    );
+  });
+
   it("runs the groups without --dry-run and pushes their branches back to the checkout", async () => {
     const dir = await makeRepo({
       ...(await demoAppFiles(world)),

@@ -31,6 +31,8 @@ export interface LocalRegistry {
   storage: string;
   /** An npm userconfig holding the publisher's token. */
   userconfig: string;
+  /** The publisher's token (packages under @private/ need it to be read). */
+  token: string;
   /** Environment for npm commands against this registry (isolated cache and userconfig). */
   npmEnv: Record<string, string>;
   publish(pkg: FixturePackage): Promise<void>;
@@ -47,7 +49,11 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
     self_path: storage,
     storage,
     uplinks: {},
-    packages: { "**": { access: "$all", publish: "$authenticated", unpublish: "$authenticated" } },
+    packages: {
+      // Private scope: reading needs a token, as on a company registry.
+      "@private/*": { access: "$authenticated", publish: "$authenticated" },
+      "**": { access: "$all", publish: "$authenticated", unpublish: "$authenticated" },
+    },
     auth: { htpasswd: { file: join(storage, "htpasswd"), max_users: 10 } },
     log: { type: "stdout", format: "pretty", level: "fatal" },
     web: { enable: false },
@@ -89,6 +95,7 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
     url,
     storage,
     userconfig,
+    token,
     npmEnv,
     async publish(pkg) {
       const dir = join(root, "packages", `${++packages}`);
