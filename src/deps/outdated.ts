@@ -102,6 +102,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     cooldownMs: config.cooldownDays * 86_400_000,
     ignore: config.ignore,
     now: options.now,
+    minNode: project.nodeEngine ? specFloor(project.nodeEngine) : undefined,
   };
   const byKey = new Map<string, Update>();
   let upToDate = 0;

@@ -35,6 +35,8 @@ export interface NpmProject {
   /** package-lock.json (or npm-shrinkwrap.json) as parsed JSON, when there is one. */
   lockfile: Lockfile | undefined;
   lockfilePath: string | undefined;
+  /** The root package.json's engines.node, when it has one. */
+  nodeEngine?: string;
   /** Another package manager's lockfile or `packageManager` field: its lockfile is not npm's to update. */
   otherManager?: { name: string; evidence: string };
 }
@@ -73,6 +75,8 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     break;
   }
   const project: NpmProject = { dir, manifests, lockfile, lockfilePath };
+  const engines = (JSON.parse(rootText) as { engines?: { node?: unknown } }).engines;
+  if (typeof engines?.node === "string") project.nodeEngine = engines.node;
   const otherManager = await detectOtherManager(
     dir,
     JSON.parse(rootText) as Record<string, unknown>,

@@ -18,6 +18,7 @@ const versionSchema = z.looseObject({
   deprecated: z.union([z.string(), z.boolean()]).optional().catch(undefined),
   scripts: z.record(z.string(), z.unknown()).optional().catch(undefined),
   hasInstallScript: z.boolean().optional().catch(undefined),
+  engines: z.record(z.string(), z.unknown()).optional().catch(undefined),
   repository: repositorySchema,
 });
 

@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { compare, gt, lte, major, minor, prerelease, satisfies, valid } from "semver";
+import { compare, gt, lte, major, minor, prerelease, satisfies, valid, validRange } from "semver";
 import type { DepsIgnoreRule, UpdateType } from "./config.js";
 import type { Packument } from "./registry.js";
 
@@ -15,6 +15,8 @@ export interface VersionPolicy {
   cooldownMs: number;
   ignore: readonly DepsIgnoreRule[];
   now: number;
+  /** The oldest Node the project supports (from its engines.node): versions that need newer are passed over. */
+  minNode?: string | undefined;
 }
 
 export interface Candidate {
@@ -111,6 +113,15 @@ function rejection(
     if (byVersion && byType) {
       const what = [rule.versions, rule.updateTypes?.join("/")].filter(Boolean).join(", ");
       return { key: `ignore:${rule.name}`, text: `ignored by deps.ignore (${rule.name} ${what})` };
+    }
+  }
+  const needsNode = packument.versions[version]?.engines?.node;
+  if (policy.minNode && typeof needsNode === "string" && validRange(needsNode)) {
+    if (!satisfies(policy.minNode, needsNode)) {
+      return {
+        key: "engines",
+        text: `needs Node ${needsNode}, and package.json engines.node allows Node ${policy.minNode}`,
+      };
     }
   }
   if (policy.cooldownMs > 0) {

@@ -76,6 +76,23 @@ describe("chooseTargets", () => {
     expect(choice.passedOver.map((p) => p.reason)).toContain("ignored by deps.ignore (p* 1.1.x)");
   });
 
+  it("passes over versions that need a newer Node than the project's engines.node allows", () => {
+    const withEngines: Packument = {
+      ...doc,
+      versions: {
+        ...doc.versions,
+        "2.0.0": { version: "2.0.0", engines: { node: ">=22" } },
+        "1.1.0": { version: "1.1.0", engines: { node: "^20.17.0 || >=22.9.0" } },
+      },
+    };
+    const choice = chooseTargets(withEngines, "1.0.0", policy({ minNode: "20.18.0" }));
+    expect(choice.nonMajor?.version).toBe("1.1.0");
+    expect(choice.major).toBeUndefined();
+    expect(choice.passedOver.map((p) => `${p.version}: ${p.reason}`)).toContain(
+      "2.0.0: needs Node >=22, and package.json engines.node allows Node 20.18.0",
+    );
+  });
+
   it("proposes nothing when the current version is the newest acceptable one", () => {
     expect(chooseTargets(doc, "2.0.0", policy())).toMatchObject({
       passedOver: [expect.anything()],
