@@ -7,6 +7,7 @@ import { createWriterCheck } from "../github/permissions.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import type { StatusReporter } from "../github/status.js";
 import { renderForkPatchAnswer } from "./answers.js";
+import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { finalReport, pullRequestBody } from "./report.js";
 import type { JobRequest } from "./request.js";
 import { type GitJobResult, runGitJob } from "./run-git-job.js";
@@ -73,24 +74,9 @@ export async function runJob(
         existingBranch: pr?.headRef,
         branchTitle: request.target.title,
         issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
-        branchPrefix: config.branchPrefix,
         task,
-        model: deps.createModel(config.model),
-        policy: config.policy,
-        limits: {
-          maxTurns: config.maxTurns,
-          maxCostUsd: config.maxCostUsd,
-          maxDurationMs: config.maxMinutes * 60_000,
-        },
-        setup: config.setup,
-        verify: config.verify,
-        squash: config.squash,
-        identity: config.bot,
-        coAuthor: {
-          name: request.requester.name ?? request.requester.login,
-          login: request.requester.login,
-          id: request.requester.id,
-        },
+        ...jobSettingsFrom(config, deps.createModel),
+        coAuthor: coAuthorOf(request.requester),
         requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
         push: !fork,
         wantPatch: fork,

@@ -2,6 +2,7 @@ import type { AgentEventListener } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import { fileStats } from "./diff-stats.js";
+import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { finalReport, runStats } from "./report.js";
 import type { JobRequest, Person } from "./request.js";
 import { runGitJob } from "./run-git-job.js";
@@ -81,24 +82,9 @@ export async function runRepositoryJob(
       baseBranch: request.repo.defaultBranch,
       defaultBranch: request.repo.defaultBranch,
       branchTitle: title,
-      branchPrefix: config.branchPrefix,
       task: renderRepositoryTask(request),
-      model: deps.createModel(config.model),
-      policy: config.policy,
-      limits: {
-        maxTurns: config.maxTurns,
-        maxCostUsd: config.maxCostUsd,
-        maxDurationMs: config.maxMinutes * 60_000,
-      },
-      setup: config.setup,
-      verify: config.verify,
-      squash: config.squash,
-      identity: config.bot,
-      // Bots get no co-author trailer: the commit author already is one.
-      coAuthor:
-        requester && requester.type !== "Bot"
-          ? { name: requester.name ?? requester.login, login: requester.login, id: requester.id }
-          : undefined,
+      ...jobSettingsFrom(config, deps.createModel),
+      coAuthor: coAuthorOf(requester),
       requestUrl: request.runUrl,
       push: true,
     },

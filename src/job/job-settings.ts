@@ -1,0 +1,35 @@
+import type { Model } from "../agent/model.js";
+import type { RepoConfig } from "../config/schema.js";
+import type { CoAuthor } from "../git/commit-message.js";
+import type { Person } from "./request.js";
+import type { GitJobInput } from "./run-git-job.js";
+
+/** The part of a git job the repository's config decides, the same for every kind of job. */
+export function jobSettingsFrom(
+  config: RepoConfig,
+  createModel: (modelId: string) => Model,
+): Pick<
+  GitJobInput,
+  "branchPrefix" | "model" | "policy" | "limits" | "setup" | "verify" | "squash" | "identity"
+> {
+  return {
+    branchPrefix: config.branchPrefix,
+    model: createModel(config.model),
+    policy: config.policy,
+    limits: {
+      maxTurns: config.maxTurns,
+      maxCostUsd: config.maxCostUsd,
+      maxDurationMs: config.maxMinutes * 60_000,
+    },
+    setup: config.setup,
+    verify: config.verify,
+    squash: config.squash,
+    identity: config.bot,
+  };
+}
+
+/** The requester as a Co-authored-by trailer; bots get none, the commit author already is one. */
+export function coAuthorOf(person: Person | undefined): CoAuthor | undefined {
+  if (!person || person.type === "Bot") return undefined;
+  return { name: person.name ?? person.login, login: person.login, id: person.id };
+}
