@@ -1,24 +1,20 @@
 import type { ChildProcess } from "node:child_process";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
 import type { ServerStep } from "../helpers/fake-anthropic-server.js";
-import { git, type TempDir } from "../helpers/git-repos.js";
+import { git } from "../helpers/git-repos.js";
 import { callTool, overloaded, reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
-  buildBundle,
   eventPayload,
   runAction,
   startWorld,
   TOKEN,
+  useBundle,
 } from "./harness.js";
 
-let bundle: { dir: TempDir; entry: string };
-beforeAll(async () => {
-  bundle = await buildBundle();
-}, 120_000);
-afterAll(() => bundle?.dir.remove());
+const bundle = useBundle();
 
 let world: ActionWorld | undefined;
 afterEach(async () => {

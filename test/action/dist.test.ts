@@ -1,18 +1,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TempDir } from "../helpers/git-repos.js";
-import { buildBundle, ROOT } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { ROOT, useBundle } from "./harness.js";
 
 /**
  * action.yml runs the committed dist/index.js, not the sources: a change to
  * src/ without `npm run bundle` would ship the old code. This is the CI check.
  */
-let bundle: { dir: TempDir; entry: string };
-beforeAll(async () => {
-  bundle = await buildBundle();
-}, 120_000);
-afterAll(() => bundle?.dir.remove());
+const bundle = useBundle();
 
 const STALE = "dist/ is out of date with the sources: run `npm run bundle` and commit dist/";
 

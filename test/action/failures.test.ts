@@ -1,20 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TempDir } from "../helpers/git-repos.js";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   type ActionWorld,
   API_KEY,
-  buildBundle,
   eventPayload,
   runAction,
   startWorld,
   TOKEN,
+  useBundle,
 } from "./harness.js";
 
-let bundle: { dir: TempDir; entry: string };
-beforeAll(async () => {
-  bundle = await buildBundle();
-}, 120_000);
-afterAll(() => bundle?.dir.remove());
+const bundle = useBundle();
 
 let world: ActionWorld | undefined;
 afterEach(async () => {

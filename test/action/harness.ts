@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { bundleAction } from "../../scripts/bundle-action.mjs";
 import { aim, examplePayload, OWNER, type Payload, REPO } from "../helpers/app-harness.js";
 import {
@@ -35,6 +36,27 @@ export const TOKEN = "ghs_actiontoken0123456789abcdefghijklmn";
 export const API_KEY = "sk-ant-action-0123456789abcdef";
 
 /** Builds the bundle once per test file into a temporary directory. */
+/** Builds the bundle once for a test file (from the current sources) and removes it afterwards. */
+export function useBundle(): { readonly entry: string; readonly dir: TempDir } {
+  let built: { dir: TempDir; entry: string } | undefined;
+  beforeAll(async () => {
+    built = await buildBundle();
+  }, 120_000);
+  afterAll(() => built?.dir.remove());
+  const get = () => {
+    if (!built) throw new Error("the bundle is built in beforeAll");
+    return built;
+  };
+  return {
+    get entry() {
+      return get().entry;
+    },
+    get dir() {
+      return get().dir;
+    },
+  };
+}
+
 export async function buildBundle(): Promise<{ dir: TempDir; entry: string }> {
   const dir = makeTempDir("pw-action-dist-");
   await bundleAction(dir.path);

@@ -1,10 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { TempDir } from "../helpers/git-repos.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { callTool, reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
-  buildBundle,
   eventPayload,
   OWNER,
   type Payload,
@@ -12,13 +10,10 @@ import {
   runAction,
   startWorld,
   TOKEN,
+  useBundle,
 } from "./harness.js";
 
-let bundle: { dir: TempDir; entry: string };
-beforeAll(async () => {
-  bundle = await buildBundle();
-}, 120_000);
-afterAll(() => bundle?.dir.remove());
+const bundle = useBundle();
 
 let world: ActionWorld | undefined;
 afterEach(async () => {
