@@ -106,8 +106,10 @@ export function createApp(settings: AppSettings) {
         });
         return data.token;
       };
-      const token = await gitToken();
-      const redact = createRedactor([...SECRET_VARIABLES.map((name) => env[name]), token]);
+      // The status comment's redactor knows the process's secrets and every
+      // token shape; the job's also knows the exact token minted for it.
+      const secrets = SECRET_VARIABLES.map((name) => env[name]);
+      const redact = createRedactor(secrets);
       const status = createRequestStatus(
         {
           octokit,
@@ -126,20 +128,24 @@ export function createApp(settings: AppSettings) {
         log.info({ reason: admission.reason, key: jobKey(request) }, "request not admitted");
         return;
       }
-      const deps = {
-        octokit,
-        gitToken,
-        createModel,
-        cacheDir,
-        envSource: env,
-        clock,
-        botLogin: await getBotLogin(),
-        redact,
-      };
+      const botLogin = await getBotLogin();
       const queued = await queue.enqueue({
         key: jobKey(request),
         deliveryId: request.deliveryId,
         run: async () => {
+          // Minted when the job starts, once: only admitted requests get a
+          // token, and a job that waited in the queue still gets a fresh one.
+          const token = await gitToken();
+          const deps = {
+            octokit,
+            gitToken: async () => token,
+            createModel,
+            cacheDir,
+            envSource: env,
+            clock,
+            botLogin,
+            redact: createRedactor([...secrets, token]),
+          };
           const outcome = await runJob(deps, request, admission.config, status);
           log.info({ key: jobKey(request), conclusion: outcome.conclusion }, "job finished");
           await pruneCache(cacheDir, { maxBytes: cacheBytes }).catch((error) =>

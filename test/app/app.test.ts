@@ -105,6 +105,8 @@ describe("the App", () => {
     expect(
       harness.github.calls.filter((c) => c.method !== "GET" && !c.path.includes("access_tokens")),
     ).toEqual([]);
+    // Only Probot's own (cached) installation token: no git token is minted for a request that is not admitted.
+    expect(harness.github.calls.filter((c) => c.path.includes("access_tokens"))).toHaveLength(1);
   });
 
   it("explains an invalid config file, naming the field", async () => {
