@@ -1,19 +1,11 @@
-import { z } from "zod";
 import type { Model } from "../agent/model.js";
 import { loadRepoConfig } from "../config/load.js";
 import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { repositorySchema } from "../job/payload.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type ActionResult, failed, skipped } from "./result.js";
-
-/** The repository a dispatch or schedule run works on, from its payload. */
-const repositorySchema = z.object({
-  name: z.string().min(1),
-  owner: z.object({ login: z.string().min(1) }),
-  clone_url: z.string().min(1),
-  default_branch: z.string().min(1),
-});
 
 export interface DepsModeDeps {
   octokit: GitHubClient;

@@ -28,25 +28,25 @@ export const repositorySchema = z.object({
   html_url: z.string().optional(),
 });
 
-export const issueSchema = z.object({
+/** What issues and pull requests share in payloads. */
+const threadFields = {
   number: z.number().int(),
   title: z.string(),
   body: z.string().nullish(),
   html_url: z.string().optional(),
   state: z.string(),
   locked: z.boolean().optional(),
+};
+
+export const issueSchema = z.object({
+  ...threadFields,
   /** Present (an object of links) when the issue is a pull request. */
   pull_request: z.unknown().optional(),
   updated_at: z.string().optional(),
 });
 
 export const pullRequestSchema = z.object({
-  number: z.number().int(),
-  title: z.string(),
-  body: z.string().nullish(),
-  html_url: z.string().optional(),
-  state: z.string(),
-  locked: z.boolean().optional(),
+  ...threadFields,
   head: z.object({
     ref: z.string(),
     sha: z.string(),
