@@ -11,6 +11,8 @@ import { prepareWorkspace } from "../src/git/workspace.js";
  * cold cache, a warm mirror (fresh worktree: the checkout still writes every
  * file) and a warm mirror with a parked worktree (keepIdle: only changed
  * files are written). Target: a warm job costs < 10% of a plain clone.
+ * The parked rounds commit like a real job, so parking has to reset the
+ * tree to the base.
  */
 
 const FILES = 20_000;
@@ -67,6 +69,7 @@ export async function bench(): Promise<void> {
       const start = performance.now();
       const ws = await prepare(`agent/bench-parked-${i}`, 1);
       parked.push(performance.now() - start);
+      await commitOneFile(ws.dir, i);
       const cleanStart = performance.now();
       await ws.cleanup();
       parking.push(performance.now() - cleanStart);
@@ -88,6 +91,14 @@ export async function bench(): Promise<void> {
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** What a job leaves behind: a commit on its branch and an untracked file. */
+async function commitOneFile(dir: string, round: number): Promise<void> {
+  await writeFile(join(dir, "README.md"), `# bench, job ${round}\n`);
+  await writeFile(join(dir, "scratch.log"), "untracked\n");
+  const git = createGit(dir, { env, extraEnv: bot });
+  await git.raw(["commit", "--quiet", "-am", `job ${round}`]);
 }
 
 function median(values: number[]): number {

@@ -1,14 +1,15 @@
 import { readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import type { SimpleGit } from "simple-git";
-import { createGit, type GitEnv } from "./git-client.js";
+import { type GitClientOptions, runGit } from "./git-client.js";
 
 /**
  * Worktrees of a mirror, as jobs use them. Bookkeeping lives in each
  * worktree's admin dir inside the mirror (`<mirror>/worktrees/<id>/`), out of
  * the agent's sight in the tree itself:
  * - CREATED_MARKER: when a job took the worktree (stale-job detection);
- * - IDLE_MARKER: the worktree is clean and parked for the next job.
+ * - IDLE_MARKER: the worktree is clean and parked for the next job; it holds
+ *   the commit the tree was parked at.
  */
 export const CREATED_MARKER = "patchwright-created";
 export const IDLE_MARKER = "patchwright-idle";
@@ -25,6 +26,8 @@ export interface WorktreeInfo {
   /** The working tree directory (null when the admin dir is torn). */
   dir: string | null;
   idle: boolean;
+  /** The commit a parked tree sits at (null when not parked or unknown). */
+  parkedAt: string | null;
   /** When a job last took it (ms), or the admin dir's mtime. */
   createdAt: number;
 }
@@ -37,14 +40,13 @@ export async function listWorktrees(mirrorDir: string): Promise<WorktreeInfo[]> 
       const adminDir = join(root, id);
       const gitFile = await readFile(join(adminDir, "gitdir"), "utf8").catch(() => null);
       const stamp = Number((await readText(join(adminDir, CREATED_MARKER))).trim());
-      const idle = await stat(join(adminDir, IDLE_MARKER)).then(
-        () => true,
-        () => false,
-      );
+      const parked = await readFile(join(adminDir, IDLE_MARKER), "utf8").catch(() => null);
+      const parkedAt = parked?.trim() ?? "";
       return {
         adminDir,
         dir: gitFile ? dirname(gitFile.trim()) : null,
-        idle,
+        idle: parked !== null,
+        parkedAt: /^[0-9a-f]{40,64}$/.test(parkedAt) ? parkedAt : null,
         createdAt: stamp > 0 ? stamp : (await stat(adminDir)).mtimeMs,
       };
     }),
@@ -92,11 +94,18 @@ export async function worktreeAdminDir(dir: string): Promise<string> {
   return resolve(dir, pointer.replace(/^gitdir:\s*/, "").trim());
 }
 
-export async function removeWorktree(git: SimpleGit, dir: string): Promise<void> {
-  await git.raw(["worktree", "remove", "--force", "--force", dir]).catch(async () => {
-    await rm(dir, { recursive: true, force: true });
-    await git.raw(["worktree", "prune"]);
-  });
+export async function removeWorktree(
+  mirrorDir: string,
+  dir: string,
+  options: GitClientOptions,
+): Promise<void> {
+  const git = { ...options, noHooks: true };
+  await runGit(mirrorDir, ["worktree", "remove", "--force", "--force", dir], git).catch(
+    async () => {
+      await rm(dir, { recursive: true, force: true });
+      await runGit(mirrorDir, ["worktree", "prune"], git);
+    },
+  );
 }
 
 /** Local branches in the mirror exist only for running jobs. */
@@ -105,20 +114,27 @@ export async function deleteLocalBranch(git: SimpleGit, branch: string): Promise
 }
 
 /**
- * Puts a finished job's tree back to a pristine checkout (tracked files
- * restored, every untracked and ignored file gone, HEAD detached) so the
- * next job only has to check out the files that differ. Runs without the
- * lock: it touches only this worktree's own files, index and HEAD.
+ * Puts a finished job's tree back to a pristine checkout of `commit` (the
+ * base the job started from: the next job most likely starts there too),
+ * with HEAD detached, tracked files restored and every untracked and ignored
+ * file gone. Runs without the lock: it touches only this worktree's own
+ * files, index and HEAD. Stop the job's processes first.
  */
-export async function scrubWorktree(dir: string, env: GitEnv): Promise<void> {
-  const git = createGit(dir, { env, noHooks: true });
-  await git.raw(["reset", "--hard", "--quiet"]);
-  await git.raw(["clean", "-ffdxq"]);
-  await git.raw(["checkout", "--detach", "--quiet"]);
+export async function scrubWorktree(
+  dir: string,
+  commit: string,
+  options: GitClientOptions,
+): Promise<void> {
+  const git = { ...options, noHooks: true };
+  // Detach first, so the reset leaves the job's branch alone and writes only
+  // the files that differ between the job's last state and `commit`.
+  await runGit(dir, ["update-ref", "--no-deref", "HEAD", commit], git);
+  await runGit(dir, ["reset", "--hard", "--quiet"], git);
+  await runGit(dir, ["clean", "-ffdxq"], git);
 }
 
-export async function markIdle(dir: string): Promise<void> {
-  await writeFile(join(await worktreeAdminDir(dir), IDLE_MARKER), "");
+export async function markIdle(dir: string, commit: string): Promise<void> {
+  await writeFile(join(await worktreeAdminDir(dir), IDLE_MARKER), commit);
 }
 
 async function readText(path: string): Promise<string> {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mirrorDirFor } from "../../src/git/mirror.js";
+import { listWorktrees } from "../../src/git/worktrees.js";
 import { prepareWorkspace, type Workspace, WorkspaceError } from "../../src/git/workspace.js";
 import {
   type BareRepo,
@@ -160,6 +161,49 @@ describe("prepareWorkspace", () => {
     expect(existsSync(join(second.dir, "junk.txt"))).toBe(false);
     expect(existsSync(join(second.dir, "dist"))).toBe(false);
     expect(git(second.dir, ["status", "--porcelain"], env)).toBe("");
+  });
+
+  it("parks a tree at the job's base even after the job committed, and the next job starts there", async () => {
+    const first = await prepare({ keepIdle: 1 });
+    writeFileSync(join(first.dir, "JOB1.md"), "committed by job 1\n");
+    git(first.dir, ["add", "JOB1.md"], env);
+    git(first.dir, ["commit", "--quiet", "-m", "job 1"], env);
+    await first.cleanup();
+    const [parked] = await listWorktrees(first.mirrorDir);
+    expect(parked?.parkedAt).toBe(first.baseSha);
+    expect(git(first.dir, ["rev-parse", "HEAD"], env)).toBe(first.baseSha);
+    expect(git(first.dir, ["status", "--porcelain", "--ignored"], env)).toBe("");
+
+    // Same base: only the branch and HEAD are set.
+    const second = await prepare({ keepIdle: 1, branch: "agent/issue-2-next" });
+    expect(second.dir).toBe(first.dir);
+    expect(git(second.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("agent/issue-2-next");
+    expect(git(second.dir, ["rev-parse", "HEAD"], env)).toBe(repo.sha("main"));
+    expect(existsSync(join(second.dir, "JOB1.md"))).toBe(false);
+    expect(git(second.dir, ["status", "--porcelain"], env)).toBe("");
+    expect(() => git(second.dir, ["rev-parse", "--abbrev-ref", "@{upstream}"], env)).toThrow();
+    // The branch works like one made by checkout: commits land on it.
+    writeFileSync(join(second.dir, "JOB2.md"), "job 2\n");
+    git(second.dir, ["add", "JOB2.md"], env);
+    git(second.dir, ["commit", "--quiet", "-m", "job 2"], env);
+    expect(git(second.mirrorDir, ["rev-parse", "agent/issue-2-next^"], env)).toBe(
+      repo.sha("main"),
+    );
+  });
+
+  it("does not hand a parked tree a branch another running job has checked out", async () => {
+    // A PR head at the base commit: the parked tree's fast path applies.
+    git(repo.dir, ["update-ref", "refs/heads/feature", repo.sha("main") as string], env);
+    await (await prepare({ keepIdle: 1, branch: "agent/seed" })).cleanup();
+    const running = await prepare({ branch: "feature", createBranch: false });
+    await (await prepare({ keepIdle: 1, branch: "agent/seed-2" })).cleanup();
+
+    const error = await prepare({ keepIdle: 1, branch: "feature", createBranch: false }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(WorkspaceError);
+    expect(String((error as Error).message)).toContain("checked out by another running job");
+    expect(git(running.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("feature");
   });
 
   it("keeps at most keepIdle parked worktrees per repository", async () => {

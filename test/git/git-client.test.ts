@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GitCommandError, runGit } from "../../src/git/git-client.js";
+import { git, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
+
+let tmp: TempDir;
+let env: Record<string, string>;
+
+beforeEach(() => {
+  tmp = makeTempDir();
+  env = gitTestEnv(join(tmp.path, "home"));
+  git(tmp.path, ["init", "--quiet", "--initial-branch=main"], env);
+});
+
+afterEach(() => tmp.remove());
+
+describe("runGit", () => {
+  it("returns stdout and runs in the given directory", async () => {
+    expect(await runGit(tmp.path, ["rev-parse", "--show-toplevel"], { env })).toBe(
+      `${git(tmp.path, ["rev-parse", "--show-toplevel"], env)}\n`,
+    );
+  });
+
+  it("feeds input and applies per-client config through the environment", async () => {
+    const sha = await runGit(tmp.path, ["hash-object", "-w", "--stdin"], { env, input: "hi\n" });
+    expect(git(tmp.path, ["cat-file", "-p", sha.trim()], env)).toBe("hi");
+    const value = await runGit(tmp.path, ["config", "--get", "patchwright.probe"], {
+      env,
+      config: [["patchwright.probe", "on"]],
+    });
+    expect(value.trim()).toBe("on");
+    // Nothing was written to the repository's config.
+    expect(() => git(tmp.path, ["config", "--local", "--get", "patchwright.probe"], env)).toThrow();
+  });
+
+  it("rejects with a GitCommandError carrying the exit code and stderr", async () => {
+    const error = await runGit(tmp.path, ["show", "nope"], { env }).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GitCommandError);
+    expect((error as GitCommandError).exitCode).toBe(128);
+    expect((error as GitCommandError).stderr).toContain("nope");
+  });
+
+  it("stops the command when the signal aborts", async () => {
+    const controller = new AbortController();
+    // `cat-file --batch` waits on stdin forever; only the abort ends it.
+    const pending = runGit(tmp.path, ["cat-file", "--batch"], {
+      env,
+      signal: controller.signal,
+      input: undefined,
+    });
+    controller.abort();
+    await expect(pending).rejects.toThrow(/abort/i);
+  });
+});
