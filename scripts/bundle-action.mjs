@@ -1,13 +1,16 @@
 /**
- * Bundles the GitHub Action into dist/: one ESM file (dist/index.js, what
+ * Bundles the GitHub Action into dist/: ESM files (dist/index.js is what
  * action.yml runs) plus the two WebAssembly files the shell policy loads at
- * run time, so a workflow run needs no install step. `npm run bundle`
+ * run time, so a workflow run needs no install step. Code behind a dynamic
+ * import (deps mode and its npm registry client, a good third of the code)
+ * goes into its own chunk, so a normal run does not compile it: Node 20 has
+ * no compile cache for ES modules and compiling is most of the load time. `npm run bundle`
  * rewrites dist/; test/action/dist.test.ts fails when the committed bundle
  * differs from what the sources give.
  *
  *   node scripts/bundle-action.mjs [outdir]
  */
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -61,12 +64,21 @@ const BANNER = [
   "const require = __patchwrightCreateRequire(import.meta.url);",
 ].join("\n");
 
+/** Chunk file names (`[name]-[hash].js`): the hash changes with the code. */
+const CHUNK = /^[a-z0-9-]+-[A-Z0-9]{8}\.js$/;
+
 export async function bundleAction(outdir = join(ROOT, "dist")) {
   await mkdir(outdir, { recursive: true });
+  // Chunks of an earlier build would linger next to the new ones.
+  for (const name of await readdir(outdir)) {
+    if (CHUNK.test(name)) await rm(join(outdir, name));
+  }
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, "src/action/run.ts")],
-    outfile: join(outdir, "index.js"),
+    entryPoints: { index: join(ROOT, "src/action/run.ts") },
+    outdir,
+    splitting: true,
+    chunkNames: "[name]-[hash]",
     bundle: true,
     platform: "node",
     target: "node20",

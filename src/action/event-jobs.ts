@@ -6,6 +6,7 @@ import type { GitHubClient } from "../github/octokit.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import type { JobRequest } from "../job/request.js";
+import { prefetchRepository } from "../job/run-git-job.js";
 import { type JobDeps, type JobOutcome, runJob } from "../job/run-job.js";
 import { type RepositoryJobRequest, runRepositoryJob } from "../job/run-repository-job.js";
 import type { ActionsIo } from "./actions-io.js";
@@ -94,6 +95,12 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
 
 /** workflow_dispatch and schedule: the prompt on the default branch, a new pull request. */
 export async function runRepository(run: EventRun, request: RepositoryJobRequest): Promise<Ran> {
+  // The fetch runs while the config is read through the API.
+  const fetched = prefetchRepository(run.jobDeps, {
+    cloneUrl: request.repo.cloneUrl,
+    token: await run.jobDeps.gitToken(),
+    repoSizeKb: request.repo.sizeKb,
+  });
   const loaded = await loadRepoConfig(run.octokit, {
     owner: request.repo.owner,
     repo: request.repo.name,
@@ -107,7 +114,11 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
   }
   const config = applyInputs(loaded.config, run.inputs);
   run.transcript.write(runStart(request.instruction, config));
-  const outcome = await runRepositoryJob(run.jobDeps, request, config, run.log);
+  const outcome = await runRepositoryJob(run.jobDeps, request, config, {
+    onEvent: (event) => run.log.onEvent(event),
+    onStep: (step) => run.log.onStep(step),
+    fetched,
+  });
   return { outcome, config };
 }
 

@@ -21,6 +21,12 @@ export const READY_MARKER = "patchwright-mirror.json";
 export const USED_MARKER = "patchwright-last-used";
 const CONFIG_SNAPSHOT = "patchwright-config";
 
+/**
+ * What every mirror fetch asks for: all branches and all tags. The first is
+ * also the configured refspec (`git remote add` writes it) that a `git fetch`
+ * in a job's worktree uses; tags are named on our own fetches only, which
+ * saves a `git config` process when a mirror is made.
+ */
 const REFSPECS = ["+refs/heads/*:refs/remotes/origin/*", "+refs/tags/*:refs/tags/*"];
 
 /** A readable, collision-free directory name for a remote URL (given without credentials). */
@@ -44,6 +50,18 @@ export function lockPathFor(mirrorDir: string): string {
   return `${mirrorDir}.lock`;
 }
 
+/**
+ * Below this size (GitHub's repository.size, in KB) a first fetch takes the
+ * whole history: the old file contents cost less than the second round
+ * trip a partial mirror makes when the checkout fetches the files it needs.
+ */
+export const WHOLE_FETCH_MAX_KB = 20 * 1024;
+
+/** Whether a new mirror should be partial (`--filter=blob:none`); unknown sizes are. */
+export function partialFetchFor(sizeKb: number | undefined): boolean {
+  return sizeKb === undefined || sizeKb > WHOLE_FETCH_MAX_KB;
+}
+
 export interface SyncMirrorOptions {
   dir: string;
   url: string;
@@ -64,7 +82,7 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
     await restoreMirrorState(options.dir);
-    await mirrorGit(options, true).raw([...fetchArgs, "origin"]);
+    await mirrorGit(options, true).raw([...fetchArgs, "origin", ...REFSPECS]);
     return { created: false };
   }
   // A mirror without the marker is the remains of a crashed first fetch.
@@ -72,11 +90,12 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   await mkdir(options.dir, { recursive: true });
   // runGit: these print nothing, and simple-git adds 50 ms to each such command.
   await runGit(options.dir, ["init", "--bare", "--quiet"], gitOptions(options));
-  const config = (args: string[]) => runGit(options.dir, ["config", ...args], gitOptions(options));
-  await config(["remote.origin.url", options.url]);
-  await config(["--replace-all", "remote.origin.fetch", REFSPECS[0] as string]);
-  await config(["--add", "remote.origin.fetch", REFSPECS[1] as string]);
-  await config(["remote.origin.tagOpt", "--no-tags"]);
+  // `remote add` writes the URL, the branch refspec (REFSPECS[0]) and tagOpt at once.
+  await runGit(
+    options.dir,
+    ["remote", "add", "--no-tags", "origin", options.url],
+    gitOptions(options),
+  );
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
   await rm(join(options.dir, "hooks"), { recursive: true, force: true });
   await copyFile(join(options.dir, "config"), join(options.dir, CONFIG_SNAPSHOT));
@@ -113,18 +132,18 @@ export async function restoreMirrorState(dir: string): Promise<void> {
 
 async function firstFetch(git: SimpleGit, fetchArgs: string[], options: SyncMirrorOptions) {
   if (!options.partial) {
-    await git.raw([...fetchArgs, "origin"]);
+    await git.raw([...fetchArgs, "origin", ...REFSPECS]);
     return;
   }
   try {
     // Servers that do not support filters just ignore this (git warns and
     // fetches everything); this catch is for those that reject it outright.
-    await git.raw([...fetchArgs, "--filter=blob:none", "origin"]);
+    await git.raw([...fetchArgs, "--filter=blob:none", "origin", ...REFSPECS]);
   } catch (error) {
     if (!(error instanceof GitCommandError) || !/filter/i.test(error.message)) throw error;
     await git.raw(["config", "--unset", "remote.origin.promisor"]).catch(() => {});
     await git.raw(["config", "--unset", "remote.origin.partialclonefilter"]).catch(() => {});
-    await git.raw([...fetchArgs, "origin"]);
+    await git.raw([...fetchArgs, "origin", ...REFSPECS]);
   }
 }
 

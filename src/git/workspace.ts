@@ -35,24 +35,46 @@ import {
  * are put back to their state at creation before every fetch and push.
  */
 
-export interface PrepareWorkspaceOptions {
+/** Which repository's mirror, and how it is fetched. */
+export interface MirrorOptions {
   cloneUrl: string;
   /** Installation token; used for the fetch and checkout only, never stored. */
   token?: string;
-  baseBranch: string;
-  branch: string;
-  /** true: new branch from origin/<baseBranch>; false: check out the existing remote branch (a PR head). */
-  createBranch: boolean;
   /** Holds the mirrors (and, by default, the worktrees). */
   cacheDir: string;
-  /** Where job worktrees go (default `<cacheDir>/work`). */
-  workRoot?: string;
   env?: GitEnv;
   /** Shallow mirror of this many commits. Rebasing onto a moved branch may then fail. */
   depth?: number;
   /** Mirror with `--filter=blob:none` (default true): history without old file contents. */
   partial?: boolean;
   signal?: AbortSignal;
+}
+
+/** A mirror fetched by `fetchMirror`. */
+export interface FetchedMirror {
+  mirrorDir: string;
+  /** true when the fetch created the mirror (cold cache). */
+  created: boolean;
+}
+
+export interface PrepareWorkspaceOptions extends MirrorOptions {
+  baseBranch: string;
+  /**
+   * The job's branch, or (with createBranch) a function that names a new
+   * one given whether a name is taken, on the remote or by a job running
+   * here. It is called after the fetch, so naming costs no round trip.
+   */
+  branch: string | BranchPicker;
+  /** true: new branch from origin/<baseBranch>; false: check out the existing remote branch (a PR head). */
+  createBranch: boolean;
+  /** Where job worktrees go (default `<cacheDir>/work`). */
+  workRoot?: string;
+  /**
+   * A `fetchMirror` of this repository the caller started moments ago (to
+   * overlap the fetch with its API calls): the workspace then does not fetch
+   * again. Null (the prefetch failed) or another mirror: it fetches itself.
+   */
+  fetched?: Promise<FetchedMirror | null>;
   /** For last-used and creation stamps (default Date.now). */
   now?: () => number;
   /**
@@ -62,6 +84,8 @@ export interface PrepareWorkspaceOptions {
    */
   keepIdle?: number;
 }
+
+export type BranchPicker = (isTaken: (name: string) => Promise<boolean>) => Promise<string>;
 
 export interface Workspace {
   /** The worktree; the agent works here. */
@@ -86,32 +110,52 @@ export interface Workspace {
 
 export { WorkspaceError };
 
-export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promise<Workspace> {
+/** The mirror's directory and the options to sync it with. */
+function mirrorOf(options: MirrorOptions) {
   const { url, token: urlToken } = splitCredentials(options.cloneUrl);
   const token = options.token ?? urlToken;
   const env = options.env ?? process.env;
+  const mirrorDir = mirrorDirFor(resolve(options.cacheDir), url);
+  const sync = {
+    dir: mirrorDir,
+    url,
+    env,
+    partial: options.partial ?? true,
+    ...(token ? { token } : {}),
+    ...(options.depth !== undefined ? { depth: options.depth } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  return { url, token, env, mirrorDir, sync };
+}
+
+/** Creates or fetches the repository's mirror, alone (see `fetched`). */
+export async function fetchMirror(options: MirrorOptions): Promise<FetchedMirror> {
+  const { mirrorDir, sync } = mirrorOf(options);
+  const signal = options.signal ? { signal: options.signal } : {};
+  const { created } = await withLock(lockPathFor(mirrorDir), () => syncMirror(sync), signal);
+  return { mirrorDir, created };
+}
+
+export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promise<Workspace> {
+  const { url, token, env, mirrorDir, sync } = mirrorOf(options);
   const now = options.now ?? Date.now;
   const keepIdle = options.keepIdle ?? 0;
-  for (const name of [options.baseBranch, options.branch]) {
-    if (!isValidBranchName(name)) throw new WorkspaceError(`"${name}" is not a valid branch name`);
+  const picker = typeof options.branch === "function" ? options.branch : undefined;
+  if (picker && !options.createBranch) {
+    throw new WorkspaceError("an existing branch is given by name, not picked");
   }
-  const cacheDir = resolve(options.cacheDir);
-  const mirrorDir = mirrorDirFor(cacheDir, url);
-  const workRoot = resolve(options.workRoot ?? join(cacheDir, "work"));
+  for (const name of [options.baseBranch, ...(picker ? [] : [options.branch as string])]) {
+    assertBranchName(name);
+  }
+  const workRoot = resolve(options.workRoot ?? join(resolve(options.cacheDir), "work"));
   const signal = options.signal ? { signal: options.signal } : {};
+  // Awaited outside the lock: the prefetch takes it too.
+  const fetched = options.fetched ? await options.fetched : null;
 
   return withLock(
     lockPathFor(mirrorDir),
     async () => {
-      const { created } = await syncMirror({
-        dir: mirrorDir,
-        url,
-        env,
-        partial: options.partial ?? true,
-        ...(token ? { token } : {}),
-        ...(options.depth !== undefined ? { depth: options.depth } : {}),
-        ...signal,
-      });
+      const { created } = fetched?.mirrorDir === mirrorDir ? fetched : await syncMirror(sync);
       const gitOptions = {
         env,
         noHooks: true,
@@ -120,35 +164,43 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         ...signal,
       };
       const git = createGit(mirrorDir, gitOptions);
-      const tips = await remoteTips(git, [options.baseBranch, options.branch]);
+      const refs = await readRefs(
+        git,
+        picker ? null : [options.baseBranch, options.branch as string],
+      );
+      const branch = picker
+        ? await picker(async (name) => refs.remote.has(name) || refs.local.has(name))
+        : (options.branch as string);
+      if (picker) assertBranchName(branch);
+      const tips = refs.remote;
       const baseSha = tips.get(options.baseBranch);
       if (!baseSha) {
         throw new WorkspaceError(`base branch "${options.baseBranch}" does not exist on ${url}`);
       }
-      const branchTip = tips.get(options.branch);
+      const branchTip = tips.get(branch);
       if (options.createBranch && branchTip) {
         throw new WorkspaceError(
-          `branch "${options.branch}" already exists on ${url}; pick a free name with branchName()`,
+          `branch "${branch}" already exists on ${url}; pick a free name with branchName()`,
         );
       }
       if (!options.createBranch && !branchTip) {
-        throw new WorkspaceError(`branch "${options.branch}" does not exist on ${url}`);
+        throw new WorkspaceError(`branch "${branch}" does not exist on ${url}`);
       }
       const startSha = options.createBranch ? baseSha : (branchTip as string);
-      const target = { branch: options.branch, sha: startSha };
+      const target = { branch: branch, sha: startSha };
       let dir = keepIdle > 0 ? await reuseIdle(mirrorDir, target, gitOptions) : null;
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
         // No upstream tracking: it would be written to the config all worktrees share.
-        await addWorktree(git, ["--no-track", "-B", options.branch, dir, startSha], options.branch);
+        await addWorktree(git, ["--no-track", "-B", branch, dir, startSha], branch);
       }
       await stampCreated(dir, now());
       await markUsed(mirrorDir, now());
       const jobDir = dir;
       return {
         dir: jobDir,
-        branch: options.branch,
+        branch,
         baseSha,
         startSha,
         remoteUrl: url,
@@ -159,7 +211,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
             git,
             mirrorDir,
             dir: jobDir,
-            branch: options.branch,
+            branch,
             keepIdle,
             parkAt: baseSha,
             // Without the job's signal: a cancelled job still gets cleaned up.
@@ -234,20 +286,34 @@ async function release(options: ReleaseOptions): Promise<void> {
   });
 }
 
-/** Tips of remote-tracking branches, in one git call. */
-async function remoteTips(git: SimpleGit, branches: string[]): Promise<Map<string, string>> {
-  const prefix = "refs/remotes/origin/";
-  const out = await git.raw([
-    "for-each-ref",
-    "--format=%(objectname) %(refname)",
-    ...branches.map((b) => `${prefix}${b}`),
-  ]);
-  const tips = new Map<string, string>();
+function assertBranchName(name: string): void {
+  if (!isValidBranchName(name)) throw new WorkspaceError(`"${name}" is not a valid branch name`);
+}
+
+interface Refs {
+  /** Remote branch name -> tip, from the mirror's remote-tracking refs. */
+  remote: Map<string, string>;
+  /** Local branches in the mirror: those of jobs running here. */
+  local: Set<string>;
+}
+
+/**
+ * The mirror's branches, in one git call: only the named remote branches,
+ * or (null) all remote and local ones, which a branch picker needs.
+ */
+async function readRefs(git: SimpleGit, only: string[] | null): Promise<Refs> {
+  const remotePrefix = "refs/remotes/origin/";
+  const localPrefix = "refs/heads/";
+  const patterns = only ? only.map((b) => `${remotePrefix}${b}`) : [remotePrefix, localPrefix];
+  const out = await git.raw(["for-each-ref", "--format=%(objectname) %(refname)", ...patterns]);
+  const refs: Refs = { remote: new Map(), local: new Set() };
   for (const line of out.split("\n")) {
     const [sha, ref] = line.trim().split(" ");
-    if (sha && ref?.startsWith(prefix)) tips.set(ref.slice(prefix.length), sha);
+    if (!sha || !ref) continue;
+    if (ref.startsWith(remotePrefix)) refs.remote.set(ref.slice(remotePrefix.length), sha);
+    else if (ref.startsWith(localPrefix)) refs.local.add(ref.slice(localPrefix.length));
   }
-  return tips;
+  return refs;
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {

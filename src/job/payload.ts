@@ -25,6 +25,8 @@ export const repositorySchema = z.object({
   owner: z.object({ login: z.string() }),
   clone_url: z.string(),
   default_branch: z.string(),
+  /** GitHub's estimate of the repository's size, in kilobytes. */
+  size: z.number().nonnegative().optional(),
   html_url: z.string().optional(),
 });
 
@@ -102,6 +104,7 @@ export function toRepo(repository: RepositoryPayload): JobRequest["repo"] {
     name: repository.name,
     cloneUrl: repository.clone_url,
     defaultBranch: repository.default_branch,
+    ...(repository.size !== undefined ? { sizeKb: repository.size } : {}),
     ...(repository.html_url ? { htmlUrl: repository.html_url } : {}),
   };
 }

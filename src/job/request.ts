@@ -14,6 +14,8 @@ const repoSchema = z.object({
   cloneUrl: z.string().min(1),
   defaultBranch: z.string().min(1),
   htmlUrl: z.string().optional(),
+  /** From repository.size: how the mirror is first fetched (see partialFetchFor). */
+  sizeKb: z.number().nonnegative().optional(),
 });
 
 const personSchema = z.object({

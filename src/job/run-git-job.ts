@@ -5,7 +5,7 @@ import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import { runAgentSession } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
-import { branchName, listRemoteBranches } from "../git/branch.js";
+import { branchName } from "../git/branch.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import {
   CommitHookError,
@@ -13,10 +13,16 @@ import {
   createCommits,
   type Identity,
 } from "../git/commits.js";
+import { partialFetchFor } from "../git/mirror.js";
 import { workspacePatch } from "../git/patch.js";
 import { allowJobBranches, PushConflictError, type PushResult, pushBranch } from "../git/push.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
-import { prepareWorkspace } from "../git/workspace.js";
+import {
+  type FetchedMirror,
+  fetchMirror,
+  type MirrorOptions,
+  prepareWorkspace,
+} from "../git/workspace.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 
 /**
@@ -34,6 +40,10 @@ export interface GitJobInput {
   defaultBranch?: string | undefined;
   /** Work on this existing branch (a PR head) instead of creating one. */
   existingBranch?: string | undefined;
+  /** GitHub's size estimate of the repository; small ones are fetched whole (partialFetchFor). */
+  repoSizeKb?: number | undefined;
+  /** From `prefetchRepository`, started while the caller made its API calls. */
+  fetched?: Promise<FetchedMirror | null> | undefined;
   /** For naming a new branch: `<prefix>issue-<n>-<slug of title>`. */
   branchTitle: string;
   issueNumber?: number | undefined;
@@ -64,6 +74,35 @@ export interface GitJobDeps {
   onEvent?: AgentEventListener | undefined;
   /** Job-level progress ("Preparing the workspace", "Verifying"...). */
   onStep?: ((step: string) => void) | undefined;
+}
+
+type RepositoryInput = Pick<GitJobInput, "cloneUrl" | "token" | "repoSizeKb">;
+
+function mirrorOptions(
+  deps: Pick<GitJobDeps, "cacheDir" | "envSource" | "signal">,
+  input: RepositoryInput,
+): MirrorOptions {
+  return {
+    cloneUrl: input.cloneUrl,
+    cacheDir: deps.cacheDir,
+    env: deps.envSource,
+    partial: partialFetchFor(input.repoSizeKb),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(input.token ? { token: input.token } : {}),
+  };
+}
+
+/**
+ * Starts fetching the repository's mirror now, so that a job started soon
+ * after (pass the result as `fetched`) finds it ready: callers overlap the
+ * fetch with their GitHub API calls. Never rejects; when it fails, the job
+ * fetches itself and reports what went wrong.
+ */
+export function prefetchRepository(
+  deps: Pick<GitJobDeps, "cacheDir" | "envSource" | "signal">,
+  input: RepositoryInput,
+): Promise<FetchedMirror | null> {
+  return fetchMirror(mirrorOptions(deps, input)).catch(() => null);
 }
 
 export type JobStage = "workspace" | "setup" | "agent" | "commit" | "verify" | "push";
@@ -101,33 +140,32 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
   try {
     baseBranch ||= await remoteDefaultBranch({ url: input.cloneUrl, env: gitEnv, ...auth });
-    if (!branch) {
-      const taken = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
-      branch = await branchName({
-        prefix: input.branchPrefix,
-        title: input.branchTitle,
-        ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
-        existing: async (name) => taken.has(name),
-      });
-    }
-    Object.assign(result, { branch, baseBranch });
+    result.baseBranch = baseBranch;
     workspace = await prepareWorkspace({
-      cloneUrl: input.cloneUrl,
+      ...mirrorOptions(deps, input),
       baseBranch,
-      branch,
+      // A new branch is named from the mirror's refs after the fetch: no extra round trip.
+      branch:
+        branch ||
+        ((isTaken) =>
+          branchName({
+            prefix: input.branchPrefix,
+            title: input.branchTitle,
+            ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
+            existing: isTaken,
+          })),
       createBranch: input.existingBranch === undefined,
-      cacheDir: deps.cacheDir,
-      env: gitEnv,
-      signal,
       // A parked, scrubbed worktree from an earlier job only needs the files
       // that differ checked out: the fast path for repeat jobs on a repository.
       keepIdle: 1,
-      ...auth,
+      ...(input.fetched ? { fetched: input.fetched } : {}),
     });
   } catch (error) {
     result.error = { stage: "workspace", message: messageOf(error) };
     return finish();
   }
+  branch = workspace.branch;
+  result.branch = branch;
 
   try {
     for (const command of input.setup) {

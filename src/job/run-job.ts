@@ -1,3 +1,4 @@
+import type { AgentEvent } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
@@ -10,7 +11,7 @@ import { renderForkPatchAnswer } from "./answers.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { finalReport, pullRequestBody } from "./report.js";
 import type { JobRequest } from "./request.js";
-import { type GitJobResult, runGitJob } from "./run-git-job.js";
+import { type GitJobResult, prefetchRepository, runGitJob } from "./run-git-job.js";
 
 export interface JobDeps {
   octokit: GitHubClient;
@@ -50,38 +51,45 @@ export async function runJob(
   try {
     const pr = await pullRequestOf(deps.octokit, request);
     const fork = pr?.isFork === true;
+    const gitDeps = {
+      cacheDir: deps.cacheDir,
+      envSource: deps.envSource,
+      clock: deps.clock,
+      signal: deps.signal,
+      onEvent: (event: AgentEvent) => status.update(event),
+      onStep: (step: string) => status.step(step),
+    };
+    // A fork's branch lives in the fork; it is read from there and never pushed.
+    const repository = fork
+      ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
+      : {
+          cloneUrl: request.repo.cloneUrl,
+          repoSizeKb: request.repo.sizeKb,
+          token: await deps.gitToken(),
+        };
+    // The fetch runs while the thread is read through the API.
+    const fetched = prefetchRepository(gitDeps, repository);
     const task = await buildAgentTask(deps.octokit, request, {
       isWriter: createWriterCheck(deps.octokit, { owner, repo }),
       redact: deps.redact,
       botLogin: deps.botLogin,
       triggerPhrase: config.triggerPhrase,
     });
-    const job = await runGitJob(
-      {
-        cacheDir: deps.cacheDir,
-        envSource: deps.envSource,
-        clock: deps.clock,
-        signal: deps.signal,
-        onEvent: (event) => status.update(event),
-        onStep: (step) => status.step(step),
-      },
-      {
-        // A fork's branch lives in the fork; it is read from there and never pushed.
-        cloneUrl: fork ? (pr.headCloneUrl ?? request.repo.cloneUrl) : request.repo.cloneUrl,
-        token: fork ? undefined : await deps.gitToken(),
-        baseBranch: fork ? undefined : request.repo.defaultBranch,
-        defaultBranch: request.repo.defaultBranch,
-        existingBranch: pr?.headRef,
-        branchTitle: request.target.title,
-        issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
-        task,
-        ...jobSettingsFrom(config, deps.createModel),
-        coAuthor: coAuthorOf(request.requester),
-        requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
-        push: !fork,
-        wantPatch: fork,
-      },
-    );
+    const job = await runGitJob(gitDeps, {
+      ...repository,
+      fetched,
+      baseBranch: fork ? undefined : request.repo.defaultBranch,
+      defaultBranch: request.repo.defaultBranch,
+      existingBranch: pr?.headRef,
+      branchTitle: request.target.title,
+      issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
+      task,
+      ...jobSettingsFrom(config, deps.createModel),
+      coAuthor: coAuthorOf(request.requester),
+      requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
+      push: !fork,
+      wantPatch: fork,
+    });
 
     if (fork && job.patch && !job.error) {
       const answer = renderForkPatchAnswer({

@@ -1,5 +1,6 @@
 import type { AgentEventListener } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
+import type { FetchedMirror } from "../git/workspace.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import { fileStats } from "./diff-stats.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
@@ -28,9 +29,11 @@ export interface RepositoryJobRequest {
   runUrl?: string | undefined;
 }
 
-export interface RepositoryJobHooks {
+export interface RepositoryJobOptions {
   onEvent?: AgentEventListener | undefined;
   onStep?: ((step: string) => void) | undefined;
+  /** From `prefetchRepository`, started before the caller loaded the config. */
+  fetched?: Promise<FetchedMirror | null> | undefined;
 }
 
 const MAX_TITLE_CHARS = 72;
@@ -63,7 +66,7 @@ export async function runRepositoryJob(
   deps: JobDeps,
   request: RepositoryJobRequest,
   config: RepoConfig,
-  hooks: RepositoryJobHooks = {},
+  options: RepositoryJobOptions = {},
 ): Promise<JobOutcome> {
   const title = titleFromPrompt(request.instruction);
   const requester = request.requester;
@@ -73,11 +76,13 @@ export async function runRepositoryJob(
       envSource: deps.envSource,
       clock: deps.clock,
       signal: deps.signal,
-      onEvent: hooks.onEvent,
-      onStep: hooks.onStep,
+      onEvent: options.onEvent,
+      onStep: options.onStep,
     },
     {
       cloneUrl: request.repo.cloneUrl,
+      repoSizeKb: request.repo.sizeKb,
+      fetched: options.fetched,
       token: await deps.gitToken(),
       baseBranch: request.repo.defaultBranch,
       defaultBranch: request.repo.defaultBranch,

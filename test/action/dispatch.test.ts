@@ -73,6 +73,12 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
     const first = JSON.stringify(world.model.requests[0]?.body);
     expect(first).toContain("Add a CHANGELOG.md");
     expect(first).toContain("octo-org/demo");
+    // One git session fetched the repository: no separate ls-remote, and the
+    // fetch started next to the config lookup was not repeated by the job.
+    const fetches = world.git.requests.filter(
+      (r) => r.method === "GET" && r.query === "service=git-upload-pack",
+    );
+    expect(fetches).toHaveLength(1);
     // No issue, so no tracking comment and no reactions.
     expect(world.github.comments.size).toBe(0);
     expect(world.github.reactions).toHaveLength(0);

@@ -95,6 +95,7 @@ describe("parseActionEvent", () => {
           cloneUrl: CLONE,
           defaultBranch: "main",
           htmlUrl: "https://github.com/octo-org/demo",
+          sizeKb: 144,
         },
         requester: { login: "octocat", id: 21, type: "User" },
         instruction: run.prompt,

@@ -65,6 +65,8 @@ describe("parseTrigger", () => {
         cloneUrl: "https://github.com/Codertocat/Hello-World.git",
         defaultBranch: "master",
         htmlUrl: "https://github.com/Codertocat/Hello-World",
+        // repository.size: how the first fetch is made (small: whole).
+        sizeKb: 0,
       },
       target: {
         kind: "issue",

@@ -2,8 +2,13 @@ import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mirrorDirFor } from "../../src/git/mirror.js";
+import {
+  fetchMirror,
+  prepareWorkspace,
+  type Workspace,
+  WorkspaceError,
+} from "../../src/git/workspace.js";
 import { listWorktrees } from "../../src/git/worktrees.js";
-import { prepareWorkspace, type Workspace, WorkspaceError } from "../../src/git/workspace.js";
 import {
   type BareRepo,
   createBareRepo,
@@ -133,6 +138,63 @@ describe("prepareWorkspace", () => {
     expect(git(again.dir, ["rev-parse", "HEAD"], env)).toBe(repo.sha("main"));
   });
 
+  it("configures the mirror's origin once: remote branches under origin/, tags, no auto-followed tags", async () => {
+    git(repo.dir, ["tag", "v1.0.0", repo.sha("main") as string], env);
+    const ws = await prepare();
+    expect(git(ws.mirrorDir, ["config", "--get-all", "remote.origin.fetch"], env)).toBe(
+      "+refs/heads/*:refs/remotes/origin/*",
+    );
+    expect(git(ws.mirrorDir, ["config", "remote.origin.tagOpt"], env)).toBe("--no-tags");
+    expect(git(ws.mirrorDir, ["config", "remote.origin.url"], env)).toBe(repo.url);
+    expect(git(ws.mirrorDir, ["rev-parse", "v1.0.0"], env)).toBe(repo.sha("main"));
+    // No local branches but the running job's: they would collide with job branches.
+    expect(
+      git(ws.mirrorDir, ["for-each-ref", "--format=%(refname:short)", "refs/heads/"], env),
+    ).toBe("agent/issue-1-demo");
+    // Tags made later arrive with the next job's fetch.
+    git(repo.dir, ["tag", "v1.0.1", repo.sha("main") as string], env);
+    await prepare({ branch: "agent/issue-2-next" });
+    expect(git(ws.mirrorDir, ["rev-parse", "v1.0.1"], env)).toBe(repo.sha("main"));
+  });
+
+  it("names a new branch after the fetch, skipping names taken on the remote or by a running job", async () => {
+    repo.push({ branch: "agent/fix", files: { "x.md": "x\n" } });
+    const running = await prepare({ branch: "agent/fix-2" });
+    const seen: string[] = [];
+    const ws = await prepare({
+      branch: async (isTaken) => {
+        for (const name of ["agent/fix", "agent/fix-2", "agent/fix-3"]) {
+          seen.push(name);
+          if (!(await isTaken(name))) return name;
+        }
+        throw new Error("no free name");
+      },
+    });
+    expect(ws.branch).toBe("agent/fix-3");
+    expect(seen).toEqual(["agent/fix", "agent/fix-2", "agent/fix-3"]);
+    expect(git(ws.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("agent/fix-3");
+    expect(git(running.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("agent/fix-2");
+    await expect(prepare({ branch: async () => "bad..name" })).rejects.toThrow(
+      /not a valid branch name/,
+    );
+  });
+
+  it("uses a prefetched mirror as it is, and fetches itself when the prefetch failed", async () => {
+    const fetched = await fetchMirror({ cloneUrl: repo.url, cacheDir, env });
+    expect(fetched).toEqual({ mirrorDir: mirrorDirFor(cacheDir, repo.url), created: true });
+    const before = repo.sha("main");
+    repo.push({ branch: "main", files: { "LATER.md": "after the prefetch\n" } });
+
+    const first = await prepare({ fetched: Promise.resolve(fetched) });
+    // No second fetch: the workspace starts where the prefetch saw main.
+    expect(first.baseSha).toBe(before);
+    expect(first.fromCache).toBe(false);
+
+    const second = await prepare({ branch: "agent/issue-2-next", fetched: Promise.resolve(null) });
+    expect(second.baseSha).toBe(repo.sha("main"));
+    expect(second.fromCache).toBe(true);
+  });
+
   it("rejects with a WorkspaceError type a caller can branch on", async () => {
     const error = await prepare({ branch: "missing", createBranch: false }).catch((e) => e);
     expect(error).toBeInstanceOf(WorkspaceError);
@@ -186,9 +248,7 @@ describe("prepareWorkspace", () => {
     writeFileSync(join(second.dir, "JOB2.md"), "job 2\n");
     git(second.dir, ["add", "JOB2.md"], env);
     git(second.dir, ["commit", "--quiet", "-m", "job 2"], env);
-    expect(git(second.mirrorDir, ["rev-parse", "agent/issue-2-next^"], env)).toBe(
-      repo.sha("main"),
-    );
+    expect(git(second.mirrorDir, ["rev-parse", "agent/issue-2-next^"], env)).toBe(repo.sha("main"));
   });
 
   it("does not hand a parked tree a branch another running job has checked out", async () => {

@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
@@ -97,6 +98,49 @@ describe("runGitJob (the job without GitHub)", () => {
       "Verifying: `npm test`",
       "Pushing `agent/issue-7-fix-add`",
     ]);
+  });
+
+  it("names the branch from the fetched mirror, past names the remote already has", async () => {
+    const { env, repo, cacheDir } = setup();
+    repo.push({ branch: "agent/issue-7-fix-add", files: { "other.md": "someone else\n" } });
+    const result = await runGitJob(
+      { cacheDir, envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()) }),
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.branch).toBe("agent/issue-7-fix-add-2");
+    expect(repo.show(result.branch, "src/add.js")).toContain("a + b");
+    expect(repo.show("agent/issue-7-fix-add", "other.md")).toBe("someone else");
+  });
+
+  it("fetches a small repository whole and one of unknown or large size partially", async () => {
+    const promisor = (cacheDir: string) => {
+      const mirrors = join(cacheDir, "mirrors");
+      const [mirror] = readdirSync(mirrors).filter((name) => name.endsWith(".git"));
+      return git(
+        join(mirrors, mirror as string),
+        ["config", "--get", "remote.origin.promisor"],
+        env,
+      );
+    };
+    const { env, repo, tmp } = setup();
+    const run = async (cacheDir: string, repoSizeKb: number | undefined) => {
+      const result = await runGitJob(
+        { cacheDir, envSource: env, clock: Date },
+        input({
+          cloneUrl: repo.url,
+          model: createScriptedModel([reply("Nothing to do.")]),
+          repoSizeKb,
+        }),
+      );
+      expect(result.error).toBeUndefined();
+    };
+    await run(join(tmp.path, "small"), 300);
+    expect(() => promisor(join(tmp.path, "small"))).toThrow();
+    await run(join(tmp.path, "unknown"), undefined);
+    expect(promisor(join(tmp.path, "unknown"))).toBe("true");
+    await run(join(tmp.path, "large"), 500_000);
+    expect(promisor(join(tmp.path, "large"))).toBe("true");
   });
 
   it("still commits and pushes partial work when the model fails mid-run", async () => {

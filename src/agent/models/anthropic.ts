@@ -1,4 +1,4 @@
-import Anthropic from "@anthropic-ai/sdk";
+import type Anthropic from "@anthropic-ai/sdk";
 import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
 import { contextWindowOf } from "../pricing.js";
 import { buildRequestBody } from "./request-body.js";
@@ -35,23 +35,41 @@ export interface AnthropicModelOptions {
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
+type Sdk = typeof import("@anthropic-ai/sdk");
+let sdk: Promise<Sdk> | undefined;
+
+/**
+ * Loads the SDK, once. It is imported on demand rather than with this
+ * module because it is a third of what the Action compiles at start: a
+ * caller that knows a model request is coming calls this early, so the
+ * compile happens while git and the GitHub API are being awaited.
+ */
+export function loadAnthropicSdk(): Promise<Sdk> {
+  sdk ??= import("@anthropic-ai/sdk");
+  return sdk;
+}
+
 /**
  * The Messages API behind the `Model` contract: streams every request, folds
  * the SSE events into one response, and retries transient failures itself.
  * This is the only file that imports the Anthropic SDK.
  */
 export function createAnthropicModel(options: AnthropicModelOptions): Model {
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    // Explicit, so ANTHROPIC_AUTH_TOKEN in the environment cannot override the key we were given.
-    authToken: null,
-    baseURL: options.baseURL ?? DEFAULT_BASE_URL,
-    // Our own retry loop: visible retry events, injectable clock, one policy.
-    maxRetries: 0,
-    // Pinned so ANTHROPIC_LOG cannot turn on request logging behind our back.
-    logLevel: "warn",
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  const newClient = ({ default: Anthropic }: Sdk) =>
+    new Anthropic({
+      apiKey: options.apiKey,
+      // Explicit, so ANTHROPIC_AUTH_TOKEN in the environment cannot override the key we were given.
+      authToken: null,
+      baseURL: options.baseURL ?? DEFAULT_BASE_URL,
+      // Our own retry loop: visible retry events, injectable clock, one policy.
+      maxRetries: 0,
+      // Pinned so ANTHROPIC_LOG cannot turn on request logging behind our back.
+      logLevel: "warn",
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  let client: Anthropic | undefined;
+  // Compiles while the caller prepares the first request; a failure shows there.
+  loadAnthropicSdk().catch(() => {});
   const maxRetries = options.maxRetries ?? 8;
   const sleep = options.sleep ?? defaultSleep;
   const backoff = {
@@ -76,6 +94,8 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
         throw error;
       }
     });
+    const loaded = await loadAnthropicSdk();
+    client ??= newClient(loaded);
     try {
       const stream = await client.messages.create(
         { ...body, stream: true },
@@ -86,7 +106,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
       }
     } catch (error) {
       if (listenerError) throw listenerError.error;
-      return toFailure(error, request.signal);
+      return toFailure(loaded, error, request.signal);
     }
     // The SDK ends iteration quietly when the signal aborts mid-stream.
     if (request.signal?.aborted) throw abortError(request.signal);
@@ -122,7 +142,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   };
 }
 
-function toFailure(error: unknown, signal: AbortSignal | undefined): AttemptFailure {
+function toFailure(
+  { default: Anthropic }: Sdk,
+  error: unknown,
+  signal: AbortSignal | undefined,
+): AttemptFailure {
   if (signal?.aborted) throw abortError(signal);
   if (error instanceof Anthropic.APIUserAbortError || isAbortError(error)) {
     throw error instanceof Error ? error : new DOMException("aborted", "AbortError");
