@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
-import { simpleGit } from "simple-git";
+import { createGit, GitCommandError } from "../git/git-client.js";
 import type { GitInfo, InstructionFile } from "./prompt.js";
 
 const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
@@ -39,26 +39,36 @@ export async function readGitInfo(
   cwd: string,
   env: Record<string, string>,
 ): Promise<GitInfo | undefined> {
-  const git = simpleGit({ baseDir: cwd }).env(env);
+  // Our own commands: no pager or editor from the agent's environment, no hooks.
+  const git = createGit(cwd, { env, noHooks: true });
+  // Side by side; log fails without commits, status outside a repository.
+  const log = git.raw(["log", "--oneline", "-n", "5"]).catch(() => "");
+  let status: string;
   try {
-    const inside = (await git.raw(["rev-parse", "--is-inside-work-tree"])).trim();
-    if (inside !== "true") return undefined;
-  } catch {
-    return undefined;
+    status = await git.raw(["status", "--short", "--branch"]);
+  } catch (error) {
+    if (error instanceof GitCommandError) return undefined;
+    throw error;
   }
-  const branch =
-    (await git.raw(["rev-parse", "--abbrev-ref", "HEAD"]).catch(() => "")).trim() ||
-    "(no commits yet)";
-  const statusLines = (await git.raw(["status", "--short"]).catch(() => ""))
-    .split("\n")
-    .filter(Boolean);
-  const status =
-    statusLines.length > MAX_STATUS_LINES
-      ? [
-          ...statusLines.slice(0, MAX_STATUS_LINES),
-          `... ${statusLines.length - MAX_STATUS_LINES} more`,
-        ].join("\n")
-      : statusLines.join("\n");
-  const recentCommits = (await git.raw(["log", "--oneline", "-n", "5"]).catch(() => "")).trim();
-  return { branch, status, recentCommits };
+  const [head = "", ...statusLines] = status.split("\n").filter(Boolean);
+  const recentCommits = (await log).trim();
+  return {
+    branch: branchOf(head),
+    status:
+      statusLines.length > MAX_STATUS_LINES
+        ? [
+            ...statusLines.slice(0, MAX_STATUS_LINES),
+            `... ${statusLines.length - MAX_STATUS_LINES} more`,
+          ].join("\n")
+        : statusLines.join("\n"),
+    recentCommits,
+  };
+}
+
+/** The branch from `status --branch`'s first line: `## main...origin/main [ahead 1]`. */
+function branchOf(head: string): string {
+  const text = head.replace(/^## /, "");
+  if (text.startsWith("No commits yet on ")) return "(no commits yet)";
+  if (text.startsWith("HEAD (no branch)")) return "HEAD (detached)";
+  return text.split("...")[0]?.trim() || "(unknown)";
 }

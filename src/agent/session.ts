@@ -45,15 +45,22 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const root = await realpath(options.root);
   const env = buildShellEnv(options.envSource);
   const history = options.history ?? new FileHistory();
-  const check = createPolicyCheck(await loadPolicyRules(options.policy, { root }));
-  const snapshotter = await createSnapshotter({ root, env });
+  // Independent reads and git processes, side by side: they are all on the
+  // way to the first model request.
+  const [rules, snapshotter, git, instructions] = await Promise.all([
+    loadPolicyRules(options.policy, { root }),
+    createSnapshotter({ root, env }),
+    readGitInfo(root, env),
+    readInstructionFiles(root, root),
+  ]);
+  const check = createPolicyCheck(rules);
   try {
     const system = buildSystemPrompt({
       cwd: root,
       date: new Date(options.clock.now()),
       platform: process.platform,
-      git: await readGitInfo(root, env),
-      instructions: await readInstructionFiles(root, root),
+      git,
+      instructions,
       extraRules: options.extraRules,
     });
     const result = await runAgent(

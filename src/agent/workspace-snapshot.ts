@@ -1,7 +1,8 @@
 import { copyFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
-import { simpleGit } from "simple-git";
+import type { SimpleGit } from "simple-git";
+import { createGit, GitCommandError } from "../git/git-client.js";
 import type { ChangeRecord } from "./tools/define-tool.js";
 
 /**
@@ -31,28 +32,51 @@ export interface SnapshotOptions {
   maxBytes?: number;
 }
 
-export async function createSnapshotter(options: SnapshotOptions): Promise<WorkspaceSnapshotter> {
-  const git = simpleGit({ baseDir: options.root }).env(options.env);
-  const inRepo = await git
-    .raw(["rev-parse", "--is-inside-work-tree"])
-    .then((out) => out.trim() === "true")
-    .catch(() => false);
-  return inRepo ? gitSnapshotter(options) : fileSnapshotter(options);
+/**
+ * Git for our own commands in the agent's workspace: with the agent's
+ * (secret-free) environment, but no pager or editor from it (simple-git
+ * refuses to run with those set) and no hooks or fsmonitor the agent could
+ * have configured to run commands past the policy.
+ */
+function workspaceGit(options: SnapshotOptions, extraEnv?: Record<string, string>): SimpleGit {
+  return createGit(options.root, {
+    env: options.env,
+    noHooks: true,
+    ...(extraEnv ? { extraEnv } : {}),
+  });
 }
 
-async function gitSnapshotter(options: SnapshotOptions): Promise<WorkspaceSnapshotter> {
-  const git = simpleGit({ baseDir: options.root }).env(options.env);
-  const gitDir = (await git.raw(["rev-parse", "--absolute-git-dir"])).trim();
-  const prefix = (await git.raw(["rev-parse", "--show-prefix"])).trim();
-  const scratch = await mkdtemp(join(tmpdir(), "patchwright-index-"));
-  const index = join(scratch, "index");
-  const withIndex = simpleGit({ baseDir: options.root, allowEnvironment: ["GIT_INDEX_FILE"] }).env({
-    ...options.env,
-    GIT_INDEX_FILE: index,
-  });
+/** Holds nothing until the first snapshot, so dropping it unclosed leaks nothing. */
+export async function createSnapshotter(options: SnapshotOptions): Promise<WorkspaceSnapshotter> {
+  const facts = await workspaceGit(options)
+    .raw(["rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix"])
+    .catch((error: unknown) => {
+      // Not a repository: files it is. Anything else (git missing, say) is a real failure.
+      if (error instanceof GitCommandError) return null;
+      throw error;
+    });
+  const [inside, gitDir, prefix] = facts?.split("\n") ?? [];
+  if (inside !== "true" || !gitDir) return fileSnapshotter(options);
+  return gitSnapshotter(options, gitDir, prefix?.trim() ?? "");
+}
+
+function gitSnapshotter(
+  options: SnapshotOptions,
+  gitDir: string,
+  prefix: string,
+): WorkspaceSnapshotter {
+  const git = workspaceGit(options);
+  // The throwaway index lives in a scratch directory made on first use.
+  let scratch: Promise<string> | undefined;
+  const indexFile = async () => {
+    scratch ??= mkdtemp(join(tmpdir(), "patchwright-index-"));
+    return join(await scratch, "index");
+  };
 
   return {
     async snapshot() {
+      const index = await indexFile();
+      const withIndex = workspaceGit(options, { GIT_INDEX_FILE: index });
       // Starting from a copy of the real index lets `add -A` reuse its stat
       // cache instead of hashing every file again.
       await copyFile(join(gitDir, "index"), index).catch(() => rm(index, { force: true }));
@@ -75,7 +99,9 @@ async function gitSnapshotter(options: SnapshotOptions): Promise<WorkspaceSnapsh
       }
       return changes;
     },
-    close: () => rm(scratch, { recursive: true, force: true }),
+    async close() {
+      if (scratch) await rm(await scratch, { recursive: true, force: true });
+    },
   };
 }
 
@@ -107,7 +133,7 @@ export function parseDiffTree(raw: string): DiffTreeEntry[] {
   return entries;
 }
 
-async function readBlob(git: ReturnType<typeof simpleGit>, sha: string): Promise<Buffer> {
+async function readBlob(git: SimpleGit, sha: string): Promise<Buffer> {
   const out: unknown = await git.binaryCatFile(["blob", sha]);
   return Buffer.isBuffer(out) ? out : Buffer.from(String(out));
 }

@@ -3,9 +3,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildSystemPrompt } from "../../src/agent/prompt.js";
 import { readGitInfo, readInstructionFiles } from "../../src/agent/prompt-context.js";
-import { makeRepo, makeTempDir } from "../helpers/temp-dir.js";
+import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
+import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };
+// The environment the agent session really gives these helpers (it sets GIT_PAGER and GIT_EDITOR).
+const env = buildShellEnv({
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: process.env.HOME ?? "/tmp",
+});
 
 describe("system prompt", () => {
   it("orders parts from stable to variable: rules, instructions, then the environment", () => {
@@ -66,5 +71,19 @@ describe("system prompt", () => {
     expect(info?.status).toContain("?? b.txt");
     expect(info?.recentCommits).toMatch(/initial/);
     expect(await readGitInfo(await makeTempDir(), env)).toBeUndefined();
+  });
+
+  it("names a detached HEAD and a repository without commits", async () => {
+    const repo = await makeRepo({ "a.txt": "a" });
+    git(repo, "checkout", "--quiet", "--detach");
+    expect((await readGitInfo(repo, env))?.branch).toBe("HEAD (detached)");
+    const empty = await makeTempDir();
+    git(empty, "init", "--quiet", "--initial-branch=main");
+    await writeFile(join(empty, "x.txt"), "x");
+    expect(await readGitInfo(empty, env)).toEqual({
+      branch: "(no commits yet)",
+      status: "?? x.txt",
+      recentCommits: "",
+    });
   });
 });

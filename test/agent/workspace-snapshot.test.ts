@@ -1,10 +1,15 @@
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
 import { createSnapshotter, parseDiffTree } from "../../src/agent/workspace-snapshot.js";
 import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };
+// The environment the agent session really gives these helpers (it sets GIT_PAGER and GIT_EDITOR).
+const env = buildShellEnv({
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: process.env.HOME ?? "/tmp",
+});
 
 describe("workspace snapshots", () => {
   it("finds files a command created, changed and deleted in a git repo, honouring .gitignore", async () => {

@@ -72,11 +72,16 @@ describe("runGitJob (the job without GitHub)", () => {
   it("clones, runs the agent, commits per turn, verifies and pushes a new branch", async () => {
     const { env, repo, cacheDir } = setup();
     const steps: string[] = [];
+    const model = createScriptedModel(fixSteps());
     const result = await runGitJob(
       { cacheDir, envSource: env, clock: Date, onStep: (s) => steps.push(s) },
-      input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()) }),
+      input({ cloneUrl: repo.url, model }),
     );
     expect(result.error).toBeUndefined();
+    // The agent is told where it is: the job's branch and the history it starts from.
+    const system = JSON.stringify(model.requests[0]?.system);
+    expect(system).toContain("Git branch: agent/issue-7-fix-add");
+    expect(system).toContain("initial");
     expect(result.branch).toBe("agent/issue-7-fix-add");
     expect(result.baseBranch).toBe("main");
     expect(result.commits.map((c) => c.files)).toEqual([["src/add.js"], ["CHANGELOG.md"]]);
