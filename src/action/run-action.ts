@@ -1,7 +1,6 @@
 import { join } from "node:path";
 import type { Model } from "../agent/model.js";
 import { loadAnthropicSdk } from "../agent/models/anthropic.js";
-import { loadShellParser } from "../agent/policy/shell-parser.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
 import type { GitHubClient } from "../github/octokit.js";
@@ -151,9 +150,8 @@ async function runEvent(
       "input anthropic_api_key: required; store your Anthropic API key as a repository secret and pass it as anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}",
     );
   }
-  // The shell policy's grammar and the model SDK compile in the background
-  // while the API and git calls wait.
-  loadShellParser().catch(() => {});
+  // The model SDK compiles while the API and git calls wait. (The shell
+  // grammar loads later, beside the first model request: see the session.)
   if (!deps.createModel) loadAnthropicSdk().catch(() => {});
   const auth = await authenticate(deps, context, inputs, event.request.repo);
   io.setSecret(auth.token);

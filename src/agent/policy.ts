@@ -78,6 +78,15 @@ async function readPackageScripts(root: string): Promise<string[]> {
   }
 }
 
+/** Validates a policy config; throws PolicyRuleError naming the bad field or rule. */
+export function parsePolicyConfig(config: PolicyConfigInput): PolicyConfig {
+  const result = policyConfigSchema.safeParse(config);
+  if (!result.success) {
+    throw new PolicyRuleError(`invalid policy config:\n${z.prettifyError(result.error)}`);
+  }
+  return result.data;
+}
+
 /**
  * Validates the config, parses its rules and gathers the workspace facts the
  * policy needs. Throws PolicyRuleError (naming the bad field or rule) for an invalid config.
@@ -86,11 +95,7 @@ export async function loadPolicyRules(
   config: PolicyConfigInput,
   options: LoadPolicyOptions,
 ): Promise<PolicyRules> {
-  const result = policyConfigSchema.safeParse(config);
-  if (!result.success) {
-    throw new PolicyRuleError(`invalid policy config:\n${z.prettifyError(result.error)}`);
-  }
-  const parsed = result.data;
+  const parsed = parsePolicyConfig(config);
   const root = await realpath(options.root);
   return {
     preset: parsed.preset,

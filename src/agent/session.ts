@@ -3,9 +3,15 @@ import type { AgentEventListener } from "./events.js";
 import { FileHistory } from "./file-history.js";
 import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
 import type { Model } from "./model.js";
-import { createPolicyCheck, loadPolicyRules, type PolicyConfig } from "./policy.js";
+import {
+  createPolicyCheck,
+  loadPolicyRules,
+  type PolicyConfig,
+  parsePolicyConfig,
+} from "./policy.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
+import type { PolicyCheck, PolicyDecision } from "./tools/define-tool.js";
 import { defaultTools } from "./tools/index.js";
 import { createToolRegistry } from "./tools/registry.js";
 import { buildShellEnv } from "./tools/shell-env.js";
@@ -37,6 +43,23 @@ export interface AgentSessionResult {
 }
 
 /**
+ * A bad policy config fails the session at once; the rest of the policy (the
+ * shell grammar above all, a WebAssembly module) loads while the first model
+ * request is in flight, since no tool call can come before its answer.
+ */
+function deferredPolicyCheck(config: PolicyConfig, root: string): PolicyCheck {
+  const policy = parsePolicyConfig(config);
+  const rules = loadPolicyRules(policy, { root }).then(createPolicyCheck, (error: unknown) => {
+    const message = error instanceof Error ? error.message : String(error);
+    return (): PolicyDecision => ({
+      allow: false,
+      reason: `the policy could not be loaded: ${message}`,
+    });
+  });
+  return async (call) => (await rules)(call);
+}
+
+/**
  * Wires the agent for one workspace: tools, policy, shell environment,
  * change tracking and the system prompt, then runs it. The CLI and the job
  * runner both start the agent through here.
@@ -47,13 +70,12 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const history = options.history ?? new FileHistory();
   // Independent reads and git processes, side by side: they are all on the
   // way to the first model request.
-  const [rules, snapshotter, git, instructions] = await Promise.all([
-    loadPolicyRules(options.policy, { root }),
+  const [snapshotter, git, instructions] = await Promise.all([
     createSnapshotter({ root, env }),
     readGitInfo(root, env),
     readInstructionFiles(root, root),
   ]);
-  const check = createPolicyCheck(rules);
+  const check = deferredPolicyCheck(options.policy, root);
   try {
     const system = buildSystemPrompt({
       cwd: root,

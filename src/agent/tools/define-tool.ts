@@ -96,4 +96,5 @@ export interface PolicyCall {
 }
 
 /** Checks a call before it runs; injected so tools never know the rules. */
-export type PolicyCheck = (call: PolicyCall) => PolicyDecision;
+/** Synchronous, or async while what it needs is still loading (see the agent session). */
+export type PolicyCheck = (call: PolicyCall) => PolicyDecision | Promise<PolicyDecision>;

@@ -62,7 +62,10 @@ export async function executeToolCall(
     return failure(`Invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}`);
   }
   try {
-    const decision = check({ tool: tool.name, input: parsed.data as Record<string, unknown> });
+    const decision = await check({
+      tool: tool.name,
+      input: parsed.data as Record<string, unknown>,
+    });
     if (!decision.allow) return failure(`Denied by policy: ${decision.reason}`);
     const output = await tool.run(parsed.data, ctx);
     return { content: truncateOutput(output === "" ? "(no output)" : output), isError: false };
