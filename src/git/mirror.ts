@@ -151,13 +151,33 @@ function mirrorGit(options: SyncMirrorOptions, withAuth: boolean): SimpleGit {
   return createGit(options.dir, gitOptions(options, withAuth));
 }
 
+/**
+ * For the commands that make a workspace: git's automatic housekeeping after
+ * a fetch (also the checkout's own fetch of missing files) costs a process on
+ * the way to every job's start; `maintainMirror` runs it when the job is done.
+ */
+export const NO_AUTO_MAINTENANCE: Array<[string, string]> = [["maintenance.auto", "false"]];
+
 function gitOptions(options: SyncMirrorOptions, withAuth = false): GitClientOptions {
   return {
     env: options.env,
     noHooks: true,
+    config: NO_AUTO_MAINTENANCE,
     ...(withAuth && options.token ? { auth: { url: options.url, token: options.token } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };
+}
+
+/**
+ * Git's automatic housekeeping for the mirror (repacking when loose objects
+ * or packs pile up; heavy work detaches), run when a job has finished. Best
+ * effort: a failure here must not fail the job.
+ */
+export async function maintainMirror(mirrorDir: string, env: GitEnv): Promise<void> {
+  await runGit(mirrorDir, ["maintenance", "run", "--auto", "--quiet"], {
+    env,
+    noHooks: true,
+  }).catch(() => {});
 }
 
 /** Records use for least-recently-used eviction; the clock is the caller's. */

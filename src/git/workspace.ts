@@ -6,7 +6,15 @@ import { isValidBranchName } from "./branch.js";
 import { splitCredentials } from "./credentials.js";
 import { createGit, type GitClientOptions, type GitEnv, runGit } from "./git-client.js";
 import { withLock } from "./lock.js";
-import { lockPathFor, markUsed, mirrorDirFor, mirrorKey, syncMirror } from "./mirror.js";
+import {
+  lockPathFor,
+  maintainMirror,
+  markUsed,
+  mirrorDirFor,
+  mirrorKey,
+  NO_AUTO_MAINTENANCE,
+  syncMirror,
+} from "./mirror.js";
 import {
   addWorktree,
   claimIdleWorktree,
@@ -159,6 +167,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       const gitOptions = {
         env,
         noHooks: true,
+        config: NO_AUTO_MAINTENANCE,
         // The checkout fetches missing blobs from the remote in a partial mirror.
         ...(token ? { auth: { url, token } } : {}),
         ...signal,
@@ -187,8 +196,12 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         throw new WorkspaceError(`branch "${branch}" does not exist on ${url}`);
       }
       const startSha = options.createBranch ? baseSha : (branchTip as string);
-      const target = { branch: branch, sha: startSha };
-      let dir = keepIdle > 0 ? await reuseIdle(mirrorDir, target, gitOptions) : null;
+      // A local branch of that name belongs to a running job, or to one that
+      // crashed. `worktree add` tells the two apart and refuses the first;
+      // `checkout -B` in a parked tree would take the branch from its job.
+      const reuse = keepIdle > 0 && !refs.local.has(branch);
+      const target = { branch, sha: startSha };
+      let dir = reuse ? await reuseIdle(mirrorDir, target, gitOptions) : null;
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
@@ -230,7 +243,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
  *
  * A parked tree was reset and cleaned after its job's processes had stopped,
  * and nothing runs in it while parked. So when it already sits at the start
- * commit, only the branch and HEAD are set: no `checkout -f`, which would
+ * commit, only the branch and HEAD are set: no `checkout`, which would
  * stat every file (about 85 ms on 20,000 files, most of a warm start). The
  * cost is that drift from a process that escaped its job's process group
  * would survive; that process could as well have written to the mirror.
@@ -243,16 +256,23 @@ async function reuseIdle(
   const idle = await claimIdleWorktree(mirrorDir);
   if (!idle?.dir) return null;
   const { branch, sha } = target;
+  const dir = idle.dir;
   try {
     if (idle.parkedAt === sha) {
-      // `branch -f` refuses a branch that another worktree has checked out.
-      await runGit(idle.dir, ["branch", "-f", "--no-track", branch, sha], gitOptions);
-      await runGit(idle.dir, ["symbolic-ref", "HEAD", `refs/heads/${branch}`], gitOptions);
+      // The branch and HEAD are separate refs with separate locks, so both
+      // are set at once. The empty old value makes update-ref fail if the
+      // branch has appeared since the refs were read.
+      const set = await Promise.allSettled([
+        runGit(dir, ["update-ref", `refs/heads/${branch}`, sha, ""], gitOptions),
+        runGit(dir, ["symbolic-ref", "HEAD", `refs/heads/${branch}`], gitOptions),
+      ]);
+      const failed = set.find((r) => r.status === "rejected");
+      if (failed) throw failed.reason;
     } else {
       // Only the files that differ are written; -f also discards any drift.
-      await runGit(idle.dir, ["checkout", "-f", "--no-track", "-B", branch, sha], gitOptions);
+      await runGit(dir, ["checkout", "-f", "--no-track", "-B", branch, sha], gitOptions);
     }
-    return idle.dir;
+    return dir;
   } catch {
     await removeWorktree(mirrorDir, idle.dir, gitOptions);
     return null;
@@ -284,6 +304,7 @@ async function release(options: ReleaseOptions): Promise<void> {
     else await removeWorktree(mirrorDir, dir, options.gitOptions);
     await deleteLocalBranch(git, options.branch);
   });
+  await maintainMirror(mirrorDir, options.gitOptions.env);
 }
 
 function assertBranchName(name: string): void {
@@ -298,13 +319,15 @@ interface Refs {
 }
 
 /**
- * The mirror's branches, in one git call: only the named remote branches,
- * or (null) all remote and local ones, which a branch picker needs.
+ * The mirror's branches, in one git call: only the named ones (remote and
+ * local), or (null) all of them, which a branch picker needs.
  */
 async function readRefs(git: SimpleGit, only: string[] | null): Promise<Refs> {
   const remotePrefix = "refs/remotes/origin/";
   const localPrefix = "refs/heads/";
-  const patterns = only ? only.map((b) => `${remotePrefix}${b}`) : [remotePrefix, localPrefix];
+  const patterns = only
+    ? only.flatMap((b) => [`${remotePrefix}${b}`, `${localPrefix}${b}`])
+    : [remotePrefix, localPrefix];
   const out = await git.raw(["for-each-ref", "--format=%(objectname) %(refname)", ...patterns]);
   const refs: Refs = { remote: new Map(), local: new Set() };
   for (const line of out.split("\n")) {

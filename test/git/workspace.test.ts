@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mirrorDirFor } from "../../src/git/mirror.js";
@@ -195,6 +203,22 @@ describe("prepareWorkspace", () => {
     expect(second.fromCache).toBe(true);
   });
 
+  it("leaves git's housekeeping out of the fetch and runs it when the job is done", async () => {
+    // Keep every fetch as a pack, and repack as soon as there are two.
+    appendFileSync(
+      env.GIT_CONFIG_GLOBAL as string,
+      "[transfer]\n\tunpackLimit = 1\n[gc]\n\tautoPackLimit = 1\n\tautoDetach = false\n",
+    );
+    const packs = (mirrorDir: string) =>
+      readdirSync(join(mirrorDir, "objects", "pack")).filter((f) => f.endsWith(".pack")).length;
+    await (await prepare()).cleanup();
+    repo.push({ branch: "main", files: { "NEW.md": "new\n" } });
+    const ws = await prepare({ branch: "agent/issue-2-next" });
+    expect(packs(ws.mirrorDir)).toBeGreaterThan(1);
+    await ws.cleanup();
+    expect(packs(ws.mirrorDir)).toBe(1);
+  });
+
   it("rejects with a WorkspaceError type a caller can branch on", async () => {
     const error = await prepare({ branch: "missing", createBranch: false }).catch((e) => e);
     expect(error).toBeInstanceOf(WorkspaceError);
@@ -261,9 +285,20 @@ describe("prepareWorkspace", () => {
     const error = await prepare({ keepIdle: 1, branch: "feature", createBranch: false }).catch(
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(WorkspaceError);
     expect(String((error as Error).message)).toContain("checked out by another running job");
+    expect(error).toBeInstanceOf(WorkspaceError);
     expect(git(running.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("feature");
+
+    // Also when the branch is elsewhere than the parked tree's commit (a
+    // `checkout -B` there would silently take the branch from its job).
+    repo.push({ branch: "feature-2", files: { "F.md": "f\n" } });
+    const running2 = await prepare({ branch: "feature-2", createBranch: false });
+    await (await prepare({ keepIdle: 1, branch: "agent/seed-3" })).cleanup();
+    const error2 = await prepare({ keepIdle: 1, branch: "feature-2", createBranch: false }).catch(
+      (e: unknown) => e,
+    );
+    expect(String((error2 as Error).message)).toContain("checked out by another running job");
+    expect(git(running2.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("feature-2");
   });
 
   it("keeps at most keepIdle parked worktrees per repository", async () => {

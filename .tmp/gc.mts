@@ -1,0 +1,17 @@
+import { readdirSync, appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { prepareWorkspace } from "/work/main/src/git/workspace.ts";
+import { createBareRepo, gitTestEnv, makeTempDir } from "/work/main/test/helpers/git-repos.ts";
+const tmp = makeTempDir();
+const env = gitTestEnv(join(tmp.path, "home"));
+appendFileSync(env.GIT_CONFIG_GLOBAL, "[transfer]\n\tunpackLimit = 1\n[gc]\n\tautoPackLimit = 1\n\tautoDetach = false\n");
+const repo = createBareRepo({ root: tmp.path, env, commits: 3 });
+const cacheDir = join(tmp.path, "cache");
+const prep = (branch: string) => prepareWorkspace({ cloneUrl: repo.url, baseBranch: "main", branch, createBranch: true, cacheDir, env });
+const list = (d: string) => readdirSync(join(d, "objects", "pack"));
+const a = await prep("agent/a"); console.log("after first prepare", list(a.mirrorDir));
+await a.cleanup(); console.log("after first cleanup", list(a.mirrorDir));
+repo.push({ branch: "main", files: { "NEW.md": "new\n" } });
+const b = await prep("agent/b"); console.log("after second prepare", list(b.mirrorDir));
+await b.cleanup(); console.log("after second cleanup", list(b.mirrorDir));
+tmp.remove();
