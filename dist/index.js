@@ -1,3 +1,3 @@
 import { createRequire as __patchwrightCreateRequire } from "node:module";
 const require = __patchwrightCreateRequire(import.meta.url);
-await import("./main-ALFK7EJL.js").then(({main:t})=>t());
+await import("./main-YBJFNXKX.js").then(({main:t})=>t());

@@ -208,8 +208,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         // No upstream tracking: it would be written to the config all worktrees share.
         await addWorktree(git, ["--no-track", "-B", branch, dir, startSha], branch);
       }
-      await stampCreated(dir, now());
-      await markUsed(mirrorDir, now());
+      await Promise.all([stampCreated(dir, now()), markUsed(mirrorDir, now())]);
       const jobDir = dir;
       return {
         dir: jobDir,
