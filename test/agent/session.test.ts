@@ -53,4 +53,32 @@ describe("runAgentSession", () => {
     // The shell change was found by the git snapshot and recorded.
     expect(session.history.netChanges().map((c) => c.path)).toEqual(["a.txt"]);
   });
+
+  it("stops as aborted when interrupted at the first tool call, while the policy may still load", async () => {
+    const root = await makeRepo({ "a.txt": "a\n" });
+    const controller = new AbortController();
+    const events: string[] = [];
+    const model = createScriptedModel([
+      callTool("run_shell", { command: "sleep 30" }),
+      reply("never"),
+    ]);
+    const session = await runAgentSession({
+      root,
+      task: "wait",
+      model,
+      policy: { preset: "trusted", allow: [], deny: [] },
+      limits,
+      envSource,
+      clock: Date,
+      signal: controller.signal,
+      onEvent: (event) => {
+        events.push(event.type);
+        // At once, as the CLI's Ctrl+C can: the check may not have resolved yet.
+        if (event.type === "tool_call") controller.abort(new Error("interrupted"));
+      },
+    });
+    expect(session.result.stopReason).toBe("aborted");
+    expect(events.at(-1)).toBe("stop");
+    expect(model.requests).toHaveLength(1);
+  });
 });

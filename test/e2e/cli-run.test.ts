@@ -174,10 +174,15 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
+    let interrupted = false;
     const code = await new Promise<number | null>((done) => {
       child.stdout.on("data", (chunk) => {
         stdout += chunk;
-        if (stdout.includes("› run_shell sleep 30")) child.kill("SIGINT");
+        // Once: a second Ctrl+C means "quit at once", without the transcript's end.
+        if (!interrupted && stdout.includes("› run_shell sleep 30")) {
+          interrupted = true;
+          child.kill("SIGINT");
+        }
       });
       child.on("close", done);
     });
