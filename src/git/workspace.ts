@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { isValidBranchName } from "./branch.js";
 import { splitCredentials } from "./credentials.js";
-import { createGit, type GitClientOptions, type GitEnv, runGit } from "./git-client.js";
+import { createGit, type GitClientOptions, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
 import {
   lockPathFor,
@@ -15,15 +15,16 @@ import {
   NO_AUTO_MAINTENANCE,
   syncMirror,
 } from "./mirror.js";
+import { readRefs } from "./mirror-refs.js";
 import {
   addWorktree,
-  claimIdleWorktree,
   deleteLocalBranch,
   listWorktrees,
   markIdle,
   removeWorktree,
   scrubWorktree,
   stampCreated,
+  takeParkedWorktree,
   WorkspaceError,
 } from "./worktrees.js";
 
@@ -201,7 +202,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       // `checkout -B` in a parked tree would take the branch from its job.
       const reuse = keepIdle > 0 && !refs.local.has(branch);
       const target = { branch, sha: startSha };
-      let dir = reuse ? await reuseIdle(mirrorDir, target, gitOptions) : null;
+      let dir = reuse ? await takeParkedWorktree(mirrorDir, target, gitOptions) : null;
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
@@ -236,48 +237,6 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   );
 }
 
-/**
- * Puts the job's branch in a parked worktree; null when there is none or it
- * fails (the branch is checked out by another job, say).
- *
- * A parked tree was reset and cleaned after its job's processes had stopped,
- * and nothing runs in it while parked. So when it already sits at the start
- * commit, only the branch and HEAD are set: no `checkout`, which would
- * stat every file (about 85 ms on 20,000 files, most of a warm start). The
- * cost is that drift from a process that escaped its job's process group
- * would survive; that process could as well have written to the mirror.
- */
-async function reuseIdle(
-  mirrorDir: string,
-  target: { branch: string; sha: string },
-  gitOptions: GitClientOptions,
-): Promise<string | null> {
-  const idle = await claimIdleWorktree(mirrorDir);
-  if (!idle?.dir) return null;
-  const { branch, sha } = target;
-  const dir = idle.dir;
-  try {
-    if (idle.parkedAt === sha) {
-      // The branch and HEAD are separate refs with separate locks, so both
-      // are set at once. The empty old value makes update-ref fail if the
-      // branch has appeared since the refs were read.
-      const set = await Promise.allSettled([
-        runGit(dir, ["update-ref", `refs/heads/${branch}`, sha, ""], gitOptions),
-        runGit(dir, ["symbolic-ref", "HEAD", `refs/heads/${branch}`], gitOptions),
-      ]);
-      const failed = set.find((r) => r.status === "rejected");
-      if (failed) throw failed.reason;
-    } else {
-      // Only the files that differ are written; -f also discards any drift.
-      await runGit(dir, ["checkout", "-f", "--no-track", "-B", branch, sha], gitOptions);
-    }
-    return dir;
-  } catch {
-    await removeWorktree(mirrorDir, idle.dir, gitOptions);
-    return null;
-  }
-}
-
 interface ReleaseOptions {
   git: SimpleGit;
   mirrorDir: string;
@@ -308,34 +267,6 @@ async function release(options: ReleaseOptions): Promise<void> {
 
 function assertBranchName(name: string): void {
   if (!isValidBranchName(name)) throw new WorkspaceError(`"${name}" is not a valid branch name`);
-}
-
-interface Refs {
-  /** Remote branch name -> tip, from the mirror's remote-tracking refs. */
-  remote: Map<string, string>;
-  /** Local branches in the mirror: those of jobs running here. */
-  local: Set<string>;
-}
-
-/**
- * The mirror's branches, in one git call: only the named ones (remote and
- * local), or (null) all of them, which a branch picker needs.
- */
-async function readRefs(git: SimpleGit, only: string[] | null): Promise<Refs> {
-  const remotePrefix = "refs/remotes/origin/";
-  const localPrefix = "refs/heads/";
-  const patterns = only
-    ? only.flatMap((b) => [`${remotePrefix}${b}`, `${localPrefix}${b}`])
-    : [remotePrefix, localPrefix];
-  const out = await git.raw(["for-each-ref", "--format=%(objectname) %(refname)", ...patterns]);
-  const refs: Refs = { remote: new Map(), local: new Set() };
-  for (const line of out.split("\n")) {
-    const [sha, ref] = line.trim().split(" ");
-    if (!sha || !ref) continue;
-    if (ref.startsWith(remotePrefix)) refs.remote.set(ref.slice(remotePrefix.length), sha);
-    else if (ref.startsWith(localPrefix)) refs.local.add(ref.slice(localPrefix.length));
-  }
-  return refs;
 }
 
 function once(fn: () => Promise<void>): () => Promise<void> {
