@@ -135,27 +135,49 @@ export function runGit(
   args: string[],
   options: GitClientOptions,
 ): Promise<string> {
+  const { signal } = options;
+  if (signal?.aborted) return Promise.reject(abortError(signal));
   return new Promise((resolve, reject) => {
     const child = spawn("git", args, {
       cwd: baseDir,
       env: buildGitEnv(options),
       stdio: ["pipe", "pipe", "pipe"],
-      ...(options.signal ? { signal: options.signal } : {}),
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
+    let settled = false;
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      done();
+    };
+    // Rejects at once, whatever git is doing; the kill ends it.
+    const onAbort = () => {
+      child.kill();
+      settle(() => reject(abortError(signal as AbortSignal)));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", reject);
+    child.on("error", (error) => settle(() => reject(error)));
     child.on("close", (code) => {
       const out = Buffer.concat(stdout).toString("utf8");
-      if (code === 0) resolve(out);
-      else reject(new GitCommandError(code ?? 1, out, Buffer.concat(stderr).toString("utf8")));
+      const err = Buffer.concat(stderr).toString("utf8");
+      settle(() => (code === 0 ? resolve(out) : reject(new GitCommandError(code ?? 1, out, err))));
     });
     // EPIPE when git exits without reading its input is reported through exit code instead.
     child.stdin.on("error", () => {});
     child.stdin.end(options.input);
   });
+}
+
+function abortError(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return new DOMException(
+    reason instanceof Error ? `aborted: ${reason.message}` : "aborted",
+    "AbortError",
+  );
 }
 
 /** Runs a command and reports only whether it succeeded (for probes like `rev-parse --verify`). */

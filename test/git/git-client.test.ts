@@ -40,10 +40,13 @@ describe("runGit", () => {
     expect((error as GitCommandError).stderr).toContain("nope");
   });
 
-  it("stops the command when the signal aborts", async () => {
+  it("stops the command when the signal aborts, and does not start one after", async () => {
     const controller = new AbortController();
     const pending = runGit(tmp.path, ["gc", "--quiet"], { env, signal: controller.signal });
-    controller.abort();
-    await expect(pending).rejects.toThrow(/abort/i);
+    controller.abort(new Error("cancelled"));
+    await expect(pending).rejects.toThrow(/aborted: cancelled/);
+    await expect(
+      runGit(tmp.path, ["rev-parse", "--git-dir"], { env, signal: controller.signal }),
+    ).rejects.toMatchObject({ name: "AbortError" });
   });
 });
