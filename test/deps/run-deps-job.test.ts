@@ -70,7 +70,14 @@ function config(deps: Record<string, unknown> = {}): RepoConfig {
   return { ...defaultConfig(), deps };
 }
 
-async function run(steps: ScriptStep[], repoConfig = config(), url = repo.url) {
+interface RunOptions {
+  config?: RepoConfig;
+  url?: string;
+  apiUrl?: string;
+  groups?: string[];
+}
+
+async function run(steps: ScriptStep[], options: RunOptions = {}) {
   const model = createScriptedModel(steps);
   const result = await runDepsJob(
     {
@@ -78,9 +85,16 @@ async function run(steps: ScriptStep[], repoConfig = config(), url = repo.url) {
       envSource: env,
       clock: { now: () => world.now },
       createModel: () => model,
-      octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
+      octokit: new Octokit({ auth: "test", baseUrl: options.apiUrl ?? api.url, log: silent }),
     },
-    { owner: "o", repo: "r", cloneUrl: url, token: undefined, config: repoConfig },
+    {
+      owner: "o",
+      repo: "r",
+      cloneUrl: options.url ?? repo.url,
+      token: undefined,
+      config: options.config ?? config(),
+      ...(options.groups ? { groups: options.groups } : {}),
+    },
   );
   return { result, model };
 }
@@ -208,17 +222,7 @@ describe("runDepsJob", () => {
     // The fake keeps only open pull requests in its type; a maintainer closing one is this.
     Object.assign(closed, { state: "closed", merged_at: null });
     const tip = repo.sha("agent/deps/fx-greet-2");
-    const model = createScriptedModel([]);
-    const result = await runDepsJob(
-      {
-        cacheDir: join(root, "cache"),
-        envSource: env,
-        clock: { now: () => world.now },
-        createModel: () => model,
-        octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
-      },
-      { owner: "o", repo: "r", cloneUrl: repo.url, config: config(), groups: ["fx-greet-2"] },
-    );
+    const { result, model } = await run([], { groups: ["fx-greet-2"] });
     expect(result.declined).toEqual([
       {
         group: expect.objectContaining({ slug: "fx-greet-2" }),
@@ -237,17 +241,7 @@ describe("runDepsJob", () => {
       files: { "NOTES.md": "tried fx-broken 1.1.0 by hand\n" },
       message: "notes",
     });
-    const model = createScriptedModel([]);
-    const result = await runDepsJob(
-      {
-        cacheDir: join(root, "cache"),
-        envSource: env,
-        clock: { now: () => world.now },
-        createModel: () => model,
-        octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
-      },
-      { owner: "o", repo: "r", cloneUrl: repo.url, config: config(), groups: ["minor-and-patch"] },
-    );
+    const { result, model } = await run([], { groups: ["minor-and-patch"] });
     expect(result.groups.map((g) => [g.status, g.error?.message])).toEqual([
       [
         "skipped",
@@ -263,22 +257,11 @@ describe("runDepsJob", () => {
     const otherGitHub = createFakeGitHub({ owner: "o", repo: "r" });
     const otherApi = await otherGitHub.listen();
     try {
-      const model = createScriptedModel([]);
-      const result = await runDepsJob(
-        {
-          cacheDir: join(root, "cache"),
-          envSource: env,
-          clock: { now: () => world.now },
-          createModel: () => model,
-          octokit: new Octokit({ auth: "test", baseUrl: otherApi.url, log: silent }),
-        },
-        {
-          owner: "o",
-          repo: "r",
-          cloneUrl: other.url,
-          config: config({ max_open_prs: 1, ignore: ["fx-broken"] }),
-        },
-      );
+      const { result } = await run([], {
+        url: other.url,
+        apiUrl: otherApi.url,
+        config: config({ max_open_prs: 1, ignore: ["fx-broken"] }),
+      });
       expect(result.groups.map((g) => [g.group.slug, g.status, g.agent])).toEqual([
         ["minor-and-patch", "green", undefined],
       ]);
@@ -297,7 +280,7 @@ describe("runDepsJob", () => {
       files: { ...files, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n" },
       name: "pnpm",
     });
-    const { result, model } = await run([], config(), pnpm.url);
+    const { result, model } = await run([], { url: pnpm.url });
     expect(result.status).toBe("unsupported");
     expect(result.message).toContain("this repository uses pnpm (pnpm-lock.yaml)");
     expect(result.groups).toEqual([]);
@@ -306,7 +289,9 @@ describe("runDepsJob", () => {
   });
 
   it("reports a bad deps section instead of running", async () => {
-    const { result } = await run([], config({ schedule: "* * * * *", update_types: ["huge"] }));
+    const { result } = await run([], {
+      config: config({ schedule: "* * * * *", update_types: ["huge"] }),
+    });
     expect(result.status).toBe("config_error");
     expect(result.message).toContain("deps.schedule: expected a fixed minute");
     expect(result.message).toContain('deps.update_types[0]: expected "patch", "minor" or "major"');
