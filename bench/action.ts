@@ -12,6 +12,7 @@ import {
   TOKEN,
 } from "../test/action/harness.js";
 import { reply } from "../test/helpers/model-script.js";
+import { median } from "./timing.js";
 
 /**
  * How fast the bundled Action gets to work: the time from spawning
@@ -26,11 +27,6 @@ import { reply } from "../test/helpers/model-script.js";
  */
 
 const RUNS = 5;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
 
 /** Milliseconds from spawn to exit. */
 function timeProcess(args: string[], env: Record<string, string>): Promise<number> {

@@ -8,6 +8,7 @@ import type { ToolContext } from "../src/agent/tools/define-tool.js";
 import { grepSearchTool } from "../src/agent/tools/grep-search.js";
 import { listFilesTool } from "../src/agent/tools/list-files.js";
 import { buildShellEnv } from "../src/agent/tools/shell-env.js";
+import { timeMedian } from "./timing.js";
 
 const run = promisify(execFile);
 
@@ -92,18 +93,6 @@ async function ensureRepo(env: Record<string, string>): Promise<string> {
   return realpath(CACHE);
 }
 
-async function median(fn: () => Promise<unknown>): Promise<number> {
-  await fn();
-  const times: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const start = performance.now();
-    await fn();
-    times.push(performance.now() - start);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] ?? 0;
-}
-
 export async function bench(): Promise<void> {
   const env = buildShellEnv(process.env);
   const root = await ensureRepo(env);
@@ -121,20 +110,24 @@ export async function bench(): Promise<void> {
   const rows: [string, number, number][] = [
     [
       "list_files **/*.ts",
-      await median(() => listFilesTool.run({ pattern: "**/*.ts" }, ctx)),
-      await median(() => git("ls-files", "-z", "--cached", "--others", "--exclude-standard")),
+      await timeMedian(RUNS, () => listFilesTool.run({ pattern: "**/*.ts" }, ctx)),
+      await timeMedian(RUNS, () =>
+        git("ls-files", "-z", "--cached", "--others", "--exclude-standard"),
+      ),
     ],
     [
       "grep_search rare (250 hits)",
-      await median(() => grepSearchTool.run({ pattern: "FIXME\\(bench-marker\\)" }, ctx)),
-      await median(() =>
+      await timeMedian(RUNS, () => grepSearchTool.run({ pattern: "FIXME\\(bench-marker\\)" }, ctx)),
+      await timeMedian(RUNS, () =>
         git("grep", "-n", "-I", "-E", "--untracked", "-e", "FIXME\\(bench-marker\\)"),
       ),
     ],
     [
       "grep_search common (capped)",
-      await median(() => grepSearchTool.run({ pattern: "value[0-9]+ = " }, ctx)),
-      await median(() => git("grep", "-n", "-I", "-E", "--untracked", "-e", "value[0-9]+ = ")),
+      await timeMedian(RUNS, () => grepSearchTool.run({ pattern: "value[0-9]+ = " }, ctx)),
+      await timeMedian(RUNS, () =>
+        git("grep", "-n", "-I", "-E", "--untracked", "-e", "value[0-9]+ = "),
+      ),
     ],
   ];
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createGit } from "../src/git/git-client.js";
 import { prepareWorkspace } from "../src/git/workspace.js";
+import { median } from "./timing.js";
 
 /**
  * How much a warm mirror saves: times a plain `git clone` of a generated
@@ -108,11 +109,6 @@ async function commitOneFile(dir: string, round: number): Promise<void> {
   await git.raw(["commit", "--quiet", "-am", `job ${round}`]);
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 function printTable(rows: Array<[string, number]>): void {
   const plain = rows[0]?.[1] ?? 1;
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -153,7 +149,7 @@ const bot = {
 };
 
 /** Generates the source repository once (git fast-import), reused by later runs. */
-async function ensureSourceRepo(): Promise<string> {
+export async function ensureSourceRepo(): Promise<string> {
   const dir = join(cacheRoot, "source.git");
   const marker = join(dir, "bench-spec");
   if (existsSync(marker) && (await readFile(marker, "utf8")) === SPEC) return dir;

@@ -1,5 +1,3 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import type { ChangeRecord } from "./tools/define-tool.js";
 
 /** One recorded change, tagged with who made it and when. */
@@ -26,7 +24,7 @@ export interface TurnChanges {
 /**
  * Before/after snapshots of every change the agent made, grouped by turn.
  * The git layer turns each turn into a commit; the job reports the net
- * change; a failed turn can be undone.
+ * change.
  */
 export class FileHistory {
   readonly #changes: FileChange[] = [];
@@ -60,35 +58,6 @@ export class FileHistory {
   /** The net change per file over the whole run (files changed and changed back are left out). */
   netChanges(): NetChange[] {
     return mergeChanges(this.#changes);
-  }
-
-  /**
-   * Puts the files a turn changed back as they were before it and forgets the
-   * turn. Refuses when a later turn changed the same files, since restoring
-   * would silently drop that later work.
-   */
-  async undoTurn(turn: number, root: string): Promise<NetChange[]> {
-    const own = this.#changes.filter((c) => c.turn === turn);
-    const paths = new Set(own.map((c) => c.path));
-    const later = this.#changes.filter((c) => c.turn > turn && paths.has(c.path));
-    if (later.length > 0) {
-      const names = [...new Set(later.map((c) => c.path))].join(", ");
-      throw new Error(`cannot undo turn ${turn}: later turns changed ${names}`);
-    }
-    const merged = mergeChanges(own);
-    for (const file of merged) {
-      const absolute = join(root, file.path);
-      if (file.before === null) {
-        await rm(absolute, { force: true });
-      } else {
-        await mkdir(dirname(absolute), { recursive: true });
-        await writeFile(absolute, file.before);
-      }
-    }
-    for (let i = this.#changes.length - 1; i >= 0; i--) {
-      if (this.#changes[i]?.turn === turn) this.#changes.splice(i, 1);
-    }
-    return merged;
   }
 }
 

@@ -34,6 +34,11 @@ export interface AgentSessionOptions {
   thinkingBudget?: number | undefined;
   /** Pass one in to keep recording across several runs in the same workspace. */
   history?: FileHistory | undefined;
+  /**
+   * No tool runs before this settles: work the caller does on the untouched
+   * workspace (hashing it, say) overlaps the first model request.
+   */
+  beforeTools?: Promise<unknown> | undefined;
 }
 
 export interface AgentSessionResult {
@@ -47,7 +52,11 @@ export interface AgentSessionResult {
  * shell grammar above all, a WebAssembly module) loads while the first model
  * request is in flight, since no tool call can come before its answer.
  */
-function deferredPolicyCheck(config: PolicyConfig, root: string): PolicyCheck {
+function deferredPolicyCheck(
+  config: PolicyConfig,
+  root: string,
+  beforeTools: Promise<unknown> | undefined,
+): PolicyCheck {
   const policy = parsePolicyConfig(config);
   const rules = loadPolicyRules(policy, { root }).then(createPolicyCheck, (error: unknown) => {
     const message = error instanceof Error ? error.message : String(error);
@@ -56,7 +65,12 @@ function deferredPolicyCheck(config: PolicyConfig, root: string): PolicyCheck {
       reason: `the policy could not be loaded: ${message}`,
     });
   });
-  return async (call) => (await rules)(call);
+  // Whether it settles well is the caller's to judge; here it only orders.
+  const ready = beforeTools?.catch(() => undefined);
+  return async (call) => {
+    await ready;
+    return (await rules)(call);
+  };
 }
 
 /**
@@ -75,7 +89,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
     readGitInfo(root, env),
     readInstructionFiles(root, root),
   ]);
-  const check = deferredPolicyCheck(options.policy, root);
+  const check = deferredPolicyCheck(options.policy, root, options.beforeTools);
   try {
     const system = buildSystemPrompt({
       cwd: root,

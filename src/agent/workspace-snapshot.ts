@@ -1,21 +1,23 @@
-import { copyFile, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import type { SimpleGit } from "simple-git";
-import { createGit, GitCommandError } from "../git/git-client.js";
+import { diffTrees, readBlob } from "../git/diff-tree.js";
+import { EXACT_INDEX_CONFIG } from "../git/exact-tree.js";
+import { createGit, GitCommandError, type GitRunner, gitRunner } from "../git/git-client.js";
 import type { ChangeRecord } from "./tools/define-tool.js";
 
 /**
  * Finds what a shell command changed in the workspace by comparing the whole
  * tree before and after it. In a git repository the tree is written as a git
- * tree object through a throwaway index (the real index is untouched), so the
+ * tree object through a private index (the real index is untouched), so the
  * comparison is as fast as `git add -A` and honours .gitignore exactly.
  * Outside git, files are read into memory, with a cap.
  */
 export interface WorkspaceSnapshotter {
   snapshot(): Promise<Snapshot>;
   diff(before: Snapshot, after: Snapshot): Promise<ChangeRecord[]>;
-  /** Removes scratch files (the throwaway index). */
+  /** Removes scratch files (the private index). */
   close(): Promise<void>;
 }
 
@@ -35,107 +37,130 @@ export interface SnapshotOptions {
 /**
  * Git for our own commands in the agent's workspace: with the agent's
  * (secret-free) environment, but no pager or editor from it (simple-git
- * refuses to run with those set) and no hooks or fsmonitor the agent could
- * have configured to run commands past the policy.
+ * refuses to run with those set), no hooks or fsmonitor the agent could
+ * have configured to run commands past the policy, and the stat checks that
+ * keep the index honest whatever the workspace's config says.
  */
-function workspaceGit(options: SnapshotOptions, extraEnv?: Record<string, string>): SimpleGit {
-  return createGit(options.root, {
+function clientOptions(options: SnapshotOptions, extraEnv?: Record<string, string>) {
+  return {
     env: options.env,
     noHooks: true,
+    config: EXACT_INDEX_CONFIG,
     ...(extraEnv ? { extraEnv } : {}),
-  });
+  };
+}
+
+/** For output that may be binary (blobs). */
+function workspaceGit(options: SnapshotOptions): SimpleGit {
+  return createGit(options.root, clientOptions(options));
+}
+
+/** For everything else: direct, without simple-git's wait after silent commands. */
+function workspaceRunner(options: SnapshotOptions, extraEnv?: Record<string, string>): GitRunner {
+  return gitRunner(options.root, clientOptions(options, extraEnv));
 }
 
 /** Holds nothing until the first snapshot, so dropping it unclosed leaks nothing. */
 export async function createSnapshotter(options: SnapshotOptions): Promise<WorkspaceSnapshotter> {
-  const facts = await workspaceGit(options)
-    .raw(["rev-parse", "--is-inside-work-tree", "--absolute-git-dir", "--show-prefix"])
-    .catch((error: unknown) => {
-      // Not a repository: files it is. Anything else (git missing, say) is a real failure.
-      if (error instanceof GitCommandError) return null;
-      throw error;
-    });
+  const facts = await workspaceRunner(options)([
+    "rev-parse",
+    "--is-inside-work-tree",
+    "--absolute-git-dir",
+    "--show-prefix",
+  ]).catch((error: unknown) => {
+    // Not a repository: files it is. Anything else (git missing, say) is a real failure.
+    if (error instanceof GitCommandError) return null;
+    throw error;
+  });
   const [inside, gitDir, prefix] = facts?.split("\n") ?? [];
   if (inside !== "true" || !gitDir) return fileSnapshotter(options);
   return gitSnapshotter(options, gitDir, prefix?.trim() ?? "");
 }
 
+/**
+ * Snapshots through one private index, kept for the whole session: git
+ * updates it itself, so its racy-entry protection holds (an entry whose
+ * mtime is not older than the index file is compared by content). Stat data
+ * alone cannot tell a same-size edit made within the same second, and git
+ * compares whole seconds; a copy of an index with a fresh mtime once hid
+ * exactly such edits and turned `npm test` into a commit that reverted a fix.
+ */
 function gitSnapshotter(
   options: SnapshotOptions,
   gitDir: string,
   prefix: string,
 ): WorkspaceSnapshotter {
   const git = workspaceGit(options);
-  // The throwaway index lives in a scratch directory made on first use.
-  let scratch: Promise<string> | undefined;
-  const indexFile = async () => {
-    scratch ??= mkdtemp(join(tmpdir(), "patchwright-index-"));
-    return join(await scratch, "index");
+  const run = workspaceRunner(options);
+  // The private index lives in a scratch directory made on first use.
+  let index: Promise<string> | undefined;
+  const privateIndex = () => {
+    index ??= (async () => {
+      const dir = await mkdtemp(join(tmpdir(), "patchwright-index-"));
+      const file = join(dir, "index");
+      await seedIndex(join(gitDir, "index"), file, options);
+      return file;
+    })();
+    return index;
   };
+  // One snapshot at a time: two `add -A` runs on one index would race for its lock.
+  let queue: Promise<unknown> = Promise.resolve();
 
   return {
-    async snapshot() {
-      const index = await indexFile();
-      const withIndex = workspaceGit(options, { GIT_INDEX_FILE: index });
-      // Starting from a copy of the real index lets `add -A` reuse its stat
-      // cache instead of hashing every file again.
-      await copyFile(join(gitDir, "index"), index).catch(() => rm(index, { force: true }));
-      await withIndex.raw(["add", "-A", "--", "."]);
-      const tree = (await withIndex.raw(["write-tree"])).trim();
-      return { kind: "git", tree };
+    snapshot() {
+      const taken = queue.then(async () => {
+        const withIndex = workspaceRunner(options, { GIT_INDEX_FILE: await privateIndex() });
+        await withIndex(["add", "-A", "--", "."]);
+        const tree = (await withIndex(["write-tree"])).trim();
+        return { kind: "git", tree } as const;
+      });
+      queue = taken.catch(() => {});
+      return taken;
     },
     async diff(before, after) {
       if (before.kind !== "git" || after.kind !== "git") throw new Error("snapshot kinds differ");
-      if (before.tree === after.tree) return [];
-      const raw = await git.raw(["diff-tree", "-r", "-z", "--no-renames", before.tree, after.tree]);
       const changes: ChangeRecord[] = [];
-      for (const entry of parseDiffTree(raw)) {
+      for (const entry of await diffTrees(run, before.tree, after.tree)) {
         if (!entry.path.startsWith(prefix)) continue;
         changes.push({
           path: entry.path.slice(prefix.length),
-          before: entry.oldBlob ? await readBlob(git, entry.oldBlob) : null,
-          after: entry.newBlob ? await readBlob(git, entry.newBlob) : null,
+          before: entry.old ? await readBlob(git, entry.old.sha) : null,
+          after: entry.new ? await readBlob(git, entry.new.sha) : null,
         });
       }
       return changes;
     },
     async close() {
-      if (scratch) await rm(await scratch, { recursive: true, force: true });
+      if (index) await rm(dirname(await index), { recursive: true, force: true });
     },
   };
 }
 
-const NULL_SHA = /^0+$/;
-
-interface DiffTreeEntry {
-  path: string;
-  oldBlob: string | null;
-  newBlob: string | null;
+/**
+ * Starts the private index from the workspace's own, so the first snapshot
+ * reuses its stat cache instead of hashing every file. The copy is dated a
+ * second before the original: a fresh date would make git trust entries
+ * written in the original's last second, the very ones it must re-check.
+ * An index with assume-unchanged or skip-worktree entries (marks that make
+ * `add` look away from a file) is not reused: hashing everything is exact.
+ */
+async function seedIndex(source: string, target: string, options: SnapshotOptions): Promise<void> {
+  const info = await stat(source).catch(() => null);
+  if (!info) return;
+  await copyFile(source, target);
+  const seconds = Math.floor(info.mtimeMs / 1000) - 1;
+  await utimes(target, seconds, seconds);
+  const listing = await workspaceRunner(options, { GIT_INDEX_FILE: target })([
+    "ls-files",
+    "-v",
+    "-z",
+  ]).catch(() => null);
+  if (listing === null || hasLookAwayMarks(listing)) await rm(target, { force: true });
 }
 
-/** Parses `git diff-tree -r -z` output: ":mode mode sha sha status\0path\0" repeated. */
-export function parseDiffTree(raw: string): DiffTreeEntry[] {
-  const parts = raw.split("\0");
-  const entries: DiffTreeEntry[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const meta = parts[i]?.trim().split(" ") ?? [];
-    const path = parts[i + 1] ?? "";
-    const [oldMode, newMode, oldSha, newSha] = [meta[0], meta[1], meta[2], meta[3]];
-    if (!oldSha || !newSha || !path) continue;
-    // Submodule entries (mode 160000) are commits, not file contents.
-    if (oldMode?.endsWith("160000") || newMode === "160000") continue;
-    entries.push({
-      path,
-      oldBlob: NULL_SHA.test(oldSha) ? null : oldSha,
-      newBlob: NULL_SHA.test(newSha) ? null : newSha,
-    });
-  }
-  return entries;
-}
-
-async function readBlob(git: SimpleGit, sha: string): Promise<Buffer> {
-  const out: unknown = await git.binaryCatFile(["blob", sha]);
-  return Buffer.isBuffer(out) ? out : Buffer.from(String(out));
+/** `ls-files -v` tags: lowercase = assume-unchanged, S = skip-worktree. */
+function hasLookAwayMarks(listing: string): boolean {
+  return listing.split("\0").some((entry) => /^([a-z]|S) /.test(entry));
 }
 
 const SKIPPED_DIRS = new Set([".git", "node_modules"]);

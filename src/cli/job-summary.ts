@@ -30,6 +30,7 @@ export function summarizeJob(job: GitJobResult) {
     verify: job.verify ?? null,
     pushed: job.push?.pushed ?? false,
     fallbackBranch: job.fallbackBranch ?? null,
+    drift: job.drift ?? [],
     error: job.error ?? null,
   };
 }
@@ -45,6 +46,11 @@ export function renderJobSummary(job: GitJobResult): string {
   else if (job.commits.length > 0) lines.push(`committed on ${job.branch} (not pushed)`);
   else lines.push("no changes were made");
   for (const commit of job.commits) lines.push(`  ${commit.sha.slice(0, 7)} ${commit.subject}`);
+  if (job.drift?.length) {
+    lines.push(
+      `warning: the per-turn commits missed the workspace's changes to ${job.drift.join(", ")}; the last commit puts them right`,
+    );
+  }
   const files = fileStats(job.changes);
   if (files.length > 0) {
     lines.push("files:");

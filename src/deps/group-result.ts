@@ -48,6 +48,11 @@ export interface DepsGroupResult {
   /** The verify command was not configured and package.json has no test script. */
   unverified?: boolean;
   commits: CreatedCommit[];
+  /**
+   * Paths where the agent's recorded changes did not match its workspace;
+   * the workspace's content was used. Reported loudly.
+   */
+  drift?: string[];
   push?: PushResult;
   pullRequest?: PullRequestResult;
   error?: { stage: string; message: string };

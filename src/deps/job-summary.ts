@@ -18,6 +18,11 @@ export function renderDepsJobSummary(result: DepsJobResult): string {
       const files = g.agent.files.join(", ") || "no files";
       lines.push(`  agent: ${g.agent.fixed ? "fixed it" : "did not fix it"} (${files})`);
     }
+    if (g.drift?.length) {
+      lines.push(
+        `  warning: the agent's recorded changes missed the workspace's for ${g.drift.join(", ")}; the workspace's were used`,
+      );
+    }
     if (g.verify)
       lines.push(
         `  verify: \`${g.verify.command}\` ${g.verify.passed ? "passed" : `failed (exit ${g.verify.exit})`}`,

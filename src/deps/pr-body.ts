@@ -7,6 +7,7 @@ import {
   tableCell,
   tail,
 } from "../github/markdown.js";
+import { renderDrift } from "../job/summary.js";
 import { updatesMarker } from "./bump-pulls.js";
 import type { DepsGroupResult } from "./group-result.js";
 import type { Update } from "./outdated.js";
@@ -70,6 +71,7 @@ export function renderDepsPullRequestBody(
     );
   }
 
+  if (result.drift?.length) parts.push(renderDrift(result.drift));
   parts.push("### Verification", verification(result));
 
   const warnings = warningsFor(result.applied);

@@ -5,7 +5,9 @@ import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import { runAgentSession } from "../agent/session.js";
 import type { Identity } from "../git/commits.js";
+import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { allowJobBranches, pushBranch } from "../git/push.js";
+import { treeChanges } from "../git/tree-guard.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
@@ -128,6 +130,7 @@ export async function runDepsGroup(
     if (!final.passed && final.failure) {
       result.firstFailure = final.failure;
       ctx.onStep("Running the agent on the breakage");
+      const startTree = captureWorkspaceTree(dir, ctx.gitEnv);
       const session = await runAgentSession({
         root: dir,
         task: buildDepsFixTask({ updates: all, failure: final.failure }),
@@ -139,8 +142,20 @@ export async function runDepsGroup(
         signal: ctx.signal,
         onEvent: ctx.onEvent,
         extraRules: DEPS_FIX_RULES,
+        beforeTools: startTree,
       });
-      kept = session.history.netChanges().filter((c) => isKeptPath(c.path, ctx.lockfilePath));
+      // The retries below reset the tree and apply the agent's work again,
+      // so that work is taken from the workspace itself, not the records.
+      const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
+      const endTree = await captureWorkspaceTree(dir, ctx.gitEnv);
+      kept = (await treeChanges(dir, ctx.gitEnv, await startTree, endTree)).filter((c) =>
+        isKept(c.path),
+      );
+      const drift = changedPathsDiffer(
+        kept,
+        session.history.netChanges().filter((c) => isKept(c.path)),
+      );
+      if (drift.length > 0) result.drift = drift;
       keptFiles = new Map(kept.map((c) => [c.path, c.after]));
       ctx.onStep("Verifying the agent's fix");
       final = await attempt(all, keptFiles);
@@ -236,6 +251,21 @@ export async function runDepsGroup(
   } finally {
     await workspace.cleanup();
   }
+}
+
+/** Paths where the recorded changes and the workspace's disagree. */
+function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): string[] {
+  const seen = new Map(recorded.map((c) => [c.path, c.after]));
+  const paths = new Set([...workspace.map((c) => c.path), ...seen.keys()]);
+  const actual = new Map(workspace.map((c) => [c.path, c.after]));
+  return [...paths]
+    .filter((path) => {
+      const a = actual.get(path);
+      const b = seen.get(path);
+      if (a === undefined || b === undefined) return true;
+      return a === null || b === null ? a !== b : !a.equals(b);
+    })
+    .sort();
 }
 
 /** The lockfile is always npm's to write, and installed packages are never the repository's. */

@@ -1,8 +1,7 @@
-import { access, constants, mkdir, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import type { SimpleGit } from "simple-git";
+import { access, constants, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { buildCommitMessage, type CoAuthor } from "./commit-message.js";
-import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
+import { GitCommandError, type GitEnv, type GitRunner, gitRunner } from "./git-client.js";
 
 /** One file's change within a turn: contents before and after (null = absent). */
 export interface TurnFile {
@@ -74,7 +73,7 @@ export async function createCommits(
   const env = options.env ?? process.env;
   const committer = options.committer ?? options.identity;
   const base = { env, ...(options.signal ? { signal: options.signal } : {}) };
-  const git = createGit(options.dir, {
+  const git = gitRunner(options.dir, {
     ...base,
     extraEnv: {
       GIT_AUTHOR_NAME: options.identity.name,
@@ -83,16 +82,15 @@ export async function createCommits(
       GIT_COMMITTER_EMAIL: committer.email,
     },
   });
-  const withInput = (input: Buffer | string) => createGit(options.dir, { ...base, input });
 
   const groups = options.squash ? [squashTurns(options.turns, options.squashText)] : options.turns;
   const paths = [...new Set(groups.flatMap((g) => g.files.map((f) => checkPath(f.path))))];
   if (paths.length === 0) return { commits: [] };
-  const ignored = await ignoredPaths(withInput(paths.join("\0")));
+  const ignored = await ignoredPaths(git, paths);
   const modes = await indexModes(git, paths);
 
   // Anything the agent staged itself (`git add` in its shell) must not ride along.
-  await git.raw(["reset", "--quiet"]);
+  await git(["reset", "--quiet"]);
   const commits: CreatedCommit[] = [];
   for (const group of groups) {
     const files = group.files.filter((f) => !ignored.has(f.path) && !isInGitDir(f.path));
@@ -107,14 +105,14 @@ export async function createCommits(
       }
       const mode = modes.get(file.path) ?? (await worktreeMode(options.dir, file.path));
       const sha = (
-        await withInput(file.after).raw(["hash-object", "-w", `--path=${file.path}`, "--stdin"])
+        await git(["hash-object", "-w", `--path=${file.path}`, "--stdin"], file.after)
       ).trim();
       modes.set(file.path, mode);
       update.push("--cacheinfo", `${mode},${sha},${file.path}`);
     }
     if (removals.length > 0) update.push("--force-remove", "--", ...removals);
-    await git.raw(update);
-    const staged = (await git.raw(["diff", "--cached", "--name-only", "-z", "--no-renames"]))
+    await git(update);
+    const staged = (await git(["diff", "--cached", "--name-only", "-z", "--no-renames"]))
       .split("\0")
       .filter(Boolean);
     if (staged.length === 0) continue;
@@ -126,15 +124,19 @@ export async function createCommits(
     });
     const turns = options.squash ? options.turns.map((t) => t.turn) : [group.turn];
     await commit(git, options, message.message, turns, commits);
-    const sha = (await git.raw(["rev-parse", "HEAD"])).trim();
+    const sha = (await git(["rev-parse", "HEAD"])).trim();
     commits.push({ sha, subject: message.subject, files: staged, turns });
   }
-  await restoreFinalState(git, options.dir, finalContents(groups, ignored));
+  // The index now holds blobs without stat data; refreshing lets `git status`
+  // see the working tree as clean where it matches. The working tree itself
+  // is never rewritten: it is what the agent left, and the truth to check
+  // the commits against (tree-guard.ts).
+  await git(["update-index", "-q", "--refresh"]).catch(() => {});
   return { commits };
 }
 
 async function commit(
-  git: SimpleGit,
+  git: GitRunner,
   options: CreateCommitsOptions,
   message: string,
   turns: number[],
@@ -145,10 +147,10 @@ async function commit(
   const args = ["commit", "--cleanup=whitespace", "-m", message];
   if (!runHooks) args.push("--no-verify");
   try {
-    await git.raw(args);
+    await git(args);
   } catch (error) {
     // Leave the index as HEAD so the workspace is not half-staged.
-    await git.raw(["reset", "--quiet"]).catch(() => {});
+    await git(["reset", "--quiet"]).catch(() => {});
     if (error instanceof GitCommandError && runHooks && (await hasCommitHook(git, options.dir))) {
       throw new CommitHookError(error.output, turns, [...committed]);
     }
@@ -178,50 +180,10 @@ function squashTurns(turns: CommitTurn[], text: string | undefined): CommitTurn 
   };
 }
 
-/** The last recorded content of every committed path. */
-function finalContents(groups: CommitTurn[], ignored: Set<string>): Map<string, Buffer | null> {
-  const final = new Map<string, Buffer | null>();
-  for (const group of groups) {
-    for (const file of group.files) {
-      if (!ignored.has(file.path) && !isInGitDir(file.path)) final.set(file.path, file.after);
-    }
-  }
-  return final;
-}
-
-/**
- * The working tree should already hold the final state; rewrite any
- * committed path that drifted from it so `git status` ends clean.
- */
-async function restoreFinalState(
-  git: SimpleGit,
-  dir: string,
-  final: Map<string, Buffer | null>,
-): Promise<void> {
-  if (final.size === 0) return;
-  await git.raw(["update-index", "-q", "--refresh"]).catch(() => {});
-  const pathspecs = [...final.keys()].map(literal);
-  const dirty = (await git.raw(["status", "--porcelain", "-z", "--", ...pathspecs]))
-    .split("\0")
-    .filter((entry) => /^.. /.test(entry))
-    .map((entry) => entry.slice(3));
-  for (const path of dirty) {
-    const content = final.get(path);
-    if (content === undefined) continue;
-    const absolute = join(dir, path);
-    if (content === null) await rm(absolute, { force: true });
-    else {
-      await mkdir(dirname(absolute), { recursive: true });
-      await writeFile(absolute, content);
-    }
-  }
-  if (dirty.length > 0) await git.raw(["update-index", "-q", "--refresh"]).catch(() => {});
-}
-
-async function ignoredPaths(git: SimpleGit): Promise<Set<string>> {
+async function ignoredPaths(git: GitRunner, paths: string[]): Promise<Set<string>> {
   try {
     // Tracked files are never reported: a force-added file stays committable.
-    const out = await git.raw(["check-ignore", "-z", "--stdin"]);
+    const out = await git(["check-ignore", "-z", "--stdin"], paths.join("\0"));
     return new Set(out.split("\0").filter(Boolean));
   } catch (error) {
     // Exit code 1 means "nothing is ignored".
@@ -230,8 +192,8 @@ async function ignoredPaths(git: SimpleGit): Promise<Set<string>> {
   }
 }
 
-async function indexModes(git: SimpleGit, paths: string[]): Promise<Map<string, string>> {
-  const out = await git.raw(["ls-files", "--stage", "-z", "--", ...paths.map(literal)]);
+async function indexModes(git: GitRunner, paths: string[]): Promise<Map<string, string>> {
+  const out = await git(["ls-files", "--stage", "-z", "--", ...paths.map(literal)]);
   const modes = new Map<string, string>();
   for (const entry of out.split("\0")) {
     const tab = entry.indexOf("\t");
@@ -245,8 +207,8 @@ async function worktreeMode(dir: string, path: string): Promise<string> {
   return info && info.mode & 0o111 ? "100755" : "100644";
 }
 
-async function hasCommitHook(git: SimpleGit, dir: string): Promise<boolean> {
-  const hooksDir = resolve(dir, (await git.raw(["rev-parse", "--git-path", "hooks"])).trim());
+async function hasCommitHook(git: GitRunner, dir: string): Promise<boolean> {
+  const hooksDir = resolve(dir, (await git(["rev-parse", "--git-path", "hooks"])).trim());
   for (const hook of ["pre-commit", "prepare-commit-msg", "commit-msg"]) {
     const found = await access(join(hooksDir, hook), constants.X_OK).then(
       () => true,

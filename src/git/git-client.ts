@@ -172,6 +172,14 @@ export function runGit(
   });
 }
 
+/** runGit bound to one directory and one set of options; stdin per call. */
+export type GitRunner = (args: string[], input?: Buffer | string) => Promise<string>;
+
+export function gitRunner(baseDir: string, options: GitClientOptions): GitRunner {
+  return (args, input) =>
+    runGit(baseDir, args, input === undefined ? options : { ...options, input });
+}
+
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return new DOMException(

@@ -6,6 +6,7 @@ import {
   clip,
   type RunStats,
   renderCommits,
+  renderDrift,
   renderUsage,
   renderVerify,
   type VerifySummary,
@@ -46,6 +47,7 @@ export type FinalReportInput =
       commits: CommitSummary[];
       files?: FileStat[] | undefined;
       verify?: VerifySummary | undefined;
+      drift?: string[] | undefined;
       run?: RunStats | undefined;
     }
   | {
@@ -90,6 +92,7 @@ export function renderFinalReport(input: FinalReportInput): string {
         `${plural(input.files.length, "file")} changed (+${total.additions} −${total.deletions})`,
       );
     }
+    if (input.drift?.length) parts.push(renderDrift(input.drift));
     if (input.verify) parts.push(renderVerify(input.verify));
   } else if (input.outcome === "failure") {
     const text = FAILURES[input.failure];

@@ -73,6 +73,7 @@ export function pullRequestBody(
       commits: job.commits,
       files: fileStats(job.changes),
       verify: job.verify,
+      drift: job.drift,
     }),
   );
 }
@@ -118,6 +119,7 @@ export function finalReport(
       commits: job.commits,
       files: fileStats(job.changes),
       verify: job.verify,
+      drift: job.drift,
       run,
     };
   }

@@ -7,12 +7,9 @@ import { runAgentSession } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import { branchName } from "../git/branch.js";
 import type { CoAuthor } from "../git/commit-message.js";
-import {
-  CommitHookError,
-  type CreatedCommit,
-  createCommits,
-  type Identity,
-} from "../git/commits.js";
+import type { CreatedCommit, Identity } from "../git/commits.js";
+import { captureWorkspaceTree } from "../git/exact-tree.js";
+import { runGit } from "../git/git-client.js";
 import { partialFetchFor } from "../git/mirror.js";
 import { workspacePatch } from "../git/patch.js";
 import { allowJobBranches, PushConflictError, type PushResult, pushBranch } from "../git/push.js";
@@ -23,6 +20,7 @@ import {
   type MirrorOptions,
   prepareWorkspace,
 } from "../git/workspace.js";
+import { commitWork } from "./commit-work.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 
 /**
@@ -117,6 +115,11 @@ export interface GitJobResult {
   push?: PushResult;
   /** Where the work went when the job's own branch could not take it. */
   fallbackBranch?: string;
+  /**
+   * Paths whose recorded changes did not match the workspace the agent left;
+   * a last commit set them to the workspace's content. Reported loudly.
+   */
+  drift?: string[];
   patch?: string;
   /** The first thing that went wrong; stages after it did not run, work before it is kept. */
   error?: { stage: JobStage; message: string };
@@ -187,6 +190,10 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     }
 
     step("Running the agent");
+    // The workspace as the agent finds it, hashed from scratch beside the
+    // first model request (no tool runs before it is taken): what the commits
+    // are checked against before anything is pushed.
+    const startTree = captureWorkspaceTree(workspace.dir, gitEnv);
     const session = await runAgentSession({
       root: workspace.dir,
       task: input.task,
@@ -198,39 +205,35 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       signal,
       onEvent: deps.onEvent,
       extraRules: input.extraRules,
+      beforeTools: startTree,
     });
+    const endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
     result.agent = session.result;
     result.changes = session.history.netChanges();
     if (session.result.stopReason === "error") {
       result.error = { stage: "agent", message: session.result.error ?? "the agent failed" };
     }
 
-    const turns = session.history.turns().map((t) => ({
-      turn: t.turn,
-      text: session.result.turnTexts.get(t.turn) ?? "",
-      files: t.files,
-    }));
-    if (turns.length === 0) return finish();
+    const head = (await runGit(workspace.dir, ["rev-parse", "HEAD"], { env: gitEnv })).trim();
+    const trees = { start: await startTree, end: endTree };
+    if (session.history.turns().length === 0 && trees.start === trees.end) return finish();
 
     // Partial work is committed and pushed even when the agent stopped early.
     step("Committing");
-    try {
-      const created = await createCommits({
-        dir: workspace.dir,
-        turns,
-        identity: input.identity,
-        squash: input.squash,
-        squashText: session.result.finalText,
-        env: gitEnv,
-        ...(input.coAuthor ? { coAuthor: input.coAuthor } : {}),
-        ...(input.requestUrl ? { requestUrl: input.requestUrl } : {}),
-      });
-      result.commits = created.commits;
-    } catch (error) {
-      if (!(error instanceof CommitHookError)) throw error;
-      result.commits = error.committed;
-      result.error ??= { stage: "commit", message: error.message };
-    }
+    const work = await commitWork({
+      dir: workspace.dir,
+      env: gitEnv,
+      session,
+      trees,
+      head,
+      identity: input.identity,
+      squash: input.squash,
+      coAuthor: input.coAuthor,
+      requestUrl: input.requestUrl,
+    });
+    result.commits = work.commits;
+    if (work.hookError) result.error ??= { stage: "commit", message: work.hookError.message };
+    if (work.drift) result.drift = work.drift;
     if (input.wantPatch)
       result.patch = await workspacePatch(workspace.dir, workspace.startSha, gitEnv);
 

@@ -54,6 +54,8 @@ export interface PullRequestBodyInput extends RunStats {
   commits: CommitSummary[];
   files: FileStat[];
   verify?: VerifySummary | undefined;
+  /** Paths a last commit had to put right (see GitJobResult.drift). */
+  drift?: string[] | undefined;
 }
 
 const MAX_SUMMARY_CHARS = 20_000;
@@ -71,6 +73,7 @@ export function renderPullRequestBody(input: PullRequestBodyInput): string {
   }
   if (input.files.length > 0) parts.push(`### Changes\n\n${renderFilesTable(input.files)}`);
   if (input.commits.length > 0) parts.push(`### Commits\n\n${renderCommits(input.commits)}`);
+  if (input.drift?.length) parts.push(renderDrift(input.drift));
   if (input.verify) parts.push(`### Verification\n\n${renderVerify(input.verify)}`);
   parts.push(`### Usage\n\n${renderUsage(input)}`);
   const requester = input.request.url
@@ -110,6 +113,18 @@ export function renderCommits(commits: readonly CommitSummary[]): string {
   const more = commits.length - MAX_COMMITS_LISTED;
   if (more > 0) lines.push(`- _and ${plural(more, "more commit")}_`);
   return lines.join("\n");
+}
+
+/** Said wherever the job's result is shown: the commits had to be put right. */
+export function renderDrift(paths: readonly string[]): string {
+  const names = paths.slice(0, MAX_FILES_LISTED).map((path) => inlineCode(path, 200));
+  const more = paths.length - MAX_FILES_LISTED;
+  if (more > 0) names.push(`and ${plural(more, "more file")}`);
+  return [
+    "> [!WARNING]",
+    `> The agent's recorded changes did not match the workspace it left, for ${names.join(", ")}.`,
+    "> The branch holds the workspace's content. Please report this as a patchwright bug.",
+  ].join("\n");
 }
 
 export function renderVerify(verify: VerifySummary): string {

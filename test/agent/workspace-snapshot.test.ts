@@ -2,7 +2,8 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
-import { createSnapshotter, parseDiffTree } from "../../src/agent/workspace-snapshot.js";
+import { createSnapshotter } from "../../src/agent/workspace-snapshot.js";
+import { parseDiffTree } from "../../src/git/diff-tree.js";
 import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
 // The environment the agent session really gives these helpers (it sets GIT_PAGER and GIT_EDITOR).
@@ -51,6 +52,24 @@ describe("workspace snapshots", () => {
     await snapshotter.close();
   });
 
+  it("sees a same-size edit in a file the index marks assume-unchanged, or under a config that trusts stat less", async () => {
+    const root = await makeRepo({ "a.txt": "one\n", "b.txt": "two\n" });
+    git(root, "update-index", "--assume-unchanged", "a.txt");
+    git(root, "config", "core.trustctime", "false");
+    git(root, "config", "core.checkStat", "minimal");
+    git(root, "config", "core.ignoreStat", "true");
+    const snapshotter = await createSnapshotter({ root, env });
+    const before = await snapshotter.snapshot();
+    await writeFile(join(root, "a.txt"), "ONE\n");
+    await writeFile(join(root, "b.txt"), "TWO\n");
+    const changes = await snapshotter.diff(before, await snapshotter.snapshot());
+    expect(changes.map((c) => [c.path, c.after?.toString()])).toEqual([
+      ["a.txt", "ONE\n"],
+      ["b.txt", "TWO\n"],
+    ]);
+    await snapshotter.close();
+  });
+
   it("falls back to reading files outside git, skipping node_modules", async () => {
     const root = await makeTempDir();
     await writeFile(join(root, "a.txt"), "a");
@@ -68,8 +87,8 @@ describe("workspace snapshots", () => {
     const zero = "0".repeat(40);
     const raw = `:100644 100644 ${sha1} ${sha1} M\0a b.txt\0:000000 100644 ${zero} ${sha1} A\0new\0:160000 160000 ${sha1} ${sha1} M\0sub\0`;
     expect(parseDiffTree(raw)).toEqual([
-      { path: "a b.txt", oldBlob: sha1, newBlob: sha1 },
-      { path: "new", oldBlob: null, newBlob: sha1 },
+      { path: "a b.txt", old: { mode: "100644", sha: sha1 }, new: { mode: "100644", sha: sha1 } },
+      { path: "new", old: null, new: { mode: "100644", sha: sha1 } },
     ]);
   });
 });

@@ -7,6 +7,7 @@ import {
   startHarness,
   stopHarness,
 } from "../helpers/app-harness.js";
+import { CALC_FILES, CALC_FIXED_SUM, calcFixSteps } from "../helpers/calc-repo.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import { callTool, reply } from "../helpers/model-script.js";
 
@@ -308,6 +309,32 @@ describe("the App", () => {
     ]) {
       expect(toolOutput).not.toContain(secret);
       expect(JSON.stringify([...harness.github.comments.values()])).not.toContain(secret);
+    }
+  });
+});
+
+describe("the App, job after job on one repository", () => {
+  it("pushes the agent's same-size fix every time (the change tracking once reverted it)", async () => {
+    harness = await startHarness({
+      steps: calcFixSteps(),
+      files: CALC_FILES,
+      github: { configYaml: "verify: npm test\n" },
+    });
+    const h = harness;
+    for (let issue = 1; issue <= 5; issue++) {
+      await deliver(
+        h,
+        "issue_comment",
+        issueComment(h, "@agent fix sum", "octocat", { number: issue }),
+        `d-${issue}`,
+      );
+    }
+    expect(h.github.pulls).toHaveLength(5);
+    for (const pull of h.github.pulls) {
+      expect(h.repo.show(pull.head.ref, "src/sum.js")).toBe(CALC_FIXED_SUM.trimEnd());
+      expect(h.repo.show(pull.head.ref, "README.md")).toContain("`sum(2, 3)` is 5");
+      expect(pull.body).toContain("✅ `npm test` passed");
+      expect(pull.body).not.toContain("did not match the workspace");
     }
   });
 });

@@ -56,6 +56,9 @@ describe("CLI job summary", () => {
       pushed: true,
       files: [{ path: "a.ts", additions: 2, deletions: 1 }],
     });
+    expect(renderJobSummary({ ...job, drift: ["a.ts"] })).toContain(
+      "warning: the per-turn commits missed the workspace's changes to a.ts; the last commit puts them right",
+    );
     const { push: _push, verify: _verify, ...rest } = job;
     expect(renderJobSummary({ ...rest, commits: [], changes: [] })).toBe("no changes were made");
   });

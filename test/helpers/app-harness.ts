@@ -70,6 +70,18 @@ export function aim(
   return payload;
 }
 
+/**
+ * Probot replaces the throttle options of the Octokit class it is given
+ * with its own (which leave throttling on, and so space every write a
+ * second apart), so the switch has to come after its defaults: a function
+ * default runs on the options Probot already merged.
+ */
+const UNTHROTTLED = ProbotOctokit.defaults((options: Record<string, unknown>) => ({
+  ...options,
+  retry: { enabled: false },
+  throttle: { ...(options.throttle as object), enabled: false },
+}));
+
 export interface Harness {
   probot: Probot;
   github: FakeGitHub;
@@ -123,7 +135,7 @@ export async function startHarness(options: {
     appId: 1,
     privateKey: PRIVATE_KEY,
     logLevel: "fatal",
-    Octokit: ProbotOctokit.defaults({ retry: { enabled: false }, throttle: { enabled: false } }),
+    Octokit: UNTHROTTLED,
   });
   await probot.load(app);
   return { probot, github, repo, idle, models, tmp };

@@ -150,6 +150,24 @@ describe("renderPullRequestBody", () => {
   });
 });
 
+describe("a drift warning (commits that had to be put right)", () => {
+  it("is in the PR body and the final report, naming the files", () => {
+    const body = renderPullRequestBody(prInput({ drift: ["src/sum.js", "README.md"] }));
+    expect(body).toContain(
+      "> The agent's recorded changes did not match the workspace it left, for `src/sum.js`, `README.md`.",
+    );
+    const report = renderFinalReport({
+      outcome: "success",
+      branch: "agent/x",
+      commits: [{ sha: "abcdef0123", subject: "fix: sum" }],
+      drift: ["src/sum.js"],
+    });
+    expect(report).toContain("> [!WARNING]");
+    expect(report).toContain("`src/sum.js`");
+    expect(renderPullRequestBody(prInput())).not.toContain("[!WARNING]");
+  });
+});
+
 describe("renderFinalReport", () => {
   it("success with a new pull request links it and lists commits, verify and usage", () => {
     const report = renderFinalReport({

@@ -10,8 +10,12 @@ export interface ChangeRecord {
 }
 
 /** What a tool knows about the file when it was last read (for edit checks). */
+/** What a file looked like when the model last saw it; any difference means it changed. */
 export interface ReadStamp {
   mtimeMs: number;
+  /** A command can set mtime back; it cannot set ctime back. */
+  ctimeMs: number;
+  ino: number;
   size: number;
 }
 

@@ -3,7 +3,7 @@ import type { ReadStamp, ToolContext } from "./define-tool.js";
 import { ToolError } from "./define-tool.js";
 
 export function stampOf(stats: Stats): ReadStamp {
-  return { mtimeMs: stats.mtimeMs, size: stats.size };
+  return { mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs, ino: stats.ino, size: stats.size };
 }
 
 /**
@@ -23,7 +23,13 @@ export function assertReadAndUnchanged(
       `${relative} has not been read yet; call read_file on it first, then retry this change`,
     );
   }
-  if (stamp.mtimeMs !== current.mtimeMs || stamp.size !== current.size) {
+  const now = stampOf(current);
+  if (
+    stamp.mtimeMs !== now.mtimeMs ||
+    stamp.ctimeMs !== now.ctimeMs ||
+    stamp.ino !== now.ino ||
+    stamp.size !== now.size
+  ) {
     throw new ToolError(
       `${relative} changed on disk since you last read it (by a command or someone else); call read_file again and redo the change against the current content`,
     );

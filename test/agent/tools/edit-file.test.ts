@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editFileTool } from "../../../src/agent/tools/edit-file.js";
 import { readFileTool } from "../../../src/agent/tools/read-file.js";
+import { stampOf } from "../../../src/agent/tools/read-guard.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
 
 describe("edit_file", () => {
@@ -49,10 +50,7 @@ describe("edit_file", () => {
     await editFileTool.run({ file_path: "a.txt", old_string: "two", new_string: "2" }, ws.ctx);
     expect(await contents("a.txt")).toBe("1 2\n");
     const info = await stat(join(ws.root, "a.txt"));
-    expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual({
-      mtimeMs: info.mtimeMs,
-      size: info.size,
-    });
+    expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual(stampOf(info));
   });
 
   it("treats old_string literally, and $ patterns in new_string literally", async () => {
@@ -123,6 +121,17 @@ describe("edit_file", () => {
     expect(await contents("a.txt")).toBe("jello\n");
   });
 
+  it("refuses a same-size change whose mtime a command set back to what the read saw", async () => {
+    await ws.write("a.txt", "hello\n");
+    await readFileTool.run({ file_path: "a.txt" }, ws.ctx);
+    const seen = await stat(join(ws.root, "a.txt"));
+    await ws.write("a.txt", "jello\n");
+    await utimes(join(ws.root, "a.txt"), seen.atime, seen.mtime);
+    await expect(
+      editFileTool.run({ file_path: "a.txt", old_string: "ello", new_string: "i" }, ws.ctx),
+    ).rejects.toThrow(/changed on disk since you last read it/);
+  });
+
   it("keeps CRLF line endings when the model writes \\n", async () => {
     await readAndEdit("win.txt", "one\r\ntwo\r\nthree\r\n", {
       old_string: "one\ntwo",
@@ -161,10 +170,7 @@ describe("edit_file", () => {
       editFileTool.run({ file_path: ".git/config", old_string: "[core]", new_string: "x" }, ws.ctx),
     ).rejects.toThrow(/\.git/);
     await ws.write("bin.dat", Buffer.from([0x61, 0x00, 0x62]));
-    await ws.ctx.reads.set(join(ws.root, "bin.dat"), {
-      mtimeMs: (await stat(join(ws.root, "bin.dat"))).mtimeMs,
-      size: 3,
-    });
+    await ws.ctx.reads.set(join(ws.root, "bin.dat"), stampOf(await stat(join(ws.root, "bin.dat"))));
     await expect(
       editFileTool.run({ file_path: "bin.dat", old_string: "a", new_string: "c" }, ws.ctx),
     ).rejects.toThrow(/binary/);

@@ -21,7 +21,12 @@ describe("read_file", () => {
     await ws.write("a.txt", "hello\n");
     await readFileTool.run({ file_path: "a.txt" }, ws.ctx);
     const info = await stat(join(ws.root, "a.txt"));
-    expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual({ mtimeMs: info.mtimeMs, size: 6 });
+    expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual({
+      mtimeMs: info.mtimeMs,
+      ctimeMs: info.ctimeMs,
+      ino: info.ino,
+      size: 6,
+    });
   });
 
   it("pages with offset and limit and says how to continue", async () => {

@@ -2,6 +2,7 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readFileTool } from "../../../src/agent/tools/read-file.js";
+import { stampOf } from "../../../src/agent/tools/read-guard.js";
 import { writeFileTool } from "../../../src/agent/tools/write-file.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
 
@@ -23,10 +24,7 @@ describe("write_file", () => {
       { path: "src/deep/new.ts", before: null, after: Buffer.from("export {};\n") },
     ]);
     const info = await stat(join(ws.root, "src/deep/new.ts"));
-    expect(ws.ctx.reads.get(join(ws.root, "src/deep/new.ts"))).toEqual({
-      mtimeMs: info.mtimeMs,
-      size: info.size,
-    });
+    expect(ws.ctx.reads.get(join(ws.root, "src/deep/new.ts"))).toEqual(stampOf(info));
   });
 
   it("refuses to overwrite a file that was not read", async () => {
