@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 
 # patchwright GitHub App. Build: docker build -t patchwright .
-# Run:   docker run --env-file .env -p 3000:3000 -v patchwright-cache:/var/cache/patchwright patchwright
+# Run:   docker run --env-file .env -p 3000:3000 -v patchwright-cache:/var/cache/patchwright \
+#          --security-opt seccomp=unconfined --security-opt systempaths=unconfined patchwright
 # Probot needs 20.18.1 or newer; the node:20 tag follows the latest 20.x.
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -20,10 +21,13 @@ RUN npm run build \
  && rm -rf node_modules/tree-sitter-bash/src node_modules/tree-sitter-bash/prebuilds
 
 FROM ${NODE_IMAGE} AS runtime
-# git: the job clones, commits and pushes. tini: reaps the processes the
-# agent's shell leaves behind and forwards signals, which node as PID 1 does not.
+# git: the job clones, commits and pushes. bubblewrap: every command from the
+# repository or the agent runs in its sandbox (run the container with
+# --security-opt seccomp=unconfined --security-opt systempaths=unconfined, see
+# the README's security model). tini: forwards signals, which node as PID 1
+# does not.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends git ca-certificates tini \
+ && apt-get install -y --no-install-recommends git ca-certificates tini bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \

@@ -8,6 +8,7 @@ import type { ToolContext } from "../src/agent/tools/define-tool.js";
 import { grepSearchTool } from "../src/agent/tools/grep-search.js";
 import { listFilesTool } from "../src/agent/tools/list-files.js";
 import { buildShellEnv } from "../src/agent/tools/shell-env.js";
+import { unsandboxed } from "../src/sandbox/sandbox.js";
 import { timeMedian } from "./timing.js";
 
 const run = promisify(execFile);
@@ -99,6 +100,7 @@ export async function bench(): Promise<void> {
   const ctx: ToolContext = {
     root,
     env,
+    sandbox: unsandboxed.open({ workspace: root, readOnly: [], network: { kind: "off" } }),
     signal: new AbortController().signal,
     reads: new Map(),
     recordChange: () => undefined,

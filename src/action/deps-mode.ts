@@ -4,6 +4,7 @@ import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { repositorySchema } from "../job/payload.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type ActionResult, failed, skipped } from "./result.js";
 
@@ -14,6 +15,7 @@ export interface DepsModeDeps {
   envSource: Record<string, string | undefined>;
   createModel: (modelId: string) => Model;
   cacheDir: string;
+  sandbox: SandboxLauncher;
   signal?: AbortSignal | undefined;
   info: (message: string) => void;
 }
@@ -48,6 +50,7 @@ export async function runDepsMode(
   const result = await runDepsJob(
     {
       cacheDir: deps.cacheDir,
+      sandbox: deps.sandbox,
       envSource: deps.envSource,
       clock: deps.clock,
       createModel: deps.createModel,

@@ -24,6 +24,7 @@ export const INPUT_NAMES = [
   "verify_command",
   "config_path",
   "mode",
+  "unsandboxed",
 ] as const;
 
 export type InputName = (typeof INPUT_NAMES)[number];
@@ -108,6 +109,11 @@ const inputsSchema = z
       .string()
       .transform((value) => value.trim() || "auto")
       .pipe(z.enum(["auto", "deps"], { error: "expected auto or deps" })),
+    unsandboxed: z
+      .string()
+      .transform((value) => value.trim().toLowerCase() || "false")
+      .pipe(z.enum(["true", "false"], { error: "expected true or false" }))
+      .transform((value) => value === "true"),
   })
   .superRefine((inputs, ctx) => {
     // Half of the App's credentials is a mistake, not a reason to fall back to github_token.
@@ -140,6 +146,8 @@ export interface ActionInputs {
   verifyCommand?: string | undefined;
   configPath?: string | undefined;
   mode: "auto" | "deps";
+  /** Run repository code without a sandbox where none can start (an explicit, logged choice). */
+  unsandboxed: boolean;
 }
 
 export type InputsResult = { ok: true; inputs: ActionInputs } | { ok: false; message: string };
@@ -178,6 +186,7 @@ export function readInputs(getInput: (name: InputName) => string): InputsResult 
       verifyCommand: data.verify_command,
       configPath: data.config_path,
       mode: data.mode,
+      unsandboxed: data.unsandboxed,
     },
   };
 }

@@ -1,10 +1,15 @@
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Model } from "../agent/model.js";
 import { loadAnthropicSdk } from "../agent/models/anthropic.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
+import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { anthropicModelFactory } from "../job/job-deps.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { chooseSandbox } from "../sandbox/select.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import type { ActionsIo } from "./actions-io.js";
 import { createInstallationToken, type InstallationAuth } from "./app-token.js";
 import { type EventRun, runRepository, runRequest } from "./event-jobs.js";
@@ -33,6 +38,51 @@ export interface ActionDeps {
   createModel?: ((modelId: string) => Model) | undefined;
   /** Aborted when the run is cancelled: the agent stops and the work so far is pushed. */
   signal?: AbortSignal | undefined;
+  /** Where repository code runs; default: bubblewrap, or a refusal naming the fix. */
+  sandbox?: SandboxLauncher | undefined;
+}
+
+/**
+ * bubblewrap, or (where it cannot start) a launcher that refuses with the
+ * fix, unless the workflow set `unsandboxed: true`. The runner's own
+ * checkout (actions/checkout leaves a token in it) and our cache stay hidden.
+ */
+async function actionSandbox(
+  deps: ActionDeps,
+  inputs: ActionInputs,
+  cacheDir: string,
+): Promise<SandboxLauncher> {
+  if (deps.sandbox) return deps.sandbox;
+  const choice = await chooseSandbox({
+    mode: "service",
+    optOut: inputs.unsandboxed,
+    optOutName: "the input unsandboxed: true",
+    path: deps.env.PATH ?? "",
+    home: deps.env.HOME || homedir(),
+    hidden: [cacheDir, deps.env.GITHUB_WORKSPACE, process.cwd()].filter((path): path is string =>
+      Boolean(path),
+    ),
+  });
+  if (choice.warning) deps.io.warning(choice.warning);
+  return choice.launcher;
+}
+
+/** What must never leave in a commit: the runner's secrets, the inputs' and the job's token. */
+function actionSecrets(
+  env: Record<string, string | undefined>,
+  inputs: ActionInputs,
+  token: string,
+): KnownSecret[] {
+  const named: Array<[string, string | undefined]> = [
+    ["anthropic_api_key", inputs.anthropicApiKey],
+    ["private_key", inputs.app?.privateKey],
+    ["github_token", inputs.githubToken],
+    ["the job's token", token],
+  ];
+  return [
+    ...secretsInEnv(env),
+    ...named.flatMap(([name, value]) => (value ? [{ name, value }] : [])),
+  ];
 }
 
 /** The workflow's own token comments and pushes as this account. */
@@ -78,6 +128,7 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
     io.setSecret(auth.token);
     // Loaded only in this mode: the registry client is a large part of the bundle.
     const { runDepsMode } = await import("./deps-mode.js");
+    const cacheDir = join(context.tempDir, "patchwright", "cache");
     return runDepsMode(
       {
         octokit: deps.createClient(auth.token, context.apiUrl),
@@ -91,7 +142,8 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
             baseURL: deps.env.ANTHROPIC_BASE_URL,
             missingKey: "input anthropic_api_key: required to fix what a bump breaks",
           }),
-        cacheDir: join(context.tempDir, "patchwright", "cache"),
+        cacheDir,
+        sandbox: await actionSandbox(deps, inputs, cacheDir),
         signal: deps.signal,
         info: (message) => io.info(redact(message)),
       },
@@ -164,6 +216,7 @@ async function runEvent(
   );
   const transcript = await openTranscript(transcriptPath, redact, deps.clock);
   const log = createJobLog({ info: (m) => io.info(m), transcript, redact });
+  const cacheDir = join(context.tempDir, "patchwright", "cache");
   const run: EventRun = {
     io,
     clock: deps.clock,
@@ -184,7 +237,9 @@ async function runEvent(
           baseURL: deps.env.ANTHROPIC_BASE_URL,
           missingKey: "input anthropic_api_key: required",
         }),
-      cacheDir: join(context.tempDir, "patchwright", "cache"),
+      cacheDir,
+      sandbox: await actionSandbox(deps, inputs, cacheDir),
+      secrets: actionSecrets(deps.env, inputs, auth.token),
       envSource: jobEnv(deps.env),
       clock: deps.clock,
       botLogin: auth.botLogin,

@@ -1,3 +1,5 @@
+import type { Sandbox } from "../sandbox/sandbox.js";
+import type { Redactor } from "./redact.js";
 import { compactConversation, needsCompaction } from "./compaction.js";
 import type { AgentEventListener, AgentStopReason } from "./events.js";
 import type { FileHistory } from "./file-history.js";
@@ -44,6 +46,10 @@ export interface AgentDeps {
   root: string;
   /** Scrubbed environment for the agent's shell. */
   env: Record<string, string>;
+  /** Where the agent's commands run. */
+  sandbox: Sandbox;
+  /** Applied to tool results before the model sees them. */
+  redact: Redactor;
   clock: { now(): number };
   signal?: AbortSignal | undefined;
   onEvent?: AgentEventListener | undefined;
@@ -208,6 +214,8 @@ export async function runAgent(deps: AgentDeps, task: AgentTask): Promise<AgentR
         snapshotter: deps.snapshotter,
         root: deps.root,
         env: deps.env,
+        sandbox: deps.sandbox,
+        redact: deps.redact,
         reads,
         signal: controller.signal,
         now: () => deps.clock.now(),

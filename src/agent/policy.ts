@@ -17,13 +17,10 @@ export {
   parseRule,
   type Rule,
 } from "./policy/rules.js";
-export {
-  analyzeCommand,
-  type CommandAnalysis,
-  type Redirect,
-  type SimpleCommand,
-} from "./policy/shell-analysis.js";
+export { analyzeCommand } from "./policy/shell-analysis.js";
+export type { CommandAnalysis, SimpleCommand } from "./policy/shell-command.js";
 export { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
+export type { Redirect } from "./policy/shell-words.js";
 
 const ruleString = z.string().superRefine((source, ctx) => {
   const problem = ruleProblem(source);

@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { createGit, GitCommandError } from "../git/git-client.js";
+import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { GitInfo, InstructionFile } from "./prompt.js";
 
 const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
@@ -20,7 +20,7 @@ export async function readInstructionFiles(root: string, cwd: string): Promise<I
   const files: InstructionFile[] = [];
   for (const dir of dirs) {
     for (const name of INSTRUCTION_FILES) {
-      const content = await readFile(join(dir, name), "utf8").catch(() => null);
+      const content = await readWorkspaceText(dir, name).catch(() => null);
       if (content === null || !content.trim()) continue;
       files.push({
         path: relative(root, join(dir, name)).split(sep).join("/"),
@@ -40,7 +40,7 @@ export async function readGitInfo(
   env: Record<string, string>,
 ): Promise<GitInfo | undefined> {
   // Our own commands: no pager or editor from the agent's environment, no hooks.
-  const git = createGit(cwd, { env, noHooks: true });
+  const git = createGit(cwd, { env });
   // Side by side; log fails without commits, status outside a repository.
   const log = git.raw(["log", "--oneline", "-n", "5"]).catch(() => "");
   let status: string;

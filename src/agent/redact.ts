@@ -1,3 +1,5 @@
+import { MIN_SECRET_LENGTH, TOKEN_PATTERNS } from "../secrets/patterns.js";
+
 /**
  * Removes secrets from text before it is stored or shown: transcripts, logs,
  * comments and PR bodies all pass through here. Known secret values (the
@@ -6,20 +8,7 @@
  * command output may carry someone else's.
  */
 
-const TOKEN_PATTERNS: RegExp[] = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-  /\bgh[opusr]_[A-Za-z0-9]{20,}\b/g,
-  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
-  /\bsk-ant-[A-Za-z0-9_-]{16,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
-  /(x-access-token:)[^@\s]+@/g,
-];
-
 export const REDACTED = "[REDACTED]";
-
-/** Values shorter than this are too likely to occur by chance to replace blindly. */
-const MIN_SECRET_LENGTH = 8;
 
 export type Redactor = (text: string) => string;
 
@@ -32,7 +21,7 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
   return (text) => {
     let out = text;
     for (const value of values) out = out.split(value).join(REDACTED);
-    for (const pattern of TOKEN_PATTERNS) {
+    for (const { pattern } of TOKEN_PATTERNS) {
       out = out.replace(pattern, (_match, prefix?: string) =>
         typeof prefix === "string" && prefix.endsWith(":") ? `${prefix}${REDACTED}@` : REDACTED,
       );

@@ -12,8 +12,11 @@ export interface ToolRunDeps {
   snapshotter?: WorkspaceSnapshotter | undefined;
   root: string;
   env: Record<string, string>;
+  sandbox: ToolContext["sandbox"];
   reads: ToolContext["reads"];
   signal: AbortSignal;
+  /** Applied to every tool result: secrets and token shapes never reach the model. */
+  redact: (text: string) => string;
   now: () => number;
   emit: AgentEventListener;
 }
@@ -73,6 +76,7 @@ async function runOne(
   const ctx: ToolContext = {
     root: deps.root,
     env: deps.env,
+    sandbox: deps.sandbox,
     reads: deps.reads,
     signal: deps.signal,
     recordChange: record,
@@ -88,7 +92,10 @@ async function runOne(
       }
     },
   };
-  const { content, isError } = await executeToolCall(deps.registry, call, ctx, deps.check);
+  const result = await executeToolCall(deps.registry, call, ctx, deps.check);
+  // Before the model, the transcript or anything else sees it.
+  const content = deps.redact(result.content);
+  const isError = result.isError;
   deps.emit({
     type: "tool_result",
     turn,

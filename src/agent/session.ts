@@ -1,4 +1,7 @@
 import { realpath } from "node:fs/promises";
+import type { Sandbox } from "../sandbox/sandbox.js";
+import { secretsInEnv } from "../secrets/patterns.js";
+import { createRedactor } from "./redact.js";
 import type { AgentEventListener } from "./events.js";
 import { FileHistory } from "./file-history.js";
 import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
@@ -9,6 +12,7 @@ import {
   type PolicyConfig,
   parsePolicyConfig,
 } from "./policy.js";
+import type { InstructionFile } from "./prompt.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
 import type { PolicyCheck, PolicyDecision } from "./tools/define-tool.js";
@@ -26,6 +30,13 @@ export interface AgentSessionOptions {
   limits: AgentLimits;
   /** The process environment; only an allowlist of it reaches the agent's shell. */
   envSource: Record<string, string | undefined>;
+  /** Where the agent's commands run: the workspace's sandbox. */
+  sandbox: Sandbox;
+  /**
+   * Secrets beyond those in envSource (a token minted for the job): tool
+   * results are redacted of them, and of every known token shape.
+   */
+  secrets?: readonly string[] | undefined;
   clock: { now(): number };
   signal?: AbortSignal | undefined;
   onEvent?: AgentEventListener | undefined;
@@ -39,6 +50,11 @@ export interface AgentSessionOptions {
    * workspace (hashing it, say) overlaps the first model request.
    */
   beforeTools?: Promise<unknown> | undefined;
+  /**
+   * The project's agent instructions when the workspace's own must not be
+   * trusted (a fork's pull request); default: AGENTS.md / CLAUDE.md in it.
+   */
+  instructions?: InstructionFile[] | undefined;
 }
 
 export interface AgentSessionResult {
@@ -87,7 +103,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const [snapshotter, git, instructions] = await Promise.all([
     createSnapshotter({ root, env }),
     readGitInfo(root, env),
-    readInstructionFiles(root, root),
+    options.instructions ?? readInstructionFiles(root, root),
   ]);
   const check = deferredPolicyCheck(options.policy, root, options.beforeTools);
   try {
@@ -108,6 +124,11 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         snapshotter,
         root,
         env,
+        sandbox: options.sandbox,
+        redact: createRedactor([
+          ...secretsInEnv(options.envSource).map((secret) => secret.value),
+          ...(options.secrets ?? []),
+        ]),
         clock: options.clock,
         signal: options.signal,
         onEvent: options.onEvent,

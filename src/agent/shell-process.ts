@@ -2,18 +2,21 @@ import { spawn } from "node:child_process";
 import { access, constants } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { delimiter, join } from "node:path";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { HeadTailBuffer } from "./tools/truncate.js";
 
 /**
- * Runs one shell command in its own process group with a timeout, capped
- * output, no stdin and an explicit environment. The agent's run_shell tool
- * and the job's verify step both run commands through here.
+ * Runs one shell command in its sandbox, in its own process group, with a
+ * timeout, capped output, no stdin and an explicit environment. The agent's
+ * run_shell tool, the job's setup and verify steps and the dependency job's
+ * install and test steps all run commands through here.
  */
 
 export interface ShellProcessContext {
   cwd: string;
   env: Record<string, string>;
   signal: AbortSignal;
+  sandbox: Sandbox;
 }
 
 export interface ShellProcessOptions {
@@ -53,23 +56,29 @@ export interface ShellOutcome {
   leftovers: boolean;
 }
 
-export function runShellProcess(
+export async function runShellProcess(
   shell: string,
   command: string,
   timeoutSeconds: number,
   ctx: ShellProcessContext,
   options: ShellProcessOptions = {},
 ): Promise<ShellOutcome> {
+  const wrapped = await ctx.sandbox.wrap({
+    argv: [shell, "-c", command],
+    cwd: ctx.cwd,
+    env: ctx.env,
+  });
   const killGraceMs = options.killGraceMs ?? 3000;
   const closeGraceMs = options.closeGraceMs ?? 1000;
   const stdout = new HeadTailBuffer(options.maxStreamChars ?? 30_000);
   const stderr = new HeadTailBuffer(options.maxStreamChars ?? 30_000);
 
   return new Promise((resolve, reject) => {
-    // Its own process group, so a timeout can kill everything the command started.
-    const child = spawn(shell, ["-c", command], {
+    // Its own process group, so a timeout can kill everything the command
+    // started (in a sandbox, killing it ends its PID namespace too).
+    const child = spawn(wrapped.file, wrapped.args, {
       cwd: ctx.cwd,
-      env: ctx.env,
+      env: wrapped.env,
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     });
@@ -117,7 +126,7 @@ export function runShellProcess(
       settled = true;
       for (const timer of timers) clearTimeout(timer);
       ctx.signal.removeEventListener("abort", onAbort);
-      reject(new Error(`could not start ${shell}: ${error.message}`));
+      reject(new Error(`could not start ${wrapped.file}: ${error.message}`));
     });
     child.on("exit", (code, signal) => {
       exit = { code, signal };

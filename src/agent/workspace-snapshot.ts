@@ -44,7 +44,6 @@ export interface SnapshotOptions {
 function clientOptions(options: SnapshotOptions, extraEnv?: Record<string, string>) {
   return {
     env: options.env,
-    noHooks: true,
     config: EXACT_INDEX_CONFIG,
     ...(extraEnv ? { extraEnv } : {}),
   };

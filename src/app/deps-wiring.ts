@@ -4,6 +4,7 @@ import { loadRepoConfig } from "../config/load.js";
 import { depsScheduleOf } from "../deps/config.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import type { GitHubClient } from "../github/octokit.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { createDepsScheduler, type ScheduledRepository } from "./deps-scheduler.js";
 import type { JobQueue } from "./queue.js";
 
@@ -12,6 +13,7 @@ export interface AppDepsSchedulerSettings {
   queue: JobQueue;
   env: Record<string, string | undefined>;
   cacheDir: string;
+  sandbox: () => Promise<SandboxLauncher>;
   clock: { now(): number };
   createModel: (modelId: string) => Model;
 }
@@ -80,6 +82,7 @@ export function createAppDepsScheduler(settings: AppDepsSchedulerSettings) {
       const result = await runDepsJob(
         {
           cacheDir: settings.cacheDir,
+          sandbox: await settings.sandbox(),
           envSource: settings.env,
           clock: settings.clock,
           createModel: settings.createModel,

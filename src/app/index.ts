@@ -8,10 +8,14 @@ import type { GitHubClient } from "../github/octokit.js";
 import { admitRequest } from "../job/admit.js";
 import { renderQueuedAnswer } from "../job/answers.js";
 import { anthropicModelFactory, createRequestStatus } from "../job/job-deps.js";
-import { type JobRequest, jobKey } from "../job/request.js";
+import { type JobRequest, jobKey, triggerKey } from "../job/request.js";
 import { runJob } from "../job/run-job.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { chooseSandbox } from "../sandbox/select.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { createInProcessQueue, type JobQueue } from "./queue.js";
+import { createSeenSet } from "./seen-set.js";
 import { parseTrigger } from "./triggers.js";
 
 export const TRIGGER_EVENTS = [
@@ -26,9 +30,13 @@ export interface AppSettings {
   clock?: { now(): number };
   queue?: JobQueue;
   createModel?: (modelId: string) => Model;
+  /** Where repository code runs; default: bubblewrap, or a refusal naming the fix (see select.ts). */
+  sandbox?: SandboxLauncher;
 }
 
-const SECRET_VARIABLES = ["ANTHROPIC_API_KEY", "PRIVATE_KEY", "WEBHOOK_SECRET", "GITHUB_TOKEN"];
+const UNSANDBOXED = /^(1|true|yes)$/i;
+/** Deliveries and triggering objects remembered for duplicate detection. */
+const DEDUPE_WINDOW = 5000;
 const STALE_WORKSPACE_MS = 60 * 60_000;
 const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 const SCHEDULER_TICK_MS = 60_000;
@@ -55,6 +63,20 @@ export function createApp(settings: AppSettings) {
 
   const app = (probot: Probot, _options?: ApplicationFunctionOptions): void => {
     const log = probot.log;
+    const sandbox: Promise<SandboxLauncher> = settings.sandbox
+      ? Promise.resolve(settings.sandbox)
+      : chooseSandbox({
+          mode: "service",
+          optOut: UNSANDBOXED.test(env.PATCHWRIGHT_UNSANDBOXED ?? ""),
+          optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
+          path: env.PATH ?? "",
+          home: env.HOME || homedir(),
+          // The cache holds every repository's mirrors; the App's folder, its .env.
+          hidden: [cacheDir, process.cwd()],
+        }).then((choice) => {
+          if (choice.warning) log.warn(choice.warning);
+          return choice.launcher;
+        });
     const queue =
       settings.queue ??
       createInProcessQueue({
@@ -82,6 +104,7 @@ export function createApp(settings: AppSettings) {
         queue,
         env,
         cacheDir,
+        sandbox: () => sandbox,
         clock,
         createModel,
       });
@@ -108,7 +131,7 @@ export function createApp(settings: AppSettings) {
       };
       // The status comment's redactor knows the process's secrets and every
       // token shape; the job's also knows the exact token minted for it.
-      const secrets = SECRET_VARIABLES.map((name) => env[name]);
+      const secrets = secretsInEnv(env).map((secret) => secret.value);
       const redact = createRedactor(secrets);
       const status = createRequestStatus(
         {
@@ -141,6 +164,8 @@ export function createApp(settings: AppSettings) {
             gitToken: async () => token,
             createModel,
             cacheDir,
+            sandbox: await sandbox,
+            secrets: [...secretsInEnv(env), { name: "the installation token", value: token }],
             envSource: env,
             clock,
             botLogin,
@@ -156,9 +181,15 @@ export function createApp(settings: AppSettings) {
       if (queued.status === "queued") await status.reply(renderQueuedAnswer(queued.waitingAhead));
     };
 
+    const seen = createSeenSet(DEDUPE_WINDOW);
     probot.on([...TRIGGER_EVENTS], async (context) => {
       const request = parseTrigger(context.name, context.payload, context.id);
       if (!request) return;
+      // A repeated delivery, or the same comment delivered again under a new id.
+      if (!seen.firstSighting([request.deliveryId, triggerKey(request)])) {
+        log.info({ key: jobKey(request), delivery: request.deliveryId }, "duplicate delivery");
+        return;
+      }
       // Not awaited: GitHub gets its answer now; the work goes on behind it.
       const work = handle(context as Context, request).catch((error) =>
         log.error({ err: error, key: jobKey(request) }, "could not handle the request"),

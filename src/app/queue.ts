@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import { createSeenSet } from "./seen-set.js";
 
 /**
  * Where webhook handlers put jobs so the webhook can be answered at once.
@@ -57,19 +58,9 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
   const pool = new PQueue({ concurrency });
   /** Per key: the job holding the key (running or waiting for a slot), then those behind it. */
   const lanes = new Map<string, QueueJob[]>();
-  /** Insertion-ordered, so the oldest id is the first one to forget. */
-  const seen = new Set<string>();
+  const seen = createSeenSet(dedupeWindow);
   let sequence = 0;
   const order = new WeakMap<QueueJob, number>();
-
-  const remember = (deliveryId: string) => {
-    seen.add(deliveryId);
-    while (seen.size > dedupeWindow) {
-      const oldest = seen.values().next().value;
-      if (oldest === undefined) break;
-      seen.delete(oldest);
-    }
-  };
 
   const schedule = (job: QueueJob, onStart?: () => void) => {
     // Earlier requests go first, so a job that waited for its key does not
@@ -108,8 +99,7 @@ export function createInProcessQueue(options: InProcessQueueOptions = {}): JobQu
 
   return {
     async enqueue(job) {
-      if (seen.has(job.deliveryId)) return { status: "duplicate", waitingAhead: 0 };
-      remember(job.deliveryId);
+      if (!seen.firstSighting([job.deliveryId])) return { status: "duplicate", waitingAhead: 0 };
       order.set(job, sequence++);
 
       const lane = lanes.get(job.key);

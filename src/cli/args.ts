@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
@@ -25,6 +26,8 @@ Options:
   --policy PRESET      read-only | default | trusted (default: default)
   --allow RULE         extra allow rule, e.g. "run_shell: make*" (repeatable)
   --deny RULE          extra deny rule, e.g. "edit_file: dist/**" (repeatable)
+  --network NET        the network of the agent's commands and verify: off (default),
+                       on, or hosts, e.g. registry.npmjs.org,*.github.com
   --transcript FILE    where to write the JSONL transcript
   --json               print events as JSON lines instead of text
 
@@ -34,13 +37,16 @@ Working on a fresh clone (the whole job without GitHub: clone, agent, commits, v
   --branch NAME        push to this existing branch instead of a new agent/ branch
   --verify CMD         check command run after the agent, e.g. "npm test"
   --setup CMD          command run before the agent, e.g. "npm ci" (repeatable)
+  --setup-network NET  the network of the setup commands (default: on)
   --squash             one commit for the whole job instead of one per turn
   --no-push            commit in the workspace only; print the patch
   --cache-dir DIR      where repository mirrors are kept (default: ~/.cache/patchwright)
   -h, --help           show this help
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL (optional),
-GITHUB_TOKEN (optional: used only by git to fetch and push over https).`;
+GITHUB_TOKEN (optional: used only by git to fetch and push over https).
+Commands run in a bubblewrap sandbox that sees only the workspace; without
+bubblewrap they run unsandboxed, with a warning.`;
 
 const positiveInt = (flag: string) =>
   z.coerce
@@ -77,7 +83,23 @@ const runArgsSchema = z.object({
   squash: z.boolean(),
   push: z.boolean(),
   cacheDir: z.string().min(1).optional(),
+  network: networkFlag("--network"),
+  setupNetwork: networkFlag("--setup-network"),
 });
+
+/** off, on, or a comma-separated host list, as `network:` takes in the config. */
+function networkFlag(flag: string) {
+  return z.string().transform((text, ctx) => {
+    const setting = text === "on" || text === "off" ? text : text.split(",");
+    const parsed = networkSettingSchema.safeParse(setting);
+    if (parsed.success) return networkPolicy(parsed.data);
+    ctx.addIssue({
+      code: "custom",
+      message: `${flag} must be off, on, or a comma-separated list of hosts (e.g. registry.npmjs.org,*.github.com)`,
+    });
+    return z.NEVER;
+  });
+}
 
 export type RunArgs = z.infer<typeof runArgsSchema>;
 
@@ -123,10 +145,21 @@ export function parseCommand(argv: string[], cwd: string): Command {
     squash: values.squash ?? false,
     push: !values["no-push"],
     cacheDir: values["cache-dir"],
+    network: values.network ?? "off",
+    setupNetwork: values["setup-network"] ?? "on",
   });
   if (!result.success) throw new UsageError(result.error.issues[0]?.message ?? "invalid arguments");
   const repoOnly = (
-    ["base", "branch", "verify", "cache-dir", "setup", "squash", "no-push"] as const
+    [
+      "base",
+      "branch",
+      "verify",
+      "cache-dir",
+      "setup",
+      "setup-network",
+      "squash",
+      "no-push",
+    ] as const
   ).filter((flag) => values[flag] !== undefined);
   if (!result.data.repo && repoOnly.length > 0) {
     throw new UsageError(`--${repoOnly[0]} works with --repo; add --repo URL|PATH or drop it`);
@@ -158,6 +191,8 @@ function parseRunFlags(args: string[]) {
       squash: { type: "boolean" },
       "no-push": { type: "boolean" },
       "cache-dir": { type: "string" },
+      network: { type: "string" },
+      "setup-network": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });

@@ -12,6 +12,7 @@ import { planDepsUpdates } from "../deps/plan.js";
 import { renderDepsPlan } from "../deps/render-plan.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import { UsageError } from "./args.js";
+import { cliSandbox } from "./cli-sandbox.js";
 import { toCloneUrl } from "./job-summary.js";
 import type { CliIo } from "./run-command.js";
 
@@ -80,9 +81,11 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
   const controller = new AbortController();
   const unsubscribe = io.onInterrupt(() => controller.abort(new Error("interrupted")));
   try {
+    const cacheDir = resolve(io.cwd, values["cache-dir"] ?? defaultCacheDir(io.env));
     const result = await runDepsJob(
       {
-        cacheDir: resolve(io.cwd, values["cache-dir"] ?? defaultCacheDir(io.env)),
+        cacheDir,
+        sandbox: await cliSandbox(io, cacheDir),
         envSource: io.env,
         clock: io.clock,
         signal: controller.signal,

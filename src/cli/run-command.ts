@@ -10,8 +10,11 @@ import { createAnthropicModel } from "../agent/models/anthropic.js";
 import { createRedactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
+import { gitMetadataPaths } from "../git/git-metadata.js";
 import { type GitJobResult, runGitJob } from "../job/run-git-job.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import { type RunArgs, UsageError } from "./args.js";
+import { cliSandbox } from "./cli-sandbox.js";
 import { createColors } from "./colors.js";
 import { identityFrom, renderJobSummary, summarizeJob, toCloneUrl } from "./job-summary.js";
 import { createHumanRenderer, renderTotals, type Spinner, toJsonLine } from "./render.js";
@@ -48,10 +51,12 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
   );
   if (!isDir) throw new UsageError(`--cwd ${args.cwd}: no such directory`);
 
+  const cacheDir = resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env));
+  const sandbox = await cliSandbox(io, cacheDir);
   const baseURL = io.env.ANTHROPIC_BASE_URL;
   const modelOptions = { apiKey, model: args.model, ...(baseURL ? { baseURL } : {}) };
   const model = (io.createModel ?? createAnthropicModel)(modelOptions);
-  const redact = createRedactor(secretValues(io.env));
+  const redact = createRedactor(secretsInEnv(io.env).map((secret) => secret.value));
   const started = io.clock.now();
   const transcriptPath = resolve(io.cwd, args.transcript ?? defaultTranscriptPath(io.env, started));
   const transcript = await openTranscript(transcriptPath, redact, io.clock);
@@ -99,7 +104,9 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     if (args.repo) {
       job = await runGitJob(
         {
-          cacheDir: resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env)),
+          cacheDir,
+          sandbox,
+          secrets: secretsInEnv(io.env),
           envSource: io.env,
           clock: io.clock,
           signal: controller.signal,
@@ -119,6 +126,8 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
           limits,
           setup: args.setup,
           verify: args.verify,
+          network: args.network,
+          setupNetwork: args.setupNetwork,
           squash: args.squash,
           identity: identityFrom(io.env),
           push: args.push,
@@ -127,17 +136,27 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
       );
       result = job.agent;
     } else {
-      ({ result } = await runAgentSession({
-        root: cwd,
-        task: args.task,
-        model,
-        policy,
-        limits,
-        envSource: io.env,
-        clock: io.clock,
-        signal: controller.signal,
-        onEvent,
-      }));
+      const contained = sandbox.open({
+        workspace: cwd,
+        readOnly: await gitMetadataPaths(cwd, io.env),
+        network: args.network,
+      });
+      try {
+        ({ result } = await runAgentSession({
+          root: cwd,
+          task: args.task,
+          model,
+          policy,
+          limits,
+          envSource: io.env,
+          sandbox: contained,
+          clock: io.clock,
+          signal: controller.signal,
+          onEvent,
+        }));
+      } finally {
+        await contained.close();
+      }
     }
     const stopReason = result?.stopReason ?? "error";
     const totals = {
@@ -169,18 +188,6 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     unsubscribe();
     await transcript.close();
   }
-}
-
-const SECRET_VARIABLES = [
-  "ANTHROPIC_API_KEY",
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "PRIVATE_KEY",
-  "WEBHOOK_SECRET",
-];
-
-function secretValues(env: Record<string, string | undefined>): string[] {
-  return SECRET_VARIABLES.flatMap((name) => (env[name] ? [env[name]] : []));
 }
 
 function defaultCacheDir(env: Record<string, string | undefined>): string {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { policyConfigSchema } from "../agent/policy.js";
 import { isValidBranchName } from "../git/branch.js";
+import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 
 /**
  * `.github/patchwright.yml`: every key is optional and snake_case in the file.
@@ -68,6 +69,10 @@ export const configFileSchema = z.strictObject({
   setup: z.array(command, { error: "expected a list of shell commands" }).default([]),
   /** The repository's check command run after the agent; null skips verification. */
   verify: command.nullable().default(null),
+  /** The network of the agent's commands and verify: off, on, or a list of hosts. */
+  network: networkSettingSchema.default("off"),
+  /** The network of the setup commands: on by default, since installs need it. */
+  setup_network: networkSettingSchema.default("on"),
   branch_prefix: branchPrefix.default("agent/"),
   squash: z.boolean({ error: "expected true or false" }).default(false),
   draft_on_failure: z.boolean({ error: "expected true or false" }).default(true),
@@ -100,6 +105,8 @@ export interface RepoConfig {
   policy: ParsedConfigFile["policy"];
   setup: string[];
   verify: string | null;
+  network: NetworkPolicy;
+  setupNetwork: NetworkPolicy;
   branchPrefix: string;
   squash: boolean;
   draftOnFailure: boolean;
@@ -121,6 +128,8 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
     policy: file.policy,
     setup: file.setup,
     verify: file.verify,
+    network: networkPolicy(file.network),
+    setupNetwork: networkPolicy(file.setup_network),
     branchPrefix: file.branch_prefix,
     squash: file.squash,
     draftOnFailure: file.draft_on_failure,

@@ -1,4 +1,6 @@
+import type { JobSandboxes } from "../job/job-sandboxes.js";
 import { runVerify, type VerifyResult } from "../job/verify.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 import { applyBump, type CommandRunner } from "./bump.js";
 import { resetCheckout, writeFiles } from "./checkout.js";
 import type { Update } from "./outdated.js";
@@ -30,6 +32,8 @@ export interface AttemptContext {
   /** For npm's steps: the scrubbed one plus the variables .npmrc refers to (registry tokens). */
   npmEnv: Record<string, string>;
   gitEnv: Record<string, string | undefined>;
+  /** install (and the lockfile update) runs in `setup`, the checks in `agent`. */
+  sandboxes: Pick<JobSandboxes, "setup" | "agent">;
   clock: { now(): number };
   signal: AbortSignal;
   onStep: (step: string) => void;
@@ -43,10 +47,17 @@ export async function attemptUpdates(
   await resetCheckout(ctx.dir, ctx.gitEnv);
   if (extraFiles) await writeFiles(ctx.dir, extraFiles);
   const runner =
-    (env: Record<string, string>): CommandRunner =>
+    (env: Record<string, string>, sandbox: Sandbox): CommandRunner =>
     async (command) =>
       withRelativePaths(
-        await runVerify({ command, cwd: ctx.dir, env, signal: ctx.signal, clock: ctx.clock }),
+        await runVerify({
+          command,
+          cwd: ctx.dir,
+          env,
+          sandbox,
+          signal: ctx.signal,
+          clock: ctx.clock,
+        }),
         ctx.dir,
       );
 
@@ -56,7 +67,7 @@ export async function attemptUpdates(
       dir: ctx.dir,
       updates,
       lockfilePath: ctx.lockfilePath,
-      run: runner(ctx.npmEnv),
+      run: runner(ctx.npmEnv, ctx.sandboxes.setup),
       before: ctx.before,
     });
   } catch (error) {
@@ -80,12 +91,12 @@ export async function attemptUpdates(
     };
   }
   ctx.onStep(`Installing: \`${ctx.install}\``);
-  const install = await runner(ctx.npmEnv)(ctx.install);
+  const install = await runner(ctx.npmEnv, ctx.sandboxes.setup)(ctx.install);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
   if (!ctx.verify) return { passed: true, files: bump.files };
   ctx.onStep(`Verifying: \`${ctx.verify}\``);
-  const verify = await runner(ctx.shellEnv)(ctx.verify);
+  const verify = await runner(ctx.shellEnv, ctx.sandboxes.agent)(ctx.verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };

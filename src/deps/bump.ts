@@ -1,6 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { VerifyResult } from "../job/verify.js";
+import { realPathInside } from "../sandbox/host-files.js";
 import type { NpmConfig } from "./npmrc.js";
 import type { Update } from "./outdated.js";
 import { setDependencySpec } from "./package-json-edit.js";
@@ -38,14 +38,14 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
     .filter((u) => u.locations.some((l) => l.newSpec === null))
     .map((u) => u.name);
   for (const [manifest, edits] of byManifest) {
-    const path = join(options.dir, manifest);
+    const path = await realPathInside(options.dir, manifest);
     await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
     files.add(manifest);
   }
   if (!options.lockfilePath) return { files: [...files] };
 
   if (relockOnly.length > 0)
-    await forgetLocked(join(options.dir, options.lockfilePath), relockOnly);
+    await forgetLocked(await realPathInside(options.dir, options.lockfilePath), relockOnly);
   let lockfile = await options.run(lockfileCommand(options.before));
   // npm refuses some existing locks under --before (a version the repository
   // already pinned is younger than the cutoff); the bump itself is still sound.

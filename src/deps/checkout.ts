@@ -1,7 +1,6 @@
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import type { Identity } from "../git/commits.js";
 import { createGit, type GitEnv } from "../git/git-client.js";
+import { readWorkspaceFile, writeWorkspaceFile } from "../sandbox/host-files.js";
 
 /**
  * Git chores of the bump job inside its workspace: start an existing bump
@@ -68,7 +67,7 @@ export async function otherAuthors(options: {
 
 /** Drops every change to tracked files and untracked files that are not ignored (node_modules stays). */
 export async function resetCheckout(dir: string, env: GitEnv): Promise<void> {
-  const git = createGit(dir, { env, noHooks: true });
+  const git = createGit(dir, { env });
   await git.raw(["reset", "--quiet", "--hard", "HEAD"]);
   await git.raw(["clean", "-fdq"]);
 }
@@ -78,7 +77,7 @@ export async function readFiles(
   paths: Iterable<string>,
 ): Promise<Map<string, Buffer | null>> {
   const out = new Map<string, Buffer | null>();
-  for (const path of paths) out.set(path, await readFile(join(dir, path)).catch(() => null));
+  for (const path of paths) out.set(path, await readWorkspaceFile(dir, path).catch(() => null));
   return out;
 }
 
@@ -86,12 +85,5 @@ export async function writeFiles(
   dir: string,
   files: ReadonlyMap<string, Buffer | null>,
 ): Promise<void> {
-  for (const [path, content] of files) {
-    const absolute = join(dir, path);
-    if (content === null) await rm(absolute, { force: true });
-    else {
-      await mkdir(dirname(absolute), { recursive: true });
-      await writeFile(absolute, content);
-    }
-  }
+  for (const [path, content] of files) await writeWorkspaceFile(dir, path, content);
 }

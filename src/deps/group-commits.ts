@@ -62,8 +62,6 @@ export async function commitGroup(options: GroupCommitsOptions): Promise<Created
     dir: options.dir,
     turns,
     identity: options.identity,
-    // The bump is the bot's own change; a repository's commit hooks judge people's commits.
-    runHooks: false,
     env: options.env,
   });
   return commits;

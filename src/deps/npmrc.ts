@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "ini";
+import { readWorkspaceText } from "../sandbox/host-files.js";
 
 /**
  * The registry settings npm itself would use for a project: the project's
@@ -41,8 +42,9 @@ export async function readNpmConfig(options: ReadNpmConfigOptions): Promise<NpmC
     (home ? join(home, ".npmrc") : undefined);
   const referenced = new Set<string>();
   const layers = [
-    userFile ? await readNpmrc(userFile, options.env, referenced) : {},
-    await readNpmrc(join(options.dir, ".npmrc"), options.env, referenced),
+    userFile ? await readNpmrc(readFile(userFile, "utf8"), options.env, referenced) : {},
+    // The repository's own file: never through a link out of it.
+    await readNpmrc(readWorkspaceText(options.dir, ".npmrc"), options.env, referenced),
     fromEnv(options.env),
   ];
   const merged: Record<string, string | boolean> = Object.assign({}, ...layers);
@@ -73,13 +75,13 @@ export function toFetchOptions(config: NpmConfig): Record<string, unknown> {
 }
 
 async function readNpmrc(
-  path: string,
+  content: Promise<string>,
   env: Record<string, string | undefined>,
   referenced: Set<string>,
 ): Promise<Record<string, string | boolean>> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await content;
   } catch {
     return {};
   }

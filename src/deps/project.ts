@@ -1,6 +1,7 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import picomatch from "picomatch";
+import { readWorkspaceFile, readWorkspaceText } from "../sandbox/host-files.js";
 
 /**
  * An npm project as the bump job sees it: the root package.json, its
@@ -52,19 +53,19 @@ export class ProjectError extends Error {
 }
 
 export async function readNpmProject(dir: string): Promise<NpmProject> {
-  const rootText = await readFile(join(dir, "package.json"), "utf8").catch(() => {
+  const rootText = await readWorkspaceText(dir, "package.json").catch(() => {
     throw new ProjectError(`no package.json in ${dir}: dependency bumps need an npm project`);
   });
   const root = parseManifest("package.json", rootText);
   const manifests = [root];
   for (const path of await findWorkspaceManifests(dir, workspacePatterns(JSON.parse(rootText)))) {
-    const text = await readFile(join(dir, path), "utf8");
+    const text = await readWorkspaceText(dir, path);
     manifests.push(parseManifest(path, text));
   }
   let lockfile: Lockfile | undefined;
   let lockfilePath: string | undefined;
   for (const name of ["npm-shrinkwrap.json", "package-lock.json"]) {
-    const text = await readFile(join(dir, name), "utf8").catch(() => undefined);
+    const text = await readWorkspaceText(dir, name).catch(() => undefined);
     if (text === undefined) continue;
     try {
       lockfile = JSON.parse(text) as Lockfile;
@@ -101,7 +102,7 @@ async function detectOtherManager(
   if (declared && declared !== "npm")
     return { name: declared, evidence: `package.json "packageManager"` };
   for (const [file, name] of OTHER_LOCKFILES) {
-    const found = await readFile(join(dir, file)).then(
+    const found = await readWorkspaceFile(dir, file).then(
       () => true,
       () => false,
     );
@@ -166,7 +167,7 @@ async function findWorkspaceManifests(root: string, patterns: string[]): Promise
       if (!entry.isDirectory() || SKIP_DIRS.has(entry.name)) continue;
       const child = rel ? `${rel}/${entry.name}` : entry.name;
       if (isIncluded(child) && !isExcluded(child)) {
-        const hasManifest = await readFile(join(root, child, "package.json")).then(
+        const hasManifest = await readWorkspaceFile(root, `${child}/package.json`).then(
           () => true,
           () => false,
         );

@@ -11,6 +11,10 @@ import { treeChanges } from "../git/tree-guard.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
+import { type JobSandboxes, openJobSandboxes } from "../job/job-sandboxes.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import { type AttemptContext, type AttemptOutcome, attemptUpdates } from "./attempt.js";
 import { isolateCulprits } from "./bisect.js";
 import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
@@ -28,7 +32,11 @@ import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
  * rest; commit, push, open or update the pull request.
  */
 
-export interface GroupRunContext extends Omit<AttemptContext, "dir"> {
+export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes"> {
+  sandbox: SandboxLauncher;
+  /** The checks' and the agent's network, and the installs'. */
+  network: NetworkPolicy;
+  setupNetwork: NetworkPolicy;
   cloneUrl: string;
   token: string | undefined;
   owner: string;
@@ -88,7 +96,15 @@ export async function runDepsGroup(
     return finish();
   }
   const dir = workspace.dir;
-  const attemptCtx: AttemptContext = { ...ctx, dir };
+  let sandboxes: JobSandboxes;
+  try {
+    sandboxes = await openJobSandboxes(ctx.sandbox, dir, ctx.gitEnv, ctx);
+  } catch (error) {
+    await workspace.cleanup();
+    result.error = { stage: "sandbox", message: messageOf(error) };
+    return finish();
+  }
+  const attemptCtx: AttemptContext = { ...ctx, dir, sandboxes };
   const attempt = (updates: readonly Update[], extra?: ReadonlyMap<string, Buffer | null>) =>
     attemptUpdates(attemptCtx, updates, extra);
 
@@ -141,6 +157,7 @@ export async function runDepsGroup(
         clock: ctx.clock,
         signal: ctx.signal,
         onEvent: ctx.onEvent,
+        sandbox: sandboxes.agent,
         extraRules: DEPS_FIX_RULES,
         beforeTools: startTree,
       });
@@ -226,6 +243,7 @@ export async function runDepsGroup(
       allowedBranch: allowJobBranches({ prefix: `${ctx.branchPrefix}deps/` }),
       defaultBranch: ctx.defaultBranch,
       env: ctx.gitEnv,
+      secrets: secretsInEnv(ctx.envSource),
       ...auth,
     });
     if (ctx.octokit) {
@@ -249,6 +267,7 @@ export async function runDepsGroup(
     };
     return finish();
   } finally {
+    await sandboxes.close();
     await workspace.cleanup();
   }
 }

@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { AgentEventListener } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
@@ -8,6 +6,8 @@ import { listRemoteBranches } from "../git/branch.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { readWorkspaceText } from "../sandbox/host-files.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { registryEnv } from "./bump.js";
 import { declinedPull, listBumpPulls } from "./bump-pulls.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
@@ -27,6 +27,8 @@ import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
 
 export interface DepsJobDeps {
   cacheDir: string;
+  /** Installs, checks and the agent run in its sandboxes. */
+  sandbox: SandboxLauncher;
   /** The process environment: git gets it, the repository's commands an allowlist of it. */
   envSource: Record<string, string | undefined>;
   clock: { now(): number };
@@ -161,6 +163,9 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       manifests: planned.plan.manifests,
       lockfilePath: planned.project.lockfilePath,
       cacheDir: deps.cacheDir,
+      sandbox: deps.sandbox,
+      network: input.config.network,
+      setupNetwork: input.config.setupNetwork,
       envSource: deps.envSource,
       gitEnv,
       shellEnv,
@@ -230,7 +235,7 @@ export async function resolveVerify(
 ): Promise<string | null> {
   if (deps.verify !== undefined) return deps.verify;
   if (repo.verify) return repo.verify;
-  const manifest = JSON.parse(await readFile(join(dir, "package.json"), "utf8")) as {
+  const manifest = JSON.parse(await readWorkspaceText(dir, "package.json")) as {
     scripts?: Record<string, unknown>;
   };
   const test = manifest.scripts?.test;

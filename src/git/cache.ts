@@ -45,7 +45,7 @@ export async function cleanStaleWorkspaces(
         }
         await rm(worktree.adminDir, { recursive: true, force: true });
       }
-      const git = createGit(mirrorDir, { env, noHooks: true });
+      const git = createGit(mirrorDir, { env });
       await git.raw(["worktree", "prune"]);
       await deleteIdleBranches(git);
     });

@@ -1,5 +1,5 @@
-import { access, constants, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
 import { buildCommitMessage, type CoAuthor } from "./commit-message.js";
 import { GitCommandError, type GitEnv, type GitRunner, gitRunner } from "./git-client.js";
 
@@ -34,8 +34,6 @@ export interface CreateCommitsOptions {
   squash?: boolean;
   /** Message source for the squashed commit (e.g. the agent's final summary); default: all turn texts. */
   squashText?: string;
-  /** Run the repository's commit hooks (default true). */
-  runHooks?: boolean;
   env?: GitEnv;
   signal?: AbortSignal;
 }
@@ -45,19 +43,6 @@ export interface CreatedCommit {
   subject: string;
   files: string[];
   turns: number[];
-}
-
-/** A commit hook rejected a commit; `output` is what the hook printed. */
-export class CommitHookError extends Error {
-  constructor(
-    readonly output: string,
-    readonly turns: number[],
-    /** Commits made before the failing one (they stay on the branch). */
-    readonly committed: CreatedCommit[],
-  ) {
-    super(`a commit hook rejected the commit for turn ${turns.join(", ")}:\n${output}`);
-    this.name = "CommitHookError";
-  }
 }
 
 /**
@@ -123,7 +108,7 @@ export async function createCommits(
       ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
     });
     const turns = options.squash ? options.turns.map((t) => t.turn) : [group.turn];
-    await commit(git, options, message.message, turns, commits);
+    await commit(git, message.message);
     const sha = (await git(["rev-parse", "HEAD"])).trim();
     commits.push({ sha, subject: message.subject, files: staged, turns });
   }
@@ -135,25 +120,17 @@ export async function createCommits(
   return { commits };
 }
 
-async function commit(
-  git: GitRunner,
-  options: CreateCommitsOptions,
-  message: string,
-  turns: number[],
-  committed: CreatedCommit[],
-): Promise<void> {
-  const runHooks = options.runHooks ?? true;
+/**
+ * Hooks never run (see git-client.ts): they are the repository's code, and
+ * would run outside the sandbox with the job's environment.
+ */
+async function commit(git: GitRunner, message: string): Promise<void> {
   // whitespace, not the default strip: a model's "# Heading" line is text, not a comment.
-  const args = ["commit", "--cleanup=whitespace", "-m", message];
-  if (!runHooks) args.push("--no-verify");
   try {
-    await git(args);
+    await git(["commit", "--no-verify", "--cleanup=whitespace", "-m", message]);
   } catch (error) {
     // Leave the index as HEAD so the workspace is not half-staged.
     await git(["reset", "--quiet"]).catch(() => {});
-    if (error instanceof GitCommandError && runHooks && (await hasCommitHook(git, options.dir))) {
-      throw new CommitHookError(error.output, turns, [...committed]);
-    }
     throw error;
   }
 }
@@ -205,18 +182,6 @@ async function indexModes(git: GitRunner, paths: string[]): Promise<Map<string, 
 async function worktreeMode(dir: string, path: string): Promise<string> {
   const info = await stat(join(dir, path)).catch(() => null);
   return info && info.mode & 0o111 ? "100755" : "100644";
-}
-
-async function hasCommitHook(git: GitRunner, dir: string): Promise<boolean> {
-  const hooksDir = resolve(dir, (await git(["rev-parse", "--git-path", "hooks"])).trim());
-  for (const hook of ["pre-commit", "prepare-commit-msg", "commit-msg"]) {
-    const found = await access(join(hooksDir, hook), constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    if (found) return true;
-  }
-  return false;
 }
 
 /** Paths come from the agent's tools: relative, forward slashes, inside the tree. */

@@ -30,7 +30,6 @@ export async function captureWorkspaceTree(dir: string, env: GitEnv): Promise<st
   try {
     const git = gitRunner(dir, {
       env,
-      noHooks: true,
       config: EXACT_INDEX_CONFIG,
       extraEnv: { GIT_INDEX_FILE: join(scratch, "index") },
     });

@@ -10,12 +10,6 @@ export interface GitClientOptions {
   signal?: AbortSignal;
   /** Sends the token to this remote only, for this one client's commands. */
   auth?: { url: string; token: string };
-  /**
-   * Turns hooks and fsmonitor off. Every command that carries the token does
-   * this: hooks inherit git's environment, which is where the token lives,
-   * and a previous job's agent could have planted them in the shared mirror.
-   */
-  noHooks?: boolean;
   /** Config for this client's commands only, overriding the repository's files. */
   config?: Array<[string, string]>;
   /** Extra variables for this client only (identity, GIT_TERMINAL_PROMPT ...). */
@@ -66,6 +60,27 @@ const ENV_CATEGORIES: Record<string, keyof NonNullable<SimpleGitOptions["unsafe"
   git_ssh_command: "allowUnsafeSshCommand",
 };
 
+/**
+ * Our own git never reads a global or system config: a workspace's code (or,
+ * unsandboxed, the agent) could have written one, and with it a proxy, a
+ * credential helper or a URL rewrite that would see the token. What the
+ * operator needs (a CA bundle, a proxy) reaches git through its environment
+ * variables instead (GIT_SSL_CAINFO, HTTPS_PROXY).
+ */
+const OWN_GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+
+/**
+ * And it never runs a program the repository or a workspace named: hooks
+ * inherit git's environment (where the token lives) and could have been
+ * planted in the shared mirror; fsmonitor is a command git runs on status;
+ * a credential helper would be handed the token.
+ */
+const NEVER_RUN: Array<[string, string]> = [
+  ["core.hooksPath", "/dev/null"],
+  ["core.fsmonitor", "false"],
+  ["credential.helper", ""],
+];
+
 /** Builds the exact environment a git child process gets. */
 export function buildGitEnv(options: GitClientOptions): Record<string, string> {
   const env: Record<string, string> = {};
@@ -73,9 +88,9 @@ export function buildGitEnv(options: GitClientOptions): Record<string, string> {
     if (value !== undefined && !DROPPED.test(key)) env[key] = value;
   }
   env.GIT_TERMINAL_PROMPT = "0";
-  const config: Array<[string, string]> = [...(options.config ?? [])];
+  Object.assign(env, OWN_GIT_ENV);
+  const config: Array<[string, string]> = [...NEVER_RUN, ...(options.config ?? [])];
   if (options.auth) config.push(...authConfig(options.auth.url, options.auth.token));
-  if (options.noHooks) config.push(["core.hooksPath", "/dev/null"], ["core.fsmonitor", "false"]);
   if (config.length > 0) {
     // Config through the environment rather than `-c`: argv is readable by
     // every user on the machine, a process's environment only by its owner.
@@ -100,6 +115,8 @@ export function createGit(baseDir: string, options: GitClientOptions): SimpleGit
     allowUnsafeConfigEnvCount: true,
     allowUnsafeHooksPath: true,
     allowUnsafeFsMonitor: true,
+    // Only ever set to "", which empties the helper list (see NEVER_RUN).
+    allowUnsafeCredentialHelper: true,
   };
   for (const key of Object.keys(env)) {
     const category = ENV_CATEGORIES[key.toLowerCase()];
@@ -130,11 +147,20 @@ export function createGit(baseDir: string, options: GitClientOptions): SimpleGit
  * extra 50 ms, several times the command itself. Arguments are our own, never
  * user input, so simple-git's argument screening is not needed here.
  */
-export function runGit(
+export async function runGit(
   baseDir: string,
   args: string[],
   options: GitClientOptions,
 ): Promise<string> {
+  return (await runGitBuffer(baseDir, args, options)).toString("utf8");
+}
+
+/** runGit for output that may be binary (blob contents). */
+export function runGitBuffer(
+  baseDir: string,
+  args: string[],
+  options: GitClientOptions,
+): Promise<Buffer> {
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   return new Promise((resolve, reject) => {
@@ -162,9 +188,13 @@ export function runGit(
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error) => settle(() => reject(error)));
     child.on("close", (code) => {
-      const out = Buffer.concat(stdout).toString("utf8");
+      const out = Buffer.concat(stdout);
       const err = Buffer.concat(stderr).toString("utf8");
-      settle(() => (code === 0 ? resolve(out) : reject(new GitCommandError(code ?? 1, out, err))));
+      settle(() =>
+        code === 0
+          ? resolve(out)
+          : reject(new GitCommandError(code ?? 1, out.toString("utf8"), err)),
+      );
     });
     // EPIPE when git exits without reading its input is reported through exit code instead.
     child.stdin.on("error", () => {});

@@ -106,13 +106,6 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   return { created: true };
 }
 
-/**
- * Undoes what a job's agent may have done to the shared repository through
- * its worktree (`git config`, files in hooks/): the config goes back to the
- * copy taken at creation, planted hooks are deleted. Reads files only, so it
- * costs nothing when nothing changed. Our own commands never write config
- * after creation (worktrees are added without upstream tracking).
- */
 /** A directory this module created and finished (not a half-made or foreign repository). */
 export async function isMirror(dir: string): Promise<boolean> {
   return stat(join(dir, READY_MARKER)).then(
@@ -121,6 +114,14 @@ export async function isMirror(dir: string): Promise<boolean> {
   );
 }
 
+/**
+ * Undoes what a job's agent may have done to the shared repository through
+ * its worktree (`git config`, files in hooks/), should it ever get write
+ * access to it (sandboxes show it read-only): the config goes back to the
+ * copy taken at creation, planted hooks are deleted. Reads files only, so it
+ * costs nothing when nothing changed. Our own commands never write config
+ * after creation (worktrees are added without upstream tracking).
+ */
 export async function restoreMirrorState(dir: string): Promise<void> {
   const [config, snapshot] = await Promise.all([
     readFile(join(dir, "config"), "utf8").catch(() => ""),
@@ -161,7 +162,6 @@ export const NO_AUTO_MAINTENANCE: Array<[string, string]> = [["maintenance.auto"
 function gitOptions(options: SyncMirrorOptions, withAuth = false): GitClientOptions {
   return {
     env: options.env,
-    noHooks: true,
     config: NO_AUTO_MAINTENANCE,
     ...(withAuth && options.token ? { auth: { url: options.url, token: options.token } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
@@ -176,7 +176,6 @@ function gitOptions(options: SyncMirrorOptions, withAuth = false): GitClientOpti
 export async function maintainMirror(mirrorDir: string, env: GitEnv): Promise<void> {
   await runGit(mirrorDir, ["maintenance", "run", "--auto", "--quiet"], {
     env,
-    noHooks: true,
   }).catch(() => {});
 }
 

@@ -6,6 +6,7 @@ import { redactToken, splitCredentials } from "./credentials.js";
 import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
 import { isMirror, lockPathFor, restoreMirrorState } from "./mirror.js";
+import { findSecretsInNewCommits, type KnownSecret, SecretInCommitError } from "./secret-scan.js";
 import { worktreeAdminDir } from "./worktrees.js";
 
 export interface PushBranchOptions {
@@ -32,6 +33,11 @@ export interface PushBranchOptions {
   mirrorDir?: string;
   /** Rebase-and-retry rounds after a rejected push (default 3). */
   maxRetries?: number;
+  /**
+   * Every secret this process knows (see secretsInEnv); the token is added.
+   * New commits holding any of them, or a known token shape, are not pushed.
+   */
+  secrets: readonly KnownSecret[];
   /** Committer of rebased commits (default: the committer of HEAD). */
   identity?: Identity;
   env?: GitEnv;
@@ -126,12 +132,16 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
   const git = createGit(options.dir, {
     env,
     ...signal,
-    noHooks: true,
     ...(token ? { auth: { url, token } } : {}),
     extraEnv: { GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email },
   });
   const redact = (text: string) => redactToken(text, token);
   const maxRetries = options.maxRetries ?? 3;
+  const secrets = token
+    ? [...options.secrets, { name: "the push token", value: token }]
+    : options.secrets;
+  const findings = await findSecretsInNewCommits({ dir: options.dir, env, secrets });
+  if (findings.length > 0) throw new SecretInCommitError(findings);
   let rebased = false;
 
   for (let attempt = 0; ; attempt++) {

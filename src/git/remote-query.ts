@@ -21,7 +21,6 @@ export function remoteQueryGit(options: RemoteQueryOptions): { git: SimpleGit; u
     env: options.env ?? process.env,
     ...(token ? { auth: { url, token } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    noHooks: true,
   });
   return { git, url };
 }

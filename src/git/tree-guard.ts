@@ -75,7 +75,6 @@ export interface DriftCommitOptions {
 export async function commitDrift(options: DriftCommitOptions): Promise<CreatedCommit> {
   const git = gitRunner(options.dir, {
     env: options.env,
-    noHooks: true,
     config: EXACT_INDEX_CONFIG,
     extraEnv: {
       GIT_AUTHOR_NAME: options.identity.name,
@@ -109,7 +108,7 @@ export async function commitDrift(options: DriftCommitOptions): Promise<CreatedC
 }
 
 function exactGit(dir: string, env: GitEnv) {
-  return gitRunner(dir, { env, noHooks: true, config: EXACT_INDEX_CONFIG });
+  return gitRunner(dir, { env, config: EXACT_INDEX_CONFIG });
 }
 
 /** A file's content in two workspace trees (null: absent). */
@@ -130,7 +129,7 @@ export async function treeChanges(
   start: string,
   end: string,
 ): Promise<TreeChange[]> {
-  const blobs = createGit(dir, { env, noHooks: true });
+  const blobs = createGit(dir, { env });
   const changes: TreeChange[] = [];
   for (const entry of await diffTrees(exactGit(dir, env), start, end)) {
     changes.push({

@@ -167,7 +167,6 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       const { created } = fetched?.mirrorDir === mirrorDir ? fetched : await syncMirror(sync);
       const gitOptions = {
         env,
-        noHooks: true,
         config: NO_AUTO_MAINTENANCE,
         // The checkout fetches missing blobs from the remote in a partial mirror.
         ...(token ? { auth: { url, token } } : {}),
@@ -228,7 +227,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
             keepIdle,
             parkAt: baseSha,
             // Without the job's signal: a cancelled job still gets cleaned up.
-            gitOptions: { env, noHooks: true, ...(token ? { auth: { url, token } } : {}) },
+            gitOptions: { env, ...(token ? { auth: { url, token } } : {}) },
           }),
         ),
       };

@@ -99,7 +99,7 @@ export async function removeWorktree(
   dir: string,
   options: GitClientOptions,
 ): Promise<void> {
-  const git = { ...options, noHooks: true };
+  const git = { ...options };
   await runGit(mirrorDir, ["worktree", "remove", "--force", "--force", dir], git).catch(
     async () => {
       await rm(dir, { recursive: true, force: true });
@@ -125,7 +125,7 @@ export async function scrubWorktree(
   commit: string,
   options: GitClientOptions,
 ): Promise<void> {
-  const git = { ...options, noHooks: true };
+  const git = { ...options };
   // Detach first, so the reset leaves the job's branch alone and writes only
   // the files that differ between the job's last state and `commit`.
   await runGit(dir, ["update-ref", "--no-deref", "HEAD", commit], git);

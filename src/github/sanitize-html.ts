@@ -1,8 +1,12 @@
 /**
  * Raw HTML in Markdown, as a browser would read it: comments, bogus comments
  * (CDATA, processing instructions, declarations) and hidden elements vanish
- * with their content; other tags keep only attributes a reader sees.
+ * with their content; other tags keep only attributes a reader sees. Link and
+ * image targets go (see sanitize-links.ts for the convention).
  */
+
+import { IMAGE_NOTE } from "./sanitize-links.js";
+import type { TableReader } from "./sanitize-table.js";
 
 /** Elements whose content never shows in a rendered comment. */
 const INVISIBLE_ELEMENTS = new Set([
@@ -32,10 +36,8 @@ const VOID_ELEMENTS = new Set([
   "track",
   "wbr",
 ]);
-/** Attributes whose value a reader sees (or follows); every other attribute is dropped. */
+/** Attributes whose value a reader sees; every other attribute is dropped. */
 const KEPT_ATTRIBUTES = new Set([
-  "href",
-  "src",
   "open",
   "colspan",
   "rowspan",
@@ -79,6 +81,10 @@ function hides(name: string, attributes: readonly Attribute[]): boolean {
 }
 
 function keptTag(name: string, attributes: readonly Attribute[]): string {
+  // An image shows only itself: its source, alt text and title are unseen.
+  if (name === "img") return IMAGE_NOTE;
+  // The mark sanitize-links.ts turns into the link's text and a note.
+  if (name === "a" && attributes.some((attribute) => attribute.name === "href")) return "<a href>";
   const kept = attributes
     .filter((attribute) => KEPT_ATTRIBUTES.has(attribute.name))
     .map((attribute) =>
@@ -106,25 +112,62 @@ function indexAfter(text: string, marker: string, from: number): number {
   return at < 0 ? text.length : at + marker.length;
 }
 
-/** What to do with the `<` at `at`: how far to skip and what to write instead. */
-export function markupAt(text: string, at: number): { end: number; output: string } | undefined {
-  if (text.startsWith("<!--", at)) {
+export interface Markup {
+  end: number;
+  /** What the prose gets instead; empty when the markup hides what it holds. */
+  output: string;
+  /** An autolink's URL: its visible text, kept as written and read no further. */
+  verbatim?: boolean;
+}
+
+/** Finds `marker` from positions given in increasing order, searching each stretch once. */
+function markerFinder(text: string, marker: string): (from: number) => number {
+  let found = -2;
+  return (from) => {
+    if (found !== -1 && found < from) found = text.indexOf(marker, from);
+    return found;
+  };
+}
+
+/**
+ * Reads the markup at each `<` of `text`, taken in order: how far to skip
+ * and what to write instead. (Positions only grow, which keeps a text of
+ * many unclosed comments linear.)
+ */
+export function markupReader(text: string, table: TableReader): (at: number) => Markup | undefined {
+  const commentClose = markerFinder(text, "-->");
+  const instructionClose = markerFinder(text, "?>");
+  const commentEnd = (at: number): number => {
     // `<!-->` and `<!--->` are complete (empty) comments to an HTML parser.
     const empty = /^<!---?>/.exec(text.slice(at, at + 6));
-    return { end: empty ? at + empty[0].length : indexAfter(text, "-->", at + 4), output: "" };
-  }
-  if (text.startsWith("<![CDATA[", at)) return { end: indexAfter(text, "]]>", at), output: "" };
-  // Processing instructions and declarations are bogus comments to a browser.
-  if (text.startsWith("<?", at)) {
-    const close = text.indexOf("?>", at + 2);
-    return { end: close < 0 ? indexAfter(text, ">", at) : close + 2, output: "" };
-  }
-  if (/^<![A-Za-z]/.test(text.slice(at, at + 3)))
-    return { end: indexAfter(text, ">", at), output: "" };
+    if (empty) return at + empty[0].length;
+    // Only `-->` ends one here. A browser also ends one at `--!>`, but Markdown
+    // and other HTML parsers run on to `-->`, and running on is the safe side.
+    const close = commentClose(at + 4);
+    return close < 0 ? table.unterminatedCommentEnd(at) : close + 3;
+  };
+  return (at) => {
+    if (text.startsWith("<!--", at)) return { end: commentEnd(at), output: "" };
+    if (text.startsWith("<![CDATA[", at)) return { end: indexAfter(text, "]]>", at), output: "" };
+    // Processing instructions and declarations are bogus comments to a browser.
+    if (text.startsWith("<?", at)) {
+      const close = instructionClose(at + 2);
+      return { end: close < 0 ? indexAfter(text, ">", at) : close + 2, output: "" };
+    }
+    if (/^<![A-Za-z]/.test(text.slice(at, at + 3))) {
+      return { end: indexAfter(text, ">", at), output: "" };
+    }
+    return tagAt(text, at);
+  };
+}
 
+/** An autolink or a tag at `at`. */
+function tagAt(text: string, at: number): Markup | undefined {
   AUTOLINK.lastIndex = at;
   const autolink = AUTOLINK.exec(text);
-  if (autolink) return { end: at + autolink[0].length, output: autolink[0] };
+  if (autolink) {
+    return { end: at + autolink[0].length, output: autolink[0].slice(1, -1), verbatim: true };
+  }
 
   CLOSING_TAG.lastIndex = at;
   const closing = CLOSING_TAG.exec(text);

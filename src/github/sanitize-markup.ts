@@ -1,20 +1,24 @@
 /**
  * Removes Markdown and HTML that GitHub renders as nothing: comments, hidden
- * elements, attributes, link titles, image alt text and unused link reference
- * definitions (`[//]: # (note)`). Code (fenced blocks and inline spans) is
- * kept verbatim, because there a reader sees the text as written.
+ * elements, attributes, and link and image targets (sanitize-links.ts). Code
+ * (fenced blocks and inline spans) is kept verbatim, because there a reader
+ * sees the text as written; so is an autolink's URL.
  *
  * Deciding what is code is the risky part: calling prose "code" would let a
  * hidden comment through. So wherever this scanner and GitHub could disagree
  * it chooses prose: unclosed fences, fences inside lists, quotes or HTML
- * blocks, and inline spans that would have to cross a line.
+ * blocks, inline spans that would have to cross a line, and inline spans
+ * that cross a table cell's pipe (sanitize-table.ts).
  */
 
-import { markupAt } from "./sanitize-html.js";
+import { type Markup, markupReader } from "./sanitize-html.js";
+import { inlineTargetEnd } from "./sanitize-link-target.js";
+import { IMAGE_OPENER, LINK_TARGET, stripLinks } from "./sanitize-links.js";
+import { crossesCell, type TableReader, tableReader } from "./sanitize-table.js";
 
 interface Piece {
   text: string;
-  code: boolean;
+  verbatim: boolean;
 }
 
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
@@ -77,17 +81,46 @@ function codeSpanEnd(text: string, at: number): number | undefined {
   }
 }
 
-/** Splits the text into code and prose, with hidden markup already removed from the prose. */
+/** Whether the character at `at` is escaped: an odd run of backslashes stands before it. */
+function escaped(text: string, at: number): boolean {
+  let start = at;
+  while (text[start - 1] === "\\") start -= 1;
+  return (at - start) % 2 === 1;
+}
+
+/**
+ * What markup leaves in the prose: its output or, where it hid what it held,
+ * the table cells it covered; and a mark where it held an image opener
+ * GitHub may read as text, for the alt text after it (sanitize-links.ts).
+ * After a backslash (which escaped the `<`) a space comes first, so that the
+ * backslash does not escape what follows once the markup is gone.
+ */
+function markupOutput(text: string, at: number, markup: Markup, table: TableReader): string {
+  const kept = markup.output === "" ? table.keptSeparators(at, markup.end) : markup.output;
+  const output = escaped(text, at) ? ` ${kept}` : kept;
+  const source = text.slice(at, markup.end);
+  const opener = source.lastIndexOf("![");
+  return opener >= 0 && !source.includes("]", opener) ? output + IMAGE_OPENER : output;
+}
+
+/** Splits the text into verbatim pieces and prose, with hidden markup already removed from the prose. */
 function scan(text: string): Piece[] {
   const pieces: Piece[] = [];
   let prose = "";
   const flush = () => {
-    if (prose !== "") pieces.push({ text: prose, code: false });
+    if (prose !== "") pieces.push({ text: prose, verbatim: false });
     prose = "";
   };
+  const keep = (verbatim: string) => {
+    flush();
+    pieces.push({ text: verbatim, verbatim: true });
+  };
+  const table = tableReader(text);
+  const markupAt = markupReader(text, table);
   let htmlBlock = false;
-  // Once a backtick fails to pair on its line, GitHub may pair it further on, so the
-  // rest of the paragraph gets no code spans (prose is the safe reading).
+  // Once a backtick fails to pair on its line (or pairs across a table cell's pipe),
+  // GitHub may pair it further on, so the rest of the paragraph gets no code spans
+  // (prose is the safe reading).
   let unpairedTick = false;
   let i = 0;
   while (i < text.length) {
@@ -101,8 +134,7 @@ function scan(text: string): Piece[] {
         const fence = openFence(line);
         const end = fence ? fencedBlockEnd(text, i, fence) : undefined;
         if (end !== undefined) {
-          flush();
-          pieces.push({ text: text.slice(i, end), code: true });
+          keep(text.slice(i, end));
           i = end;
           continue;
         }
@@ -112,9 +144,8 @@ function scan(text: string): Piece[] {
     const char = text[i];
     if (char === "`" && !htmlBlock && !unpairedTick) {
       const end = codeSpanEnd(text, i);
-      if (end !== undefined) {
-        flush();
-        pieces.push({ text: text.slice(i, end), code: true });
+      if (end !== undefined && !crossesCell(text.slice(i, end))) {
+        keep(text.slice(i, end));
         i = end;
         continue;
       }
@@ -123,10 +154,19 @@ function scan(text: string): Piece[] {
       prose += "\\`";
       i += 2;
       continue;
+    } else if (char === "]" && text[i + 1] === "(" && !escaped(text, i)) {
+      // GitHub reads a link target as raw text, code and markup alike: it goes whole.
+      const end = inlineTargetEnd(text, i + 1);
+      if (end !== undefined) {
+        prose += `]${LINK_TARGET}`;
+        i = end;
+        continue;
+      }
     } else if (char === "<") {
-      const markup = markupAt(text, i);
+      const markup = markupAt(i);
       if (markup) {
-        prose += markup.output;
+        if (markup.verbatim) keep(markup.output);
+        else prose += markupOutput(text, i, markup, table);
         i = markup.end;
         continue;
       }
@@ -138,53 +178,20 @@ function scan(text: string): Piece[] {
   return pieces;
 }
 
-const LINK_TITLE =
-  /\]\(\s*(<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)\s+(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\((?:\\.|[^()\\])*\))\s*\)/g;
-const IMAGE_ALT = /!\[(?:\\.|[^[\]\\]|\[[^[\]]*\])*\](?=[([])/g;
-const REFERENCE_DEFINITION =
-  /^( {0,3})\[((?:\\.|[^[\]\\]){1,999})\]:[ \t]*\n?[ \t]*(<[^<>\n]*>|[^\s<>]\S*)(?:(?:[ \t]+|[ \t]*\n[ \t]*)(?:"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'|\((?:\\.|[^()\\])*\)))?[ \t]*$/gm;
-
-function normalizeLabel(label: string): string {
-  return label.trim().replace(/\s+/g, " ").toLowerCase();
-}
-
-/**
- * Link titles and image alt text show only on hover or when an image fails;
- * a reference definition never shows, so one nothing links to is dropped
- * whole and a used one loses its title.
- */
-function stripHiddenMarkdown(prose: string): string {
-  const used = new Map<string, number>();
-  for (const match of prose.matchAll(/\[((?:\\.|[^[\]\\])+)\]/g)) {
-    const label = normalizeLabel(match[1] ?? "");
-    used.set(label, (used.get(label) ?? 0) + 1);
-  }
-  return prose
-    .replace(REFERENCE_DEFINITION, (definition, indent: string, label: string, target: string) => {
-      if (label.startsWith("^")) return definition;
-      // The definition's own `[label]` is one of the counted uses.
-      return (used.get(normalizeLabel(label)) ?? 0) > 1 ? `${indent}[${label}]: ${target}` : "";
-    })
-    .replace(LINK_TITLE, (_link, target: string) => `](${target})`)
-    .replace(IMAGE_ALT, "![]");
-}
-
 // NUL never survives stripInvisible, so it cannot clash with text.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks where code was taken out
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL marks where verbatim text was taken out
 const PLACEHOLDER = /\u0000(\d+)\u0000/g;
 
 export function stripHiddenMarkup(text: string): string {
-  const pieces = scan(text);
-  const code: string[] = [];
-  const masked = pieces
+  const verbatim: string[] = [];
+  const masked = scan(text)
     .map((piece) => {
-      if (!piece.code) return piece.text;
-      code.push(piece.text);
-      return `\u0000${code.length - 1}\u0000`;
+      if (!piece.verbatim) return piece.text;
+      verbatim.push(piece.text);
+      return `\u0000${verbatim.length - 1}\u0000`;
     })
     .join("");
-  return stripHiddenMarkdown(masked).replace(
-    PLACEHOLDER,
-    (_match, index: string) => code[Number(index)] ?? "",
-  );
+  const unmask = (withPlaceholders: string) =>
+    withPlaceholders.replace(PLACEHOLDER, (_match, index: string) => verbatim[Number(index)] ?? "");
+  return unmask(stripLinks(masked, unmask));
 }

@@ -4,10 +4,12 @@ import { stripHiddenMarkup } from "./sanitize-markup.js";
 /**
  * Text from issues and comments reaches the model as data, and data must not
  * carry what a maintainer reading the thread on GitHub cannot see: invisible
- * and bidi characters, HTML comments, hidden elements and attributes, link
- * titles, image alt text. `sanitizeUntrusted` removes those (keeping visible
- * text, code blocks and newlines) and redacts secrets last, so a token split
- * by zero-width characters is rejoined before it is recognised.
+ * and bidi characters, HTML comments (also inside table cells), hidden
+ * elements and attributes, link targets and titles, image alt text.
+ * `sanitizeUntrusted` removes those (keeping visible text, code blocks and
+ * newlines, and noting where a link or image was) and redacts secrets last,
+ * so a token split by zero-width characters is rejoined before it is
+ * recognised.
  */
 export function sanitizeUntrusted(text: string, redact: Redactor): string {
   return redact(stripHiddenMarkup(stripInvisibleEntities(stripInvisible(text))));

@@ -1,11 +1,6 @@
 import type { AgentSessionResult } from "../agent/session.js";
 import type { CoAuthor } from "../git/commit-message.js";
-import {
-  CommitHookError,
-  type CreatedCommit,
-  createCommits,
-  type Identity,
-} from "../git/commits.js";
+import { type CreatedCommit, createCommits, type Identity } from "../git/commits.js";
 import type { GitEnv } from "../git/git-client.js";
 import { commitDrift, findCommitDrift } from "../git/tree-guard.js";
 
@@ -17,6 +12,8 @@ export interface CommitWorkOptions {
   trees: { start: string; end: string };
   /** HEAD when the agent finished: the commits are made on it. */
   head: string;
+  /** Commit messages are the model's words: redacted like everything else it says. */
+  redact: (text: string) => string;
   identity: Identity;
   squash: boolean;
   coAuthor?: CoAuthor | undefined;
@@ -25,8 +22,6 @@ export interface CommitWorkOptions {
 
 export interface CommittedWork {
   commits: CreatedCommit[];
-  /** A commit hook refused a commit; the commits before it stay. */
-  hookError?: CommitHookError;
   /** Paths a last commit had to put right (see findCommitDrift). */
   drift?: string[];
 }
@@ -41,39 +36,31 @@ export async function commitWork(options: CommitWorkOptions): Promise<CommittedW
   const { session } = options;
   const turns = session.history.turns().map((t) => ({
     turn: t.turn,
-    text: session.result.turnTexts.get(t.turn) ?? "",
+    text: options.redact(session.result.turnTexts.get(t.turn) ?? ""),
     files: t.files,
   }));
-  const done: CommittedWork = { commits: [] };
-  try {
-    const created = await createCommits({
-      dir: options.dir,
-      turns,
-      identity: options.identity,
-      squash: options.squash,
-      squashText: session.result.finalText,
-      env: options.env,
-      ...(options.coAuthor ? { coAuthor: options.coAuthor } : {}),
-      ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
-    });
-    done.commits = created.commits;
-  } catch (error) {
-    if (!(error instanceof CommitHookError)) throw error;
-    // A hook that refused a commit keeps the rest out on purpose.
-    return { commits: error.committed, hookError: error };
-  }
+  const created = await createCommits({
+    dir: options.dir,
+    turns,
+    identity: options.identity,
+    squash: options.squash,
+    squashText: options.redact(session.result.finalText),
+    env: options.env,
+    ...(options.coAuthor ? { coAuthor: options.coAuthor } : {}),
+    ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
+  });
   const drift = await findCommitDrift({
     dir: options.dir,
     env: options.env,
     ...options.trees,
     base: options.head,
   });
-  if (drift.length === 0) return done;
+  if (drift.length === 0) return { commits: created.commits };
   const commit = await commitDrift({
     dir: options.dir,
     env: options.env,
     drift,
     identity: options.identity,
   });
-  return { commits: [...done.commits, commit], drift: commit.files };
+  return { commits: [...created.commits, commit], drift: commit.files };
 }

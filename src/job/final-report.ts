@@ -25,6 +25,7 @@ export interface PullRequestLink {
 export type FailureKind =
   | Exclude<AgentStopReason, "end_turn">
   | "workspace_failed"
+  | "sandbox_unavailable"
   | "setup_failed"
   | "push_failed"
   | "internal";
@@ -187,6 +188,13 @@ const FAILURES: Record<FailureKind, FailureText> = {
     title: "Could not check out the repository",
     explain: () => "The repository or its branch could not be fetched into a workspace.",
     advice: `Check that the branch still exists and the App can read the repository. ${RETRY}`,
+  },
+  sandbox_unavailable: {
+    title: "Could not start the sandbox",
+    explain: () =>
+      "patchwright runs the repository's code and the agent's commands only inside a sandbox, and none could start on the machine running it.",
+    advice:
+      "The error above names the fix; it is for whoever runs patchwright (the App's server or the workflow), not the repository.",
   },
   setup_failed: {
     title: "Setup failed",

@@ -10,7 +10,16 @@ export function jobSettingsFrom(
   createModel: (modelId: string) => Model,
 ): Pick<
   GitJobInput,
-  "branchPrefix" | "model" | "policy" | "limits" | "setup" | "verify" | "squash" | "identity"
+  | "branchPrefix"
+  | "model"
+  | "policy"
+  | "limits"
+  | "setup"
+  | "verify"
+  | "network"
+  | "setupNetwork"
+  | "squash"
+  | "identity"
 > {
   return {
     branchPrefix: config.branchPrefix,
@@ -23,6 +32,8 @@ export function jobSettingsFrom(
     },
     setup: config.setup,
     verify: config.verify,
+    network: config.network,
+    setupNetwork: config.setupNetwork,
     squash: config.squash,
     identity: config.bot,
   };

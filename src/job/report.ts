@@ -37,8 +37,8 @@ export function failureOf(job: GitJobResult): FailureKind | null {
       return "setup_failed";
     case "push":
       return "push_failed";
-    case "commit":
-      return "internal";
+    case "sandbox":
+      return "sandbox_unavailable";
     default:
       break;
   }

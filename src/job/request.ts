@@ -87,6 +87,18 @@ export type JobTrigger = z.infer<typeof jobTriggerSchema>;
 export type Person = z.infer<typeof personSchema>;
 
 /** Key for "one job at a time per issue/PR". */
+/**
+ * The object that asked for the job: a comment, a review, a label added at a
+ * given time. A delivery replayed under a fresh X-GitHub-Delivery id carries
+ * the same one, so it never starts a second job.
+ */
+export function triggerKey(request: Pick<JobRequest, "repo" | "target" | "source">): string {
+  const { source } = request;
+  const where = jobKey(request);
+  if (source.id !== undefined) return `${where}:${source.kind}:${source.id}`;
+  return `${where}:${source.kind}:${source.label ?? ""}:${source.createdAt ?? ""}`;
+}
+
 export function jobKey(request: Pick<JobRequest, "repo" | "target">): string {
   return `${request.repo.owner}/${request.repo.name}#${request.target.number}`.toLowerCase();
 }

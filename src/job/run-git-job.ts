@@ -3,6 +3,8 @@ import type { NetChange } from "../agent/file-history.js";
 import type { AgentLimits, AgentResult } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
+import type { InstructionFile } from "../agent/prompt.js";
+import { createRedactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import { branchName } from "../git/branch.js";
@@ -14,13 +16,17 @@ import { partialFetchFor } from "../git/mirror.js";
 import { workspacePatch } from "../git/patch.js";
 import { allowJobBranches, PushConflictError, type PushResult, pushBranch } from "../git/push.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
+import type { KnownSecret } from "../git/secret-scan.js";
 import {
   type FetchedMirror,
   fetchMirror,
   type MirrorOptions,
   prepareWorkspace,
 } from "../git/workspace.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { commitWork } from "./commit-work.js";
+import { type JobSandboxes, openJobSandboxes } from "./job-sandboxes.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 
 /**
@@ -48,11 +54,17 @@ export interface GitJobInput {
   branchPrefix: string;
   task: string;
   extraRules?: string | undefined;
+  /** Agent instructions from a trusted place (see AgentSessionOptions.instructions). */
+  instructions?: InstructionFile[] | undefined;
   model: Model;
   policy: PolicyConfig;
   limits: AgentLimits;
   setup: string[];
   verify?: string | null | undefined;
+  /** The network of the agent's commands and verify. */
+  network: NetworkPolicy;
+  /** The network of the setup commands. */
+  setupNetwork: NetworkPolicy;
   squash: boolean;
   identity: Identity;
   coAuthor?: CoAuthor | undefined;
@@ -65,6 +77,10 @@ export interface GitJobInput {
 
 export interface GitJobDeps {
   cacheDir: string;
+  /** Every command the job runs from the repository or the agent runs in one of its sandboxes. */
+  sandbox: SandboxLauncher;
+  /** Every secret the process holds: none may leave in a commit (see secret-scan.ts). */
+  secrets: readonly KnownSecret[];
   /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
   envSource: Record<string, string | undefined>;
   clock: { now(): number };
@@ -103,7 +119,7 @@ export function prefetchRepository(
   return fetchMirror(mirrorOptions(deps, input)).catch(() => null);
 }
 
-export type JobStage = "workspace" | "setup" | "agent" | "commit" | "verify" | "push";
+export type JobStage = "workspace" | "sandbox" | "setup" | "agent" | "verify" | "push";
 
 export interface GitJobResult {
   branch: string;
@@ -170,6 +186,15 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   branch = workspace.branch;
   result.branch = branch;
 
+  let sandboxes: JobSandboxes;
+  try {
+    sandboxes = await openJobSandboxes(deps.sandbox, workspace.dir, gitEnv, input);
+  } catch (error) {
+    await workspace.cleanup();
+    result.error = { stage: "sandbox", message: messageOf(error) };
+    return finish();
+  }
+
   try {
     for (const command of input.setup) {
       step(`Running setup: \`${command}\``);
@@ -177,6 +202,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         command,
         cwd: workspace.dir,
         env: shellEnv,
+        sandbox: sandboxes.setup,
         signal,
         clock: deps.clock,
       });
@@ -201,10 +227,13 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       policy: input.policy,
       limits: input.limits,
       envSource: deps.envSource,
+      sandbox: sandboxes.agent,
       clock: deps.clock,
       signal,
       onEvent: deps.onEvent,
       extraRules: input.extraRules,
+      instructions: input.instructions,
+      secrets: deps.secrets.map((secret) => secret.value),
       beforeTools: startTree,
     });
     const endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
@@ -226,13 +255,13 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       session,
       trees,
       head,
+      redact: createRedactor(deps.secrets.map((secret) => secret.value)),
       identity: input.identity,
       squash: input.squash,
       coAuthor: input.coAuthor,
       requestUrl: input.requestUrl,
     });
     result.commits = work.commits;
-    if (work.hookError) result.error ??= { stage: "commit", message: work.hookError.message };
     if (work.drift) result.drift = work.drift;
     if (input.wantPatch)
       result.patch = await workspacePatch(workspace.dir, workspace.startSha, gitEnv);
@@ -243,6 +272,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         command: input.verify,
         cwd: workspace.dir,
         env: shellEnv,
+        sandbox: sandboxes.agent,
         signal,
         clock: deps.clock,
       });
@@ -262,6 +292,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
           }),
           defaultBranch: input.defaultBranch ?? baseBranch,
           env: gitEnv,
+          secrets: deps.secrets,
           ...auth,
         });
       } catch (error) {
@@ -274,6 +305,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     result.error ??= { stage: "agent", message: messageOf(error) };
     return finish();
   } finally {
+    await sandboxes.close();
     await workspace.cleanup();
   }
 }

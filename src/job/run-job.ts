@@ -2,11 +2,15 @@ import type { AgentEvent } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
+import type { KnownSecret } from "../git/secret-scan.js";
 import { buildAgentTask } from "../github/context.js";
+import { loadBaseInstructions } from "../github/instructions.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import type { StatusReporter } from "../github/status.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { renderForkPatchAnswer } from "./answers.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { finalReport, pullRequestBody } from "./report.js";
@@ -19,6 +23,10 @@ export interface JobDeps {
   gitToken: () => Promise<string | undefined>;
   createModel: (modelId: string) => Model;
   cacheDir: string;
+  /** Every command from the repository or the agent runs in one of its sandboxes. */
+  sandbox: SandboxLauncher;
+  /** Every secret the process holds, by name: none may leave in a commit. */
+  secrets: readonly KnownSecret[];
   /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
   envSource: Record<string, string | undefined>;
   clock: { now(): number };
@@ -26,6 +34,8 @@ export interface JobDeps {
   redact: Redactor;
   signal?: AbortSignal | undefined;
 }
+
+const OFF: NetworkPolicy = { kind: "off" };
 
 export interface JobOutcome {
   job?: GitJobResult;
@@ -53,6 +63,8 @@ export async function runJob(
     const fork = pr?.isFork === true;
     const gitDeps = {
       cacheDir: deps.cacheDir,
+      sandbox: deps.sandbox,
+      secrets: deps.secrets,
       envSource: deps.envSource,
       clock: deps.clock,
       signal: deps.signal,
@@ -85,6 +97,19 @@ export async function runJob(
       issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
       task,
       ...jobSettingsFrom(config, deps.createModel),
+      // A fork's code (its install scripts, its tests) runs with no network at
+      // all, and its own AGENTS.md does not instruct the agent: the base's does.
+      ...(fork
+        ? {
+            network: OFF,
+            setupNetwork: OFF,
+            instructions: await loadBaseInstructions(deps.octokit, {
+              owner,
+              repo,
+              ref: pr.baseRef,
+            }),
+          }
+        : {}),
       coAuthor: coAuthorOf(request.requester),
       requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
       push: !fork,

@@ -73,6 +73,8 @@ export async function runRepositoryJob(
   const job = await runGitJob(
     {
       cacheDir: deps.cacheDir,
+      sandbox: deps.sandbox,
+      secrets: deps.secrets,
       envSource: deps.envSource,
       clock: deps.clock,
       signal: deps.signal,

@@ -1,4 +1,5 @@
 import { describeExit, findShell, runShellProcess } from "../agent/shell-process.js";
+import type { Sandbox } from "../sandbox/sandbox.js";
 
 /** The result of the repository's own check (its test command), as reported in the PR. */
 export interface VerifyResult {
@@ -17,6 +18,8 @@ export interface VerifyOptions {
   cwd: string;
   /** Scrubbed environment, as the agent's shell gets: the check is the repo's code too. */
   env: Record<string, string>;
+  /** And so it runs in the workspace's sandbox. */
+  sandbox: Sandbox;
   signal: AbortSignal;
   clock: { now(): number };
   timeoutSeconds?: number;
@@ -34,7 +37,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     shell,
     options.command,
     options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-    { cwd: options.cwd, env: options.env, signal: options.signal },
+    { cwd: options.cwd, env: options.env, signal: options.signal, sandbox: options.sandbox },
     { maxStreamChars: options.tailChars ?? DEFAULT_TAIL_CHARS },
   );
   const output = [outcome.stdout, outcome.stderr].filter(Boolean).join("\n").trimEnd();

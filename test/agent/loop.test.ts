@@ -7,11 +7,13 @@ import { FileHistory } from "../../src/agent/file-history.js";
 import { type AgentDeps, type AgentTask, runAgent } from "../../src/agent/loop.js";
 import type { ToolResultBlock } from "../../src/agent/model.js";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import { createRedactor } from "../../src/agent/redact.js";
 import { defineTool, type PolicyCheck } from "../../src/agent/tools/define-tool.js";
 import { defaultTools } from "../../src/agent/tools/index.js";
 import { createToolRegistry } from "../../src/agent/tools/registry.js";
 import { createSnapshotter } from "../../src/agent/workspace-snapshot.js";
 import { callTool, reply, text, thinking, toolUse, turn } from "../helpers/model-script.js";
+import { noSandbox } from "../helpers/sandbox.js";
 import { makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };
@@ -35,6 +37,8 @@ async function setup(
     history,
     root,
     env,
+    sandbox: noSandbox(root),
+    redact: createRedactor(),
     clock: { now: () => 0 },
     onEvent: (e) => events.push(e),
     ...overrides,

@@ -5,6 +5,7 @@ import { createScriptedModel, type ScriptedModel } from "../../src/agent/models/
 import { PolicyRuleError } from "../../src/agent/policy.js";
 import { runAgentSession } from "../../src/agent/session.js";
 import { callTool, reply } from "../helpers/model-script.js";
+import { sandboxFor } from "../helpers/sandbox.js";
 import { makeRepo } from "../helpers/temp-dir.js";
 
 /** A session in a fresh repository holding a.txt; `extra` overrides the defaults. */
@@ -20,6 +21,7 @@ async function session(
     policy: { preset: "default", allow: [], deny: [] },
     limits: { maxTurns: 5, maxCostUsd: 1, maxDurationMs: 60_000 },
     envSource: { PATH: process.env.PATH, HOME: process.env.HOME },
+    sandbox: await sandboxFor(root),
     clock: Date,
     ...extra,
   });
@@ -76,5 +78,22 @@ describe("runAgentSession", () => {
     expect((await run).result.stopReason).toBe("aborted");
     expect(events.at(-1)).toBe("stop");
     expect(model.requests).toHaveLength(1);
+  });
+
+  it("redacts tool results before the model sees them: known secrets and token shapes", async () => {
+    const model = createScriptedModel([
+      callTool("write_file", {
+        file_path: "leak.txt",
+        content: "token ghp_abcdefghijklmnopqrstuvwxyz012345 and minted-token-value-42\n",
+      }),
+      callTool("read_file", { file_path: "leak.txt" }),
+      reply("Done."),
+    ]);
+    const { run } = await session(model, { secrets: ["minted-token-value-42"] });
+    await run;
+    const seen = JSON.stringify(model.requests[2]?.messages.at(-1));
+    expect(seen).toContain("[REDACTED]");
+    expect(seen).not.toContain("ghp_abcdef");
+    expect(seen).not.toContain("minted-token-value-42");
   });
 });

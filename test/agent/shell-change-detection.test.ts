@@ -5,6 +5,7 @@ import type { FileChange } from "../../src/agent/file-history.js";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
 import { runAgentSession } from "../../src/agent/session.js";
 import { callTool, reply } from "../helpers/model-script.js";
+import { sandboxFor } from "../helpers/sandbox.js";
 import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
 /**
@@ -146,6 +147,7 @@ async function runRounds(seed: number, count: number) {
     policy: { preset: "trusted", allow: [], deny: [] },
     limits: { maxTurns: 1000, maxCostUsd: 100, maxDurationMs: 600_000 },
     envSource: { PATH: process.env.PATH, HOME: process.env.HOME },
+    sandbox: await sandboxFor(root, { readOnly: [join(root, ".git")] }),
     clock: Date,
   });
   return { root, rounds, history, result };

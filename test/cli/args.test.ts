@@ -20,6 +20,8 @@ describe("CLI arguments", () => {
         "--allow",
         "run_shell: make*",
         "--json",
+        "--network",
+        "registry.npmjs.org,*.github.com",
       ],
       "/here",
     );
@@ -39,8 +41,22 @@ describe("CLI arguments", () => {
         setup: [],
         squash: false,
         push: true,
+        network: {
+          kind: "hosts",
+          hosts: [
+            { host: "registry.npmjs.org", wildcard: false, port: undefined },
+            { host: "github.com", wildcard: true, port: undefined },
+          ],
+        },
+        setupNetwork: { kind: "on" },
       },
     });
+  });
+
+  it("refuses a network that is not off, on or hosts, in one line", () => {
+    expect(() => parseCommand(["run", "t", "--network", "everything please"], "/x")).toThrow(
+      "--network must be off, on, or a comma-separated list of hosts",
+    );
   });
 
   it("parses the --repo job flags", () => {

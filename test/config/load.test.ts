@@ -40,6 +40,14 @@ describe("parseConfig", () => {
         },
         setup: ["npm ci", "npm run build"],
         verify: "npm test",
+        network: {
+          kind: "hosts",
+          hosts: [
+            { host: "registry.npmjs.org", wildcard: false, port: undefined },
+            { host: "github.com", wildcard: true, port: undefined },
+          ],
+        },
+        setupNetwork: { kind: "off" },
         branchPrefix: "bots/patchwright/",
         squash: true,
         draftOnFailure: false,
@@ -62,6 +70,8 @@ describe("parseConfig", () => {
     [`label: ${"x".repeat(51)}`, "label", "at most 50 characters"],
     ["model: {name: x}", "model", "expected a model id such as claude-sonnet-5-5, got a mapping"],
     ["max_turns: lots", "max_turns", 'expected a whole number above 0, got "lots"'],
+    ["network: everywhere", "network", 'expected "on", "off", or a list of host names'],
+    ["network: [https://x.org/]", "network[0]", 'expected a host such as "registry.npmjs.org"'],
     ["max_turns: 0", "max_turns", "expected a whole number above 0, got 0"],
     ["max_turns: 2.5", "max_turns", "expected a whole number above 0, got 2.5"],
     ["max_cost_usd: -1", "max_cost_usd", "expected a number of US dollars above 0, got -1"],

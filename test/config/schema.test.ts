@@ -20,6 +20,8 @@ describe("configSchema", () => {
       policy: { preset: "default", allow: [], deny: [] },
       setup: [],
       verify: null,
+      network: { kind: "off" },
+      setupNetwork: { kind: "on" },
       branchPrefix: "agent/",
       squash: false,
       draftOnFailure: true,

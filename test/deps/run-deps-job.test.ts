@@ -11,6 +11,7 @@ import { type DepsJobResult, runDepsJob } from "../../src/deps/run-deps-job.js";
 import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
 import { type BareRepo, createBareRepo, git, gitTestEnv } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
+import { realSandbox } from "../helpers/sandbox.js";
 import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "./registry-fixtures.js";
 
 /**
@@ -82,6 +83,7 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
   const result = await runDepsJob(
     {
       cacheDir: join(root, "cache"),
+      sandbox: await realSandbox(),
       envSource: env,
       clock: { now: () => world.now },
       createModel: () => model,

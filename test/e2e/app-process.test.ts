@@ -147,23 +147,33 @@ describe("the App as a process (npm start), end to end", () => {
     });
     Object.assign(payload.comment, { id: 555, body: "@agent fix it" });
     const body = JSON.stringify(payload);
+    const post = (delivery: string, signature?: string) =>
+      fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": "issue_comment",
+          "x-github-delivery": delivery,
+          ...(signature === undefined ? {} : { "x-hub-signature-256": signature }),
+        },
+        body,
+      });
+    const signed = `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`;
+    // Forged: no signature, or one made with another secret. Neither starts anything.
+    const forged = `sha256=${createHmac("sha256", "guessed").update(body).digest("hex")}`;
+    for (const attempt of [await post("e2e-forged-1"), await post("e2e-forged-2", forged)]) {
+      expect(attempt.status).toBeGreaterThanOrEqual(400);
+      expect(attempt.status).toBeLessThan(500);
+    }
+    const mark = output.length;
     const started = Date.now();
-    const response = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-github-event": "issue_comment",
-        "x-github-delivery": "e2e-1",
-        "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(body).digest("hex")}`,
-      },
-      body,
-    });
+    const response = await post("e2e-1", signed);
     expect(response.status).toBe(200);
     // Answered before the job ran: the model has not been asked anything yet.
     expect(Date.now() - started).toBeLessThan(5_000);
 
     await eventually(
-      () => github.pulls.length > 0 || /error/i.test(output),
+      () => github.pulls.length > 0 || /job failed|could not handle/i.test(output.slice(mark)),
       "the pull request",
       120_000,
     );
@@ -175,5 +185,13 @@ describe("the App as a process (npm start), end to end", () => {
     ).toBe(true);
     expect(gitServer.requests.every((r) => r.authorized || r.status === 401)).toBe(true);
     expect(github.reactions.map((r) => r.content)).toContain("eyes");
+    expect(model.requests.length).toBe(fixAddSteps().length);
+
+    // The same comment replayed under a fresh delivery id starts nothing more.
+    expect((await post("e2e-1-replayed", signed)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(github.pulls).toHaveLength(1);
+    expect(model.requests.length).toBe(fixAddSteps().length);
+    expect(github.reactions.filter((r) => r.content === "eyes")).toHaveLength(1);
   }, 180_000);
 });

@@ -51,16 +51,25 @@ describe("buildGitEnv", () => {
     const env = buildGitEnv({
       env: { PATH: "/bin", GIT_DIR: "/elsewhere", GIT_INDEX_FILE: "/x", PAGER: "less" },
       auth: { url: "https://github.com/o/r.git", token: "T" },
-      noHooks: true,
     });
     expect(env.PATH).toBe("/bin");
     expect(env.GIT_DIR).toBeUndefined();
     expect(env.GIT_INDEX_FILE).toBeUndefined();
     expect(env.PAGER).toBeUndefined();
     expect(env.GIT_TERMINAL_PROMPT).toBe("0");
-    expect(env.GIT_CONFIG_COUNT).toBe("3");
-    expect(env.GIT_CONFIG_KEY_0).toBe("http.https://github.com/.extraHeader");
-    expect(env.GIT_CONFIG_KEY_1).toBe("core.hooksPath");
+    const keys = Array.from({ length: Number(env.GIT_CONFIG_COUNT) }, (_, i) => [
+      env[`GIT_CONFIG_KEY_${i}`],
+      env[`GIT_CONFIG_VALUE_${i}`],
+    ]);
+    expect(keys).toEqual([
+      ["core.hooksPath", "/dev/null"],
+      ["core.fsmonitor", "false"],
+      ["credential.helper", ""],
+      ["http.https://github.com/.extraHeader", expect.stringContaining("Authorization: Basic ")],
+    ]);
+    // No global or system config: a workspace or the agent could have written one.
+    expect(env.GIT_CONFIG_GLOBAL).toBe("/dev/null");
+    expect(env.GIT_CONFIG_NOSYSTEM).toBe("1");
   });
 });
 

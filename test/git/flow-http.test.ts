@@ -82,6 +82,7 @@ describe("a whole job over authenticated HTTP", () => {
         allowedBranch: allowJobBranches({ prefix: "agent/" }),
         defaultBranch: "main",
         env,
+        secrets: [],
       });
       expect(result.rebased).toBe(true);
       expect(repo.sha(branch)).toBe(result.sha);

@@ -73,6 +73,7 @@ const push = (extra: Partial<Parameters<typeof pushBranch>[0]> = {}) =>
     allowedBranch: BRANCH,
     defaultBranch: "main",
     env,
+    secrets: [],
     ...extra,
   });
 

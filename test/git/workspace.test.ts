@@ -204,14 +204,18 @@ describe("prepareWorkspace", () => {
   });
 
   it("leaves git's housekeeping out of the fetch and runs it when the job is done", async () => {
-    // Keep every fetch as a pack, and repack as soon as there are two.
-    appendFileSync(
-      env.GIT_CONFIG_GLOBAL as string,
-      "[transfer]\n\tunpackLimit = 1\n[gc]\n\tautoPackLimit = 1\n\tautoDetach = false\n",
-    );
     const packs = (mirrorDir: string) =>
       readdirSync(join(mirrorDir, "objects", "pack")).filter((f) => f.endsWith(".pack")).length;
-    await (await prepare()).cleanup();
+    const first = await prepare();
+    await first.cleanup();
+    // Keep every fetch as a pack, and repack as soon as there are two (in the
+    // mirror's own config: our git reads no global one).
+    const settings =
+      "[transfer]\n\tunpackLimit = 1\n[gc]\n\tautoPackLimit = 1\n\tautoDetach = false\n";
+    // The config and the copy it is restored from before each fetch.
+    for (const file of ["config", "patchwright-config"]) {
+      appendFileSync(join(first.mirrorDir, file), settings);
+    }
     repo.push({ branch: "main", files: { "NEW.md": "new\n" } });
     const ws = await prepare({ branch: "agent/issue-2-next" });
     expect(packs(ws.mirrorDir)).toBeGreaterThan(1);

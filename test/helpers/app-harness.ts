@@ -5,6 +5,7 @@ import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
 import { createApp } from "../../src/app/index.js";
+import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import { ADD_BUG_FILES } from "./demo-repo.js";
 import { createFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
 import {
@@ -95,6 +96,8 @@ export async function startHarness(options: {
   steps: ScriptStep[];
   github?: Partial<FakeGitHubOptions>;
   files?: Record<string, string>;
+  /** Default: the machine's own choice, as `npm start` makes it. */
+  sandbox?: SandboxLauncher;
 }): Promise<Harness> {
   const tmp = makeTempDir("pw-app-");
   const env = gitTestEnv(join(tmp.path, "home"));
@@ -130,6 +133,7 @@ export async function startHarness(options: {
       models.push(model);
       return model;
     },
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const probot = new Probot({
     appId: 1,

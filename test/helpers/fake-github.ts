@@ -46,6 +46,8 @@ export interface FakeGitHubOptions {
   configPath?: string;
   botSlug?: string;
   installationToken?: string;
+  /** Other files on the default branch, served by the contents API (AGENTS.md, say). */
+  files?: Record<string, string>;
 }
 
 export interface FakeGitHub {
@@ -97,17 +99,15 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       new RegExp(`^${base}/contents/(.+)$`),
       (m) => {
         const path = decodeURIComponent(m[1] ?? "");
-        if (
-          path !== (options.configPath ?? ".github/patchwright.yml") ||
-          options.configYaml === undefined
-        )
-          return [404, { message: "Not Found" }];
+        const isConfig = path === (options.configPath ?? ".github/patchwright.yml");
+        const content = isConfig ? options.configYaml : options.files?.[path];
+        if (content === undefined) return [404, { message: "Not Found" }];
         return [
           200,
           {
             type: "file",
             encoding: "base64",
-            content: Buffer.from(options.configYaml).toString("base64"),
+            content: Buffer.from(content).toString("base64"),
             path,
           },
         ];

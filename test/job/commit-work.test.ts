@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { FileHistory } from "../../src/agent/file-history.js";
 import type { AgentResult } from "../../src/agent/loop.js";
 import { emptyUsage } from "../../src/agent/model.js";
+import { createRedactor } from "../../src/agent/redact.js";
 import { captureWorkspaceTree } from "../../src/git/exact-tree.js";
 import { commitWork } from "../../src/job/commit-work.js";
 import { git, makeRepo } from "../helpers/temp-dir.js";
@@ -61,7 +62,7 @@ describe("commitWork", () => {
   for (const squash of [false, true]) {
     it(`never pushes a tree that differs from the workspace (${squash ? "squashed" : "per turn"})`, async () => {
       const run = await revertedRun();
-      const work = await commitWork({ ...run, env, identity, squash });
+      const work = await commitWork({ ...run, env, identity, squash, redact: createRedactor() });
       expect(work.drift).toEqual(["src/sum.js"]);
       expect(work.commits.at(-1)?.subject).toBe(
         "Include what the workspace held but the commits missed",
@@ -73,7 +74,7 @@ describe("commitWork", () => {
     });
   }
 
-  it("adds nothing when the records and the workspace agree", async () => {
+  it("adds nothing when the records and the workspace agree, and redacts the messages", async () => {
     const dir = await makeRepo({ "a.txt": "a\n" });
     const head = git(dir, "rev-parse", "HEAD").trim();
     const start = await captureWorkspaceTree(dir, env);
@@ -88,7 +89,8 @@ describe("commitWork", () => {
       before: Buffer.from("a\n"),
       after: Buffer.from("A\n"),
     });
-    const session = { result: agentResult({ 1: "Capitalise a." }), history, root: dir };
+    const said = "Capitalise a, as ghp_abcdefghijklmnopqrstuvwxyz012345 asked.";
+    const session = { result: agentResult({ 1: said }), history, root: dir };
     const work = await commitWork({
       dir,
       env,
@@ -97,8 +99,13 @@ describe("commitWork", () => {
       head,
       identity,
       squash: false,
+      redact: createRedactor(),
     });
     expect(work.drift).toBeUndefined();
     expect(work.commits).toHaveLength(1);
+    // The model's words become the message, redacted like everything it says.
+    const message = git(dir, "log", "-1", "--format=%B");
+    expect(message).toContain("[REDACTED]");
+    expect(message).not.toContain("ghp_");
   });
 });

@@ -12,6 +12,7 @@ import {
   type TempDir,
 } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
+import { realSandbox } from "../helpers/sandbox.js";
 
 const dirs: TempDir[] = [];
 afterEach(() => {
@@ -44,6 +45,8 @@ function input(
     limits: { maxTurns: 10, maxCostUsd: 5, maxDurationMs: 600_000 },
     setup: [],
     verify: "npm test",
+    network: { kind: "off" },
+    setupNetwork: { kind: "on" },
     squash: false,
     identity: { name: "patchwright[bot]", email: "bot@example.com" },
     coAuthor: { name: "Octo Cat", login: "octocat", id: 583231 },
@@ -74,7 +77,14 @@ describe("runGitJob (the job without GitHub)", () => {
     const steps: string[] = [];
     const model = createScriptedModel(fixSteps());
     const result = await runGitJob(
-      { cacheDir, envSource: env, clock: Date, onStep: (s) => steps.push(s) },
+      {
+        cacheDir,
+        sandbox: await realSandbox(),
+        secrets: [],
+        envSource: env,
+        clock: Date,
+        onStep: (s) => steps.push(s),
+      },
       input({ cloneUrl: repo.url, model }),
     );
     expect(result.error).toBeUndefined();
@@ -109,7 +119,7 @@ describe("runGitJob (the job without GitHub)", () => {
     const { env, repo, cacheDir } = setup();
     repo.push({ branch: "agent/issue-7-fix-add", files: { "other.md": "someone else\n" } });
     const result = await runGitJob(
-      { cacheDir, envSource: env, clock: Date },
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()) }),
     );
     expect(result.error).toBeUndefined();
@@ -131,7 +141,7 @@ describe("runGitJob (the job without GitHub)", () => {
     const { env, repo, tmp } = setup();
     const run = async (cacheDir: string, repoSizeKb: number | undefined) => {
       const result = await runGitJob(
-        { cacheDir, envSource: env, clock: Date },
+        { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
         input({
           cloneUrl: repo.url,
           model: createScriptedModel([reply("Nothing to do.")]),
@@ -159,7 +169,7 @@ describe("runGitJob (the job without GitHub)", () => {
       { error: { status: 400, message: "invalid request" } },
     ]);
     const result = await runGitJob(
-      { cacheDir, envSource: env, clock: Date },
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model, verify: null }),
     );
     expect(result.error).toMatchObject({ stage: "agent" });
@@ -181,7 +191,7 @@ describe("runGitJob (the job without GitHub)", () => {
       reply("Updated."),
     ]);
     const result = await runGitJob(
-      { cacheDir, envSource: env, clock: Date },
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model, existingBranch: "feature/x", verify: null }),
     );
     expect(result.error).toBeUndefined();
@@ -193,7 +203,7 @@ describe("runGitJob (the job without GitHub)", () => {
   it("gives a patch without pushing (fork pull requests) and makes no commits when nothing changed", async () => {
     const { env, repo, cacheDir } = setup();
     const result = await runGitJob(
-      { cacheDir, envSource: env, clock: Date },
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({
         cloneUrl: repo.url,
         model: createScriptedModel(fixSteps()),
@@ -207,7 +217,7 @@ describe("runGitJob (the job without GitHub)", () => {
     expect(repo.sha(result.branch)).toBeNull();
 
     const idle = await runGitJob(
-      { cacheDir, envSource: env, clock: Date },
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model: createScriptedModel([reply("Nothing to change.")]) }),
     );
     expect(idle.commits).toEqual([]);
@@ -219,7 +229,7 @@ describe("runGitJob (the job without GitHub)", () => {
     const { env, repo, cacheDir } = setup();
     const model = createScriptedModel([]);
     const result = await runGitJob(
-      { cacheDir, envSource: env, clock: Date },
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model, setup: ["echo broken >&2; exit 4"] }),
     );
     expect(result.error?.stage).toBe("setup");

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runVerify } from "../../src/job/verify.js";
+import { sandboxFor } from "../helpers/sandbox.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" };
@@ -12,6 +13,7 @@ describe("runVerify", () => {
       command: "echo start; echo all 3 tests passed",
       cwd,
       env,
+      sandbox: await sandboxFor(cwd),
       signal: new AbortController().signal,
       clock: { now: () => (now += 250) },
     });
@@ -31,6 +33,7 @@ describe("runVerify", () => {
       command: "seq 1 5000; echo 'FAIL: 1 failed' >&2; exit 3",
       cwd,
       env,
+      sandbox: await sandboxFor(cwd),
       signal: new AbortController().signal,
       clock: Date,
       tailChars: 200,
@@ -48,6 +51,7 @@ describe("runVerify", () => {
       command: 'pwd; echo "token=${GITHUB_TOKEN:-none}"',
       cwd,
       env,
+      sandbox: await sandboxFor(cwd),
       signal: new AbortController().signal,
       clock: Date,
     });

@@ -4,6 +4,8 @@
  * `bash -c 'literal'` whose literal we parse and check as well.
  */
 
+import type { SimpleCommand } from "./shell-command.js";
+
 export type ProgramSource =
   | { kind: "stdin" }
   | { kind: "inline"; index: number }
@@ -125,6 +127,50 @@ export function programSource(argv: readonly string[]): ProgramSource | undefine
     }
     i += 1;
   }
+  // `xargs sh -c` gets its program from input: past the end of what the command line shows.
+  if (pending === "inline") return { kind: "inline", index: argv.length };
   if (pending) return { kind: "stdin" };
   return i < argv.length ? { kind: "file", index: i } : { kind: "stdin" };
+}
+
+/**
+ * What an interpreter's inline program (`-c`, `-e`) means for the analysis:
+ * a shell literal to parse, code the policy cannot read (opaque for shells,
+ * whose code the policy otherwise reads; a plain hazard for other
+ * interpreters, whose code it never reads), or undefined when there is none.
+ */
+type InlineProgram =
+  | { kind: "shell"; program: string }
+  | { kind: "opaque" | "hidden"; hazard: string };
+
+export function inlineProgram(command: SimpleCommand): InlineProgram | undefined {
+  const name = command.argv[0] ?? "";
+  if (command.dynamic[0] || !isInterpreter(name)) return undefined;
+  const source = programSource(command.argv);
+  if (source?.kind !== "inline") return undefined;
+  const shell = SHELLS.has(name.slice(name.lastIndexOf("/") + 1));
+  const kind = shell ? "opaque" : "hidden";
+  const program = command.argv[source.index];
+  if (program === undefined) {
+    return command.argsFromInput
+      ? {
+          kind,
+          hazard: `\`${name}\` through xargs runs code read from input, so the policy cannot see what runs; write the command out literally`,
+        }
+      : undefined;
+  }
+  if (command.dynamic[source.index]) {
+    return {
+      kind,
+      hazard: `\`${name}\` runs code built from an expansion (${program}), so the policy cannot see what runs; write the command out literally`,
+    };
+  }
+  if (command.via?.startsWith("find") && program.includes("{}")) {
+    // find pastes each file name into the code, so the code the shell runs depends on file names.
+    return {
+      kind,
+      hazard: `\`${name}\` code containing {} under \`${command.via}\` runs text built from file names; pass the names as arguments ("$@") instead`,
+    };
+  }
+  return shell ? { kind: "shell", program } : undefined;
 }

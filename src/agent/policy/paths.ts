@@ -65,10 +65,24 @@ function relativeInside(root: string, absolute: string): string | undefined {
 }
 
 /**
+ * The path the kernel opens: it resolves a symlink before the `..` that
+ * follows it, so `escape/../x` is next to the link's target, not `./x`.
+ */
+function physicalPath(root: string, written: string, fs: PolicyFs): string {
+  let current = path.isAbsolute(written) ? "/" : root;
+  for (const segment of written.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    current = segment === ".." ? path.dirname(current) : fs.realpath(path.join(current, segment));
+  }
+  return current;
+}
+
+/**
  * Where `written` (as a tool or command names it, relative to the workspace
  * root) points: inside the workspace or not, and whether inside `.git/`.
- * Globs count as escaping if one of their segments could match `..`, and as
- * `.git` if the first could match `.git`. Symlinks are followed when `fs` is given.
+ * Globs count as escaping if one of their segments could match `..` or a
+ * `..` follows them (they may match a symlink), and as `.git` if the first
+ * could match `.git`. Symlinks are followed when `fs` is given.
  */
 export function resolveInWorkspace(written: string, root: string, fs?: PolicyFs): ResolvedPath {
   if (written.startsWith("~")) return { inside: false };
@@ -76,10 +90,14 @@ export function resolveInWorkspace(written: string, root: string, fs?: PolicyFs)
   if (segments.some((segment) => segment !== ".." && segmentCouldMatch(segment, ".."))) {
     return { inside: false };
   }
+  const firstPattern = segments.findIndex((segment) => GLOB_CHARS.test(segment));
+  if (firstPattern >= 0 && segments.indexOf("..", firstPattern) > 0) return { inside: false };
   const absolute = path.resolve(root, written);
   const lexical = relativeInside(root, absolute);
   if (lexical === undefined) return { inside: false };
-  const relative = fs ? relativeInside(root, fs.realpath(absolute)) : lexical;
+  const physical =
+    fs && (segments.includes("..") ? physicalPath(root, written, fs) : fs.realpath(absolute));
+  const relative = physical ? relativeInside(root, physical) : lexical;
   if (relative === undefined) return { inside: false };
   const first = (
     path.isAbsolute(written) ? lexical : path.posix.normalize(segments.join("/"))

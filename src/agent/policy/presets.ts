@@ -1,7 +1,7 @@
-import type { SimpleCommand } from "./shell-analysis.js";
 import type { CommandContext, PresetName, Verdict } from "./shell-args.js";
 import { BUILD_COMMANDS } from "./shell-build.js";
-import { explicitDenial, isTransparentWrapper } from "./shell-denials.js";
+import type { SimpleCommand } from "./shell-command.js";
+import { explicitDenial, isTransparentWrapper, wrapperFileDenial } from "./shell-denials.js";
 import { FILE_COMMANDS } from "./shell-files.js";
 import { checkGit } from "./shell-git.js";
 import { type CommandCheck, READ_COMMANDS } from "./shell-read.js";
@@ -13,9 +13,12 @@ export type { PresetName } from "./shell-args.js";
  *   inside the workspace; no file changes.
  * - default: read-only plus file edits inside the workspace and a list of
  *   local file, git, build and test commands; no network, no privileges.
- * - trusted: everything, including constructs the policy cannot see through
- *   (eval, `bash -c "$X"`), except the config's deny rules, `git push` (pushing
- *   is the job's business, never the agent's) and writes into .git/.
+ * - trusted: everything, including reads outside the workspace and constructs
+ *   the policy cannot see through (eval, piping into a shell), except the
+ *   config's deny rules, `git push` (pushing is the job's business, never the
+ *   agent's) and writes into .git/. To keep those two limits it still needs a
+ *   literal command name, git subcommand and `sh -c` program: `git $X` or
+ *   `bash -c "$X"` could be a push.
  */
 export const PRESET_NAMES = ["read-only", "default", "trusted"] as const;
 
@@ -66,7 +69,7 @@ export function commandPresetDenial(command: SimpleCommand, ctx: CommandContext)
   const base = name.slice(name.lastIndexOf("/") + 1);
   const denial = explicitDenial({ ...command, argv: [base, ...command.argv.slice(1)] });
   if (denial) return denial;
-  if (isTransparentWrapper(command)) return undefined;
+  if (isTransparentWrapper(command)) return wrapperFileDenial(command, ctx);
   if (name === "git") return checkGit(command, ctx);
   const check = READ_COMMANDS.get(name) ?? SHELL_BUILTINS.get(name);
   if (check) return check(command, ctx);

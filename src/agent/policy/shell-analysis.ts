@@ -1,43 +1,18 @@
 import type { Node } from "web-tree-sitter";
-import { isInterpreter, programSource, SHELLS } from "./interpreters.js";
-import { commandHazards, variableHazard } from "./shell-hazards.js";
+import { inlineProgram, programSource } from "./interpreters.js";
+import type { CommandAnalysis, SimpleCommand } from "./shell-command.js";
+import { commandHazards, hiddenProgram } from "./shell-hazards.js";
 import type { ShellParser } from "./shell-parser.js";
+import { syntaxVariableHazards } from "./shell-variables.js";
 import {
   type Redirect,
   readAssignment,
+  readPattern,
   readRedirect,
   readWord,
   type ShellWord,
 } from "./shell-words.js";
-
-export type { Redirect } from "./shell-words.js";
-
 import { unwrapCommand } from "./shell-wrappers.js";
-
-/** One command the shell would run, with its words as the program receives them. */
-export interface SimpleCommand {
-  /** Words with quotes removed; a dynamic word keeps its source text (`$HOME`). */
-  argv: string[];
-  /** Parallel to argv: true where the word expands at run time. */
-  dynamic: boolean[];
-  /** `NAME=value` prefixes (and names a wrapper like env sets). */
-  assignments: string[];
-  redirects: Redirect[];
-  /** argv joined with single spaces: what `run_shell:` rules match. */
-  text: string;
-  /** The wrapper this command runs inside (`xargs`, `find -exec`, `bash -c`), or null. */
-  via: string | null;
-  /** xargs appends arguments read from standard input. */
-  argsFromInput: boolean;
-}
-
-export interface CommandAnalysis {
-  commands: SimpleCommand[];
-  /** Sentences naming constructs that hide what runs; includes parse failures. */
-  hazards: string[];
-  /** Set when the text is not valid bash (as far as the grammar knows). */
-  parseError: string | null;
-}
 
 /** `bash -c '...'` inside `bash -c '...'`: deeper than this is treated as hiding what runs. */
 const MAX_NESTING = 4;
@@ -51,13 +26,15 @@ interface Scope {
 class Collector {
   readonly commands: SimpleCommand[] = [];
   readonly hazards = new Set<string>();
+  readonly opaque = new Set<string>();
+  readonly patterns: ShellWord[] = [];
   parseError: string | null = null;
 
   constructor(private readonly parser: ShellParser) {}
 
   analyze(text: string, scope: Scope): void {
     if (scope.depth > MAX_NESTING) {
-      this.hazards.add(
+      this.blind(
         `shell commands nested more than ${MAX_NESTING} levels deep cannot be checked; run the inner command directly`,
       );
       return;
@@ -78,6 +55,17 @@ class Collector {
     }
   }
 
+  /** A hazard that hides what runs even from the trusted preset. */
+  private blind(sentence: string): void {
+    this.hazards.add(sentence);
+    this.opaque.add(sentence);
+  }
+
+  private notePattern(node: Node | null): void {
+    const pattern = node && readPattern(node);
+    if (pattern) this.patterns.push(pattern);
+  }
+
   private fail(reason: string): void {
     const sentence = `${reason}; check the quoting and syntax and send a simpler command`;
     this.parseError ??= sentence;
@@ -86,6 +74,7 @@ class Collector {
 
   /** Walks any node; returns the innermost command it runs when the node is a simple command. */
   private walk(node: Node, scope: Scope): SimpleCommand | undefined {
+    for (const hazard of syntaxVariableHazards(node)) this.hazards.add(hazard);
     switch (node.type) {
       case "command":
         return this.command(node, scope);
@@ -111,12 +100,18 @@ class Collector {
       case "heredoc_redirect":
         this.heredoc(node, scope);
         return undefined;
-      case "variable_assignment": {
-        const hazard = variableHazard(node.childForFieldName("name")?.text ?? "");
-        if (hazard) this.hazards.add(hazard);
+      case "for_statement":
+        for (const value of node.childrenForFieldName("value")) this.notePattern(value);
         this.children(node, scope);
         return undefined;
-      }
+      case "array":
+        for (const element of node.namedChildren) this.notePattern(element);
+        this.children(node, scope);
+        return undefined;
+      case "variable_assignment":
+        this.notePattern(node.childForFieldName("value"));
+        this.children(node, scope);
+        return undefined;
       default:
         this.children(node, scope);
         return undefined;
@@ -141,6 +136,7 @@ class Collector {
         this.walk(child, nested);
       } else if (field === "name" || field === "argument") {
         words.push(readWord(child));
+        this.notePattern(child);
         this.walk(child, nested);
       } else if (child.type.endsWith("redirect")) {
         redirects.push(readRedirect(child));
@@ -229,7 +225,9 @@ class Collector {
 
   private record(command: SimpleCommand, scope: Scope): SimpleCommand {
     this.commands.push(command);
-    for (const hazard of commandHazards(command)) this.hazards.add(hazard);
+    const hidden = hiddenProgram(command);
+    if (hidden) this.blind(hidden);
+    else for (const hazard of commandHazards(command)) this.hazards.add(hazard);
     this.nestedShell(command, scope);
     let innermost = command;
     for (const wrapped of unwrapCommand(command.argv, command.dynamic)) {
@@ -251,26 +249,12 @@ class Collector {
 
   /** `bash -c 'literal'`: the literal is parsed and its commands checked like any others. */
   private nestedShell(command: SimpleCommand, scope: Scope): void {
-    const name = command.argv[0] ?? "";
-    if (command.dynamic[0] || !isInterpreter(name)) return;
-    const source = programSource(command.argv);
-    if (source?.kind !== "inline") return;
-    if (command.dynamic[source.index]) {
-      this.hazards.add(
-        `\`${name}\` runs code built from an expansion (${command.argv[source.index]}), so the policy cannot see what runs; write the command out literally`,
-      );
-    } else if (command.via?.startsWith("find") && command.argv[source.index]?.includes("{}")) {
-      // find pastes each file name into the code, so the code the shell runs depends on file names.
-      this.hazards.add(
-        `\`${name}\` code containing {} under \`${command.via}\` runs text built from file names; pass the names as arguments ("$@") instead`,
-      );
-    } else if (SHELLS.has(name.slice(name.lastIndexOf("/") + 1))) {
-      this.analyze(command.argv[source.index] ?? "", {
-        redirects: [],
-        via: `${name} -c`,
-        depth: scope.depth + 1,
-      });
-    }
+    const inline = inlineProgram(command);
+    if (inline?.kind === "shell") {
+      const via = `${command.argv[0]} -c`;
+      this.analyze(inline.program, { redirects: [], via, depth: scope.depth + 1 });
+    } else if (inline?.kind === "opaque") this.blind(inline.hazard);
+    else if (inline?.kind === "hidden") this.hazards.add(inline.hazard);
   }
 }
 
@@ -287,6 +271,8 @@ export function analyzeCommand(parser: ShellParser, text: string): CommandAnalys
   return {
     commands: collector.commands,
     hazards: [...collector.hazards],
+    opaque: [...collector.opaque],
+    patterns: collector.patterns,
     parseError: collector.parseError,
   };
 }

@@ -1,5 +1,6 @@
 import { type PolicyFs, resolveInWorkspace } from "./paths.js";
-import type { SimpleCommand } from "./shell-analysis.js";
+import type { SimpleCommand } from "./shell-command.js";
+import { pathLikeTail, splitOption } from "./shell-options.js";
 
 export type PresetName = "read-only" | "default" | "trusted";
 
@@ -63,10 +64,12 @@ export function checkPath(
 }
 
 export interface ArgumentSpec {
-  /** Options that take the next word as their value. */
+  /** Options that take a value that is not a path (a pattern, a count, a delimiter). */
   values?: readonly string[];
-  /** Options whose value (next word or after `=`) is a path, checked with this mode. */
+  /** Options whose value (next word, after `=` or glued) is a path, checked with this mode. */
   pathValues?: Readonly<Record<string, PathMode>>;
+  /** Options whose value is a file listing more files to open: those files are out of sight. */
+  namesFrom?: readonly string[];
   /** The first operand is not a path (grep's pattern, sed's script) unless one of these options is given. */
   firstOperandUnless?: readonly string[];
 }
@@ -77,32 +80,56 @@ export interface Argument {
   dynamic: boolean;
   /** The option this word is the value of, if it is one. */
   option: string | undefined;
+  /** False for the value of an option the spec does not name (`--x=v`, `-Xv`): maybe a path. */
+  declared: boolean;
 }
 
-/** Splits a command's arguments into option values and operands (everything after `--` is an operand). */
+/** Every option of the spec that takes a value. */
+function valuedOptions(spec: ArgumentSpec): Set<string> {
+  return new Set([
+    ...(spec.values ?? []),
+    ...Object.keys(spec.pathValues ?? {}),
+    ...(spec.namesFrom ?? []),
+  ]);
+}
+
+/**
+ * Splits a command's arguments into option values and operands (everything
+ * after `--` is an operand). Values glued to short options count like
+ * separate ones; an unknown option's glued value that reads like a path is
+ * kept as an undeclared value.
+ */
 export function readArguments(
   command: SimpleCommand,
   spec: ArgumentSpec = {},
 ): { operands: Argument[]; values: Argument[] } {
   const operands: Argument[] = [];
   const values: Argument[] = [];
-  const optionNames = [...(spec.values ?? []), ...Object.keys(spec.pathValues ?? {})];
+  const valued = valuedOptions(spec);
   let optionsDone = false;
   for (let i = 1; i < command.argv.length; i += 1) {
     const text = command.argv[i] ?? "";
     const dynamic = command.dynamic[i] ?? false;
     if (optionsDone || dynamic || !text.startsWith("-") || text === "-") {
-      operands.push({ index: i, text, dynamic, option: undefined });
-    } else if (text === "--") {
+      operands.push({ index: i, text, dynamic, option: undefined, declared: false });
+      continue;
+    }
+    if (text === "--") {
       optionsDone = true;
-    } else if (text.startsWith("--") && text.includes("=")) {
-      const option = text.slice(0, text.indexOf("="));
-      values.push({ index: i, text: text.slice(option.length + 1), dynamic, option });
-    } else if (optionNames.includes(text)) {
+      continue;
+    }
+    const option = splitOption(text, valued);
+    const declared = option.takesValue;
+    if (option.glued !== undefined) {
+      values.push({ index: i, text: option.glued, dynamic, option: option.name, declared });
+    } else if (declared && i + 1 < command.argv.length) {
       i += 1;
-      const value = command.argv[i];
-      if (value !== undefined) {
-        values.push({ index: i, text: value, dynamic: command.dynamic[i] ?? false, option: text });
+      const value = { text: command.argv[i] ?? "", dynamic: command.dynamic[i] ?? false };
+      values.push({ index: i, ...value, option: option.name, declared });
+    } else {
+      const tail = text.startsWith("--") ? undefined : pathLikeTail(text);
+      if (tail !== undefined) {
+        values.push({ index: i, text: tail, dynamic, option: text, declared: false });
       }
     }
   }
@@ -113,16 +140,30 @@ export function readArguments(
 }
 
 /** A static value that names somewhere outside the workspace (`/etc`, `~`, `../x`). */
-function valueLooksOutside(value: Argument, ctx: CommandContext): boolean {
+export function valueLooksOutside(value: Argument, ctx: CommandContext): boolean {
   if (value.dynamic || !/^[/~]|(^|\/)\.\.(\/|$)/.test(value.text)) return false;
   if (READABLE_DEVICES.has(value.text) || WRITABLE_DEVICES.has(value.text)) return false;
   return !resolveInWorkspace(value.text, ctx.root, ctx.fs).inside;
 }
 
+/** The denial for an undeclared option value that names somewhere outside the workspace. */
+export function outsideValueDenial(command: SimpleCommand, value: Argument): string {
+  const given = value.option === undefined ? "" : ` (given with \`${value.option}\`)`;
+  return `${quote(command)}: \`${value.text}\` is outside the workspace${given}; only files inside the workspace may be used`;
+}
+
+/** Options that open files named inside another file, which the policy never sees. */
+function namesFromDenial(command: SimpleCommand, values: Argument[], spec: ArgumentSpec): Verdict {
+  const list = values.find((value) => value.option && spec.namesFrom?.includes(value.option));
+  return list
+    ? `${quote(command)}: \`${list.option}\` reads the names of the files to open from \`${list.text}\`, so the policy cannot check them; pass the file names as arguments instead`
+    : undefined;
+}
+
 /**
  * The common check for commands whose operands are files: every operand is a
  * path inside the workspace (checked with `mode`), path-valued options too,
- * and no other option value points outside.
+ * and no undeclared option value points outside.
  */
 export function checkArguments(
   command: SimpleCommand,
@@ -134,6 +175,8 @@ export function checkArguments(
     return `${quote(command)} through xargs takes its arguments from input, so the policy cannot check which files it touches; name the files explicitly (or use grep_search / list_files)`;
   }
   const { operands, values } = readArguments(command, spec);
+  const names = namesFromDenial(command, values, spec);
+  if (names) return names;
   for (const operand of operands) {
     const verdict = checkPath(command, operand.text, operand.dynamic, mode, ctx);
     if (verdict) return verdict;
@@ -143,11 +186,29 @@ export function checkArguments(
     if (pathMode) {
       const verdict = checkPath(command, value.text, value.dynamic, pathMode, ctx);
       if (verdict) return verdict;
-    } else if (valueLooksOutside(value, ctx)) {
-      return `${quote(command)}: \`${value.text}\` is outside the workspace; only files inside the workspace may be used`;
+    } else if (!value.declared && valueLooksOutside(value, ctx)) {
+      return outsideValueDenial(command, value);
     }
   }
   return undefined;
+}
+
+/** The first word that is not an option, with its index; options before it are returned too. */
+export function firstOperand(
+  command: SimpleCommand,
+  from = 1,
+): { index: number; options: string[] } {
+  const options: string[] = [];
+  let i = from;
+  while (
+    i < command.argv.length &&
+    !command.dynamic[i] &&
+    (command.argv[i] ?? "").startsWith("-")
+  ) {
+    options.push(command.argv[i] ?? "");
+    i += 1;
+  }
+  return { index: i, options };
 }
 
 /** For commands whose arguments are not files (echo, printf, tr): nothing to check. */

@@ -1,7 +1,7 @@
 import { programSource, SHELLS } from "./interpreters.js";
-import type { SimpleCommand } from "./shell-analysis.js";
-import { quote, type Verdict } from "./shell-args.js";
-import { isWrapper, unwrapCommand } from "./shell-wrappers.js";
+import { type CommandContext, checkPath, quote, type Verdict } from "./shell-args.js";
+import type { SimpleCommand } from "./shell-command.js";
+import { isWrapper, unwrapCommand, wrapperOptions } from "./shell-wrappers.js";
 
 const NETWORK_TOOLS = new Set([
   "curl",
@@ -53,7 +53,8 @@ export function explicitDenial(command: SimpleCommand): Verdict {
   if (environmentDump(command)) {
     return `${quote(command)} prints environment variables, which is not allowed; the environment holds nothing the task needs`;
   }
-  if (name === "env" && command.argv.some((arg) => /^(-C|--chdir)(=|$)/.test(arg))) {
+  const options = wrapperOptions(command.argv, command.dynamic);
+  if (name === "env" && options.some((o) => o.name === "-C" || o.name === "--chdir")) {
     return `${quote(command)}: \`env -C\` runs the command in another folder; \`cd\` into a workspace folder instead`;
   }
   return undefined;
@@ -70,4 +71,14 @@ export function isTransparentWrapper(command: SimpleCommand): boolean {
   if (isWrapper(name)) return true;
   const source = SHELLS.has(name) ? programSource(command.argv) : undefined;
   return source?.kind === "inline" && !command.dynamic[source.index];
+}
+
+/** A wrapper's own file options (`xargs -a list`, `time -o out`), checked like any other path. */
+export function wrapperFileDenial(command: SimpleCommand, ctx: CommandContext): Verdict {
+  for (const option of wrapperOptions(command.argv, command.dynamic)) {
+    if (!option.file) continue;
+    const verdict = checkPath(command, option.value ?? "", option.dynamic, option.file, ctx);
+    if (verdict) return verdict;
+  }
+  return undefined;
 }

@@ -1,4 +1,3 @@
-import type { SimpleCommand } from "./shell-analysis.js";
 import {
   type ArgumentSpec,
   type CommandContext,
@@ -8,6 +7,7 @@ import {
   readArguments,
   type Verdict,
 } from "./shell-args.js";
+import type { SimpleCommand } from "./shell-command.js";
 import type { CommandCheck } from "./shell-read.js";
 
 const files =
@@ -33,20 +33,15 @@ function sedScriptProblem(script: string): boolean {
   });
 }
 
+const SED: ArgumentSpec = {
+  values: ["-e", "--expression", "-l", "--line-length"],
+  pathValues: { "-f": "read", "--file": "read" },
+};
+const SED_SCRIPT_OPTIONS = ["-e", "--expression", "-f", "--file"];
+
 function checkSed(command: SimpleCommand, ctx: CommandContext): Verdict {
-  const options: ArgumentSpec = {
-    values: ["-e", "--expression", "-l", "--line-length"],
-    pathValues: { "-f": "read", "--file": "read" },
-  };
-  const spec = { ...options, firstOperandUnless: ["-e", "--expression", "-f", "--file"] };
-  const { operands, values } = readArguments(command, options);
-  const scripts = values.some(
-    (v) =>
-      v.option === "-e" ||
-      v.option === "--expression" ||
-      v.option === "-f" ||
-      v.option === "--file",
-  )
+  const { operands, values } = readArguments(command, SED);
+  const scripts = values.some((v) => v.option && SED_SCRIPT_OPTIONS.includes(v.option))
     ? values.filter((v) => v.option === "-e" || v.option === "--expression")
     : operands.slice(0, 1);
   const sandboxed = command.argv.includes("--sandbox");
@@ -56,30 +51,62 @@ function checkSed(command: SimpleCommand, ctx: CommandContext): Verdict {
   const inPlace = command.argv.some(
     (arg) => /^-[a-zA-Z]*i/.test(arg) || arg.startsWith("--in-place"),
   );
-  return checkArguments(command, ctx, inPlace ? "write" : "read", spec);
+  return checkArguments(command, ctx, inPlace ? "write" : "read", {
+    ...SED,
+    firstOperandUnless: SED_SCRIPT_OPTIONS,
+  });
 }
 
-/** awk programs can run commands, write files and read the environment; those programs are denied. */
-function awkProgramProblem(program: string): boolean {
+/** What an awk program may not do, each with what the denial says about it. */
+const AWK_PROBLEMS: readonly [RegExp, string][] = [
+  [/\bsystem\s*\(|\|/, "runs commands (system() or a pipe)"],
+  [/\bgetline\b/, "reads input the policy cannot see (getline)"],
+  [/\bENVIRON\b/, "reads the environment (ENVIRON)"],
+  [/\bprintf?\b[^;}\n]*>/, "redirects output into a file"],
+  [/\b(ARGV|ARGC)\b/, "changes which files it reads (ARGV, ARGC)"],
+  [/@(include|load)\b/, "loads more source or compiled code (@include, @load)"],
+];
+
+function awkProgramProblem(program: string): string | undefined {
+  // `||` is logical or, not a pipe.
   const withoutOr = program.replaceAll("||", " ");
-  return (
-    /\bsystem\s*\(|\bgetline\b|\bENVIRON\b|\|/.test(withoutOr) ||
-    /\bprintf?\b[^;}\n]*>/.test(program)
-  );
+  return AWK_PROBLEMS.find(([pattern]) => pattern.test(withoutOr))?.[1];
 }
+
+/** gawk's `-i` / `-l` load source and compiled extensions, `-E` is a program file like `-f`. */
+const AWK: ArgumentSpec = {
+  values: ["-v", "--assign", "-F", "--field-separator"],
+  pathValues: {
+    "-f": "read",
+    "--file": "read",
+    "-E": "read",
+    "--exec": "read",
+    "-i": "read",
+    "--include": "read",
+    "-l": "read",
+    "--load": "read",
+  },
+};
+const AWK_PROGRAM_FILES = ["-f", "--file", "-E", "--exec"];
 
 function checkAwk(command: SimpleCommand, ctx: CommandContext): Verdict {
-  const options: ArgumentSpec = {
-    values: ["-v", "--assign", "-F", "--field-separator"],
-    pathValues: { "-f": "read", "--file": "read" },
-  };
-  const spec = { ...options, firstOperandUnless: ["-f", "--file"] };
-  const fromFile = command.argv.some((arg) => arg === "-f" || arg.startsWith("--file"));
-  const program = fromFile ? undefined : readArguments(command, options).operands[0];
-  if (program && (program.dynamic || awkProgramProblem(program.text))) {
-    return `${quote(command)}: the awk program runs commands, redirects output or reads the environment; use awk only to read and print, or edit files with edit_file`;
+  const { operands, values } = readArguments(command, AWK);
+  const fromFile = values.some((v) => v.option && AWK_PROGRAM_FILES.includes(v.option));
+  const program = fromFile ? undefined : operands[0];
+  const problem = program?.dynamic
+    ? "is built from an expansion"
+    : awkProgramProblem(program?.text ?? "");
+  if (problem) {
+    return `${quote(command)}: the awk program ${problem}; use awk only to read and print, or edit files with edit_file`;
   }
-  return checkArguments(command, ctx, "read", spec);
+  // `gawk -i inplace` rewrites the files it reads.
+  const inPlace = values.some(
+    (v) => (v.option === "-i" || v.option === "--include") && /^inplace(\.awk)?$/.test(v.text),
+  );
+  return checkArguments(command, ctx, inPlace ? "write" : "read", {
+    ...AWK,
+    firstOperandUnless: AWK_PROGRAM_FILES,
+  });
 }
 
 /** Commands that change files in the workspace (default preset). */

@@ -1,13 +1,15 @@
 import { resolveInWorkspace } from "./paths.js";
-import type { SimpleCommand } from "./shell-analysis.js";
 import {
   type CommandContext,
   checkPath,
+  outsideValueDenial,
   type PathMode,
   quote,
   readArguments,
   type Verdict,
+  valueLooksOutside,
 } from "./shell-args.js";
+import type { SimpleCommand } from "./shell-command.js";
 
 export interface GitInvocation {
   /** Index of the subcommand in argv, or argv.length when there is none. */
@@ -72,6 +74,24 @@ function words(list: string): ReadonlySet<string> {
   return new Set(list.split(" "));
 }
 
+/**
+ * A subcommand the policy cannot read (an expansion, a pattern, words from
+ * xargs' input) could be `push`, so no preset runs it.
+ */
+function hiddenSubcommand(command: SimpleCommand, git: GitInvocation): Verdict {
+  const why = "; write it out, since the policy must see it to keep pushing to the job";
+  if (git.index < command.argv.length && git.subcommand === undefined) {
+    return `${quote(command)}: the git subcommand comes from an expansion${why}`;
+  }
+  if (git.subcommand === undefined && command.argsFromInput) {
+    return `${quote(command)}: the git subcommand comes from input through xargs${why}`;
+  }
+  if (git.subcommand !== undefined && /[*?[]/.test(git.subcommand)) {
+    return `${quote(command)}: the git subcommand \`${git.subcommand}\` is a pattern the shell may expand to a file name${why}`;
+  }
+  return undefined;
+}
+
 /** Pushing is the job's business (with its own token), never the agent's. */
 export function gitPushDenial(command: SimpleCommand): Verdict {
   const name = command.argv[0] ?? "";
@@ -79,6 +99,8 @@ export function gitPushDenial(command: SimpleCommand): Verdict {
   if (["git-push", "git-send-pack", "git-http-push"].includes(name)) return message;
   if (name !== "git") return undefined;
   const git = parseGit(command);
+  const hidden = hiddenSubcommand(command, git);
+  if (hidden) return hidden;
   if (git.subcommand && PUSHING.has(git.subcommand)) return message;
   // An alias can hide a push: `git -c alias.p=push p`, `git config alias.p push`.
   const setsAlias =
@@ -138,15 +160,23 @@ const TEXT_VALUES = [
   ),
 ];
 
+const DIFF_OUTPUT: Readonly<Record<string, PathMode>> = { "--output": "write" };
+
 /** Options whose value is a file, per subcommand (`git commit -F msg.txt`, `git diff --output=x`). */
 const FILE_OPTIONS: Readonly<Record<string, Readonly<Record<string, PathMode>>>> = {
   commit: { "-F": "read", "--file": "read", "-t": "read", "--template": "read" },
   tag: { "-F": "read", "--file": "read" },
   merge: { "-F": "read", "--file": "read" },
+  notes: { "-F": "read", "--file": "read" },
   "format-patch": { "-o": "write", "--output-directory": "write", "--output": "write" },
-  diff: { "--output": "write" },
-  log: { "--output": "write" },
-  show: { "--output": "write" },
+  blame: { "--contents": "read", "-S": "read", "--ignore-revs-file": "read" },
+  annotate: { "--contents": "read", "-S": "read", "--ignore-revs-file": "read" },
+  grep: { "-f": "read" },
+  ...Object.fromEntries(
+    ["diff", "log", "show", "diff-tree", "diff-files", "diff-index", "whatchanged"].map(
+      (sub) => [sub, DIFF_OUTPUT] as const,
+    ),
+  ),
 };
 
 /** The subcommand's own argv (`git -C x commit -m hi` -> `commit -m hi`). */
@@ -186,7 +216,7 @@ function subcommandDenial(args: SimpleCommand, ctx: CommandContext): Verdict {
   return undefined;
 }
 
-/** File options and path-like operands of a git subcommand. */
+/** File options, other option values and path-like operands of a git subcommand. */
 function argumentDenial(command: SimpleCommand, args: SimpleCommand, ctx: CommandContext): Verdict {
   const fileOptions = FILE_OPTIONS[args.argv[0] ?? ""] ?? {};
   const { operands, values } = readArguments(args, {
@@ -195,8 +225,13 @@ function argumentDenial(command: SimpleCommand, args: SimpleCommand, ctx: Comman
   });
   for (const value of values) {
     const mode = value.option ? fileOptions[value.option] : undefined;
-    const verdict = mode && checkPath(command, value.text, value.dynamic, mode, ctx);
-    if (verdict) return verdict;
+    if (mode) {
+      const verdict = checkPath(command, value.text, value.dynamic, mode, ctx);
+      if (verdict) return verdict;
+    } else if (!value.declared && valueLooksOutside(value, ctx)) {
+      // Options the policy does not list (`--contents=`, `--pathspec-from-file=`) may take a path.
+      return outsideValueDenial(command, value);
+    }
   }
   for (const operand of operands) {
     // Revisions and pathspecs are often dynamic (`-m "$(cat msg)"`); git refuses pathspecs outside the repository.
@@ -227,10 +262,9 @@ export function checkGit(command: SimpleCommand, ctx: CommandContext): Verdict {
   }
   const push = gitPushDenial(command);
   if (push) return push;
-  if (git.subcommand === undefined) {
-    return git.index < command.argv.length
-      ? `${quote(command)}: the git subcommand comes from an expansion; write it out`
-      : undefined;
+  if (git.subcommand === undefined) return undefined;
+  if (command.argsFromInput) {
+    return `${quote(command)}: through xargs git takes options and paths from input, which the policy cannot check; name them in the command`;
   }
   const args = subcommandArgs(command, git.index);
   return subcommandDenial(args, ctx) ?? argumentDenial(command, args, ctx);

@@ -1,17 +1,7 @@
 import { programSource } from "./interpreters.js";
-import type { SimpleCommand } from "./shell-analysis.js";
-
-/**
- * Variables that change which program runs or what it loads: with them, an
- * allowed command name no longer says what executes.
- */
-const STEERING_VARIABLES =
-  /^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|RUBYOPT|LD_\w+|DYLD_\w+|GIT_\w+|npm_config_\w+|NPM_CONFIG_\w+)$/;
-
-export function variableHazard(name: string): string | undefined {
-  if (!STEERING_VARIABLES.test(name)) return undefined;
-  return `setting \`${name}\` changes which program runs or what it loads, so the policy cannot tell what executes; run the command without it`;
-}
+import type { SimpleCommand } from "./shell-command.js";
+import { commandVariableHazards, variableHazard } from "./shell-variables.js";
+import { wrapperOptions } from "./shell-wrappers.js";
 
 const STDIN_REDIRECTS = new Set(["<", "<<", "<<-", "<<<", "<&"]);
 
@@ -19,17 +9,34 @@ function sourcesHiddenFile(word: string, dynamic: boolean): boolean {
   return dynamic || /^\/(dev\/(stdin|fd\/)|proc\/)/.test(word);
 }
 
-/** Constructs in one command that hide what it runs. */
+/**
+ * A command whose program is not a literal: a name from an expansion, a
+ * pattern the shell may turn into any file's name (`/usr/bin/g?t`), the
+ * file names find passes (`-exec {} ...`), or a string env splits into a
+ * command (`env -S`). Nothing else about such a command can be judged.
+ */
+export function hiddenProgram(command: SimpleCommand): string | undefined {
+  const name = command.argv[0];
+  if (name === undefined) return undefined;
+  if (command.dynamic[0]) {
+    return `the command name \`${name}\` comes from an expansion, so the policy cannot see what runs; write the command name out`;
+  }
+  if (/[*?[]/.test(name) && name !== "[") {
+    return `the command name \`${name}\` is a pattern the shell may expand to another program's name; write the command name out`;
+  }
+  if (command.via?.startsWith("find") && name.includes("{}")) {
+    return `the command name \`${name}\` under \`${command.via}\` is a file name find passes; name the program to run and pass {} as its argument`;
+  }
+  const options = wrapperOptions(command.argv, command.dynamic);
+  return name === "env" && options.some((o) => o.name === "-S" || o.name === "--split-string")
+    ? "`env -S` splits a string into a command the policy cannot see; write the command out"
+    : undefined;
+}
+
+/** Constructs in one command (whose name is a literal) that hide what it runs. */
 export function commandHazards(command: SimpleCommand): string[] {
   const [name = "", ...args] = command.argv;
-  const hazards: string[] = [];
-  if (command.argv.length === 0) return hazards;
-  if (command.dynamic[0]) {
-    hazards.push(
-      `the command name \`${name}\` comes from an expansion, so the policy cannot see what runs; write the command name out`,
-    );
-    return hazards;
-  }
+  const hazards: string[] = [...commandVariableHazards(command)];
   if (name === "eval") {
     hazards.push(
       "`eval` runs a string as a command, so the policy cannot see what runs; run the command directly",
@@ -41,11 +48,6 @@ export function commandHazards(command: SimpleCommand): string[] {
         `\`${name} ${args[0]}\` runs a script that is only known at run time; source a file from the workspace by its path`,
       );
     }
-  }
-  if (name === "env" && args.some((arg) => arg === "-S" || arg.startsWith("--split-string"))) {
-    hazards.push(
-      "`env -S` splits a string into a command the policy cannot see; write the command out",
-    );
   }
   for (const assignment of command.via === "env" ? command.assignments : []) {
     const hazard = variableHazard(assignment.slice(0, assignment.indexOf("=")));

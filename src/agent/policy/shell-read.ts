@@ -1,5 +1,4 @@
 import { resolveInWorkspace } from "./paths.js";
-import type { SimpleCommand } from "./shell-analysis.js";
 import {
   type ArgumentSpec,
   type CommandContext,
@@ -10,6 +9,7 @@ import {
   readArguments,
   type Verdict,
 } from "./shell-args.js";
+import type { SimpleCommand } from "./shell-command.js";
 
 export type CommandCheck = (command: SimpleCommand, ctx: CommandContext) => Verdict;
 
@@ -89,6 +89,30 @@ function checkRg(command: SimpleCommand, ctx: CommandContext): Verdict {
 
 const FIND_WRITES = ["-delete", "-fprint", "-fprint0", "-fprintf", "-fls"];
 const FIND_EXECS = ["-exec", "-execdir", "-ok", "-okdir"];
+/** Tests that compare with another file's metadata, so that file is read too (`-newermt` takes a date). */
+const FIND_FILE_TESTS = /^-(newer|anewer|cnewer|samefile|newer[aBcm][aBcm])$/;
+
+/** What find does after its start paths: writes, runs commands, reads other files. */
+function findActionDenial(command: SimpleCommand, from: number, ctx: CommandContext): Verdict {
+  const { argv, dynamic } = command;
+  const write = argv.slice(from).find((word) => FIND_WRITES.includes(word));
+  if (write) {
+    return `${quote(command)}: \`find ${write}\` changes files it finds, which could include .git/; list the files with find and then name them explicitly`;
+  }
+  if (argv.includes("-files0-from")) {
+    return `${quote(command)}: \`-files0-from\` reads the names of the files to search from a file, so the policy cannot check them; name the folders as arguments instead`;
+  }
+  const exec = argv.slice(from).find((word) => FIND_EXECS.includes(word));
+  if (exec && ctx.preset === "read-only") {
+    return `${quote(command)}: \`find ${exec}\` runs commands, which the read-only preset does not allow; use find to list files and read them with read_file`;
+  }
+  for (let i = from; i < argv.length; i += 1) {
+    if (dynamic[i] || !FIND_FILE_TESTS.test(argv[i] ?? "")) continue;
+    const verdict = checkPath(command, argv[i + 1] ?? "", dynamic[i + 1] ?? false, "read", ctx);
+    if (verdict) return verdict;
+  }
+  return undefined;
+}
 
 /** find: the start paths must be inside; -exec is checked through the wrapped command. */
 function checkFind(command: SimpleCommand, ctx: CommandContext): Verdict {
@@ -100,15 +124,7 @@ function checkFind(command: SimpleCommand, ctx: CommandContext): Verdict {
     const verdict = checkPath(command, word, dynamic[i] ?? false, "read", ctx);
     if (verdict) return verdict;
   }
-  const write = argv.slice(i).find((word) => FIND_WRITES.includes(word));
-  if (write) {
-    return `${quote(command)}: \`find ${write}\` changes files it finds, which could include .git/; list the files with find and then name them explicitly`;
-  }
-  const exec = argv.slice(i).find((word) => FIND_EXECS.includes(word));
-  if (exec && ctx.preset === "read-only") {
-    return `${quote(command)}: \`find ${exec}\` runs commands, which the read-only preset does not allow; use find to list files and read them with read_file`;
-  }
-  return undefined;
+  return findActionDenial(command, i, ctx);
 }
 
 /** uniq's second operand is its output file. */
@@ -133,7 +149,9 @@ function checkSort(command: SimpleCommand, ctx: CommandContext): Verdict {
       "--output": "write",
       "-T": "write",
       "--temporary-directory": "write",
+      "--random-source": "read",
     },
+    namesFrom: ["--files0-from"],
   });
 }
 
@@ -159,7 +177,7 @@ export const READ_COMMANDS: ReadonlyMap<string, CommandCheck> = new Map<string, 
   ["cat", readFiles()],
   ["head", readFiles({ values: ["-n", "-c", "--lines", "--bytes"] })],
   ["tail", readFiles({ values: ["-n", "-c", "--lines", "--bytes", "-s", "--pid"] })],
-  ["wc", readFiles({ pathValues: { "--files0-from": "read" } })],
+  ["wc", readFiles({ namesFrom: ["--files0-from"] })],
   ["grep", readFiles(GREP)],
   ["egrep", readFiles(GREP)],
   ["fgrep", readFiles(GREP)],
@@ -169,14 +187,39 @@ export const READ_COMMANDS: ReadonlyMap<string, CommandCheck> = new Map<string, 
   ["uniq", checkUniq],
   ["cut", readFiles({ values: ["-d", "--delimiter", "-f", "--fields", "-c", "-b"] })],
   ["tr", noPaths],
-  ["diff", readFiles({ values: ["-U", "-C", "--label", "-x", "--exclude", "-I"] })],
+  [
+    "diff",
+    readFiles({
+      values: ["-U", "-C", "--label", "-x", "--exclude", "-I"],
+      pathValues: {
+        "-X": "read",
+        "--exclude-from": "read",
+        "--from-file": "read",
+        "--to-file": "read",
+      },
+    }),
+  ],
   ["cmp", readFiles()],
   ["comm", readFiles()],
-  ["file", readFiles({ values: ["-F", "--separator"], pathValues: { "-m": "read" } })],
+  [
+    "file",
+    readFiles({
+      values: ["-F", "--separator", "-e", "--exclude", "-P", "--parameter"],
+      pathValues: { "-m": "read", "--magic-file": "read" },
+      namesFrom: ["-f", "--files-from"],
+    }),
+  ],
   ["stat", readFiles({ values: ["-c", "--format", "--printf"] })],
   ["tree", readFiles({ values: ["-I", "-P", "-L"], pathValues: { "-o": "write" } })],
   ["nl", readFiles()],
-  ["du", readFiles({ values: ["-d", "--max-depth"] })],
+  [
+    "du",
+    readFiles({
+      values: ["-d", "--max-depth", "-B", "--block-size", "-t", "--threshold", "--exclude"],
+      pathValues: { "-X": "read", "--exclude-from": "read" },
+      namesFrom: ["--files0-from"],
+    }),
+  ],
   ["md5sum", readFiles()],
   ["sha1sum", readFiles()],
   ["sha256sum", readFiles()],
@@ -196,5 +239,12 @@ export const READ_COMMANDS: ReadonlyMap<string, CommandCheck> = new Map<string, 
   ["[", noPaths],
   ["seq", noPaths],
   ["sleep", noPaths],
-  ["date", noPaths],
+  // date reads dates from `-f FILE` and a file's time from `-r FILE`; its operands are formats.
+  [
+    "date",
+    readFiles({
+      values: ["-d", "--date", "-s", "--set"],
+      pathValues: { "-f": "read", "--file": "read", "-r": "read", "--reference": "read" },
+    }),
+  ],
 ]);

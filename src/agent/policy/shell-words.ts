@@ -95,6 +95,7 @@ export function readWord(node: Node): ShellWord {
     case "word":
       return { text: unescapeBare(node.text), dynamic: BRACE_EXPANSION.test(node.text) };
     case "number":
+    case "variable_name":
       return { text: node.text, dynamic: false };
     case "raw_string":
       return { text: node.text.slice(1, -1), dynamic: false };
@@ -112,6 +113,20 @@ export function readWord(node: Node): ShellWord {
       // Expansions, substitutions and anything the grammar adds later: unknown until run time.
       return { text: node.text, dynamic: true };
   }
+}
+
+/** An unescaped `*`, `?` or `[...]`: a word with one is a pattern the shell expands into file names. */
+const GLOB = /[*?]|\[[^\]]+\]/;
+
+/**
+ * The word as a file-name pattern (`/etc/*`, `"$d"/*`) when it has glob
+ * characters outside quotes, or undefined when the shell takes it as it is.
+ */
+export function readPattern(node: Node): ShellWord | undefined {
+  const parts = node.type === "concatenation" ? node.namedChildren : [node];
+  // Quoted parts are literal text; stand them (and expansions) in with a letter.
+  const bare = parts.map((part) => (part?.type === "word" ? part.text : "q")).join("");
+  return GLOB.test(bare.replace(/\\[\s\S]/g, "q")) ? readWord(node) : undefined;
 }
 
 /** `NAME=value` with the value read like a word. */
@@ -132,4 +147,21 @@ export function readRedirect(node: Node): Redirect {
     node.namedChildren.filter((child) => child?.type !== "file_descriptor").at(-1);
   const word = destination ? readWord(destination) : { text: "", dynamic: false };
   return { op, target: word.text, dynamic: word.dynamic };
+}
+
+const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>"]);
+const FD = /^(\d+|-)$/;
+
+/** The redirect creates or changes a file (not a duplication onto a descriptor). */
+export function isOutput(redirect: Redirect): boolean {
+  return OUTPUT_OPS.has(redirect.op) || (redirect.op === ">&" && !FD.test(redirect.target));
+}
+
+/** The redirect reads a file. */
+export function isInput(redirect: Redirect): boolean {
+  return (
+    redirect.op === "<" ||
+    redirect.op === "<>" ||
+    (redirect.op === "<&" && !FD.test(redirect.target))
+  );
 }

@@ -4,6 +4,9 @@
  * well as the wrapper, so a wrapper cannot carry a denied command past it.
  */
 
+import type { PathMode } from "./shell-args.js";
+import { splitOption } from "./shell-options.js";
+
 export interface WrappedCommand {
   argv: string[];
   dynamic: boolean[];
@@ -16,8 +19,12 @@ export interface WrappedCommand {
 }
 
 interface WrapperSpec {
-  /** Options that take a separate value. */
+  /** Options that take a value (separate or glued). */
   values: readonly string[];
+  /** Options whose value, if any, is glued to them (`xargs -i{}`). */
+  optional?: readonly string[];
+  /** Options whose value is a file the wrapper itself opens (`xargs -a`, `time -o`). */
+  files?: Readonly<Record<string, PathMode>>;
   /** Positional words before the command (timeout's duration). */
   positional?: number;
   /** What runs when no command is given (xargs runs echo). */
@@ -33,18 +40,26 @@ const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>(
   ["timeout", { values: ["-s", "--signal", "-k", "--kill-after"], positional: 1 }],
   ["nice", { values: ["-n", "--adjustment"] }],
   ["nohup", { values: [] }],
-  ["time", { values: ["-o", "--output", "-f", "--format"] }],
+  ["time", { values: ["-f", "--format"], files: { "-o": "write", "--output": "write" } }],
   ["command", { values: [], noCommandWith: ["-v", "-V"] }],
   ["builtin", { values: [] }],
   ["exec", { values: ["-a"] }],
   ["stdbuf", { values: ["-i", "-o", "-e"] }],
   ["sudo", { values: ["-u", "-g", "-h", "-p", "-C", "-D", "-r", "-t", "-U", "-T", "-R"] }],
   ["doas", { values: ["-u", "-C"] }],
-  ["env", { values: ["-u", "--unset", "-C", "--chdir"], assignments: true }],
+  [
+    "env",
+    {
+      values: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"],
+      assignments: true,
+    },
+  ],
   [
     "xargs",
     {
-      values: ["-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--arg-file", "--delimiter"],
+      values: ["-d", "-E", "-I", "-L", "-n", "-P", "-s", "--delimiter"],
+      optional: ["-i", "-e", "-l"],
+      files: { "-a": "read", "--arg-file": "read" },
       fallback: "echo",
       argsFromInput: true,
     },
@@ -55,23 +70,77 @@ export function isWrapper(name: string): boolean {
   return WRAPPERS.has(name);
 }
 
+/** One of a wrapper's own options, with its value when it takes one. */
+interface WrapperOption {
+  name: string;
+  value: string | undefined;
+  dynamic: boolean;
+  /** Set when the value is a file the wrapper opens. */
+  file: PathMode | undefined;
+}
+
+interface NextWord {
+  text: string | undefined;
+  dynamic: boolean;
+}
+
+/** Reads one option word; `next` consumes the following word when the option's value is there. */
+function readOption(spec: WrapperSpec, word: string, next: () => NextWord): WrapperOption {
+  const optional = spec.optional?.find((name) => word.startsWith(name));
+  if (optional) {
+    const rest = word.slice(optional.length);
+    return { name: optional, value: rest || undefined, dynamic: false, file: undefined };
+  }
+  const option = splitOption(word, new Set([...spec.values, ...Object.keys(spec.files ?? {})]));
+  const file = spec.files?.[option.name];
+  if (option.glued !== undefined || !option.takesValue) {
+    return { name: option.name, value: option.glued, dynamic: false, file };
+  }
+  const value = next();
+  return { name: option.name, value: value.text, dynamic: value.dynamic, file };
+}
+
+/** The wrapper's options and the index of the first word after them. */
+function readOptions(
+  spec: WrapperSpec,
+  argv: readonly string[],
+  dynamic: readonly boolean[],
+): { options: WrapperOption[]; end: number } {
+  const options: WrapperOption[] = [];
+  let i = 1;
+  while (i < argv.length && !dynamic[i]) {
+    const word = argv[i] ?? "";
+    if (word === "--") return { options, end: i + 1 };
+    if (!word.startsWith("-") || word === "-") break;
+    options.push(
+      readOption(spec, word, () => {
+        i += 1;
+        return { text: argv[i], dynamic: dynamic[i] ?? false };
+      }),
+    );
+    i += 1;
+  }
+  return { options, end: i };
+}
+
+/** The options of a wrapper command (`env -C dir`, `xargs -a file`); empty for anything else. */
+export function wrapperOptions(
+  argv: readonly string[],
+  dynamic: readonly boolean[],
+): WrapperOption[] {
+  const spec = WRAPPERS.get(argv[0] ?? "");
+  return spec && !dynamic[0] ? readOptions(spec, argv, dynamic).options : [];
+}
+
 function wrapOne(
   name: string,
   spec: WrapperSpec,
   argv: string[],
   dynamic: boolean[],
 ): WrappedCommand | undefined {
-  let i = 1;
-  while (i < argv.length && !dynamic[i]) {
-    const word = argv[i] ?? "";
-    if (word === "--") {
-      i += 1;
-      break;
-    }
-    if (!word.startsWith("-") || word === "-") break;
-    if (spec.noCommandWith?.includes(word)) return undefined;
-    i += spec.values.includes(word) ? 2 : 1;
-  }
+  const { options, end } = readOptions(spec, argv, dynamic);
+  if (options.some((option) => spec.noCommandWith?.includes(option.name))) return undefined;
+  let i = end;
   const assignments: string[] = [];
   if (spec.assignments) {
     while (i < argv.length && !dynamic[i] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i] ?? "")) {
@@ -87,7 +156,7 @@ function wrapOne(
   };
   if (i < argv.length) {
     // `xargs -I{} cmd {}` puts input text into the words holding the replace string.
-    const token = name === "xargs" ? xargsReplaceToken(argv.slice(1, i)) : undefined;
+    const token = name === "xargs" ? xargsReplaceToken(options) : undefined;
     const wrapped = argv.slice(i);
     const marks = dynamic
       .slice(i)
@@ -98,14 +167,10 @@ function wrapOne(
 }
 
 /** The string `xargs -I` / `-i` / `--replace` substitutes input into, if one is set. */
-function xargsReplaceToken(options: string[]): string | undefined {
-  for (const [k, option] of options.entries()) {
-    if (option === "-I") return options[k + 1];
-    if (option === "-i" || option === "--replace") return "{}";
-    if (/^-[Ii]./.test(option)) return option.slice(2);
-    if (option.startsWith("--replace=")) return option.slice("--replace=".length);
-  }
-  return undefined;
+function xargsReplaceToken(options: readonly WrapperOption[]): string | undefined {
+  const replace = options.find((o) => ["-I", "-i", "--replace"].includes(o.name));
+  if (!replace) return undefined;
+  return replace.value ?? (replace.name === "-I" ? undefined : "{}");
 }
 
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);

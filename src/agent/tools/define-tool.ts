@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { ToolSpec } from "../model.js";
 
 /** A change a tool made to one file; `null` content means "did not exist". */
@@ -30,6 +31,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Scrubbed environment for child processes: no tokens, no keys. */
   env: Record<string, string>;
+  /** Where commands run (run_shell): the workspace's sandbox. */
+  sandbox: Sandbox;
   /** Absolute path -> stamp of the last read_file/write_file/edit_file. */
   reads: Map<string, ReadStamp>;
   /** Records a change the tool made itself (write_file, edit_file). */

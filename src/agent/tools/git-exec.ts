@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { buildGitEnv } from "../../git/git-client.js";
 
 export interface GitResult {
   code: number;
@@ -23,11 +24,10 @@ export function runGit(args: string[], options: GitOptions): Promise<GitResult> 
   return new Promise((resolve, reject) => {
     execFile(
       "git",
-      // Config from the repository must not turn on pagers or colour in parsed output.
-      ["-c", "core.quotePath=false", "-c", "color.ui=false", ...args],
+      args,
       {
         cwd: options.cwd,
-        env: { ...options.env, GIT_OPTIONAL_LOCKS: "0" },
+        env: toolGitEnv(options.env),
         maxBuffer: MAX_BUFFER,
         encoding: "utf8",
         ...(options.signal ? { signal: options.signal } : {}),
@@ -40,6 +40,22 @@ export function runGit(args: string[], options: GitOptions): Promise<GitResult> 
         resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
       },
     );
+  });
+}
+
+/**
+ * The environment of the tools' own git (ls-files, grep): our git's (no
+ * global or system config, no fsmonitor or hooks), no locks taken, and no
+ * pager or colour from the repository's config in output we parse.
+ */
+export function toolGitEnv(env: Record<string, string>): Record<string, string> {
+  return buildGitEnv({
+    env,
+    config: [
+      ["core.quotePath", "false"],
+      ["color.ui", "false"],
+    ],
+    extraEnv: { GIT_OPTIONAL_LOCKS: "0" },
   });
 }
 

@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
-import { GIT_FATAL } from "./git-exec.js";
+import { GIT_FATAL, toolGitEnv } from "./git-exec.js";
 import { searchWithoutGit } from "./grep-fallback.js";
 import { MAX_MATCHES, MatchCollector } from "./grep-matches.js";
 import { expandBraces, toPosixRegex } from "./grep-pattern.js";
@@ -127,7 +127,7 @@ function gitGrep(
   return new Promise((resolve, reject) => {
     const child = spawn("git", args, {
       cwd: ctx.root,
-      env: { ...ctx.env, GIT_OPTIONAL_LOCKS: "0" },
+      env: toolGitEnv(ctx.env),
       stdio: ["ignore", "pipe", "pipe"],
       signal: ctx.signal,
     });

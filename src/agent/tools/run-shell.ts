@@ -35,6 +35,8 @@ export function createRunShellTool(options: RunShellOptions = {}) {
       "Runs a shell command with bash in the workspace root and returns its exit code, stdout and stderr.",
       "Use it to build, run tests, or inspect the repository (e.g. git status, git log).",
       "It is non-interactive: stdin is closed, so commands that prompt fail; pass flags like --yes.",
+      "It runs in a sandbox: only the workspace is writable, HOME and /tmp are private, git metadata is read-only",
+      "and there is no network unless the repository allows it.",
       "The environment holds no credentials. Background processes are stopped when the command returns,",
       `so start and use a server within one command. Default timeout ${DEFAULT_TIMEOUT_SECONDS}s, max ${MAX_TIMEOUT_SECONDS}s.`,
       "Prefer read_file, list_files and grep_search over cat, find and grep.",
@@ -51,7 +53,7 @@ export function createRunShellTool(options: RunShellOptions = {}) {
           shell,
           args.command,
           timeout,
-          { cwd: ctx.root, env: ctx.env, signal: ctx.signal },
+          { cwd: ctx.root, env: ctx.env, signal: ctx.signal, sandbox: ctx.sandbox },
           options,
         ),
       );

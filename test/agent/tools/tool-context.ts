@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ChangeRecord, ReadStamp, ToolContext } from "../../../src/agent/tools/define-tool.js";
 import { buildShellEnv } from "../../../src/agent/tools/shell-env.js";
+import { noSandbox } from "../../helpers/sandbox.js";
 
 export interface TestWorkspace {
   /** Real path of the temp folder. */
@@ -29,6 +30,7 @@ export async function createWorkspace(options: { git?: boolean } = {}): Promise<
     root,
     signal: controller.signal,
     env,
+    sandbox: noSandbox(root),
     reads: new Map<string, ReadStamp>(),
     recordChange: (change) => {
       changes.push(change);

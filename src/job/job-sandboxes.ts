@@ -1,0 +1,30 @@
+import type { GitEnv } from "../git/git-client.js";
+import { gitMetadataPaths } from "../git/git-metadata.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { Sandbox, SandboxLauncher } from "../sandbox/sandbox.js";
+
+/** A job's two sandboxes: one workspace, two networks (setup needs installs; the agent does not). */
+export interface JobSandboxes {
+  setup: Sandbox;
+  agent: Sandbox;
+  close(): Promise<void>;
+}
+
+export async function openJobSandboxes(
+  launcher: SandboxLauncher,
+  dir: string,
+  env: GitEnv,
+  networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy },
+): Promise<JobSandboxes> {
+  // The git metadata the job's own git trusts (config, hooks) is read-only inside.
+  const readOnly = await gitMetadataPaths(dir, env);
+  const setup = launcher.open({ workspace: dir, readOnly, network: networks.setupNetwork });
+  const agent = launcher.open({ workspace: dir, readOnly, network: networks.network });
+  return {
+    setup,
+    agent,
+    close: async () => {
+      await Promise.all([setup.close(), agent.close()]);
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import { lstatSync, readlinkSync, statSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
+
+/**
+ * Which host paths a sandbox shows, and how. Everything starts invisible
+ * (bubblewrap's root is an empty tmpfs); this lists what is put back:
+ * system directories and toolchains read-only, the workspace writable, its
+ * git metadata read-only on top, private HOME and /tmp. Pure but for the
+ * file-system probes, so the rules are tested without starting a sandbox.
+ */
+
+export type Mount =
+  | { kind: "ro" | "rw"; path: string }
+  | { kind: "symlink"; target: string; path: string }
+  | { kind: "tmpfs" | "dir"; path: string }
+  /** Hides a file by binding /dev/null over it. */
+  | { kind: "mask-file"; path: string };
+
+/** Directories every program needs; /etc gets masks for what only root should read. */
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
+
+/** Host files in /etc that hold credentials or keys, or environment an operator set for the host. */
+const ETC_SECRETS = [
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/etc/sudoers",
+  "/etc/sudoers.d",
+  "/etc/ssh",
+  "/etc/ssl/private",
+  "/etc/environment",
+  "/etc/docker",
+  "/etc/letsencrypt",
+  "/etc/security/opasswd",
+];
+
+export interface MachineFacts {
+  /** The host's PATH: toolchains outside the system directories are found through it. */
+  path: string;
+  /** Where the running node lives (process.execPath): tools need a node. */
+  nodePath: string;
+  /** Never visible, even inside a directory that is: the cache, the server's own files. */
+  hidden: string[];
+  /** The real HOME: never shown itself, nor a folder right under it (see toolchainRoot). */
+  home: string;
+}
+
+/** The mounts every sandbox on this machine shares. */
+export function machineMounts(facts: MachineFacts): Mount[] {
+  const mounts: Mount[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    const info = lstatOrNull(dir);
+    if (!info) continue;
+    if (info.isSymbolicLink())
+      mounts.push({ kind: "symlink", target: readlinkSync(dir), path: dir });
+    else if (info.isDirectory()) mounts.push({ kind: "ro", path: dir });
+  }
+  for (const secret of ETC_SECRETS) {
+    const info = lstatOrNull(secret);
+    if (info?.isDirectory()) mounts.push({ kind: "tmpfs", path: secret });
+    else if (info) mounts.push({ kind: "mask-file", path: secret });
+  }
+  const covered = (path: string) => SYSTEM_DIRS.some((dir) => isInside(path, dir));
+  const roots = new Set<string>();
+  for (const entry of [...facts.path.split(delimiter), dirname(facts.nodePath)]) {
+    if (!entry || !isAbsolute(entry) || covered(entry) || !isDir(entry)) continue;
+    const root = toolchainRoot(resolve(entry), facts.home);
+    const exposesHidden = facts.hidden.some((h) => isInside(root, h) || isInside(h, root));
+    if (!exposesHidden && !isInside(facts.home, root)) roots.add(root);
+  }
+  for (const root of roots) mounts.push({ kind: "ro", path: root });
+  return mounts;
+}
+
+/**
+ * A PATH entry's installation prefix: `<prefix>/bin` -> `<prefix>` when the
+ * prefix holds a `lib` (node's npm, a JDK, a Python), so its tools find
+ * their own files. Never a home directory or a folder right under one
+ * (`~/.local`, `~/.cargo` hold credentials beside their binaries): there,
+ * only the bin folder itself.
+ */
+function toolchainRoot(entry: string, home: string): string {
+  if (!entry.endsWith(`${sep}bin`)) return entry;
+  const prefix = dirname(entry);
+  const tooShallow = isInside(home, prefix) || dirname(prefix) === home;
+  return !tooShallow && isDir(join(prefix, "lib")) ? prefix : entry;
+}
+
+export interface WorkspaceMounts {
+  workspace: string;
+  /** Paths shown read-only on top of the workspace (its git metadata). */
+  readOnly: readonly string[];
+  hidden: readonly string[];
+}
+
+/** The mounts of one sandbox: the machine's, then private scratch, the workspace, its git metadata. */
+export function sandboxMounts(machine: readonly Mount[], ws: WorkspaceMounts): Mount[] {
+  const mounts: Mount[] = [
+    { kind: "tmpfs", path: "/tmp" },
+    { kind: "dir", path: "/tmp/home" },
+    { kind: "dir", path: "/var" },
+    { kind: "tmpfs", path: "/var/tmp" },
+    ...machine,
+    { kind: "rw", path: ws.workspace },
+  ];
+  for (const path of ws.readOnly) {
+    if (lstatOrNull(path)) mounts.push({ kind: "ro", path });
+  }
+  // A hidden path inside something shown (a cache under /usr, say) is covered again.
+  const shown = mounts.filter((m) => m.kind === "ro" || m.kind === "rw").map((m) => m.path);
+  for (const path of ws.hidden) {
+    if (!shown.some((dir) => isInside(path, dir) && path !== dir)) continue;
+    const info = lstatOrNull(path);
+    if (info?.isDirectory()) mounts.push({ kind: "tmpfs", path });
+    else if (info) mounts.push({ kind: "mask-file", path });
+  }
+  return mounts;
+}
+
+export function isInside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
+}
+
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,124 @@
+import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findShell, runShellProcess } from "../../src/agent/shell-process.js";
+import { startHostProxy } from "../../src/sandbox/host-proxy.js";
+import { hostAllowed, networkPolicy, parseHostRule } from "../../src/sandbox/network.js";
+import { sandboxFor } from "../helpers/sandbox.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+
+let servers: Server[] = [];
+let allowed = 0;
+let other = 0;
+
+async function listen(text: string): Promise<number> {
+  const server = createServer((_req, res) => res.end(text));
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  servers.push(server);
+  return (server.address() as AddressInfo).port;
+}
+
+beforeAll(async () => {
+  allowed = await listen("ALLOWED-HOST");
+  other = await listen("OTHER-HOST");
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => new Promise((done) => s.close(done))));
+  servers = [];
+});
+
+async function curl(network: Parameters<typeof networkPolicy>[0], url: string) {
+  const workspace = await makeTempDir();
+  const sandbox = await sandboxFor(workspace, { network });
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  try {
+    const outcome = await runShellProcess(
+      await findShell(env.PATH),
+      `curl -sS -m 5 ${url} 2>&1; echo " exit=$?"`,
+      30,
+      { cwd: workspace, env, signal: new AbortController().signal, sandbox },
+    );
+    return outcome.stdout;
+  } finally {
+    await sandbox.close();
+  }
+}
+
+describe("the sandbox's network", () => {
+  it("is off by default: not even the host's loopback", async () => {
+    expect(await curl("off", `http://127.0.0.1:${allowed}/`)).not.toContain("ALLOWED-HOST");
+  });
+
+  it("is the host's when on", async () => {
+    expect(await curl("on", `http://127.0.0.1:${allowed}/`)).toContain("ALLOWED-HOST");
+  });
+
+  it("reaches listed hosts only, through the proxy, and says why the others are refused", async () => {
+    const hosts = [`127.0.0.1:${allowed}`];
+    expect(await curl(hosts, `http://127.0.0.1:${allowed}/`)).toContain("ALLOWED-HOST");
+    const refused = await curl(hosts, `http://127.0.0.1:${other}/`);
+    expect(refused).not.toContain("OTHER-HOST");
+    expect(refused).toContain("not in this repository's network allow-list");
+  });
+});
+
+describe("the allow-list proxy", () => {
+  /** CONNECT through the proxy's socket, as curl inside the sandbox does; the status line. */
+  function connectThrough(socket: string, authority: string): Promise<string> {
+    return new Promise((done, fail) => {
+      const req = request({ socketPath: socket, method: "CONNECT", path: authority });
+      req.on("connect", (res, tunnel) => {
+        tunnel.destroy();
+        done(String(res.statusCode));
+      });
+      req.on("error", fail);
+      req.end();
+    });
+  }
+
+  it("refuses an allowed name that resolves to this machine, unless the rule names such a target", async () => {
+    const dir = await makeTempDir();
+    const socket = join(dir, "proxy.sock");
+    // Someone controls the DNS of an allowed name and points it at the server's port.
+    const resolveName = async (name: string) =>
+      name === "registry.example.test" ? ["127.0.0.1"] : ["203.0.113.7"];
+    const proxy = await startHostProxy(
+      socket,
+      ["registry.example.test", `127.0.0.1:${allowed}`].map(parseHostRule),
+      resolveName,
+    );
+    try {
+      expect(await connectThrough(socket, `registry.example.test:${allowed}`)).toBe("403");
+      expect(await connectThrough(socket, `127.0.0.1:${allowed}`)).toBe("200");
+      expect(await connectThrough(socket, `127.0.0.1:${other}`)).toBe("403");
+      expect(await connectThrough(socket, "169.254.169.254:80")).toBe("403");
+    } finally {
+      await proxy.close();
+    }
+  });
+});
+
+describe("host rules", () => {
+  it("match names, subdomains and ports", () => {
+    const rules = ["registry.npmjs.org", "*.github.com", "localhost:4873"].map(parseHostRule);
+    expect(hostAllowed(rules, "registry.npmjs.org", 443)).toBe(true);
+    expect(hostAllowed(rules, "REGISTRY.npmjs.org.", 443)).toBe(true);
+    expect(hostAllowed(rules, "evil-registry.npmjs.org", 443)).toBe(false);
+    expect(hostAllowed(rules, "api.github.com", 443)).toBe(true);
+    expect(hostAllowed(rules, "github.com", 443)).toBe(false);
+    expect(hostAllowed(rules, "notgithub.com", 443)).toBe(false);
+    expect(hostAllowed(rules, "localhost", 4873)).toBe(true);
+    expect(hostAllowed(rules, "localhost", 3000)).toBe(false);
+  });
+
+  it("turn the config's setting into a policy", () => {
+    expect(networkPolicy(true)).toEqual({ kind: "on" });
+    expect(networkPolicy("off")).toEqual({ kind: "off" });
+    expect(networkPolicy([])).toEqual({ kind: "off" });
+    expect(networkPolicy(["[::1]:80"])).toEqual({
+      kind: "hosts",
+      hosts: [{ host: "::1", wildcard: false, port: 80 }],
+    });
+  });
+});
