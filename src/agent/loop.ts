@@ -1,5 +1,4 @@
 import type { Sandbox } from "../sandbox/sandbox.js";
-import type { Redactor } from "./redact.js";
 import { compactConversation, needsCompaction } from "./compaction.js";
 import type { AgentEventListener, AgentStopReason } from "./events.js";
 import type { FileHistory } from "./file-history.js";
@@ -14,6 +13,7 @@ import {
   type Usage,
 } from "./model.js";
 import { costOf } from "./pricing.js";
+import type { Redactor } from "./redact.js";
 import { runToolCalls } from "./run-tools.js";
 import type { PolicyCheck, ReadStamp } from "./tools/define-tool.js";
 import type { ToolRegistry } from "./tools/registry.js";

@@ -1,7 +1,6 @@
 import { realpath } from "node:fs/promises";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
-import { createRedactor } from "./redact.js";
 import type { AgentEventListener } from "./events.js";
 import { FileHistory } from "./file-history.js";
 import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
@@ -15,6 +14,7 @@ import {
 import type { InstructionFile } from "./prompt.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
+import { createRedactor } from "./redact.js";
 import type { PolicyCheck, PolicyDecision } from "./tools/define-tool.js";
 import { defaultTools } from "./tools/index.js";
 import { createToolRegistry } from "./tools/registry.js";

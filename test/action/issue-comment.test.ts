@@ -109,6 +109,33 @@ describe("the bundled Action on issue_comment", () => {
     expect(run.log.replaceAll(`::add-mask::${API_KEY}`, "")).not.toContain(API_KEY);
   }, 120_000);
 
+  it("keeps the runner's secrets and files out of the agent's commands", async () => {
+    world = await startWorld({
+      steps: [
+        // base64, so that redaction of the result cannot be what hides a key.
+        callTool("run_shell", {
+          command: "cat /proc/[0-9]*/environ 2>/dev/null | base64 -w0; echo; ls / ..",
+        }),
+        reply("Looked."),
+      ],
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent look around"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, policy: "trusted" },
+    });
+    expect(run.code, run.log).toBe(0);
+    const result = JSON.stringify(world.model.requests[1]?.body);
+    const encoded = /stdout:\\n([A-Za-z0-9+/=]+)/.exec(result)?.[1] ?? "";
+    const environments = Buffer.from(encoded, "base64").toString("latin1");
+    expect(environments).toContain("PATH=");
+    for (const secret of [API_KEY, TOKEN, "INPUT_", "GITHUB_EVENT_PATH", "RUNNER_TEMP"]) {
+      expect(environments).not.toContain(secret);
+    }
+    // The runner's files (the event, the outputs, RUNNER_TEMP) are not there to list.
+    expect(result).not.toContain("event.json");
+  }, 120_000);
+
   it("fails with a clear message when the sender has no write access", async () => {
     world = await startWorld();
     const run = await runAction(bundle.entry, world, {

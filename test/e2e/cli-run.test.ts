@@ -99,6 +99,9 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     const home = await makeTempDir();
     server = await startFakeAnthropic([
       callTool("run_shell", { command: "env; tr '\\0' '\\n' < /proc/self/environ" }),
+      // Every process's environment, base64 so that redaction cannot be what hides it:
+      // the CLI's own process holds the key, and only the sandbox keeps it out of reach.
+      callTool("run_shell", { command: "cat /proc/[0-9]*/environ 2>/dev/null | base64 -w0" }),
       reply("done"),
     ]);
     const transcript = join(home, "t.jsonl");
@@ -125,6 +128,13 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     expect(code).toBe(0);
     const toolOutput = JSON.stringify(lastMessage(server.requests[1]?.body));
     expect(toolOutput).toContain("PATH=");
+    const encoded = /stdout:\\n([A-Za-z0-9+/=]+)/.exec(
+      JSON.stringify(lastMessage(server.requests[2]?.body)),
+    )?.[1];
+    const everyEnvironment = Buffer.from(encoded ?? "", "base64").toString("latin1");
+    expect(everyEnvironment).toContain("PATH=");
+    expect(everyEnvironment).not.toContain(API_KEY);
+    expect(everyEnvironment).not.toContain(GITHUB_TOKEN);
     for (const secret of [API_KEY, GITHUB_TOKEN, "BEGIN RSA"]) {
       expect(toolOutput).not.toContain(secret);
       expect(stdout).not.toContain(secret);
@@ -135,7 +145,7 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(events.map((e) => e.type)).toContain("tool_result");
-    expect(events.at(-1)).toMatchObject({ type: "summary", stopReason: "end_turn", turns: 2 });
+    expect(events.at(-1)).toMatchObject({ type: "summary", stopReason: "end_turn", turns: 3 });
   });
 
   it("stops cleanly on Ctrl+C: the running command is killed and the transcript says aborted", async () => {
