@@ -3,7 +3,7 @@ import {
   aim,
   examplePayload,
   type Harness,
-  type Payload,
+  issueComment,
   startHarness,
   stopHarness,
 } from "../helpers/app-harness.js";
@@ -16,27 +16,6 @@ afterEach(() => {
   stopHarness(harness);
   harness = undefined;
 });
-
-function issueComment(
-  h: Harness,
-  body: string,
-  sender = "octocat",
-  options: { pr?: boolean; number?: number } = {},
-) {
-  const payload = aim(
-    examplePayload("issue_comment", "created", (p: Payload) => !p.issue.pull_request),
-    h.repo.url,
-    { login: sender, type: sender.endsWith("[bot]") ? "Bot" : "User" },
-  );
-  payload.issue.number = options.number ?? 7;
-  payload.issue.title = "add() returns the wrong sum";
-  payload.issue.state = "open";
-  payload.issue.locked = false;
-  if (options.pr) payload.issue.pull_request = { url: "x", html_url: "x" };
-  payload.comment.body = body;
-  payload.comment.id = 555;
-  return payload;
-}
 
 async function deliver(h: Harness, name: "issue_comment", payload: unknown, id = "delivery-1") {
   await h.probot.receive({ id, name, payload } as never);

@@ -150,3 +150,25 @@ export function stopHarness(harness: Harness | undefined): void {
   nock.enableNetConnect();
   harness?.tmp.remove();
 }
+
+/** An issue comment on issue 7 (or a pull request's conversation), id 555, from `sender`. */
+export function issueComment(
+  h: Harness,
+  body: string,
+  sender = "octocat",
+  options: { pr?: boolean; number?: number } = {},
+) {
+  const payload = aim(
+    examplePayload("issue_comment", "created", (p: Payload) => !p.issue.pull_request),
+    h.repo.url,
+    { login: sender, type: sender.endsWith("[bot]") ? "Bot" : "User" },
+  );
+  payload.issue.number = options.number ?? 7;
+  payload.issue.title = "add() returns the wrong sum";
+  payload.issue.state = "open";
+  payload.issue.locked = false;
+  if (options.pr) payload.issue.pull_request = { url: "x", html_url: "x" };
+  payload.comment.body = body;
+  payload.comment.id = 555;
+  return payload;
+}

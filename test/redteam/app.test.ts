@@ -2,14 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { SandboxUnavailableError } from "../../src/sandbox/select.js";
-import {
-  aim,
-  examplePayload,
-  type Harness,
-  type Payload,
-  startHarness,
-  stopHarness,
-} from "../helpers/app-harness.js";
+import { type Harness, issueComment, startHarness, stopHarness } from "../helpers/app-harness.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import { callTool, reply } from "../helpers/model-script.js";
 
@@ -28,22 +21,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-function comment(h: Harness, body: string, options: { number?: number; pr?: boolean } = {}) {
-  const payload = aim(
-    examplePayload("issue_comment", "created", (p: Payload) => !p.issue.pull_request),
-    h.repo.url,
-    { login: "octocat" },
-  );
-  payload.issue.number = options.number ?? 7;
-  payload.issue.title = "add() returns the wrong sum";
-  payload.issue.state = "open";
-  payload.issue.locked = false;
-  if (options.pr) payload.issue.pull_request = { url: "x", html_url: "x" };
-  payload.comment.body = body;
-  payload.comment.id = 555;
-  return payload;
-}
-
 async function deliver(h: Harness, payload: unknown, id: string) {
   await h.probot.receive({ id, name: "issue_comment", payload } as never);
 }
@@ -58,7 +35,7 @@ async function hostService(): Promise<number> {
 describe("red team: the App", () => {
   it("starts one job for a comment delivered again under a fresh delivery id", async () => {
     harness = await startHarness({ steps: fixAddSteps() });
-    const payload = comment(harness, "@agent fix it");
+    const payload = issueComment(harness, "@agent fix it");
     await deliver(harness, payload, "delivery-1");
     await deliver(harness, structuredClone(payload), "delivery-2-replayed");
     await harness.idle();
@@ -98,7 +75,11 @@ describe("red team: the App", () => {
       },
       base: { ref: "main", repo: { full_name: "octo-org/demo" } },
     });
-    await deliver(harness, comment(harness, "@agent look", { pr: true, number: 13 }), "d-fork");
+    await deliver(
+      harness,
+      issueComment(harness, "@agent look", "octocat", { pr: true, number: 13 }),
+      "d-fork",
+    );
     await harness.idle();
     const [model] = harness.models;
     const system = JSON.stringify(model?.requests[0]?.system);
@@ -124,7 +105,7 @@ describe("red team: the App", () => {
         },
       },
     });
-    await deliver(harness, comment(harness, "@agent fix it"), "d-refused");
+    await deliver(harness, issueComment(harness, "@agent fix it"), "d-refused");
     await harness.idle();
     expect(harness.models[0]?.requests ?? []).toHaveLength(0);
     expect(harness.github.pulls).toHaveLength(0);
