@@ -2,6 +2,7 @@ import { z } from "zod";
 import { policyConfigSchema } from "../agent/policy.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
+import { durationSchema } from "./duration.js";
 
 /**
  * `.github/patchwright.yml`: every key is optional and snake_case in the file.
@@ -69,6 +70,8 @@ export const configFileSchema = z.strictObject({
   setup: z.array(command, { error: "expected a list of shell commands" }).default([]),
   /** The repository's check command run after the agent; null skips verification. */
   verify: command.nullable().default(null),
+  /** How long verify and each setup command may run before they are stopped. */
+  verify_timeout: durationSchema.default(15 * 60),
   /** The network of the agent's commands and verify: off, on, or a list of hosts. */
   network: networkSettingSchema.default("off"),
   /** The network of the setup commands: on by default, since installs need it. */
@@ -105,6 +108,7 @@ export interface RepoConfig {
   policy: ParsedConfigFile["policy"];
   setup: string[];
   verify: string | null;
+  verifyTimeoutSeconds: number;
   network: NetworkPolicy;
   setupNetwork: NetworkPolicy;
   branchPrefix: string;
@@ -128,6 +132,7 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
     policy: file.policy,
     setup: file.setup,
     verify: file.verify,
+    verifyTimeoutSeconds: file.verify_timeout,
     network: networkPolicy(file.network),
     setupNetwork: networkPolicy(file.setup_network),
     branchPrefix: file.branch_prefix,

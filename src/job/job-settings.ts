@@ -16,6 +16,7 @@ export function jobSettingsFrom(
   | "limits"
   | "setup"
   | "verify"
+  | "verifyTimeoutSeconds"
   | "network"
   | "setupNetwork"
   | "squash"
@@ -32,6 +33,7 @@ export function jobSettingsFrom(
     },
     setup: config.setup,
     verify: config.verify,
+    verifyTimeoutSeconds: config.verifyTimeoutSeconds,
     network: config.network,
     setupNetwork: config.setupNetwork,
     squash: config.squash,

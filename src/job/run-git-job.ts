@@ -1,4 +1,5 @@
-import type { AgentEventListener } from "../agent/events.js";
+import { type CommandRecord, createCommandLog } from "../agent/command-log.js";
+import type { AgentEvent, AgentEventListener } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
 import type { AgentLimits, AgentResult } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
@@ -61,6 +62,8 @@ export interface GitJobInput {
   limits: AgentLimits;
   setup: string[];
   verify?: string | null | undefined;
+  /** How long verify (and each setup command) may run, in seconds (default 15 minutes). */
+  verifyTimeoutSeconds?: number | undefined;
   /** The network of the agent's commands and verify. */
   network: NetworkPolicy;
   /** The network of the setup commands. */
@@ -131,6 +134,8 @@ export interface GitJobResult {
   push?: PushResult;
   /** Where the work went when the job's own branch could not take it. */
   fallbackBranch?: string;
+  /** Every command the agent ran through run_shell, with its exit status, from the tool log. */
+  commands: CommandRecord[];
   /**
    * Paths whose recorded changes did not match the workspace the agent left;
    * a last commit set them to the workspace's content. Reported loudly.
@@ -153,7 +158,14 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   step("Preparing the workspace");
   let baseBranch = input.baseBranch ?? "";
   let branch = input.existingBranch ?? "";
-  const result: GitJobResult = { branch, baseBranch, changes: [], commits: [], durationMs: 0 };
+  const result: GitJobResult = {
+    branch,
+    baseBranch,
+    changes: [],
+    commits: [],
+    commands: [],
+    durationMs: 0,
+  };
   const finish = (): GitJobResult => ({ ...result, durationMs: deps.clock.now() - started });
 
   let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
@@ -205,6 +217,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         sandbox: sandboxes.setup,
         signal,
         clock: deps.clock,
+        timeoutSeconds: input.verifyTimeoutSeconds,
       });
       if (!outcome.passed) {
         result.error = {
@@ -220,6 +233,11 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     // first model request (no tool runs before it is taken): what the commits
     // are checked against before anything is pushed.
     const startTree = captureWorkspaceTree(workspace.dir, gitEnv);
+    const commandLog = createCommandLog();
+    const onEvent = (event: AgentEvent) => {
+      commandLog.listener(event);
+      deps.onEvent?.(event);
+    };
     const session = await runAgentSession({
       root: workspace.dir,
       task: input.task,
@@ -230,7 +248,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       sandbox: sandboxes.agent,
       clock: deps.clock,
       signal,
-      onEvent: deps.onEvent,
+      onEvent,
       extraRules: input.extraRules,
       instructions: input.instructions,
       secrets: deps.secrets.map((secret) => secret.value),
@@ -238,6 +256,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     });
     const endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
     result.agent = session.result;
+    result.commands = commandLog.commands();
     result.changes = session.history.netChanges();
     if (session.result.stopReason === "error") {
       result.error = { stage: "agent", message: session.result.error ?? "the agent failed" };
@@ -275,6 +294,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         sandbox: sandboxes.agent,
         signal,
         clock: deps.clock,
+        timeoutSeconds: input.verifyTimeoutSeconds,
       });
     }
 

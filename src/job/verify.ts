@@ -22,7 +22,7 @@ export interface VerifyOptions {
   sandbox: Sandbox;
   signal: AbortSignal;
   clock: { now(): number };
-  timeoutSeconds?: number;
+  timeoutSeconds?: number | undefined;
   tailChars?: number;
 }
 

@@ -8,6 +8,7 @@ const job: GitJobResult = {
   baseBranch: "main",
   changes: [{ path: "a.ts", before: Buffer.from("1\n2\n"), after: Buffer.from("1\n3\n4\n") }],
   commits: [{ sha: "abcdef1234567", subject: "fix: a", files: ["a.ts"], turns: [1] }],
+  commands: [],
   verify: {
     command: "npm test",
     passed: false,

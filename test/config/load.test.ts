@@ -40,6 +40,7 @@ describe("parseConfig", () => {
         },
         setup: ["npm ci", "npm run build"],
         verify: "npm test",
+        verifyTimeoutSeconds: 1200,
         network: {
           kind: "hosts",
           hosts: [
@@ -70,6 +71,8 @@ describe("parseConfig", () => {
     [`label: ${"x".repeat(51)}`, "label", "at most 50 characters"],
     ["model: {name: x}", "model", "expected a model id such as claude-sonnet-5-5, got a mapping"],
     ["max_turns: lots", "max_turns", 'expected a whole number above 0, got "lots"'],
+    ["verify_timeout: soon", "verify_timeout", 'expected a duration such as "90s"'],
+    ["verify_timeout: 0", "verify_timeout", 'expected a duration such as "90s"'],
     ["network: everywhere", "network", 'expected "on", "off", or a list of host names'],
     ["network: [https://x.org/]", "network[0]", 'expected a host such as "registry.npmjs.org"'],
     ["max_turns: 0", "max_turns", "expected a whole number above 0, got 0"],

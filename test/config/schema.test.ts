@@ -20,6 +20,7 @@ describe("configSchema", () => {
       policy: { preset: "default", allow: [], deny: [] },
       setup: [],
       verify: null,
+      verifyTimeoutSeconds: 900,
       network: { kind: "off" },
       setupNetwork: { kind: "on" },
       branchPrefix: "agent/",

@@ -69,6 +69,13 @@ function firstLine(command: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}...` : line;
 }
 
+const EXIT_LINE = /^exit code: (.+)$/m;
+
+/** The exit status a run_shell result reports ("0", "1", "143 (killed by SIGTERM)"), or null. */
+export function exitOfResult(content: string): string | null {
+  return EXIT_LINE.exec(content)?.[1]?.trim() ?? null;
+}
+
 function formatOutcome(outcome: ShellOutcome, timeoutSeconds: number): string {
   const lines: string[] = [];
   if (outcome.stoppedBy === "timeout") {
