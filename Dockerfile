@@ -3,8 +3,8 @@
 # patchwright GitHub App. Build: docker build -t patchwright .
 # Run:   docker run --env-file .env -p 3000:3000 -v patchwright-cache:/var/cache/patchwright \
 #          --security-opt seccomp=unconfined --security-opt systempaths=unconfined patchwright
-# Probot needs 20.18.1 or newer; the node:20 tag follows the latest 20.x.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 24: the current LTS (Node 20 reached its end of life in April 2026).
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -31,6 +31,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 ENV NODE_ENV=production \
+    LOG_FORMAT=json \
     HOST=0.0.0.0 \
     PORT=3000 \
     PATCHWRIGHT_CACHE_DIR=/var/cache/patchwright

@@ -3,8 +3,8 @@
  * action.yml runs) plus the two WebAssembly files the shell policy loads at
  * run time, so a workflow run needs no install step. Code behind a dynamic
  * import (deps mode and its npm registry client, a good third of the code)
- * goes into its own chunk, so a normal run does not compile it: Node 20 has
- * no compile cache for ES modules and compiling is most of the load time. `npm run bundle`
+ * goes into its own chunk, so a normal run does not compile it: Node does not
+ * cache compiled ES modules by default, and compiling is most of the load time. `npm run bundle`
  * rewrites dist/; test/action/dist.test.ts fails when the committed bundle
  * differs from what the sources give.
  *
@@ -81,7 +81,7 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
     chunkNames: "[name]-[hash]",
     bundle: true,
     platform: "node",
-    target: "node20",
+    target: "node24",
     format: "esm",
     banner: { js: BANNER },
     plugins: [withoutOidcClient, englishZodOnly],

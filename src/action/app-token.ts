@@ -1,4 +1,5 @@
 import { createSign } from "node:crypto";
+import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 
 /**
@@ -57,7 +58,7 @@ export async function createInstallationToken(options: {
   try {
     jwt = createAppJwt(options.app, options.clock.now());
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new Error(
       `input private_key: could not sign with it (${reason}); paste the App's .pem file whole`,
     );
@@ -67,7 +68,7 @@ export async function createInstallationToken(options: {
     .getRepoInstallation({ owner: options.owner, repo: options.repo })
     .catch((error: unknown) => {
       throw new Error(
-        `the App ${options.app.id} is not installed on ${options.owner}/${options.repo} (or app_id and private_key do not match): ${messageOf(error)}`,
+        `the App ${options.app.id} is not installed on ${options.owner}/${options.repo} (or app_id and private_key do not match): ${errorMessage(error)}`,
       );
     });
   const { data: app } = await client.rest.apps.getAuthenticated();
@@ -76,8 +77,4 @@ export async function createInstallationToken(options: {
     repositories: [options.repo],
   });
   return { token: data.token, botLogin: `${app?.slug ?? "patchwright"}[bot]` };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

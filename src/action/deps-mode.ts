@@ -2,6 +2,7 @@ import type { Model } from "../agent/model.js";
 import { loadRepoConfig } from "../config/load.js";
 import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
+import { codeBlock, plainStep, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { repositorySchema } from "../job/payload.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -56,7 +57,7 @@ export async function runDepsMode(
       createModel: deps.createModel,
       octokit: deps.octokit,
       signal: deps.signal,
-      onStep: (step) => deps.info(step),
+      onStep: (step) => deps.info(plainStep(step)),
     },
     {
       owner: repo.owner.login,
@@ -79,10 +80,11 @@ export async function runDepsMode(
       conclusion: broken ? "failure" : pulls.length > 0 ? "success" : "no_changes",
       headline:
         pulls.length > 0
-          ? `${pulls.length} dependency pull request(s) opened or updated`
+          ? `${plural(pulls.length, "dependency pull request")} opened or updated`
           : (summary.split("\n")[0] ?? "No updates to propose."),
       ...(first ? { pullRequest: { number: first.number, url: first.url } } : {}),
-      details: summary,
+      // Plain text, in Markdown's step summary.
+      details: codeBlock(summary, "text"),
     },
     ...(broken ? { failure: "a dependency group could not be bumped; see the summary" } : {}),
   };

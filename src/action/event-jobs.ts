@@ -2,6 +2,7 @@ import type { Redactor } from "../agent/redact.js";
 import type { Transcript } from "../agent/transcript.js";
 import { loadRepoConfig } from "../config/load.js";
 import type { RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
@@ -50,7 +51,7 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
         redact: run.redact,
         jobUrl: run.runUrl,
         onError: (error, action) =>
-          io.warning(run.redact(`could not ${action}: ${messageOf(error)}`)),
+          io.warning(run.redact(`could not ${action}: ${errorMessage(error)}`)),
       },
       request,
     ),
@@ -120,8 +121,4 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
     fetched,
   });
   return { outcome, config };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

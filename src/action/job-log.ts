@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { Redactor } from "../agent/redact.js";
 import type { Transcript } from "../agent/transcript.js";
+import { plainStep, plural } from "../github/markdown.js";
 import type { StatusReporter } from "../github/status.js";
 
 /**
@@ -32,9 +33,9 @@ export function createJobLog(options: {
       else if (event.type === "tool_result" && event.isError) say(`  ✗ ${event.name} failed`);
       else if (event.type === "retry") say(`  (retrying the model request: ${event.reason})`);
       else if (event.type === "stop")
-        say(`Agent stopped after ${event.turns} turns: ${event.reason}`);
+        say(`Agent stopped after ${plural(event.turns, "turn")}: ${event.reason}`);
     },
-    onStep: (step) => say(step),
+    onStep: (step) => say(plainStep(step)),
   };
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Octokit } from "@octokit/rest";
 import { createRedactor } from "../agent/redact.js";
+import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { type ActionsIo, createActionsIo } from "./actions-io.js";
 import { ActionFailure } from "./failure.js";
@@ -75,7 +76,7 @@ async function runAndPublish(deps: ActionDeps): Promise<void> {
   try {
     result = await runAction(deps, redact);
   } catch (error) {
-    const message = redact(error instanceof Error ? error.message : String(error));
+    const message = redact(errorMessage(error));
     // Our own failures already say what to do; anything else is named as unexpected.
     result = failed(error instanceof ActionFailure ? message : `patchwright failed: ${message}`);
   }
@@ -88,9 +89,7 @@ async function publish(io: ActionsIo, result: ActionResult): Promise<void> {
   try {
     await io.appendSummary(renderStepSummary(result.report));
   } catch (error) {
-    io.warning(
-      `could not write the step summary: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    io.warning(`could not write the step summary: ${errorMessage(error)}`);
   }
   if (result.failure) io.setFailed(result.failure);
 }

@@ -1,5 +1,7 @@
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
+import { plural } from "../github/markdown.js";
+import { checksRun } from "../job/checks.js";
 import { fileStats } from "../job/diff-stats.js";
 import { finalReport } from "../job/report.js";
 import type { GitJobResult } from "../job/run-git-job.js";
@@ -40,7 +42,7 @@ function headlineOf(
     return `${pullRequest.created ? "opened" : "updated"} pull request #${pullRequest.number}`;
   }
   const where = workedOn ? ` (pull request #${workedOn.number})` : "";
-  return `pushed ${job.commits.length} commit(s) to ${job.branch}${where}`;
+  return `pushed ${plural(job.commits.length, "commit")} to ${job.branch}${where}`;
 }
 
 /**
@@ -69,6 +71,11 @@ export function reportOf(
     headline: headline.split("\n")[0] ?? headline,
     branch: job.push ? job.branch : job.fallbackBranch,
     files: fileStats(job.changes),
+    checks: checksRun(job.commands).map((run) => ({
+      ...run,
+      command: redact(run.command),
+      outputTail: redact(run.outputTail),
+    })),
     verify: job.verify,
     turns: job.agent?.turns,
     usage: job.agent?.usage,

@@ -1,5 +1,6 @@
 import type { Usage } from "../agent/model.js";
 import { formatCount, formatUsd, inlineCode, plural, tableCell } from "../github/markdown.js";
+import { type CheckRun, checkStatus } from "../job/checks.js";
 import { type FileStat, totalStats } from "../job/diff-stats.js";
 import type { VerifyResult } from "../job/verify.js";
 
@@ -17,12 +18,14 @@ export interface ActionReport {
   branch?: string | undefined;
   pullRequest?: { number: number; url: string } | undefined;
   files?: FileStat[] | undefined;
+  /** The agent's check commands, in order (see job/checks.ts). */
+  checks?: CheckRun[] | undefined;
   verify?: VerifyResult | undefined;
   turns?: number | undefined;
   usage?: Usage | undefined;
   costUsd?: number | undefined;
   transcriptPath?: string | undefined;
-  /** The job's final report (the tracking comment's text), shown below the table. */
+  /** The job's final report (the tracking comment's text, with failed checks' output), shown below the table. */
   details?: string | undefined;
 }
 
@@ -64,6 +67,26 @@ function verifyCell(verify: VerifyResult | undefined): string {
   return verify.passed ? `✅ ${command} passed` : `❌ ${command} failed (exit ${verify.exit})`;
 }
 
+const MAX_CHECKS_IN_CELL = 10;
+
+function checksCell(report: ActionReport): string {
+  const { checks } = report;
+  if (!checks) return "–";
+  if (checks.length === 0) {
+    const changed = (report.files?.length ?? 0) > 0;
+    return changed && !report.verify
+      ? "⚠️ nothing was run to check the change"
+      : "none run by the agent";
+  }
+  const shown = checks.slice(-MAX_CHECKS_IN_CELL).map((run) => {
+    const status = checkStatus(run);
+    return `${status.icon} ${inlineCode(run.command, 60)} ${status.words}`;
+  });
+  const earlier = checks.length - shown.length;
+  if (earlier > 0) shown.unshift(`${plural(earlier, "earlier run")} not listed`);
+  return shown.join("<br>");
+}
+
 function filesCell(files: FileStat[] | undefined): string {
   if (!files || files.length === 0) return "none";
   const total = totalStats(files);
@@ -83,6 +106,7 @@ export function renderStepSummary(report: ActionReport): string {
       ["Branch", report.branch ? inlineCode(report.branch) : "–"],
       ["Pull request", pull ? `[#${pull.number}](${pull.url})` : "–"],
       ["Files", filesCell(report.files)],
+      ["Checks run by the agent", checksCell(report)],
       ["Verify", verifyCell(report.verify)],
       ["Turns", report.turns === undefined ? "–" : String(report.turns)],
       ["Tokens", tokensCell(report.usage)],

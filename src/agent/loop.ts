@@ -1,3 +1,4 @@
+import { errorMessage } from "../error-message.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { compactConversation, needsCompaction } from "./compaction.js";
 import type { AgentEventListener, AgentStopReason } from "./events.js";
@@ -250,7 +251,7 @@ function stopReasonFor(
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 function withoutType<T extends { type: string }>(event: T): Omit<T, "type"> {

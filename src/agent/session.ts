@@ -1,4 +1,5 @@
 import { realpath } from "node:fs/promises";
+import { errorMessage } from "../error-message.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { AgentEventListener } from "./events.js";
@@ -75,7 +76,7 @@ function deferredPolicyCheck(
 ): PolicyCheck {
   const policy = parsePolicyConfig(config);
   const rules = loadPolicyRules(policy, { root }).then(createPolicyCheck, (error: unknown) => {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return (): PolicyDecision => ({
       allow: false,
       reason: `the policy could not be loaded: ${message}`,

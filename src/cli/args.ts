@@ -1,16 +1,11 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { parseDuration } from "../config/duration.js";
 import { networkPolicy, networkSettingSchema } from "../sandbox/network.js";
+import { parseFlags } from "./parse-flags.js";
+import { UsageError } from "./usage-error.js";
 
 export const DEFAULT_MODEL = "claude-sonnet-5-5";
-
-/** A bad command line: printed as one line with what to do, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
 
 export const USAGE = `Usage: patchwright run "<task>" [options]
        patchwright deps [--cwd DIR] [--dry-run]   (npm dependency updates; deps --help)
@@ -18,7 +13,7 @@ export const USAGE = `Usage: patchwright run "<task>" [options]
 Runs the coding agent on a local checkout (--cwd) or on a fresh clone of a repository (--repo).
 
 Options:
-  --cwd DIR            directory to work in (default: current directory)
+  --cwd DIR            directory to work in (default: current directory; not with --repo)
   --model ID           model id (default: ${DEFAULT_MODEL})
   --max-turns N        stop after N model turns (default: 50)
   --max-cost USD       stop once the run has cost this much (default: 5)
@@ -30,21 +25,27 @@ Options:
                        on, or hosts, e.g. registry.npmjs.org,*.github.com
   --transcript FILE    where to write the JSONL transcript
   --json               print events as JSON lines instead of text
+  --verbose            also print the last lines of each command's output
 
 Working on a fresh clone (the whole job without GitHub: clone, agent, commits, verify, push):
   --repo URL|PATH      repository to clone into a private workspace
   --base BRANCH        branch to start from (default: the remote's default branch)
   --branch NAME        push to this existing branch instead of a new agent/ branch
   --verify CMD         check command run after the agent, e.g. "npm test"
+  --verify-timeout T   how long verify and each setup command may run, e.g. 90s, 15m,
+                       1h; a bare number is minutes (default: 15m)
   --setup CMD          command run before the agent, e.g. "npm ci" (repeatable)
   --setup-network NET  the network of the setup commands (default: on)
   --squash             one commit for the whole job instead of one per turn
   --no-push            commit in the workspace only; print the patch
   --cache-dir DIR      where repository mirrors are kept (default: ~/.cache/patchwright)
   -h, --help           show this help
+  --version            print the version
 
 Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL (optional),
 GITHUB_TOKEN (optional: used only by git to fetch and push over https).
+Commits are yours: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, else git config's
+user.name and user.email (patchwright when neither is set).
 Commands run in a bubblewrap sandbox that sees only the workspace; without
 bubblewrap they run unsandboxed, with a warning.`;
 
@@ -75,10 +76,24 @@ const runArgsSchema = z.object({
   deny: z.array(z.string()),
   transcript: z.string().optional(),
   json: z.boolean(),
+  verbose: z.boolean(),
   repo: z.string().min(1).optional(),
   base: z.string().min(1).optional(),
   branch: z.string().min(1).optional(),
   verify: z.string().min(1).optional(),
+  verifyTimeoutSeconds: z
+    .string()
+    .transform((text, ctx) => {
+      const seconds = parseDuration(text);
+      if (seconds !== null) return seconds;
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "--verify-timeout must be a duration such as 90s, 15m or 1h (a bare number is minutes)",
+      });
+      return z.NEVER;
+    })
+    .optional(),
   setup: z.array(z.string().min(1)),
   squash: z.boolean(),
   push: z.boolean(),
@@ -103,30 +118,57 @@ function networkFlag(flag: string) {
 
 export type RunArgs = z.infer<typeof runArgsSchema>;
 
-export type Command = { kind: "help" } | { kind: "run"; args: RunArgs };
+export type Command = { kind: "help" } | { kind: "version" } | { kind: "run"; args: RunArgs };
+
+type RunFlags = ReturnType<typeof parseRunFlags>["values"];
+
+// Flags that only mean something for the job on a fresh clone.
+const REPO_ONLY = [
+  "base",
+  "branch",
+  "verify",
+  "verify-timeout",
+  "cache-dir",
+  "setup",
+  "setup-network",
+  "squash",
+  "no-push",
+] as const;
 
 export function parseCommand(argv: string[], cwd: string): Command {
   const [command, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help")
     return { kind: "help" };
+  if (command === "--version") return { kind: "version" };
+  if (command.startsWith("-"))
+    throw new UsageError(`unknown option ${command}; see patchwright --help`);
   if (command !== "run")
     throw new UsageError(`unknown command "${command}"; try: patchwright run "<task>"`);
 
-  let parsed: ReturnType<typeof parseRunFlags>;
-  try {
-    parsed = parseRunFlags(rest);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseFlags("patchwright", () => parseRunFlags(rest));
   if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
   if (positionals.length > 1) {
     throw new UsageError(
       `expected one task, got ${positionals.length} words; put the task in quotes`,
     );
   }
+  const args = toRunArgs(values, positionals[0] ?? "", cwd);
+  if (args.repo && values.cwd !== undefined) {
+    throw new UsageError(
+      "--cwd and --repo do not go together: --repo works on a fresh clone; drop --cwd",
+    );
+  }
+  const repoOnly = REPO_ONLY.filter((flag) => values[flag] !== undefined);
+  if (!args.repo && repoOnly.length > 0) {
+    throw new UsageError(`--${repoOnly[0]} works with --repo; add --repo URL|PATH or drop it`);
+  }
+  return { kind: "run", args };
+}
+
+function toRunArgs(values: RunFlags, task: string, cwd: string): RunArgs {
   const result = runArgsSchema.safeParse({
-    task: positionals[0] ?? "",
+    task,
     cwd: values.cwd ?? cwd,
     model: values.model ?? DEFAULT_MODEL,
     maxTurns: values["max-turns"] ?? 50,
@@ -137,10 +179,12 @@ export function parseCommand(argv: string[], cwd: string): Command {
     deny: values.deny ?? [],
     transcript: values.transcript,
     json: values.json ?? false,
+    verbose: values.verbose ?? false,
     repo: values.repo,
     base: values.base,
     branch: values.branch,
     verify: values.verify,
+    verifyTimeoutSeconds: values["verify-timeout"],
     setup: values.setup ?? [],
     squash: values.squash ?? false,
     push: !values["no-push"],
@@ -149,22 +193,7 @@ export function parseCommand(argv: string[], cwd: string): Command {
     setupNetwork: values["setup-network"] ?? "on",
   });
   if (!result.success) throw new UsageError(result.error.issues[0]?.message ?? "invalid arguments");
-  const repoOnly = (
-    [
-      "base",
-      "branch",
-      "verify",
-      "cache-dir",
-      "setup",
-      "setup-network",
-      "squash",
-      "no-push",
-    ] as const
-  ).filter((flag) => values[flag] !== undefined);
-  if (!result.data.repo && repoOnly.length > 0) {
-    throw new UsageError(`--${repoOnly[0]} works with --repo; add --repo URL|PATH or drop it`);
-  }
-  return { kind: "run", args: result.data };
+  return result.data;
 }
 
 function parseRunFlags(args: string[]) {
@@ -183,10 +212,12 @@ function parseRunFlags(args: string[]) {
       deny: { type: "string", multiple: true },
       transcript: { type: "string" },
       json: { type: "boolean" },
+      verbose: { type: "boolean" },
       repo: { type: "string" },
       base: { type: "string" },
       branch: { type: "string" },
       verify: { type: "string" },
+      "verify-timeout": { type: "string" },
       setup: { type: "string", multiple: true },
       squash: { type: "boolean" },
       "no-push": { type: "boolean" },
@@ -194,6 +225,7 @@ function parseRunFlags(args: string[]) {
       network: { type: "string" },
       "setup-network": { type: "string" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
     },
   });
 }

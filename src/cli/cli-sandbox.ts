@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
-import type { CliIo } from "./run-command.js";
+import type { CliIo } from "./cli-io.js";
 
 /** The sandbox for this run, chosen once: bubblewrap, or unsandboxed with one warning line. */
 export async function cliSandbox(

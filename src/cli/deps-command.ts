@@ -1,5 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
-import { homedir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { createAnthropicModel } from "../agent/models/anthropic.js";
@@ -11,10 +10,17 @@ import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { planDepsUpdates } from "../deps/plan.js";
 import { renderDepsPlan } from "../deps/render-plan.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
-import { UsageError } from "./args.js";
+import type { CliIo } from "./cli-io.js";
 import { cliSandbox } from "./cli-sandbox.js";
+import { watchInterrupts } from "./interrupts.js";
 import { toCloneUrl } from "./job-summary.js";
-import type { CliIo } from "./run-command.js";
+import { createLiveStatus, NO_STATUS } from "./live-status.js";
+import { isDirectory } from "./local-paths.js";
+import { parseFlags } from "./parse-flags.js";
+import { defaultCacheDir } from "./state-paths.js";
+import { createStepReporter } from "./step-progress.js";
+import { UsageError } from "./usage-error.js";
+import { readVersion } from "./version.js";
 
 export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json]
 
@@ -28,6 +34,7 @@ Options:
   --json             print the plan or the result as JSON
   --cache-dir DIR    where repository mirrors are kept (default: ~/.cache/patchwright)
   -h, --help         show this help
+  --version          print the version
 
 Without --dry-run each group is applied on a fresh clone of DIR, installed and verified; the
 agent fixes what broke (ANTHROPIC_API_KEY required) and each group's branch
@@ -35,22 +42,17 @@ agent fixes what broke (ANTHROPIC_API_KEY required) and each group's branch
 
 /** `patchwright deps`: exit 0 when every group is green (or nothing to do), 1 otherwise. */
 export async function runDepsCommand(argv: string[], io: CliIo): Promise<number> {
-  let values: ReturnType<typeof parseDepsFlags>["values"];
-  try {
-    ({ values } = parseDepsFlags(argv));
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
+  const { values } = parseFlags("patchwright deps", () => parseDepsFlags(argv));
   if (values.help) {
     io.stdout.write(`${DEPS_USAGE}\n`);
     return 0;
   }
+  if (values.version) {
+    io.stdout.write(`${await readVersion()}\n`);
+    return 0;
+  }
   const dir = resolve(io.cwd, values.cwd ?? ".");
-  const isDir = await stat(dir).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir) throw new UsageError(`--cwd ${values.cwd}: no such directory`);
+  if (!(await isDirectory(dir))) throw new UsageError(`--cwd ${values.cwd}: no such directory`);
   const config = await readLocalConfig(dir);
   const parsed = parseDepsConfig(config.deps);
   if (!parsed.ok) throw new Error(`${DEFAULT_CONFIG_PATH}: ${parsed.message}`);
@@ -78,8 +80,9 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
   }
   const baseURL = io.env.ANTHROPIC_BASE_URL;
   const redact = createRedactor([apiKey, io.env.GITHUB_TOKEN ?? ""].filter(Boolean));
+  const status = values.json ? NO_STATUS : createLiveStatus(io.stderr, io.clock);
   const controller = new AbortController();
-  const unsubscribe = io.onInterrupt(() => controller.abort(new Error("interrupted")));
+  const interrupts = watchInterrupts(io, status, controller);
   try {
     const cacheDir = resolve(io.cwd, values["cache-dir"] ?? defaultCacheDir(io.env));
     const result = await runDepsJob(
@@ -95,16 +98,20 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
             model,
             ...(baseURL ? { baseURL } : {}),
           }),
-        onStep: (step) => (values.json ? undefined : io.stderr.write(`${redact(step)}…\n`)),
+        onStep: values.json
+          ? undefined
+          : createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
       },
       { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config },
     );
+    status.stop();
     if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);
     else io.stdout.write(`${redact(renderDepsJobSummary(result))}\n`);
     if (result.status !== "done") return 1;
     return result.groups.every((g) => g.status === "green") ? 0 : 1;
   } finally {
-    unsubscribe();
+    status.stop();
+    interrupts.unsubscribe();
   }
 }
 
@@ -114,10 +121,6 @@ async function readLocalConfig(dir: string): Promise<RepoConfig> {
   const parsed = parseConfig(text);
   if (!parsed.ok) throw new Error(parsed.error.message);
   return parsed.config;
-}
-
-function defaultCacheDir(env: Record<string, string | undefined>): string {
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "patchwright");
 }
 
 function parseDepsFlags(args: string[]) {
@@ -131,6 +134,7 @@ function parseDepsFlags(args: string[]) {
       json: { type: "boolean" },
       "cache-dir": { type: "string" },
       help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
     },
   });
 }

@@ -1,8 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Identity } from "../git/commits.js";
+import { plural } from "../github/markdown.js";
+import { type CheckRun, checkStatus, checksRun, runsWithOutput } from "../job/checks.js";
 import { fileStats } from "../job/diff-stats.js";
 import type { GitJobResult } from "../job/run-git-job.js";
+import type { VerifyResult } from "../job/verify.js";
 
 const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^/@\s]+@[^:\s]+:)/i;
 
@@ -12,14 +14,6 @@ export function toCloneUrl(repo: string, cwd: string): string {
   return pathToFileURL(isAbsolute(repo) ? repo : resolve(cwd, repo)).href;
 }
 
-/** Commits made from the CLI carry the local git identity when one is set in the environment. */
-export function identityFrom(env: Record<string, string | undefined>): Identity {
-  return {
-    name: env.GIT_AUTHOR_NAME || "patchwright",
-    email: env.GIT_AUTHOR_EMAIL || "patchwright@users.noreply.github.com",
-  };
-}
-
 /** The job's outcome as plain data, for --json and the transcript. */
 export function summarizeJob(job: GitJobResult) {
   return {
@@ -27,6 +21,7 @@ export function summarizeJob(job: GitJobResult) {
     baseBranch: job.baseBranch,
     commits: job.commits.map((c) => ({ sha: c.sha, subject: c.subject, files: c.files })),
     files: fileStats(job.changes),
+    checks: checksRun(job.commands),
     verify: job.verify ?? null,
     pushed: job.push?.pushed ?? false,
     fallbackBranch: job.fallbackBranch ?? null,
@@ -38,11 +33,10 @@ export function summarizeJob(job: GitJobResult) {
 export function renderJobSummary(job: GitJobResult): string {
   const lines: string[] = [];
   if (job.error) lines.push(`failed at ${job.error.stage}: ${job.error.message}`);
-  if (job.push)
-    lines.push(
-      `pushed ${job.commits.length} commit(s) to ${job.branch} (${job.push.sha.slice(0, 7)})`,
-    );
-  else if (job.fallbackBranch) lines.push(`work saved on ${job.fallbackBranch}`);
+  if (job.push) {
+    const commits = plural(job.commits.length, "commit");
+    lines.push(`pushed ${commits} to ${job.branch} (${job.push.sha.slice(0, 7)})`);
+  } else if (job.fallbackBranch) lines.push(`work saved on ${job.fallbackBranch}`);
   else if (job.commits.length > 0) lines.push(`committed on ${job.branch} (not pushed)`);
   else lines.push("no changes were made");
   for (const commit of job.commits) lines.push(`  ${commit.sha.slice(0, 7)} ${commit.subject}`);
@@ -56,10 +50,56 @@ export function renderJobSummary(job: GitJobResult): string {
     lines.push("files:");
     for (const file of files) lines.push(`  ${file.path} +${file.additions} -${file.deletions}`);
   }
-  if (job.verify) {
-    const verdict = job.verify.passed ? "passed" : `failed (exit ${job.verify.exit})`;
-    lines.push(`verify: ${job.verify.command} ${verdict}`);
-  }
+  lines.push(...checkLines(checksRun(job.commands), job.verify, job.commits.length > 0));
   if (job.patch) lines.push("patch:", job.patch.trimEnd());
   return lines.join("\n");
+}
+
+const OUTPUT_LINES = 10;
+const OUTPUT_INDENT = "      ";
+
+/** What was run to check the work, as the PR body says it (see job/checks-section.ts). */
+function checkLines(
+  checks: readonly CheckRun[],
+  verify: VerifyResult | undefined,
+  changed: boolean,
+): string[] {
+  if (checks.length === 0 && !verify) {
+    return changed
+      ? [
+          "nothing was run to check the change: the agent ran no tests, linters, type checks or builds, and no verify command ran",
+        ]
+      : [];
+  }
+  const lines: string[] = [];
+  if (checks.length > 0) {
+    const withOutput = new Set(runsWithOutput(checks));
+    lines.push("checks the agent ran:");
+    for (const run of checks) {
+      const status = checkStatus(run);
+      lines.push(`  ${status.icon} ${oneLine(run.command)}: ${status.words}`);
+      if (withOutput.has(run)) lines.push(...lastLines(run.outputTail));
+    }
+  } else {
+    lines.push("the agent ran no tests, linters, type checks or builds itself");
+  }
+  if (verify) {
+    const verdict = verify.passed ? "passed" : `failed (exit ${verify.exit})`;
+    lines.push(`verify: ${verify.command} ${verdict}`);
+    if (!verify.passed) lines.push(...lastLines(verify.outputTail));
+  } else {
+    lines.push("verify: none ran after the agent");
+  }
+  return lines;
+}
+
+function lastLines(output: string): string[] {
+  const lines = output.trimEnd().split("\n").slice(-OUTPUT_LINES);
+  return lines.map(
+    (line) => `${OUTPUT_INDENT}${line.length > 200 ? `${line.slice(0, 199)}…` : line}`,
+  );
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").trim();
 }

@@ -1,6 +1,12 @@
-import { parseCommand, USAGE, UsageError } from "./args.js";
+import { errorMessage } from "../error-message.js";
+import { parseCommand, USAGE } from "./args.js";
+import type { CliIo } from "./cli-io.js";
 import { runDepsCommand } from "./deps-command.js";
-import { type CliIo, runCommand } from "./run-command.js";
+import { checkRunPaths } from "./local-paths.js";
+import { runCommand } from "./run-command.js";
+import { UsageError } from "./usage-error.js";
+import { readUserIdentity } from "./user-identity.js";
+import { readVersion } from "./version.js";
 
 /** The CLI as a function: argv in, exit code out, all I/O through `io`. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
@@ -11,13 +17,20 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stdout.write(`${USAGE}\n`);
       return 0;
     }
-    return await runCommand(command.args, io);
+    if (command.kind === "version") {
+      io.stdout.write(`${await readVersion()}\n`);
+      return 0;
+    }
+    // Every usage error, flags and paths, comes before the API key is asked for.
+    await checkRunPaths(command.args, io.cwd);
+    const identity = await readUserIdentity(io);
+    return await runCommand(command.args, io, identity);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`patchwright: ${error.message}\n`);
       return 2;
     }
-    io.stderr.write(`patchwright: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`patchwright: ${errorMessage(error)}\n`);
     return 1;
   }
 }

@@ -1,6 +1,7 @@
 import { createTwoFilesPatch } from "diff";
 import type { AgentEvent } from "../agent/events.js";
 import type { Usage } from "../agent/model.js";
+import { plural } from "../github/markdown.js";
 import type { Colors } from "./colors.js";
 
 export interface Spinner {
@@ -12,13 +13,17 @@ export interface RenderTarget {
   write(text: string): void;
   colors: Colors;
   spinner: Spinner;
+  /** Also print the end of each command's output. */
+  verbose?: boolean;
 }
 
 const MAX_DIFF_LINES = 40;
+const OUTPUT_TAIL_LINES = 10;
 
 /**
  * Human-readable progress: streaming text, one line per tool call, edits as
- * coloured diffs, a spinner while the model thinks, and totals at the end.
+ * coloured diffs, a spinner while the model thinks or a command runs, and
+ * totals at the end.
  */
 export function createHumanRenderer(out: RenderTarget): (event: AgentEvent) => void {
   const { colors: c } = out;
@@ -40,10 +45,17 @@ export function createHumanRenderer(out: RenderTarget): (event: AgentEvent) => v
         break;
       case "tool_call":
         line(c.cyan(`› ${event.summary}`));
+        // Commands can run for minutes: the status line shows one still going.
+        if (event.name === "run_shell") out.spinner.start(event.summary);
         break;
       case "tool_result":
+        out.spinner.stop();
         if (event.isError) line(c.red(`  ✗ ${firstLine(event.content)}`));
-        else if (event.name === "run_shell") line(c.dim(`  ${firstLine(event.content)}`));
+        else if (event.name === "run_shell") {
+          line(c.dim(`  ${firstLine(event.content)}`));
+          // The first line is the exit code; the output follows it.
+          if (out.verbose) line(renderOutputTail(event.content.split("\n").slice(1).join("\n"), c));
+        }
         break;
       case "file_change":
         line(renderDiff(event.path, event.before, event.after, c));
@@ -61,9 +73,9 @@ export function createHumanRenderer(out: RenderTarget): (event: AgentEvent) => v
       case "stop":
         line(
           event.reason === "end_turn"
-            ? c.green(`done after ${event.turns} turns`)
+            ? c.green(`done after ${plural(event.turns, "turn")}`)
             : c.yellow(
-                `stopped (${event.reason}) after ${event.turns} turns${event.error ? `: ${event.error}` : ""}`,
+                `stopped (${event.reason}) after ${plural(event.turns, "turn")}${event.error ? `: ${event.error}` : ""}`,
               ),
         );
         break;
@@ -100,7 +112,17 @@ export function renderDiff(
     return c.dim(l);
   });
   if (lines.length > MAX_DIFF_LINES)
-    shown.push(c.dim(`... ${lines.length - MAX_DIFF_LINES} more diff lines`));
+    shown.push(c.dim(`... ${plural(lines.length - MAX_DIFF_LINES, "more diff line")}`));
+  return shown.join("\n");
+}
+
+/** The last lines of a command's output, indented and dimmed, for --verbose. */
+export function renderOutputTail(output: string, c: Colors): string {
+  const lines = output.trimEnd().split("\n");
+  if (lines.length === 1 && lines[0] === "") return c.dim("    (no output)");
+  const cut = lines.length - OUTPUT_TAIL_LINES;
+  const shown = lines.slice(-OUTPUT_TAIL_LINES).map((l) => c.dim(`    ${clip(l)}`));
+  if (cut > 0) shown.unshift(c.dim(`    … ${plural(cut, "earlier line")}`));
   return shown.join("\n");
 }
 
@@ -138,8 +160,11 @@ export function toJsonLine(event: AgentEvent): string {
 }
 
 function firstLine(text: string): string {
-  const first = text.split("\n", 1)[0] ?? "";
-  return first.length > 160 ? `${first.slice(0, 160)}…` : first;
+  return clip(text.split("\n", 1)[0] ?? "");
+}
+
+function clip(line: string): string {
+  return line.length > 160 ? `${line.slice(0, 160)}…` : line;
 }
 
 function isBinary(content: Buffer | null): boolean {

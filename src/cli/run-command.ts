@@ -1,43 +1,48 @@
-import { stat } from "node:fs/promises";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
-import { createSpinner } from "nanospinner";
-import type { AgentEvent } from "../agent/events.js";
+import { resolve } from "node:path";
+import type { AgentEvent, AgentEventListener } from "../agent/events.js";
 import type { AgentResult } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
-import { emptyUsage } from "../agent/model.js";
 import { createAnthropicModel } from "../agent/models/anthropic.js";
-import { createRedactor } from "../agent/redact.js";
+import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
+import type { Identity } from "../git/commits.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
 import { type GitJobResult, runGitJob } from "../job/run-git-job.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
-import { type RunArgs, UsageError } from "./args.js";
+import type { RunArgs } from "./args.js";
+import type { CliIo } from "./cli-io.js";
 import { cliSandbox } from "./cli-sandbox.js";
 import { createColors } from "./colors.js";
-import { identityFrom, renderJobSummary, summarizeJob, toCloneUrl } from "./job-summary.js";
-import { createHumanRenderer, renderTotals, type Spinner, toJsonLine } from "./render.js";
+import { watchInterrupts } from "./interrupts.js";
+import { toCloneUrl } from "./job-summary.js";
+import { createLiveStatus, NO_STATUS } from "./live-status.js";
+import { createHumanRenderer, type Spinner, toJsonLine } from "./render.js";
+import { reportRun } from "./run-report.js";
+import { defaultCacheDir, defaultTranscriptPath } from "./state-paths.js";
+import { createStepReporter } from "./step-progress.js";
+import { UsageError } from "./usage-error.js";
 
-export interface CliStream {
-  write(text: string): unknown;
-  isTTY?: boolean;
-}
-
-export interface CliIo {
-  stdout: CliStream;
-  stderr: CliStream;
-  env: Record<string, string | undefined>;
+/** What one run needs, built once by runCommand. */
+interface RunContext {
+  args: RunArgs;
+  io: CliIo;
   cwd: string;
-  clock: { now(): number };
-  /** Subscribes to Ctrl+C; returns the unsubscribe function. */
-  onInterrupt(handler: () => void): () => void;
-  /** Builds the model; tests may swap it, the default talks to the Messages API. */
-  createModel?: (options: { apiKey: string; baseURL?: string; model: string }) => Model;
+  cacheDir: string;
+  sandbox: SandboxLauncher;
+  model: Model;
+  identity: Identity;
+  signal: AbortSignal;
+  onEvent: AgentEventListener;
+  onStep: ((step: string) => void) | undefined;
 }
 
-/** Exit codes: 0 finished, 1 stopped early or failed, 2 bad usage, 130 interrupted. */
-export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
+/**
+ * `patchwright run`, its flags and local paths already checked (see main.ts).
+ * Exit codes: 0 finished, 1 stopped early or failed, 2 bad usage, 130 interrupted.
+ */
+export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): Promise<number> {
   const apiKey = io.env.ANTHROPIC_API_KEY;
   if (!apiKey) {
     throw new UsageError(
@@ -45,12 +50,6 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     );
   }
   const cwd = resolve(io.cwd, args.cwd);
-  const isDir = await stat(cwd).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
-  if (!isDir) throw new UsageError(`--cwd ${args.cwd}: no such directory`);
-
   const cacheDir = resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env));
   const sandbox = await cliSandbox(io, cacheDir);
   const baseURL = io.env.ANTHROPIC_BASE_URL;
@@ -68,150 +67,135 @@ export async function runCommand(args: RunArgs, io: CliIo): Promise<number> {
     policy: args.policy,
   });
 
-  const render = args.json
-    ? (event: AgentEvent) => io.stdout.write(`${redact(toJsonLine(event))}\n`)
-    : createHumanRenderer({
-        write: (text) => io.stdout.write(redact(text)),
-        colors: createColors(io.stdout.isTTY === true && !io.env.NO_COLOR),
-        spinner: io.stderr.isTTY ? terminalSpinner(io.stderr) : { start() {}, stop() {} },
-      });
-
+  const status = args.json ? NO_STATUS : createLiveStatus(io.stderr, io.clock);
+  const render = eventRenderer(args, io, redact, status);
   const controller = new AbortController();
-  let interrupts = 0;
-  const unsubscribe = io.onInterrupt(() => {
-    interrupts += 1;
-    if (interrupts === 1) {
-      io.stderr.write("\ninterrupted: stopping the run (press Ctrl+C again to quit at once)\n");
-      controller.abort(new Error("interrupted"));
-    } else {
-      process.exit(130);
-    }
-  });
-
-  try {
-    const onEvent = (event: AgentEvent) => {
+  const interrupts = watchInterrupts(io, status, controller);
+  const context: RunContext = {
+    args,
+    io,
+    cwd,
+    cacheDir,
+    sandbox,
+    model,
+    identity,
+    signal: controller.signal,
+    onEvent: (event) => {
       transcript.write(event);
       render(event);
-    };
-    const limits = {
-      maxTurns: args.maxTurns,
-      maxCostUsd: args.maxCostUsd,
-      maxDurationMs: args.maxMinutes * 60_000,
-    };
-    const policy = { preset: args.policy, allow: args.allow, deny: args.deny };
-    let result: AgentResult | undefined;
-    let job: GitJobResult | undefined;
-    if (args.repo) {
-      job = await runGitJob(
-        {
-          cacheDir,
-          sandbox,
-          secrets: secretsInEnv(io.env),
-          envSource: io.env,
-          clock: io.clock,
-          signal: controller.signal,
-          onEvent,
-          onStep: (step) => (args.json ? undefined : io.stderr.write(`${step}…\n`)),
-        },
-        {
-          cloneUrl: toCloneUrl(args.repo, io.cwd),
-          token: io.env.GITHUB_TOKEN || undefined,
-          baseBranch: args.base,
-          existingBranch: args.branch,
-          branchTitle: args.task,
-          branchPrefix: "agent/",
-          task: args.task,
-          model,
-          policy,
-          limits,
-          setup: args.setup,
-          verify: args.verify,
-          network: args.network,
-          setupNetwork: args.setupNetwork,
-          squash: args.squash,
-          identity: identityFrom(io.env),
-          push: args.push,
-          wantPatch: !args.push,
-        },
-      );
-      result = job.agent;
-    } else {
-      const contained = sandbox.open({
-        workspace: cwd,
-        readOnly: await gitMetadataPaths(cwd, io.env),
-        network: args.network,
-      });
-      try {
-        ({ result } = await runAgentSession({
-          root: cwd,
-          task: args.task,
-          model,
-          policy,
-          limits,
-          envSource: io.env,
-          sandbox: contained,
-          clock: io.clock,
-          signal: controller.signal,
-          onEvent,
-        }));
-      } finally {
-        await contained.close();
-      }
-    }
-    const stopReason = result?.stopReason ?? "error";
-    const totals = {
-      turns: result?.turns ?? 0,
-      usage: result?.usage ?? emptyUsage(),
-      costUsd: result?.costUsd ?? 0,
-      durationMs: io.clock.now() - started,
-      transcriptPath,
-    };
-    const jobSummary = job ? summarizeJob(job) : undefined;
-    transcript.write({
-      type: "run_end",
-      stopReason,
-      ...totals,
-      ...(jobSummary ? { job: jobSummary } : {}),
-    });
-    if (args.json) {
-      io.stdout.write(
-        `${JSON.stringify({ type: "summary", stopReason, ...totals, ...(jobSummary ? { job: jobSummary } : {}) })}\n`,
-      );
-    } else {
-      if (job) io.stdout.write(`\n${redact(renderJobSummary(job))}\n`);
-      io.stderr.write(`\n${renderTotals(totals)}\n`);
-    }
-    if (stopReason === "aborted") return 130;
-    if (job && (job.error || job.verify?.passed === false)) return 1;
-    return stopReason === "end_turn" ? 0 : 1;
+    },
+    onStep: args.json
+      ? undefined
+      : createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
+  };
+  try {
+    const outcome = await (args.repo ? runOnClone(context, args.repo) : runInPlace(context)).catch(
+      (error: unknown) => {
+        // Stopping can make a step throw; the run still ends with its totals.
+        if (interrupts.interrupted()) return {};
+        throw error;
+      },
+    );
+    status.stop();
+    return reportRun(
+      { args, io, redact, transcript, started },
+      { ...outcome, interrupted: interrupts.interrupted() },
+    );
   } finally {
-    unsubscribe();
+    status.stop();
+    interrupts.unsubscribe();
     await transcript.close();
   }
 }
 
-function defaultCacheDir(env: Record<string, string | undefined>): string {
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "patchwright");
+function eventRenderer(
+  args: RunArgs,
+  io: CliIo,
+  redact: Redactor,
+  status: Spinner,
+): (event: AgentEvent) => void {
+  if (args.json) return (event) => io.stdout.write(`${redact(toJsonLine(event))}\n`);
+  return createHumanRenderer({
+    write: (text) => io.stdout.write(redact(text)),
+    colors: createColors(io.stdout.isTTY === true && !io.env.NO_COLOR),
+    spinner: status,
+    verbose: args.verbose,
+  });
 }
 
-function defaultTranscriptPath(env: Record<string, string | undefined>, now: number): string {
-  // Kept outside the workspace so the transcript is never mistaken for the agent's work.
-  const stateHome = env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state");
-  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
-  return join(stateHome, "patchwright", "transcripts", `${stamp}.jsonl`);
+/** The whole job on a fresh clone: workspace, setup, agent, commits, verify, push. */
+async function runOnClone(
+  context: RunContext,
+  repo: string,
+): Promise<{ result?: AgentResult | undefined; job: GitJobResult }> {
+  const { args, io } = context;
+  const job = await runGitJob(
+    {
+      cacheDir: context.cacheDir,
+      sandbox: context.sandbox,
+      secrets: secretsInEnv(io.env),
+      envSource: io.env,
+      clock: io.clock,
+      signal: context.signal,
+      onEvent: context.onEvent,
+      onStep: context.onStep,
+    },
+    {
+      cloneUrl: toCloneUrl(repo, io.cwd),
+      token: io.env.GITHUB_TOKEN || undefined,
+      baseBranch: args.base,
+      existingBranch: args.branch,
+      branchTitle: args.task,
+      branchPrefix: "agent/",
+      task: args.task,
+      model: context.model,
+      policy: { preset: args.policy, allow: args.allow, deny: args.deny },
+      limits: limitsOf(args),
+      setup: args.setup,
+      verify: args.verify,
+      verifyTimeoutSeconds: args.verifyTimeoutSeconds,
+      network: args.network,
+      setupNetwork: args.setupNetwork,
+      squash: args.squash,
+      identity: context.identity,
+      push: args.push,
+      wantPatch: !args.push,
+    },
+  );
+  return { result: job.agent, job };
 }
 
-function terminalSpinner(stream: CliStream): Spinner {
-  let spinner: ReturnType<typeof createSpinner> | null = null;
+/** The agent alone, in the user's own directory: no commits, nothing pushed. */
+async function runInPlace(context: RunContext): Promise<{ result: AgentResult }> {
+  const { args, io, cwd } = context;
+  const contained = context.sandbox.open({
+    workspace: cwd,
+    readOnly: await gitMetadataPaths(cwd, io.env),
+    network: args.network,
+  });
+  try {
+    const { result } = await runAgentSession({
+      root: cwd,
+      task: args.task,
+      model: context.model,
+      policy: { preset: args.policy, allow: args.allow, deny: args.deny },
+      limits: limitsOf(args),
+      envSource: io.env,
+      sandbox: contained,
+      clock: io.clock,
+      signal: context.signal,
+      onEvent: context.onEvent,
+    });
+    return { result };
+  } finally {
+    await contained.close();
+  }
+}
+
+function limitsOf(args: RunArgs) {
   return {
-    start(text) {
-      spinner?.stop();
-      spinner = createSpinner(text, { stream: stream as NodeJS.WriteStream }).start();
-    },
-    stop() {
-      spinner?.clear();
-      spinner?.stop();
-      spinner = null;
-    },
+    maxTurns: args.maxTurns,
+    maxCostUsd: args.maxCostUsd,
+    maxDurationMs: args.maxMinutes * 60_000,
   };
 }

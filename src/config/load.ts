@@ -1,4 +1,5 @@
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import {
   ConfigError,
@@ -93,7 +94,7 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
   try {
     raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return fail([fileProblem(`the file could not be read as YAML: ${reason}`)]);
   }
   if (raw === null || raw === undefined) {

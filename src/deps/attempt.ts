@@ -1,3 +1,4 @@
+import { errorMessage } from "../error-message.js";
 import type { JobSandboxes } from "../job/job-sandboxes.js";
 import { runVerify, type VerifyResult } from "../job/verify.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
@@ -72,7 +73,7 @@ export async function attemptUpdates(
     });
   } catch (error) {
     // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const result: VerifyResult = {
       command: "edit package.json",
       passed: false,

@@ -1,5 +1,7 @@
 import {
+  blockquote,
   codeBlock,
+  details,
   fitBody,
   formatDuration,
   inlineCode,
@@ -69,6 +71,13 @@ export function renderDepsPullRequestBody(
         : files,
       agent.summary.trim() ? quote(agent.summary.trim()) : "_The agent gave no summary._",
     );
+    if (result.firstFailure?.result.outputTail.trim()) {
+      const output = codeBlock(
+        tail(result.firstFailure.result.outputTail.trimEnd(), 2_000),
+        "text",
+      );
+      parts.push(details("What broke before the agent's fix (last lines)", output));
+    }
   }
 
   if (result.drift?.length) parts.push(renderDrift(result.drift));
@@ -131,8 +140,5 @@ export function warningsFor(updates: readonly Update[]): string[] {
 }
 
 function quote(text: string): string {
-  return tail(text, 3_000)
-    .split("\n")
-    .map((line) => `> ${line}`)
-    .join("\n");
+  return blockquote(tail(text, 3_000));
 }

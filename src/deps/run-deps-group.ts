@@ -4,6 +4,7 @@ import type { AgentLimits } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import { runAgentSession } from "../agent/session.js";
+import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { allowJobBranches, pushBranch } from "../git/push.js";
@@ -92,7 +93,7 @@ export async function runDepsGroup(
       ...auth,
     });
   } catch (error) {
-    result.error = { stage: "workspace", message: messageOf(error) };
+    result.error = { stage: "workspace", message: errorMessage(error) };
     return finish();
   }
   const dir = workspace.dir;
@@ -101,7 +102,7 @@ export async function runDepsGroup(
     sandboxes = await openJobSandboxes(ctx.sandbox, dir, ctx.gitEnv, ctx);
   } catch (error) {
     await workspace.cleanup();
-    result.error = { stage: "sandbox", message: messageOf(error) };
+    result.error = { stage: "sandbox", message: errorMessage(error) };
     return finish();
   }
   const attemptCtx: AttemptContext = { ...ctx, dir, sandboxes };
@@ -263,7 +264,7 @@ export async function runDepsGroup(
     result.status = "error";
     result.error = {
       stage: result.commits.length > 0 ? "publish" : "bump",
-      message: messageOf(error),
+      message: errorMessage(error),
     };
     return finish();
   } finally {
@@ -290,8 +291,4 @@ function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): stri
 /** The lockfile is always npm's to write, and installed packages are never the repository's. */
 function isKeptPath(path: string, lockfilePath: string | undefined): boolean {
   return path !== lockfilePath && !path.split("/").includes("node_modules");
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -2,6 +2,7 @@ import type { AgentEventListener } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
 import { listRemoteBranches } from "../git/branch.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
@@ -219,7 +220,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     return {
       ...finish(),
       status: "error",
-      message: error instanceof Error ? error.message : String(error),
+      message: errorMessage(error),
     };
   }
 }

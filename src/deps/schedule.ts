@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { errorMessage } from "../error-message.js";
 
 /**
  * Cron schedules for dependency runs: five fields (minute hour day month
@@ -21,7 +22,7 @@ export function cronProblem(expression: string): string | null {
     new Cron(expression, { paused: true, timezone: "UTC" });
     return null;
   } catch (error) {
-    return `not a valid cron expression: ${error instanceof Error ? error.message : String(error)}`;
+    return `not a valid cron expression: ${errorMessage(error)}`;
   }
 }
 

@@ -3,6 +3,7 @@ import { join, resolve } from "node:path";
 import { createGit, type GitEnv } from "./git-client.js";
 import { LockTimeoutError, withLock } from "./lock.js";
 import { lastUsed, lockPathFor, MIRRORS_DIR } from "./mirror.js";
+import { defaultWorkRoot } from "./work-root.js";
 import { listWorktrees } from "./worktrees.js";
 
 /** Housekeeping for the mirror cache: crashed jobs' leftovers and a size bound. */
@@ -11,7 +12,7 @@ export interface CleanStaleOptions {
   /** Worktrees created longer ago than this are considered abandoned. */
   olderThanMs: number;
   now?: number;
-  /** Same as given to prepareWorkspace (default `<cacheDir>/work`). */
+  /** Same as given to prepareWorkspace (default: defaultWorkRoot). */
   workRoot?: string;
   env?: GitEnv;
 }
@@ -26,7 +27,7 @@ export async function cleanStaleWorkspaces(
 ): Promise<{ removed: string[] }> {
   const now = options.now ?? Date.now();
   const env = options.env ?? process.env;
-  const workRoot = resolve(options.workRoot ?? join(cacheDir, "work"));
+  const workRoot = resolve(options.workRoot ?? defaultWorkRoot(cacheDir));
   const cutoff = now - options.olderThanMs;
   const removed: string[] = [];
   const live = new Set<string>();

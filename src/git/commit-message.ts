@@ -113,7 +113,62 @@ function assembleSubject(
   const prefix = `${type}${scope ? `(${scope})` : ""}: `;
   const room = SUBJECT_MAX - prefix.length;
   if (scope && room < 30) return assembleSubject(type, undefined, description);
-  return { subject: prefix + truncateWords(description, room), complete: false };
+  return { subject: prefix + shortenPhrase(description, room), complete: false };
+}
+
+/**
+ * Boundaries a description can end at and still read as a whole phrase,
+ * strongest first: a clause or sentence ends; a subordinate clause or a
+ * list item begins; a prepositional phrase begins. The cut is before the
+ * match, so the boundary word goes with the dropped part.
+ */
+const BOUNDARIES = [
+  /[.!?;:](?=\s)|\s[—–-]\s|\s\(/g,
+  /,\s|\s(?=(?:so that|so|which|that|because|since|when|whenever|where|while|before|after|until|unless|instead of|rather than|in order to|by|and|but|or|then|as well as|matching|making|causing)\s)/gi,
+  /\s(?=(?:with|without|to|for|in|on|from|into|via|using|through|at|of|per|across|within|against)\s)/gi,
+];
+
+/** A cut that leaves less than this share of the room reads as too little; a weaker boundary may say more. */
+const MIN_SHARE = 0.4;
+
+/**
+ * Shortens a description to `max` characters as a whole phrase: it ends at
+ * the latest boundary that fits (strongest kind first), else at a word,
+ * never on a word that leaves it hanging ("use", "and", "the", "to").
+ */
+function shortenPhrase(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const fitting = (pattern: RegExp) =>
+    [...text.matchAll(pattern)]
+      .map((match) => trimDangling(text.slice(0, match.index)))
+      .filter((cut) => cut.length <= max && cut.length >= 12)
+      .sort((a, b) => b.length - a.length);
+  const candidates = BOUNDARIES.map(fitting);
+  const good = candidates.find((cuts) => (cuts[0]?.length ?? 0) >= max * MIN_SHARE)?.[0];
+  const longest = candidates.flat().sort((a, b) => b.length - a.length)[0];
+  return good ?? longest ?? (trimDangling(truncateWords(text, max)) || truncateWords(text, max));
+}
+
+/** Words a phrase cannot end on: it would trail off into what was cut. */
+const DANGLING = new Set([
+  ...["a", "an", "the", "and", "or", "but", "nor", "so", "to", "of", "in", "on", "at", "by"],
+  ...["for", "from", "with", "without", "into", "onto", "via", "as", "than", "then", "that"],
+  ...["which", "who", "when", "where", "while", "if", "because", "since", "unless", "until"],
+  ...["after", "before", "its", "their", "his", "her", "our", "your", "my", "this", "these"],
+  ...["those", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do"],
+  ...["does", "did", "can", "could", "should", "would", "will", "may", "might", "must", "not"],
+  ...["no", "use", "uses", "using", "make", "makes", "making", "instead", "rather", "such"],
+  ...["like", "per", "each", "every", "both", "either", "neither", "more", "less", "very"],
+]);
+
+function trimDangling(text: string): string {
+  const words = text.replace(/[\s,;:.!?—–(-]+$/, "").split(/\s+/);
+  while (words.length > 0 && DANGLING.has((words.at(-1) ?? "").toLowerCase())) {
+    words.pop();
+    const last = words.at(-1);
+    if (last !== undefined) words[words.length - 1] = last.replace(/[,;:.!?—–(-]+$/, "");
+  }
+  return words.join(" ");
 }
 
 function truncateWords(text: string, max: number): string {

@@ -16,6 +16,7 @@ import {
   syncMirror,
 } from "./mirror.js";
 import { readRefs } from "./mirror-refs.js";
+import { defaultWorkRoot } from "./work-root.js";
 import {
   addWorktree,
   deleteLocalBranch,
@@ -76,7 +77,7 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
   branch: string | BranchPicker;
   /** true: new branch from origin/<baseBranch>; false: check out the existing remote branch (a PR head). */
   createBranch: boolean;
-  /** Where job worktrees go (default `<cacheDir>/work`). */
+  /** Where job worktrees go (default: defaultWorkRoot, a path without dot segments). */
   workRoot?: string;
   /**
    * A `fetchMirror` of this repository the caller started moments ago (to
@@ -156,7 +157,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   for (const name of [options.baseBranch, ...(picker ? [] : [options.branch as string])]) {
     assertBranchName(name);
   }
-  const workRoot = resolve(options.workRoot ?? join(resolve(options.cacheDir), "work"));
+  const workRoot = resolve(options.workRoot ?? defaultWorkRoot(options.cacheDir));
   const signal = options.signal ? { signal: options.signal } : {};
   // Awaited outside the lock: the prefetch takes it too.
   const fetched = options.fetched ? await options.fetched : null;

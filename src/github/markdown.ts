@@ -55,6 +55,14 @@ export function codeBlock(text: string, language = ""): string {
   return `${fence}${language}\n${body}${fence}`;
 }
 
+/** Quoted text; every line is prefixed, so lists and code blocks inside keep their shape. */
+export function blockquote(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line.trim() ? `> ${line}` : ">"))
+    .join("\n");
+}
+
 /** A collapsed section; blank lines around the content let Markdown render inside it. */
 export function details(summary: string, content: string): string {
   return `<details>\n<summary>${escapeHtml(summary)}</summary>\n\n${content}\n\n</details>`;
@@ -96,4 +104,13 @@ function longestRun(text: string, char: string): number {
     if (current > longest) longest = current;
   }
   return longest;
+}
+
+/**
+ * A job step ("Verifying: `npm test`") as plain text for a terminal or a
+ * log. A step holds at most one code span (a command or a branch): its first
+ * and last backticks delimit it, so backticks inside a command survive.
+ */
+export function plainStep(step: string): string {
+  return step.replace(/`(.*)`/, "$1");
 }

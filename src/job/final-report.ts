@@ -1,15 +1,15 @@
 import type { AgentStopReason } from "../agent/events.js";
 import { codeBlock, details, formatUsd, inlineCode, plural, tail } from "../github/markdown.js";
+import { type CheckFacts, renderChecks } from "./checks-section.js";
 import { type FileStat, totalStats } from "./diff-stats.js";
 import {
+  agentSummary,
   type CommitSummary,
   clip,
   type RunStats,
   renderCommits,
   renderDrift,
   renderUsage,
-  renderVerify,
-  type VerifySummary,
 } from "./summary.js";
 
 /** The tracking comment's last word on a job: success, failure (with what to do next) or no changes. */
@@ -38,7 +38,7 @@ export interface JobLimits {
 }
 
 export type FinalReportInput =
-  | {
+  | ({
       outcome: "success";
       branch: string;
       branchUrl?: string | undefined;
@@ -47,11 +47,10 @@ export type FinalReportInput =
       summary?: string | undefined;
       commits: CommitSummary[];
       files?: FileStat[] | undefined;
-      verify?: VerifySummary | undefined;
       drift?: string[] | undefined;
       run?: RunStats | undefined;
-    }
-  | {
+    } & CheckFacts)
+  | ({
       outcome: "failure";
       failure: FailureKind;
       error?: string | undefined;
@@ -65,9 +64,8 @@ export type FinalReportInput =
             pullRequest?: PullRequestLink | undefined;
           }
         | undefined;
-      verify?: VerifySummary | undefined;
       run?: RunStats | undefined;
-    }
+    } & CheckFacts)
   | {
       outcome: "no_changes";
       /** The agent's answer (sanitized by the caller). */
@@ -84,8 +82,9 @@ export function renderFinalReport(input: FinalReportInput): string {
   const parts: string[] = [];
   if (input.outcome === "success") {
     parts.push(`**${successHeadline(input)}**`);
+    // A new pull request's body has the summary; the comment stays short.
     const showSummary = input.summary?.trim() && !input.pullRequest?.created;
-    if (showSummary) parts.push(clip(input.summary?.trim() ?? "", MAX_REPORT_TEXT_CHARS));
+    if (showSummary) parts.push(agentSummary(input.summary ?? "", MAX_REPORT_TEXT_CHARS));
     if (input.commits.length > 0) parts.push(renderCommits(input.commits));
     if (input.files && input.files.length > 0) {
       const total = totalStats(input.files);
@@ -94,20 +93,23 @@ export function renderFinalReport(input: FinalReportInput): string {
       );
     }
     if (input.drift?.length) parts.push(renderDrift(input.drift));
-    if (input.verify) parts.push(renderVerify(input.verify));
+    parts.push(renderChecks(input));
   } else if (input.outcome === "failure") {
     const text = FAILURES[input.failure];
     parts.push(`**😕 ${text.title}**`, text.explain(input.limits ?? {}, input.run));
     if (input.error?.trim()) parts.push(renderError(input.error));
     parts.push(renderPartial(input.partial));
     parts.push(`**What to do:** ${text.advice}`);
-    if (input.verify) parts.push(renderVerify(input.verify));
+    // "Nothing was run to check this change" only where there is a change.
+    if (input.checks?.length || input.verify || input.partial?.commits) {
+      parts.push(renderChecks(input));
+    }
   } else {
     parts.push(clip(input.answer.trim(), MAX_REPORT_TEXT_CHARS) || "_The agent gave no answer._");
     parts.push("No files were changed, so nothing was committed.");
   }
   if (input.run) parts.push(`<sub>${renderUsage(input.run)}</sub>`);
-  return parts.join("\n\n");
+  return parts.filter((part) => part !== "").join("\n\n");
 }
 
 function successHeadline(input: Extract<FinalReportInput, { outcome: "success" }>): string {

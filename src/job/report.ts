@@ -1,5 +1,6 @@
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
+import { checksRun } from "./checks.js";
 import { fileStats } from "./diff-stats.js";
 import {
   type FailureKind,
@@ -47,9 +48,24 @@ export function failureOf(job: GitJobResult): FailureKind | null {
   return job.error ? "internal" : null;
 }
 
+/** Who asked and where, for the PR body's footer; the issue it closes, if any. */
+export interface PullRequestOrigin {
+  closes?: number | undefined;
+  requester: string;
+  url?: string | undefined;
+}
+
+export function originOf(request: JobRequest): PullRequestOrigin {
+  return {
+    closes: request.target.kind === "issue" ? request.target.number : undefined,
+    requester: request.requester.login,
+    url: request.source.htmlUrl ?? request.target.htmlUrl,
+  };
+}
+
 export function pullRequestBody(
   job: GitJobResult,
-  request: JobRequest,
+  origin: PullRequestOrigin,
   config: RepoConfig,
   redact: Redactor,
 ): string {
@@ -64,18 +80,28 @@ export function pullRequestBody(
         model: config.model,
         stopReason: "end_turn",
       }),
-      closes: request.target.kind === "issue" ? request.target.number : undefined,
-      request: {
-        login: request.requester.login,
-        url: request.source.htmlUrl ?? request.target.htmlUrl,
-      },
+      closes: origin.closes,
+      request: { login: origin.requester, url: origin.url },
       summary: job.agent?.finalText ?? "",
       commits: job.commits,
       files: fileStats(job.changes),
+      checks: checksRun(job.commands),
       verify: job.verify,
       drift: job.drift,
     }),
   );
+}
+
+/**
+ * A pull request whose checks did not pass opens as a draft (when the config
+ * says so): verify failed, the agent stopped early, or the last run of a
+ * check the agent ran failed.
+ */
+export function opensAsDraft(job: GitJobResult, config: RepoConfig): boolean {
+  if (!config.draftOnFailure) return false;
+  if (job.verify?.passed === false || job.agent?.stopReason !== "end_turn") return true;
+  const last = new Map(checksRun(job.commands).map((run) => [run.command, run.passed]));
+  return [...last.values()].some((passed) => !passed);
 }
 
 export function finalReport(
@@ -105,6 +131,7 @@ export function finalReport(
               pullRequest,
             }
           : undefined,
+      checks: checksRun(job.commands),
       verify: job.verify,
       run,
     };
@@ -118,6 +145,7 @@ export function finalReport(
       summary: job.agent?.finalText,
       commits: job.commits,
       files: fileStats(job.changes),
+      checks: checksRun(job.commands),
       verify: job.verify,
       drift: job.drift,
       run,

@@ -8,6 +8,7 @@ import type { InstructionFile } from "../agent/prompt.js";
 import { createRedactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
+import { errorMessage } from "../error-message.js";
 import { branchName } from "../git/branch.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { CreatedCommit, Identity } from "../git/commits.js";
@@ -192,7 +193,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       ...(input.fetched ? { fetched: input.fetched } : {}),
     });
   } catch (error) {
-    result.error = { stage: "workspace", message: messageOf(error) };
+    result.error = { stage: "workspace", message: errorMessage(error) };
     return finish();
   }
   branch = workspace.branch;
@@ -203,7 +204,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     sandboxes = await openJobSandboxes(deps.sandbox, workspace.dir, gitEnv, input);
   } catch (error) {
     await workspace.cleanup();
-    result.error = { stage: "sandbox", message: messageOf(error) };
+    result.error = { stage: "sandbox", message: errorMessage(error) };
     return finish();
   }
 
@@ -222,7 +223,9 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       if (!outcome.passed) {
         result.error = {
           stage: "setup",
-          message: `setup command \`${command}\` failed (exit ${outcome.exit}):\n${outcome.outputTail}`,
+          message: signal.aborted
+            ? `the job was stopped during setup command \`${command}\``
+            : `setup command \`${command}\` failed (exit ${outcome.exit}):\n${outcome.outputTail}`,
         };
         return finish();
       }
@@ -285,7 +288,9 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     if (input.wantPatch)
       result.patch = await workspacePatch(workspace.dir, workspace.startSha, gitEnv);
 
-    if (input.verify && !result.error) {
+    // Stopped (Ctrl+C, a deploy): the work so far is committed and pushed, but
+    // not checked, since a check cut short says nothing.
+    if (input.verify && !result.error && !signal.aborted) {
       step(`Verifying: \`${input.verify}\``);
       result.verify = await runVerify({
         command: input.verify,
@@ -317,19 +322,15 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         });
       } catch (error) {
         if (error instanceof PushConflictError) result.fallbackBranch = error.fallbackBranch;
-        result.error = { stage: "push", message: messageOf(error) };
+        result.error = { stage: "push", message: errorMessage(error) };
       }
     }
     return finish();
   } catch (error) {
-    result.error ??= { stage: "agent", message: messageOf(error) };
+    result.error ??= { stage: "agent", message: errorMessage(error) };
     return finish();
   } finally {
     await sandboxes.close();
     await workspace.cleanup();
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

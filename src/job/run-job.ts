@@ -2,6 +2,7 @@ import type { AgentEvent } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import { buildAgentTask } from "../github/context.js";
 import { loadBaseInstructions } from "../github/instructions.js";
@@ -13,7 +14,7 @@ import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { renderForkPatchAnswer } from "./answers.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { finalReport, pullRequestBody } from "./report.js";
+import { finalReport, opensAsDraft, originOf, pullRequestBody } from "./report.js";
 import type { JobRequest } from "./request.js";
 import { type GitJobResult, prefetchRepository, runGitJob } from "./run-git-job.js";
 
@@ -128,16 +129,14 @@ export async function runJob(
     let pullRequest: JobOutcome["pullRequest"];
     // Issues get a pull request; on a pull request the commits went onto its own branch.
     if (request.target.kind === "issue" && job.push) {
-      const failedVerify = job.verify?.passed === false;
-      const failedRun = job.agent?.stopReason !== "end_turn";
       pullRequest = await openOrUpdatePullRequest(deps.octokit, {
         owner,
         repo,
         head: job.branch,
         base: job.baseBranch,
         title: `${request.target.title} (#${request.target.number})`,
-        body: pullRequestBody(job, request, config, deps.redact),
-        draft: config.draftOnFailure && (failedVerify || failedRun),
+        body: pullRequestBody(job, originOf(request), config, deps.redact),
+        draft: opensAsDraft(job, config),
       });
     }
     const report = finalReport(job, config, deps.redact, pullRequest);
@@ -146,7 +145,7 @@ export async function runJob(
       job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
     return { job, ...(pullRequest ? { pullRequest } : {}), conclusion };
   } catch (error) {
-    const message = deps.redact(error instanceof Error ? error.message : String(error));
+    const message = deps.redact(errorMessage(error));
     await status.finish(`Something went wrong and the job stopped: ${message}`, "failure");
     return { conclusion: "failure" };
   }

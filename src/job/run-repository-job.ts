@@ -2,13 +2,11 @@ import type { AgentEventListener } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { FetchedMirror } from "../git/workspace.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
-import { fileStats } from "./diff-stats.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { finalReport, runStats } from "./report.js";
+import { finalReport, opensAsDraft, pullRequestBody } from "./report.js";
 import type { JobRequest, Person } from "./request.js";
 import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
-import { renderPullRequestBody } from "./summary.js";
 
 /**
  * A job with no issue or pull request behind it: a workflow dispatch or a
@@ -99,34 +97,15 @@ export async function runRepositoryJob(
 
   let pullRequest: JobOutcome["pullRequest"];
   if (job.push) {
-    const stats = runStats(job, config.model);
-    const failed = job.verify?.passed === false || job.agent?.stopReason !== "end_turn";
-    const body = renderPullRequestBody({
-      usage: stats?.usage ?? {
-        inputTokens: 0,
-        outputTokens: 0,
-        cacheReadTokens: 0,
-        cacheWriteTokens: 0,
-      },
-      costUsd: stats?.costUsd ?? 0,
-      turns: stats?.turns ?? 0,
-      durationMs: job.durationMs,
-      model: config.model,
-      stopReason: stats?.stopReason ?? "end_turn",
-      request: { login: requester?.login ?? "github-actions", url: request.runUrl },
-      summary: job.agent?.finalText ?? "",
-      commits: job.commits,
-      files: fileStats(job.changes),
-      verify: job.verify,
-    });
+    const origin = { requester: requester?.login ?? "github-actions", url: request.runUrl };
     pullRequest = await openOrUpdatePullRequest(deps.octokit, {
       owner: request.repo.owner,
       repo: request.repo.name,
       head: job.branch,
       base: job.baseBranch,
       title,
-      body: deps.redact(body),
-      draft: config.draftOnFailure && failed,
+      body: pullRequestBody(job, origin, config, deps.redact),
+      draft: opensAsDraft(job, config),
     });
   }
   const report = finalReport(job, config, deps.redact, pullRequest);

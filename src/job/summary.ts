@@ -1,16 +1,15 @@
 import type { AgentStopReason } from "../agent/events.js";
 import type { Usage } from "../agent/model.js";
 import {
-  codeBlock,
-  details,
+  blockquote,
   formatCount,
   formatDuration,
   formatUsd,
   inlineCode,
   plural,
   tableCell,
-  tail,
 } from "../github/markdown.js";
+import { type CheckFacts, renderChecks } from "./checks-section.js";
 import { type FileStat, totalStats } from "./diff-stats.js";
 
 export { type FileStat, type FileStatus, fileStats } from "./diff-stats.js";
@@ -27,14 +26,6 @@ export interface CommitSummary {
   subject: string;
 }
 
-export interface VerifySummary {
-  command: string;
-  passed: boolean;
-  /** Exit code, or `143 (killed by SIGTERM)` style. */
-  exit: string;
-  outputTail: string;
-}
-
 /** What the agent run cost and how it ended. */
 export interface RunStats {
   usage: Usage;
@@ -45,7 +36,7 @@ export interface RunStats {
   stopReason: AgentStopReason;
 }
 
-export interface PullRequestBodyInput extends RunStats {
+export interface PullRequestBodyInput extends RunStats, CheckFacts {
   /** The issue the pull request resolves. */
   closes?: number | undefined;
   request: { login: string; url?: string | undefined };
@@ -53,7 +44,6 @@ export interface PullRequestBodyInput extends RunStats {
   summary: string;
   commits: CommitSummary[];
   files: FileStat[];
-  verify?: VerifySummary | undefined;
   /** Paths a last commit had to put right (see GitJobResult.drift). */
   drift?: string[] | undefined;
 }
@@ -61,10 +51,9 @@ export interface PullRequestBodyInput extends RunStats {
 const MAX_SUMMARY_CHARS = 20_000;
 const MAX_FILES_LISTED = 100;
 const MAX_COMMITS_LISTED = 50;
-const MAX_OUTPUT_CHARS = 3_000;
 
 export function renderPullRequestBody(input: PullRequestBodyInput): string {
-  const parts: string[] = [clip(input.summary.trim(), MAX_SUMMARY_CHARS) || "_No summary given._"];
+  const parts: string[] = [agentSummary(input.summary, MAX_SUMMARY_CHARS)];
   if (input.closes !== undefined) parts.push(`Closes #${input.closes}`);
   if (input.stopReason !== "end_turn") {
     parts.push(
@@ -74,7 +63,8 @@ export function renderPullRequestBody(input: PullRequestBodyInput): string {
   if (input.files.length > 0) parts.push(`### Changes\n\n${renderFilesTable(input.files)}`);
   if (input.commits.length > 0) parts.push(`### Commits\n\n${renderCommits(input.commits)}`);
   if (input.drift?.length) parts.push(renderDrift(input.drift));
-  if (input.verify) parts.push(`### Verification\n\n${renderVerify(input.verify)}`);
+  const checks = renderChecks(input);
+  if (checks) parts.push(`### Checks\n\n${checks}`);
   parts.push(`### Usage\n\n${renderUsage(input)}`);
   const requester = input.request.url
     ? `[@${input.request.login}'s request](${input.request.url})`
@@ -127,16 +117,6 @@ export function renderDrift(paths: readonly string[]): string {
   ].join("\n");
 }
 
-export function renderVerify(verify: VerifySummary): string {
-  const command = inlineCode(verify.command);
-  const line = verify.passed
-    ? `✅ ${command} passed`
-    : `❌ ${command} failed (exit ${oneLine(verify.exit)})`;
-  if (!verify.outputTail.trim()) return line;
-  const output = codeBlock(tail(verify.outputTail.trimEnd(), MAX_OUTPUT_CHARS), "text");
-  return `${line}\n\n${details("Output (last lines)", output)}`;
-}
-
 export function renderUsage(stats: RunStats): string {
   const u = stats.usage;
   return [
@@ -158,7 +138,16 @@ const STOP_SHORT: Record<AgentStopReason, string> = {
   error: "an error",
 };
 
-export function oneLine(text: string): string {
+/**
+ * The model's account of its work, quoted as its own: it may say "tests
+ * pass" whatever ran, so it never stands where the check results do.
+ */
+export function agentSummary(summary: string, maxChars: number): string {
+  const text = clip(summary.trim(), maxChars);
+  return text ? `The agent's summary:\n\n${blockquote(text)}` : "_The agent gave no summary._";
+}
+
+function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
 }
 

@@ -13,11 +13,11 @@ const STALE = "dist/ is out of date with the sources: run `npm run bundle` and c
 
 describe("the committed Action bundle", () => {
   it("is byte for byte what the current sources bundle to", () => {
-    const fresh = readdirSync(bundle.dir.path).sort();
+    const fresh = readdirSync(bundle.dir).sort();
     expect(readdirSync(join(ROOT, "dist")).sort(), STALE).toEqual(fresh);
     for (const file of fresh) {
       const committed = readFileSync(join(ROOT, "dist", file));
-      const built = readFileSync(join(bundle.dir.path, file));
+      const built = readFileSync(join(bundle.dir, file));
       expect(committed.equals(built), `${STALE} (${file} differs)`).toBe(true);
     }
   });
@@ -25,6 +25,6 @@ describe("the committed Action bundle", () => {
   it("is what action.yml runs, on the Node version it names", () => {
     const manifest = readFileSync(join(ROOT, "action.yml"), "utf8");
     expect(manifest).toMatch(/^\s+main: dist\/index\.js$/m);
-    expect(manifest).toMatch(/^\s+using: node20$/m);
+    expect(manifest).toMatch(/^\s+using: node24$/m);
   });
 });

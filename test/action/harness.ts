@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { inject } from "vitest";
 import { bundleAction } from "../../scripts/bundle-action.mjs";
 import { aim, examplePayload, OWNER, type Payload, REPO } from "../helpers/app-harness.js";
 import {
@@ -35,32 +35,26 @@ export const ROOT = resolve(import.meta.dirname, "../..");
 export const TOKEN = "ghs_actiontoken0123456789abcdefghijklmn";
 export const API_KEY = "sk-ant-action-0123456789abcdef";
 
-/** Builds the bundle once per test file into a temporary directory. */
-/** Builds the bundle once for a test file (from the current sources) and removes it afterwards. */
-export function useBundle(): { readonly entry: string; readonly dir: TempDir } {
-  let built: { dir: TempDir; entry: string } | undefined;
-  beforeAll(async () => {
-    built = await buildBundle();
-  }, 120_000);
-  afterAll(() => built?.dir.remove());
-  const get = () => {
-    if (!built) throw new Error("the bundle is built in beforeAll");
-    return built;
-  };
-  return {
-    get entry() {
-      return get().entry;
-    },
-    get dir() {
-      return get().dir;
-    },
-  };
+/**
+ * The Action bundle as the current sources build to (built once per run by
+ * test/global-setup.ts), and the Node 24 that action.yml names, to run it on.
+ */
+export function useBundle(): { readonly entry: string; readonly dir: string } {
+  const dir = inject("actionBundleDir");
+  return { entry: join(dir, "index.js"), dir };
 }
 
+/** Builds the bundle into a fresh temporary directory (for the benchmark). */
 export async function buildBundle(): Promise<{ dir: TempDir; entry: string }> {
   const dir = makeTempDir("pw-action-dist-");
   await bundleAction(dir.path);
   return { dir, entry: join(dir.path, "index.js") };
+}
+
+function node24(): string {
+  const path = inject("node24");
+  if (!path) throw new Error(`the Action's tests run on Node 24: ${inject("node24Problem")}`);
+  return path;
 }
 
 export interface ActionWorld {
@@ -225,7 +219,7 @@ export async function runAction(
   },
 ): Promise<ActionRun> {
   const runDir = prepareRun(world, options.payload);
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(node24(), [entry], {
     cwd: runDir,
     env: runnerEnv(world, runDir, options.event, options.inputs),
     stdio: ["ignore", "pipe", "pipe"],

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
+import { reportOf } from "../../src/action/outcome-report.js";
 import {
   type ActionReport,
   actionOutputs,
   OUTPUT_NAMES,
   renderStepSummary,
 } from "../../src/action/step-summary.js";
+import { emptyUsage } from "../../src/agent/model.js";
+import { defaultConfig } from "../../src/config/schema.js";
+import type { GitJobResult } from "../../src/job/run-git-job.js";
 
 const DONE: ActionReport = {
   conclusion: "success",
@@ -70,5 +74,65 @@ describe("renderStepSummary", () => {
       headline: "Pull request #3 comes from a | fork.",
     });
     expect(summary).toBe("### ⏭️ patchwright: Pull request #3 comes from a \\| fork.\n");
+  });
+});
+
+describe("the checks in the step summary", () => {
+  const job: GitJobResult = {
+    branch: "patchwright/issue-3",
+    baseBranch: "main",
+    changes: [{ path: "lib/a.js", before: Buffer.from("a\n"), after: Buffer.from("b\n") }],
+    commits: [
+      { sha: "abcdef1234567", subject: "fix: a", files: ["lib/a.js"], turns: [1] },
+      { sha: "1234567abcdef", subject: "test: a", files: ["lib/a.js"], turns: [2] },
+    ],
+    commands: [
+      {
+        command: "npx mocha test/a.js",
+        exit: "1",
+        passed: false,
+        durationMs: 1,
+        outputTail: "exit code: 1\n  1 failing\n  AssertionError: sk-live-SECRET",
+      },
+      { command: "ls", exit: "0", passed: true, durationMs: 1, outputTail: "a.js" },
+      { command: "npm run lint", exit: "0", passed: true, durationMs: 1, outputTail: "ok" },
+    ],
+    push: { pushed: true, sha: "1234567abcdef", rebased: false },
+    durationMs: 1,
+    agent: {
+      stopReason: "end_turn",
+      finalText: "Fixed a; the tests pass.",
+      turnTexts: new Map(),
+      turns: 2,
+      usage: emptyUsage(),
+      costUsd: 0,
+      messages: [],
+    },
+  };
+  const redact = (text: string) => text.replaceAll("sk-live-SECRET", "[redacted]");
+
+  it("lists the agent's checks with their status, and the failures' last lines below", () => {
+    const report = reportOf({ job, conclusion: "success" }, defaultConfig(), redact, "/t.jsonl");
+    expect(report.headline).toBe("pushed 2 commits to patchwright/issue-3");
+    const summary = renderStepSummary(report);
+    expect(summary).toContain(
+      "| Checks run by the agent | ❌ `npx mocha test/a.js` exit 1<br>✅ `npm run lint` exit 0 |",
+    );
+    expect(summary).toContain("| Verify | not run |");
+    expect(summary).toContain(
+      "<summary>Output of npx mocha test/a.js (exit 1, last lines)</summary>",
+    );
+    expect(summary).toContain("AssertionError: [redacted]");
+    expect(summary).not.toContain("sk-live-SECRET");
+  });
+
+  it("says when nothing was run to check a change", () => {
+    const quiet = { ...job, commands: [] };
+    const summary = renderStepSummary(
+      reportOf({ job: quiet, conclusion: "success" }, defaultConfig(), redact, "/t.jsonl"),
+    );
+    expect(summary).toContain(
+      "| Checks run by the agent | ⚠️ nothing was run to check the change |",
+    );
   });
 });

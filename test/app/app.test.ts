@@ -66,6 +66,15 @@ describe("the App", () => {
     ]);
   });
 
+  it("answers a delivery without an installation with nothing at all (one log line)", async () => {
+    harness = await startHarness({ steps: fixAddSteps() });
+    const payload = issueComment(harness, "@agent fix it");
+    delete payload.installation;
+    await deliver(harness, "issue_comment", payload, "no-installation");
+    expect(harness.github.calls).toEqual([]);
+    expect(harness.models).toHaveLength(0);
+  });
+
   it("ignores bots, comments without the phrase and its own comments", async () => {
     harness = await startHarness({ steps: fixAddSteps() });
     await deliver(

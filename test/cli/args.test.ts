@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MODEL, parseCommand, UsageError } from "../../src/cli/args.js";
+import { DEFAULT_MODEL, parseCommand } from "../../src/cli/args.js";
+import { UsageError } from "../../src/cli/usage-error.js";
 
 describe("CLI arguments", () => {
   it("parses a run with every flag", () => {
@@ -38,6 +39,7 @@ describe("CLI arguments", () => {
         allow: ["run_shell: make*"],
         deny: [],
         json: true,
+        verbose: false,
         setup: [],
         squash: false,
         push: true,
@@ -78,10 +80,15 @@ describe("CLI arguments", () => {
         "--no-push",
         "--cache-dir",
         "/c",
+        "--verify-timeout",
+        "90s",
+        "--verbose",
       ],
       "/here",
     );
     expect(command.kind === "run" && command.args).toMatchObject({
+      verifyTimeoutSeconds: 90,
+      verbose: true,
       repo: "../r",
       base: "dev",
       verify: "npm test",
@@ -90,6 +97,15 @@ describe("CLI arguments", () => {
       push: false,
       cacheDir: "/c",
     });
+  });
+
+  it.each([
+    ["15m", 900],
+    ["1h", 3600],
+    ["20", 1200],
+  ])("reads --verify-timeout %s as %i seconds (a bare number is minutes)", (text, seconds) => {
+    const command = parseCommand(["run", "t", "--repo", "r", "--verify-timeout", text], "/");
+    expect(command.kind === "run" && command.args.verifyTimeoutSeconds).toBe(seconds);
   });
 
   it("fills defaults", () => {
@@ -109,16 +125,43 @@ describe("CLI arguments", () => {
     [["run", "t", "--max-turns", "abc"], /--max-turns must be a number/],
     [["run", "t", "--max-turns", "0"], /--max-turns must be above 0/],
     [["run", "t", "--policy", "yolo"], /--policy must be read-only, default or trusted/],
-    [["run", "t", "--bogus"], /bogus/],
     [["deploy"], /unknown command "deploy"/],
     [["run", "t", "--verify", "npm test"], /--verify works with --repo/],
+    [["run", "t", "--verify-timeout", "5m"], /--verify-timeout works with --repo/],
+    [
+      ["run", "t", "--repo", "r", "--verify-timeout", "soon"],
+      /--verify-timeout must be a duration such as 90s, 15m or 1h \(a bare number is minutes\)/,
+    ],
+    [["run", "t", "--repo", "r", "--verify-timeout", "0"], /--verify-timeout must be a duration/],
+    [["run", "t", "--repo", "r", "--cwd", "d"], /--cwd and --repo do not go together/],
   ])("rejects %j with a one-line reason", (argv, message) => {
     expect(() => parseCommand(argv, "/here")).toThrow(UsageError);
     expect(() => parseCommand(argv, "/here")).toThrow(message);
   });
 
-  it("shows help", () => {
+  it.each([
+    [["run", "t", "--bogus"], "unknown option --bogus; see patchwright --help"],
+    [["run", "t", "--bogus=1"], "unknown option --bogus; see patchwright --help"],
+    [["run", "t", "-x"], "unknown option -x; see patchwright --help"],
+    [["--bogus"], "unknown option --bogus; see patchwright --help"],
+    [["run", "t", "--cwd"], "--cwd needs a value; see patchwright --help"],
+    [["run", "t", "--cwd", "--json"], "--cwd needs a value; see patchwright --help"],
+    [["run", "t", "--json=yes"], "--json takes no value; see patchwright --help"],
+  ])("answers %j in our words, not Node's", (argv, message) => {
+    let thrown: unknown;
+    try {
+      parseCommand(argv, "/here");
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toBe(message);
+  });
+
+  it("shows help and the version", () => {
     expect(parseCommand([], "/").kind).toBe("help");
     expect(parseCommand(["run", "--help"], "/").kind).toBe("help");
+    expect(parseCommand(["--version"], "/").kind).toBe("version");
+    expect(parseCommand(["run", "--version"], "/").kind).toBe("version");
   });
 });

@@ -6,10 +6,10 @@ describe("CLI rendering", () => {
   it("streams text, one line per tool call, errors and a stop line", () => {
     let out = "";
     const spinner = {
-      started: 0,
+      started: [] as string[],
       stopped: 0,
-      start() {
-        this.started++;
+      start(text: string) {
+        this.started.push(text);
       },
       stop() {
         this.stopped++;
@@ -55,8 +55,62 @@ describe("CLI rendering", () => {
     expect(out).toBe(
       "Looking at the test\n› run_shell npm test\n  exit code: 1\n  ✗ no match for old_string\nstopped (max_cost) after 4 turns\n",
     );
-    expect(spinner.started).toBe(1);
+    // The model's wait, then the command's run, each on the status line.
+    expect(spinner.started).toEqual(["turn 1: waiting for the model", "run_shell npm test"]);
     expect(spinner.stopped).toBeGreaterThan(0);
+  });
+
+  it("says 1 turn, not 1 turns", () => {
+    let out = "";
+    const render = createHumanRenderer({
+      write: (t) => {
+        out += t;
+      },
+      colors: createColors(false),
+      spinner: { start() {}, stop() {} },
+    });
+    render({ type: "stop", reason: "end_turn", turns: 1 });
+    render({ type: "stop", reason: "max_turns", turns: 1 });
+    expect(out).toBe("done after 1 turn\nstopped (max_turns) after 1 turn\n");
+  });
+
+  it("with --verbose, prints the last lines of a command's output under it", () => {
+    const output = Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n");
+    const shellResult = (content: string) =>
+      ({
+        type: "tool_result",
+        turn: 1,
+        id: "a",
+        name: "run_shell",
+        content,
+        isError: false,
+        durationMs: 5,
+      }) as const;
+    const outputs = [false, true].map((verbose) => {
+      let out = "";
+      const render = createHumanRenderer({
+        write: (t) => {
+          out += t;
+        },
+        colors: createColors(false),
+        spinner: { start() {}, stop() {} },
+        verbose,
+      });
+      render(shellResult(`exit code: 1\nstdout:\n${output}`));
+      render(shellResult("exit code: 0\n(no output)"));
+      return out;
+    });
+    expect(outputs[0]).toBe("  exit code: 1\n  exit code: 0\n");
+    expect(outputs[1]).toBe(
+      [
+        "  exit code: 1",
+        "    … 5 earlier lines",
+        ...Array.from({ length: 10 }, (_, i) => `    line ${i + 5}`),
+        "  exit code: 0",
+        "    (no output)",
+        "",
+      ].join("\n"),
+    );
   });
 
   it("renders an edit as a coloured unified diff", () => {

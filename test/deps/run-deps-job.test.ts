@@ -178,7 +178,7 @@ describe("runDepsJob", () => {
     expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
     const summary = renderDepsJobSummary(result);
     expect(summary).toContain(
-      "PARTIAL Bump the minor and patch group: 2 updates -> agent/deps/minor-and-patch\n  fx-greet 1.0.0 -> 1.0.1\n  fx-util 1.2.0 -> 1.2.1\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: `npm test` passed",
+      "PARTIAL Bump the minor and patch group: 2 updates -> agent/deps/minor-and-patch\n  fx-greet 1.0.0 -> 1.0.1\n  fx-util 1.2.0 -> 1.2.1\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: npm test passed",
     );
     expect(summary).toContain("GREEN   Bump fx-greet from 1.0.0 to 2.0.0 -> agent/deps/fx-greet-2");
     expect(summary).toContain("pull request: https://github.com/o/r/pull/101 (new)");

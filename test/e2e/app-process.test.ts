@@ -165,6 +165,25 @@ describe("the App as a process (npm start), end to end", () => {
       expect(attempt.status).toBeGreaterThanOrEqual(400);
       expect(attempt.status).toBeLessThan(500);
     }
+    // Signed, but missing what an issue comment must carry: a 400 that says nothing more.
+    const malformedBody = JSON.stringify({ action: "created", comment: { id: 9 } });
+    const malformed = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "x-github-event": "issue_comment",
+        "x-github-delivery": "e2e-malformed",
+        "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(malformedBody).digest("hex")}`,
+      },
+      body: malformedBody,
+    });
+    expect(malformed.status).toBe(400);
+    const answer = await malformed.text();
+    expect(answer).toContain("malformed");
+    expect(answer).not.toMatch(/TriggerPayload|issue|repository|at /);
+    await eventually(() => output.includes("malformed webhook payload"), "the log line", 5_000);
+    expect(output.match(/malformed webhook payload/g)).toHaveLength(1);
+    expect(output).not.toContain("MalformedPayload");
     const mark = output.length;
     const started = Date.now();
     const response = await post("e2e-1", signed);

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { execFileSync, spawn } from "node:child_process";
+import { appendFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
@@ -198,6 +198,9 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     });
     expect(code).toBe(130);
     expect(stderr).toContain("interrupted: stopping the run");
+    // It ends as every run does: the totals, then where the transcript is.
+    expect(stderr).toMatch(/turns: 1\ntokens: [\d,]+ in, .*\ncost: \$\d+\.\d{4}\n/);
+    expect(stderr.endsWith(`transcript: ${transcript}\n`)).toBe(true);
     expect(server.requests).toHaveLength(1);
     const lines = (await readFile(transcript, "utf8"))
       .trim()
@@ -207,7 +210,7 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     expect(lines.find((l) => l.type === "tool_result")?.content).toMatch(/aborted/);
   });
 
-  it("runs the whole job on a fresh clone with --repo: commits, verify, push and a summary", async () => {
+  it("runs the whole job on a fresh clone with --repo: commits as the user, verify, push and a summary", async () => {
     const tmp = makeGitTempDir("pw-cli-repo-");
     try {
       const env = gitTestEnv(join(tmp.path, "home"));
@@ -218,6 +221,11 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
           ...ADD_BUG_FILES,
         },
       });
+      // The user's own git identity, which the job's git (no global config) cannot see.
+      await appendFile(
+        env.GIT_CONFIG_GLOBAL ?? "",
+        "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n",
+      );
       server = await startFakeAnthropic(fixAddSteps());
       const { code, stdout, stderr } = await runCli(
         [
@@ -235,12 +243,21 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
         { ...env, ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: server.url },
       );
       expect(stderr).toContain("Preparing the workspace…");
+      expect(stderr).toContain("Verifying: npm test…");
+      // Not a terminal: no status line, no control sequences.
+      expect(`${stdout}${stderr}`).not.toContain("\u001b");
       expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 0\n/);
-      expect(stdout).toMatch(/pushed 1 commit\(s\) to agent\/fix-add \([0-9a-f]{7}\)/);
+      expect(stdout).toMatch(/pushed 1 commit\S* to agent\/fix-add \([0-9a-f]{7}\)/);
       expect(stdout).toContain("src/add.js +1 -1");
       expect(stdout).toContain("verify: npm test passed");
       expect(repo.show("agent/fix-add", "src/add.js")).toContain("a + b");
       expect(repo.show("main", "src/add.js")).toContain("a - b");
+      const author = execFileSync("git", ["log", "-1", "--format=%an <%ae>", "agent/fix-add"], {
+        cwd: repo.dir,
+        env,
+        encoding: "utf8",
+      });
+      expect(author.trim()).toBe("Ada Lovelace <ada@example.com>");
     } finally {
       tmp.remove();
     }
@@ -260,5 +277,22 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr.trim().split("\n")).toHaveLength(1);
     expect(badFlag.stderr).toContain("--max-turns must be a number");
+    const unknown = await runCli(["run", "task", "--foo"], { HOME: home });
+    expect(unknown).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "patchwright: unknown option --foo; see patchwright --help\n",
+    });
+  });
+
+  it("prints its version, run from the source through tsx", async () => {
+    const { version } = JSON.parse(
+      await readFile(resolve(import.meta.dirname, "../../package.json"), "utf8"),
+    );
+    expect(await runCli(["--version"], {})).toEqual({
+      code: 0,
+      stdout: `${version}\n`,
+      stderr: "",
+    });
   });
 });

@@ -66,7 +66,7 @@ describe(`the scripted sum fix, ${RUNS} runs in a row through run --repo`, () =>
     const failures: string[] = [];
     for (let run = 1; run <= RUNS; run++) {
       const { code, stdout, stderr } = await runOnce(run);
-      const branch = /pushed \d+ commit\(s\) to (\S+) /.exec(stdout)?.[1];
+      const branch = /pushed \d+ commits? to (\S+) /.exec(stdout)?.[1];
       const problems: string[] = [];
       if (code !== 0) problems.push(`exit ${code}`);
       if (!stdout.includes("verify: npm test passed")) problems.push("verify did not pass");

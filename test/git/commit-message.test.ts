@@ -78,6 +78,53 @@ describe("buildCommitMessage", () => {
     for (const line of m.body.split("\n")) expect(line.length).toBeLessThanOrEqual(72);
   });
 
+  it.each([
+    [
+      "Now normalizeType uses the bitwise-not idiom; use `~str.indexOf(x)` like the rest of utils.js so the style is consistent.",
+      ["lib/utils.js"],
+      "chore(utils): normalizeType uses the bitwise-not idiom",
+    ],
+    [
+      "Add a `--dry-run` flag to the deploy command that prints the plan without applying it, and document it in the README.",
+      ["src/cli/deploy.ts"],
+      "feat(cli): add a --dry-run flag to the deploy command",
+    ],
+    [
+      "Update res.redirect() to encode the URL with encodeurl before setting the Location header, matching what res.location() already does.",
+      ["lib/response.js"],
+      "chore(response): update res.redirect() to encode the URL with encodeurl",
+    ],
+    [
+      "Replace the deprecated `req.param()` calls in the router tests with `req.params`/`req.query` lookups (the helper was removed in Express 5).",
+      ["test/router/params.test.js"],
+      "test(router): replace the deprecated req.param() calls",
+    ],
+    [
+      "I've changed `app.listen` to pass the callback through to `server.listen` so errors like EADDRINUSE reach the caller instead of being thrown asynchronously.",
+      ["lib/application.js"],
+      "chore(application): change app.listen to pass the callback through",
+    ],
+    [
+      "Refactored the session middleware: cookie parsing now lives in its own module and the store interface uses promises throughout.",
+      ["lib/session/index.js", "lib/session/cookie.js"],
+      "refactor(session): refactor the session middleware",
+    ],
+  ])("shortens a long subject to a whole phrase: %s", (text, files, subject) => {
+    const m = buildCommitMessage({ text, files });
+    expect(m.subject).toBe(subject);
+    expect(m.subject.length).toBeLessThanOrEqual(SUBJECT_MAX);
+    // What the subject dropped is in the body.
+    expect(m.body).toContain(text.slice(-20));
+  });
+
+  it("cuts at a word when no boundary fits, never ending on a word left hanging", () => {
+    const m = buildCommitMessage({
+      text: "Swap fooBarBazQuxQuuxCorgeGraultGarplyWaldo helper use the newer API everywhere now.",
+      files: ["src/a.ts"],
+    });
+    expect(m.subject).toBe("chore(a): swap fooBarBazQuxQuuxCorgeGraultGarplyWaldo helper");
+  });
+
   it("adds the file list, co-author and request trailers last", () => {
     const m = buildCommitMessage({
       text: "Add input validation.\n\nThe handler now rejects empty bodies.",

@@ -78,13 +78,10 @@ function turnsOf(history: FileHistory) {
 }
 
 function treeContents(root: string, ref: string): Map<string, string | null> {
+  const present = new Set(git(root, "ls-tree", "-r", "--name-only", ref).split("\n"));
   const map = new Map<string, string | null>();
   for (const path of PATHS) {
-    try {
-      map.set(path, git(root, "show", `${ref}:${path}`));
-    } catch {
-      map.set(path, null);
-    }
+    map.set(path, present.has(path) ? git(root, "show", `${ref}:${path}`) : null);
   }
   return map;
 }

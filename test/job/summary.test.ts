@@ -105,7 +105,8 @@ describe("renderPullRequestBody", () => {
   it("has the summary, Closes #N, a files table with +/- and totals, commits, verify, usage, footer", () => {
     const body = renderPullRequestBody(prInput());
     const lines = body.split("\n");
-    expect(lines[0]).toBe(prInput().summary);
+    // The model's account is quoted as its own, never as a check result.
+    expect(lines.slice(0, 3)).toEqual(["The agent's summary:", "", `> ${prInput().summary}`]);
     expect(lines).toContain("Closes #12");
     expect(lines).toContain("| `src/a.ts` | +10 | −2 |");
     expect(lines).toContain("| `src/new.ts` (new) | +5 | −0 |");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { errorMessage } from "../../error-message.js";
 import type { ToolSpec } from "../model.js";
 import {
   type AnyTool,
@@ -71,7 +72,7 @@ export async function executeToolCall(
     return { content: truncateOutput(output === "" ? "(no output)" : output), isError: false };
   } catch (error) {
     if (error instanceof ToolError) return failure(error.message);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return failure(`${tool.name} failed: ${message}`);
   }
 }

@@ -1,0 +1,55 @@
+import { formatDuration } from "../github/markdown.js";
+import type { CliStream } from "./cli-io.js";
+import type { Spinner } from "./render.js";
+
+const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+const TICK_MS = 1000;
+const CLEAR_LINE = "\r\u001b[2K";
+
+/** For --json runs, which keep stderr as quiet as their stdout is regular. */
+export const NO_STATUS: Spinner = { start() {}, stop() {} };
+
+/**
+ * One status line at the bottom of a terminal ("run_shell npm test · 12s"),
+ * redrawn about once a second with the time taken so far, so a long command
+ * visibly is still running. Anywhere but a terminal it does nothing: pipes
+ * and logs get no control sequences.
+ *
+ * Written here rather than with a spinner library: those decide on colour
+ * and cursor codes from the process's stdout, not from the stream they draw
+ * on, and install their own SIGINT handler that exits at once, before the
+ * run can print its totals.
+ */
+export function createLiveStatus(stream: CliStream, clock: { now(): number }): Spinner {
+  if (!stream.isTTY) return NO_STATUS;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  let frame = 0;
+  const draw = (text: string, started: number) => {
+    const elapsed = clock.now() - started;
+    const line = `${FRAMES[frame++ % FRAMES.length]} ${text}${elapsed >= TICK_MS ? ` · ${formatDuration(elapsed)}` : ""}`;
+    stream.write(`${CLEAR_LINE}${fitWidth(line, stream.columns)}`);
+  };
+  const stop = () => {
+    if (timer === undefined) return;
+    clearInterval(timer);
+    timer = undefined;
+    stream.write(CLEAR_LINE);
+  };
+  return {
+    start(text) {
+      stop();
+      const started = clock.now();
+      draw(text, started);
+      timer = setInterval(() => draw(text, started), TICK_MS);
+      // A status line never keeps the process alive.
+      timer.unref();
+    },
+    stop,
+  };
+}
+
+/** A line that wraps could not be cleared with one carriage return. */
+function fitWidth(line: string, columns: number | undefined): string {
+  if (!columns || line.length < columns) return line;
+  return `${line.slice(0, columns - 2)}…`;
+}

@@ -1,0 +1,20 @@
+import { plainStep } from "../github/markdown.js";
+import type { Spinner } from "./render.js";
+
+/**
+ * Job steps ("Verifying: `npm test`") as progress lines, "Verifying: npm
+ * test…", with the step on the status line (and its time so far) until
+ * whatever comes next. The job writes steps as Markdown, for the App's
+ * tracking comment; a terminal shows them plain.
+ */
+export function createStepReporter(out: {
+  write(text: string): void;
+  status: Spinner;
+}): (step: string) => void {
+  return (step) => {
+    const text = plainStep(step);
+    out.status.stop();
+    out.write(`${text}…\n`);
+    out.status.start(text);
+  };
+}

@@ -1,0 +1,12 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+
+// Two levels up from both src/cli/version.ts (run through tsx) and
+// build/cli/version.js (the published bin): the package's own package.json.
+const PACKAGE_JSON = new URL("../../package.json", import.meta.url);
+
+/** The version in package.json, for `patchwright --version`. */
+export async function readVersion(): Promise<string> {
+  const json: unknown = JSON.parse(await readFile(PACKAGE_JSON, "utf8"));
+  return z.object({ version: z.string().min(1) }).parse(json).version;
+}

@@ -1,0 +1,68 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import { runMain } from "./fake-io.js";
+
+const API_KEY = "sk-ant-test-key-0123456789abcdef";
+
+async function packageVersion(): Promise<string> {
+  const json = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8"));
+  return json.version;
+}
+
+describe("patchwright's command line", () => {
+  it.each([[["--version"]], [["run", "--version"]], [["deps", "--version"]]])(
+    "%j prints the package's version",
+    async (argv) => {
+      const { code, stdout, stderr } = await runMain(argv);
+      expect({ code, stdout, stderr }).toEqual({
+        code: 0,
+        stdout: `${await packageVersion()}\n`,
+        stderr: "",
+      });
+    },
+  );
+
+  it("reports every bad flag or path in one line, exit 2, before asking for the API key", async () => {
+    const home = await makeTempDir();
+    const notARepo = join(home, "plain");
+    await mkdir(notARepo);
+    const cases: Array<[string[], string]> = [
+      [["run", "t", "--cwd", "/no/such/dir"], "--cwd /no/such/dir: no such directory"],
+      [["run", "t", "--repo", "/nonexistent.git"], "--repo /nonexistent.git: no such directory"],
+      [["run", "t", "--repo", notARepo], `--repo ${notARepo}: not a git repository`],
+      [["run", "t", "--repo", home, "--cwd", home], "--cwd and --repo do not go together"],
+      [["run", "t", "--repo", home, "--verify-timeout", "soon"], "--verify-timeout must be"],
+      [["run", "t", "--foo"], "unknown option --foo; see patchwright --help"],
+      [["deps", "--foo"], "unknown option --foo; see patchwright deps --help"],
+      [["deps", "extra"], 'unexpected argument "extra"; see patchwright deps --help'],
+    ];
+    for (const [argv, message] of cases) {
+      const { code, stdout, stderr } = await runMain(argv, { env: { HOME: home } });
+      expect({ argv, code, stdout }).toEqual({ argv, code: 2, stdout: "" });
+      expect(stderr).toMatch(/^patchwright: [^\n]+\n$/);
+      expect(stderr).toContain(message);
+    }
+  });
+
+  it("refuses a --repo that is not there without writing a transcript", async () => {
+    const home = await makeTempDir();
+    const { code, stderr } = await runMain(["run", "t", "--repo", "/nonexistent.git"], {
+      env: { HOME: home, ANTHROPIC_API_KEY: API_KEY, PATH: process.env.PATH },
+    });
+    expect(code).toBe(2);
+    expect(stderr).toBe("patchwright: --repo /nonexistent.git: no such directory\n");
+    expect(existsSync(join(home, ".local"))).toBe(false);
+  });
+
+  it("does not probe a URL: the clone reports what is wrong with it", async () => {
+    const home = await makeTempDir();
+    const { code, stderr } = await runMain(["run", "t", "--repo", "file:///nonexistent.git"], {
+      env: { HOME: home, PATH: process.env.PATH },
+    });
+    expect(code).toBe(2);
+    expect(stderr).toContain("ANTHROPIC_API_KEY is not set");
+  });
+});

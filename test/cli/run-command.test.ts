@@ -1,0 +1,140 @@
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Model } from "../../src/agent/model.js";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
+import {
+  type BareRepo,
+  createBareRepo,
+  gitTestEnv,
+  makeTempDir,
+  type TempDir,
+} from "../helpers/git-repos.js";
+import { callTool } from "../helpers/model-script.js";
+import { makeTempDir as makeWorkspace } from "../helpers/temp-dir.js";
+import { runMain } from "./fake-io.js";
+
+const API_KEY = "sk-ant-test-key-0123456789abcdef";
+
+let tmp: TempDir;
+let repo: BareRepo;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  tmp = makeTempDir("pw-cli-run-");
+  env = { ...gitTestEnv(join(tmp.path, "home")), ANTHROPIC_API_KEY: API_KEY };
+  repo = createBareRepo({ root: tmp.path, env, files: ADD_BUG_FILES });
+});
+afterAll(() => tmp.remove());
+
+/** Answers from `steps`, then waits for the run to be stopped. */
+function stepsThenWait(steps: ScriptStep[]): () => Model {
+  return () => {
+    const scripted = createScriptedModel(steps);
+    return {
+      id: scripted.id,
+      contextWindow: scripted.contextWindow,
+      complete: (request, onEvent) =>
+        scripted.remaining > 0
+          ? scripted.complete(request, onEvent)
+          : new Promise((_, reject) =>
+              request.signal?.addEventListener("abort", () => reject(request.signal?.reason), {
+                once: true,
+              }),
+            ),
+    };
+  };
+}
+
+function repoArgs(run: string, ...more: string[]): string[] {
+  return [
+    "run",
+    "Fix add",
+    "--repo",
+    repo.dir,
+    "--cache-dir",
+    join(tmp.path, "cache"),
+    "--transcript",
+    join(tmp.path, `${run}.jsonl`),
+    ...more,
+  ];
+}
+
+describe("patchwright run, in process", () => {
+  it("on Ctrl+C while the model thinks: clears the status line, prints the totals and the transcript, exits 130", async () => {
+    const workspace = await makeWorkspace();
+    const transcript = join(tmp.path, "ctrl-c.jsonl");
+    const sigintListeners = process.listenerCount("SIGINT");
+    let listenersWhileRunning = -1;
+    const { code, stderr } = await runMain(
+      ["run", "wait", "--cwd", workspace, "--policy", "trusted", "--transcript", transcript],
+      {
+        env,
+        terminal: true,
+        model: stepsThenWait([
+          { ...callTool("run_shell", { command: "true" }), usage: { inputTokens: 1200 } },
+        ]),
+        onStderr: (text, pressCtrlC) => {
+          if (listenersWhileRunning < 0 && text.includes("turn 2: waiting for the model")) {
+            listenersWhileRunning = process.listenerCount("SIGINT");
+            pressCtrlC();
+          }
+        },
+      },
+    );
+    expect(code).toBe(130);
+    // Nothing but the CLI's own handler listens: a spinner library's would exit at once.
+    expect(listenersWhileRunning).toBe(sigintListeners);
+    const [beforeStop, afterStop] = stderr.split("interrupted: stopping the run");
+    expect(beforeStop?.endsWith("\r\u001b[2K\n")).toBe(true);
+    // Cleared for good: nothing draws the status line again.
+    expect(afterStop).not.toContain("\u001b");
+    expect(afterStop).toContain("turns: 2");
+    expect(afterStop).toContain("tokens: 1,200 in");
+    expect(afterStop).toMatch(/cost: \$0\.0\d*[1-9]/);
+    expect(afterStop?.endsWith(`transcript: ${transcript}\n`)).toBe(true);
+  });
+
+  it("on Ctrl+C during a --repo setup command: stops it and still ends with the totals, exit 130", async () => {
+    const started = Date.now();
+    const { code, stdout, stderr } = await runMain(repoArgs("setup", "--setup", "sleep 30"), {
+      env,
+      cwd: tmp.path,
+      model: stepsThenWait([]),
+      onStderr: (text, pressCtrlC) => {
+        if (text.includes("Running setup")) pressCtrlC();
+      },
+    });
+    expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 130\n/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(stderr).toContain("turns: 0");
+    expect(stderr).toContain(`transcript: ${join(tmp.path, "setup.jsonl")}`);
+  });
+
+  it("passes --verify-timeout to the job: a verify that runs too long is stopped", async () => {
+    const { code, stdout } = await runMain(
+      repoArgs("verify-timeout", "--verify", "sleep 30", "--verify-timeout", "1s", "--json"),
+      { env, cwd: tmp.path, model: () => createScriptedModel(fixAddSteps()) },
+    );
+    expect(code).toBe(1);
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary.job.verify).toMatchObject({
+      command: "sleep 30",
+      passed: false,
+      timedOut: true,
+    });
+    expect(summary.job.verify.durationMs).toBeLessThan(15_000);
+  });
+
+  it("shows progress plainly when stderr is not a terminal; --verbose adds verify's output", async () => {
+    const { code, stdout, stderr } = await runMain(
+      repoArgs("verbose", "--verify", "npm test", "--verbose", "--no-push"),
+      { env, cwd: tmp.path, model: () => createScriptedModel(fixAddSteps()) },
+    );
+    expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 0\n/);
+    expect(stderr).toContain("Verifying: npm test…\n");
+    expect(stderr).not.toContain("`");
+    expect(`${stdout}${stderr}`).not.toContain("\u001b");
+    expect(stdout).toMatch(/verify output:\n(?: {4}.*\n)*? {4}tests passed\n/);
+  });
+});
