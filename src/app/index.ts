@@ -14,10 +14,10 @@ import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
-import { MalformedPayloadError, quietMalformedPayloads } from "./malformed.js";
+import { guardMalformedPayloads } from "./malformed.js";
 import { createInProcessQueue, type JobQueue } from "./queue.js";
 import { createSeenSet } from "./seen-set.js";
-import { parseTrigger, TriggerPayloadError } from "./triggers.js";
+import { parseTrigger } from "./triggers.js";
 
 export const TRIGGER_EVENTS = [
   "issue_comment.created",
@@ -183,19 +183,9 @@ export function createApp(settings: AppSettings) {
     };
 
     const seen = createSeenSet(DEDUPE_WINDOW);
-    quietMalformedPayloads(probot);
+    guardMalformedPayloads(probot, parseTrigger);
     probot.on([...TRIGGER_EVENTS], async (context) => {
-      let request: JobRequest | null;
-      try {
-        request = parseTrigger(context.name, context.payload, context.id);
-      } catch (error) {
-        if (!(error instanceof TriggerPayloadError)) throw error;
-        log.warn(
-          { event: context.name, delivery: context.id, problem: error.message },
-          "malformed webhook payload",
-        );
-        throw new MalformedPayloadError();
-      }
+      const request = parseTrigger(context.name, context.payload, context.id);
       if (!request) return;
       // Sent to the App itself (a test delivery, say), not for an installation: nothing to act as.
       if (request.installationId === undefined) {

@@ -16,6 +16,8 @@ export interface CliIo {
   clock: { now(): number };
   /** Subscribes to Ctrl+C; returns the unsubscribe function. */
   onInterrupt(handler: () => void): () => void;
+  /** Ends the process at once (a second Ctrl+C); default process.exit. */
+  exit?: (code: number) => void;
   /** Builds the model; tests may swap it, the default talks to the Messages API. */
   createModel?: (options: { apiKey: string; baseURL?: string; model: string }) => Model;
 }

@@ -7,7 +7,7 @@ import type { Spinner } from "./render.js";
  * second press quits at once.
  */
 export function watchInterrupts(
-  io: Pick<CliIo, "onInterrupt" | "stderr">,
+  io: Pick<CliIo, "onInterrupt" | "stderr" | "exit">,
   status: Spinner,
   controller: AbortController,
 ): { interrupted(): boolean; unsubscribe(): void } {
@@ -15,7 +15,10 @@ export function watchInterrupts(
   const unsubscribe = io.onInterrupt(() => {
     presses += 1;
     status.stop();
-    if (presses > 1) process.exit(130);
+    if (presses > 1) {
+      (io.exit ?? process.exit)(130);
+      return;
+    }
     io.stderr.write("\ninterrupted: stopping the run (press Ctrl+C again to quit at once)\n");
     controller.abort(new Error("interrupted"));
   });

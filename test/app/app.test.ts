@@ -56,6 +56,22 @@ describe("the App", () => {
     expect(firstPrompt).toContain("add() returns the wrong sum");
   });
 
+  it("says in the PR body that the agent's test run failed, whatever the agent claims", async () => {
+    harness = await startHarness({
+      steps: [
+        callTool("write_file", { file_path: "NOTES.md", content: "notes\n" }),
+        callTool("run_shell", { command: "npm test" }),
+        reply("Added notes. All tests pass."),
+      ],
+    });
+    await deliver(harness, "issue_comment", issueComment(harness, "@agent add notes"));
+    const [pull] = harness.github.pulls;
+    expect(pull?.body).toContain("The agent's summary");
+    expect(pull?.body).toContain("> Added notes. All tests pass.");
+    expect(pull?.body).toMatch(/❌ `npm test`.*exit 1/);
+    expect(pull?.draft).toBe(true);
+  });
+
   it("answers a sender without write access and runs no job", async () => {
     harness = await startHarness({ steps: fixAddSteps() });
     await deliver(harness, "issue_comment", issueComment(harness, "@agent fix it", "reader"));

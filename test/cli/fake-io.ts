@@ -43,6 +43,9 @@ export async function runMain(argv: string[], options: FakeIoOptions = {}): Prom
         interrupt = () => {};
       };
     },
+    exit: (code) => {
+      throw new Error(`the CLI quit at once with ${code} (a second Ctrl+C)`);
+    },
     ...(options.model ? { createModel: options.model } : {}),
   };
   const code = await main(argv, io);

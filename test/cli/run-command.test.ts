@@ -97,12 +97,17 @@ describe("patchwright run, in process", () => {
 
   it("on Ctrl+C during a --repo setup command: stops it and still ends with the totals, exit 130", async () => {
     const started = Date.now();
+    let pressed = false;
     const { code, stdout, stderr } = await runMain(repoArgs("setup", "--setup", "sleep 30"), {
       env,
       cwd: tmp.path,
       model: stepsThenWait([]),
       onStderr: (text, pressCtrlC) => {
-        if (text.includes("Running setup")) pressCtrlC();
+        // Once: a second Ctrl+C means "quit at once".
+        if (!pressed && text.includes("Running setup")) {
+          pressed = true;
+          pressCtrlC();
+        }
       },
     });
     expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 130\n/);
