@@ -4,7 +4,7 @@ import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import { codeBlock, plainStep, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { repositorySchema } from "../job/payload.js";
+import { repositorySchema } from "../requests/payload.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type ActionResult, failed, skipped } from "./result.js";

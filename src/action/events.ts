@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { parseTrigger } from "../app/triggers.js";
+import type { RepositoryJobRequest } from "../job/run-repository-job.js";
 import {
   buildRequest,
   envelopeSchema,
@@ -12,9 +12,9 @@ import {
   toPerson,
   toRepo,
   userSchema,
-} from "../job/payload.js";
-import type { JobRequest, Person } from "../job/request.js";
-import type { RepositoryJobRequest } from "../job/run-repository-job.js";
+} from "../requests/payload.js";
+import type { JobRequest, Person } from "../requests/request.js";
+import { parseTrigger } from "../requests/triggers.js";
 import { ActionFailure } from "./failure.js";
 
 /**

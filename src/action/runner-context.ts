@@ -1,5 +1,5 @@
 import { tmpdir } from "node:os";
-import type { Person } from "../job/request.js";
+import type { Person } from "../requests/request.js";
 import { ActionFailure } from "./failure.js";
 
 /**

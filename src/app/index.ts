@@ -8,8 +8,9 @@ import type { GitHubClient } from "../github/octokit.js";
 import { admitRequest } from "../job/admit.js";
 import { renderQueuedAnswer } from "../job/answers.js";
 import { anthropicModelFactory, createRequestStatus } from "../job/job-deps.js";
-import { type JobRequest, jobKey, triggerKey } from "../job/request.js";
 import { runJob } from "../job/run-job.js";
+import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
+import { parseTrigger } from "../requests/triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
@@ -17,7 +18,6 @@ import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
 import { createInProcessQueue, type JobQueue } from "./queue.js";
 import { createSeenSet } from "./seen-set.js";
-import { parseTrigger } from "./triggers.js";
 
 export const TRIGGER_EVENTS = [
   "issue_comment.created",

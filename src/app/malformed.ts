@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Probot } from "probot";
 import { errorMessage } from "../error-message.js";
-import { TriggerPayloadError } from "./triggers.js";
+import { TriggerPayloadError } from "../requests/triggers.js";
 
 /**
  * A signed delivery whose payload our triggers cannot read gets a 400 with

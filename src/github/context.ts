@@ -1,5 +1,5 @@
 import type { Redactor } from "../agent/redact.js";
-import type { JobRequest } from "../job/request.js";
+import type { JobRequest } from "../requests/request.js";
 import type { GitHubClient } from "./octokit.js";
 import { sanitizeUntrusted, stripInvisible } from "./sanitize.js";
 import {

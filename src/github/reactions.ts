@@ -1,4 +1,4 @@
-import type { JobRequest } from "../job/request.js";
+import type { JobRequest } from "../requests/request.js";
 import type { GitHubClient, RepoRef } from "./octokit.js";
 
 export type ReactionContent = "eyes" | "rocket" | "confused" | "+1" | "-1" | "hooray" | "heart";

@@ -1,6 +1,6 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { Redactor } from "../agent/redact.js";
-import type { JobRequest } from "../job/request.js";
+import type { JobRequest } from "../requests/request.js";
 import { Checklist } from "./checklist.js";
 import { details, fitBody, GITHUB_BODY_LIMIT } from "./markdown.js";
 import type { GitHubClient, RepoRef } from "./octokit.js";

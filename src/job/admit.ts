@@ -3,12 +3,12 @@ import { defaultConfig, type RepoConfig } from "../config/schema.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { canStartJob, getPermission } from "../github/permissions.js";
 import type { StatusReporter } from "../github/status.js";
+import type { JobRequest } from "../requests/request.js";
 import {
   renderClosedAnswer,
   renderConfigErrorAnswer,
   renderUnauthorizedAnswer,
 } from "./answers.js";
-import type { JobRequest } from "./request.js";
 import { closedOrLocked, shouldStart } from "./start-rules.js";
 
 export type Admission =

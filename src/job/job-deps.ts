@@ -3,7 +3,7 @@ import { createAnthropicModel } from "../agent/models/anthropic.js";
 import type { Redactor } from "../agent/redact.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { createStatusReporter, type StatusReporter } from "../github/status.js";
-import type { JobRequest } from "./request.js";
+import type { JobRequest } from "../requests/request.js";
 
 /**
  * The wiring the App and the Action share: how a model is built for a job

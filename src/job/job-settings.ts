@@ -1,7 +1,7 @@
 import type { Model } from "../agent/model.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { CoAuthor } from "../git/commit-message.js";
-import type { Person } from "./request.js";
+import type { Person } from "../requests/request.js";
 import type { GitJobInput } from "./run-git-job.js";
 
 /** The part of a git job the repository's config decides, the same for every kind of job. */

@@ -1,5 +1,6 @@
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
+import type { JobRequest } from "../requests/request.js";
 import { checksRun } from "./checks.js";
 import { fileStats } from "./diff-stats.js";
 import {
@@ -8,7 +9,6 @@ import {
   type PullRequestLink,
   renderFinalReport,
 } from "./final-report.js";
-import type { JobRequest } from "./request.js";
 import type { GitJobResult } from "./run-git-job.js";
 import { type RunStats, renderPullRequestBody } from "./summary.js";
 

@@ -10,12 +10,12 @@ import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import type { StatusReporter } from "../github/status.js";
+import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { renderForkPatchAnswer } from "./answers.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { finalReport, opensAsDraft, originOf, pullRequestBody } from "./report.js";
-import type { JobRequest } from "./request.js";
 import { type GitJobResult, prefetchRepository, runGitJob } from "./run-git-job.js";
 
 export interface JobDeps {

@@ -2,9 +2,9 @@ import type { AgentEventListener } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { FetchedMirror } from "../git/workspace.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
+import type { JobRequest, Person } from "../requests/request.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { finalReport, opensAsDraft, pullRequestBody } from "./report.js";
-import type { JobRequest, Person } from "./request.js";
 import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
 

@@ -1,5 +1,5 @@
+import type { JobRequest } from "../requests/request.js";
 import { containsPhrase } from "./phrase.js";
-import type { JobRequest } from "./request.js";
 
 /**
  * Whether a parsed request is for the bot at all, and whether its thread

@@ -4,7 +4,7 @@ import {
   forkPullRequestNote,
   parseActionEvent,
 } from "../../src/action/events.js";
-import { parseTrigger } from "../../src/app/triggers.js";
+import { parseTrigger } from "../../src/requests/triggers.js";
 import { aim, examplePayload, type Payload } from "../helpers/app-harness.js";
 import { firstExample } from "./harness.js";
 

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedactor } from "../../src/agent/redact.js";
 import { buildAgentTask } from "../../src/github/context.js";
 import { type AgentTaskInput, renderAgentTask } from "../../src/github/thread-render.js";
-import type { JobRequest } from "../../src/job/request.js";
+import type { JobRequest } from "../../src/requests/request.js";
 
 const API = "https://api.github.com";
 const BOT = "patchwright[bot]";

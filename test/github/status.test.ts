@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { AgentEvent } from "../../src/agent/events.js";
 import { createRedactor } from "../../src/agent/redact.js";
 import { createStatusReporter, type StatusReporterDeps } from "../../src/github/status.js";
-import type { JobRequest } from "../../src/job/request.js";
+import type { JobRequest } from "../../src/requests/request.js";
 
 const API = "https://api.github.com";
 const SECRET = "model-key-0123456789abcdef";

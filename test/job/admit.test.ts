@@ -4,7 +4,7 @@ import { defaultConfig } from "../../src/config/schema.js";
 import type { GitHubClient } from "../../src/github/octokit.js";
 import type { StatusReporter } from "../../src/github/status.js";
 import { admitRequest } from "../../src/job/admit.js";
-import type { JobRequest } from "../../src/job/request.js";
+import type { JobRequest } from "../../src/requests/request.js";
 import { createFakeGitHub, type FakeGitHubOptions } from "../helpers/fake-github.js";
 
 const closers: Array<() => Promise<void>> = [];

@@ -6,9 +6,9 @@ import { defaultConfig } from "../../src/config/schema.js";
 import { checksRun } from "../../src/job/checks.js";
 import { renderFinalReport } from "../../src/job/final-report.js";
 import { finalReport, opensAsDraft, originOf, pullRequestBody } from "../../src/job/report.js";
-import type { JobRequest } from "../../src/job/request.js";
 import type { GitJobResult } from "../../src/job/run-git-job.js";
 import { renderPullRequestBody } from "../../src/job/summary.js";
+import type { JobRequest } from "../../src/requests/request.js";
 
 /** What the PR and the tracking comment say was run: the tool log, never the model's word. */
 

@@ -10,10 +10,10 @@ import {
   readPayload,
   requestBase,
   targetOf,
-} from "../job/payload.js";
-import type { JobRequest } from "../job/request.js";
+} from "./payload.js";
+import type { JobRequest } from "./request.js";
 
-export { TriggerPayloadError } from "../job/payload.js";
+export { TriggerPayloadError } from "./payload.js";
 
 /**
  * Webhook payload -> JobRequest, and the pure checks that decide whether a
