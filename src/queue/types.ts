@@ -1,0 +1,135 @@
+import { z } from "zod";
+
+/**
+ * Jobs as data. A record holds everything a worker needs to run a job, in
+ * any process, after any restart: nothing a worker uses is captured in a
+ * closure. Stored before the webhook is answered; updated as the job goes.
+ */
+
+export const jobKindSchema = z.enum(["request", "repository", "deps"]);
+export type JobKind = z.infer<typeof jobKindSchema>;
+
+export const jobStateSchema = z.enum(["queued", "running", "done", "failed"]);
+export type JobState = z.infer<typeof jobStateSchema>;
+
+export const jobRecordSchema = z.object({
+  id: z.string().min(1),
+  kind: jobKindSchema,
+  /** Jobs with the same key run one at a time (an issue or PR; a repository's deps). */
+  key: z.string().min(1),
+  deliveryId: z.string().min(1),
+  /** The comment or review that asked (requests/request.ts triggerKey). */
+  triggerId: z.string().optional(),
+  installationId: z.number().int().optional(),
+  /** The kind's input, one per request; more than one when rapid requests were coalesced. */
+  inputs: z.array(z.unknown()).min(1),
+  state: jobStateSchema,
+  /** Runs started, including one a crash or a deploy cut short. */
+  attempts: z.number().int().nonnegative(),
+  /** Earliest time (ms) a retry may start. */
+  notBefore: z.number().optional(),
+  trackingComment: z.object({ id: z.number().int(), url: z.string() }).optional(),
+  branch: z.string().optional(),
+  /** The last commit pushed as a checkpoint of the work (see job/checkpoint.ts). */
+  checkpoint: z.string().optional(),
+  createdAt: z.number(),
+  updatedAt: z.number(),
+  startedAt: z.number().optional(),
+  finishedAt: z.number().optional(),
+  outcome: z
+    .object({
+      conclusion: z.string(),
+      message: z.string().optional(),
+      pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
+    })
+    .optional(),
+});
+
+export type JobRecord = z.infer<typeof jobRecordSchema>;
+
+/** What a webhook (or a scheduler) asks to run. */
+export interface NewJob {
+  kind: JobKind;
+  key: string;
+  deliveryId: string;
+  triggerId?: string | undefined;
+  installationId?: number | undefined;
+  input: unknown;
+  /**
+   * Merge into a job with the same key that has not started yet, instead of
+   * queueing another behind it (rapid mentions on one issue).
+   */
+  coalesce?: boolean | undefined;
+}
+
+export type SubmitResult =
+  | { status: "queued"; id: string }
+  | { status: "coalesced"; id: string }
+  /** The delivery, or the comment that asked, was seen before: nothing is stored. */
+  | { status: "duplicate" };
+
+/** What the fields a running job may record for itself (and for a later attempt). */
+export type JobProgress = Partial<Pick<JobRecord, "trackingComment" | "branch" | "checkpoint">>;
+
+export interface RunningJob {
+  record: JobRecord;
+  /** Aborted when the process is shutting down: checkpoint and return "interrupted". */
+  signal: AbortSignal;
+  update(progress: JobProgress): Promise<void>;
+  /** Jobs with the same key waiting behind this one. */
+  waitingBehind(): Promise<number>;
+}
+
+export type JobResult =
+  | {
+      status: "done";
+      conclusion: string;
+      message?: string | undefined;
+      pullRequest?: { number: number; url: string } | undefined;
+    }
+  | { status: "failed"; message: string }
+  /** A transient failure (GitHub 5xx, git down): run again later; counts an attempt. */
+  | { status: "retry"; message: string }
+  /** Cut short by a shutdown: back in the queue, resumed from its checkpoint. */
+  | { status: "interrupted" };
+
+export interface JobHandler {
+  run(job: RunningJob): Promise<JobResult>;
+  /**
+   * A job out of attempts (it kept failing, or kept being killed): report it
+   * where its requester will look (the tracking comment, with links to the
+   * work pushed so far) instead of running it again.
+   */
+  giveUp(record: JobRecord, reason: string): Promise<void>;
+}
+
+export interface WorkerOptions {
+  /** Jobs at once in this worker. */
+  concurrency: number;
+}
+
+export interface JobWorker {
+  /**
+   * Stops taking jobs. Running ones get `graceMs` to finish; then they are
+   * aborted (they checkpoint and go back to the queue) and, once they have
+   * returned, this resolves.
+   */
+  stop(graceMs: number): Promise<void>;
+}
+
+export interface JobQueue {
+  /** Durable once it resolves; a failure must reach the webhook as a 5xx so GitHub redelivers. */
+  submit(job: NewJob): Promise<SubmitResult>;
+  startWorker(handler: JobHandler, options: WorkerOptions): JobWorker;
+  get(id: string): Promise<JobRecord | undefined>;
+  /** Resolves when nothing runs here and nothing is due (tests, shutdown). */
+  onIdle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** Exponential backoff for retries: 5 s, 20 s, 80 s, capped at 5 minutes. */
+export function retryDelayMs(attempt: number): number {
+  return Math.min(5_000 * 4 ** Math.max(0, attempt - 1), 300_000);
+}

@@ -1,0 +1,216 @@
+import { createHash } from "node:crypto";
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { createLocalQueue, type SetTimer } from "../../src/queue/local-queue.js";
+import type {
+  JobHandler,
+  JobRecord,
+  JobResult,
+  NewJob,
+  RunningJob,
+} from "../../src/queue/types.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+
+/** A clock and timers the test moves by hand. */
+function fakeTime() {
+  let now = 1_000_000;
+  const timers: Array<{ at: number; fn: () => void; cancelled: boolean }> = [];
+  const setTimer: SetTimer = (fn, ms) => {
+    const timer = { at: now + ms, fn, cancelled: false };
+    timers.push(timer);
+    return { cancel: () => (timer.cancelled = true) };
+  };
+  return {
+    clock: { now: () => now },
+    setTimer,
+    advance(ms: number) {
+      now += ms;
+      for (const timer of timers.filter((t) => !t.cancelled && t.at <= now)) {
+        timer.cancelled = true;
+        timer.fn();
+      }
+    },
+  };
+}
+
+let deliveries = 0;
+function job(key: string, extra: Partial<NewJob> = {}): NewJob {
+  deliveries += 1;
+  return {
+    kind: "request",
+    key,
+    deliveryId: `delivery-${deliveries}`,
+    triggerId: `${key}:comment:${deliveries}`,
+    installationId: 1,
+    input: { n: deliveries },
+    ...extra,
+  };
+}
+
+/** A handler whose runs the test finishes by hand. */
+function manualHandler() {
+  const started: Array<{ job: RunningJob; finish(result: JobResult): void }> = [];
+  const gaveUp: JobRecord[] = [];
+  const handler: JobHandler = {
+    run: (running) =>
+      new Promise<JobResult>((finish) => {
+        started.push({ job: running, finish });
+        running.signal.addEventListener("abort", () => finish({ status: "interrupted" }));
+      }),
+    giveUp: async (record) => {
+      gaveUp.push(record);
+    },
+  };
+  return { handler, started, gaveUp };
+}
+
+/** Until the handler has been asked to run `count` jobs (records are written to disk first). */
+const startedCount = (started: unknown[], count: number) =>
+  vi.waitFor(() => expect(started).toHaveLength(count));
+
+describe("the embedded job queue", () => {
+  it("stores a job durably before submit resolves, and a new process finds it", async () => {
+    const dir = await makeTempDir();
+    const first = await createLocalQueue({ dir });
+    const result = await first.submit(job("o/r#1"));
+    expect(result.status).toBe("queued");
+    const id = result.status === "queued" ? result.id : "";
+    // No close(), no stop(): as after kill -9.
+    const second = await createLocalQueue({ dir });
+    expect(await second.get(id)).toMatchObject({ state: "queued", key: "o/r#1", attempts: 0 });
+  });
+
+  it("refuses a delivery seen before, and the same comment under a fresh delivery id, across restarts", async () => {
+    const dir = await makeTempDir();
+    const original = job("o/r#1");
+    await (await createLocalQueue({ dir })).submit(original);
+    const restarted = await createLocalQueue({ dir });
+    expect(await restarted.submit({ ...original })).toEqual({ status: "duplicate" });
+    expect(await restarted.submit({ ...original, deliveryId: "fresh-id" })).toEqual({
+      status: "duplicate",
+    });
+    expect((await restarted.submit(job("o/r#1"))).status).toBe("queued");
+  });
+
+  it("takes over a claim left by a submit that died before storing its job", async () => {
+    const dir = await makeTempDir();
+    await createLocalQueue({ dir });
+    const orphan = job("o/r#2");
+    const marker = createHash("sha256").update(orphan.deliveryId).digest("hex").slice(0, 40);
+    writeFileSync(join(dir, "seen", marker), "id-of-a-job-never-stored");
+    const queue = await createLocalQueue({ dir });
+    expect((await queue.submit(orphan)).status).toBe("queued");
+  });
+
+  it("runs one job per key at a time, up to the concurrency, the least busy installation first", async () => {
+    const dir = await makeTempDir();
+    const queue = await createLocalQueue({ dir });
+    const { handler, started } = manualHandler();
+    await queue.submit(job("o/r#1", { installationId: 1 }));
+    await queue.submit(job("o/r#1", { installationId: 1 }));
+    await queue.submit(job("o/r#2", { installationId: 1 }));
+    await queue.submit(job("x/y#9", { installationId: 2 }));
+    queue.startWorker(handler, { concurrency: 2 });
+    await startedCount(started, 2);
+    // Installation 1's oldest job and installation 2's: not two of installation 1's.
+    expect(started.map((s) => s.job.record.key).sort()).toEqual(["o/r#1", "x/y#9"]);
+    started
+      .find((s) => s.job.record.key === "o/r#1")
+      ?.finish({
+        status: "done",
+        conclusion: "success",
+      });
+    await startedCount(started, 3);
+    // The second request on o/r#1 waited for the first, not for o/r#2.
+    expect(started[2]?.job.record.key).toBe("o/r#1");
+    const first = started.find((s) => s.job.record.key === "o/r#1");
+    expect(await queue.get(first?.job.record.id ?? "")).toMatchObject({
+      state: "done",
+      outcome: { conclusion: "success" },
+    });
+  });
+
+  it("runs a job the last process was running when it died, then gives up once it is out of attempts", async () => {
+    const dir = await makeTempDir();
+    const submitted = await (await createLocalQueue({ dir })).submit(job("o/r#3"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    for (let life = 1; life <= 3; life++) {
+      const queue = await createLocalQueue({ dir, maxAttempts: 3 });
+      const { handler, started } = manualHandler();
+      queue.startWorker(handler, { concurrency: 1 });
+      await startedCount(started, 1);
+      expect(started[0]?.job.record.attempts).toBe(life);
+      // Killed here, mid-job.
+    }
+    const last = await createLocalQueue({ dir, maxAttempts: 3 });
+    const { handler, started, gaveUp } = manualHandler();
+    last.startWorker(handler, { concurrency: 1 });
+    await last.onIdle();
+    expect(started).toHaveLength(0);
+    expect(gaveUp.map((r) => r.id)).toEqual([id]);
+    expect(await last.get(id)).toMatchObject({ state: "failed" });
+  });
+
+  it("retries a transient failure after a backoff, counting the attempt", async () => {
+    const dir = await makeTempDir();
+    const time = fakeTime();
+    const queue = await createLocalQueue({ dir, clock: time.clock, setTimer: time.setTimer });
+    const { handler, started } = manualHandler();
+    queue.startWorker(handler, { concurrency: 1 });
+    await queue.submit(job("o/r#4"));
+    await startedCount(started, 1);
+    started[0]?.finish({ status: "retry", message: "GitHub answered 502" });
+    // Idle: nothing runs, and the retry is not due yet.
+    await queue.onIdle();
+    time.advance(4_999);
+    await queue.onIdle();
+    expect(started).toHaveLength(1);
+    time.advance(1);
+    await startedCount(started, 2);
+    expect(started[1]?.job.record.attempts).toBe(2);
+  });
+
+  it("on stop, lets running jobs finish within the grace period, then hands the rest back uncounted", async () => {
+    const dir = await makeTempDir();
+    const time = fakeTime();
+    const queue = await createLocalQueue({ dir, clock: time.clock, setTimer: time.setTimer });
+    const { handler, started } = manualHandler();
+    const worker = queue.startWorker(handler, { concurrency: 2 });
+    await queue.submit(job("o/r#5"));
+    await queue.submit(job("o/r#6"));
+    await startedCount(started, 2);
+    const stopped = worker.stop(60_000);
+    started[0]?.finish({ status: "done", conclusion: "success" });
+    await vi.waitFor(async () =>
+      expect(await queue.get(started[0]?.job.record.id ?? "")).toMatchObject({ state: "done" }),
+    );
+    time.advance(60_000);
+    await stopped;
+    const [finished, cut] = started.map((s) => s.job.record.id);
+    expect(await queue.get(finished ?? "")).toMatchObject({ state: "done" });
+    expect(await queue.get(cut ?? "")).toMatchObject({ state: "queued", attempts: 0 });
+    // Nothing new starts after stop.
+    await queue.submit(job("o/r#7"));
+    await new Promise((done) => setTimeout(done, 50));
+    expect(started).toHaveLength(2);
+  });
+
+  it("coalesces rapid requests on one issue into the job waiting behind the running one", async () => {
+    const dir = await makeTempDir();
+    const queue = await createLocalQueue({ dir });
+    const { handler, started } = manualHandler();
+    queue.startWorker(handler, { concurrency: 2 });
+    await queue.submit(job("o/r#8", { coalesce: true }));
+    await startedCount(started, 1);
+    const second = await queue.submit(job("o/r#8", { coalesce: true, input: "second" }));
+    const third = await queue.submit(job("o/r#8", { coalesce: true, input: "third" }));
+    expect(second.status).toBe("queued");
+    expect(third).toEqual({ status: "coalesced", id: second.status === "queued" ? second.id : "" });
+    expect(await started[0]?.job.waitingBehind()).toBe(1);
+    started[0]?.finish({ status: "done", conclusion: "success" });
+    await startedCount(started, 2);
+    expect(started[1]?.job.record.inputs).toEqual(["second", "third"]);
+    expect(readdirSync(join(dir, "records"))).toHaveLength(2);
+  });
+});

@@ -1,0 +1,167 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createRedisQueue } from "../../src/queue/redis-queue.js";
+import type {
+  JobHandler,
+  JobQueue,
+  JobRecord,
+  JobResult,
+  NewJob,
+  RunningJob,
+} from "../../src/queue/types.js";
+import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+
+/**
+ * The distributed queue against a real redis-server: duplicates across
+ * restarts, one job per issue across workers, coalescing, a worker killed
+ * with SIGKILL mid-job, and a graceful stop.
+ */
+
+let redis: RedisServer;
+let queues: JobQueue[] = [];
+let names = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+});
+afterEach(async () => {
+  await Promise.all(queues.map((q) => q.close()));
+  queues = [];
+});
+afterAll(() => redis.stop());
+
+const FAST = { lockDurationMs: 1_000, stalledIntervalMs: 500, retryBaseMs: 50 };
+
+async function open(name: string, extra: { maxAttempts?: number } = {}): Promise<JobQueue> {
+  const queue = await createRedisQueue({ url: redis.url, name, ...FAST, ...extra });
+  queues.push(queue);
+  return queue;
+}
+
+let deliveries = 0;
+function job(key: string, extra: Partial<NewJob> = {}): NewJob {
+  deliveries += 1;
+  return {
+    kind: "request",
+    key,
+    deliveryId: `d-${deliveries}`,
+    triggerId: `${key}:comment:${deliveries}`,
+    installationId: 1,
+    input: { n: deliveries },
+    ...extra,
+  };
+}
+
+function manualHandler() {
+  const started: Array<{ job: RunningJob; finish(result: JobResult): void }> = [];
+  const gaveUp: JobRecord[] = [];
+  const handler: JobHandler = {
+    run: (running) =>
+      new Promise<JobResult>((finish) => {
+        started.push({ job: running, finish });
+        running.signal.addEventListener("abort", () => finish({ status: "interrupted" }));
+      }),
+    giveUp: async (record) => {
+      gaveUp.push(record);
+    },
+  };
+  return { handler, started, gaveUp };
+}
+
+describe("the Redis (BullMQ) job queue", () => {
+  it("refuses a delivery, or a comment, seen before, also from another process", async () => {
+    const name = `q${++names}`;
+    const original = job("o/r#1");
+    expect((await (await open(name)).submit(original)).status).toBe("queued");
+    const other = await open(name);
+    expect(await other.submit({ ...original })).toEqual({ status: "duplicate" });
+    expect(await other.submit({ ...original, deliveryId: "fresh" })).toEqual({
+      status: "duplicate",
+    });
+  });
+
+  it("runs one job per issue at a time across two workers, and coalesces the requests waiting", async () => {
+    const name = `q${++names}`;
+    const [a, b] = [await open(name), await open(name)];
+    const first = manualHandler();
+    const second = manualHandler();
+    a.startWorker(first.handler, { concurrency: 2 });
+    b.startWorker(second.handler, { concurrency: 2 });
+    await a.submit(job("o/r#2", { coalesce: true, input: "one" }));
+    const all = () => [...first.started, ...second.started];
+    await vi.waitFor(() => expect(all()).toHaveLength(1));
+    const queued = await a.submit(job("o/r#2", { coalesce: true, input: "two" }));
+    const merged = await b.submit(job("o/r#2", { coalesce: true, input: "three" }));
+    expect(queued.status).toBe("queued");
+    expect(merged).toEqual({
+      status: "coalesced",
+      id: queued.status === "queued" ? queued.id : "",
+    });
+    // The follow-up waits for the key, whichever worker picks it.
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect(all()).toHaveLength(1);
+    all()[0]?.finish({ status: "done", conclusion: "success" });
+    await vi.waitFor(() => expect(all()).toHaveLength(2), { timeout: 10_000 });
+    expect(all()[1]?.job.record.inputs).toEqual(["two", "three"]);
+  });
+
+  it("takes a job up again on another worker when the one running it is killed", async () => {
+    const name = `q${++names}`;
+    const queue = await open(name);
+    const submitted = await queue.submit(job("o/r#3"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    // A worker in its own process that picks the job and is then killed with SIGKILL.
+    const child = spawn(
+      process.execPath,
+      ["--import", "tsx", resolve(import.meta.dirname, "stuck-worker.ts"), redis.url, name],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise<void>((picked) =>
+      child.stdout?.on("data", (chunk: Buffer) => String(chunk).includes("picked") && picked()),
+    );
+    child.kill("SIGKILL");
+    const survivor = manualHandler();
+    queue.startWorker(survivor.handler, { concurrency: 1 });
+    await vi.waitFor(() => expect(survivor.started).toHaveLength(1), { timeout: 15_000 });
+    expect(survivor.started[0]?.job.record.id).toBe(id);
+    expect(survivor.started[0]?.job.record.attempts).toBe(2);
+    survivor.started[0]?.finish({ status: "done", conclusion: "success" });
+    await vi.waitFor(async () => expect((await queue.get(id))?.state).toBe("done"));
+  }, 30_000);
+
+  it("on stop, hands a running job back without counting it, and it runs again later", async () => {
+    const name = `q${++names}`;
+    const queue = await open(name);
+    const before = manualHandler();
+    const worker = queue.startWorker(before.handler, { concurrency: 1 });
+    const submitted = await queue.submit(job("o/r#4"));
+    await vi.waitFor(() => expect(before.started).toHaveLength(1));
+    await worker.stop(100);
+    const after = manualHandler();
+    queue.startWorker(after.handler, { concurrency: 1 });
+    await vi.waitFor(() => expect(after.started).toHaveLength(1), { timeout: 10_000 });
+    expect(after.started[0]?.job.record.id).toBe(submitted.status === "queued" ? submitted.id : "");
+    expect(after.started[0]?.job.record.attempts).toBe(1);
+  }, 20_000);
+
+  it("gives up on a job that keeps failing, and reports it", async () => {
+    const name = `q${++names}`;
+    const queue = await createRedisQueue({ url: redis.url, name, maxAttempts: 2, ...FAST });
+    queues.push(queue);
+    const gaveUp: string[] = [];
+    queue.startWorker(
+      {
+        run: async () => ({ status: "retry", message: "GitHub answered 502" }),
+        giveUp: async (record, reason) => {
+          gaveUp.push(`${record.key}: ${reason}`);
+        },
+      },
+      { concurrency: 1 },
+    );
+    await queue.submit(job("o/r#5"));
+    await vi.waitFor(() => expect(gaveUp).toEqual(["o/r#5: GitHub answered 502"]), {
+      timeout: 20_000,
+    });
+  }, 30_000);
+});
