@@ -86,6 +86,10 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
         return failed(
           `the config file ${admission.configError?.path ?? run.inputs.configPath ?? ""} on ${request.repo.defaultBranch} is invalid, so no job was started: ${admission.configError?.message ?? ""}`,
         );
+      case "check_failed":
+        return failed(
+          `GitHub kept failing the checks for ${where}, so no job was started (the requester was asked to try again): ${admission.checkError ?? ""}`,
+        );
     }
   }
   run.transcript.write(runStart(request.instruction, admission.config));

@@ -9,6 +9,7 @@ import {
   type GitEnv,
   runGit,
 } from "./git-client.js";
+import { type RetryOptions, retryGit } from "./retry.js";
 
 /**
  * One bare repository per remote, kept between jobs. It is a "mirror" of the
@@ -70,6 +71,8 @@ export interface SyncMirrorOptions {
   partial: boolean;
   depth?: number;
   signal?: AbortSignal;
+  /** Fetches that fail on the transport (server down, 5xx, reset) are retried; see retryGit. */
+  retry?: RetryOptions;
 }
 
 /**
@@ -82,7 +85,8 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
     await restoreMirrorState(options.dir);
-    await mirrorGit(options, true).raw([...fetchArgs, "origin", ...REFSPECS]);
+    const git = mirrorGit(options, true);
+    await fetchRetrying(options, () => git.raw([...fetchArgs, "origin", ...REFSPECS]));
     return { created: false };
   }
   // A mirror without the marker is the remains of a crashed first fetch.
@@ -132,20 +136,30 @@ export async function restoreMirrorState(dir: string): Promise<void> {
 }
 
 async function firstFetch(git: SimpleGit, fetchArgs: string[], options: SyncMirrorOptions) {
+  const fetch = (extra: string[]) =>
+    fetchRetrying(options, () => git.raw([...fetchArgs, ...extra, "origin", ...REFSPECS]));
   if (!options.partial) {
-    await git.raw([...fetchArgs, "origin", ...REFSPECS]);
+    await fetch([]);
     return;
   }
   try {
     // Servers that do not support filters just ignore this (git warns and
     // fetches everything); this catch is for those that reject it outright.
-    await git.raw([...fetchArgs, "--filter=blob:none", "origin", ...REFSPECS]);
+    await fetch(["--filter=blob:none"]);
   } catch (error) {
     if (!(error instanceof GitCommandError) || !/filter/i.test(error.message)) throw error;
     await git.raw(["config", "--unset", "remote.origin.promisor"]).catch(() => {});
     await git.raw(["config", "--unset", "remote.origin.partialclonefilter"]).catch(() => {});
-    await git.raw([...fetchArgs, "origin", ...REFSPECS]);
+    await fetch([]);
   }
+}
+
+/**
+ * A fetch is safe to repeat: git moves the refs only once all objects have
+ * arrived, and objects from a cut-off attempt are simply found next time.
+ */
+function fetchRetrying(options: SyncMirrorOptions, fetch: () => Promise<string>): Promise<string> {
+  return retryGit(fetch, { ...options.retry, signal: options.signal });
 }
 
 function mirrorGit(options: SyncMirrorOptions, withAuth: boolean): SimpleGit {

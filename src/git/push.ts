@@ -1,11 +1,13 @@
 import { resolve } from "node:path";
 import type { SimpleGit } from "simple-git";
+import { errorMessage } from "../error-message.js";
 import { isValidBranchName } from "./branch.js";
 import type { Identity } from "./commits.js";
 import { redactToken, splitCredentials } from "./credentials.js";
 import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
 import { isMirror, lockPathFor, restoreMirrorState } from "./mirror.js";
+import { type RetryOptions, retryGit } from "./retry.js";
 import { findSecretsInNewCommits, type KnownSecret, SecretInCommitError } from "./secret-scan.js";
 import { worktreeAdminDir } from "./worktrees.js";
 
@@ -42,6 +44,16 @@ export interface PushBranchOptions {
   identity?: Identity;
   env?: GitEnv;
   signal?: AbortSignal;
+  /**
+   * When the server declines the branch itself (`[remote rejected]`: a
+   * protected branch, a pre-receive hook), the commits are pushed to
+   * `<prefix><branch>-patchwright-<sha7>` instead (the prefix is not
+   * repeated) and a PushDeclinedError names that branch. Unset: a declined
+   * push just fails.
+   */
+  sideBranchPrefix?: string;
+  /** How a push or fetch that failed on the transport is retried (default: 4 tries over about 10 s). */
+  retry?: RetryOptions;
 }
 
 export interface PushResult {
@@ -89,6 +101,26 @@ export class PushFailedError extends Error {
   }
 }
 
+/**
+ * The server declined the job's branch (protected branch, pre-receive hook).
+ * `sideBranch` is where the commits went instead; without one, nothing was
+ * pushed and the change is only in the workspace.
+ */
+export class PushDeclinedError extends PushFailedError {
+  constructor(
+    branch: string,
+    /** What the server said, token redacted. */
+    readonly reason: string,
+    readonly sideBranch: string | undefined,
+    /** The remote commit the job's commits were replayed onto, if they were: a patch starts there. */
+    readonly onto: string | undefined,
+    message: string,
+  ) {
+    super(branch, message);
+    this.name = "PushDeclinedError";
+  }
+}
+
 /** The usual rule: branches under the bot's prefix, plus the PR head a job was asked to update. */
 export function allowJobBranches(rule: { prefix: string; prHead?: string }) {
   return (branch: string): boolean =>
@@ -115,10 +147,62 @@ export function checkPushAllowed(
  * Pushes HEAD to the job's branch, never forcing: when someone pushed to
  * the branch meanwhile, fetches their commits, replays the job's commits on
  * top and tries again. A conflict aborts the rebase and saves the work to a
- * side branch so nothing is lost.
+ * side branch so nothing is lost; so does a branch the server declines
+ * (with sideBranchPrefix). Transport failures are retried with backoff.
  */
 export async function pushBranch(options: PushBranchOptions): Promise<PushResult> {
   checkPushAllowed(options.branch, options);
+  const ctx = await pushContext(options);
+  const maxRetries = options.maxRetries ?? 3;
+  const secrets = ctx.token
+    ? [...options.secrets, { name: "the push token", value: ctx.token }]
+    : options.secrets;
+  const findings = await findSecretsInNewCommits({ dir: options.dir, env: ctx.env, secrets });
+  if (findings.length > 0) throw new SecretInCommitError(findings);
+  // The remote commit the job's commits were replayed onto, once they were.
+  let onto: string | undefined;
+
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await tryPush(ctx, options.branch);
+    if (outcome.ok)
+      return { pushed: true, sha: await headSha(ctx.git), rebased: onto !== undefined };
+    if (outcome.declined) throw await saveDeclinedWork(ctx, outcome.output, onto);
+    if (!outcome.behind) {
+      throw new PushFailedError(
+        options.branch,
+        `push to "${options.branch}" failed: ${ctx.redact(outcome.output)}`,
+      );
+    }
+    if (attempt >= maxRetries) {
+      throw new PushFailedError(
+        options.branch,
+        `"${options.branch}" kept moving on the remote; gave up after ${maxRetries} rebases`,
+      );
+    }
+    const { git, url } = ctx;
+    await retryGit(
+      () => git.raw(["fetch", "--no-tags", url, `refs/heads/${options.branch}`]),
+      ctx.retry,
+    );
+    const tip = (await git.raw(["rev-parse", "FETCH_HEAD"])).trim();
+    const conflicts = await rebaseOnto(git, tip);
+    if (conflicts) throw await saveConflictingWork(ctx, conflicts);
+    onto = tip;
+  }
+}
+
+interface PushContext {
+  options: PushBranchOptions;
+  /** Runs with the token (for this remote only) and the committer of rebased commits. */
+  git: SimpleGit;
+  url: string;
+  token: string | undefined;
+  env: GitEnv;
+  redact: (text: string) => string;
+  retry: RetryOptions & { signal?: AbortSignal | undefined };
+}
+
+async function pushContext(options: PushBranchOptions): Promise<PushContext> {
   const env = options.env ?? process.env;
   const signal = options.signal ? { signal: options.signal } : {};
   const local = createGit(options.dir, { env, ...signal });
@@ -135,50 +219,87 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
     ...(token ? { auth: { url, token } } : {}),
     extraEnv: { GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email },
   });
-  const redact = (text: string) => redactToken(text, token);
-  const maxRetries = options.maxRetries ?? 3;
-  const secrets = token
-    ? [...options.secrets, { name: "the push token", value: token }]
-    : options.secrets;
-  const findings = await findSecretsInNewCommits({ dir: options.dir, env, secrets });
-  if (findings.length > 0) throw new SecretInCommitError(findings);
-  let rebased = false;
+  return {
+    options,
+    git,
+    url,
+    token,
+    env,
+    redact: (text) => redactToken(text, token),
+    retry: { ...options.retry, signal: options.signal },
+  };
+}
 
-  for (let attempt = 0; ; attempt++) {
-    const outcome = await tryPush(git, url, options.branch);
-    if (outcome.ok) {
-      return { pushed: true, sha: (await git.raw(["rev-parse", "HEAD"])).trim(), rebased };
-    }
-    if (!outcome.behind) {
-      throw new PushFailedError(
-        options.branch,
-        `push to "${options.branch}" failed: ${redact(outcome.output)}`,
-      );
-    }
-    if (attempt >= maxRetries) {
-      throw new PushFailedError(
-        options.branch,
-        `"${options.branch}" kept moving on the remote; gave up after ${maxRetries} rebases`,
-      );
-    }
-    await git.raw(["fetch", "--no-tags", url, `refs/heads/${options.branch}`]);
-    const tip = (await git.raw(["rev-parse", "FETCH_HEAD"])).trim();
-    const conflicts = await rebaseOnto(git, tip);
-    if (conflicts) {
-      const sha = (await git.raw(["rev-parse", "HEAD"])).trim();
-      const fallback = `${options.branch}-conflict-${sha.slice(0, 7)}`;
-      const saved = await tryPush(git, url, fallback);
-      if (!saved.ok) {
-        throw new PushFailedError(
-          options.branch,
-          `"${options.branch}" conflicts in ${conflicts.join(", ")} and saving the work to ` +
-            `"${fallback}" failed too: ${redact(saved.output)}`,
-        );
-      }
-      throw new PushConflictError(options.branch, conflicts, fallback, sha);
-    }
-    rebased = true;
+/** The rebase conflicted: the job's own commits go to `<branch>-conflict-<sha7>`. */
+async function saveConflictingWork(ctx: PushContext, conflicts: string[]): Promise<Error> {
+  const { branch } = ctx.options;
+  const sha = await headSha(ctx.git);
+  const fallback = `${branch}-conflict-${sha.slice(0, 7)}`;
+  const saved = await tryPush(ctx, fallback);
+  if (!saved.ok) {
+    return new PushFailedError(
+      branch,
+      `"${branch}" conflicts in ${conflicts.join(", ")} and saving the work to ` +
+        `"${fallback}" failed too: ${ctx.redact(saved.output)}`,
+    );
   }
+  return new PushConflictError(branch, conflicts, fallback, sha);
+}
+
+/**
+ * The server declined the branch itself: the commits go to a side branch
+ * under the job's prefix, so the work is not lost with the job. When that
+ * is declined too (or there is no prefix to put it under), the error says
+ * so and the caller keeps the change as a patch.
+ */
+async function saveDeclinedWork(
+  ctx: PushContext,
+  output: string,
+  onto: string | undefined,
+): Promise<PushDeclinedError> {
+  const { branch, sideBranchPrefix: prefix, defaultBranch } = ctx.options;
+  const reason = declineReason(ctx.redact(output));
+  const declined = `the remote declined "${branch}" (${reason})`;
+  if (prefix === undefined) return new PushDeclinedError(branch, reason, undefined, onto, declined);
+  const side = sideBranchName(branch, await headSha(ctx.git), prefix);
+  try {
+    checkPushAllowed(side, { allowedBranch: allowJobBranches({ prefix }), defaultBranch });
+  } catch (error) {
+    return new PushDeclinedError(
+      branch,
+      reason,
+      undefined,
+      onto,
+      `${declined}; ${errorMessage(error)}`,
+    );
+  }
+  const saved = await tryPush(ctx, side);
+  if (saved.ok) {
+    const message = `${declined}; the job's commits were pushed to "${side}" instead`;
+    return new PushDeclinedError(branch, reason, side, onto, message);
+  }
+  const message = `${declined}, and pushing the work to "${side}" failed too: ${ctx.redact(saved.output)}`;
+  return new PushDeclinedError(branch, reason, undefined, onto, message);
+}
+
+/** `<prefix><branch>-patchwright-<sha7>`; a branch already under the prefix does not get it twice. */
+function sideBranchName(branch: string, sha: string, prefix: string): string {
+  const name = `${branch}-patchwright-${sha.slice(0, 7)}`;
+  return name.startsWith(prefix) ? name : `${prefix}${name}`;
+}
+
+const MAX_REASON_CHARS = 500;
+
+/** "(pre-receive hook declined)" and what the hook itself printed (`remote:` lines), for the report. */
+function declineReason(output: string): string {
+  const status = /\[remote rejected\]\s*\(([^)]*)\)/.exec(output)?.[1];
+  const said = output
+    .split("\n")
+    .filter((line) => line.startsWith("remote:"))
+    .map((line) => line.slice("remote:".length).trim())
+    .filter(Boolean);
+  const reason = [status, ...said].filter(Boolean).join("; ") || "no reason given";
+  return reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}…` : reason;
 }
 
 /**
@@ -201,20 +322,25 @@ async function restoreSharedState(
   }
 }
 
-type PushOutcome = { ok: true } | { ok: false; behind: boolean; output: string };
+type PushOutcome = { ok: true } | { ok: false; behind: boolean; declined: boolean; output: string };
 
-async function tryPush(git: SimpleGit, url: string, branch: string): Promise<PushOutcome> {
+async function tryPush(ctx: PushContext, branch: string): Promise<PushOutcome> {
   try {
     // Exactly this refspec: HEAD to the one branch, no leading "+" (never a force push).
-    await git.raw(["push", "--porcelain", "--", url, `HEAD:refs/heads/${branch}`]);
+    // Repeating a push that did arrive is harmless: the branch is already there.
+    await retryGit(
+      () => ctx.git.raw(["push", "--porcelain", "--", ctx.url, `HEAD:refs/heads/${branch}`]),
+      ctx.retry,
+    );
     return { ok: true };
   } catch (error) {
     if (!(error instanceof GitCommandError)) throw error;
     const output = error.output;
     // "[rejected] (fetch first | non-fast-forward)" is a race we can repair;
-    // "[remote rejected]" (protected branch, server hook) is not.
+    // "[remote rejected]" (protected branch, server hook) is the server's no.
     const behind = /\[rejected\].*\((fetch first|non-fast-forward)\)/.test(output);
-    return { ok: false, behind, output };
+    const declined = /\[remote rejected\]/.test(output);
+    return { ok: false, behind, declined, output };
   }
 }
 
@@ -231,6 +357,10 @@ async function rebaseOnto(git: SimpleGit, tip: string): Promise<string[] | null>
     if (files.length === 0) throw error;
     return files;
   }
+}
+
+async function headSha(git: SimpleGit): Promise<string> {
+  return (await git.raw(["rev-parse", "HEAD"])).trim();
 }
 
 async function headCommitter(git: SimpleGit): Promise<Identity> {

@@ -16,6 +16,7 @@ import {
   syncMirror,
 } from "./mirror.js";
 import { readRefs } from "./mirror-refs.js";
+import type { RetryOptions } from "./retry.js";
 import { defaultWorkRoot } from "./work-root.js";
 import {
   addWorktree,
@@ -58,6 +59,8 @@ export interface MirrorOptions {
   /** Mirror with `--filter=blob:none` (default true): history without old file contents. */
   partial?: boolean;
   signal?: AbortSignal;
+  /** How a fetch that failed on the transport is retried (default: 4 tries over about 10 s). */
+  retry?: RetryOptions;
 }
 
 /** A mirror fetched by `fetchMirror`. */
@@ -134,6 +137,7 @@ function mirrorOf(options: MirrorOptions) {
     ...(token ? { token } : {}),
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.retry ? { retry: options.retry } : {}),
   };
   return { url, token, env, mirrorDir, sync };
 }

@@ -1,3 +1,4 @@
+import { isNotFound } from "./api-errors.js";
 import type { GitHubClient, RepoRef } from "./octokit.js";
 
 export const PERMISSION_LEVELS = ["admin", "maintain", "write", "triage", "read", "none"] as const;
@@ -7,10 +8,6 @@ const JOB_LEVELS: ReadonlySet<PermissionLevel> = new Set(["admin", "maintain", "
 
 function isPermissionLevel(value: unknown): value is PermissionLevel {
   return typeof value === "string" && (PERMISSION_LEVELS as readonly string[]).includes(value);
-}
-
-function isNotFound(error: unknown): boolean {
-  return typeof error === "object" && error !== null && "status" in error && error.status === 404;
 }
 
 /**

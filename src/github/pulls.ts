@@ -1,3 +1,4 @@
+import { isAmbiguousFailure, statusOf } from "./api-errors.js";
 import type { GitHubClient } from "./octokit.js";
 
 export interface BranchPullRequest {
@@ -38,14 +39,7 @@ export async function findPullRequestForBranch(
   octokit: GitHubClient,
   params: FindPullRequestParams,
 ): Promise<BranchPullRequest | undefined> {
-  const { data } = await octokit.rest.pulls.list({
-    owner: params.owner,
-    repo: params.repo,
-    head: `${params.headOwner ?? params.owner}:${params.head}`,
-    state: "open",
-    per_page: 10,
-  });
-  const pull = data[0];
+  const pull = await openPullFor(octokit, params);
   if (!pull) return undefined;
   return {
     number: pull.number,
@@ -56,28 +50,70 @@ export async function findPullRequestForBranch(
   };
 }
 
+async function openPullFor(octokit: GitHubClient, params: FindPullRequestParams) {
+  const { data } = await octokit.rest.pulls.list({
+    owner: params.owner,
+    repo: params.repo,
+    head: `${params.headOwner ?? params.owner}:${params.head}`,
+    state: "open",
+    per_page: 10,
+  });
+  return data[0];
+}
+
 /**
  * Opens a pull request for the branch, or updates the title and body of the
  * one already open for it (a follow-up request on the same branch), so a
  * branch never gets two. The draft flag only applies to a new pull request:
  * a maintainer may have marked an existing one ready on purpose.
+ *
+ * Idempotent: when the creation's answer is lost (a 5xx, a broken
+ * connection) or GitHub says a pull request already exists (a retry of a
+ * creation that did go through, or a race), the branch's pull request is
+ * looked up and used, so a retry never reports a failure for a pull request
+ * that is there.
  */
 export async function openOrUpdatePullRequest(
   octokit: GitHubClient,
   params: OpenPullRequestParams,
 ): Promise<PullRequestResult> {
-  const { owner, repo, title, body } = params;
   const existing = await findPullRequestForBranch(octokit, params);
-  if (existing) {
-    const { data } = await octokit.rest.pulls.update({
-      owner,
-      repo,
-      pull_number: existing.number,
-      title,
-      body,
-    });
-    return { number: data.number, url: data.html_url, created: false, draft: data.draft === true };
+  if (existing) return updatePullRequest(octokit, params, existing.number);
+  try {
+    return await createPullRequest(octokit, params);
+  } catch (error) {
+    if (!isAmbiguousFailure(error) && !isAlreadyExists(error)) throw error;
+    const pull = await openPullFor(octokit, params);
+    if (!pull) throw error;
+    // There was none a moment ago: one with exactly our title and body is the
+    // one our own request created; anything else gets them, like an update.
+    if (pull.title !== params.title || pull.body !== params.body) {
+      return updatePullRequest(octokit, params, pull.number);
+    }
+    return { number: pull.number, url: pull.html_url, created: true, draft: pull.draft === true };
   }
+}
+
+async function updatePullRequest(
+  octokit: GitHubClient,
+  params: OpenPullRequestParams,
+  pullNumber: number,
+): Promise<PullRequestResult> {
+  const { data } = await octokit.rest.pulls.update({
+    owner: params.owner,
+    repo: params.repo,
+    pull_number: pullNumber,
+    title: params.title,
+    body: params.body,
+  });
+  return { number: data.number, url: data.html_url, created: false, draft: data.draft === true };
+}
+
+async function createPullRequest(
+  octokit: GitHubClient,
+  params: OpenPullRequestParams,
+): Promise<PullRequestResult> {
+  const { owner, repo, title, body } = params;
   const head =
     params.headOwner && params.headOwner !== owner
       ? `${params.headOwner}:${params.head}`
@@ -88,19 +124,20 @@ export async function openOrUpdatePullRequest(
     const { data } = await create(params.draft);
     return { number: data.number, url: data.html_url, created: true, draft: data.draft === true };
   } catch (error) {
-    if (!params.draft || !isDraftUnsupported(error)) throw error;
+    if (!params.draft || !isValidationError(error, /draft/i)) throw error;
     // Some plans and private repositories have no draft pull requests; a ready one is better than none.
     const { data } = await create(false);
     return { number: data.number, url: data.html_url, created: true, draft: false };
   }
 }
 
-function isDraftUnsupported(error: unknown): boolean {
-  const err = error as {
-    status?: unknown;
-    message?: unknown;
-    response?: { data?: unknown };
-  } | null;
-  if (err?.status !== 422) return false;
-  return /draft/i.test(`${String(err.message)} ${JSON.stringify(err.response?.data ?? "")}`);
+/** GitHub's 422 for a second open pull request from the same head to the same base. */
+function isAlreadyExists(error: unknown): boolean {
+  return isValidationError(error, /pull request already exists/i);
+}
+
+function isValidationError(error: unknown, pattern: RegExp): boolean {
+  if (statusOf(error) !== 422) return false;
+  const err = error as { message?: unknown; response?: { data?: unknown } };
+  return pattern.test(`${String(err.message)} ${JSON.stringify(err.response?.data ?? "")}`);
 }

@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { Redactor } from "../agent/redact.js";
 import type { JobRequest } from "../requests/request.js";
+import { isNotFound } from "./api-errors.js";
 import { Checklist } from "./checklist.js";
 import { details, fitBody, GITHUB_BODY_LIMIT } from "./markdown.js";
 import type { GitHubClient, RepoRef } from "./octokit.js";
@@ -28,6 +29,11 @@ export interface StatusReporterDeps {
   jobUrl?: string | undefined;
   /** Called with API failures; the reporter itself never throws (a status is no reason to fail a job). */
   onError?: ((error: unknown, action: string) => void) | undefined;
+  /**
+   * The tracking comment an earlier run of this job made (a job resumed by
+   * another process): it is edited instead of a new one being created.
+   */
+  existingComment?: TrackingComment | undefined;
 }
 
 export interface StatusReporter {
@@ -45,11 +51,13 @@ export interface StatusReporter {
   reply(markdown: string): Promise<void>;
   /** The tracking comment's address, once it exists. */
   commentUrl(): string | undefined;
+  /** The tracking comment's id, once it exists: store it to resume the job elsewhere (existingComment). */
+  commentId(): number | undefined;
   /** Resolves when every write queued so far is done (a pending throttled edit is not forced). */
   settled(): Promise<void>;
 }
 
-interface TrackingComment {
+export interface TrackingComment {
   id: number;
   url: string;
 }
@@ -74,7 +82,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
   const checklist = new Checklist();
   let headline = "";
-  let comment: TrackingComment | undefined;
+  let comment: TrackingComment | undefined = deps.existingComment;
   let dirty = false;
   let finished = false;
   let lastWriteAt = Number.NEGATIVE_INFINITY;
@@ -175,7 +183,12 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
     async start(text) {
       headline = text;
-      if (comment || finished) return;
+      if (finished) return;
+      if (comment) {
+        // Resumed: the comment is there and gets the new headline like any update.
+        markChanged();
+        return;
+      }
       await enqueue("create the tracking comment", async () => {
         if (comment || finished) return;
         dirty = false;
@@ -210,8 +223,10 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
             await edit(comment, body);
             return;
           } catch (error) {
-            // Someone deleted the tracking comment: the final word still has to be said.
-            if (statusOf(error) !== 404) throw error;
+            // Deleted (404), or GitHub keeps failing the edit (the client has
+            // retried): the final word still has to be said, in a new comment,
+            // or the thread would end on "working".
+            if (!isNotFound(error)) onError(error, "edit the tracking comment");
           }
         }
         comment = await create(body);
@@ -227,11 +242,8 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
     commentUrl: () => comment?.url,
 
+    commentId: () => comment?.id,
+
     settled: () => chain,
   };
-}
-
-function statusOf(error: unknown): number | undefined {
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === "number" ? status : undefined;
 }

@@ -1,5 +1,8 @@
-import { type ConfigError, loadRepoConfig } from "../config/load.js";
+import { type ConfigError, type ConfigResult, loadRepoConfig } from "../config/load.js";
 import { defaultConfig, type RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
+import { type Sleep, withRetries } from "../git/retry.js";
+import { isTransientApiError } from "../github/api-errors.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { canStartJob, getPermission } from "../github/permissions.js";
 import type { StatusReporter } from "../github/status.js";
@@ -15,9 +18,11 @@ export type Admission =
   | { admitted: true; config: RepoConfig }
   | {
       admitted: false;
-      reason: "not_for_us" | "config_error" | "closed" | "locked" | "unauthorized";
+      reason: "not_for_us" | "config_error" | "closed" | "locked" | "unauthorized" | "check_failed";
       /** For `config_error`: what is wrong with the file (already answered on the thread). */
       configError?: ConfigError | undefined;
+      /** For `check_failed`: the API failure that outlasted the retries (the requester was told to ask again). */
+      checkError?: string | undefined;
     };
 
 export interface AdmitDeps {
@@ -27,29 +32,56 @@ export interface AdmitDeps {
   configPath?: string | undefined;
   /** Settings the entry point overrides (the Action's inputs), applied to the file's config. */
   adjustConfig?: ((config: RepoConfig) => RepoConfig) | undefined;
+  /**
+   * The waits before asking GitHub again when the config read or the
+   * permission check failed transiently (5xx, network, rate limit);
+   * default 1 s then 4 s.
+   */
+  retryDelaysMs?: readonly number[] | undefined;
+  sleep?: Sleep | undefined;
 }
+
+const RETRY_DELAYS_MS = [1_000, 4_000];
+
+const CHECK_FAILED_ANSWER =
+  "I couldn't check this request: GitHub did not answer when I asked about the repository, so nothing was started. Please ask again in a few minutes.";
 
 /**
  * Decides whether a request starts a job, and answers when it does not but
  * someone asked: config from the default branch (never a PR head), the
  * phrase or label, bots, closed or locked threads, then the sender's
- * permission through the API. A request that passes gets its 👀.
+ * permission through the API. A request that passes gets its 👀. When
+ * GitHub keeps failing the config read or the permission check (5xx,
+ * network, rate limit; retried first), the requester is told to ask again
+ * and the reason is `check_failed`, never a silent drop.
  */
 export async function admitRequest(
   deps: AdmitDeps,
   request: JobRequest,
   status: StatusReporter,
 ): Promise<Admission> {
-  const loaded = await loadRepoConfig(deps.octokit, {
-    owner: request.repo.owner,
-    repo: request.repo.name,
-    ref: request.repo.defaultBranch,
-    ...(deps.configPath ? { path: deps.configPath } : {}),
-  });
+  const ask = <T>(call: () => Promise<T>) =>
+    withRetries(call, isTransientApiError, {
+      delaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS,
+      sleep: deps.sleep,
+    });
+  const checkFailed = async (error: unknown): Promise<Admission> => {
+    await status.reply(CHECK_FAILED_ANSWER);
+    return { admitted: false, reason: "check_failed", checkError: errorMessage(error) };
+  };
+
+  const loaded = await ask(() =>
+    loadRepoConfig(deps.octokit, {
+      owner: request.repo.owner,
+      repo: request.repo.name,
+      ref: request.repo.defaultBranch,
+      ...(deps.configPath ? { path: deps.configPath } : {}),
+    }),
+  ).catch(unlessTransient);
   const adjust = deps.adjustConfig ?? ((config: RepoConfig) => config);
-  // A broken file has no trigger phrase to go by: judge by the default one,
-  // so only someone who was asking the bot hears about the broken file.
-  const config = adjust(loaded.ok ? loaded.config : defaultConfig());
+  // A broken or unreadable file has no trigger phrase to go by: judge by the
+  // default one, so only someone who was asking the bot hears about it.
+  const config = adjust(isConfig(loaded) && loaded.ok ? loaded.config : defaultConfig());
   const decision = shouldStart(request, {
     triggerPhrase: config.triggerPhrase,
     label: config.label,
@@ -57,6 +89,7 @@ export async function admitRequest(
     botLogin: deps.botLogin,
   });
   if (!decision.start) return { admitted: false, reason: "not_for_us" };
+  if (!isConfig(loaded)) return checkFailed(loaded.failed);
   if (!loaded.ok) {
     await status.reply(renderConfigErrorAnswer(loaded.error.toMarkdown()));
     return { admitted: false, reason: "config_error", configError: loaded.error };
@@ -68,11 +101,14 @@ export async function admitRequest(
     return { admitted: false, reason: state };
   }
 
-  const level = await getPermission(deps.octokit, {
-    owner: request.repo.owner,
-    repo: request.repo.name,
-    username: request.requester.login,
-  });
+  const level = await ask(() =>
+    getPermission(deps.octokit, {
+      owner: request.repo.owner,
+      repo: request.repo.name,
+      username: request.requester.login,
+    }),
+  ).catch(unlessTransient);
+  if (typeof level !== "string") return checkFailed(level.failed);
   if (!canStartJob(level)) {
     if (config.answerUnauthorized)
       await status.reply(renderUnauthorizedAnswer(request.requester.login));
@@ -81,4 +117,18 @@ export async function admitRequest(
 
   await status.acknowledge();
   return { admitted: true, config };
+}
+
+/** A check GitHub kept failing (5xx, network, rate limit); any other failure is thrown as before. */
+interface Unchecked {
+  failed: unknown;
+}
+
+function unlessTransient(error: unknown): Unchecked {
+  if (!isTransientApiError(error)) throw error;
+  return { failed: error };
+}
+
+function isConfig(value: ConfigResult | Unchecked): value is ConfigResult {
+  return !("failed" in value);
 }

@@ -1,7 +1,16 @@
 import type { AgentStopReason } from "../agent/events.js";
-import { codeBlock, details, formatUsd, inlineCode, plural, tail } from "../github/markdown.js";
+import {
+  codeBlock,
+  details,
+  formatCount,
+  formatUsd,
+  inlineCode,
+  plural,
+  tail,
+} from "../github/markdown.js";
 import { type CheckFacts, renderChecks } from "./checks-section.js";
 import { type FileStat, totalStats } from "./diff-stats.js";
+import type { GitJobResult } from "./run-git-job.js";
 import {
   agentSummary,
   type CommitSummary,
@@ -29,6 +38,19 @@ export type FailureKind =
   | "setup_failed"
   | "push_failed"
   | "internal";
+
+/** The server declined the job's branch (protected branch, pre-receive hook), and where the work went. */
+export interface DeclinedPush {
+  branch: string;
+  /** What the server said. */
+  reason: string;
+  commits: number;
+  /** Where the commits were pushed instead. */
+  sideBranch?: string | undefined;
+  sideBranchUrl?: string | undefined;
+  /** The change, attached when no branch took the commits. */
+  patch?: string | undefined;
+}
 
 /** The limits in force, so a failure can name the number that was reached. */
 export interface JobLimits {
@@ -64,6 +86,8 @@ export type FinalReportInput =
             pullRequest?: PullRequestLink | undefined;
           }
         | undefined;
+      /** Set when the failure is a declined push: the report then says where the work went instead. */
+      pushDeclined?: DeclinedPush | undefined;
       run?: RunStats | undefined;
     } & CheckFacts)
   | {
@@ -94,6 +118,8 @@ export function renderFinalReport(input: FinalReportInput): string {
     }
     if (input.drift?.length) parts.push(renderDrift(input.drift));
     parts.push(renderChecks(input));
+  } else if (input.outcome === "failure" && input.pushDeclined) {
+    parts.push(...renderDeclined(input.pushDeclined), renderChecks(input));
   } else if (input.outcome === "failure") {
     const text = FAILURES[input.failure];
     parts.push(`**😕 ${text.title}**`, text.explain(input.limits ?? {}, input.run));
@@ -132,6 +158,58 @@ function renderPartial(
     ? ` and is in [#${partial.pullRequest.number}](${partial.pullRequest.url})`
     : "";
   return `The work done so far (${plural(partial.commits, "commit")}) was pushed to ${branch}${pull}, so nothing is lost.`;
+}
+
+/** The report's account of a declined push, from the job's result; undefined when none was declined. */
+export function declinedPushOf(
+  job: Pick<GitJobResult, "pushDeclined" | "patch" | "commits">,
+): DeclinedPush | undefined {
+  if (!job.pushDeclined) return undefined;
+  const patch = job.pushDeclined.sideBranch ? undefined : job.patch;
+  return { ...job.pushDeclined, commits: job.commits.length, ...(patch ? { patch } : {}) };
+}
+
+/**
+ * Says plainly which of the two happened: the commits are on a side branch,
+ * or nothing was pushed and the change is attached as a patch.
+ */
+function renderDeclined(declined: DeclinedPush): string[] {
+  const branch = inlineCode(declined.branch);
+  const commits = declined.commits > 0 ? plural(declined.commits, "commit") : "commits";
+  const why = `(a protected branch or a server-side hook; it said ${inlineCode(declined.reason, 300)})`;
+  const allow =
+    "let the bot push its own branches (branch protection rules, push rulesets or hooks)";
+  if (declined.sideBranch) {
+    const side = link(inlineCode(declined.sideBranch), declined.sideBranchUrl);
+    return [
+      `**😕 The push to ${branch} was declined; the work was pushed to ${side} instead**`,
+      `The repository did not accept ${branch} ${why}. The job's ${commits} went to ${side}, so nothing is lost.`,
+      `**What to do:** open a pull request from ${side} yourself, or ${allow} and mention the bot again.`,
+    ];
+  }
+  return [
+    `**😕 The push to ${branch} was declined; nothing was pushed**`,
+    `The repository did not accept ${branch} ${why}, nor a side branch for the work, so no branch has the job's ${commits}.`,
+    declined.patch
+      ? `The change is attached as a patch instead:\n\n${renderPatch(declined.patch)}`
+      : "The change could not be kept as a patch either; it is lost with the job.",
+    declined.patch
+      ? `**What to do:** apply it with \`git apply\` on a checkout of the branch the job started from, or ${allow} and mention the bot again.`
+      : `**What to do:** ${allow}, then mention the bot again.`,
+  ];
+}
+
+/** Patches beyond this are cut; a comment must stay under GitHub's body limit. */
+const MAX_PATCH_CHARS = 40_000;
+
+function renderPatch(patch: string): string {
+  const lines = patch.replace(/\n$/, "").split("\n");
+  const summary = `Patch (${plural(lines.length, "line")})`;
+  if (patch.length <= MAX_PATCH_CHARS) return details(summary, codeBlock(patch, "diff"));
+  const cut = patch.slice(0, MAX_PATCH_CHARS);
+  const shown = cut.slice(0, Math.max(0, cut.lastIndexOf("\n")));
+  const note = `The patch is too long to show in full: these are the first ${formatCount(shown.split("\n").length)} of ${formatCount(lines.length)} lines, which cannot be applied on their own.`;
+  return details(summary, `${codeBlock(shown, "diff")}\n\n${note}`);
 }
 
 function renderError(error: string): string {

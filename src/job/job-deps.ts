@@ -38,6 +38,8 @@ export interface RequestStatusDeps {
   /** Link to the job's log (an Actions run), shown in the tracking comment. */
   jobUrl?: string | undefined;
   onError?: ((error: unknown, action: string) => void) | undefined;
+  /** The job's tracking comment from an earlier attempt, to edit instead of posting another. */
+  existingComment?: { id: number; url: string } | undefined;
 }
 
 /** The tracking comment and reactions for one request, on its issue or pull request. */
@@ -51,5 +53,6 @@ export function createRequestStatus(deps: RequestStatusDeps, request: JobRequest
     redact: deps.redact,
     jobUrl: deps.jobUrl,
     onError: deps.onError,
+    existingComment: deps.existingComment,
   });
 }

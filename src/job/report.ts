@@ -4,6 +4,7 @@ import type { JobRequest } from "../requests/request.js";
 import { checksRun } from "./checks.js";
 import { fileStats } from "./diff-stats.js";
 import {
+  declinedPushOf,
   type FailureKind,
   type FinalReportInput,
   type PullRequestLink,
@@ -133,6 +134,7 @@ export function finalReport(
           : undefined,
       checks: checksRun(job.commands),
       verify: job.verify,
+      pushDeclined: declinedPushOf(job),
       run,
     };
   } else if (job.commits.length === 0) {

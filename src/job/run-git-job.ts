@@ -16,14 +16,22 @@ import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { runGit } from "../git/git-client.js";
 import { partialFetchFor } from "../git/mirror.js";
 import { workspacePatch } from "../git/patch.js";
-import { allowJobBranches, PushConflictError, type PushResult, pushBranch } from "../git/push.js";
+import {
+  allowJobBranches,
+  PushConflictError,
+  PushDeclinedError,
+  type PushResult,
+  pushBranch,
+} from "../git/push.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
+import type { RetryOptions } from "../git/retry.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import {
   type FetchedMirror,
   fetchMirror,
   type MirrorOptions,
   prepareWorkspace,
+  type Workspace,
 } from "../git/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -92,14 +100,17 @@ export interface GitJobDeps {
   onEvent?: AgentEventListener | undefined;
   /** Job-level progress ("Preparing the workspace", "Verifying"...). */
   onStep?: ((step: string) => void) | undefined;
+  /**
+   * How fetches, ls-remote and pushes that failed on the transport (server
+   * down, 5xx, reset) are retried; default 4 tries over about 10 s.
+   */
+  gitRetry?: RetryOptions | undefined;
 }
 
 type RepositoryInput = Pick<GitJobInput, "cloneUrl" | "token" | "repoSizeKb">;
+type MirrorDeps = Pick<GitJobDeps, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 
-function mirrorOptions(
-  deps: Pick<GitJobDeps, "cacheDir" | "envSource" | "signal">,
-  input: RepositoryInput,
-): MirrorOptions {
+function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
   return {
     cloneUrl: input.cloneUrl,
     cacheDir: deps.cacheDir,
@@ -107,6 +118,7 @@ function mirrorOptions(
     partial: partialFetchFor(input.repoSizeKb),
     ...(deps.signal ? { signal: deps.signal } : {}),
     ...(input.token ? { token: input.token } : {}),
+    ...(deps.gitRetry ? { retry: deps.gitRetry } : {}),
   };
 }
 
@@ -117,7 +129,7 @@ function mirrorOptions(
  * fetches itself and reports what went wrong.
  */
 export function prefetchRepository(
-  deps: Pick<GitJobDeps, "cacheDir" | "envSource" | "signal">,
+  deps: MirrorDeps,
   input: RepositoryInput,
 ): Promise<FetchedMirror | null> {
   return fetchMirror(mirrorOptions(deps, input)).catch(() => null);
@@ -135,6 +147,12 @@ export interface GitJobResult {
   push?: PushResult;
   /** Where the work went when the job's own branch could not take it. */
   fallbackBranch?: string;
+  /**
+   * The server declined the job's branch (protected branch, pre-receive
+   * hook). The commits went to `sideBranch` (also fallbackBranch) or, when
+   * no branch took them, are kept in `patch`.
+   */
+  pushDeclined?: { branch: string; reason: string; sideBranch?: string };
   /** Every command the agent ran through run_shell, with its exit status, from the tool log. */
   commands: CommandRecord[];
   /**
@@ -154,6 +172,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   const gitEnv = deps.envSource;
   const shellEnv = buildShellEnv(deps.envSource);
   const auth = input.token ? { token: input.token } : {};
+  const retry = deps.gitRetry ? { retry: deps.gitRetry } : {};
   const signal = deps.signal ?? new AbortController().signal;
 
   step("Preparing the workspace");
@@ -169,9 +188,14 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   };
   const finish = (): GitJobResult => ({ ...result, durationMs: deps.clock.now() - started });
 
-  let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
+  let workspace: Workspace;
   try {
-    baseBranch ||= await remoteDefaultBranch({ url: input.cloneUrl, env: gitEnv, ...auth });
+    baseBranch ||= await remoteDefaultBranch({
+      url: input.cloneUrl,
+      env: gitEnv,
+      ...auth,
+      ...retry,
+    });
     result.baseBranch = baseBranch;
     workspace = await prepareWorkspace({
       ...mirrorOptions(deps, input),
@@ -305,25 +329,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
 
     if (input.push && result.commits.length > 0) {
       step(`Pushing \`${branch}\``);
-      try {
-        result.push = await pushBranch({
-          dir: workspace.dir,
-          remoteUrl: workspace.remoteUrl,
-          mirrorDir: workspace.mirrorDir,
-          branch,
-          allowedBranch: allowJobBranches({
-            prefix: input.branchPrefix,
-            ...(input.existingBranch ? { prHead: input.existingBranch } : {}),
-          }),
-          defaultBranch: input.defaultBranch ?? baseBranch,
-          env: gitEnv,
-          secrets: deps.secrets,
-          ...auth,
-        });
-      } catch (error) {
-        if (error instanceof PushConflictError) result.fallbackBranch = error.fallbackBranch;
-        result.error = { stage: "push", message: errorMessage(error) };
-      }
+      Object.assign(result, await pushWork(deps, input, workspace, baseBranch));
     }
     return finish();
   } catch (error) {
@@ -332,5 +338,62 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   } finally {
     await sandboxes.close();
     await workspace.cleanup();
+  }
+}
+
+type PushFields = Pick<
+  GitJobResult,
+  "push" | "fallbackBranch" | "pushDeclined" | "patch" | "error"
+>;
+
+/**
+ * Pushes the job's branch. Whatever the server does, the work is kept
+ * somewhere: a conflict or a declined branch puts the commits on a side
+ * branch, and when even that is declined the change is kept as a patch.
+ */
+async function pushWork(
+  deps: GitJobDeps,
+  input: GitJobInput,
+  workspace: Workspace,
+  baseBranch: string,
+): Promise<PushFields> {
+  const env = deps.envSource;
+  try {
+    const push = await pushBranch({
+      dir: workspace.dir,
+      remoteUrl: workspace.remoteUrl,
+      mirrorDir: workspace.mirrorDir,
+      branch: workspace.branch,
+      allowedBranch: allowJobBranches({
+        prefix: input.branchPrefix,
+        ...(input.existingBranch ? { prHead: input.existingBranch } : {}),
+      }),
+      defaultBranch: input.defaultBranch ?? baseBranch,
+      // A declined branch's work goes under the job's prefix, never elsewhere.
+      sideBranchPrefix: input.branchPrefix,
+      env,
+      secrets: deps.secrets,
+      ...(input.token ? { token: input.token } : {}),
+      ...(deps.gitRetry ? { retry: deps.gitRetry } : {}),
+    });
+    return { push };
+  } catch (error) {
+    const failed: PushFields = { error: { stage: "push", message: errorMessage(error) } };
+    if (error instanceof PushConflictError)
+      return { ...failed, fallbackBranch: error.fallbackBranch };
+    if (!(error instanceof PushDeclinedError)) return failed;
+    const { branch, reason, sideBranch } = error;
+    if (sideBranch) {
+      return {
+        ...failed,
+        fallbackBranch: sideBranch,
+        pushDeclined: { branch, reason, sideBranch },
+      };
+    }
+    // Nothing took the commits: the change itself, from where the job's commits start.
+    const patch = await workspacePatch(workspace.dir, error.onto ?? workspace.startSha, env).catch(
+      () => undefined,
+    );
+    return { ...failed, pushDeclined: { branch, reason }, ...(patch ? { patch } : {}) };
   }
 }

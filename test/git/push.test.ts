@@ -5,6 +5,7 @@ import { createCommits } from "../../src/git/commits.js";
 import {
   allowJobBranches,
   PushConflictError,
+  PushDeclinedError,
   PushFailedError,
   PushRefusedError,
   pushBranch,
@@ -65,6 +66,22 @@ async function agentCommit(path: string, content: string, text: string) {
   });
   return commits[0]?.sha ?? "";
 }
+
+/** A pre-receive hook in the remote (a stand-in for branch protection). */
+function installHook(script: string) {
+  const hook = join(repo.dir, "hooks", "pre-receive");
+  writeFileSync(hook, script);
+  chmodSync(hook, 0o755);
+}
+
+const ONLY_SIDE_BRANCHES = `#!/bin/sh
+while read old new ref; do
+  case "$ref" in
+    refs/heads/*-patchwright-*) ;;
+    *) echo "protected: only side branches" >&2; exit 1 ;;
+  esac
+done
+`;
 
 const push = (extra: Partial<Parameters<typeof pushBranch>[0]> = {}) =>
   pushBranch({
@@ -169,6 +186,39 @@ describe("pushBranch", () => {
     const error = await push().catch((e) => e);
     expect(error).toBeInstanceOf(PushFailedError);
     expect(error.message).toContain("protected: pushes are frozen");
+  });
+
+  it("saves a declined branch's commits to a side branch under the prefix", async () => {
+    const sha = await agentCommit("src/new.ts", "n\n", "Add new.");
+    installHook(ONLY_SIDE_BRANCHES);
+    const error = await push({ sideBranchPrefix: "agent/" }).catch((e) => e);
+    expect(error).toBeInstanceOf(PushDeclinedError);
+    expect(error).toBeInstanceOf(PushFailedError);
+    const side = `${BRANCH}-patchwright-${sha.slice(0, 7)}`;
+    expect(error.sideBranch).toBe(side);
+    expect(error.reason).toBe("pre-receive hook declined; protected: only side branches");
+    expect(error.message).toContain(`pushed to "${side}" instead`);
+    expect(repo.sha(side)).toBe(sha);
+    expect(repo.sha(BRANCH)).toBeNull();
+
+    // A branch outside the prefix (a PR head) gets its side branch under the prefix.
+    const head = await push({
+      branch: "feature/login",
+      allowedBranch: "feature/login",
+      sideBranchPrefix: "agent/",
+    }).catch((e) => e);
+    expect(head.sideBranch).toBe(`agent/feature/login-patchwright-${sha.slice(0, 7)}`);
+    expect(repo.sha(head.sideBranch)).toBe(sha);
+  });
+
+  it("says nothing was pushed when the side branch is declined too", async () => {
+    await agentCommit("src/new.ts", "n\n", "Add new.");
+    installHook("#!/bin/sh\necho 'pushes are frozen' >&2\nexit 1\n");
+    const error = await push({ sideBranchPrefix: "agent/" }).catch((e) => e);
+    expect(error).toBeInstanceOf(PushDeclinedError);
+    expect(error.sideBranch).toBeUndefined();
+    expect(error.message).toMatch(/failed too: .*pushes are frozen/s);
+    expect(repo.sha(BRANCH)).toBeNull();
   });
 
   it("undoes config the agent planted in the shared mirror before pushing (url.insteadOf)", async () => {

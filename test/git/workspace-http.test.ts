@@ -1,6 +1,8 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { pushBranch } from "../../src/git/push.js";
+import { remoteDefaultBranch } from "../../src/git/remote-head.js";
 import { prepareWorkspace, type Workspace } from "../../src/git/workspace.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import {
@@ -148,5 +150,94 @@ describe("prepareWorkspace over HTTP with a token", () => {
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe("a git server that is down for a moment", () => {
+  /** Records the backoff instead of waiting it out. */
+  function recordingRetry() {
+    const waits: number[] = [];
+    return { waits, retry: { sleep: async (ms: number) => void waits.push(ms) } };
+  }
+
+  const fresh = (retry: object, branch: string) =>
+    prepareWorkspace({
+      cloneUrl: server.url("repo"),
+      token: TOKEN,
+      baseBranch: "main",
+      branch,
+      createBranch: true,
+      cacheDir: join(tmp.path, "cache"),
+      env,
+      retry,
+    });
+
+  it.each([["503"], ["close"]] as const)(
+    "retries the first fetch with backoff when the server answers %s",
+    async (how) => {
+      const { waits, retry } = recordingRetry();
+      server.failNext(2, { how });
+      const ws = await fresh(retry, "agent/after-outage");
+      open.push(ws);
+      expect(git(ws.dir, ["rev-parse", "HEAD"], env)).toBe(repo.sha("main"));
+      expect(waits).toEqual([1_000, 3_000]);
+      expect(server.requests.slice(0, 2).map((r) => r.status)).toEqual(
+        how === "503" ? [503, 503] : [0, 0],
+      );
+    },
+  );
+
+  it("gives up after four tries over about ten seconds", async () => {
+    const { waits, retry } = recordingRetry();
+    server.failNext(100);
+    await expect(fresh(retry, "agent/never")).rejects.toThrow(/503/);
+    expect(waits).toEqual([1_000, 3_000, 6_000]);
+    expect(server.requests).toHaveLength(4);
+  });
+
+  it("does not retry an authentication failure or a missing repository", async () => {
+    const { waits, retry } = recordingRetry();
+    const base = { baseBranch: "main", createBranch: true, env, retry, branch: "agent/x" };
+    await expect(
+      prepareWorkspace({ ...base, cloneUrl: server.url("repo"), cacheDir: join(tmp.path, "a") }),
+    ).rejects.toThrow();
+    await expect(
+      prepareWorkspace({
+        ...base,
+        cloneUrl: server.url("missing"),
+        token: TOKEN,
+        cacheDir: join(tmp.path, "b"),
+      }),
+    ).rejects.toThrow();
+    expect(waits).toEqual([]);
+    expect(server.requests.map((r) => r.status)).toEqual([401, 404]);
+  });
+
+  it("retries ls-remote and a push the same way", async () => {
+    const { waits, retry } = recordingRetry();
+    server.failNext(1);
+    expect(await remoteDefaultBranch({ url: server.url("repo"), token: TOKEN, env, retry })).toBe(
+      "main",
+    );
+    const ws = await fresh(retry, "agent/push-after-outage");
+    open.push(ws);
+    writeFileSync(join(ws.dir, "new.txt"), "new\n");
+    git(ws.dir, ["add", "new.txt"], env);
+    git(ws.dir, ["commit", "-m", "Add new"], env);
+    server.failNext(1, { how: "close" });
+    const pushed = await pushBranch({
+      dir: ws.dir,
+      remoteUrl: ws.remoteUrl,
+      mirrorDir: ws.mirrorDir,
+      branch: ws.branch,
+      allowedBranch: ws.branch,
+      defaultBranch: "main",
+      token: TOKEN,
+      env,
+      secrets: [],
+      retry,
+    });
+    expect(repo.sha(ws.branch)).toBe(pushed.sha);
+    expect(waits).toEqual([1_000, 1_000]);
   });
 });

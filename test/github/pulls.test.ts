@@ -2,12 +2,17 @@ import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { findPullRequestForBranch, openOrUpdatePullRequest } from "../../src/github/pulls.js";
+import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
 
 const API = "https://api.github.com";
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const octokit = () => new Octokit({ auth: "test", log: silent });
 
-beforeAll(() => nock.disableNetConnect());
+beforeAll(() => {
+  nock.disableNetConnect();
+  // The loopback fake GitHub.
+  nock.enableNetConnect("127.0.0.1");
+});
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
@@ -122,5 +127,78 @@ describe("findPullRequestForBranch", () => {
     });
     listOpen([]);
     expect(await findPullRequestForBranch(octokit(), params)).toBeUndefined();
+  });
+});
+
+describe("openOrUpdatePullRequest when the answer is lost", () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  /** A plain client (no retries of its own) against the loopback fake GitHub. */
+  async function serve(): Promise<{ github: FakeGitHub; client: Octokit }> {
+    const github = createFakeGitHub({ owner: "o", repo: "r", onePullPerBranch: true });
+    const server = await github.listen();
+    closers.push(server.close);
+    return { github, client: new Octokit({ baseUrl: server.url, log: silent }) };
+  }
+
+  const creations = (github: FakeGitHub) =>
+    github.calls.filter((c) => c.method === "POST" && c.path === "/repos/o/r/pulls");
+
+  it("uses the pull request it created when GitHub answered 502", async () => {
+    const { github, client } = await serve();
+    github.inject({ method: "POST", path: /\/pulls$/, status: 502, afterHandling: true });
+    const result = await openOrUpdatePullRequest(client, params);
+    expect(result).toEqual({
+      number: 100,
+      url: "https://github.com/o/r/pull/100",
+      created: true,
+      draft: true,
+    });
+    expect(github.pulls).toHaveLength(1);
+    // A retry of the whole job finds it and updates it: still one pull request.
+    expect(await openOrUpdatePullRequest(client, params)).toMatchObject({
+      number: 100,
+      created: false,
+    });
+    expect(github.pulls).toHaveLength(1);
+    expect(creations(github)).toHaveLength(1);
+  });
+
+  it("uses the pull request it created when the connection broke after sending", async () => {
+    const { github, client } = await serve();
+    github.inject({ method: "POST", path: /\/pulls$/, drop: true, afterHandling: true });
+    expect(await openOrUpdatePullRequest(client, params)).toMatchObject({
+      number: 100,
+      created: true,
+    });
+    expect(github.pulls).toHaveLength(1);
+  });
+
+  it("takes over the pull request GitHub says already exists, with this title and body", async () => {
+    const { github, client } = await serve();
+    github.addPull({
+      number: 7,
+      title: "Someone else's",
+      body: "",
+      draft: false,
+      head: { ref: params.head, sha: "1".repeat(40), repo: null },
+      base: { ref: "main", repo: { full_name: "o/r" } },
+    });
+    // The lookup before the creation raced with whoever opened it.
+    github.inject({ method: "GET", path: /\/pulls$/, status: 200, body: [] });
+    const result = await openOrUpdatePullRequest(client, params);
+    expect(result).toMatchObject({ number: 7, created: false });
+    expect(github.pulls).toHaveLength(1);
+    expect(github.pulls[0]).toMatchObject({ title: params.title, body: params.body });
+  });
+
+  it("passes the failure on when nothing was created", async () => {
+    const { github, client } = await serve();
+    github.inject({ method: "POST", path: /\/pulls$/, status: 502 });
+    await expect(openOrUpdatePullRequest(client, params)).rejects.toMatchObject({ status: 502 });
+    expect(github.pulls).toEqual([]);
   });
 });

@@ -248,6 +248,25 @@ describe("tracking comment", () => {
     expect(errors).toEqual([]);
   });
 
+  it("posts the final report anew when every edit of the tracking comment fails", async () => {
+    const created = record("post", "/repos/o/r/issues/12/comments", comment, 2);
+    nock(API)
+      .patch("/repos/o/r/issues/comments/1001")
+      .times(5)
+      .reply(502, { message: "Server Error" });
+    record("post", "/repos/o/r/issues/comments/55/reactions", { id: 2 });
+    const { reporter, errors, time } = setup();
+    await reporter.start("Working");
+    time.advance(5000);
+    reporter.step("Verifying");
+    await reporter.settled();
+    await reporter.finish("**🚀 Done**", "success");
+    expect(created.map((c) => c.body?.split("\n")[0])).toEqual(["Working", "**🚀 Done**"]);
+    expect(reporter.commentId()).toBe(1001);
+    // The failed edits were reported, not thrown.
+    expect(errors.map((e) => (e as { status?: number }).status)).toEqual([502, 502]);
+  });
+
   it("keeps secrets out of every request body", async () => {
     const created = record("post", "/repos/o/r/issues/12/comments", comment, 2);
     const edits = record("patch", "/repos/o/r/issues/comments/1001", comment);
@@ -279,6 +298,40 @@ describe("tracking comment", () => {
     for (const body of [...created, ...edits])
       expect(body.body?.length).toBeLessThanOrEqual(65_536);
     expect(edits.at(-1)?.body).toContain("- [x] Verifying");
+  });
+});
+
+describe("a job resumed by another process", () => {
+  it("edits the tracking comment it is given instead of creating one, and tells its id", async () => {
+    const created = record("post", "/repos/o/r/issues/12/comments", comment, 1);
+    const edits = record("patch", "/repos/o/r/issues/comments/777", comment);
+    record("post", "/repos/o/r/issues/comments/55/reactions", { id: 2 });
+    const time = manualTime();
+    const reporter = createStatusReporter({
+      octokit: new Octokit({ auth: "test", log: silent }),
+      repo: { owner: "o", repo: "r" },
+      issueNumber: 12,
+      source: { kind: "issue_comment", id: 55 },
+      clock: time.clock,
+      setTimer: (fn, ms) => time.setTimer(fn, ms),
+      redact: createRedactor([]),
+      existingComment: { id: 777, url: "https://github.com/o/r/issues/12#issuecomment-777" },
+    });
+    expect(reporter.commentId()).toBe(777);
+    expect(reporter.commentUrl()).toBe("https://github.com/o/r/issues/12#issuecomment-777");
+    await reporter.start("Resuming after a restart");
+    await reporter.settled();
+    await reporter.finish("Done", "success");
+    expect(created).toEqual([]);
+    expect(edits.map((e) => e.body?.split("\n")[0])).toEqual(["Resuming after a restart", "Done"]);
+  });
+
+  it("exposes the id of the comment it created, to be stored", async () => {
+    record("post", "/repos/o/r/issues/12/comments", comment, 1);
+    const { reporter } = setup();
+    expect(reporter.commentId()).toBeUndefined();
+    await reporter.start("Working");
+    expect(reporter.commentId()).toBe(1001);
   });
 });
 

@@ -14,6 +14,8 @@ export interface RecordedCall {
   path: string;
   query: URLSearchParams;
   body: Record<string, unknown>;
+  /** The Authorization header, when the transport passed it on. */
+  authorization?: string;
 }
 
 interface Comment {
@@ -48,6 +50,39 @@ export interface FakeGitHubOptions {
   installationToken?: string;
   /** Other files on the default branch, served by the contents API (AGENTS.md, say). */
   files?: Record<string, string>;
+  /**
+   * Answer a second open pull request from the same head to the same base
+   * with GitHub's 422 "A pull request already exists" (off by default).
+   */
+  onePullPerBranch?: boolean;
+}
+
+/**
+ * A failure injected in front of the routes: GitHub failing, limiting, or
+ * the connection breaking, before or after the request took effect.
+ */
+export interface Fault {
+  method: string;
+  /** Matched against the path (without /api/v3). */
+  path: RegExp;
+  /** How many matching requests in a row it hits (default 1). */
+  times?: number;
+  /** Run the route first: the change is made, but its answer is lost. */
+  afterHandling?: boolean;
+  /** The answer instead of the route's (default 502). */
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** Break the connection instead of answering (a network error). */
+  drop?: boolean;
+}
+
+export interface FakeResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+  /** Break the connection instead of answering. */
+  drop?: boolean;
 }
 
 export interface FakeGitHub {
@@ -56,7 +91,9 @@ export interface FakeGitHub {
   pulls: Pull[];
   reactions: Array<{ on: string; content: string }>;
   addPull(pull: Omit<Pull, "html_url" | "state">): void;
-  handle(method: string, url: string, body: unknown): { status: number; body: unknown };
+  /** Fails the next matching requests (see Fault); faults are used in the order given. */
+  inject(fault: Fault): void;
+  handle(method: string, url: string, body: unknown, authorization?: string): FakeResponse;
   /** Mounts the fake in nock for `baseUrl` (net connect must be disabled by the caller). */
   mountNock(baseUrl?: string): void;
   /** Serves the fake on 127.0.0.1; resolves to its base URL. */
@@ -70,6 +107,7 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   const comments = new Map<number, Comment[]>();
   const pulls: Pull[] = [];
   const reactions: FakeGitHub["reactions"] = [];
+  const faults: Array<Fault & { left: number }> = [];
   let nextId = 1000;
   const now = () => new Date(Date.UTC(2026, 10, 29, 12, 0, nextId % 60)).toISOString();
   const html = (path: string) => `https://github.com/${owner}/${repo}${path}`;
@@ -201,6 +239,17 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       "POST",
       new RegExp(`^${base}/pulls$`),
       (_m, body) => {
+        const twin = pulls.find((p) => p.head.ref === body.head && p.base.ref === body.base);
+        if (options.onePullPerBranch && twin) {
+          const message = `A pull request already exists for ${owner}:${String(body.head)}.`;
+          return [
+            422,
+            {
+              message: "Validation Failed",
+              errors: [{ resource: "PullRequest", code: "custom", message }],
+            },
+          ];
+        }
         const number = pulls.length + 100;
         const pull: Pull = {
           number,
@@ -232,19 +281,43 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     ],
   ];
 
-  const handle: FakeGitHub["handle"] = (method, url, rawBody) => {
-    const parsed = new URL(url, "http://fake");
-    const path = parsed.pathname.replace(/^\/api\/v3/, "");
-    const body = (rawBody && typeof rawBody === "object" ? rawBody : {}) as Record<string, unknown>;
-    calls.push({ method, path, query: parsed.searchParams, body });
+  const route = (
+    method: string,
+    path: string,
+    body: Record<string, unknown>,
+    q: URLSearchParams,
+  ) => {
     for (const [m, pattern, fn] of routes) {
       const match = method === m ? path.match(pattern) : null;
       if (match) {
-        const [status, payload] = fn(match, body, parsed.searchParams);
+        const [status, payload] = fn(match, body, q);
         return { status, body: payload };
       }
     }
     return { status: 501, body: { message: `fake GitHub has no route for ${method} ${path}` } };
+  };
+
+  const handle: FakeGitHub["handle"] = (method, url, rawBody, authorization) => {
+    const parsed = new URL(url, "http://fake");
+    const path = parsed.pathname.replace(/^\/api\/v3/, "");
+    const body = (rawBody && typeof rawBody === "object" ? rawBody : {}) as Record<string, unknown>;
+    calls.push({
+      method,
+      path,
+      query: parsed.searchParams,
+      body,
+      ...(authorization ? { authorization } : {}),
+    });
+    const fault = faults.find((f) => f.left > 0 && f.method === method && f.path.test(path));
+    if (!fault) return route(method, path, body, parsed.searchParams);
+    fault.left -= 1;
+    if (fault.afterHandling) route(method, path, body, parsed.searchParams);
+    return {
+      status: fault.status ?? 502,
+      body: fault.body ?? { message: "Server Error" },
+      ...(fault.headers ? { headers: fault.headers } : {}),
+      ...(fault.drop ? { drop: true } : {}),
+    };
   };
 
   return {
@@ -255,16 +328,22 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     addPull(pull) {
       pulls.push({ ...pull, html_url: html(`/pull/${pull.number}`), state: "open" });
     },
+    inject(fault) {
+      faults.push({ ...fault, left: fault.times ?? 1 });
+    },
     handle,
     mountNock(baseUrl = "https://api.github.com") {
       for (const method of ["get", "post", "patch", "put", "delete"] as const) {
         nock(baseUrl)
           .persist()
           [method](/.*/)
-          .reply(function (uri, body) {
+          .reply(async function (uri, body) {
             const parsedBody = typeof body === "string" && body ? JSON.parse(body) : body;
-            const { status, body: out } = handle(this.req.method.toUpperCase(), uri, parsedBody);
-            return [status, out as nock.Body];
+            const auth = this.req.headers.authorization;
+            const out = handle(this.req.method.toUpperCase(), uri, parsedBody, auth);
+            // nock destroys the request with what an async reply function rejects with.
+            if (out.drop) throw new Error("socket hang up (injected)");
+            return [out.status, out.body as nock.Body, out.headers ?? {}];
           });
       }
     },
@@ -273,13 +352,18 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
         let text = "";
         req.on("data", (chunk) => (text += chunk));
         req.on("end", () => {
-          const { status, body } = handle(
+          const out = handle(
             req.method ?? "GET",
             req.url ?? "/",
             text ? JSON.parse(text) : {},
+            req.headers.authorization,
           );
-          res.writeHead(status, { "content-type": "application/json" });
-          res.end(JSON.stringify(body));
+          if (out.drop) {
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(out.status, { "content-type": "application/json", ...out.headers });
+          res.end(JSON.stringify(out.body));
         });
       });
       await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));

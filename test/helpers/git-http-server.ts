@@ -20,7 +20,19 @@ export interface GitHttpServer {
   /** http://127.0.0.1:<port>/<name>.git for a bare repo `<name>.git` under the project root. */
   url(repoName: string): string;
   requests: RecordedRequest[];
+  /**
+   * The next `count` requests (for `service` only, when given) fail the way
+   * a server that is down or restarting fails: a 503, or the connection
+   * closed without an answer (recorded with status 0).
+   */
+  failNext(count: number, options?: FailOptions): void;
   close(): Promise<void>;
+}
+
+export interface FailOptions {
+  how?: "503" | "close";
+  /** Fetches are git-upload-pack, pushes git-receive-pack. */
+  service?: "git-upload-pack" | "git-receive-pack";
 }
 
 export interface GitHttpServerOptions {
@@ -35,6 +47,8 @@ export interface GitHttpServerOptions {
 
 export async function startGitHttpServer(options: GitHttpServerOptions): Promise<GitHttpServer> {
   const requests: RecordedRequest[] = [];
+  let failing = 0;
+  let failure: FailOptions = {};
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const record: RecordedRequest = {
@@ -45,6 +59,18 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       status: 0,
     };
     requests.push(record);
+    const service = failure.service;
+    const hit = !service || url.pathname.endsWith(service) || url.search.includes(service);
+    if (failing > 0 && hit) {
+      failing -= 1;
+      if (failure.how === "close") {
+        req.socket.destroy();
+        return;
+      }
+      record.status = 503;
+      res.writeHead(503).end("service unavailable\n");
+      return;
+    }
     if (!record.authorized) {
       record.status = 401;
       res.writeHead(401, { "WWW-Authenticate": 'Basic realm="git"' }).end("token required\n");
@@ -57,6 +83,10 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
   return {
     url: (name) => `http://127.0.0.1:${port}/${name}.git`,
     requests,
+    failNext(count, options = {}) {
+      failing = count;
+      failure = options;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -5,14 +5,18 @@ import type { GitHubClient } from "../../src/github/octokit.js";
 import type { StatusReporter } from "../../src/github/status.js";
 import { admitRequest } from "../../src/job/admit.js";
 import type { JobRequest } from "../../src/requests/request.js";
-import { createFakeGitHub, type FakeGitHubOptions } from "../helpers/fake-github.js";
+import {
+  createFakeGitHub,
+  type FakeGitHub,
+  type FakeGitHubOptions,
+} from "../helpers/fake-github.js";
 
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function client(options: Partial<FakeGitHubOptions> = {}): Promise<GitHubClient> {
+async function serve(options: Partial<FakeGitHubOptions> = {}) {
   const github = createFakeGitHub({
     owner: "octo-org",
     repo: "demo",
@@ -21,10 +25,15 @@ async function client(options: Partial<FakeGitHubOptions> = {}): Promise<GitHubC
   });
   const server = await github.listen();
   closers.push(server.close);
-  return new Octokit({
+  const octokit: GitHubClient = new Octokit({
     baseUrl: server.url,
     log: { debug() {}, info() {}, warn() {}, error() {} },
   });
+  return { github, octokit };
+}
+
+async function client(options: Partial<FakeGitHubOptions> = {}): Promise<GitHubClient> {
+  return (await serve(options)).octokit;
 }
 
 function recordingStatus(seen: string[]): StatusReporter {
@@ -36,6 +45,7 @@ function recordingStatus(seen: string[]): StatusReporter {
     step: () => {},
     finish: async () => {},
     commentUrl: () => undefined,
+    commentId: () => undefined,
     settled: async () => {},
   };
 }
@@ -107,5 +117,94 @@ describe("admitRequest", () => {
     expect(admission).toMatchObject({ admitted: false, reason: "config_error" });
     expect(!admission.admitted && admission.configError?.message).toMatch(/max_turns|whole number/);
     expect(seen[0]).toMatch(/^reply: /);
+  });
+
+  describe("when GitHub fails the checks", () => {
+    const COMMENT: JobRequest = {
+      ...PULL_REQUEST_EVENT,
+      trigger: "issue_comment",
+      instruction: "@agent please fix",
+      source: { kind: "issue_comment", id: 5 },
+    };
+    const PERMISSION = /\/collaborators\/octocat\/permission$/;
+    const CONFIG = /\/contents\//;
+
+    async function admit(request: JobRequest, fault: Parameters<FakeGitHub["inject"]>[0]) {
+      const { github, octokit } = await serve();
+      github.inject(fault);
+      const seen: string[] = [];
+      const waits: number[] = [];
+      const admission = await admitRequest(
+        { octokit, botLogin: "patchwright[bot]", sleep: async (ms) => void waits.push(ms) },
+        request,
+        recordingStatus(seen),
+      );
+      const asked = (path: RegExp) => github.calls.filter((c) => path.test(c.path)).length;
+      return { admission, seen, waits, asked };
+    }
+
+    it("asks again after a 500 and admits when GitHub recovers", async () => {
+      const { admission, seen, waits, asked } = await admit(COMMENT, {
+        method: "GET",
+        path: PERMISSION,
+        status: 500,
+        times: 2,
+      });
+      expect(admission).toEqual({ admitted: true, config: defaultConfig() });
+      expect(seen).toEqual(["eyes"]);
+      expect(waits).toEqual([1_000, 4_000]);
+      expect(asked(PERMISSION)).toBe(3);
+    });
+
+    it.each([
+      ["permission check", PERMISSION, 500],
+      ["config read", CONFIG, 502],
+    ])("answers and says check_failed when the %s keeps failing", async (_what, path, status) => {
+      const { admission, seen, asked } = await admit(COMMENT, {
+        method: "GET",
+        path,
+        status,
+        times: 10,
+      });
+      expect(admission).toMatchObject({ admitted: false, reason: "check_failed" });
+      expect(!admission.admitted && admission.checkError).toContain(`GitHub answered ${status}`);
+      expect(seen).toEqual([
+        expect.stringMatching(/^reply: I couldn't check this request.*ask again/),
+      ]);
+      expect(asked(path)).toBe(3);
+    });
+
+    it("does not answer a comment that was not for the bot while the config is unreadable", async () => {
+      const { admission, seen } = await admit(
+        { ...COMMENT, instruction: "looks good to me" },
+        { method: "GET", path: CONFIG, drop: true, times: 10 },
+      );
+      expect(admission).toEqual({ admitted: false, reason: "not_for_us" });
+      expect(seen).toEqual([]);
+    });
+
+    it("does not retry a refusal, and treats an unknown user as unauthorized as before", async () => {
+      const refused = await admit(COMMENT, {
+        method: "GET",
+        path: PERMISSION,
+        status: 404,
+        body: { message: "Not Found" },
+      });
+      expect(refused.admission).toEqual({ admitted: false, reason: "unauthorized" });
+      expect(refused.waits).toEqual([]);
+      expect(refused.seen).toEqual([expect.stringMatching(/^reply: Sorry @octocat/)]);
+
+      const { github, octokit } = await serve();
+      github.inject({
+        method: "GET",
+        path: PERMISSION,
+        status: 403,
+        body: { message: "Resource not accessible by integration" },
+      });
+      const status = recordingStatus([]);
+      await expect(
+        admitRequest({ octokit, botLogin: "patchwright[bot]" }, COMMENT, status),
+      ).rejects.toMatchObject({ status: 403 });
+    });
   });
 });

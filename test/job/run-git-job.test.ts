@@ -1,9 +1,10 @@
-import { readdirSync } from "node:fs";
+import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
 import { type GitJobInput, runGitJob } from "../../src/job/run-git-job.js";
 import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
+import { startGitHttpServer } from "../helpers/git-http-server.js";
 import {
   createBareRepo,
   git,
@@ -31,6 +32,16 @@ function setup() {
     },
   });
   return { tmp, env, repo, cacheDir: join(tmp.path, "cache") };
+}
+
+/** A pre-receive hook that declines every branch but the `case` patterns given. */
+function declineBranches(repoDir: string, allowed: string) {
+  const hook = join(repoDir, "hooks", "pre-receive");
+  writeFileSync(
+    hook,
+    `#!/bin/sh\nwhile read old new ref; do\n  case "$ref" in\n    ${allowed}\n    *) echo "protected branch" >&2; exit 1 ;;\n  esac\ndone\n`,
+  );
+  chmodSync(hook, 0o755);
 }
 
 function input(
@@ -223,6 +234,86 @@ describe("runGitJob (the job without GitHub)", () => {
     expect(idle.commits).toEqual([]);
     expect(idle.push).toBeUndefined();
     expect(idle.agent?.finalText).toBe("Nothing to change.");
+  });
+
+  it("rides out a git server that is down at the first fetch and at the push", async () => {
+    const { env, repo, cacheDir, tmp } = setup();
+    const token = "ghs_TestToken0123456789abcdef";
+    const server = await startGitHttpServer({ projectRoot: tmp.path, token, env });
+    try {
+      const waits: number[] = [];
+      const gitRetry = { sleep: async (ms: number) => void waits.push(ms) };
+      server.failNext(2, { service: "git-upload-pack" });
+      const result = await runGitJob(
+        {
+          cacheDir,
+          sandbox: await realSandbox(),
+          secrets: [],
+          envSource: env,
+          clock: Date,
+          gitRetry,
+          onStep: (step) => {
+            // The server drops the push's first request.
+            if (step.startsWith("Pushing")) server.failNext(1, { how: "close" });
+          },
+        },
+        input({
+          cloneUrl: server.url("repo"),
+          token,
+          baseBranch: "main",
+          model: createScriptedModel(fixSteps()),
+          verify: null,
+        }),
+      );
+      expect(result.error).toBeUndefined();
+      expect(result.push?.pushed).toBe(true);
+      expect(repo.show(result.branch, "src/add.js")).toContain("a + b");
+      expect(waits).toEqual([1_000, 3_000, 1_000]);
+      expect(server.requests.filter((r) => r.status === 503)).toHaveLength(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("pushes to a side branch when the server declines the job's branch, and says so", async () => {
+    const { env, repo, cacheDir } = setup();
+    declineBranches(repo.dir, "refs/heads/*-patchwright-*) ;;");
+    const result = await runGitJob(
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()), verify: null }),
+    );
+    const tip = result.commits.at(-1)?.sha ?? "";
+    const side = `agent/issue-7-fix-add-patchwright-${tip.slice(0, 7)}`;
+    expect(result.push).toBeUndefined();
+    expect(result.error?.stage).toBe("push");
+    expect(result.error?.message).toContain(`pushed to "${side}" instead`);
+    expect(result.fallbackBranch).toBe(side);
+    expect(result.pushDeclined).toEqual({
+      branch: "agent/issue-7-fix-add",
+      reason: "pre-receive hook declined; protected branch",
+      sideBranch: side,
+    });
+    expect(result.patch).toBeUndefined();
+    expect(repo.sha(side)).toBe(tip);
+    expect(repo.sha("agent/issue-7-fix-add")).toBeNull();
+  });
+
+  it("keeps the change as a patch when no branch takes it", async () => {
+    const { env, repo, cacheDir } = setup();
+    declineBranches(repo.dir, "");
+    const result = await runGitJob(
+      { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
+      input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()), verify: null }),
+    );
+    expect(result.error?.stage).toBe("push");
+    expect(result.fallbackBranch).toBeUndefined();
+    expect(result.pushDeclined).toEqual({
+      branch: "agent/issue-7-fix-add",
+      reason: "pre-receive hook declined; protected branch",
+    });
+    expect(result.patch).toContain("+module.exports = { add: (a, b) => a + b };");
+    expect(result.patch).toContain("+- fix add()");
+    expect(git(repo.dir, ["branch", "--list"], env)).toBe("* main");
   });
 
   it("reports a failing setup command and does not run the agent", async () => {

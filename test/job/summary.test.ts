@@ -8,7 +8,7 @@ import {
   renderQueuedAnswer,
   renderUnauthorizedAnswer,
 } from "../../src/job/answers.js";
-import { renderFinalReport } from "../../src/job/final-report.js";
+import { declinedPushOf, renderFinalReport } from "../../src/job/final-report.js";
 import {
   type FileStat,
   fileStats,
@@ -255,6 +255,61 @@ describe("renderFinalReport", () => {
       "The work done so far (2 commits) was pushed to `patchwright/issue-12` and is in [#13](https://x/pull/13), so nothing is lost.",
     );
     expect(report).toContain("7 turns · 1m 23s");
+  });
+
+  it("a declined push says plainly that the work went to a side branch", () => {
+    const report = renderFinalReport({
+      outcome: "failure",
+      failure: "push_failed",
+      error: 'the remote declined "agent/issue-12" (protected branch hook declined)',
+      pushDeclined: {
+        branch: "agent/issue-12",
+        reason: "protected branch hook declined",
+        commits: 2,
+        sideBranch: "agent/issue-12-patchwright-abc1234",
+        sideBranchUrl: "https://github.com/o/r/tree/agent/issue-12-patchwright-abc1234",
+      },
+      checks: [],
+    });
+    const side =
+      "[`agent/issue-12-patchwright-abc1234`](https://github.com/o/r/tree/agent/issue-12-patchwright-abc1234)";
+    expect(report.split("\n")[0]).toBe(
+      `**😕 The push to \`agent/issue-12\` was declined; the work was pushed to ${side} instead**`,
+    );
+    expect(report).toContain("it said `protected branch hook declined`");
+    expect(report).toContain(`The job's 2 commits went to ${side}, so nothing is lost.`);
+    expect(report).toContain(`**What to do:** open a pull request from ${side} yourself`);
+    expect(report).not.toContain("Patch");
+  });
+
+  it("a push declined everywhere says nothing was pushed and attaches the patch", () => {
+    const patch = "diff --git a/src/add.js b/src/add.js\n-a - b\n+a + b\n";
+    const report = renderFinalReport({
+      outcome: "failure",
+      failure: "push_failed",
+      pushDeclined: { branch: "agent/issue-12", reason: "pushes are frozen", commits: 1, patch },
+    });
+    expect(report.split("\n")[0]).toBe(
+      "**😕 The push to `agent/issue-12` was declined; nothing was pushed**",
+    );
+    expect(report).toContain("so no branch has the job's 1 commit.");
+    expect(report).toContain("<summary>Patch (3 lines)</summary>");
+    expect(report).toContain(`\`\`\`diff\n${patch}\`\`\``);
+    expect(report).toContain("apply it with `git apply`");
+  });
+
+  it("a declined push is read from the job's result", () => {
+    const commits = [{ sha: "a".repeat(40), subject: "fix", files: ["a.js"], turns: [1] }];
+    const declined = { branch: "agent/x", reason: "frozen" };
+    expect(declinedPushOf({ commits, patch: "diff" })).toBeUndefined();
+    expect(declinedPushOf({ commits, pushDeclined: declined, patch: "diff" })).toEqual({
+      ...declined,
+      commits: 1,
+      patch: "diff",
+    });
+    expect(
+      declinedPushOf({ commits, pushDeclined: { ...declined, sideBranch: "agent/x-side" } }),
+    ).toEqual({ ...declined, sideBranch: "agent/x-side", commits: 1 });
   });
 
   it("no changes shows the agent's answer and says nothing was committed", () => {

@@ -1,0 +1,117 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { z } from "zod";
+
+/**
+ * The environment of the server processes (`npm start` and `patchwright
+ * worker`), parsed once at their entry. Probot's own names where Probot has
+ * one; ours start with PATCHWRIGHT_. `.env.example` lists them all.
+ */
+
+const flag = (fallback: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return fallback;
+      if (/^(1|true|yes|on)$/i.test(value)) return true;
+      if (/^(0|false|no|off)$/i.test(value)) return false;
+      ctx.addIssue({ code: "custom", message: `expected on or off, got "${value}"` });
+      return z.NEVER;
+    });
+
+const positiveInt = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return fallback;
+      const number = Number(value);
+      if (Number.isInteger(number) && number > 0) return number;
+      ctx.addIssue({ code: "custom", message: `expected a whole number above 0, got "${value}"` });
+      return z.NEVER;
+    });
+
+const optionalText = z
+  .string()
+  .optional()
+  .transform((value) => (value?.trim() ? value.trim() : undefined));
+
+const serviceEnvSchema = z.object({
+  APP_ID: optionalText,
+  PRIVATE_KEY: optionalText,
+  WEBHOOK_SECRET: optionalText,
+  GHE_HOST: optionalText,
+  GHE_PROTOCOL: optionalText,
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: optionalText,
+  REDIS_URL: optionalText,
+  HOME: optionalText,
+  PATH: optionalText,
+  PATCHWRIGHT_CACHE_DIR: optionalText,
+  PATCHWRIGHT_CACHE_BYTES: positiveInt(10 * 1024 ** 3),
+  PATCHWRIGHT_CONCURRENCY: positiveInt(2),
+  PATCHWRIGHT_WORKER: flag(true),
+  PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS: positiveInt(60),
+  PATCHWRIGHT_MAX_ATTEMPTS: positiveInt(3),
+  PATCHWRIGHT_UNSANDBOXED: flag(false),
+  PATCHWRIGHT_BOT_LOGIN: optionalText,
+  PATCHWRIGHT_DEPS_SCHEDULER: flag(true),
+});
+
+export interface ServiceSettings {
+  appId: string | undefined;
+  privateKey: string | undefined;
+  /** The REST API root for GitHub Enterprise Server; undefined on github.com. */
+  apiBaseUrl: string | undefined;
+  anthropicApiKey: string | undefined;
+  anthropicBaseUrl: string | undefined;
+  redisUrl: string | undefined;
+  cacheDir: string;
+  cacheBytes: number;
+  /** Jobs one worker runs at once. */
+  concurrency: number;
+  /** `npm start` runs a worker in the same process (PATCHWRIGHT_WORKER=off: only the webhooks). */
+  inProcessWorker: boolean;
+  shutdownGraceMs: number;
+  maxAttempts: number;
+  unsandboxed: boolean;
+  botLogin: string | undefined;
+  depsScheduler: boolean;
+  path: string;
+  home: string;
+}
+
+export class ServiceEnvError extends Error {
+  override name = "ServiceEnvError";
+}
+
+export function parseServiceEnv(env: Record<string, string | undefined>): ServiceSettings {
+  const parsed = serviceEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ServiceEnvError(`bad environment: ${lines.join("; ")}`);
+  }
+  const e = parsed.data;
+  const home = e.HOME ?? homedir();
+  return {
+    appId: e.APP_ID,
+    // .env files hold the key on one line, with \n for its line breaks.
+    privateKey: e.PRIVATE_KEY?.replace(/\\n/g, "\n"),
+    apiBaseUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL ?? "https"}://${e.GHE_HOST}/api/v3` : undefined,
+    anthropicApiKey: e.ANTHROPIC_API_KEY,
+    anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
+    redisUrl: e.REDIS_URL,
+    cacheDir: e.PATCHWRIGHT_CACHE_DIR ?? join(home, ".cache", "patchwright"),
+    cacheBytes: e.PATCHWRIGHT_CACHE_BYTES,
+    concurrency: e.PATCHWRIGHT_CONCURRENCY,
+    inProcessWorker: e.PATCHWRIGHT_WORKER,
+    shutdownGraceMs: e.PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS * 1000,
+    maxAttempts: e.PATCHWRIGHT_MAX_ATTEMPTS,
+    unsandboxed: e.PATCHWRIGHT_UNSANDBOXED,
+    botLogin: e.PATCHWRIGHT_BOT_LOGIN,
+    depsScheduler: e.PATCHWRIGHT_DEPS_SCHEDULER,
+    path: e.PATH ?? "",
+    home,
+  };
+}
