@@ -59,7 +59,8 @@ export function reportOf(
   const { job, pullRequest } = outcome;
   const pull = pullRequest ? { number: pullRequest.number, url: pullRequest.url } : workedOn;
   const base = {
-    conclusion: outcome.conclusion,
+    // The Action keeps no checkpoints: a run cut short is a failure like any other.
+    conclusion: outcome.conclusion === "interrupted" ? ("failure" as const) : outcome.conclusion,
     transcriptPath,
     ...(pull ? { pullRequest: pull } : {}),
   };

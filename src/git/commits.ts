@@ -36,6 +36,13 @@ export interface CreateCommitsOptions {
   squashText?: string;
   env?: GitEnv;
   signal?: AbortSignal;
+  /**
+   * Build the commits on this commit, in a scratch index (`indexFile`),
+   * without touching HEAD, the branch or the workspace's index: checkpoints
+   * taken while the agent is still at work (job/checkpoints.ts). The same
+   * turns give the same trees and messages as on HEAD.
+   */
+  detached?: { parent: string; indexFile: string } | undefined;
 }
 
 export interface CreatedCommit {
@@ -58,6 +65,7 @@ export async function createCommits(
   const env = options.env ?? process.env;
   const committer = options.committer ?? options.identity;
   const base = { env, ...(options.signal ? { signal: options.signal } : {}) };
+  const detached = options.detached;
   const git = gitRunner(options.dir, {
     ...base,
     extraEnv: {
@@ -65,17 +73,20 @@ export async function createCommits(
       GIT_AUTHOR_EMAIL: options.identity.email,
       GIT_COMMITTER_NAME: committer.name,
       GIT_COMMITTER_EMAIL: committer.email,
+      ...(detached ? { GIT_INDEX_FILE: detached.indexFile } : {}),
     },
   });
 
   const groups = options.squash ? [squashTurns(options.turns, options.squashText)] : options.turns;
   const paths = [...new Set(groups.flatMap((g) => g.files.map((f) => checkPath(f.path))))];
   if (paths.length === 0) return { commits: [] };
+  // A scratch index starts as the parent's tree.
+  if (detached) await git(["read-tree", detached.parent]);
   const ignored = await ignoredPaths(git, paths);
   const modes = await indexModes(git, paths);
-
   // Anything the agent staged itself (`git add` in its shell) must not ride along.
-  await git(["reset", "--quiet"]);
+  if (!detached) await git(["reset", "--quiet"]);
+  let parent = detached?.parent;
   const commits: CreatedCommit[] = [];
   for (const group of groups) {
     const files = group.files.filter((f) => !ignored.has(f.path) && !isInGitDir(f.path));
@@ -97,7 +108,13 @@ export async function createCommits(
     }
     if (removals.length > 0) update.push("--force-remove", "--", ...removals);
     await git(update);
-    const staged = (await git(["diff", "--cached", "--name-only", "-z", "--no-renames"]))
+    const staged = (
+      await git(
+        parent === undefined
+          ? ["diff", "--cached", "--name-only", "-z", "--no-renames"]
+          : ["diff-index", "--cached", "--name-only", "-z", "--no-renames", parent, "--"],
+      )
+    )
       .split("\0")
       .filter(Boolean);
     if (staged.length === 0) continue;
@@ -108,10 +125,20 @@ export async function createCommits(
       ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
     });
     const turns = options.squash ? options.turns.map((t) => t.turn) : [group.turn];
-    await commit(git, message.message);
-    const sha = (await git(["rev-parse", "HEAD"])).trim();
+    let sha: string;
+    if (parent !== undefined && detached) {
+      const tree = (await git(["write-tree"])).trim();
+      // The cleanup `git commit --cleanup=whitespace` does, so the message is the same.
+      const text = await git(["stripspace"], message.message);
+      sha = (await git(["commit-tree", tree, "-p", parent, "-F", "-"], text)).trim();
+      parent = sha;
+    } else {
+      await commit(git, message.message);
+      sha = (await git(["rev-parse", "HEAD"])).trim();
+    }
     commits.push({ sha, subject: message.subject, files: staged, turns });
   }
+  if (detached) return { commits };
   // The index now holds blobs without stat data; refreshing lets `git status`
   // see the working tree as clean where it matches. The working tree itself
   // is never rewritten: it is what the agent left, and the truth to check

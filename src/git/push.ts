@@ -1,15 +1,13 @@
-import { resolve } from "node:path";
 import type { SimpleGit } from "simple-git";
 import { errorMessage } from "../error-message.js";
 import { isValidBranchName } from "./branch.js";
 import type { Identity } from "./commits.js";
-import { redactToken, splitCredentials } from "./credentials.js";
-import { createGit, GitCommandError, type GitEnv } from "./git-client.js";
-import { withLock } from "./lock.js";
-import { isMirror, lockPathFor, restoreMirrorState } from "./mirror.js";
+import { GitCommandError, type GitEnv } from "./git-client.js";
+import { type PushContext, PushRefusedError, pushContext } from "./push-context.js";
 import { type RetryOptions, retryGit } from "./retry.js";
 import { findSecretsInNewCommits, type KnownSecret, SecretInCommitError } from "./secret-scan.js";
-import { worktreeAdminDir } from "./worktrees.js";
+
+export { PushRefusedError };
 
 export interface PushBranchOptions {
   /** The workspace. */
@@ -62,16 +60,6 @@ export interface PushResult {
   sha: string;
   /** The job's commits were replayed onto commits someone else pushed meanwhile. */
   rebased: boolean;
-}
-
-export class PushRefusedError extends Error {
-  constructor(
-    readonly branch: string,
-    reason: string,
-  ) {
-    super(`refusing to push "${branch}": ${reason}`);
-    this.name = "PushRefusedError";
-  }
 }
 
 /** Someone else's commits conflict with the job's; the work was saved on `fallbackBranch`. */
@@ -152,7 +140,7 @@ export function checkPushAllowed(
  */
 export async function pushBranch(options: PushBranchOptions): Promise<PushResult> {
   checkPushAllowed(options.branch, options);
-  const ctx = await pushContext(options);
+  const ctx: BranchPush = { ...(await pushContext(options, options.branch)), options };
   const maxRetries = options.maxRetries ?? 3;
   const secrets = ctx.token
     ? [...options.secrets, { name: "the push token", value: ctx.token }]
@@ -191,47 +179,8 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
   }
 }
 
-interface PushContext {
-  options: PushBranchOptions;
-  /** Runs with the token (for this remote only) and the committer of rebased commits. */
-  git: SimpleGit;
-  url: string;
-  token: string | undefined;
-  env: GitEnv;
-  redact: (text: string) => string;
-  retry: RetryOptions & { signal?: AbortSignal | undefined };
-}
-
-async function pushContext(options: PushBranchOptions): Promise<PushContext> {
-  const env = options.env ?? process.env;
-  const signal = options.signal ? { signal: options.signal } : {};
-  const local = createGit(options.dir, { env, ...signal });
-  await restoreSharedState(options.dir, options.mirrorDir, options.branch);
-  const { url, token: urlToken } = splitCredentials(
-    options.remoteUrl ?? (await local.raw(["remote", "get-url", "origin"])).trim(),
-  );
-  const token = options.token ?? urlToken;
-  const identity = options.identity ?? (await headCommitter(local));
-  // Hooks off: they would inherit the environment that carries the token.
-  const git = createGit(options.dir, {
-    env,
-    ...signal,
-    ...(token ? { auth: { url, token } } : {}),
-    extraEnv: { GIT_COMMITTER_NAME: identity.name, GIT_COMMITTER_EMAIL: identity.email },
-  });
-  return {
-    options,
-    git,
-    url,
-    token,
-    env,
-    redact: (text) => redactToken(text, token),
-    retry: { ...options.retry, signal: options.signal },
-  };
-}
-
 /** The rebase conflicted: the job's own commits go to `<branch>-conflict-<sha7>`. */
-async function saveConflictingWork(ctx: PushContext, conflicts: string[]): Promise<Error> {
+async function saveConflictingWork(ctx: BranchPush, conflicts: string[]): Promise<Error> {
   const { branch } = ctx.options;
   const sha = await headSha(ctx.git);
   const fallback = `${branch}-conflict-${sha.slice(0, 7)}`;
@@ -253,7 +202,7 @@ async function saveConflictingWork(ctx: PushContext, conflicts: string[]): Promi
  * so and the caller keeps the change as a patch.
  */
 async function saveDeclinedWork(
-  ctx: PushContext,
+  ctx: BranchPush,
   output: string,
   onto: string | undefined,
 ): Promise<PushDeclinedError> {
@@ -302,29 +251,14 @@ function declineReason(output: string): string {
   return reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS)}…` : reason;
 }
 
-/**
- * Before anything runs with the token: the config and hooks a worktree
- * shares with its mirror go back to their state at creation. Without an
- * explicit mirrorDir, the mirror is found through the worktree's .git file.
- */
-async function restoreSharedState(
-  dir: string,
-  mirrorDir: string | undefined,
-  branch: string,
-): Promise<void> {
-  const adminDir = await worktreeAdminDir(dir).catch(() => null);
-  const owner = adminDir ? resolve(adminDir, "..", "..") : null;
-  if (mirrorDir && owner !== resolve(mirrorDir)) {
-    throw new PushRefusedError(branch, `${dir} is not a worktree of ${mirrorDir} (.git replaced)`);
-  }
-  if (owner && (await isMirror(owner))) {
-    await withLock(lockPathFor(owner), () => restoreMirrorState(owner));
-  }
+/** A push of the job's branch: the shared context and what was asked. */
+interface BranchPush extends PushContext {
+  options: PushBranchOptions;
 }
 
 type PushOutcome = { ok: true } | { ok: false; behind: boolean; declined: boolean; output: string };
 
-async function tryPush(ctx: PushContext, branch: string): Promise<PushOutcome> {
+async function tryPush(ctx: BranchPush, branch: string): Promise<PushOutcome> {
   try {
     // Exactly this refspec: HEAD to the one branch, no leading "+" (never a force push).
     // Repeating a push that did arrive is harmless: the branch is already there.
@@ -361,11 +295,4 @@ async function rebaseOnto(git: SimpleGit, tip: string): Promise<string[] | null>
 
 async function headSha(git: SimpleGit): Promise<string> {
   return (await git.raw(["rev-parse", "HEAD"])).trim();
-}
-
-async function headCommitter(git: SimpleGit): Promise<Identity> {
-  const [name = "", email = ""] = (await git.raw(["log", "-1", "--format=%cn%x00%ce"]))
-    .trim()
-    .split("\0");
-  return { name, email };
 }

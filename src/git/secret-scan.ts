@@ -47,12 +47,14 @@ export async function findSecretsInNewCommits(options: {
   dir: string;
   env: GitEnv;
   secrets: readonly KnownSecret[];
+  /** The commit whose new history is scanned (default HEAD). */
+  tip?: string | undefined;
 }): Promise<SecretFinding[]> {
   const git = { env: options.env };
   const needles = needlesOf(options.secrets);
   const log = await runGit(
     options.dir,
-    ["log", "-z", "--format=%H%x01%B", "HEAD", "--not", "--remotes"],
+    ["log", "-z", "--format=%H%x01%B", options.tip ?? "HEAD", "--not", "--remotes"],
     git,
   );
   const findings: SecretFinding[] = [];

@@ -22,9 +22,33 @@ export interface BuildAgentTaskOptions {
   triggerPhrase?: string;
   /** How many changed files of a pull request are listed. */
   maxFiles?: number;
+  /**
+   * Requests made on the thread while an earlier job ran, coalesced into
+   * this one (oldest first): instructions too, from people already admitted.
+   */
+  earlierRequests?: readonly JobRequest[] | undefined;
 }
 
 const DEFAULT_TRIGGER_PHRASE = "@agent";
+
+/** The instruction, after any earlier requests it was coalesced with, in the order they came. */
+function combinedInstruction(
+  request: JobRequest,
+  options: BuildAgentTaskOptions,
+  clean: (text: string) => string,
+): string {
+  const phrase = options.triggerPhrase ?? DEFAULT_TRIGGER_PHRASE;
+  const own = (r: JobRequest) => clean(withoutPhrase(r.instruction, phrase)).trim();
+  const earlier = options.earlierRequests ?? [];
+  if (earlier.length === 0) return own(request);
+  return [
+    "Requests made on this thread while an earlier job was running, oldest first (do them too):",
+    ...earlier.map((r) => `- @${r.requester.login}: ${own(r)}`),
+    "",
+    `And the latest, from @${request.requester.login}:`,
+    own(request),
+  ].join("\n");
+}
 const DEFAULT_MAX_FILES = 300;
 
 /** A comment, review or review comment as fetched, before filtering. */
@@ -225,9 +249,7 @@ export async function buildAgentTask(
     request: {
       login: request.requester.login,
       kind: request.source.kind,
-      instruction: clean(
-        withoutPhrase(request.instruction, options.triggerPhrase ?? DEFAULT_TRIGGER_PHRASE),
-      ).trim(),
+      instruction: combinedInstruction(request, options, clean),
     },
   };
   if (request.target.kind === "pull_request") {

@@ -141,3 +141,41 @@ function isValidationError(error: unknown, pattern: RegExp): boolean {
   const err = error as { message?: unknown; response?: { data?: unknown } };
   return pattern.test(`${String(err.message)} ${JSON.stringify(err.response?.data ?? "")}`);
 }
+
+export interface IssuePullRequest {
+  number: number;
+  url: string;
+  headRef: string;
+  baseRef: string;
+}
+
+/**
+ * The bot's open pull request for an issue, if one is still open: a branch
+ * in the repository itself named `<prefix>issue-<n>` or `<prefix>issue-<n>-…`
+ * (branch.ts). A later request on the issue adds its commits there instead
+ * of stacking a second pull request on the first.
+ */
+export async function findIssuePullRequest(
+  octokit: GitHubClient,
+  params: { owner: string; repo: string; issueNumber: number; prefix: string },
+): Promise<IssuePullRequest | undefined> {
+  const stem = `${params.prefix}issue-${params.issueNumber}`;
+  const fullName = `${params.owner}/${params.repo}`.toLowerCase();
+  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+    owner: params.owner,
+    repo: params.repo,
+    state: "open",
+    per_page: 100,
+  });
+  const ours = pulls
+    .filter(
+      (p) =>
+        p.head.repo?.full_name.toLowerCase() === fullName &&
+        (p.head.ref === stem || p.head.ref.startsWith(`${stem}-`)),
+    )
+    // The newest, should a maintainer have left two open.
+    .sort((a, b) => b.number - a.number)[0];
+  return ours
+    ? { number: ours.number, url: ours.html_url, headRef: ours.head.ref, baseRef: ours.base.ref }
+    : undefined;
+}

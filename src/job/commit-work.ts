@@ -1,7 +1,7 @@
 import type { AgentSessionResult } from "../agent/session.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import { type CreatedCommit, createCommits, type Identity } from "../git/commits.js";
-import type { GitEnv } from "../git/git-client.js";
+import { type GitEnv, runGit } from "../git/git-client.js";
 import { commitDrift, findCommitDrift } from "../git/tree-guard.js";
 
 export interface CommitWorkOptions {
@@ -18,6 +18,12 @@ export interface CommitWorkOptions {
   squash: boolean;
   coAuthor?: CoAuthor | undefined;
   requestUrl?: string | undefined;
+  /**
+   * The turns' commits, already built on `head` as checkpoints (see
+   * checkpoints.ts): they become the branch as they are, instead of being
+   * made again. Not with `squash`, which makes one commit of them all.
+   */
+  checkpoints?: { tip: string; commits: CreatedCommit[] } | undefined;
 }
 
 export interface CommittedWork {
@@ -33,22 +39,10 @@ export interface CommittedWork {
  * runs on and what the model described.
  */
 export async function commitWork(options: CommitWorkOptions): Promise<CommittedWork> {
-  const { session } = options;
-  const turns = session.history.turns().map((t) => ({
-    turn: t.turn,
-    text: options.redact(session.result.turnTexts.get(t.turn) ?? ""),
-    files: t.files,
-  }));
-  const created = await createCommits({
-    dir: options.dir,
-    turns,
-    identity: options.identity,
-    squash: options.squash,
-    squashText: options.redact(session.result.finalText),
-    env: options.env,
-    ...(options.coAuthor ? { coAuthor: options.coAuthor } : {}),
-    ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
-  });
+  const created =
+    options.checkpoints && !options.squash
+      ? await adopt(options, options.checkpoints)
+      : await commitTurns(options);
   const drift = await findCommitDrift({
     dir: options.dir,
     env: options.env,
@@ -63,4 +57,35 @@ export async function commitWork(options: CommitWorkOptions): Promise<CommittedW
     identity: options.identity,
   });
   return { commits: [...created.commits, commit], drift: commit.files };
+}
+
+/** The branch moves to the checkpoints' tip; the index follows, the working tree is left alone. */
+async function adopt(
+  options: CommitWorkOptions,
+  checkpoints: { tip: string; commits: CreatedCommit[] },
+): Promise<{ commits: CreatedCommit[] }> {
+  const git = (args: string[]) => runGit(options.dir, args, { env: options.env });
+  await git(["reset", "--quiet", checkpoints.tip]);
+  // As after any commit: `git status` sees the tree as clean where it matches.
+  await git(["update-index", "-q", "--refresh"]).catch(() => "");
+  return { commits: checkpoints.commits };
+}
+
+function commitTurns(options: CommitWorkOptions): Promise<{ commits: CreatedCommit[] }> {
+  const { session } = options;
+  const turns = session.history.turns().map((t) => ({
+    turn: t.turn,
+    text: options.redact(session.result.turnTexts.get(t.turn) ?? ""),
+    files: t.files,
+  }));
+  return createCommits({
+    dir: options.dir,
+    turns,
+    identity: options.identity,
+    squash: options.squash,
+    squashText: options.redact(session.result.finalText),
+    env: options.env,
+    ...(options.coAuthor ? { coAuthor: options.coAuthor } : {}),
+    ...(options.requestUrl ? { requestUrl: options.requestUrl } : {}),
+  });
 }

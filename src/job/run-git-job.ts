@@ -1,6 +1,7 @@
 import { type CommandRecord, createCommandLog } from "../agent/command-log.js";
 import type { AgentEvent, AgentEventListener } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
+import { FileHistory } from "../agent/file-history.js";
 import type { AgentLimits, AgentResult } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
@@ -10,6 +11,7 @@ import { runAgentSession } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import { errorMessage } from "../error-message.js";
 import { branchName } from "../git/branch.js";
+import { deleteCheckpoint, pushCheckpoint } from "../git/checkpoint-ref.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { CreatedCommit, Identity } from "../git/commits.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
@@ -23,6 +25,7 @@ import {
   type PushResult,
   pushBranch,
 } from "../git/push.js";
+import type { PushTarget } from "../git/push-context.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import type { RetryOptions } from "../git/retry.js";
 import type { KnownSecret } from "../git/secret-scan.js";
@@ -35,8 +38,10 @@ import {
 } from "../git/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { type CheckpointChain, createCheckpointer } from "./checkpoints.js";
 import { commitWork } from "./commit-work.js";
 import { type JobSandboxes, openJobSandboxes } from "./job-sandboxes.js";
+import { resumeFromCheckpoint, resumeNote } from "./resume.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 
 /**
@@ -100,11 +105,27 @@ export interface GitJobDeps {
   onEvent?: AgentEventListener | undefined;
   /** Job-level progress ("Preparing the workspace", "Verifying"...). */
   onStep?: ((step: string) => void) | undefined;
+  /** Something went wrong that does not stop the job (a checkpoint not saved). */
+  onWarning?: ((message: string) => void) | undefined;
   /**
    * How fetches, ls-remote and pushes that failed on the transport (server
    * down, 5xx, reset) are retried; default 4 tries over about 10 s.
    */
   gitRetry?: RetryOptions | undefined;
+  /**
+   * For a job that may be cut short (the App's): every turn that changed
+   * files is committed and saved under `ref` on the remote as the agent
+   * goes, the saved commits become the branch, and a job that finds a
+   * checkpoint there resumes from it (see checkpoints.ts). Needs `push`.
+   */
+  checkpoints?: CheckpointSettings | undefined;
+}
+
+export interface CheckpointSettings {
+  /** refs/patchwright/wip/<job id> (checkpointRef). */
+  ref: string;
+  /** Told each checkpoint once it is on the remote (a job record keeps it). */
+  onSaved?: ((sha: string) => Promise<void> | void) | undefined;
 }
 
 type RepositoryInput = Pick<GitJobInput, "cloneUrl" | "token" | "repoSizeKb">;
@@ -161,6 +182,13 @@ export interface GitJobResult {
    */
   drift?: string[];
   patch?: string;
+  /** Where an earlier, interrupted run of the job got to: its commits start this branch. */
+  resumed?: { from: string; commits: CreatedCommit[] };
+  /**
+   * Stopped (a shutdown) with checkpoints on: nothing was verified or
+   * pushed to the branch; the work so far is at `checkpoint` on the remote.
+   */
+  interrupted?: { checkpoint?: string | undefined };
   /** The first thing that went wrong; stages after it did not run, work before it is kept. */
   error?: { stage: JobStage; message: string };
   durationMs: number;
@@ -222,6 +250,36 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   }
   branch = workspace.branch;
   result.branch = branch;
+  const warn = deps.onWarning ?? (() => {});
+  // Where checkpoints go: the job's remote, with its token, never cut short
+  // by the job's own signal (a checkpoint is what a shutdown saves).
+  const checkpoints =
+    deps.checkpoints && input.push
+      ? {
+          settings: deps.checkpoints,
+          target: {
+            dir: workspace.dir,
+            remoteUrl: workspace.remoteUrl,
+            mirrorDir: workspace.mirrorDir,
+            env: gitEnv,
+            identity: input.identity,
+            ...auth,
+            ...retry,
+            ref: deps.checkpoints.ref,
+          } satisfies PushTarget & { ref: string },
+        }
+      : undefined;
+  if (checkpoints) {
+    try {
+      const resumed = await resumeFromCheckpoint(checkpoints.target);
+      if (resumed) {
+        result.resumed = resumed;
+        step(`Resuming from an earlier run's ${resumed.commits.length} commit(s)`);
+      }
+    } catch (error) {
+      warn(`could not read the job's checkpoint, starting over: ${errorMessage(error)}`);
+    }
+  }
 
   let sandboxes: JobSandboxes;
   try {
@@ -261,13 +319,34 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     // are checked against before anything is pushed.
     const startTree = captureWorkspaceTree(workspace.dir, gitEnv);
     const commandLog = createCommandLog();
+    const head = await headOf(workspace.dir, gitEnv);
+    const history = new FileHistory();
+    const checkpointer = checkpoints
+      ? createCheckpointer({
+          dir: workspace.dir,
+          env: gitEnv,
+          start: head,
+          history,
+          identity: input.identity,
+          coAuthor: input.coAuthor,
+          requestUrl: input.requestUrl,
+          redact: createRedactor(deps.secrets.map((secret) => secret.value)),
+          save: async (sha) => {
+            await pushCheckpoint({ ...checkpoints.target, sha, secrets: deps.secrets });
+            await checkpoints.settings.onSaved?.(sha);
+          },
+          onError: (error) => warn(`a checkpoint was not saved: ${errorMessage(error)}`),
+        })
+      : undefined;
     const onEvent = (event: AgentEvent) => {
       commandLog.listener(event);
+      checkpointer?.listener(event);
       deps.onEvent?.(event);
     };
     const session = await runAgentSession({
       root: workspace.dir,
-      task: input.task,
+      task: result.resumed ? `${input.task}\n\n${resumeNote(result.resumed)}` : input.task,
+      history,
       model: input.model,
       policy: input.policy,
       limits: input.limits,
@@ -282,16 +361,27 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       beforeTools: startTree,
     });
     const endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
+    const chain = await checkpointer?.finish();
     result.agent = session.result;
     result.commands = commandLog.commands();
     result.changes = session.history.netChanges();
+    result.commits = [...(result.resumed?.commits ?? [])];
     if (session.result.stopReason === "error") {
       result.error = { stage: "agent", message: session.result.error ?? "the agent failed" };
     }
+    // Cut short by a shutdown: the checkpoints hold the work; the next run
+    // resumes from them, verifies and pushes.
+    if (chain && signal.aborted) {
+      result.interrupted = { checkpoint: chain.saved ? chain.tip : result.resumed?.from };
+      return finish();
+    }
 
-    const head = (await runGit(workspace.dir, ["rev-parse", "HEAD"], { env: gitEnv })).trim();
+    // The agent may have committed in its shell (where git may write): its
+    // commits are built on, and the checkpoints, made on the old HEAD, are not used.
+    const after = await headOf(workspace.dir, gitEnv);
     const trees = { start: await startTree, end: endTree };
-    if (session.history.turns().length === 0 && trees.start === trees.end) return finish();
+    const nothingNew = session.history.turns().length === 0 && trees.start === trees.end;
+    if (nothingNew && !result.resumed && after === head) return finish();
 
     // Partial work is committed and pushed even when the agent stopped early.
     step("Committing");
@@ -300,14 +390,15 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       env: gitEnv,
       session,
       trees,
-      head,
+      head: after,
+      checkpoints: usableChain(chain, head, after),
       redact: createRedactor(deps.secrets.map((secret) => secret.value)),
       identity: input.identity,
       squash: input.squash,
       coAuthor: input.coAuthor,
       requestUrl: input.requestUrl,
     });
-    result.commits = work.commits;
+    result.commits.push(...work.commits);
     if (work.drift) result.drift = work.drift;
     if (input.wantPatch)
       result.patch = await workspacePatch(workspace.dir, workspace.startSha, gitEnv);
@@ -330,6 +421,12 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     if (input.push && result.commits.length > 0) {
       step(`Pushing \`${branch}\``);
       Object.assign(result, await pushWork(deps, input, workspace, baseBranch));
+      // The work is on its branch: the checkpoints are not needed any more.
+      if (checkpoints && result.push) {
+        await deleteCheckpoint(checkpoints.target).catch((error: unknown) =>
+          warn(`could not delete the checkpoint ref: ${errorMessage(error)}`),
+        );
+      }
     }
     return finish();
   } catch (error) {
@@ -339,6 +436,19 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     await sandboxes.close();
     await workspace.cleanup();
   }
+}
+
+async function headOf(dir: string, env: GitJobDeps["envSource"]): Promise<string> {
+  return (await runGit(dir, ["rev-parse", "HEAD"], { env })).trim();
+}
+
+/** The checkpoints become the branch only when they are all there and HEAD is where they start. */
+function usableChain(
+  chain: CheckpointChain | undefined,
+  head: string,
+  after: string,
+): CheckpointChain | undefined {
+  return chain?.complete && after === head && chain.commits.length > 0 ? chain : undefined;
 }
 
 type PushFields = Pick<

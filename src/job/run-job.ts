@@ -1,4 +1,3 @@
-import type { AgentEvent } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
@@ -8,15 +7,21 @@ import { buildAgentTask } from "../github/context.js";
 import { loadBaseInstructions } from "../github/instructions.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
-import { openOrUpdatePullRequest } from "../github/pulls.js";
+import { findIssuePullRequest, openOrUpdatePullRequest } from "../github/pulls.js";
 import type { StatusReporter } from "../github/status.js";
 import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { renderForkPatchAnswer } from "./answers.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { finalReport, opensAsDraft, originOf, pullRequestBody } from "./report.js";
-import { type GitJobResult, prefetchRepository, runGitJob } from "./run-git-job.js";
+import { isInterrupted, type JobPlan, runPipeline } from "./pipeline.js";
+import { opensAsDraft, originOf, pullRequestBody } from "./report.js";
+import {
+  type CheckpointSettings,
+  type GitJobInput,
+  type GitJobResult,
+  prefetchRepository,
+} from "./run-git-job.js";
 
 export interface JobDeps {
   octokit: GitHubClient;
@@ -41,7 +46,18 @@ const OFF: NetworkPolicy = { kind: "off" };
 export interface JobOutcome {
   job?: GitJobResult;
   pullRequest?: { number: number; url: string; created: boolean };
-  conclusion: "success" | "failure" | "no_changes";
+  /** "interrupted": stopped by a shutdown with checkpoints on; nothing was reported, it resumes. */
+  conclusion: "success" | "failure" | "no_changes" | "interrupted";
+}
+
+export interface RunJobOptions {
+  /** Requests made on the thread while an earlier job ran, folded into this one (oldest first). */
+  earlierRequests?: readonly JobRequest[] | undefined;
+  /** Checkpoints on the remote, so a job cut short resumes (see run-git-job.ts). */
+  checkpoints?: CheckpointSettings | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+  /** Called once the tracking comment exists, so a job record can keep it. */
+  onTracking?: ((comment: { id: number; url: string }) => Promise<void> | void) | undefined;
 }
 
 /**
@@ -55,81 +71,124 @@ export async function runJob(
   request: JobRequest,
   config: RepoConfig,
   status: StatusReporter,
+  options: RunJobOptions = {},
 ): Promise<JobOutcome> {
   await status.start(`Working on @${request.requester.login}'s request`);
+  const commentId = status.commentId();
+  const commentUrl = status.commentUrl();
+  if (commentId !== undefined && commentUrl)
+    await options.onTracking?.({ id: commentId, url: commentUrl });
+  try {
+    const plan = await planRequest(deps, request, config, options);
+    const outcome = await runPipeline(
+      deps,
+      config,
+      plan,
+      {
+        onEvent: (event) => status.update(event),
+        onStep: (step) => status.step(step),
+        onWarning: options.onWarning,
+      },
+      plan.checkpoints,
+    );
+    if (outcome.report)
+      await status.finish(deps.redact(outcome.report.markdown), outcome.report.outcome);
+    const { report: _report, ...rest } = outcome;
+    return rest;
+  } catch (error) {
+    if (isInterrupted(deps, undefined, options.checkpoints)) return { conclusion: "interrupted" };
+    const message = deps.redact(errorMessage(error));
+    await status.finish(`Something went wrong and the job stopped: ${message}`, "failure");
+    return { conclusion: "failure" };
+  }
+}
+
+/**
+ * What a request runs and how its result is published. An issue gets a
+ * pull request, or more commits on the bot's pull request still open for
+ * it; a pull request gets commits on its own branch; a fork's pull request
+ * is read from the fork, never pushed, and answered with a patch.
+ */
+async function planRequest(
+  deps: JobDeps,
+  request: JobRequest,
+  config: RepoConfig,
+  options: RunJobOptions,
+): Promise<JobPlan & { checkpoints?: CheckpointSettings | undefined }> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
-  try {
-    const pr = await pullRequestOf(deps.octokit, request);
-    const fork = pr?.isFork === true;
-    const gitDeps = {
-      cacheDir: deps.cacheDir,
-      sandbox: deps.sandbox,
-      secrets: deps.secrets,
-      envSource: deps.envSource,
-      clock: deps.clock,
-      signal: deps.signal,
-      onEvent: (event: AgentEvent) => status.update(event),
-      onStep: (step: string) => status.step(step),
-    };
-    // A fork's branch lives in the fork; it is read from there and never pushed.
-    const repository = fork
-      ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
-      : {
-          cloneUrl: request.repo.cloneUrl,
-          repoSizeKb: request.repo.sizeKb,
-          token: await deps.gitToken(),
-        };
-    // The fetch runs while the thread is read through the API.
-    const fetched = prefetchRepository(gitDeps, repository);
-    const task = await buildAgentTask(deps.octokit, request, {
-      isWriter: createWriterCheck(deps.octokit, { owner, repo }),
-      redact: deps.redact,
-      botLogin: deps.botLogin,
-      triggerPhrase: config.triggerPhrase,
-    });
-    const job = await runGitJob(gitDeps, {
-      ...repository,
-      fetched,
-      baseBranch: fork ? undefined : request.repo.defaultBranch,
-      defaultBranch: request.repo.defaultBranch,
-      existingBranch: pr?.headRef,
-      branchTitle: request.target.title,
-      issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
-      task,
-      ...jobSettingsFrom(config, deps.createModel),
-      // A fork's code (its install scripts, its tests) runs with no network at
-      // all, and its own AGENTS.md does not instruct the agent: the base's does.
-      ...(fork
-        ? {
-            network: OFF,
-            setupNetwork: OFF,
-            instructions: await loadBaseInstructions(deps.octokit, {
-              owner,
-              repo,
-              ref: pr.baseRef,
-            }),
-          }
-        : {}),
-      coAuthor: coAuthorOf(request.requester),
-      requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
-      push: !fork,
-      wantPatch: fork,
-    });
-
-    if (fork && job.patch && !job.error) {
-      const answer = renderForkPatchAnswer({
-        patch: job.patch,
-        summary: job.agent?.finalText ?? "",
-      });
-      await status.finish(deps.redact(answer), "success");
-      return { job, conclusion: "success" };
-    }
-
-    let pullRequest: JobOutcome["pullRequest"];
-    // Issues get a pull request; on a pull request the commits went onto its own branch.
-    if (request.target.kind === "issue" && job.push) {
-      pullRequest = await openOrUpdatePullRequest(deps.octokit, {
+  const pr = await pullRequestOf(deps.octokit, request);
+  const fork = pr?.isFork === true;
+  const issuePull =
+    request.target.kind === "issue"
+      ? await findIssuePullRequest(deps.octokit, {
+          owner,
+          repo,
+          issueNumber: request.target.number,
+          prefix: config.branchPrefix,
+        })
+      : undefined;
+  // A fork's branch lives in the fork; it is read from there and never pushed.
+  const repository = fork
+    ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
+    : {
+        cloneUrl: request.repo.cloneUrl,
+        repoSizeKb: request.repo.sizeKb,
+        token: await deps.gitToken(),
+      };
+  // The fetch runs while the thread is read through the API.
+  const fetched = prefetchRepository(
+    { cacheDir: deps.cacheDir, envSource: deps.envSource, signal: deps.signal },
+    repository,
+  );
+  const task = await buildAgentTask(deps.octokit, request, {
+    isWriter: createWriterCheck(deps.octokit, { owner, repo }),
+    redact: deps.redact,
+    botLogin: deps.botLogin,
+    triggerPhrase: config.triggerPhrase,
+    earlierRequests: options.earlierRequests,
+  });
+  const existingBranch = pr?.headRef ?? issuePull?.headRef;
+  const input: GitJobInput = {
+    ...repository,
+    fetched,
+    baseBranch: fork ? undefined : (issuePull?.baseRef ?? request.repo.defaultBranch),
+    defaultBranch: request.repo.defaultBranch,
+    existingBranch,
+    branchTitle: request.target.title,
+    issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
+    task,
+    ...jobSettingsFrom(config, deps.createModel),
+    // A fork's code (its install scripts, its tests) runs with no network at
+    // all, and its own AGENTS.md does not instruct the agent: the base's does.
+    ...(fork
+      ? {
+          network: OFF,
+          setupNetwork: OFF,
+          instructions: await loadBaseInstructions(deps.octokit, { owner, repo, ref: pr.baseRef }),
+        }
+      : {}),
+    coAuthor: coAuthorOf(request.requester),
+    requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
+    push: !fork,
+    wantPatch: fork,
+  };
+  return {
+    input,
+    // Nothing of a fork's is pushed, so there is nothing to resume from.
+    checkpoints: fork ? undefined : options.checkpoints,
+    answer: (job) =>
+      fork && job.patch && !job.error
+        ? renderForkPatchAnswer({ patch: job.patch, summary: job.agent?.finalText ?? "" })
+        : undefined,
+    publish: async (job) => {
+      // On a pull request the commits went onto its own branch.
+      if (request.target.kind !== "issue" || !job.push) return undefined;
+      // The bot's pull request for the issue got the new commits; its description stays.
+      if (issuePull && job.branch === issuePull.headRef) {
+        return { number: issuePull.number, url: issuePull.url, created: false };
+      }
+      return openOrUpdatePullRequest(deps.octokit, {
         owner,
         repo,
         head: job.branch,
@@ -138,17 +197,8 @@ export async function runJob(
         body: pullRequestBody(job, originOf(request), config, deps.redact),
         draft: opensAsDraft(job, config),
       });
-    }
-    const report = finalReport(job, config, deps.redact, pullRequest);
-    await status.finish(report.markdown, report.outcome);
-    const conclusion =
-      job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
-    return { job, ...(pullRequest ? { pullRequest } : {}), conclusion };
-  } catch (error) {
-    const message = deps.redact(errorMessage(error));
-    await status.finish(`Something went wrong and the job stopped: ${message}`, "failure");
-    return { conclusion: "failure" };
-  }
+    },
+  };
 }
 
 async function pullRequestOf(

@@ -4,8 +4,8 @@ import type { FetchedMirror } from "../git/workspace.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import type { JobRequest, Person } from "../requests/request.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { finalReport, opensAsDraft, pullRequestBody } from "./report.js";
-import { runGitJob } from "./run-git-job.js";
+import { runPipeline } from "./pipeline.js";
+import { opensAsDraft, pullRequestBody } from "./report.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
 
 /**
@@ -68,48 +68,40 @@ export async function runRepositoryJob(
 ): Promise<JobOutcome> {
   const title = titleFromPrompt(request.instruction);
   const requester = request.requester;
-  const job = await runGitJob(
+  const outcome = await runPipeline(
+    deps,
+    config,
     {
-      cacheDir: deps.cacheDir,
-      sandbox: deps.sandbox,
-      secrets: deps.secrets,
-      envSource: deps.envSource,
-      clock: deps.clock,
-      signal: deps.signal,
-      onEvent: options.onEvent,
-      onStep: options.onStep,
+      input: {
+        cloneUrl: request.repo.cloneUrl,
+        repoSizeKb: request.repo.sizeKb,
+        fetched: options.fetched,
+        token: await deps.gitToken(),
+        baseBranch: request.repo.defaultBranch,
+        defaultBranch: request.repo.defaultBranch,
+        branchTitle: title,
+        task: renderRepositoryTask(request),
+        ...jobSettingsFrom(config, deps.createModel),
+        coAuthor: coAuthorOf(requester),
+        requestUrl: request.runUrl,
+        push: true,
+      },
+      publish: async (job) => {
+        if (!job.push) return undefined;
+        const origin = { requester: requester?.login ?? "github-actions", url: request.runUrl };
+        return openOrUpdatePullRequest(deps.octokit, {
+          owner: request.repo.owner,
+          repo: request.repo.name,
+          head: job.branch,
+          base: job.baseBranch,
+          title,
+          body: pullRequestBody(job, origin, config, deps.redact),
+          draft: opensAsDraft(job, config),
+        });
+      },
     },
-    {
-      cloneUrl: request.repo.cloneUrl,
-      repoSizeKb: request.repo.sizeKb,
-      fetched: options.fetched,
-      token: await deps.gitToken(),
-      baseBranch: request.repo.defaultBranch,
-      defaultBranch: request.repo.defaultBranch,
-      branchTitle: title,
-      task: renderRepositoryTask(request),
-      ...jobSettingsFrom(config, deps.createModel),
-      coAuthor: coAuthorOf(requester),
-      requestUrl: request.runUrl,
-      push: true,
-    },
+    { onEvent: options.onEvent, onStep: options.onStep },
   );
-
-  let pullRequest: JobOutcome["pullRequest"];
-  if (job.push) {
-    const origin = { requester: requester?.login ?? "github-actions", url: request.runUrl };
-    pullRequest = await openOrUpdatePullRequest(deps.octokit, {
-      owner: request.repo.owner,
-      repo: request.repo.name,
-      head: job.branch,
-      base: job.baseBranch,
-      title,
-      body: pullRequestBody(job, origin, config, deps.redact),
-      draft: opensAsDraft(job, config),
-    });
-  }
-  const report = finalReport(job, config, deps.redact, pullRequest);
-  const conclusion =
-    job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
-  return { job, ...(pullRequest ? { pullRequest } : {}), conclusion };
+  const { report: _report, ...rest } = outcome;
+  return rest;
 }

@@ -1,0 +1,88 @@
+import type { AgentEvent } from "../agent/events.js";
+import type { RepoConfig } from "../config/schema.js";
+import type { PullRequestLink } from "./final-report.js";
+import { finalReport } from "./report.js";
+import {
+  type CheckpointSettings,
+  type GitJobInput,
+  type GitJobResult,
+  runGitJob,
+} from "./run-git-job.js";
+import type { JobDeps, JobOutcome } from "./run-job.js";
+
+/**
+ * The one sequence every job kind goes through: the git job (workspace,
+ * setup, agent, commits, verify, push), then the kind's publishing (a pull
+ * request opened or updated, or an answer of its own such as a fork's
+ * patch), then the final report. A kind is a plan: what to run and how to
+ * publish it. A job cut short by a shutdown with checkpoints on is not
+ * published: its work is on the checkpoint ref, and the job goes back to
+ * the queue to resume from it.
+ */
+
+/** Where a job's progress goes: the tracking comment, or a log. */
+export interface Progress {
+  onEvent?: ((event: AgentEvent) => void) | undefined;
+  onStep?: ((step: string) => void) | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+}
+
+export interface JobPlan {
+  /** The git job; `fetched` may already be under way. */
+  input: GitJobInput;
+  /** Makes the pushed work visible; returns the pull request it opened or updated, if any. */
+  publish(job: GitJobResult): Promise<PullRequestLink | undefined>;
+  /** Words that stand instead of the final report (a fork's patch), when the kind has its own. */
+  answer?(job: GitJobResult): string | undefined;
+}
+
+export interface PipelineResult extends JobOutcome {
+  /** The final report, for the tracking comment or the log; none when interrupted. */
+  report?: { markdown: string; outcome: "success" | "failure" };
+}
+
+export async function runPipeline(
+  deps: JobDeps,
+  config: RepoConfig,
+  plan: JobPlan,
+  progress: Progress,
+  checkpoints?: CheckpointSettings,
+): Promise<PipelineResult> {
+  const job = await runGitJob(
+    {
+      cacheDir: deps.cacheDir,
+      sandbox: deps.sandbox,
+      secrets: deps.secrets,
+      envSource: deps.envSource,
+      clock: deps.clock,
+      signal: deps.signal,
+      onEvent: progress.onEvent,
+      onStep: progress.onStep,
+      onWarning: progress.onWarning,
+      checkpoints,
+    },
+    plan.input,
+  );
+  if (isInterrupted(deps, job, checkpoints)) return { job, conclusion: "interrupted" };
+  const answer = plan.answer?.(job);
+  if (answer !== undefined) {
+    return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
+  }
+  // A refusal here (GitHub would not open the pull request) is the caller's to report.
+  const pullRequest = await plan.publish(job);
+  const report = finalReport(job, config, deps.redact, pullRequest);
+  const conclusion =
+    job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
+  return { job, ...(pullRequest ? { pullRequest } : {}), conclusion, report };
+}
+
+/** Stopped by a shutdown, in a job that can resume: nothing is published, the queue runs it again. */
+export function isInterrupted(
+  deps: Pick<JobDeps, "signal">,
+  job: GitJobResult | undefined,
+  checkpoints: CheckpointSettings | undefined,
+): boolean {
+  return (
+    checkpoints !== undefined && (job?.interrupted !== undefined || deps.signal?.aborted === true)
+  );
+}
