@@ -7,9 +7,14 @@ const code = await main(process.argv.slice(2), {
   env: process.env,
   cwd: process.cwd(),
   clock: Date,
+  // Ctrl+C, and SIGTERM (a service manager stopping `patchwright worker`).
   onInterrupt(handler) {
     process.on("SIGINT", handler);
-    return () => process.off("SIGINT", handler);
+    process.on("SIGTERM", handler);
+    return () => {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    };
   },
 });
 process.exitCode = code;

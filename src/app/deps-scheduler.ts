@@ -1,15 +1,9 @@
 import type { DepsSchedule } from "../deps/config.js";
 import { isDepsRunDue } from "../deps/schedule.js";
-import type { JobQueue } from "./queue.js";
+import type { JobQueue } from "../queue/types.js";
+import type { ScheduledRepository } from "../service/deps-job.js";
 
-/** A repository the App is installed on, as the scheduler sees it. */
-export interface ScheduledRepository {
-  installationId: number;
-  owner: string;
-  repo: string;
-  cloneUrl: string;
-  defaultBranch: string;
-}
+export type { ScheduledRepository };
 
 export type EnabledSchedule = Extract<DepsSchedule, { enabled: true }>;
 
@@ -17,8 +11,7 @@ export interface DepsSchedulerDeps {
   listRepositories(): Promise<ScheduledRepository[]>;
   /** The repository's `deps:` schedule, read from its default branch. */
   scheduleOf(repository: ScheduledRepository): Promise<DepsSchedule>;
-  run(repository: ScheduledRepository, schedule: EnabledSchedule): Promise<void>;
-  queue: JobQueue;
+  queue: Pick<JobQueue, "submit">;
   clock: { now(): number };
   /** How long repository lists and schedules are reused before they are read again. */
   refreshMs?: number;
@@ -74,10 +67,14 @@ export function createDepsScheduler(deps: DepsSchedulerDeps) {
       if (since === undefined || !isDepsRunDue(schedule.schedule, new Date(since), new Date(now)))
         continue;
       lastRun.set(key, now);
-      const queued = await deps.queue.enqueue({
+      // Named by the minute it fired: App processes sharing a queue store it once.
+      const minute = new Date(Math.floor(now / 60_000) * 60_000).toISOString();
+      const queued = await deps.queue.submit({
+        kind: "deps",
         key,
-        deliveryId: `${key}@${new Date(now).toISOString()}`,
-        run: () => deps.run(repository, schedule),
+        deliveryId: `${key}@${minute}`,
+        installationId: repository.installationId,
+        input: repository,
       });
       if (queued.status !== "duplicate") started.push(key);
     }

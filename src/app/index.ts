@@ -1,23 +1,19 @@
-import { homedir } from "node:os";
-import { join } from "node:path";
-import type { ApplicationFunctionOptions, Context, Probot } from "probot";
+import type { ApplicationFunctionOptions, Probot } from "probot";
 import type { Model } from "../agent/model.js";
-import { createRedactor } from "../agent/redact.js";
-import { cleanStaleWorkspaces, pruneCache } from "../git/cache.js";
+import { createGitHubAppClients, type GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { admitRequest } from "../job/admit.js";
-import { renderQueuedAnswer } from "../job/answers.js";
-import { anthropicModelFactory, createRequestStatus } from "../job/job-deps.js";
-import { runJob } from "../job/run-job.js";
-import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
+import type { JobQueue, JobWorker } from "../queue/types.js";
+import { jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { chooseSandbox } from "../sandbox/select.js";
-import { secretsInEnv } from "../secrets/patterns.js";
+import { parseServiceEnv } from "../service/env.js";
+import { openJobQueue } from "../service/open-queue.js";
+import type { SetTimer } from "../service/queue-note.js";
+import { exitOnSignals } from "../service/shutdown.js";
+import { createTriggerGate } from "../service/trigger-gate.js";
+import { startWorkerService, workerDeps } from "../service/worker-service.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
-import { createInProcessQueue, type JobQueue } from "./queue.js";
-import { createSeenSet } from "./seen-set.js";
 
 export const TRIGGER_EVENTS = [
   "issue_comment.created",
@@ -29,160 +25,81 @@ export const TRIGGER_EVENTS = [
 export interface AppSettings {
   env: Record<string, string | undefined>;
   clock?: { now(): number };
-  queue?: JobQueue;
   createModel?: (modelId: string) => Model;
   /** Where repository code runs; default: bubblewrap, or a refusal naming the fix (see select.ts). */
   sandbox?: SandboxLauncher;
+  /** The worker's GitHub clients; default: from APP_ID, PRIVATE_KEY and GHE_HOST. */
+  github?: GitHubAppClients;
+  /** Default: BullMQ on REDIS_URL, else the embedded queue on disk in the cache directory. */
+  queue?: JobQueue;
+  /** `npm start`: SIGTERM and SIGINT stop gracefully and exit the process. Off in tests. */
+  exitOnSignals?: boolean;
+  setTimer?: SetTimer;
+  /** How often a running job looks at the requests queued behind it (default 10 s). */
+  queuePollMs?: number;
 }
 
-const UNSANDBOXED = /^(1|true|yes)$/i;
-/** Deliveries and triggering objects remembered for duplicate detection. */
-const DEDUPE_WINDOW = 5000;
-const STALE_WORKSPACE_MS = 60 * 60_000;
-const DEFAULT_CACHE_BYTES = 10 * 1024 ** 3;
 const SCHEDULER_TICK_MS = 60_000;
 
 /**
- * Builds the Probot app. Webhooks are answered as soon as the request is
- * parsed: admission (config, phrase, permission, 👀) and the job itself run
- * from the queue's side of things, and `idle()` lets tests and shutdown wait.
+ * Builds the Probot app. A webhook is answered once its job is stored:
+ * parse, drop what is not for the bot (before any API call, see
+ * trigger-gate.ts), then a durable record in the queue (a failure there is
+ * a 5xx, so GitHub can deliver again). Workers (one in this process unless
+ * PATCHWRIGHT_WORKER=off, and any `patchwright worker` on the same Redis)
+ * admit and run the jobs. `idle()` waits for both sides; `stop()` is what
+ * SIGTERM does.
  */
 export function createApp(settings: AppSettings) {
-  const { env } = settings;
+  // Parsed once, here at the entry: a bad value stops the start with its name.
+  const service = parseServiceEnv(settings.env);
   const clock = settings.clock ?? Date;
-  const cacheDir =
-    env.PATCHWRIGHT_CACHE_DIR || join(env.HOME || homedir(), ".cache", "patchwright");
-  const cacheBytes = Number(env.PATCHWRIGHT_CACHE_BYTES) || DEFAULT_CACHE_BYTES;
-  const inFlight = new Set<Promise<void>>();
-  const createModel =
-    settings.createModel ??
-    anthropicModelFactory({
-      apiKey: env.ANTHROPIC_API_KEY,
-      baseURL: env.ANTHROPIC_BASE_URL,
-      missingKey: "ANTHROPIC_API_KEY is not set on the server running patchwright",
-    });
+  const inFlight = new Set<Promise<unknown>>();
+  let queue: JobQueue | undefined;
+  let worker: JobWorker | undefined;
+  let scheduler: ReturnType<typeof setInterval> | undefined;
 
-  const app = (probot: Probot, _options?: ApplicationFunctionOptions): void => {
+  const app = async (probot: Probot, _options?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
-    const sandbox: Promise<SandboxLauncher> = settings.sandbox
-      ? Promise.resolve(settings.sandbox)
-      : chooseSandbox({
-          mode: "service",
-          optOut: UNSANDBOXED.test(env.PATCHWRIGHT_UNSANDBOXED ?? ""),
-          optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
-          path: env.PATH ?? "",
-          home: env.HOME || homedir(),
-          // The cache holds every repository's mirrors; the App's folder, its .env.
-          hidden: [cacheDir, process.cwd()],
-        }).then((choice) => {
-          if (choice.warning) log.warn(choice.warning);
-          return choice.launcher;
-        });
-    const queue =
+    const jobs =
       settings.queue ??
-      createInProcessQueue({
-        concurrency: Number(env.PATCHWRIGHT_CONCURRENCY) || 2,
-        onError: (error, job) => log.error({ err: error, key: job.key }, "job failed"),
-      });
-    let botLogin: Promise<string> | undefined;
-    const getBotLogin = (): Promise<string> => {
-      botLogin ??= env.PATCHWRIGHT_BOT_LOGIN
-        ? Promise.resolve(env.PATCHWRIGHT_BOT_LOGIN)
-        : probot
-            .auth()
-            .then(
-              async (octokit) => `${(await octokit.rest.apps.getAuthenticated()).data?.slug}[bot]`,
-            );
-      return botLogin;
-    };
-    settings.queue = queue;
-
-    // Scheduled dependency bumps: every minute, each repository whose
-    // `deps:` cron fired gets one run (PATCHWRIGHT_DEPS_SCHEDULER=off disables).
-    if (env.PATCHWRIGHT_DEPS_SCHEDULER !== "off") {
-      const scheduler = createAppDepsScheduler({
-        probot,
-        queue,
-        env,
-        cacheDir,
-        sandbox: () => sandbox,
+      (await openJobQueue(service, {
         clock,
-        createModel,
+        onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
+      }));
+    queue = jobs;
+    const github =
+      settings.github ??
+      createGitHubAppClients({
+        appId: service.appId ?? "",
+        privateKey: service.privateKey ?? "",
+        baseUrl: service.apiBaseUrl,
+        log: probot.log,
       });
-      setInterval(() => void scheduler.tick(), SCHEDULER_TICK_MS).unref();
+    const options = {
+      settings: service,
+      env: settings.env,
+      queue: jobs,
+      github,
+      log,
+      clock,
+      createModel: settings.createModel,
+      sandbox: settings.sandbox,
+      setTimer: settings.setTimer,
+      queuePollMs: settings.queuePollMs,
+    };
+    const deps = workerDeps(options);
+    if (service.inProcessWorker) worker = startWorkerService(options);
+
+    // Scheduled dependency bumps: every minute, each repository whose `deps:`
+    // cron fired gets one job (PATCHWRIGHT_DEPS_SCHEDULER=off disables).
+    if (service.depsScheduler) {
+      const bumps = createAppDepsScheduler({ probot, queue: jobs, clock });
+      scheduler = setInterval(() => void bumps.tick(), SCHEDULER_TICK_MS);
+      scheduler.unref();
     }
 
-    cleanStaleWorkspaces(cacheDir, { olderThanMs: STALE_WORKSPACE_MS, env }).then(
-      ({ removed }) => removed.length > 0 && log.info({ removed }, "removed stale workspaces"),
-      (error) => log.warn({ err: error }, "could not clean stale workspaces"),
-    );
-
-    const handle = async (context: Context, request: JobRequest): Promise<void> => {
-      const octokit = context.octokit as unknown as GitHubClient;
-      // Asked of the App-level client: it carries the configured API base URL
-      // (GHE_HOST), which the installation client's own auth call does not.
-      const gitToken = async () => {
-        if (request.installationId === undefined)
-          throw new Error("the webhook carries no installation id");
-        const appOctokit = await probot.auth();
-        const { data } = await appOctokit.rest.apps.createInstallationAccessToken({
-          installation_id: request.installationId,
-        });
-        return data.token;
-      };
-      // The status comment's redactor knows the process's secrets and every
-      // token shape; the job's also knows the exact token minted for it.
-      const secrets = secretsInEnv(env).map((secret) => secret.value);
-      const redact = createRedactor(secrets);
-      const status = createRequestStatus(
-        {
-          octokit,
-          clock,
-          redact,
-          onError: (error, action) => log.warn({ err: error, action }, "status update failed"),
-        },
-        request,
-      );
-      const admission = await admitRequest(
-        { octokit, botLogin: await getBotLogin() },
-        request,
-        status,
-      );
-      if (!admission.admitted) {
-        log.info({ reason: admission.reason, key: jobKey(request) }, "request not admitted");
-        return;
-      }
-      const botLogin = await getBotLogin();
-      const queued = await queue.enqueue({
-        key: jobKey(request),
-        deliveryId: request.deliveryId,
-        run: async () => {
-          // Minted when the job starts, once: only admitted requests get a
-          // token, and a job that waited in the queue still gets a fresh one.
-          const token = await gitToken();
-          const deps = {
-            octokit,
-            gitToken: async () => token,
-            createModel,
-            cacheDir,
-            sandbox: await sandbox,
-            secrets: [...secretsInEnv(env), { name: "the installation token", value: token }],
-            envSource: env,
-            clock,
-            botLogin,
-            redact: createRedactor([...secrets, token]),
-          };
-          const outcome = await runJob(deps, request, admission.config, status);
-          log.info({ key: jobKey(request), conclusion: outcome.conclusion }, "job finished");
-          await pruneCache(cacheDir, { maxBytes: cacheBytes }).catch((error) =>
-            log.warn({ err: error }, "could not prune the cache"),
-          );
-        },
-      });
-      if (queued.status === "queued") await status.reply(renderQueuedAnswer(queued.waitingAhead));
-    };
-
-    const seen = createSeenSet(DEDUPE_WINDOW);
+    const gate = createTriggerGate({ botLogin: deps.botLogin, clock });
     guardMalformedPayloads(probot, parseTrigger);
     probot.on([...TRIGGER_EVENTS], async (context) => {
       const request = parseTrigger(context.name, context.payload, context.id);
@@ -192,27 +109,59 @@ export function createApp(settings: AppSettings) {
         log.info({ event: context.name, delivery: context.id }, "delivery without an installation");
         return;
       }
-      // A repeated delivery, or the same comment delivered again under a new id.
-      if (!seen.firstSighting([request.deliveryId, triggerKey(request)])) {
-        log.info({ key: jobKey(request), delivery: request.deliveryId }, "duplicate delivery");
-        return;
-      }
-      // Not awaited: GitHub gets its answer now; the work goes on behind it.
-      const work = handle(context as Context, request).catch((error) =>
-        log.error({ err: error, key: jobKey(request) }, "could not handle the request"),
-      );
+      const work = (async () => {
+        if (!(await gate.admits(context.octokit as unknown as GitHubClient, request))) {
+          log.debug({ key: jobKey(request), delivery: request.deliveryId }, "not for the bot");
+          return;
+        }
+        // Thrown when the store fails: the webhook gets a 5xx and GitHub may deliver again.
+        const submitted = await jobs.submit({
+          kind: "request",
+          key: jobKey(request),
+          deliveryId: request.deliveryId,
+          triggerId: triggerKey(request),
+          installationId: request.installationId,
+          input: request,
+          coalesce: true,
+        });
+        log.info(
+          { key: jobKey(request), delivery: request.deliveryId, ...submitted },
+          submitted.status === "duplicate" ? "duplicate delivery" : "job stored",
+        );
+      })();
       inFlight.add(work);
-      void work.finally(() => inFlight.delete(work));
+      try {
+        await work;
+      } finally {
+        inFlight.delete(work);
+      }
     });
+
+    if (settings.exitOnSignals) {
+      exitOnSignals({ stop, log, graceMs: service.shutdownGraceMs });
+    }
   };
 
-  /** Resolves when every request seen so far has been admitted (or not) and every job has run. */
+  /** Resolves when every delivery seen so far is stored and every due job has run. */
   const idle = async (): Promise<void> => {
-    while (inFlight.size > 0) await Promise.all([...inFlight]);
-    await settings.queue?.onIdle();
+    while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    await queue?.onIdle();
   };
 
-  return { app, idle };
+  /**
+   * Stops taking jobs; running ones get the grace period (default
+   * PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS) to finish, then save a checkpoint,
+   * say so on their comment and go back to the queue.
+   */
+  const stop = async (graceMs = service.shutdownGraceMs): Promise<void> => {
+    if (scheduler) clearInterval(scheduler);
+    await worker?.stop(graceMs);
+    // Deliveries being stored right now are answered before the store closes.
+    await Promise.allSettled([...inFlight]);
+    await queue?.close();
+  };
+
+  return { app, idle, stop };
 }
 
-export default createApp({ env: process.env }).app;
+export default createApp({ env: process.env, exitOnSignals: true }).app;

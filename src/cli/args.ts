@@ -9,6 +9,7 @@ export const DEFAULT_MODEL = "claude-sonnet-5-5";
 
 export const USAGE = `Usage: patchwright run "<task>" [options]
        patchwright deps [--cwd DIR] [--dry-run]   (npm dependency updates; deps --help)
+       patchwright worker                         (runs the App's jobs from Redis; worker --help)
 
 Runs the coding agent on a local checkout (--cwd) or on a fresh clone of a repository (--repo).
 

@@ -7,11 +7,13 @@ import { runCommand } from "./run-command.js";
 import { UsageError } from "./usage-error.js";
 import { readUserIdentity } from "./user-identity.js";
 import { readVersion } from "./version.js";
+import { runWorkerCommand } from "./worker-command.js";
 
 /** The CLI as a function: argv in, exit code out, all I/O through `io`. */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     if (argv[0] === "deps") return await runDepsCommand(argv.slice(1), io);
+    if (argv[0] === "worker") return await runWorkerCommand(argv.slice(1), io);
     const command = parseCommand(argv, io.cwd);
     if (command.kind === "help") {
       io.stdout.write(`${USAGE}\n`);

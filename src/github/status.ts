@@ -47,6 +47,17 @@ export interface StatusReporter {
   step(text: string): void;
   /** Replaces the comment with the final report and reacts 🚀 or 😕. Later updates are ignored. */
   finish(markdown: string, outcome: "success" | "failure"): Promise<void>;
+  /**
+   * A line under the headline while the job runs (the requests queued
+   * behind it), edited in like any update; undefined removes it.
+   */
+  note(text: string | undefined): void;
+  /**
+   * The job stops here without a final word, to go on elsewhere (a deploy
+   * hands it back to the queue): the comment says so at once, no reaction,
+   * and later updates are ignored. A resumed job's reporter edits it again.
+   */
+  suspend(markdown: string): Promise<void>;
   /** A short standalone answer in the same place the tracking comment would go. */
   reply(markdown: string): Promise<void>;
   /** The tracking comment's address, once it exists. */
@@ -82,6 +93,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
   const checklist = new Checklist();
   let headline = "";
+  let note: string | undefined;
   let comment: TrackingComment | undefined = deps.existingComment;
   let dirty = false;
   let finished = false;
@@ -129,6 +141,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
   const renderProgress = (): string => {
     const parts = [headline || "Working on it…"];
+    if (note) parts.push(note);
     if (!checklist.isEmpty()) parts.push(checklist.render());
     if (deps.jobUrl) parts.push(`<sub>[Job log](${deps.jobUrl})</sub>`);
     return parts.join("\n\n");
@@ -232,6 +245,27 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
         comment = await create(body);
       });
       await react(outcome === "success" ? "rocket" : "confused");
+    },
+
+    note(text) {
+      if (finished || note === text) return;
+      note = text;
+      markChanged();
+    },
+
+    async suspend(markdown) {
+      if (finished) return;
+      finished = true;
+      timer?.cancel();
+      timer = undefined;
+      const body = [
+        markdown,
+        ...(checklist.isEmpty() ? [] : [details("Steps so far", checklist.render())]),
+      ].join("\n\n");
+      await enqueue("say the job was paused", async () => {
+        if (comment) await edit(comment, body);
+        else comment = await create(body);
+      });
     },
 
     async reply(markdown) {

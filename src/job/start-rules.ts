@@ -25,14 +25,20 @@ function botName(login: string): string {
   return login.toLowerCase().replace(/\[bot\]$/, "");
 }
 
+/** Written by the bot itself (its tracking comments and replies come back as webhooks). */
+export function isOwnRequest(request: Pick<JobRequest, "requester">, botLogin: string): boolean {
+  const { requester } = request;
+  return (
+    requester.login.toLowerCase() === botLogin.toLowerCase() ||
+    (requester.type === "Bot" && botName(requester.login) === botName(botLogin))
+  );
+}
+
 /** Whether a parsed request should start a job; the permission gate comes after. */
 export function shouldStart(request: JobRequest, rules: StartRules): StartDecision {
   const { requester } = request;
   const isBot = requester.type === "Bot";
-  const own =
-    requester.login.toLowerCase() === rules.botLogin.toLowerCase() ||
-    (isBot && botName(requester.login) === botName(rules.botLogin));
-  if (own) return { start: false, reason: "own_comment" };
+  if (isOwnRequest(request, rules.botLogin)) return { start: false, reason: "own_comment" };
 
   if (
     isBot &&

@@ -251,9 +251,11 @@ class LocalWorker implements JobWorker {
         update: async (progress) => {
           record = await ctx.save({ ...(ctx.records.get(record.id) ?? record), ...progress });
         },
+        // Requests, not records: rapid ones wait folded into one record.
         waitingBehind: async () =>
-          [...ctx.records.values()].filter((r) => r.key === record.key && r.state === "queued")
-            .length,
+          [...ctx.records.values()]
+            .filter((r) => r.key === record.key && r.state === "queued")
+            .reduce((sum, r) => sum + r.inputs.length, 0),
       });
     } catch (error) {
       result = { status: "retry", message: errorMessage(error) };

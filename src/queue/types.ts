@@ -76,7 +76,7 @@ export interface RunningJob {
   /** Aborted when the process is shutting down: checkpoint and return "interrupted". */
   signal: AbortSignal;
   update(progress: JobProgress): Promise<void>;
-  /** Jobs with the same key waiting behind this one. */
+  /** Requests with the same key waiting behind this one (folded ones counted each). */
   waitingBehind(): Promise<number>;
 }
 

@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import { errorMessage } from "../error-message.js";
 
 /**
  * The environment of the server processes (`npm start` and `patchwright
@@ -40,6 +42,7 @@ const optionalText = z
 const serviceEnvSchema = z.object({
   APP_ID: optionalText,
   PRIVATE_KEY: optionalText,
+  PRIVATE_KEY_PATH: optionalText,
   WEBHOOK_SECRET: optionalText,
   GHE_HOST: optionalText,
   GHE_PROTOCOL: optionalText,
@@ -54,6 +57,7 @@ const serviceEnvSchema = z.object({
   PATCHWRIGHT_WORKER: flag(true),
   PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS: positiveInt(60),
   PATCHWRIGHT_MAX_ATTEMPTS: positiveInt(3),
+  PATCHWRIGHT_JOB_LOCK_SECONDS: positiveInt(30),
   PATCHWRIGHT_UNSANDBOXED: flag(false),
   PATCHWRIGHT_BOT_LOGIN: optionalText,
   PATCHWRIGHT_DEPS_SCHEDULER: flag(true),
@@ -75,6 +79,12 @@ export interface ServiceSettings {
   inProcessWorker: boolean;
   shutdownGraceMs: number;
   maxAttempts: number;
+  /**
+   * On Redis: how long a worker's hold on a job lasts without renewal, and
+   * how often workers look for jobs whose worker died. A killed worker's
+   * job is taken up again within about twice this.
+   */
+  jobLockMs: number;
   unsandboxed: boolean;
   botLogin: string | undefined;
   depsScheduler: boolean;
@@ -94,10 +104,20 @@ export function parseServiceEnv(env: Record<string, string | undefined>): Servic
   }
   const e = parsed.data;
   const home = e.HOME ?? homedir();
+  let privateKey = e.PRIVATE_KEY;
+  if (!privateKey && e.PRIVATE_KEY_PATH) {
+    try {
+      privateKey = readFileSync(e.PRIVATE_KEY_PATH, "utf8");
+    } catch (error) {
+      throw new ServiceEnvError(
+        `bad environment: PRIVATE_KEY_PATH: cannot read ${e.PRIVATE_KEY_PATH} (${errorMessage(error)})`,
+      );
+    }
+  }
   return {
     appId: e.APP_ID,
     // .env files hold the key on one line, with \n for its line breaks.
-    privateKey: e.PRIVATE_KEY?.replace(/\\n/g, "\n"),
+    privateKey: privateKey?.replace(/\\n/g, "\n"),
     apiBaseUrl: e.GHE_HOST ? `${e.GHE_PROTOCOL ?? "https"}://${e.GHE_HOST}/api/v3` : undefined,
     anthropicApiKey: e.ANTHROPIC_API_KEY,
     anthropicBaseUrl: e.ANTHROPIC_BASE_URL,
@@ -108,6 +128,7 @@ export function parseServiceEnv(env: Record<string, string | undefined>): Servic
     inProcessWorker: e.PATCHWRIGHT_WORKER,
     shutdownGraceMs: e.PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS * 1000,
     maxAttempts: e.PATCHWRIGHT_MAX_ATTEMPTS,
+    jobLockMs: e.PATCHWRIGHT_JOB_LOCK_SECONDS * 1000,
     unsandboxed: e.PATCHWRIGHT_UNSANDBOXED,
     botLogin: e.PATCHWRIGHT_BOT_LOGIN,
     depsScheduler: e.PATCHWRIGHT_DEPS_SCHEDULER,

@@ -10,7 +10,7 @@ import type { ServiceSettings } from "./env.js";
  * the cache directory (one process: `npm start` with nothing else).
  */
 export function openJobQueue(
-  settings: Pick<ServiceSettings, "redisUrl" | "cacheDir" | "maxAttempts">,
+  settings: Pick<ServiceSettings, "redisUrl" | "cacheDir" | "maxAttempts" | "jobLockMs">,
   options: {
     clock?: { now(): number };
     onError?: (error: unknown, record: JobRecord | undefined) => void;
@@ -21,6 +21,13 @@ export function openJobQueue(
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onError ? { onError: options.onError } : {}),
   };
-  if (settings.redisUrl) return createRedisQueue({ url: settings.redisUrl, ...common });
+  if (settings.redisUrl) {
+    return createRedisQueue({
+      url: settings.redisUrl,
+      lockDurationMs: settings.jobLockMs,
+      stalledIntervalMs: settings.jobLockMs,
+      ...common,
+    });
+  }
   return createLocalQueue({ dir: join(settings.cacheDir, "jobs"), ...common });
 }

@@ -12,8 +12,8 @@ import { fixAddSteps } from "../helpers/demo-repo.js";
 import { callTool, reply } from "../helpers/model-script.js";
 
 let harness: Harness | undefined;
-afterEach(() => {
-  stopHarness(harness);
+afterEach(async () => {
+  await stopHarness(harness);
   harness = undefined;
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createDepsScheduler, type ScheduledRepository } from "../../src/app/deps-scheduler.js";
-import { createInProcessQueue } from "../../src/app/queue.js";
 import type { DepsSchedule } from "../../src/deps/config.js";
+import type { NewJob, SubmitResult } from "../../src/queue/types.js";
 
 const repo = (name: string): ScheduledRepository => ({
   installationId: 1,
@@ -17,8 +17,19 @@ const weekly = (): DepsSchedule => ({ enabled: true, schedule: "0 6 * * 1", conf
 function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0) {
   let now = at("2026-11-29T12:00:00Z"); // a Sunday
   const runs: string[] = [];
+  const seen = new Set<string>();
   let reads = 0;
-  const queue = createInProcessQueue();
+  // A queue that stores: what the scheduler submitted, once per delivery id.
+  const queue = {
+    submitted: [] as NewJob[],
+    async submit(job: NewJob): Promise<SubmitResult> {
+      if (seen.has(job.deliveryId)) return { status: "duplicate" };
+      seen.add(job.deliveryId);
+      queue.submitted.push(job);
+      runs.push((job.input as ScheduledRepository).repo);
+      return { status: "queued", id: job.deliveryId };
+    },
+  };
   const scheduler = createDepsScheduler({
     listRepositories: async () => Object.keys(schedules).map(repo),
     scheduleOf: async (r) => {
@@ -26,9 +37,6 @@ function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0) {
       const schedule = schedules[r.repo];
       if (!schedule) throw new Error("no config");
       return schedule;
-    },
-    run: async (r) => {
-      runs.push(r.repo);
     },
     queue,
     clock: { now: () => now },
@@ -55,8 +63,13 @@ describe("the dependency-bump scheduler", () => {
     expect(await s.scheduler.tick()).toEqual(["deps:o/web"]);
     s.setNow("2026-11-30T06:01:30Z");
     expect(await s.scheduler.tick()).toEqual([]);
-    await s.queue.onIdle();
     expect(s.runs).toEqual(["web"]);
+    expect(s.queue.submitted[0]).toMatchObject({
+      kind: "deps",
+      key: "deps:o/web",
+      deliveryId: "deps:o/web@2026-11-30T06:00:00.000Z",
+      installationId: 1,
+    });
     s.setNow("2026-12-07T06:00:10Z");
     expect(await s.scheduler.tick()).toEqual(["deps:o/web"]);
   });
@@ -70,6 +83,18 @@ describe("the dependency-bump scheduler", () => {
     s.setNow("2026-11-29T12:16:00Z");
     await s.scheduler.tick();
     expect(s.reads()).toBe(2);
+  });
+
+  it("names a run by the minute it fired, so two App processes store it once", async () => {
+    const one = setup({ web: weekly() });
+    await one.scheduler.tick();
+    one.setNow("2026-11-30T06:00:01Z");
+    await one.scheduler.tick();
+    const two = setup({ web: weekly() });
+    await two.scheduler.tick();
+    two.setNow("2026-11-30T06:00:59Z");
+    await two.scheduler.tick();
+    expect(two.queue.submitted[0]?.deliveryId).toBe(one.queue.submitted[0]?.deliveryId);
   });
 
   it("skips a repository whose config cannot be read and keeps the others going", async () => {

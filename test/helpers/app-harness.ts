@@ -3,8 +3,18 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
-import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import type { Model } from "../../src/agent/model.js";
+import {
+  createScriptedModel,
+  type RecordedModelRequest,
+  type ScriptStep,
+} from "../../src/agent/models/scripted.js";
+
+/** A model that keeps what it was asked (a scripted one, or a test's own). */
+export type RecordingModel = Model & { readonly requests: RecordedModelRequest[] };
+
 import { createApp } from "../../src/app/index.js";
+import { createGitHubAppClients } from "../../src/github/client.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import { ADD_BUG_FILES } from "./demo-repo.js";
 import { createFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
@@ -88,17 +98,31 @@ export interface Harness {
   github: FakeGitHub;
   repo: BareRepo;
   idle(): Promise<void>;
-  models: ReturnType<typeof createScriptedModel>[];
+  /** What SIGTERM does: stop the worker (grace period), close the queue. */
+  stop(graceMs?: number): Promise<void>;
+  /** The models jobs were given, in the order they asked. */
+  models: RecordingModel[];
   tmp: TempDir;
+  /** The App's environment (cache directory and all), for a second instance. */
+  env: Record<string, string>;
+  /** Where the next job's model comes from. */
+  nextModel(): RecordingModel;
 }
 
-export async function startHarness(options: {
+export interface HarnessOptions {
+  /** The script of every job's model... */
   steps: ScriptStep[];
+  /** ...or one model (or script) per job, in the order jobs start; the last one repeats. */
+  scripts?: Array<ScriptStep[] | RecordingModel>;
   github?: Partial<FakeGitHubOptions>;
   files?: Record<string, string>;
   /** Default: the machine's own choice, as `npm start` makes it. */
   sandbox?: SandboxLauncher;
-}): Promise<Harness> {
+  /** Added to the App's environment. */
+  env?: Record<string, string>;
+}
+
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const tmp = makeTempDir("pw-app-");
   const env = gitTestEnv(join(tmp.path, "home"));
   const repo = createBareRepo({
@@ -117,35 +141,65 @@ export async function startHarness(options: {
     ...options.github,
   });
   github.mountNock();
-  const models: Harness["models"] = [];
-  const { app, idle } = createApp({
-    env: {
-      ...env,
-      PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
-      PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
-      PATCHWRIGHT_DEPS_SCHEDULER: "off",
-      ANTHROPIC_API_KEY: "sk-ant-test-0123456789abcdef",
-      PRIVATE_KEY,
-      WEBHOOK_SECRET: "webhook-secret-value",
-    },
-    createModel: () => {
-      const model = createScriptedModel(options.steps);
-      models.push(model);
-      return model;
-    },
+  const models: RecordingModel[] = [];
+  const nextModel = (): RecordingModel => {
+    const scripts = options.scripts;
+    const script = scripts ? (scripts[models.length] ?? scripts.at(-1) ?? []) : options.steps;
+    const model = Array.isArray(script) ? createScriptedModel(script) : script;
+    models.push(model);
+    return model;
+  };
+  const appEnv = {
+    ...env,
+    PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
+    PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
+    PATCHWRIGHT_DEPS_SCHEDULER: "off",
+    ANTHROPIC_API_KEY: "sk-ant-test-0123456789abcdef",
+    PRIVATE_KEY,
+    WEBHOOK_SECRET: "webhook-secret-value",
+    ...options.env,
+  };
+  const instance = await loadApp({ env: appEnv, nextModel, sandbox: options.sandbox });
+  return { ...instance, github, repo, models, tmp, env: appEnv, nextModel };
+}
+
+/**
+ * Another App process on the same cache directory, fake GitHub and
+ * repository: what a restart after a deploy or a crash finds.
+ */
+export async function restartHarness(h: Harness, sandbox?: SandboxLauncher): Promise<Harness> {
+  const instance = await loadApp({ env: h.env, nextModel: h.nextModel, sandbox });
+  return { ...h, ...instance };
+}
+
+async function loadApp(options: {
+  env: Record<string, string>;
+  nextModel: () => RecordingModel;
+  sandbox?: SandboxLauncher | undefined;
+}) {
+  const { app, idle, stop } = createApp({
+    // The worker's own clients, as npm start builds them, with waits shrunk to milliseconds.
+    github: createGitHubAppClients({ appId: 1, privateKey: PRIVATE_KEY, secondMs: 1 }),
+    env: options.env,
+    createModel: () => options.nextModel(),
+    // The queue behind a running job shows on its comment within moments.
+    queuePollMs: 50,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const probot = new Probot({
     appId: 1,
     privateKey: PRIVATE_KEY,
-    logLevel: "fatal",
+    // PW_TEST_LOG=info shows the App's log while a test is being debugged.
+    logLevel: (process.env.PW_TEST_LOG as "info" | undefined) ?? "fatal",
     Octokit: UNTHROTTLED,
   });
   await probot.load(app);
-  return { probot, github, repo, idle, models, tmp };
+  return { probot, idle, stop };
 }
 
-export function stopHarness(harness: Harness | undefined): void {
+export async function stopHarness(harness: Harness | undefined): Promise<void> {
+  // The worker first: a job still running would write to a removed directory.
+  await harness?.stop(0).catch(() => {});
   nock.cleanAll();
   nock.enableNetConnect();
   harness?.tmp.remove();

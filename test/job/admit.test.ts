@@ -44,6 +44,8 @@ function recordingStatus(seen: string[]): StatusReporter {
     update: () => {},
     step: () => {},
     finish: async () => {},
+    note: () => {},
+    suspend: async () => {},
     commentUrl: () => undefined,
     commentId: () => undefined,
     settled: async () => {},

@@ -207,7 +207,8 @@ describe("the embedded job queue", () => {
     const third = await queue.submit(job("o/r#8", { coalesce: true, input: "third" }));
     expect(second.status).toBe("queued");
     expect(third).toEqual({ status: "coalesced", id: second.status === "queued" ? second.id : "" });
-    expect(await started[0]?.job.waitingBehind()).toBe(1);
+    // Two requests wait, folded into one job.
+    expect(await started[0]?.job.waitingBehind()).toBe(2);
     started[0]?.finish({ status: "done", conclusion: "success" });
     await startedCount(started, 2);
     expect(started[1]?.job.record.inputs).toEqual(["second", "third"]);

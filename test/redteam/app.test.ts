@@ -15,7 +15,7 @@ import { callTool, reply } from "../helpers/model-script.js";
 let harness: Harness | undefined;
 let server: Server | undefined;
 afterEach(async () => {
-  stopHarness(harness);
+  await stopHarness(harness);
   harness = undefined;
   if (server) await new Promise((done) => server?.close(done));
   server = undefined;

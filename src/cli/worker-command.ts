@@ -1,0 +1,94 @@
+import { errorMessage } from "../error-message.js";
+import { createGitHubAppClients } from "../github/client.js";
+import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
+import { createLineLog } from "../service/line-log.js";
+import { openJobQueue } from "../service/open-queue.js";
+import { startWorkerService } from "../service/worker-service.js";
+import type { CliIo } from "./cli-io.js";
+import { UsageError } from "./usage-error.js";
+
+export const WORKER_USAGE = `Usage: patchwright worker
+
+Runs jobs from the App's queue on Redis, until SIGTERM or Ctrl+C. Run any number,
+on any machines, next to an App started with the same REDIS_URL (npm start; with
+PATCHWRIGHT_WORKER=off it only takes webhooks).
+
+Environment (as for npm start): REDIS_URL, APP_ID, PRIVATE_KEY or PRIVATE_KEY_PATH,
+ANTHROPIC_API_KEY, GHE_HOST, PATCHWRIGHT_CONCURRENCY (jobs at once, default 2),
+PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS (default 60), PATCHWRIGHT_CACHE_DIR, LOG_FORMAT=json.
+
+On SIGTERM it takes no new jobs; running ones get the grace period, then save a
+checkpoint, say so on their comment and go back to the queue for another worker.`;
+
+/** `patchwright worker`: resolves with the exit code once it has stopped. */
+export async function runWorkerCommand(argv: string[], io: CliIo): Promise<number> {
+  if (argv.includes("-h") || argv.includes("--help")) {
+    io.stdout.write(`${WORKER_USAGE}\n`);
+    return 0;
+  }
+  if (argv.length > 0) throw new UsageError(`worker takes no arguments, got "${argv[0]}"`);
+  let settings: ReturnType<typeof parseServiceEnv>;
+  try {
+    settings = parseServiceEnv(io.env);
+  } catch (error) {
+    if (error instanceof ServiceEnvError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!settings.redisUrl) {
+    throw new UsageError(
+      "patchwright worker takes its jobs from Redis: set REDIS_URL (without Redis, npm start runs the jobs itself)",
+    );
+  }
+  if (!settings.appId || !settings.privateKey) {
+    throw new UsageError(
+      "patchwright worker acts as the GitHub App: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH)",
+    );
+  }
+  const log = createLineLog(io.stderr, { json: io.env.LOG_FORMAT === "json", clock: io.clock });
+  const queue = await openJobQueue(settings, {
+    clock: io.clock,
+    onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
+  });
+  const github = createGitHubAppClients({
+    appId: settings.appId,
+    privateKey: settings.privateKey,
+    baseUrl: settings.apiBaseUrl,
+    log: {
+      debug: () => {},
+      info: (message) => log.info({}, message),
+      warn: (message) => log.warn({}, message),
+      error: (message) => log.error({}, message),
+    },
+  });
+  const worker = startWorkerService({ settings, env: io.env, queue, github, log, clock: io.clock });
+  log.info({ concurrency: settings.concurrency }, "worker started");
+
+  await new Promise<void>((stopped) => {
+    let stopping = false;
+    const onSignal = () => {
+      if (stopping) {
+        log.warn({}, "second signal: exiting now");
+        (io.exit ?? process.exit)(1);
+        return;
+      }
+      stopping = true;
+      log.info(
+        { graceSeconds: settings.shutdownGraceMs / 1000 },
+        "stopping: no new jobs; running jobs may finish within the grace period, then go back to the queue",
+      );
+      worker
+        .stop(settings.shutdownGraceMs)
+        .then(() => queue.close())
+        .catch((error: unknown) =>
+          log.error({ err: error }, `could not stop cleanly: ${errorMessage(error)}`),
+        )
+        .finally(() => {
+          off();
+          stopped();
+        });
+    };
+    const off = io.onInterrupt(onSignal);
+  });
+  log.info({}, "stopped");
+  return 0;
+}

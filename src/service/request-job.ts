@@ -1,0 +1,119 @@
+import { createRedactor } from "../agent/redact.js";
+import type { RepoConfig } from "../config/schema.js";
+import { checkpointRef } from "../git/checkpoint-ref.js";
+import { installationToken } from "../github/client.js";
+import type { StatusReporter } from "../github/status.js";
+import { admitRequest } from "../job/admit.js";
+import { createRequestStatus } from "../job/job-deps.js";
+import { runJob } from "../job/run-job.js";
+import type { JobResult, RunningJob } from "../queue/types.js";
+import { type JobRequest, jobRequestSchema } from "../requests/request.js";
+import { secretsInEnv } from "../secrets/patterns.js";
+import { queueNote, watchQueue } from "./queue-note.js";
+import type { WorkerDeps } from "./worker-deps.js";
+
+/**
+ * A request job as a worker runs it from its record: every request folded
+ * into it is admitted (oldest first; each requester gets their 👀 or their
+ * answer), the token is minted, the tracking comment from an earlier
+ * attempt is found again, and the job runs with checkpoints, so a deploy
+ * or a crash costs at most the turn in progress.
+ */
+
+export const PAUSED_ANSWER =
+  "⏸️ Paused: the service is restarting. This job goes back to the queue and resumes from its last checkpoint; this comment will be updated.";
+
+export function requestsOf(inputs: readonly unknown[]): JobRequest[] {
+  return inputs.flatMap((input) => {
+    const parsed = jobRequestSchema.safeParse(input);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promise<JobResult> {
+  const { record } = job;
+  const requests = requestsOf(record.inputs);
+  if (requests.length === 0 || record.installationId === undefined) {
+    return { status: "failed", message: "the job record holds no request this version can read" };
+  }
+  const octokit = deps.github.installation(record.installationId);
+  const botLogin = await deps.botLogin();
+  const known = secretsInEnv(deps.env);
+  const onError = (error: unknown, action: string) =>
+    deps.log.warn({ err: error, action, job: record.id }, "status update failed");
+  const redact = createRedactor(known.map((secret) => secret.value));
+  const admitted: Array<{ request: JobRequest; config: RepoConfig }> = [];
+  for (const request of requests) {
+    // Its own reporter: the 👀, or the answer to a request that does not start.
+    const answers = createRequestStatus({ octokit, clock: deps.clock, redact, onError }, request);
+    const admission = await admitRequest({ octokit, botLogin }, request, answers);
+    if (admission.admitted) admitted.push({ request, config: admission.config });
+    else deps.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
+  }
+  const main = admitted.at(-1);
+  if (!main) return { status: "done", conclusion: "not_admitted" };
+
+  // Minted when the job starts: a job that waited in the queue still gets a fresh one.
+  const token = await installationToken(octokit);
+  const status: StatusReporter = createRequestStatus(
+    {
+      octokit,
+      clock: deps.clock,
+      redact: createRedactor([...known.map((secret) => secret.value), token]),
+      onError,
+      existingComment: record.trackingComment,
+    },
+    main.request,
+  );
+  const watcher = watchQueue(
+    job,
+    (waiting) => status.note(queueNote(waiting)),
+    deps.setTimer,
+    deps.queuePollMs,
+  );
+  try {
+    const outcome = await runJob(
+      {
+        octokit,
+        gitToken: async () => token,
+        createModel: deps.createModel,
+        cacheDir: deps.cacheDir,
+        sandbox: await deps.sandbox(),
+        secrets: [...known, { name: "the installation token", value: token }],
+        envSource: deps.env,
+        clock: deps.clock,
+        botLogin,
+        redact: createRedactor([...known.map((secret) => secret.value), token]),
+        signal: job.signal,
+      },
+      main.request,
+      main.config,
+      status,
+      {
+        earlierRequests: admitted.slice(0, -1).map((a) => a.request),
+        checkpoints: {
+          ref: checkpointRef(record.id),
+          onSaved: (sha) => job.update({ checkpoint: sha }),
+        },
+        onWarning: (message) => deps.log.warn({ job: record.id }, message),
+        onTracking: (comment) => job.update({ trackingComment: comment }),
+      },
+    );
+    watcher.stop();
+    if (outcome.conclusion === "interrupted") {
+      await status.suspend(PAUSED_ANSWER);
+      return { status: "interrupted" };
+    }
+    await status.settled();
+    if (outcome.job?.branch) await job.update({ branch: outcome.job.branch });
+    return {
+      status: "done",
+      conclusion: outcome.conclusion,
+      ...(outcome.pullRequest
+        ? { pullRequest: { number: outcome.pullRequest.number, url: outcome.pullRequest.url } }
+        : {}),
+    };
+  } finally {
+    watcher.stop();
+  }
+}

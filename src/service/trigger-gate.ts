@@ -1,0 +1,92 @@
+import { loadRepoConfig } from "../config/load.js";
+import { defaultConfig } from "../config/schema.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { isOwnRequest, type StartRules, shouldStart } from "../job/start-rules.js";
+import type { JobRequest } from "../requests/request.js";
+
+/**
+ * The webhook's first question: is this delivery for the bot at all? Asked
+ * before anything is stored or any API call for the request is made, so
+ * chatter on a busy repository costs nothing: the bot's own comments are
+ * dropped at once, and the phrase, label and bot rules come from a cache of
+ * each repository's config. A repository not in the cache (or whose entry
+ * is older than `ttlMs`) has its config read once; then its chatter is free
+ * until the entry expires. The worker checks everything again, from the
+ * config as it is then, before a job starts (admit.ts).
+ */
+
+export type TriggerRules = Omit<StartRules, "botLogin">;
+
+export interface TriggerGateDeps {
+  botLogin(): Promise<string>;
+  clock: { now(): number };
+  /** The rules in the repository's config; default: read `.github/patchwright.yml` through the API. */
+  readRules?: ((octokit: GitHubClient, request: JobRequest) => Promise<TriggerRules>) | undefined;
+  /** How long a repository's rules are trusted (default 5 minutes). */
+  ttlMs?: number | undefined;
+  /** Repositories remembered (default 5000); the least recently refreshed go first. */
+  maxRepositories?: number | undefined;
+}
+
+export interface TriggerGate {
+  /** False: not for the bot (no phrase, its own comment, another bot): nothing is stored. */
+  admits(octokit: GitHubClient, request: JobRequest): Promise<boolean>;
+}
+
+const DEFAULT_TTL_MS = 5 * 60_000;
+const DEFAULT_MAX = 5000;
+
+/** The file's rules; a broken or missing file is judged by the defaults, as admission does. */
+async function readConfigRules(octokit: GitHubClient, request: JobRequest): Promise<TriggerRules> {
+  const loaded = await loadRepoConfig(octokit, {
+    owner: request.repo.owner,
+    repo: request.repo.name,
+    ref: request.repo.defaultBranch,
+  });
+  const config = loaded.ok ? loaded.config : defaultConfig();
+  return {
+    triggerPhrase: config.triggerPhrase,
+    label: config.label,
+    allowedBots: config.allowedBots,
+  };
+}
+
+export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
+  const ttlMs = deps.ttlMs ?? DEFAULT_TTL_MS;
+  const max = deps.maxRepositories ?? DEFAULT_MAX;
+  const readRules = deps.readRules ?? readConfigRules;
+  const cache = new Map<string, { rules: TriggerRules; until: number }>();
+
+  const rulesFor = async (
+    octokit: GitHubClient,
+    request: JobRequest,
+  ): Promise<TriggerRules | undefined> => {
+    const key = `${request.repo.owner}/${request.repo.name}`.toLowerCase();
+    const now = deps.clock.now();
+    const known = cache.get(key);
+    if (known && known.until > now) return known.rules;
+    let rules: TriggerRules;
+    try {
+      rules = await readRules(octokit, request);
+    } catch {
+      // GitHub did not answer: the worker asks again (with retries) and
+      // tells the requester if it still cannot; nothing is dropped here.
+      return undefined;
+    }
+    cache.delete(key);
+    cache.set(key, { rules, until: now + ttlMs });
+    if (cache.size > max) cache.delete(cache.keys().next().value as string);
+    return rules;
+  };
+
+  return {
+    async admits(octokit, request) {
+      const botLogin = await deps.botLogin();
+      // The bot's own comments come back as deliveries: no config needed to drop them.
+      if (isOwnRequest(request, botLogin)) return false;
+      const rules = await rulesFor(octokit, request);
+      if (!rules) return true;
+      return shouldStart(request, { ...rules, botLogin }).start;
+    },
+  };
+}

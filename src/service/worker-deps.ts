@@ -1,0 +1,28 @@
+import type { Model } from "../agent/model.js";
+import type { GitHubAppClients } from "../github/client.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import type { SetTimer } from "./queue-note.js";
+
+/** What a worker needs to turn job records into runs, in any process. */
+export interface WorkerDeps {
+  github: GitHubAppClients;
+  /** The process environment (as parsed at the entry): git's, and the secrets to keep out of everything. */
+  env: Record<string, string | undefined>;
+  cacheDir: string;
+  cacheBytes: number;
+  createModel: (modelId: string) => Model;
+  sandbox: () => Promise<SandboxLauncher>;
+  clock: { now(): number };
+  botLogin: () => Promise<string>;
+  log: ServiceLog;
+  setTimer?: SetTimer | undefined;
+  /** How often a running job looks at the requests queued behind it (default 10 s). */
+  queuePollMs?: number | undefined;
+}
+
+/** Probot's (pino's) calling convention: fields first, then the message. */
+export interface ServiceLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}

@@ -1,0 +1,99 @@
+import type { Model } from "../agent/model.js";
+import { cleanStaleWorkspaces } from "../git/cache.js";
+import type { GitHubAppClients } from "../github/client.js";
+import { anthropicModelFactory } from "../job/job-deps.js";
+import type { JobQueue, JobWorker } from "../queue/types.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { chooseSandbox } from "../sandbox/select.js";
+import type { ServiceSettings } from "./env.js";
+import { createJobHandler } from "./job-handler.js";
+import type { SetTimer } from "./queue-note.js";
+import type { ServiceLog, WorkerDeps } from "./worker-deps.js";
+
+/**
+ * A worker: takes job records from the queue and runs them, `concurrency`
+ * at a time. `npm start` runs one beside the webhooks (unless
+ * PATCHWRIGHT_WORKER=off); `patchwright worker` runs only this, on Redis.
+ */
+
+export interface WorkerServiceOptions {
+  settings: ServiceSettings;
+  env: Record<string, string | undefined>;
+  queue: JobQueue;
+  github: GitHubAppClients;
+  log: ServiceLog;
+  clock?: { now(): number } | undefined;
+  createModel?: ((modelId: string) => Model) | undefined;
+  /** Where repository code runs; default: bubblewrap, or a refusal naming the fix (see select.ts). */
+  sandbox?: SandboxLauncher | undefined;
+  setTimer?: SetTimer | undefined;
+  queuePollMs?: number | undefined;
+}
+
+const STALE_WORKSPACE_MS = 60 * 60_000;
+
+export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
+  const { settings, log } = options;
+  let sandbox: Promise<SandboxLauncher> | undefined;
+  let botLogin: Promise<string> | undefined;
+  return {
+    github: options.github,
+    env: options.env,
+    cacheDir: settings.cacheDir,
+    cacheBytes: settings.cacheBytes,
+    clock: options.clock ?? Date,
+    log,
+    setTimer: options.setTimer,
+    queuePollMs: options.queuePollMs,
+    createModel:
+      options.createModel ??
+      anthropicModelFactory({
+        apiKey: settings.anthropicApiKey,
+        baseURL: settings.anthropicBaseUrl,
+        missingKey: "ANTHROPIC_API_KEY is not set on the server running patchwright",
+      }),
+    sandbox: () => {
+      sandbox ??= options.sandbox
+        ? Promise.resolve(options.sandbox)
+        : chooseSandbox({
+            mode: "service",
+            optOut: settings.unsandboxed,
+            optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
+            path: settings.path,
+            home: settings.home,
+            // The cache holds every repository's mirrors; the service's folder, its .env.
+            hidden: [settings.cacheDir, process.cwd()],
+          }).then((choice) => {
+            if (choice.warning) log.warn({}, choice.warning);
+            return choice.launcher;
+          });
+      return sandbox;
+    },
+    botLogin: () => {
+      botLogin ??= settings.botLogin
+        ? Promise.resolve(settings.botLogin)
+        : options.github
+            .app()
+            .rest.apps.getAuthenticated()
+            .then(({ data }) => `${data?.slug}[bot]`);
+      // A failed lookup is asked again next time.
+      botLogin.catch(() => {
+        botLogin = undefined;
+      });
+      return botLogin;
+    },
+  };
+}
+
+export function startWorkerService(options: WorkerServiceOptions): JobWorker {
+  const deps = workerDeps(options);
+  cleanStaleWorkspaces(deps.cacheDir, { olderThanMs: STALE_WORKSPACE_MS, env: options.env }).then(
+    ({ removed }) => {
+      if (removed.length > 0) options.log.info({ removed }, "removed stale workspaces");
+    },
+    (error: unknown) => options.log.warn({ err: error }, "could not clean stale workspaces"),
+  );
+  return options.queue.startWorker(createJobHandler(deps), {
+    concurrency: options.settings.concurrency,
+  });
+}
