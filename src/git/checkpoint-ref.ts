@@ -20,7 +20,8 @@ export function checkpointRef(jobId: string): string {
 }
 
 function checkRef(ref: string): void {
-  if (!CHECKPOINT_REF.test(ref) || ref.includes("..")) {
+  // What git itself refuses in a ref name, refused here before any push.
+  if (!CHECKPOINT_REF.test(ref) || ref.includes("..") || /(\.lock|\.)$/.test(ref)) {
     throw new PushRefusedError(ref, "only refs/patchwright/wip/<job id> takes checkpoints");
   }
 }

@@ -80,12 +80,13 @@ export async function createCommits(
   const groups = options.squash ? [squashTurns(options.turns, options.squashText)] : options.turns;
   const paths = [...new Set(groups.flatMap((g) => g.files.map((f) => checkPath(f.path))))];
   if (paths.length === 0) return { commits: [] };
-  // A scratch index starts as the parent's tree.
+  // A scratch index starts as the parent's tree. The workspace's index goes
+  // back to HEAD first: anything the agent staged itself (`git add` in its
+  // shell) must not ride along, nor make an ignored path count as tracked.
   if (detached) await git(["read-tree", detached.parent]);
+  else await git(["reset", "--quiet"]);
   const ignored = await ignoredPaths(git, paths);
   const modes = await indexModes(git, paths);
-  // Anything the agent staged itself (`git add` in its shell) must not ride along.
-  if (!detached) await git(["reset", "--quiet"]);
   let parent = detached?.parent;
   const commits: CreatedCommit[] = [];
   for (const group of groups) {

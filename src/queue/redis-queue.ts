@@ -63,7 +63,14 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   // Workers block on Redis: BullMQ needs retries unbounded on their connection.
   const redis = new Redis(options.url, { maxRetriesPerRequest: null });
-  const queue = new Queue<JobData>(name, { connection: redis.duplicate() });
+  // BullMQ leaves a connection it was handed open: each one is ours to close.
+  const connections: Redis[] = [redis];
+  const connection = () => {
+    const copy = redis.duplicate();
+    connections.push(copy);
+    return copy;
+  };
+  const queue = new Queue<JobData>(name, { connection: connection() });
   const locks = createKeyLock(redis, `${name}:lock:`);
   const workers: JobWorker[] = [];
   const k = {
@@ -142,7 +149,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         }
       },
       {
-        connection: redis.duplicate(),
+        connection: connection(),
         concurrency: workerOptions.concurrency,
         maxStalledCount: maxAttempts - 1,
         ...(options.lockDurationMs ? { lockDuration: options.lockDurationMs } : {}),
@@ -257,7 +264,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       // Whatever still runs here goes back to the queue for another worker.
       await Promise.all(workers.map((w) => w.stop(0)));
       await queue.close();
-      redis.disconnect();
+      for (const open of connections) open.disconnect();
     },
   };
 }

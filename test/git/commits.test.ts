@@ -226,3 +226,248 @@ describe("createCommits", () => {
     expect(existsSync(marker)).toBe(false);
   });
 });
+
+describe("createCommits, detached", () => {
+  /** A second clone of the same remote, for building the same turns the ordinary way. */
+  function cloneAgain(name: string): string {
+    const dir = join(tmp.path, name);
+    git(tmp.path, ["clone", "--quiet", repo.url, dir], env);
+    return dir;
+  }
+
+  /** Plays the agent in several clones at once: the same bytes land in each working tree. */
+  function changeIn(dirs: string[], path: string, content: string | null, mode = 0o644) {
+    const [first = ""] = dirs;
+    const absolute = join(first, path);
+    const before = existsSync(absolute) ? readFileSync(absolute) : null;
+    for (const dir of dirs) {
+      const target = join(dir, path);
+      if (content === null) rmSync(target);
+      else {
+        mkdirSync(dirname(target), { recursive: true });
+        writeFileSync(target, content);
+        chmodSync(target, mode);
+      }
+    }
+    return { path, before, after: content === null ? null : Buffer.from(content) };
+  }
+
+  /**
+   * The parts of a commit object that do not depend on when it was made
+   * (parents do, past the first commit: their shas hold timestamps).
+   */
+  function commitObject(dir: string, sha: string) {
+    // Untrimmed: a trailing newline or blank line in the message counts.
+    const raw = execFileSync("git", ["cat-file", "-p", sha], { cwd: dir, env, encoding: "utf8" });
+    const split = raw.indexOf("\n\n");
+    const headers = raw.slice(0, split).split("\n");
+    return { tree: headers.find((h) => h.startsWith("tree ")), message: raw.slice(split + 2) };
+  }
+
+  function parentsOf(dir: string, sha: string): string[] {
+    return git(dir, ["rev-list", "--parents", "-n", "1", sha], env).split(" ").slice(1);
+  }
+
+  /** Everything that says where the workspace's branch and index stand. */
+  function workspaceState(dir: string) {
+    return {
+      head: git(dir, ["rev-parse", "HEAD"], env),
+      symbolic: git(dir, ["symbolic-ref", "HEAD"], env),
+      branch: git(dir, ["rev-parse", "refs/heads/main"], env),
+      cached: git(dir, ["diff", "--cached", "--name-status"], env),
+      stage: git(dir, ["ls-files", "--stage"], env),
+      index: readFileSync(join(dir, ".git", "index")),
+    };
+  }
+
+  it("builds the same trees and messages as on HEAD, and leaves HEAD, branch and index alone", async () => {
+    setup();
+    const other = cloneAgain("other");
+    const dirs = [work, other];
+    // Something the agent staged itself in the detached workspace: it must stay staged.
+    writeFileSync(join(work, "staged.txt"), "staged by the agent\n");
+    git(work, ["add", "staged.txt"], env);
+    const before = workspaceState(work);
+    const turns: CommitTurn[] = [
+      {
+        turn: 1,
+        text: "I'll fix the parser and add a helper.",
+        files: [
+          changeIn(dirs, PARSE, "v1\n"),
+          changeIn(dirs, "src/util/helper.ts", "export const h = 1;\n"),
+          changeIn(dirs, "bin/run.sh", "#!/bin/sh\necho hi\n", 0o755),
+          changeIn(dirs, "dist/out.js", "compiled\n"),
+          // Not written to disk: a record of a path inside .git must never reach a tree.
+          { path: ".git/hooks/pre-commit", before: null, after: Buffer.from("#!/bin/sh\n") },
+        ],
+      },
+      {
+        turn: 2,
+        // Whitespace git's cleanup would change, and a "#" line it must keep.
+        text: "Removed the README.   \n\n\n\n# Parser\nFixed the parser again.  \n\n",
+        files: [changeIn(dirs, "README.md", null), changeIn(dirs, PARSE, "v2\n")],
+      },
+      // Only an ignored file: no commit either way.
+      { turn: 3, text: "Write a log.", files: [changeIn(dirs, "debug.log", "log\n")] },
+    ];
+    const common = {
+      turns,
+      identity,
+      coAuthor,
+      requestUrl: "https://github.com/o/r/issues/4",
+      env,
+    };
+    const start = before.head;
+    const indexFile = join(tmp.path, "scratch-index");
+    const detached = await createCommits({
+      ...common,
+      dir: work,
+      detached: { parent: start, indexFile },
+    });
+    const normal = await createCommits({ ...common, dir: other });
+
+    expect(detached.commits).toHaveLength(2);
+    expect(normal.commits).toHaveLength(2);
+    // Same subjects, files and turns; trees and messages byte for byte.
+    expect(detached.commits.map(({ sha: _, ...rest }) => rest)).toEqual(
+      normal.commits.map(({ sha: _, ...rest }) => rest),
+    );
+    detached.commits.forEach((commit, i) => {
+      expect(commitObject(work, commit.sha)).toEqual(
+        commitObject(other, normal.commits[i]?.sha ?? ""),
+      );
+    });
+    // A chain on the given parent.
+    const [first, second] = detached.commits;
+    expect(parentsOf(work, first?.sha ?? "")).toEqual([start]);
+    expect(parentsOf(work, second?.sha ?? "")).toEqual([first?.sha]);
+
+    // Each commit holds its own turn's content.
+    expect(show(first?.sha ?? "", PARSE)).toBe("v1");
+    expect(show(second?.sha ?? "", PARSE)).toBe("v2");
+    expect(show(first?.sha ?? "", "README.md")).toBe("# demo");
+    expect(() => show(second?.sha ?? "", "README.md")).toThrow();
+    expect(commitObject(work, second?.sha ?? "").message).toMatch(/^# Parser/m);
+    const tree = git(work, ["ls-tree", "-r", second?.sha ?? ""], env);
+    expect(tree).toMatch(/^100644 blob \S+\tsrc\/util\/helper\.ts$/m);
+    expect(tree).toMatch(/^100755 blob \S+\tbin\/run\.sh$/m);
+    for (const never of ["dist/out.js", "debug.log", ".git/hooks/pre-commit", "staged.txt"]) {
+      expect(tree).not.toContain(never);
+    }
+
+    // The workspace is as the agent left it: HEAD, branch, index (bytes included).
+    expect(workspaceState(work)).toEqual(before);
+    expect(git(work, ["diff", "--cached", "--name-only"], env)).toBe("staged.txt");
+    expect(readFileSync(join(work, PARSE), "utf8")).toBe("v2\n");
+    expect(existsSync(indexFile)).toBe(true);
+  });
+
+  it("agrees with HEAD mode on an ignored path the agent force-staged: neither commits it", async () => {
+    setup();
+    const other = cloneAgain("other");
+    const dirs = [work, other];
+    const turns: CommitTurn[] = [
+      {
+        turn: 1,
+        text: "Build it.",
+        files: [changeIn(dirs, "dist/out.js", "compiled\n"), changeIn(dirs, "src/a.ts", "a\n")],
+      },
+    ];
+    // `git add -f` in the agent's shell makes the ignored file look tracked to the index.
+    for (const dir of dirs) git(dir, ["add", "-f", "dist/out.js"], env);
+    const head = git(work, ["rev-parse", "HEAD"], env);
+    const detached = await createCommits({
+      dir: work,
+      turns,
+      identity,
+      env,
+      detached: { parent: head, indexFile: join(tmp.path, "scratch-index") },
+    });
+    const normal = await createCommits({ dir: other, turns, identity, env });
+    expect(detached.commits.map((c) => c.files)).toEqual([["src/a.ts"]]);
+    expect(normal.commits.map((c) => c.files)).toEqual([["src/a.ts"]]);
+    expect(commitObject(work, detached.commits[0]?.sha ?? "").tree).toBe(
+      commitObject(other, normal.commits[0]?.sha ?? "").tree,
+    );
+  });
+
+  it("continues a chain across calls as one ordinary run would build it", async () => {
+    setup();
+    const other = cloneAgain("other");
+    const dirs = [work, other];
+    const turns: CommitTurn[] = [
+      { turn: 1, text: "Fix the parser.", files: [changeIn(dirs, PARSE, "one\n")] },
+      { turn: 2, text: "Add notes.", files: [changeIn(dirs, "docs/notes.md", "notes\n")] },
+      { turn: 3, text: "Fix the parser again.", files: [changeIn(dirs, PARSE, "three\n")] },
+    ];
+    // One call per turn, each on the last tip, all through one scratch index (as checkpoints do).
+    const indexFile = join(tmp.path, "scratch-index");
+    let parent = git(work, ["rev-parse", "HEAD"], env);
+    const chain: string[] = [];
+    for (const turn of turns) {
+      const { commits } = await createCommits({
+        dir: work,
+        turns: [turn],
+        identity,
+        env,
+        detached: { parent, indexFile },
+      });
+      expect(commits).toHaveLength(1);
+      parent = commits[0]?.sha ?? "";
+      chain.push(parent);
+    }
+    const normal = await createCommits({ dir: other, turns, identity, env });
+    expect(chain.map((sha) => commitObject(work, sha))).toEqual(
+      normal.commits.map((c) => commitObject(other, c.sha)),
+    );
+    expect(chain.slice(1).map((sha) => parentsOf(work, sha))).toEqual(
+      chain.slice(0, -1).map((sha) => [sha]),
+    );
+    expect(git(work, ["rev-parse", "HEAD"], env)).toBe(git(other, ["rev-parse", "HEAD~3"], env));
+  });
+
+  it("builds on the parent's tree, not on HEAD's or the working tree's", async () => {
+    repo = createBareRepo({ root: tmp.path, env, commits: 1 });
+    work = join(tmp.path, "work");
+    git(tmp.path, ["clone", "--quiet", repo.url, work], env);
+    // history.txt exists on HEAD but not on its parent.
+    const parent = git(work, ["rev-parse", "HEAD~1"], env);
+    const { commits } = await createCommits({
+      dir: work,
+      turns: [{ turn: 1, text: "Add a.", files: [change("a.txt", "a\n")] }],
+      identity,
+      env,
+      detached: { parent, indexFile: join(tmp.path, "scratch-index") },
+    });
+    const files = git(work, ["ls-tree", "-r", "--name-only", commits[0]?.sha ?? ""], env);
+    expect(files.split("\n").sort()).toEqual(["README.md", "a.txt", PARSE]);
+    expect(git(work, ["rev-parse", `${commits[0]?.sha}^`], env)).toBe(parent);
+  });
+
+  it("commits nothing when the turns change nothing, and refuses paths outside the tree", async () => {
+    setup();
+    const head = git(work, ["rev-parse", "HEAD"], env);
+    const detached = { parent: head, indexFile: join(tmp.path, "scratch-index") };
+    const same = { path: "README.md", before: Buffer.from("x"), after: Buffer.from("# demo\n") };
+    const result = await createCommits({
+      dir: work,
+      turns: [{ turn: 1, text: "Touch.", files: [same] }],
+      identity,
+      env,
+      detached,
+    });
+    expect(result.commits).toEqual([]);
+    const index = readFileSync(join(work, ".git", "index"));
+    await expect(
+      createCommits({
+        dir: work,
+        turns: [{ turn: 1, text: "x", files: [{ path: "../evil", before: null, after: null }] }],
+        identity,
+        env,
+        detached,
+      }),
+    ).rejects.toThrow(/relative to the workspace root/);
+    expect(git(work, ["rev-parse", "HEAD"], env)).toBe(head);
+    expect(readFileSync(join(work, ".git", "index")).equals(index)).toBe(true);
+  });
+});

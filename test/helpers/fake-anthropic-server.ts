@@ -39,21 +39,43 @@ export interface FakeAnthropic {
   url: string;
   requests: RecordedRequest[];
   push(...steps: ServerStep[]): void;
+  /** Requests waiting for a step (with holdWhenEmpty). */
+  held(): number;
   close(): Promise<void>;
+}
+
+export interface FakeAnthropicOptions {
+  /**
+   * When the script runs out, hold the request (the model "thinking") until
+   * a step is pushed, instead of failing it: a job caught mid-run. A held
+   * request whose client went away (a killed process) is dropped.
+   */
+  holdWhenEmpty?: boolean;
 }
 
 export async function startFakeAnthropic(
   steps: ServerStep[] = [],
   onRequest: (request: RecordedRequest) => void = () => {},
+  options: FakeAnthropicOptions = {},
 ): Promise<FakeAnthropic> {
   const queue = [...steps];
   const requests: RecordedRequest[] = [];
+  const held: Array<{ recorded: RecordedRequest; res: ServerResponse }> = [];
   let messageCount = 0;
 
   function answer(recorded: RecordedRequest, res: ServerResponse): void {
     if (recorded.method !== "POST" || !recorded.path.startsWith("/v1/messages")) {
       const message = `fake-anthropic: no route ${recorded.method} ${recorded.path}`;
       sendError(res, { error: { status: 404, message } });
+      return;
+    }
+    if (queue.length === 0 && options.holdWhenEmpty) {
+      const entry = { recorded, res };
+      held.push(entry);
+      res.on("close", () => {
+        const at = held.indexOf(entry);
+        if (at >= 0) held.splice(at, 1);
+      });
       return;
     }
     const next = queue.shift();
@@ -106,7 +128,9 @@ export async function startFakeAnthropic(
     requests,
     push: (...more) => {
       queue.push(...more);
+      for (const { recorded, res } of held.splice(0, more.length)) answer(recorded, res);
     },
+    held: () => held.length,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
