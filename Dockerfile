@@ -2,7 +2,13 @@
 
 # patchwright GitHub App. Build: docker build -t patchwright .
 # Run:   docker run --env-file .env -p 3000:3000 -v patchwright-cache:/var/cache/patchwright \
-#          --security-opt seccomp=unconfined --security-opt systempaths=unconfined patchwright
+#          --security-opt seccomp=unconfined --security-opt systempaths=unconfined \
+#          --stop-timeout 75 patchwright
+# Workers on Redis (REDIS_URL set): the same image with `node build/cli.js worker`.
+# On SIGTERM the App and workers take no new jobs, give running ones
+# PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS (60) to finish, pause the rest back into
+# the queue, and exit: the stop timeout must be longer than that grace period
+# (Docker's default is 10 s).
 # Node 24: the current LTS (Node 20 reached its end of life in April 2026).
 ARG NODE_IMAGE=node:24-bookworm-slim
 
@@ -36,8 +42,9 @@ ENV NODE_ENV=production \
     PORT=3000 \
     PATCHWRIGHT_CACHE_DIR=/var/cache/patchwright
 
-# Mirrors and per-job worktrees live here, writable by the app user only.
-# Mount a named volume here to keep mirrors across restarts.
+# Mirrors, per-job worktrees and (without Redis) the job store live here,
+# writable by the app user only. Mount a named volume here: without it a
+# restart loses the jobs that were waiting.
 RUN mkdir -p "$PATCHWRIGHT_CACHE_DIR" && chown node:node "$PATCHWRIGHT_CACHE_DIR"
 
 WORKDIR /app

@@ -40,6 +40,15 @@ export interface AppSettings {
 }
 
 const SCHEDULER_TICK_MS = 60_000;
+const STORE_TIMEOUT_MS = 8_000;
+
+function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(message)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 /**
  * Builds the Probot app. A webhook is answered once its job is stored:
@@ -114,16 +123,21 @@ export function createApp(settings: AppSettings) {
           log.debug({ key: jobKey(request), delivery: request.deliveryId }, "not for the bot");
           return;
         }
-        // Thrown when the store fails: the webhook gets a 5xx and GitHub may deliver again.
-        const submitted = await jobs.submit({
-          kind: "request",
-          key: jobKey(request),
-          deliveryId: request.deliveryId,
-          triggerId: triggerKey(request),
-          installationId: request.installationId,
-          input: request,
-          coalesce: true,
-        });
+        // Thrown when the store fails or hangs (Redis unreachable): the webhook
+        // gets a 5xx before GitHub's own 10 s timeout, and may be delivered again.
+        const submitted = await withTimeout(
+          STORE_TIMEOUT_MS,
+          "the job store did not answer",
+          jobs.submit({
+            kind: "request",
+            key: jobKey(request),
+            deliveryId: request.deliveryId,
+            triggerId: triggerKey(request),
+            installationId: request.installationId,
+            input: request,
+            coalesce: true,
+          }),
+        );
         log.info(
           { key: jobKey(request), delivery: request.deliveryId, ...submitted },
           submitted.status === "duplicate" ? "duplicate delivery" : "job stored",
