@@ -1,8 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { createServer } from "node:net";
-import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   aim,
@@ -17,9 +14,8 @@ import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropi
 import { createFakeGitHub } from "../helpers/fake-github.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
+import { eventually, startAppProcess } from "../helpers/service-process.js";
 
-const ROOT = resolve(import.meta.dirname, "../..");
-const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 const TOKEN = "ghs_e2etoken0123456789abcdefghijklmnopq";
 const SECRET = "webhook-secret-for-tests";
 
@@ -27,27 +23,6 @@ const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? done(address.port) : fail(new Error("no port")),
-      );
-    });
-  });
-}
-
-/** Polls until `check` holds; a process under test has no clock to inject. */
-async function eventually(check: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("the App as a process (npm start), end to end", () => {
   it("takes a signed webhook and opens a PR on a fake GitHub with the branch in a repository served over HTTP", async () => {
@@ -79,58 +54,24 @@ describe("the App as a process (npm start), end to end", () => {
     const model: FakeAnthropic = await startFakeAnthropic(fixAddSteps());
     cleanups.push(() => model.close());
 
-    const port = await freePort();
-    const app: ChildProcess = spawn(
-      process.execPath,
-      // What `npm start` runs, on the TypeScript sources (tsx) instead of dist/.
-      [
-        "--import",
-        TSX,
-        join(ROOT, "node_modules/probot/bin/probot.js"),
-        "run",
-        join(ROOT, "src/app/index.ts"),
-      ],
+    const app = await startAppProcess(
       {
-        cwd: tmp.path,
-        env: {
-          ...env,
-          APP_ID: "1",
-          PRIVATE_KEY,
-          WEBHOOK_SECRET: SECRET,
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          LOG_LEVEL: "warn",
-          GHE_HOST: api.url.replace("http://", ""),
-          GHE_PROTOCOL: "http",
-          ANTHROPIC_API_KEY: "sk-ant-e2e-0123456789abcdef",
-          ANTHROPIC_BASE_URL: model.url,
-          PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
-          PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
+        ...env,
+        APP_ID: "1",
+        PRIVATE_KEY,
+        WEBHOOK_SECRET: SECRET,
+        LOG_LEVEL: "warn",
+        GHE_HOST: api.url.replace("http://", ""),
+        GHE_PROTOCOL: "http",
+        ANTHROPIC_API_KEY: "sk-ant-e2e-0123456789abcdef",
+        ANTHROPIC_BASE_URL: model.url,
+        PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
+        PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
       },
+      tmp.path,
     );
-    let output = "";
-    app.stdout?.on("data", (chunk) => (output += chunk));
-    app.stderr?.on("data", (chunk) => (output += chunk));
-    cleanups.push(() => app.kill("SIGTERM"));
-    let ready = false;
-    const ping = () =>
-      fetch(`http://127.0.0.1:${port}/ping`).then(
-        async (r) => {
-          ready = (await r.text()) === "PONG";
-        },
-        () => {},
-      );
-    await eventually(
-      () => {
-        void ping();
-        return ready || app.exitCode !== null;
-      },
-      "the app to answer /ping",
-      60_000,
-    );
-    expect(app.exitCode, output).toBeNull();
+    cleanups.push(() => app.child.kill("SIGTERM"));
+    const port = app.port;
 
     const payload = aim(
       examplePayload("issue_comment", "created", (p: Payload) => !p.issue.pull_request),
@@ -181,12 +122,16 @@ describe("the App as a process (npm start), end to end", () => {
     const answer = await malformed.text();
     expect(answer).toContain("malformed");
     expect(answer).not.toMatch(/TriggerPayload|issue|repository|at /);
-    await eventually(() => output.includes("malformed webhook payload"), "the log line", 5_000);
+    await eventually(
+      () => app.output().includes("malformed webhook payload"),
+      "the log line",
+      5_000,
+    );
     // Anything else it would log (a second report, a stack) comes within moments.
     await new Promise((r) => setTimeout(r, 500));
-    expect(output.match(/malformed webhook payload/g)).toHaveLength(1);
-    expect(output).not.toContain("MalformedPayload");
-    const mark = output.length;
+    expect(app.output().match(/malformed webhook payload/g)).toHaveLength(1);
+    expect(app.output()).not.toContain("MalformedPayload");
+    const mark = app.output().length;
     const started = Date.now();
     const response = await post("e2e-1", signed);
     expect(response.status).toBe(200);
@@ -194,12 +139,13 @@ describe("the App as a process (npm start), end to end", () => {
     expect(Date.now() - started).toBeLessThan(5_000);
 
     await eventually(
-      () => github.pulls.length > 0 || /job failed|could not handle/i.test(output.slice(mark)),
+      () =>
+        github.pulls.length > 0 || /job failed|could not handle/i.test(app.output().slice(mark)),
       "the pull request",
       120_000,
     );
     const [pull] = github.pulls;
-    expect(pull?.head.ref, output).toBe("agent/issue-7-add-returns-the-wrong-sum");
+    expect(pull?.head.ref, app.output()).toBe("agent/issue-7-add-returns-the-wrong-sum");
     expect(pull?.body).toContain("Closes #7");
     expect(
       gitServer.requests.some((r) => r.path.endsWith("/git-receive-pack") && r.authorized),
