@@ -7,12 +7,12 @@ import { runAgentSession } from "../agent/session.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
-import { allowJobBranches, pushBranch } from "../git/push.js";
 import { treeChanges } from "../git/tree-guard.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
-import { type JobSandboxes, openJobSandboxes } from "../job/job-sandboxes.js";
+import { openJobRoom } from "../job/job-room.js";
+import { pushWork } from "../job/push-work.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
@@ -79,32 +79,29 @@ export async function runDepsGroup(
   const auth = ctx.token ? { token: ctx.token } : {};
   ctx.onStep(`Updating ${groupTitle(group)} on \`${branch}\``);
 
-  let workspace: Awaited<ReturnType<typeof prepareWorkspace>>;
-  try {
-    workspace = await prepareWorkspace({
-      cloneUrl: ctx.cloneUrl,
-      baseBranch: ctx.baseBranch,
-      branch,
-      createBranch: !ctx.branchExists,
-      cacheDir: ctx.cacheDir,
-      env: ctx.gitEnv,
-      signal: ctx.signal,
-      keepIdle: 1,
-      ...auth,
-    });
-  } catch (error) {
-    result.error = { stage: "workspace", message: errorMessage(error) };
+  const opened = await openJobRoom({
+    launcher: ctx.sandbox,
+    env: ctx.gitEnv,
+    networks: ctx,
+    prepare: () =>
+      prepareWorkspace({
+        cloneUrl: ctx.cloneUrl,
+        baseBranch: ctx.baseBranch,
+        branch,
+        createBranch: !ctx.branchExists,
+        cacheDir: ctx.cacheDir,
+        env: ctx.gitEnv,
+        signal: ctx.signal,
+        keepIdle: 1,
+        ...auth,
+      }),
+  });
+  if ("error" in opened) {
+    result.error = opened.error;
     return finish();
   }
+  const { workspace, sandboxes } = opened.room;
   const dir = workspace.dir;
-  let sandboxes: JobSandboxes;
-  try {
-    sandboxes = await openJobSandboxes(ctx.sandbox, dir, ctx.gitEnv, ctx);
-  } catch (error) {
-    await workspace.cleanup();
-    result.error = { stage: "sandbox", message: errorMessage(error) };
-    return finish();
-  }
   const attemptCtx: AttemptContext = { ...ctx, dir, sandboxes };
   const attempt = (updates: readonly Update[], extra?: ReadonlyMap<string, Buffer | null>) =>
     attemptUpdates(attemptCtx, updates, extra);
@@ -236,17 +233,29 @@ export async function runDepsGroup(
     if (!ctx.push) return finish();
 
     ctx.onStep(`Pushing \`${branch}\``);
-    result.push = await pushBranch({
-      dir,
-      remoteUrl: workspace.remoteUrl,
-      mirrorDir: workspace.mirrorDir,
-      branch,
-      allowedBranch: allowJobBranches({ prefix: `${ctx.branchPrefix}deps/` }),
+    const pushed = await pushWork({
+      workspace,
+      branchPrefix: `${ctx.branchPrefix}deps/`,
       defaultBranch: ctx.defaultBranch,
       env: ctx.gitEnv,
       secrets: secretsInEnv(ctx.envSource),
-      ...auth,
+      token: ctx.token,
     });
+    if (!pushed.push) {
+      // Not on the group's branch: where the work went instead, for the report.
+      const where = pushed.fallbackBranch
+        ? `; the commits are on \`${pushed.fallbackBranch}\``
+        : pushed.patch
+          ? "; no branch took the commits"
+          : "";
+      result.status = "error";
+      result.error = {
+        stage: "publish",
+        message: `${pushed.error?.message ?? "push failed"}${where}`,
+      };
+      return finish();
+    }
+    result.push = pushed.push;
     if (ctx.octokit) {
       const shipped = { ...group, updates: result.applied };
       result.pullRequest = await openOrUpdatePullRequest(ctx.octokit, {
@@ -268,8 +277,7 @@ export async function runDepsGroup(
     };
     return finish();
   } finally {
-    await sandboxes.close();
-    await workspace.cleanup();
+    await opened.room.close();
   }
 }
 

@@ -18,13 +18,7 @@ import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { runGit } from "../git/git-client.js";
 import { partialFetchFor } from "../git/mirror.js";
 import { workspacePatch } from "../git/patch.js";
-import {
-  allowJobBranches,
-  PushConflictError,
-  PushDeclinedError,
-  type PushResult,
-  pushBranch,
-} from "../git/push.js";
+import type { PushResult } from "../git/push.js";
 import type { PushTarget } from "../git/push-context.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import type { RetryOptions } from "../git/retry.js";
@@ -34,13 +28,13 @@ import {
   fetchMirror,
   type MirrorOptions,
   prepareWorkspace,
-  type Workspace,
 } from "../git/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type CheckpointChain, createCheckpointer } from "./checkpoints.js";
 import { commitWork } from "./commit-work.js";
-import { type JobSandboxes, openJobSandboxes } from "./job-sandboxes.js";
+import { openJobRoom } from "./job-room.js";
+import { pushWork } from "./push-work.js";
 import { resumeFromCheckpoint, resumeNote } from "./resume.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 
@@ -216,38 +210,44 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
   };
   const finish = (): GitJobResult => ({ ...result, durationMs: deps.clock.now() - started });
 
-  let workspace: Workspace;
-  try {
-    baseBranch ||= await remoteDefaultBranch({
-      url: input.cloneUrl,
-      env: gitEnv,
-      ...auth,
-      ...retry,
-    });
-    result.baseBranch = baseBranch;
-    workspace = await prepareWorkspace({
-      ...mirrorOptions(deps, input),
-      baseBranch,
-      // A new branch is named from the mirror's refs after the fetch: no extra round trip.
-      branch:
-        branch ||
-        ((isTaken) =>
-          branchName({
-            prefix: input.branchPrefix,
-            title: input.branchTitle,
-            ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
-            existing: isTaken,
-          })),
-      createBranch: input.existingBranch === undefined,
-      // A parked, scrubbed worktree from an earlier job only needs the files
-      // that differ checked out: the fast path for repeat jobs on a repository.
-      keepIdle: 1,
-      ...(input.fetched ? { fetched: input.fetched } : {}),
-    });
-  } catch (error) {
-    result.error = { stage: "workspace", message: errorMessage(error) };
+  const opened = await openJobRoom({
+    launcher: deps.sandbox,
+    env: gitEnv,
+    networks: input,
+    prepare: async () => {
+      baseBranch ||= await remoteDefaultBranch({
+        url: input.cloneUrl,
+        env: gitEnv,
+        ...auth,
+        ...retry,
+      });
+      result.baseBranch = baseBranch;
+      return prepareWorkspace({
+        ...mirrorOptions(deps, input),
+        baseBranch,
+        // A new branch is named from the mirror's refs after the fetch: no extra round trip.
+        branch:
+          branch ||
+          ((isTaken) =>
+            branchName({
+              prefix: input.branchPrefix,
+              title: input.branchTitle,
+              ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
+              existing: isTaken,
+            })),
+        createBranch: input.existingBranch === undefined,
+        // A parked, scrubbed worktree from an earlier job only needs the files
+        // that differ checked out: the fast path for repeat jobs on a repository.
+        keepIdle: 1,
+        ...(input.fetched ? { fetched: input.fetched } : {}),
+      });
+    },
+  });
+  if ("error" in opened) {
+    result.error = opened.error;
     return finish();
   }
+  const { workspace, sandboxes } = opened.room;
   branch = workspace.branch;
   result.branch = branch;
   const warn = deps.onWarning ?? (() => {});
@@ -279,15 +279,6 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     } catch (error) {
       warn(`could not read the job's checkpoint, starting over: ${errorMessage(error)}`);
     }
-  }
-
-  let sandboxes: JobSandboxes;
-  try {
-    sandboxes = await openJobSandboxes(deps.sandbox, workspace.dir, gitEnv, input);
-  } catch (error) {
-    await workspace.cleanup();
-    result.error = { stage: "sandbox", message: errorMessage(error) };
-    return finish();
   }
 
   try {
@@ -420,7 +411,19 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
 
     if (input.push && result.commits.length > 0) {
       step(`Pushing \`${branch}\``);
-      Object.assign(result, await pushWork(deps, input, workspace, baseBranch));
+      Object.assign(
+        result,
+        await pushWork({
+          workspace,
+          branchPrefix: input.branchPrefix,
+          prHead: input.existingBranch,
+          defaultBranch: input.defaultBranch ?? baseBranch,
+          env: gitEnv,
+          secrets: deps.secrets,
+          token: input.token,
+          retry: deps.gitRetry,
+        }),
+      );
       // The work is on its branch: the checkpoints are not needed any more.
       if (checkpoints && result.push) {
         await deleteCheckpoint(checkpoints.target).catch((error: unknown) =>
@@ -433,8 +436,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     result.error ??= { stage: "agent", message: errorMessage(error) };
     return finish();
   } finally {
-    await sandboxes.close();
-    await workspace.cleanup();
+    await opened.room.close();
   }
 }
 
@@ -449,61 +451,4 @@ function usableChain(
   after: string,
 ): CheckpointChain | undefined {
   return chain?.complete && after === head && chain.commits.length > 0 ? chain : undefined;
-}
-
-type PushFields = Pick<
-  GitJobResult,
-  "push" | "fallbackBranch" | "pushDeclined" | "patch" | "error"
->;
-
-/**
- * Pushes the job's branch. Whatever the server does, the work is kept
- * somewhere: a conflict or a declined branch puts the commits on a side
- * branch, and when even that is declined the change is kept as a patch.
- */
-async function pushWork(
-  deps: GitJobDeps,
-  input: GitJobInput,
-  workspace: Workspace,
-  baseBranch: string,
-): Promise<PushFields> {
-  const env = deps.envSource;
-  try {
-    const push = await pushBranch({
-      dir: workspace.dir,
-      remoteUrl: workspace.remoteUrl,
-      mirrorDir: workspace.mirrorDir,
-      branch: workspace.branch,
-      allowedBranch: allowJobBranches({
-        prefix: input.branchPrefix,
-        ...(input.existingBranch ? { prHead: input.existingBranch } : {}),
-      }),
-      defaultBranch: input.defaultBranch ?? baseBranch,
-      // A declined branch's work goes under the job's prefix, never elsewhere.
-      sideBranchPrefix: input.branchPrefix,
-      env,
-      secrets: deps.secrets,
-      ...(input.token ? { token: input.token } : {}),
-      ...(deps.gitRetry ? { retry: deps.gitRetry } : {}),
-    });
-    return { push };
-  } catch (error) {
-    const failed: PushFields = { error: { stage: "push", message: errorMessage(error) } };
-    if (error instanceof PushConflictError)
-      return { ...failed, fallbackBranch: error.fallbackBranch };
-    if (!(error instanceof PushDeclinedError)) return failed;
-    const { branch, reason, sideBranch } = error;
-    if (sideBranch) {
-      return {
-        ...failed,
-        fallbackBranch: sideBranch,
-        pushDeclined: { branch, reason, sideBranch },
-      };
-    }
-    // Nothing took the commits: the change itself, from where the job's commits start.
-    const patch = await workspacePatch(workspace.dir, error.onto ?? workspace.startSha, env).catch(
-      () => undefined,
-    );
-    return { ...failed, pushDeclined: { branch, reason }, ...(patch ? { patch } : {}) };
-  }
 }

@@ -1,0 +1,85 @@
+import { errorMessage } from "../error-message.js";
+import type { GitEnv } from "../git/git-client.js";
+import { workspacePatch } from "../git/patch.js";
+import {
+  allowJobBranches,
+  PushConflictError,
+  PushDeclinedError,
+  type PushResult,
+  pushBranch,
+} from "../git/push.js";
+import type { RetryOptions } from "../git/retry.js";
+import type { KnownSecret } from "../git/secret-scan.js";
+import type { Workspace } from "../git/workspace.js";
+
+/**
+ * The push step every job kind ends with. Whatever the server does, the
+ * work is kept somewhere: a conflict or a declined branch puts the commits
+ * on a side branch, and when even that is declined the change is kept as a
+ * patch for the report.
+ */
+
+export interface PushWorkOptions {
+  workspace: Workspace;
+  /** Branches the job may push: under this prefix (side branches too), plus `prHead`. */
+  branchPrefix: string;
+  /** The pull request head a job was asked to update, outside the prefix. */
+  prHead?: string | undefined;
+  defaultBranch: string;
+  env: GitEnv;
+  secrets: readonly KnownSecret[];
+  token?: string | undefined;
+  retry?: RetryOptions | undefined;
+}
+
+export interface PushedWork {
+  push?: PushResult;
+  /** Where the work went when the job's own branch could not take it. */
+  fallbackBranch?: string;
+  pushDeclined?: { branch: string; reason: string; sideBranch?: string };
+  /** The change, when no branch took it. */
+  patch?: string;
+  error?: { stage: "push"; message: string };
+}
+
+export async function pushWork(options: PushWorkOptions): Promise<PushedWork> {
+  const { workspace, env } = options;
+  try {
+    const push = await pushBranch({
+      dir: workspace.dir,
+      remoteUrl: workspace.remoteUrl,
+      mirrorDir: workspace.mirrorDir,
+      branch: workspace.branch,
+      allowedBranch: allowJobBranches({
+        prefix: options.branchPrefix,
+        ...(options.prHead ? { prHead: options.prHead } : {}),
+      }),
+      defaultBranch: options.defaultBranch,
+      // A declined branch's work goes under the job's prefix, never elsewhere.
+      sideBranchPrefix: options.branchPrefix,
+      env,
+      secrets: options.secrets,
+      ...(options.token ? { token: options.token } : {}),
+      ...(options.retry ? { retry: options.retry } : {}),
+    });
+    return { push };
+  } catch (error) {
+    const failed: PushedWork = { error: { stage: "push", message: errorMessage(error) } };
+    if (error instanceof PushConflictError)
+      return { ...failed, fallbackBranch: error.fallbackBranch };
+    if (!(error instanceof PushDeclinedError)) return failed;
+    const { branch, reason, sideBranch } = error;
+    if (sideBranch) {
+      return {
+        ...failed,
+        fallbackBranch: sideBranch,
+        pushDeclined: { branch, reason, sideBranch },
+      };
+    }
+    // Nothing took the commits: the change itself, from where the job's commits start.
+    const patch = await workspacePatch(workspace.dir, error.onto ?? workspace.startSha, env).catch(
+      () => undefined,
+    );
+    return { ...failed, pushDeclined: { branch, reason }, ...(patch ? { patch } : {}) };
+  }
+}
