@@ -77,7 +77,27 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     seen: (id: string) => `${name}:seen:${id}`,
     pending: (key: string) => `${name}:pending:${key}`,
     pendingJob: (key: string) => `${name}:pending-job:${key}`,
+    load: (installation: number | undefined) => `${name}:load:${installation ?? "-"}`,
   };
+
+  /**
+   * A fair share between installations: a job's priority is how many jobs
+   * its installation already has in the queue (BullMQ runs lower numbers
+   * first), so one organization's hundred jobs do not hold back another's
+   * first. The count goes down as jobs leave for good; a count left high by
+   * a crash only costs fairness, and runs out after a day.
+   */
+  async function priorityFor(installation: number | undefined): Promise<number> {
+    const load = await redis.incr(k.load(installation));
+    await redis.expire(k.load(installation), 86_400);
+    return Math.min(load, 2_000_000);
+  }
+
+  async function left(job: Job<JobData> | undefined): Promise<void> {
+    if (!job) return;
+    const key = k.load(job.data.installationId);
+    if ((await redis.decr(key)) < 0) await redis.set(key, 0);
+  }
 
   /** Claims a dedupe key; a claim whose job was never stored is taken over. */
   async function claim(id: string, jobId: string): Promise<boolean> {
@@ -112,6 +132,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     }
     await queue.add(job.kind, data, {
       jobId: id,
+      priority: await priorityFor(job.installationId),
       attempts: maxAttempts,
       backoff: { type: "exponential", delay: options.retryBaseMs ?? retryDelayMs(1) },
       removeOnComplete: { age: SEEN_TTL_SECONDS },
@@ -156,10 +177,15 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         ...(options.stalledIntervalMs ? { stalledInterval: options.stalledIntervalMs } : {}),
       },
     );
+    worker.on("completed", (job) => void left(job).catch(() => {}));
     worker.on("failed", (job, error) => {
-      if (!job || error instanceof UnrecoverableError) return;
+      if (!job || error instanceof DelayedError) return;
+      const unrecoverable =
+        error instanceof UnrecoverableError || error.name === "UnrecoverableError";
       const exhausted = job.attemptsMade >= maxAttempts || /stalled/i.test(error.message);
-      if (exhausted) void handler.giveUp(toRecord(job, "failed"), errorMessage(error));
+      if (unrecoverable || exhausted) void left(job).catch(() => {});
+      if (!unrecoverable && exhausted)
+        void handler.giveUp(toRecord(job, "failed"), errorMessage(error));
     });
     worker.on("error", (error) => options.onError?.(error, undefined));
     const stoppable: JobWorker = {

@@ -164,4 +164,25 @@ describe("the Redis (BullMQ) job queue", () => {
       timeout: 20_000,
     });
   }, 30_000);
+
+  it("gives a second installation's job a turn before the first installation's backlog", async () => {
+    const name = `q${++names}`;
+    const queue = await open(name);
+    for (let i = 0; i < 5; i++) await queue.submit(job(`busy/r#${i}`, { installationId: 1 }));
+    await queue.submit(job("quiet/r#1", { installationId: 2 }));
+    const ran: string[] = [];
+    queue.startWorker(
+      {
+        run: async (running) => {
+          ran.push(running.record.key);
+          return { status: "done", conclusion: "success" };
+        },
+        giveUp: async () => {},
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(() => expect(ran).toHaveLength(6), { timeout: 10_000 });
+    // FIFO would run it last; its installation had nothing queued, so it goes with the first.
+    expect(ran.indexOf("quiet/r#1")).toBeLessThanOrEqual(1);
+  });
 });
