@@ -1,7 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { Redactor } from "../agent/redact.js";
 import type { JobRequest } from "../requests/request.js";
-import { isNotFound } from "./api-errors.js";
+import { isAmbiguousFailure, isNotFound } from "./api-errors.js";
 import { Checklist } from "./checklist.js";
 import { details, fitBody, GITHUB_BODY_LIMIT } from "./markdown.js";
 import type { GitHubClient, RepoRef } from "./octokit.js";
@@ -34,6 +34,13 @@ export interface StatusReporterDeps {
    * another process): it is edited instead of a new one being created.
    */
   existingComment?: TrackingComment | undefined;
+  /**
+   * A hidden line that names the job in every body the reporter writes
+   * (`<!-- marker -->`). When GitHub's answer to creating the comment is
+   * lost (a 502, a reset), the comment is looked up by it instead of being
+   * posted twice, and a job run again after a crash finds it the same way.
+   */
+  marker?: string | undefined;
 }
 
 export interface StatusReporter {
@@ -107,10 +114,13 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
     return chain;
   };
 
-  const prepare = (markdown: string) => fitBody(redact(markdown));
+  const hidden = deps.marker ? `\n\n${markerLine(deps.marker)}` : "";
+  const prepare = (markdown: string) =>
+    `${fitBody(redact(markdown), GITHUB_BODY_LIMIT - hidden.length)}${hidden}`;
 
-  const create = async (markdown: string): Promise<TrackingComment> => {
-    const body = prepare(markdown);
+  const post = async (body: string, once: boolean): Promise<TrackingComment> => {
+    // With a marker, a lost answer is settled by looking, not by posting again.
+    const request = once ? { request: { retries: 0 } } : {};
     if (reviewCommentId !== undefined) {
       const { data } = await octokit.rest.pulls.createReplyForReviewComment({
         owner,
@@ -118,6 +128,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
         pull_number: deps.issueNumber,
         comment_id: reviewCommentId,
         body,
+        ...request,
       });
       return { id: data.id, url: data.html_url };
     }
@@ -126,8 +137,33 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
       repo,
       issue_number: deps.issueNumber,
       body,
+      ...request,
     });
     return { id: data.id, url: data.html_url };
+  };
+
+  const create = async (markdown: string): Promise<TrackingComment> => {
+    const body = prepare(markdown);
+    if (!deps.marker) return post(body, false);
+    const since = new Date(clock.now() - 10 * 60_000);
+    try {
+      return await post(body, true);
+    } catch (error) {
+      if (!isAmbiguousFailure(error)) throw error;
+      const found = await findMarkedComment(octokit, {
+        ...deps.repo,
+        issueNumber: deps.issueNumber,
+        source: deps.source,
+        marker: deps.marker,
+        since,
+      });
+      if (found) {
+        // It was created: it gets this body (it may hold an older one).
+        await edit(found, markdown);
+        return found;
+      }
+      return post(body, false);
+    }
   };
 
   const edit = async (target: TrackingComment, markdown: string): Promise<void> => {
@@ -280,4 +316,43 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
     settled: () => chain,
   };
+}
+
+function markerLine(marker: string): string {
+  return `<!-- ${marker.replace(/--/g, "-")} -->`;
+}
+
+/**
+ * The comment a reporter with this marker wrote (or a job's earlier run
+ * wrote), among those updated since `since`: a reply in the review thread
+ * for review comments, else on the conversation.
+ */
+export async function findMarkedComment(
+  octokit: GitHubClient,
+  params: RepoRef & {
+    issueNumber: number;
+    source: JobRequest["source"];
+    marker: string;
+    since: Date;
+  },
+): Promise<TrackingComment | undefined> {
+  const line = markerLine(params.marker);
+  const since = params.since.toISOString();
+  const comments =
+    params.source.kind === "review_comment"
+      ? await octokit.paginate(octokit.rest.pulls.listReviewCommentsForRepo, {
+          owner: params.owner,
+          repo: params.repo,
+          since,
+          per_page: 100,
+        })
+      : await octokit.paginate(octokit.rest.issues.listComments, {
+          owner: params.owner,
+          repo: params.repo,
+          issue_number: params.issueNumber,
+          since,
+          per_page: 100,
+        });
+  const found = comments.find((c) => (c.body ?? "").includes(line));
+  return found ? { id: found.id, url: found.html_url } : undefined;
 }

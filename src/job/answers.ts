@@ -43,11 +43,6 @@ export function renderClosedAnswer(
   return `This ${what} is ${state}, so I won't start work on it. ${state === "closed" ? "Reopen it" : "Unlock it"} and ask again if it still needs doing.`;
 }
 
-export function renderQueuedAnswer(position?: number): string {
-  const where = position && position > 0 ? ` (number ${position} in the queue)` : "";
-  return `Another job is running here; I'll start on this request as soon as it finishes${where}.`;
-}
-
 export function renderConfigErrorAnswer(errorMarkdown: string): string {
   return [
     `I couldn't use ${CONFIG_FILE}:`,

@@ -40,6 +40,8 @@ export interface RequestStatusDeps {
   onError?: ((error: unknown, action: string) => void) | undefined;
   /** The job's tracking comment from an earlier attempt, to edit instead of posting another. */
   existingComment?: { id: number; url: string } | undefined;
+  /** A hidden line naming the job in its comments (see StatusReporterDeps.marker). */
+  marker?: string | undefined;
 }
 
 /** The tracking comment and reactions for one request, on its issue or pull request. */
@@ -54,5 +56,6 @@ export function createRequestStatus(deps: RequestStatusDeps, request: JobRequest
     jobUrl: deps.jobUrl,
     onError: deps.onError,
     existingComment: deps.existingComment,
+    marker: deps.marker,
   });
 }

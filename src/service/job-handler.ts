@@ -1,6 +1,7 @@
 import { createRedactor } from "../agent/redact.js";
 import { pruneCache } from "../git/cache.js";
 import { checkpointRef } from "../git/checkpoint-ref.js";
+import { findMarkedComment } from "../github/status.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import type { JobHandler, JobRecord, JobResult, RunningJob } from "../queue/types.js";
 import { secretsInEnv } from "../secrets/patterns.js";
@@ -56,14 +57,27 @@ export function createJobHandler(deps: WorkerDeps): JobHandler {
 async function reportGivenUp(deps: WorkerDeps, record: JobRecord, reason: string): Promise<void> {
   const request = requestsOf(record.inputs).at(-1);
   if (!request || record.installationId === undefined) return;
+  const octokit = deps.github.installation(record.installationId);
+  const marker = `patchwright-job ${record.id}`;
+  const existingComment =
+    record.trackingComment ??
+    (await findMarkedComment(octokit, {
+      owner: request.repo.owner,
+      repo: request.repo.name,
+      issueNumber: request.target.number,
+      source: request.source,
+      marker,
+      since: new Date(record.createdAt - 60_000),
+    }).catch(() => undefined));
   const status = createRequestStatus(
     {
-      octokit: deps.github.installation(record.installationId),
+      octokit,
       clock: deps.clock,
       redact: createRedactor(secretsInEnv(deps.env).map((secret) => secret.value)),
       onError: (error, action) =>
         deps.log.warn({ err: error, action, job: record.id }, "status update failed"),
-      existingComment: record.trackingComment,
+      existingComment,
+      marker,
     },
     request,
   );

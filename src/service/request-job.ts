@@ -2,7 +2,7 @@ import { createRedactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
 import { checkpointRef } from "../git/checkpoint-ref.js";
 import { installationToken } from "../github/client.js";
-import type { StatusReporter } from "../github/status.js";
+import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import { runJob } from "../job/run-job.js";
@@ -55,13 +55,29 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
 
   // Minted when the job starts: a job that waited in the queue still gets a fresh one.
   const token = await installationToken(octokit);
+  const marker = `patchwright-job ${record.id}`;
+  // A run after a crash finds the comment the last run made, even one it
+  // had no time to record.
+  const existingComment =
+    record.trackingComment ??
+    (record.attempts > 1
+      ? await findMarkedComment(octokit, {
+          owner: main.request.repo.owner,
+          repo: main.request.repo.name,
+          issueNumber: main.request.target.number,
+          source: main.request.source,
+          marker,
+          since: new Date(record.createdAt - 60_000),
+        }).catch(() => undefined)
+      : undefined);
   const status: StatusReporter = createRequestStatus(
     {
       octokit,
       clock: deps.clock,
       redact: createRedactor([...known.map((secret) => secret.value), token]),
       onError,
-      existingComment: record.trackingComment,
+      existingComment,
+      marker,
     },
     main.request,
   );

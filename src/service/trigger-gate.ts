@@ -57,14 +57,14 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
   const readRules = deps.readRules ?? readConfigRules;
   const cache = new Map<string, { rules: TriggerRules; until: number }>();
 
-  const rulesFor = async (
+  // One read per repository at a time: a burst of deliveries waits for the same answer.
+  const reading = new Map<string, Promise<TriggerRules | undefined>>();
+
+  const read = async (
+    key: string,
     octokit: GitHubClient,
     request: JobRequest,
   ): Promise<TriggerRules | undefined> => {
-    const key = `${request.repo.owner}/${request.repo.name}`.toLowerCase();
-    const now = deps.clock.now();
-    const known = cache.get(key);
-    if (known && known.until > now) return known.rules;
     let rules: TriggerRules;
     try {
       rules = await readRules(octokit, request);
@@ -74,9 +74,24 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
       return undefined;
     }
     cache.delete(key);
-    cache.set(key, { rules, until: now + ttlMs });
+    cache.set(key, { rules, until: deps.clock.now() + ttlMs });
     if (cache.size > max) cache.delete(cache.keys().next().value as string);
     return rules;
+  };
+
+  const rulesFor = (
+    octokit: GitHubClient,
+    request: JobRequest,
+  ): Promise<TriggerRules | undefined> => {
+    const key = `${request.repo.owner}/${request.repo.name}`.toLowerCase();
+    const known = cache.get(key);
+    if (known && known.until > deps.clock.now()) return Promise.resolve(known.rules);
+    let pending = reading.get(key);
+    if (!pending) {
+      pending = read(key, octokit, request).finally(() => reading.delete(key));
+      reading.set(key, pending);
+    }
+    return pending;
   };
 
   return {

@@ -5,7 +5,6 @@ import {
   renderClosedAnswer,
   renderConfigErrorAnswer,
   renderForkPatchAnswer,
-  renderQueuedAnswer,
   renderUnauthorizedAnswer,
 } from "../../src/job/answers.js";
 import { declinedPushOf, renderFinalReport } from "../../src/job/final-report.js";
@@ -353,8 +352,6 @@ describe("short answers", () => {
     );
     expect(renderClosedAnswer("issue")).toContain("This issue is closed");
     expect(renderClosedAnswer("pull_request", "locked")).toContain("This pull request is locked");
-    expect(renderQueuedAnswer(2)).toContain("(number 2 in the queue)");
-    expect(renderQueuedAnswer()).not.toContain("queue)");
     expect(renderConfigErrorAnswer("`max_turns`: expected a number")).toContain(
       "`.github/patchwright.yml`:\n\n`max_turns`: expected a number",
     );

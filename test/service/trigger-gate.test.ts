@@ -89,3 +89,30 @@ describe("the webhook's trigger gate", () => {
     expect(await g.admits(request("@agent fix", "renovate[bot]"))).toBe(true);
   });
 });
+
+describe("a burst of deliveries to a repository not yet known", () => {
+  it("reads its rules once, not once per delivery", async () => {
+    let reads = 0;
+    let answer: (rules: TriggerRules) => void = () => {};
+    const g = createTriggerGate({
+      botLogin: async () => "patchwright[bot]",
+      clock: { now: () => 0 },
+      readRules: () => {
+        reads += 1;
+        return new Promise((done) => {
+          answer = done;
+        });
+      },
+    });
+    const verdicts = Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        g.admits(octokit, request(i % 2 ? "@agent go" : "chat")),
+      ),
+    );
+    await new Promise((done) => setImmediate(done));
+    answer(DEFAULTS);
+    const results = await verdicts;
+    expect(reads).toBe(1);
+    expect(results.filter(Boolean)).toHaveLength(25);
+  });
+});
