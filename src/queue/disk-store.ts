@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type JobRecord, jobRecordSchema } from "./types.js";
+import { claimedBy, type JobRecord, jobRecordSchema } from "./types.js";
 
 /**
  * The embedded queue's durable part: one JSON file per job, replaced
@@ -17,6 +17,11 @@ import { type JobRecord, jobRecordSchema } from "./types.js";
 export class DiskJobStore {
   readonly #records: string;
   readonly #seen: string;
+  /** Per folder: the sync waiting to start, which every rename made before it starts joins. */
+  readonly #dirSyncs = new Map<
+    string,
+    { next?: Promise<void> | undefined; running?: Promise<void> | undefined }
+  >();
 
   constructor(dir: string) {
     this.#records = join(dir, "records");
@@ -34,13 +39,22 @@ export class DiskJobStore {
       );
       if (parsed.success) records.push(parsed.data);
     }
+    // Markers are written without a sync; the records (synced) name every id
+    // they claimed, so whatever a crash took is put back before any submit.
+    for (const record of records) {
+      for (const key of claimedBy(record)) {
+        await writeFile(this.#markerPath(key), record.id, { flag: "wx" }).catch(() => {});
+      }
+    }
     return records;
   }
 
   /**
    * Claims the keys (delivery id, triggering comment) for job `id`. False
-   * when one is already claimed by a job that was stored; a claim left by a
-   * submit that died before storing its job is taken over.
+   * when one is already claimed by a job that was stored (`id` itself, when
+   * a request is folded into a job that already has it); a claim left by a
+   * submit that died before storing its job is taken over. Not synced: the
+   * job's record, written after and synced, lists its claims (see load).
    */
   async claim(
     keys: readonly string[],
@@ -50,18 +64,15 @@ export class DiskJobStore {
     for (const key of keys) {
       const path = this.#markerPath(key);
       try {
-        const handle = await open(path, "wx");
-        await handle.writeFile(id);
-        await handle.sync();
-        await handle.close();
+        await writeFile(path, id, { flag: "wx" });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         const owner = (await readFile(path, "utf8").catch(() => "")).trim();
-        if (owner && owner !== id && exists(owner)) return false;
-        await this.#writeAtomically(path, id);
+        // Held by a stored job, this one included (a request already folded into it).
+        if (owner && exists(owner)) return false;
+        await writeFile(path, id);
       }
     }
-    await this.#syncDir(this.#seen);
     return true;
   }
 
@@ -104,13 +115,33 @@ export class DiskJobStore {
     await this.#syncDir(join(path, ".."));
   }
 
-  /** The rename itself is durable only once the folder is. */
-  async #syncDir(dir: string): Promise<void> {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+  /**
+   * The rename itself is durable only once the folder is. Concurrent
+   * submits share folder syncs: a caller joins the sync that has not
+   * started yet (it covers every rename made before it starts), so a burst
+   * of deliveries costs a few syncs instead of one each.
+   */
+  #syncDir(dir: string): Promise<void> {
+    const state = this.#dirSyncs.get(dir) ?? {};
+    this.#dirSyncs.set(dir, state);
+    if (state.next) return state.next;
+    const next = (state.running ?? Promise.resolve())
+      .catch(() => {})
+      .then(async () => {
+        state.next = undefined;
+        state.running = next;
+        try {
+          const handle = await open(dir, "r");
+          try {
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+        } finally {
+          if (state.running === next) state.running = undefined;
+        }
+      });
+    state.next = next;
+    return next;
   }
 }

@@ -57,7 +57,9 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
     if (record.state === "running") await save({ ...record, state: "queued" });
   }
 
-  let submitting: Promise<unknown> = Promise.resolve();
+  // Submits for one key, one at a time (the coalescing check reads what the
+  // last one wrote); different keys in parallel, their disk syncs shared.
+  const submitting = new Map<string, Promise<unknown>>();
   let worker: LocalWorker | undefined;
 
   async function save(record: JobRecord): Promise<JobRecord> {
@@ -79,7 +81,11 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
     if (!(await store.claim(keys, id, (owner) => records.has(owner))))
       return { status: "duplicate" };
     if (waiting) {
-      await save({ ...waiting, inputs: [...waiting.inputs, job.input] });
+      await save({
+        ...waiting,
+        inputs: [...waiting.inputs, job.input],
+        folded: [...(waiting.folded ?? []), ...keys],
+      });
       return { status: "coalesced", id };
     }
     const now = clock.now();
@@ -102,9 +108,12 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
 
   return {
     submit(job) {
-      // One at a time: the duplicate and coalescing checks read what the last submit wrote.
-      const result = submitting.then(() => submitNow(job));
-      submitting = result.catch(() => {});
+      const result = (submitting.get(job.key) ?? Promise.resolve()).then(() => submitNow(job));
+      const settled = result.catch(() => {});
+      submitting.set(job.key, settled);
+      void settled.then(() => {
+        if (submitting.get(job.key) === settled) submitting.delete(job.key);
+      });
       return result;
     },
     startWorker(handler, workerOptions) {
@@ -126,7 +135,7 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
     get: async (id) => records.get(id),
     onIdle: () => worker?.idle() ?? Promise.resolve(),
     close: async () => {
-      await submitting;
+      await Promise.all(submitting.values());
       worker?.dispose();
     },
   };

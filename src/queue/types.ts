@@ -20,6 +20,8 @@ export const jobRecordSchema = z.object({
   deliveryId: z.string().min(1),
   /** The comment or review that asked (requests/request.ts triggerKey). */
   triggerId: z.string().optional(),
+  /** Delivery and triggering ids of the requests folded into this job after the first. */
+  folded: z.array(z.string()).optional(),
   installationId: z.number().int().optional(),
   /** The kind's input, one per request; more than one when rapid requests were coalesced. */
   inputs: z.array(z.unknown()).min(1),
@@ -46,6 +48,15 @@ export const jobRecordSchema = z.object({
 });
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;
+
+/** Every delivery and triggering id a job stands for: none of them may start another. */
+export function claimedBy(record: JobRecord): string[] {
+  return [
+    record.deliveryId,
+    ...(record.triggerId ? [record.triggerId] : []),
+    ...(record.folded ?? []),
+  ];
+}
 
 /** What a webhook (or a scheduler) asks to run. */
 export interface NewJob {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createLocalQueue, type SetTimer } from "../../src/queue/local-queue.js";
@@ -213,5 +213,30 @@ describe("the embedded job queue", () => {
     await startedCount(started, 2);
     expect(started[1]?.job.record.inputs).toEqual(["second", "third"]);
     expect(readdirSync(join(dir, "records"))).toHaveLength(2);
+  });
+
+  it("still refuses every delivery a job stands for when a crash took the unsynced markers", async () => {
+    const dir = await makeTempDir();
+    const queue = await createLocalQueue({ dir });
+    const first = job("o/r#9", { coalesce: true });
+    const folded = job("o/r#9", { coalesce: true, input: "more" });
+    await queue.submit(first);
+    expect((await queue.submit(folded)).status).toBe("coalesced");
+    await queue.close();
+    // Markers are written without a sync: the crash lost them all.
+    rmSync(join(dir, "seen"), { recursive: true, force: true });
+    const restarted = await createLocalQueue({ dir });
+    for (const again of [first, folded, { ...folded, deliveryId: "redelivered" }])
+      expect(await restarted.submit({ ...again })).toEqual({ status: "duplicate" });
+  });
+
+  it("stores a burst of submits for different issues side by side, each one once", async () => {
+    const dir = await makeTempDir();
+    const queue = await createLocalQueue({ dir });
+    const jobs = Array.from({ length: 40 }, (_, i) => job(`o/r#${100 + (i % 20)}`));
+    const results = await Promise.all([...jobs, ...jobs].map((j) => queue.submit({ ...j })));
+    expect(results.filter((r) => r.status === "queued")).toHaveLength(40);
+    expect(results.filter((r) => r.status === "duplicate")).toHaveLength(40);
+    expect(readdirSync(join(dir, "records"))).toHaveLength(40);
   });
 });

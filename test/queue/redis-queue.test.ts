@@ -31,7 +31,8 @@ afterEach(async () => {
 });
 afterAll(() => redis.stop());
 
-const FAST = { lockDurationMs: 1_000, stalledIntervalMs: 500, retryBaseMs: 50 };
+// Short enough for quick tests, long enough that a loaded machine does not lose a live lock.
+const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
 
 async function open(name: string, extra: { maxAttempts?: number } = {}): Promise<JobQueue> {
   const queue = await createRedisQueue({ url: redis.url, name, ...FAST, ...extra });
