@@ -1,0 +1,282 @@
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { JobQueue } from "../src/queue/types.js";
+import { openJobQueue } from "../src/service/open-queue.js";
+import { PRIVATE_KEY } from "../test/helpers/app-harness.js";
+import { type RedisServer, startRedis } from "../test/helpers/redis-server.js";
+import { webhookBurst } from "./queue-webhooks.js";
+import { forkWorker, type WorkerProcess, waitCount, within } from "./queue-workers.js";
+import { createWorld, mentionJob } from "./queue-world.js";
+
+/**
+ * The durable queue (issue #13), three numbers:
+ * 1. how fast the App answers webhooks while a burst of deliveries comes in
+ *    (each is stored before it is answered), on the embedded store and on
+ *    Redis; target p99 < 100 ms;
+ * 2. how long 20 real jobs take to drain from Redis with 1 worker process
+ *    and with 3;
+ * 3. how much memory a running job holds in its worker.
+ * Jobs are the real worker (queue-worker.ts) against the fake GitHub, a
+ * local bare repository and a scripted model with a fixed latency per turn.
+ */
+
+const BURST = 500;
+const IN_FLIGHT = 50;
+const IN_FLIGHT_ROWS = [1, 10, IN_FLIGHT];
+const WARMUP = 10;
+const DRAIN_JOBS = 20;
+const MODEL_TURN_MS = 500;
+const HELD = [1, 4];
+
+interface World {
+  root: string;
+  cloneUrl: string;
+  gitEnv: Record<string, string>;
+  redis: RedisServer;
+  workers: WorkerProcess[];
+}
+
+export async function bench(): Promise<void> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), "pw-bench-queue-")));
+  const workers: WorkerProcess[] = [];
+  let redis: RedisServer | undefined;
+  try {
+    redis = await startRedis();
+    const world: World = { root, ...createWorld(root), redis, workers };
+    await webhookSection(world);
+    await drainSection(world);
+    await memorySection(world);
+  } finally {
+    for (const worker of workers) worker.kill();
+    await Promise.all(workers.map((worker) => worker.exited));
+    await within(30_000, "redis-server to stop", redis?.stop() ?? Promise.resolve());
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+async function webhookSection(world: World): Promise<void> {
+  console.log(
+    `\n1. webhook answer time: ${BURST} signed issue_comment.created deliveries (4 in 5 "@agent ..."` +
+      "\n   on issues of their own, 1 in 5 chatter) from another process, N in flight, over HTTP on" +
+      "\n   loopback to createApp + Probot's middleware (PATCHWRIGHT_WORKER=off: jobs are only stored;" +
+      `\n   Probot's log off), after ${WARMUP} warm-up deliveries. Target: p99 < 100 ms at ${IN_FLIGHT} in flight.` +
+      "\n   busy = the App's event loop utilization during the burst (near 100%: CPU-bound).",
+  );
+  console.log(
+    `   ${"store".padEnd(16)}${"N".padStart(3)} ${["p50", "p95", "p99", "max"].map((h) => h.padStart(7)).join("")}` +
+      "       2xx   stored   per s  busy",
+  );
+  let db = 0;
+  for (const [label, redis] of [
+    ["embedded (disk)", false],
+    ["redis (BullMQ)", true],
+  ] as const) {
+    for (const inFlight of IN_FLIGHT_ROWS) {
+      const r = await webhookBurst({
+        cloneUrl: world.cloneUrl,
+        gitEnv: world.gitEnv,
+        count: BURST,
+        inFlight,
+        warmup: WARMUP,
+        cacheDir: join(world.root, `burst-${db}`),
+        redisUrl: redis ? `${world.redis.url}/${db}` : undefined,
+      });
+      db += 1;
+      const sorted = [...r.latencies].sort((a, b) => a - b);
+      const cells = [50, 95, 99, 100].map((p) => percentile(sorted, p).toFixed(1).padStart(7));
+      const others = r.statuses.filter(([s]) => s < 200 || s >= 300);
+      const odd =
+        others.length > 0 ? `  (other: ${others.map(([s, c]) => `${c}x ${s}`).join(", ")})` : "";
+      const rate = (r.latencies.length / r.wallMs) * 1000;
+      console.log(
+        `   ${label.padEnd(16)}${String(inFlight).padStart(3)} ${cells.join("")} ms` +
+          ` ${String(r.ok).padStart(4)}/${r.latencies.length} ${String(r.stored).padStart(4)}/${r.mentions}` +
+          ` ${rate.toFixed(0).padStart(7)} ${(r.busy * 100).toFixed(0).padStart(4)}%${odd}`,
+      );
+    }
+  }
+}
+
+/** A worker process's environment: `patchwright worker` on `redisUrl`. */
+function workerEnv(
+  world: World,
+  redisUrl: string,
+  cacheDir: string,
+  extra: Record<string, string>,
+) {
+  return {
+    ...world.gitEnv,
+    REDIS_URL: redisUrl,
+    APP_ID: "1",
+    PRIVATE_KEY,
+    PATCHWRIGHT_CACHE_DIR: cacheDir,
+    PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
+    PATCHWRIGHT_UNSANDBOXED: "1",
+    ...extra,
+  };
+}
+
+function openQueue(world: World, redisUrl: string): Promise<JobQueue> {
+  return openJobQueue({
+    redisUrl,
+    cacheDir: world.root,
+    maxAttempts: 3,
+    jobLockMs: 30_000,
+  });
+}
+
+async function drain(world: World, count: number, db: number) {
+  const redisUrl = `${world.redis.url}/${db}`;
+  const queue = await openQueue(world, redisUrl);
+  try {
+    const procs = Array.from({ length: count }, (_, i) =>
+      forkWorker(
+        workerEnv(world, redisUrl, join(world.root, `drain-${count}-${i}`), {
+          PATCHWRIGHT_CONCURRENCY: "1",
+          MODEL_TURN_MS: String(MODEL_TURN_MS),
+        }),
+      ),
+    );
+    world.workers.push(...procs);
+    await Promise.all(procs.map((p) => p.next("ready")));
+    for (let i = 1; i <= DRAIN_JOBS; i++) {
+      await queue.submit(mentionJob(world.cloneUrl, 1000 * count + i, `drain-${count}-${i}`));
+    }
+    const start = performance.now();
+    for (const p of procs) p.send({ type: "go" });
+    const finished: Array<{ ms: number; result: { status: string; conclusion?: string } }> = [];
+    await waitCount(
+      () => {
+        for (const p of procs) finished.push(...p.take("finished"));
+        return finished.length;
+      },
+      DRAIN_JOBS,
+      procs,
+      `${DRAIN_JOBS} jobs to finish`,
+    );
+    await within(60_000, "the drained queue to go idle", queue.onIdle());
+    const ms = performance.now() - start;
+    for (const p of procs) p.send({ type: "stop" });
+    const stopped = await Promise.all(procs.map((p) => p.next("stopped")));
+    await within(30_000, "the workers to exit", Promise.all(procs.map((p) => p.exited)));
+    const outcomes = new Map<string, number>();
+    for (const { result } of finished) {
+      const what = result.conclusion ?? result.status;
+      outcomes.set(what, (outcomes.get(what) ?? 0) + 1);
+    }
+    const jobMs = finished.map((f) => f.ms).sort((a, b) => a - b);
+    return {
+      ms,
+      outcomes,
+      medianJobMs: percentile(jobMs, 50),
+      writes: stopped.reduce((n, s) => n + s.writes, 0),
+      problems: stopped.flatMap((s) => s.problems),
+    };
+  } finally {
+    await queue.close();
+  }
+}
+
+async function drainSection(world: World): Promise<void> {
+  console.log(
+    `\n2. drain time: ${DRAIN_JOBS} request jobs (20 issues) queued on Redis, then N worker processes` +
+      "\n   (each `patchwright worker` as worker-service builds it, concurrency 1, own cache dir)." +
+      "\n   Each job is the REAL worker handler: admit, 👀 + tracking comment, mirror + worktree," +
+      `\n   agent loop with a scripted model (read, edit, report; ${MODEL_TURN_MS} ms latency per turn),` +
+      "\n   checkpoints, commit, push to a local bare repo, pull request on the fake GitHub" +
+      "\n   (GitHub write spacing shrunk to 1 ms; no sandbox).",
+  );
+  const one = await drain(world, 1, 10);
+  const three = await drain(world, 3, 11);
+  const line = (label: string, r: typeof one) =>
+    console.log(
+      `   ${label}  ${(r.ms / 1000).toFixed(2).padStart(6)} s   (median job ${(r.medianJobMs / 1000).toFixed(2)} s;` +
+        ` ${[...r.outcomes].map(([k, v]) => `${v}x ${k}`).join(", ")}; ${r.writes} GitHub writes)`,
+    );
+  line("1 worker ", one);
+  line("3 workers", three);
+  console.log(`   speedup with 3 workers: ${(one.ms / three.ms).toFixed(2)}x (2 CPU cores)`);
+  const problems = [...one.problems, ...three.problems];
+  if (problems.length > 0) {
+    console.log(
+      `   worker warnings (${problems.length}): ${[...new Set(problems)].slice(0, 3).join(" | ")}`,
+    );
+  }
+}
+
+const MB = 1024 * 1024;
+
+async function memorySection(world: World): Promise<void> {
+  console.log(
+    "\n3. memory per running job: one worker process (REAL handler, as in 2, concurrency 4)," +
+      "\n   K jobs held mid-run (file edited, the model's third turn held open, 0.5 s to settle)." +
+      "\n   Measured in the worker after gc (node --expose-gc); increase over the idle worker / K." +
+      "\n   Git's own processes are not running while a job waits on its model.",
+  );
+  const redisUrl = `${world.redis.url}/12`;
+  const queue = await openQueue(world, redisUrl);
+  const worker = forkWorker(
+    workerEnv(world, redisUrl, join(world.root, "memory"), {
+      PATCHWRIGHT_CONCURRENCY: String(Math.max(...HELD)),
+      HOLD: "1",
+    }),
+    ["--expose-gc"],
+  );
+  world.workers.push(worker);
+  try {
+    await worker.next("ready");
+    worker.send({ type: "go" });
+    let issue = 3000;
+    const runHeld = async (k: number) => {
+      for (let i = 0; i < k; i++) {
+        issue += 1;
+        await queue.submit(mentionJob(world.cloneUrl, issue, `memory-${issue}`));
+      }
+      for (let i = 0; i < k; i++) await worker.next("held");
+    };
+    const release = async (k: number) => {
+      worker.send({ type: "release" });
+      for (let i = 0; i < k; i++) await worker.next("finished");
+      await within(60_000, "the queue to go idle", queue.onIdle());
+    };
+    const measure = async () => {
+      worker.send({ type: "gc" });
+      return worker.next("memory");
+    };
+    // A first job loads and warms every module a job uses.
+    await runHeld(1);
+    await release(1);
+    console.log(
+      `   ${"K".padStart(3)} ${"idle rss".padStart(9)} ${"held rss".padStart(9)}` +
+        `   rss/job  heap/job  external/job`,
+    );
+    for (const k of HELD) {
+      const idle = await measure();
+      await runHeld(k);
+      await new Promise((done) => setTimeout(done, 500));
+      const held = await measure();
+      await release(k);
+      const per = (key: "rss" | "heapUsed" | "external") =>
+        `${((held[key] - idle[key]) / k / MB).toFixed(2).padStart(6)} MB`;
+      console.log(
+        `   ${String(k).padStart(3)} ${(idle.rss / MB).toFixed(0).padStart(6)} MB ${(held.rss / MB).toFixed(0).padStart(6)} MB` +
+          `   ${per("rss")} ${per("heapUsed")} ${per("external")}`,
+      );
+    }
+    worker.send({ type: "stop" });
+    await worker.next("stopped");
+    await within(30_000, "the worker to exit", worker.exited);
+  } finally {
+    await queue.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await bench();
+}
