@@ -41,6 +41,8 @@ export interface AppSettings {
 
 const SCHEDULER_TICK_MS = 60_000;
 const STORE_TIMEOUT_MS = 8_000;
+/** Parsed deliveries waiting for their handler; more only if the middleware dropped some. */
+const PARSED_KEPT = 1_000;
 
 function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -109,9 +111,19 @@ export function createApp(settings: AppSettings) {
     }
 
     const gate = createTriggerGate({ botLogin: deps.botLogin, clock });
-    guardMalformedPayloads(probot, parseTrigger);
+    // The guard in front of the middleware parses every signed delivery; the
+    // handler takes its result instead of parsing the same payload again.
+    const parsed = new Map<string, ReturnType<typeof parseTrigger>>();
+    guardMalformedPayloads(probot, (event, payload, delivery) => {
+      const request = parseTrigger(event, payload, delivery);
+      parsed.set(delivery, request);
+      if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);
+      return request;
+    });
     probot.on([...TRIGGER_EVENTS], async (context) => {
-      const request = parseTrigger(context.name, context.payload, context.id);
+      const request =
+        parsed.get(context.id) ?? parseTrigger(context.name, context.payload, context.id);
+      parsed.delete(context.id);
       if (!request) return;
       // Sent to the App itself (a test delivery, say), not for an installation: nothing to act as.
       if (request.installationId === undefined) {
