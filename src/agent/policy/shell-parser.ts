@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { Language, Parser, type Tree } from "web-tree-sitter";
 
 /** What the shell analysis needs from a parser: bash source in, syntax tree out. */
@@ -17,6 +18,13 @@ let bashLanguage: Promise<Language> | undefined;
 
 function loadBashLanguage(): Promise<Language> {
   bashLanguage ??= (async () => {
+    // V8 compiles wasm with its baseline compiler (Liftoff), then keeps
+    // recompiling hot functions with TurboFan in the background, and a
+    // process waits for that work before it exits: seconds after the job
+    // is done, and tens of MB, for a parser that reads a few short commands.
+    // Liftoff alone is fast enough for that. The flag only affects wasm
+    // compiled after it is set, and this is the process's only wasm.
+    setFlagsFromString("--liftoff-only");
     await Parser.init();
     return Language.load(bashGrammarPath());
   })().catch((error: unknown) => {
