@@ -51,7 +51,7 @@ async function oneRun(root: string, n: number): Promise<{ exitMs: number; peakMb
   try {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", CHILD, "run", "fix the failing test", "--cwd", repo, "--no-push"],
+      ["--import", "tsx", CHILD, "run", "fix the failing test", "--cwd", repo],
       {
         env: {
           ...env,
