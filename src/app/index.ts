@@ -1,12 +1,13 @@
 import type { ApplicationFunctionOptions, Probot } from "probot";
 import type { Model } from "../agent/model.js";
-import { createGitHubAppClients, type GitHubAppClients } from "../github/client.js";
+import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import { jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { parseServiceEnv } from "../service/env.js";
+import { serviceGitHubClients } from "../service/github-clients.js";
 import { openJobQueue } from "../service/open-queue.js";
 import type { SetTimer } from "../service/queue-note.js";
 import { exitOnSignals } from "../service/shutdown.js";
@@ -69,6 +70,7 @@ export function createApp(settings: AppSettings) {
   let queue: JobQueue | undefined;
   let worker: JobWorker | undefined;
   let scheduler: ReturnType<typeof setInterval> | undefined;
+  let closeClients = async () => {};
 
   const app = async (probot: Probot, _options?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
@@ -79,14 +81,12 @@ export function createApp(settings: AppSettings) {
         onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
       }));
     queue = jobs;
-    const github =
-      settings.github ??
-      createGitHubAppClients({
-        appId: service.appId ?? "",
-        privateKey: service.privateKey ?? "",
-        baseUrl: service.apiBaseUrl,
-        log: probot.log,
-      });
+    let github = settings.github;
+    if (!github) {
+      const own = serviceGitHubClients(service, probot.log);
+      github = own.clients;
+      closeClients = own.close;
+    }
     const options = {
       settings: service,
       env: settings.env,
@@ -185,6 +185,7 @@ export function createApp(settings: AppSettings) {
     // Deliveries being stored right now are answered before the store closes.
     await Promise.allSettled([...inFlight]);
     await queue?.close();
+    await closeClients();
   };
 
   return { app, idle, stop };

@@ -1,6 +1,6 @@
 import { errorMessage } from "../error-message.js";
-import { createGitHubAppClients } from "../github/client.js";
 import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
+import { serviceGitHubClients } from "../service/github-clients.js";
 import { createLineLog } from "../service/line-log.js";
 import { openJobQueue } from "../service/open-queue.js";
 import { startWorkerService } from "../service/worker-service.js";
@@ -49,16 +49,11 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
     clock: io.clock,
     onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
   });
-  const github = createGitHubAppClients({
-    appId: settings.appId,
-    privateKey: settings.privateKey,
-    baseUrl: settings.apiBaseUrl,
-    log: {
-      debug: () => {},
-      info: (message) => log.info({}, message),
-      warn: (message) => log.warn({}, message),
-      error: (message) => log.error({}, message),
-    },
+  const { clients: github, close: closeClients } = serviceGitHubClients(settings, {
+    debug: () => {},
+    info: (message) => log.info({}, message),
+    warn: (message) => log.warn({}, message),
+    error: (message) => log.error({}, message),
   });
   const worker = startWorkerService({ settings, env: io.env, queue, github, log, clock: io.clock });
   log.info({ concurrency: settings.concurrency }, "worker started");
@@ -79,6 +74,7 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
       worker
         .stop(settings.shutdownGraceMs)
         .then(() => queue.close())
+        .then(closeClients)
         .catch((error: unknown) =>
           log.error({ err: error }, `could not stop cleanly: ${errorMessage(error)}`),
         )

@@ -37,6 +37,12 @@ export interface GitHubAppClientSettings {
   maxRateLimitWaitSeconds?: number | undefined;
   /** Milliseconds in one second of every wait above (default 1000; tests shrink time with it). */
   secondMs?: number | undefined;
+  /**
+   * Where the write spacing is kept when several processes act for the same
+   * installations (workers on Redis): one clock per installation across all
+   * of them, instead of one per process. Default: in this process.
+   */
+  sharedLimits?: Bottleneck.IORedisConnection | undefined;
 }
 
 export interface AppClientLog {
@@ -60,9 +66,23 @@ export function createGitHubAppClients(settings: GitHubAppClientSettings): GitHu
   const secondMs = settings.secondMs ?? 1_000;
   const rateLimitRetries = settings.rateLimitRetries ?? 3;
   const maxWait = settings.maxRateLimitWaitSeconds ?? 300;
-  // Shared by every client of this factory, keyed by throttling id.
-  const write = new Bottleneck.Group({ maxConcurrent: 1, minTime: secondMs });
-  const notifications = new Bottleneck.Group({ maxConcurrent: 1, minTime: 3 * secondMs });
+  // Shared by every client of this factory (and, with sharedLimits, every
+  // process on the same Redis), keyed by throttling id.
+  const shared = settings.sharedLimits
+    ? { datastore: "ioredis", connection: settings.sharedLimits }
+    : {};
+  const write = new Bottleneck.Group({
+    maxConcurrent: 1,
+    minTime: secondMs,
+    ...shared,
+    ...(settings.sharedLimits ? { id: "patchwright-write" } : {}),
+  });
+  const notifications = new Bottleneck.Group({
+    maxConcurrent: 1,
+    minTime: 3 * secondMs,
+    ...shared,
+    ...(settings.sharedLimits ? { id: "patchwright-notifications" } : {}),
+  });
 
   const onLimit =
     (kind: string) =>

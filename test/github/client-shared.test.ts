@@ -1,0 +1,85 @@
+import { generateKeyPairSync } from "node:crypto";
+import Bottleneck from "bottleneck";
+import { Redis } from "ioredis";
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGitHubAppClients } from "../../src/github/client.js";
+import { createFakeGitHub } from "../helpers/fake-github.js";
+import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+
+/**
+ * Workers on several machines act for the same installation: GitHub's
+ * spacing of writes must hold across them, not per process.
+ */
+
+const { privateKey } = generateKeyPairSync("rsa", {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+  publicKeyEncoding: { type: "spki", format: "pem" },
+});
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const SECOND_MS = 100;
+
+let redis: RedisServer;
+const clients: Redis[] = [];
+beforeAll(async () => {
+  redis = await startRedis();
+  nock.disableNetConnect();
+  nock.enableNetConnect("127.0.0.1");
+});
+afterAll(async () => {
+  for (const client of clients) client.disconnect();
+  nock.cleanAll();
+  nock.enableNetConnect();
+  await redis.stop();
+});
+
+/** Two "processes" (client factories) write 3 comments each at once; the gaps between the writes. */
+async function gaps(shared: boolean): Promise<number[]> {
+  const github = createFakeGitHub({ owner: "o", repo: "r" });
+  github.mountNock();
+  const factory = () => {
+    let sharedLimits: Bottleneck.IORedisConnection | undefined;
+    if (shared) {
+      const client = new Redis(redis.url);
+      clients.push(client);
+      sharedLimits = new Bottleneck.IORedisConnection({ client });
+    }
+    return createGitHubAppClients({
+      appId: 1,
+      privateKey,
+      log: silent,
+      secondMs: SECOND_MS,
+      sharedLimits,
+    });
+  };
+  const [one, two] = [factory().installation(42), factory().installation(42)];
+  // Tokens first, so only the comments are timed.
+  await Promise.all(
+    [one, two].map((o) => o.rest.issues.listComments({ owner: "o", repo: "r", issue_number: 1 })),
+  );
+  const done: number[] = [];
+  await Promise.all(
+    [one, one, one, two, two, two].map((octokit, i) =>
+      octokit.rest.issues
+        .update({ owner: "o", repo: "r", issue_number: 1, title: `t${i}` })
+        .catch(() => undefined)
+        .then(() => done.push(performance.now())),
+    ),
+  );
+  nock.cleanAll();
+  done.sort((a, b) => a - b);
+  return done.slice(1).map((t, i) => t - (done[i] ?? t));
+}
+
+describe("write spacing shared through Redis", () => {
+  it("spaces one installation's writes across processes", async () => {
+    const apart = await gaps(true);
+    expect(Math.min(...apart)).toBeGreaterThanOrEqual(SECOND_MS * 0.8);
+  });
+
+  it("is per process without it (the case it fixes)", async () => {
+    const apart = await gaps(false);
+    expect(Math.min(...apart)).toBeLessThan(SECOND_MS * 0.5);
+  });
+});
