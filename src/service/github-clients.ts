@@ -17,16 +17,19 @@ export function serviceGitHubClients(
   log: AppClientLog,
 ): { clients: GitHubAppClients; close(): Promise<void> } {
   const redis = settings.redisUrl ? new Redis(settings.redisUrl) : undefined;
+  const connection = redis ? new Bottleneck.IORedisConnection({ client: redis }) : undefined;
   const clients = createGitHubAppClients({
     appId: settings.appId ?? "",
     privateKey: settings.privateKey ?? "",
     baseUrl: settings.apiBaseUrl,
     log,
-    ...(redis ? { sharedLimits: new Bottleneck.IORedisConnection({ client: redis }) } : {}),
+    ...(connection ? { sharedLimits: connection } : {}),
   });
   return {
     clients,
+    // Bottleneck opens a subscriber connection of its own beside the client.
     close: async () => {
+      await connection?.disconnect(false);
       redis?.disconnect();
     },
   };

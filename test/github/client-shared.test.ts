@@ -21,14 +21,14 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const SECOND_MS = 100;
 
 let redis: RedisServer;
-const clients: Redis[] = [];
+const connections: Bottleneck.IORedisConnection[] = [];
 beforeAll(async () => {
   redis = await startRedis();
   nock.disableNetConnect();
   nock.enableNetConnect("127.0.0.1");
 });
 afterAll(async () => {
-  for (const client of clients) client.disconnect();
+  for (const connection of connections) await connection.disconnect(false);
   nock.cleanAll();
   nock.enableNetConnect();
   await redis.stop();
@@ -41,9 +41,8 @@ async function gaps(shared: boolean): Promise<number[]> {
   const factory = () => {
     let sharedLimits: Bottleneck.IORedisConnection | undefined;
     if (shared) {
-      const client = new Redis(redis.url);
-      clients.push(client);
-      sharedLimits = new Bottleneck.IORedisConnection({ client });
+      sharedLimits = new Bottleneck.IORedisConnection({ client: new Redis(redis.url) });
+      connections.push(sharedLimits);
     }
     return createGitHubAppClients({
       appId: 1,
