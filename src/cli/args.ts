@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { ruleProblem } from "../agent/policy/rules.js";
 import { parseDuration } from "../config/duration.js";
 import { networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 import { parseFlags } from "./parse-flags.js";
@@ -73,8 +74,8 @@ const runArgsSchema = z.object({
   policy: z.enum(["read-only", "default", "trusted"], {
     error: "--policy must be read-only, default or trusted",
   }),
-  allow: z.array(z.string()),
-  deny: z.array(z.string()),
+  allow: z.array(ruleFlag("--allow")),
+  deny: z.array(ruleFlag("--deny")),
   transcript: z.string().optional(),
   json: z.boolean(),
   verbose: z.boolean(),
@@ -102,6 +103,17 @@ const runArgsSchema = z.object({
   network: networkFlag("--network"),
   setupNetwork: networkFlag("--setup-network"),
 });
+
+/**
+ * A policy rule, checked here so a typo is a usage error before anything
+ * runs (exit 2), not a failure once the agent starts.
+ */
+function ruleFlag(flag: string) {
+  return z.string().superRefine((rule, ctx) => {
+    const problem = ruleProblem(rule);
+    if (problem) ctx.addIssue({ code: "custom", message: `${flag} ${problem}` });
+  });
+}
 
 /** off, on, or a comma-separated host list, as `network:` takes in the config. */
 function networkFlag(flag: string) {

@@ -134,6 +134,22 @@ describe("CLI arguments", () => {
     ],
     [["run", "t", "--repo", "r", "--verify-timeout", "0"], /--verify-timeout must be a duration/],
     [["run", "t", "--repo", "r", "--cwd", "d"], /--cwd and --repo do not go together/],
+    [
+      ["run", "t", "--allow", "bash: make*"],
+      /^--allow rule "bash: make\*": unknown tool "bash"; write "tool: pattern"/,
+    ],
+    [
+      ["run", "t", "--allow", "run_shell:"],
+      /^--allow rule "run_shell:": the pattern after ":" is empty/,
+    ],
+    [
+      ["run", "t", "--deny", "edit_file: ../secrets/**"],
+      /^--deny rule .*cannot leave the workspace/,
+    ],
+    [
+      ["run", "t", "--allow", "read_file", "--deny", "write_file: ~/x"],
+      /^--deny rule "write_file: ~\/x": path patterns are relative to the workspace root/,
+    ],
   ])("rejects %j with a one-line reason", (argv, message) => {
     expect(() => parseCommand(argv, "/here")).toThrow(UsageError);
     expect(() => parseCommand(argv, "/here")).toThrow(message);

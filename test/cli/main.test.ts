@@ -38,6 +38,8 @@ describe("patchwright's command line", () => {
       [["run", "t", "--foo"], "unknown option --foo; see patchwright --help"],
       [["deps", "--foo"], "unknown option --foo; see patchwright deps --help"],
       [["deps", "extra"], 'unexpected argument "extra"; see patchwright deps --help'],
+      [["run", "t", "--allow", "make *"], '--allow rule "make *": unknown tool "make *"'],
+      [["run", "t", "--deny", "edit_file: /etc/**"], 'drop the leading "/"'],
     ];
     for (const [argv, message] of cases) {
       const { code, stdout, stderr } = await runMain(argv, { env: { HOME: home } });

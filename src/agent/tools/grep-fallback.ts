@@ -1,7 +1,6 @@
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
-import { ToolError } from "./define-tool.js";
 import type { MatchCollector } from "./grep-matches.js";
 import { listWorkspaceFiles } from "./workspace-files.js";
 
@@ -12,7 +11,8 @@ export interface FallbackSearch {
   root: string;
   env: Record<string, string>;
   signal: AbortSignal;
-  pattern: string;
+  /** The pattern as a JavaScript regular expression (see grep-pattern.ts). */
+  regex: RegExp;
   /** Folder or file to search, relative to the root. */
   under: string;
   underIsFile: boolean;
@@ -28,14 +28,7 @@ export async function searchWithoutGit(
   search: FallbackSearch,
   matches: MatchCollector,
 ): Promise<boolean> {
-  let regex: RegExp;
-  try {
-    regex = new RegExp(search.pattern);
-  } catch (error) {
-    throw new ToolError(
-      `invalid regular expression "${search.pattern}": ${(error as Error).message}`,
-    );
-  }
+  const { regex } = search;
   const listing = search.underIsFile
     ? { files: [search.under], complete: true }
     : await listWorkspaceFiles({
@@ -54,6 +47,8 @@ export async function searchWithoutGit(
     const text = await readSmallText(join(search.root, path));
     if (text === null) continue;
     const lines = text.split("\n");
+    // The empty string after a final newline is not a line of the file.
+    if (lines.at(-1) === "") lines.pop();
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i] ?? "";
       if (regex.test(line)) matches.add(path, i + 1, line);

@@ -1,21 +1,20 @@
-import { spawn } from "node:child_process";
+import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
-import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
-import { GIT_FATAL, toolGitEnv } from "./git-exec.js";
+import { commaListToBraces, expandBraces } from "./glob-braces.js";
 import { searchWithoutGit } from "./grep-fallback.js";
+import { gitGrep } from "./grep-git.js";
 import { MAX_MATCHES, MatchCollector } from "./grep-matches.js";
-import { expandBraces, toPosixRegex } from "./grep-pattern.js";
+import { otherReadings, regexQuery, type SearchQuery } from "./grep-retry.js";
 import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
-import { isSkippedPath } from "./workspace-files.js";
 
 const input = z.object({
   pattern: z
     .string()
     .min(1)
     .describe(
-      'Regular expression (POSIX extended, e.g. "function\\s+\\w+", "TODO|FIXME"); \\d also works',
+      'Regular expression, e.g. "function\\s+\\w+", "TODO|FIXME", "(?i)readme"; \\d \\w \\s \\b \\t work, also inside [...]; lookarounds do not',
     ),
   path: z
     .string()
@@ -41,43 +40,86 @@ export const grepSearchTool = defineTool({
   concurrencySafe: true,
   summarize: (args) => `grep_search ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
   async run(args, ctx) {
+    const query = regexQuery(args.pattern);
+    const include = args.include === undefined ? undefined : checkInclude(args.include);
     const base = args.path
       ? await resolveInWorkspace(ctx.root, args.path)
       : { absolute: ctx.root, relative: "." };
     const info = await stat(base.absolute).catch((error: unknown) => {
-      if (isNotFound(error)) throw new ToolError(`${base.relative} does not exist`);
+      if (isNotFound(error)) {
+        throw new ToolError(
+          `${base.relative} does not exist; leave path out to search the whole workspace, or find the folder with list_files`,
+        );
+      }
       throw error;
     });
-    const matches = new MatchCollector();
-    const where = base.relative === "." ? "the workspace" : base.relative;
-    const noMatch = `No matches for /${args.pattern}/ in ${where}${args.include ? ` (files matching ${args.include})` : ""}.`;
-    const searched = await gitGrep(
-      ctx,
-      args.pattern,
-      pathspecs(base, info.isFile(), args.include),
-      matches,
-    );
-    if (searched === "not-a-repository") {
-      const complete = await searchWithoutGit(
-        {
-          root: ctx.root,
-          env: ctx.env,
-          signal: ctx.signal,
-          pattern: args.pattern,
-          under: base.relative,
-          underIsFile: info.isFile(),
-          include: args.include,
-        },
-        matches,
-      );
-      const partial = complete
-        ? ""
-        : "\n[the folder is large and was only partly searched; give a narrower path]";
-      return matches.format(noMatch) + partial;
+    const scope = { base, info, include };
+    const found = await search(ctx, scope, query);
+    if (found.matches.total > 0) return found.matches.format("") + found.partial;
+    for (const reading of otherReadings(args.pattern)) {
+      const other = await search(ctx, scope, reading.query);
+      if (other.matches.total > 0) {
+        return `${reading.intro}\n${other.matches.format("")}${other.partial}`;
+      }
     }
-    return matches.format(noMatch);
+    const where = base.relative === "." ? "the workspace" : base.relative;
+    const files = args.include ? ` (files matching ${args.include})` : "";
+    return `No matches for /${args.pattern}/ in ${where}${files}.${includeHint(include, base.relative)}${found.partial}`;
   },
 });
+
+function checkInclude(include: string): string {
+  if (include.startsWith("~")) {
+    throw new ToolError(
+      `include "${include}" starts with "~", which is not expanded to a home folder; include matches file names inside the workspace, e.g. "*.ts"`,
+    );
+  }
+  if (include.includes("\\")) {
+    throw new ToolError(
+      `include "${include}" contains backslashes; globs use forward slashes between folders (e.g. "src/**/*.ts"), and a backslash would only escape the next character`,
+    );
+  }
+  return commaListToBraces(include.replace(/^\.\//, ""));
+}
+
+/** include is matched below path, so repeating path in it finds nothing. */
+function includeHint(include: string | undefined, base: string): string {
+  if (include === undefined || base === "." || !include.startsWith(`${base}/`)) return "";
+  return ` include is matched below path "${base}": drop the "${base}/" at its start.`;
+}
+
+interface Scope {
+  base: WorkspacePath;
+  info: Stats;
+  include: string | undefined;
+}
+
+/** One search, with git grep or (outside a repository) the bounded walk. */
+async function search(
+  ctx: ToolContext,
+  scope: Scope,
+  query: SearchQuery,
+): Promise<{ matches: MatchCollector; partial: string }> {
+  const matches = new MatchCollector();
+  const specs = pathspecs(scope.base, scope.info.isFile(), scope.include);
+  if ((await gitGrep(ctx, query, specs, matches)) === "done") return { matches, partial: "" };
+  const complete = await searchWithoutGit(
+    {
+      root: ctx.root,
+      env: ctx.env,
+      signal: ctx.signal,
+      regex: query.regex,
+      under: scope.base.relative,
+      underIsFile: scope.info.isFile(),
+      include: scope.include,
+    },
+    matches,
+  );
+  const partial = complete
+    ? ""
+    : "\n[the folder is large and was only partly searched; give a narrower path]";
+  return { matches, partial };
+}
 
 function pathspecs(base: WorkspacePath, isFile: boolean, include: string | undefined): string[] {
   const specs: string[] = [];
@@ -85,7 +127,7 @@ function pathspecs(base: WorkspacePath, isFile: boolean, include: string | undef
     specs.push(`:(literal)${base.relative}`);
   } else {
     const prefix = base.relative === "." ? "" : `${escapeGlob(base.relative)}/`;
-    for (const glob of expandBraces(include.replace(/^\.\//, ""))) {
+    for (const glob of expandBraces(include)) {
       specs.push(`:(glob)${prefix}${glob.includes("/") ? "" : "**/"}${glob}`);
     }
   }
@@ -95,77 +137,4 @@ function pathspecs(base: WorkspacePath, isFile: boolean, include: string | undef
 
 function escapeGlob(path: string): string {
   return path.replace(/[*?[\]\\]/g, "\\$&");
-}
-
-type GrepOutcome = "done" | "not-a-repository";
-
-/**
- * Streams `git grep` output so a pattern matching half the repository costs
- * memory only for the lines kept; the rest are counted.
- */
-function gitGrep(
-  ctx: ToolContext,
-  pattern: string,
-  specs: string[],
-  matches: MatchCollector,
-): Promise<GrepOutcome> {
-  const args = [
-    "-c",
-    "core.quotePath=false",
-    "grep",
-    "--no-color",
-    "-n",
-    "-I",
-    "-E",
-    "--untracked",
-    "--null",
-    "-e",
-    toPosixRegex(pattern),
-    "--",
-    ...specs,
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", args, {
-      cwd: ctx.root,
-      env: toolGitEnv(ctx.env),
-      stdio: ["ignore", "pipe", "pipe"],
-      signal: ctx.signal,
-    });
-    const decoder = new StringDecoder("utf8");
-    let pending = "";
-    let stderr = "";
-    const take = (line: string): void => {
-      const [path = "", lineNo = "", ...rest] = line.split("\0");
-      if (!isSkippedPath(path)) matches.add(path, lineNo, rest.join("\0"));
-    };
-    child.stdout.on("data", (chunk: Buffer) => {
-      const lines = (pending + decoder.write(chunk)).split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) take(line);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < 10_000) stderr += chunk.toString("utf8");
-    });
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") resolve("not-a-repository");
-      else reject(error);
-    });
-    child.on("close", (code) => {
-      pending += decoder.end();
-      if (pending) take(pending);
-      if (code === 0 || code === 1) resolve("done");
-      else if (code === GIT_FATAL && /not a git repository/i.test(stderr))
-        resolve("not-a-repository");
-      else if (code === GIT_FATAL) reject(new ToolError(grepFailure(pattern, stderr)));
-      else reject(new Error(`git grep exited with ${code}: ${stderr.trim()}`));
-    });
-  });
-}
-
-function grepFailure(pattern: string, stderr: string): string {
-  const detail = stderr.replace(/^fatal:\s*/m, "").trim();
-  if (/-e option|regex|unmatched|invalid/i.test(detail)) {
-    return `invalid regular expression "${pattern}": ${detail}. Patterns are POSIX extended regular expressions; escape literal ( ) [ ] { } . * + ? | with a backslash.`;
-  }
-  return `git grep failed: ${detail}`;
 }

@@ -3,12 +3,16 @@ import { z } from "zod";
 import { defineTool, ToolError } from "./define-tool.js";
 import { isNotFound, resolveInWorkspace } from "./paths.js";
 import { stampOf } from "./read-guard.js";
-import { decodeTextFile } from "./text-file.js";
+import { decodeTextFile, MAX_TEXT_FILE_BYTES, shellQuote, tooLargeMessage } from "./text-file.js";
+import { MAX_OUTPUT_CHARS } from "./truncate.js";
 
 export const DEFAULT_READ_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
-/** Larger files are refused whole; the model can page them with run_shell (sed -n). */
-const MAX_FILE_BYTES = 20 * 1024 * 1024;
+/**
+ * Lines stop before the registry's output cap would cut the middle out, and
+ * always on a line boundary, so the footer's range and offset are the truth.
+ */
+const MAX_SHOWN_CHARS = MAX_OUTPUT_CHARS - 1_000;
 
 const input = z.object({
   file_path: z
@@ -33,7 +37,7 @@ export const readFileTool = defineTool({
   description: [
     "Reads a text file from the workspace and returns its lines numbered as `     7 | text`.",
     "The numbers and the ` | ` separator are not part of the file: leave them out of edit_file's old_string.",
-    `Returns at most ${DEFAULT_READ_LIMIT} lines by default; use offset/limit to read further in long files.`,
+    `Returns at most ${DEFAULT_READ_LIMIT} lines (and about ${MAX_SHOWN_CHARS} characters) by default; use offset/limit to read further in long files.`,
     `Lines longer than ${MAX_LINE_CHARS} characters are cut. Binary files are refused.`,
     "A file must be read before edit_file or write_file may change it.",
   ].join(" "),
@@ -54,14 +58,14 @@ export const readFileTool = defineTool({
     try {
       const stats = await handle.stat();
       if (stats.isDirectory()) {
-        throw new ToolError(`${path.relative} is a directory; use list_files to see its files`);
-      }
-      if (stats.size > MAX_FILE_BYTES) {
         throw new ToolError(
-          `${path.relative} is ${stats.size} bytes, too large to read whole; use grep_search to find the lines you need, or run_shell with sed -n 'START,ENDp'`,
+          `${path.relative} is a directory; use list_files with path "${path.relative}" to see its files`,
         );
       }
-      const text = decodeTextFile(await handle.readFile(), path.relative);
+      if (stats.size > MAX_TEXT_FILE_BYTES) {
+        throw new ToolError(tooLargeMessage(path.relative, stats.size, "read"));
+      }
+      const text = decodeTextFile(await handle.readFile(), path.relative, "read");
       ctx.reads.set(path.absolute, stampOf(stats));
       return formatLines(text, path.relative, args.offset ?? 1, args.limit ?? DEFAULT_READ_LIMIT);
     } finally {
@@ -71,22 +75,41 @@ export const readFileTool = defineTool({
 });
 
 function formatLines(text: string, relative: string, offset: number, limit: number): string {
-  if (text.length === 0) return `${relative} is empty (0 lines).`;
   const lines = text.replace(/^\uFEFF/, "").split("\n");
   if (lines.at(-1) === "") lines.pop();
+  if (lines.length === 0) return `${relative} is empty (0 lines).`;
   if (offset > lines.length) {
     throw new ToolError(
-      `offset ${offset} is past the end of ${relative}, which has ${lines.length} lines`,
+      `offset ${offset} is past the end of ${relative}, which has ${lines.length} line${lines.length === 1 ? "" : "s"}; call read_file with an offset from 1 to ${lines.length}`,
     );
   }
-  const end = Math.min(lines.length, offset - 1 + limit);
+  const wanted = Math.min(lines.length, offset - 1 + limit);
   const out: string[] = [];
-  for (let i = offset - 1; i < end; i++) {
-    out.push(`${String(i + 1).padStart(6)} | ${cutLine((lines[i] ?? "").replace(/\r$/, ""))}`);
+  let size = 0;
+  let cutLines = 0;
+  let firstCut = 0;
+  let end = offset - 1;
+  while (end < wanted) {
+    const line = (lines[end] ?? "").replace(/\r$/, "");
+    const shown = `${String(end + 1).padStart(6)} | ${cutLine(line)}`;
+    if (out.length > 0 && size + shown.length + 1 > MAX_SHOWN_CHARS) break;
+    if (line.length > MAX_LINE_CHARS) {
+      if (cutLines === 0) firstCut = end + 1;
+      cutLines++;
+    }
+    out.push(shown);
+    size += shown.length + 1;
+    end++;
+  }
+  if (cutLines > 0) {
+    out.push(
+      `[${cutLines} line${cutLines === 1 ? " was" : "s were"} longer than ${MAX_LINE_CHARS} characters and cut where marked; the marker is not in the file, so leave it out of edit_file's old_string. See the rest with run_shell, e.g. \`sed -n '${firstCut}p' ${shellQuote(relative)} | cut -c${MAX_LINE_CHARS + 1}-${MAX_LINE_CHARS * 4}\`]`,
+    );
   }
   if (end < lines.length) {
+    const why = end < wanted ? `, stopped at the ${MAX_OUTPUT_CHARS}-character output limit` : "";
     out.push(
-      `[lines ${offset}-${end} of ${lines.length} shown; call read_file with offset ${end + 1} to read more]`,
+      `[lines ${offset}-${end} of ${lines.length} shown${why}; call read_file with offset ${end + 1} to read more]`,
     );
   }
   return out.join("\n");

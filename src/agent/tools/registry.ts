@@ -1,13 +1,7 @@
 import { z } from "zod";
-import { errorMessage } from "../../error-message.js";
 import type { ToolSpec } from "../model.js";
-import {
-  type AnyTool,
-  type PolicyCheck,
-  type ToolContext,
-  ToolError,
-  toToolSpec,
-} from "./define-tool.js";
+import { type AnyTool, type PolicyCheck, type ToolContext, toToolSpec } from "./define-tool.js";
+import { describeFields, failureText } from "./tool-failure.js";
 import { truncateOutput } from "./truncate.js";
 
 export interface ToolRegistry {
@@ -45,7 +39,7 @@ export interface ToolCallResult {
 /**
  * Validates, checks and runs one tool call. It never throws: every failure
  * (unknown tool, bad input, policy denial, a tool error or a crash) becomes an
- * error result worded so the model can correct its next call.
+ * error result worded so the model can correct its next call, without host paths.
  */
 export async function executeToolCall(
   registry: ToolRegistry,
@@ -60,7 +54,9 @@ export async function executeToolCall(
   }
   const parsed = tool.input.safeParse(call.input);
   if (!parsed.success) {
-    return failure(`Invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}`);
+    return failure(
+      `Invalid input for ${tool.name}:\n${z.prettifyError(parsed.error)}\n${describeFields(tool)}`,
+    );
   }
   try {
     const decision = await check({
@@ -71,9 +67,7 @@ export async function executeToolCall(
     const output = await tool.run(parsed.data, ctx);
     return { content: truncateOutput(output === "" ? "(no output)" : output), isError: false };
   } catch (error) {
-    if (error instanceof ToolError) return failure(error.message);
-    const message = errorMessage(error);
-    return failure(`${tool.name} failed: ${message}`);
+    return failure(failureText(tool, error, ctx.root));
   }
 }
 

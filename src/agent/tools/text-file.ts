@@ -1,25 +1,109 @@
 import { ToolError } from "./define-tool.js";
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** read_file and edit_file hold whole files in memory; bigger ones are data or logs. */
+export const MAX_TEXT_FILE_BYTES = 20 * 1024 * 1024;
+
+/** Why a file cannot be handled as UTF-8 text. */
+type TextProblem =
+  | { kind: "binary" }
+  | { kind: "utf16" }
+  | { kind: "not-utf8"; byte: number; line: number }
+  | { kind: "too-large"; size: number };
+
+/** Which tool meets the file: the advice differs, the facts do not. */
+export type TextPurpose = "read" | "edit" | "write";
 
 /**
- * Decodes a file as UTF-8 text, or refuses it: NUL bytes or invalid UTF-8
- * mean a binary file, which would reach the model as noise and could not be
- * edited back byte for byte. The BOM is kept so edits write it back.
+ * Decodes a file as UTF-8 text, or refuses it with what to do instead: NUL
+ * bytes or invalid UTF-8 would reach the model as noise and could not be
+ * written back byte for byte. The BOM is kept so edits write it back.
  */
-export function decodeTextFile(content: Buffer, relative: string): string {
-  const binary = new ToolError(
-    `${relative} looks like a binary file (NUL bytes or invalid UTF-8); it cannot be shown or edited as text. Use run_shell (e.g. \`file\`, \`xxd | head\`) to inspect it.`,
-  );
-  if (content.includes(0)) throw binary;
-  try {
-    return strictUtf8.decode(content);
-  } catch {
-    throw binary;
+export function decodeTextFile(content: Buffer, relative: string, purpose: TextPurpose): string {
+  const problem = textProblem(content);
+  if (problem) throw new ToolError(unreadableMessage(relative, problem, purpose));
+  return content.toString("utf8");
+}
+
+/** The refusal for a file over MAX_TEXT_FILE_BYTES, before its bytes are read. */
+export function tooLargeMessage(relative: string, size: number, purpose: TextPurpose): string {
+  return unreadableMessage(relative, { kind: "too-large", size }, purpose);
+}
+
+/**
+ * The message for a file read_file refused, or null when it reads fine.
+ * write_file asks this before "read it first", which would be a dead end.
+ */
+export function unreadableReason(relative: string, content: Buffer): string | null {
+  const problem = textProblem(content);
+  return problem ? unreadableMessage(relative, problem, "write") : null;
+}
+
+function textProblem(content: Buffer): TextProblem | null {
+  const utf16 =
+    content.length >= 2 &&
+    ((content[0] === 0xff && content[1] === 0xfe) || (content[0] === 0xfe && content[1] === 0xff));
+  if (utf16) return { kind: "utf16" };
+  if (content.includes(0)) return { kind: "binary" };
+  const bad = firstInvalidUtf8(content);
+  if (bad === -1) return null;
+  let line = 1;
+  for (let i = content.indexOf(10); i !== -1 && i < bad; i = content.indexOf(10, i + 1)) line++;
+  return { kind: "not-utf8", byte: content[bad] ?? 0, line };
+}
+
+/** Offset of the first byte that breaks UTF-8, or -1 (TextDecoder does not say where). */
+function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i] ?? 0;
+    const size =
+      lead < 0x80 ? 1 : lead < 0xc2 ? 0 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : lead < 0xf5 ? 4 : 0;
+    if (size === 0 || i + size > bytes.length) return i;
+    const second = bytes[i + 1] ?? 0;
+    // Overlong forms, UTF-16 surrogates and code points past U+10FFFF.
+    if (
+      (lead === 0xe0 && second < 0xa0) ||
+      (lead === 0xed && second > 0x9f) ||
+      (lead === 0xf0 && second < 0x90) ||
+      (lead === 0xf4 && second > 0x8f)
+    )
+      return i;
+    for (let k = 1; k < size; k++) if (((bytes[i + k] ?? 0) & 0xc0) !== 0x80) return i;
+    i += size;
+  }
+  return -1;
+}
+
+/** A path as run_shell needs it: quoted unless it is plainly safe. */
+export function shellQuote(path: string): string {
+  return /^[\w./@+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}
+
+function unreadableMessage(relative: string, problem: TextProblem, purpose: TextPurpose): string {
+  const q = shellQuote(relative);
+  const subject =
+    purpose === "read"
+      ? `read_file cannot show ${relative}`
+      : purpose === "edit"
+        ? `edit_file cannot change ${relative} (read_file refuses it too)`
+        : `write_file will not overwrite ${relative} unseen, because read_file cannot show it`;
+  const replace =
+    purpose === "write"
+      ? ` If you mean to replace the whole file, delete it first with run_shell (\`rm ${q}\`) and then call write_file.`
+      : "";
+  switch (problem.kind) {
+    case "too-large":
+      return `${subject}: it is ${(problem.size / 1024 / 1024).toFixed(1)} MB, over the 20 MB limit of read_file and edit_file. Find the lines you need with grep_search (path "${relative}"), print them with run_shell (e.g. \`sed -n '120,160p' ${q}\`) and change them with run_shell (e.g. \`sed -i 's/old/new/' ${q}\`).${replace}`;
+    case "binary":
+      return `${subject}: it is a binary file (it contains NUL bytes). Inspect it with run_shell (\`file ${q}\`, \`xxd ${q} | head -n 20\`); binary files are changed with run_shell or regenerated by the step that builds them.${replace}`;
+    case "utf16":
+      return `${subject}: it is UTF-16 text (it starts with a UTF-16 byte order mark) and these tools handle UTF-8 only. Convert it with run_shell (\`iconv -f UTF-16 -t UTF-8 ${q} > ${q}.tmp && mv ${q}.tmp ${q}\`) and read_file it again, or change it in place with run_shell.${replace}`;
+    case "not-utf8":
+      return `${subject}: it is not valid UTF-8 (byte 0x${problem.byte.toString(16).toUpperCase().padStart(2, "0")} on line ${problem.line}), probably Latin-1 or Windows-1252 text, and these tools handle UTF-8 only. Check with run_shell \`file ${q}\`; then either convert it (\`iconv -f LATIN1 -t UTF-8 ${q} > ${q}.tmp && mv ${q}.tmp ${q}\`, which re-encodes the whole file) and read_file it again, or keep its encoding and change it in place with run_shell (e.g. \`sed -i 's/old/new/' ${q}\`).${replace}`;
   }
 }
 
-/** True when the file's lines mostly end in CRLF, so edits should write CRLF too. */
+/** True when the file's lines mostly end in CRLF, so a rewrite should keep CRLF. */
 export function usesCrlf(text: string): boolean {
   const crlf = text.match(/\r\n/g)?.length ?? 0;
   if (crlf === 0) return false;

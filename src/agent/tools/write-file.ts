@@ -1,9 +1,18 @@
+import type { Stats } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { z } from "zod";
-import { defineTool, ToolError } from "./define-tool.js";
-import { isNotFound, resolveInWorkspace } from "./paths.js";
+import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
+import { looksLikeReadOutput } from "./edit-prefixes.js";
+import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
 import { assertReadAndUnchanged, stampOf } from "./read-guard.js";
+import {
+  MAX_TEXT_FILE_BYTES,
+  toCrlf,
+  tooLargeMessage,
+  unreadableReason,
+  usesCrlf,
+} from "./text-file.js";
 
 const input = z.object({
   file_path: z
@@ -17,34 +26,108 @@ export const writeFileTool = defineTool({
   description: [
     "Writes a whole file: creates it (and any missing folders) or replaces all of its content.",
     "Use it for new files and full rewrites; prefer edit_file for changing part of an existing file.",
-    "An existing file must have been read with read_file first and not changed since.",
+    "An existing file must have been read with read_file first and not changed since; its CRLF line endings and byte order mark are kept.",
   ].join(" "),
   input,
   summarize: (args) => `write_file ${args.file_path}`,
   async run(args, ctx) {
+    if (/[/\\]$/.test(args.file_path)) {
+      throw new ToolError(
+        `file_path "${args.file_path}" ends with a slash, so it names a folder; give the file's name too (e.g. "${args.file_path.replace(/[/\\]+$/, "")}/index.ts")`,
+      );
+    }
     const path = await resolveInWorkspace(ctx.root, args.file_path, { forWrite: true });
+    if (looksLikeReadOutput(args.content)) {
+      throw new ToolError(
+        "every line of content starts with read_file's line-number prefix (`   N | `), which is not part of the file; remove the prefixes and call write_file again",
+      );
+    }
     const existing = await stat(path.absolute).catch((error: unknown) => {
       if (isNotFound(error)) return null;
       throw error;
     });
     if (existing?.isDirectory()) {
-      throw new ToolError(`${path.relative} is a directory; give a file path`);
+      throw new ToolError(
+        `${path.relative} is a directory; give a file path inside it (e.g. "${path.relative}/index.ts")`,
+      );
     }
     let before: Buffer | null = null;
+    let content = args.content;
+    const kept: string[] = [];
     if (existing) {
-      assertReadAndUnchanged(ctx, path.absolute, path.relative, existing);
-      before = await readFile(path.absolute);
+      before = await readExisting(ctx, path, existing);
+      const old = before.toString("utf8");
+      // A full rewrite is still a change to the file's text, not to its encoding conventions.
+      if (usesCrlf(old) && !content.includes("\r\n") && content.includes("\n")) {
+        content = toCrlf(content);
+        kept.push("CRLF line endings");
+      }
+      if (old.startsWith("\uFEFF") && !content.startsWith("\uFEFF")) {
+        content = `\uFEFF${content}`;
+        kept.push("byte order mark");
+      }
     } else {
-      await mkdir(dirname(path.absolute), { recursive: true });
+      await makeParents(ctx.root, path);
     }
-    const after = Buffer.from(args.content, "utf8");
+    const after = Buffer.from(content, "utf8");
+    if (before?.equals(after)) {
+      return `${path.relative} already has exactly this content; nothing was written`;
+    }
     await writeFile(path.absolute, after);
     ctx.reads.set(path.absolute, stampOf(await stat(path.absolute)));
     ctx.recordChange({ path: path.relative, before, after });
-    const lines = countLines(args.content);
-    return `${before ? "Overwrote" : "Created"} ${path.relative} (${lines} lines, ${after.length} bytes)`;
+    const lines = countLines(content);
+    const note =
+      kept.length > 0
+        ? ` (kept the file's ${kept.join(" and ")}; to change those, use run_shell)`
+        : "";
+    return `${before ? "Overwrote" : "Created"} ${path.relative} (${lines} lines, ${after.length} bytes)${note}`;
   },
 });
+
+/** The current bytes of a file about to be overwritten, once it is known the model saw them. */
+async function readExisting(
+  ctx: ToolContext,
+  path: WorkspacePath,
+  existing: Stats,
+): Promise<Buffer> {
+  if (!ctx.reads.has(path.absolute)) {
+    // "Read it first" would be a dead end for a file read_file refuses.
+    const reason =
+      existing.size > MAX_TEXT_FILE_BYTES
+        ? tooLargeMessage(path.relative, existing.size, "write")
+        : unreadableReason(path.relative, await readFile(path.absolute));
+    if (reason) throw new ToolError(reason);
+  }
+  assertReadAndUnchanged(ctx, path.absolute, path.relative, existing);
+  return readFile(path.absolute);
+}
+
+/**
+ * Creates the missing folders, explaining the usual failure (a file where a
+ * folder should be) in workspace terms rather than with mkdir's host path.
+ */
+async function makeParents(root: string, path: WorkspacePath): Promise<void> {
+  try {
+    await mkdir(dirname(path.absolute), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST" && code !== "ENOTDIR") throw error;
+    const segments = path.relative.split("/").slice(0, -1);
+    for (let i = 1; i <= segments.length; i++) {
+      const folder = segments.slice(0, i).join("/");
+      const info = await stat(join(root, folder)).catch(() => null);
+      if (info && !info.isDirectory()) {
+        throw new ToolError(
+          `cannot create ${path.relative}: ${folder} is a file, not a folder. Choose another path, or rename that file with run_shell first (e.g. \`mv ${folder} ${folder}.old\`)`,
+        );
+      }
+    }
+    throw new ToolError(
+      `cannot create the folders for ${path.relative}; check them with run_shell (\`ls -la\`)`,
+    );
+  }
+}
 
 function countLines(text: string): number {
   if (text === "") return 0;

@@ -67,7 +67,7 @@ describe("edit_file", () => {
       new_string: "x = 9",
     });
     await expect(promise).rejects.toThrow(
-      /found 3 matches.*lines 1, 3, 4.*add surrounding lines to make old_string unique.*replace_all/,
+      /found 3 matches.*lines 1, 3, 4.*add surrounding lines to old_string.*unique.*replace_all/,
     );
     expect(await contents("d.txt")).toBe("x = 1\ny = 2\nx = 1\nx = 1\n");
     expect(ws.changes).toEqual([]);

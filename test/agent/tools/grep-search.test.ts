@@ -86,7 +86,7 @@ describe("grep_search in a git repository", () => {
 
   it("explains an invalid regular expression", async () => {
     await expect(grepSearchTool.run({ pattern: "foo(" }, ws.ctx)).rejects.toThrow(
-      /invalid regular expression "foo\(".*POSIX extended/,
+      /cannot use the pattern \/foo\(\/: a \( is never closed; escape a literal parenthesis as \\\(/,
     );
   });
 
@@ -138,7 +138,7 @@ describe("grep_search outside a git repository", () => {
 
   it("explains an invalid regular expression", async () => {
     await expect(grepSearchTool.run({ pattern: "foo(" }, ws.ctx)).rejects.toThrow(
-      /invalid regular expression/,
+      /cannot use the pattern \/foo\(\/: a \( is never closed/,
     );
   });
 });

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { defineTool, type PolicyCheck, ToolError } from "../../../src/agent/tools/define-tool.js";
@@ -129,6 +131,39 @@ describe("tool registry", () => {
       content: "failing failed: a bare string",
       isError: true,
     });
+  });
+
+  it("shows a file-system failure without the workspace's host path, with what to do", async () => {
+    const reader = defineTool({
+      name: "reader",
+      description: "Reads a file the plain way",
+      input: z.object({}),
+      summarize: () => "reader",
+      run: async (_args, ctx) => readFile(join(ctx.root, "src/missing.ts"), "utf8"),
+    });
+    const result = await executeToolCall(
+      createToolRegistry([reader]),
+      { id: "1", name: "reader", input: {} },
+      ws.ctx,
+      allowAll,
+    );
+    expect(result).toEqual({
+      content: "reader failed: ENOENT: no such file or directory, open 'src/missing.ts'",
+      isError: true,
+    });
+  });
+
+  it("lists the tool's fields when the input is invalid", async () => {
+    const result = await executeToolCall(
+      createToolRegistry(defaultTools()),
+      { id: "1", name: "edit_file", input: { path: "a.ts", old_str: "a", new_str: "b" } },
+      ws.ctx,
+      allowAll,
+    );
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain(
+      "edit_file takes: file_path (string), old_string (string), new_string (string), replace_all (boolean, optional).",
+    );
   });
 
   it("turns a throwing policy into an error result", async () => {

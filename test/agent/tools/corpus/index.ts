@@ -1,0 +1,14 @@
+import type { CorpusCase } from "./case.js";
+import { basicEdits } from "./edits-basic.js";
+import { driftEdits } from "./edits-drift.js";
+import { guardedEdits } from "./edits-guards.js";
+import { fileAndSearchCases } from "./files-paths.js";
+import { nearMissCases } from "./near-misses.js";
+
+export const corpus: CorpusCase[] = [
+  ...basicEdits,
+  ...driftEdits,
+  ...guardedEdits,
+  ...nearMissCases,
+  ...fileAndSearchCases,
+];
