@@ -178,16 +178,24 @@ export function runGitBuffer(
       signal?.removeEventListener("abort", onAbort);
       done();
     };
-    // Rejects at once, whatever git is doing; the kill ends it.
+    // Ends git, and rejects once it has exited: nothing the caller cleans up
+    // next (a worktree, a temporary folder) is still being written to.
+    let aborted = false;
     const onAbort = () => {
+      aborted = true;
       child.kill();
-      settle(() => reject(abortError(signal as AbortSignal)));
+      setTimeout(() => child.kill("SIGKILL"), 2_000).unref();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error) => settle(() => reject(error)));
+    // On exit, not close: a helper git started may hold the pipes a while longer.
+    child.on("exit", () => {
+      if (aborted) settle(() => reject(abortError(signal as AbortSignal)));
+    });
     child.on("close", (code) => {
+      if (aborted) return;
       const out = Buffer.concat(stdout);
       const err = Buffer.concat(stderr).toString("utf8");
       settle(() =>

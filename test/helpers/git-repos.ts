@@ -16,7 +16,7 @@ export interface TempDir {
 
 export function makeTempDir(prefix = "patchwright-git-"): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  return { path, remove: () => rmSync(path, { recursive: true, force: true, maxRetries: 3 }) };
 }
 
 /**
