@@ -20,6 +20,15 @@ async function isRunning(pid: number): Promise<boolean> {
   return state !== "Z" && state !== "X";
 }
 
+/** SIGKILL is delivered asynchronously: allow the killed process a moment to die. */
+async function stopsRunning(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (!(await isRunning(pid))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
+
 async function readPid(ws: TestWorkspace, name: string): Promise<number> {
   return Number((await readFile(join(ws.root, name), "utf8")).trim());
 }
@@ -75,8 +84,8 @@ describe("run_shell", () => {
     );
     expect(out).toMatch(/^timed out after 0.5s/);
     expect(out).toContain("exit code: 143 (killed by SIGTERM)");
-    expect(await isRunning(await readPid(ws, "bg.pid"))).toBe(false);
-    expect(await isRunning(await readPid(ws, "fg.pid"))).toBe(false);
+    expect(await stopsRunning(await readPid(ws, "bg.pid"))).toBe(true);
+    expect(await stopsRunning(await readPid(ws, "fg.pid"))).toBe(true);
   });
 
   it("escalates to SIGKILL when the command ignores SIGTERM", async () => {
@@ -88,7 +97,7 @@ describe("run_shell", () => {
       ws.ctx,
     );
     expect(out).toContain("killed by SIGKILL");
-    expect(await isRunning(await readPid(ws, "bg.pid"))).toBe(false);
+    expect(await stopsRunning(await readPid(ws, "bg.pid"))).toBe(true);
   });
 
   it("kills the process group when the run is aborted", async () => {
@@ -97,7 +106,7 @@ describe("run_shell", () => {
     ws.controller.abort();
     const out = await running;
     expect(out).toMatch(/^aborted/);
-    expect(await isRunning(await readPid(ws, "bg.pid"))).toBe(false);
+    expect(await stopsRunning(await readPid(ws, "bg.pid"))).toBe(true);
   });
 
   it("refuses to start when the run is already aborted", async () => {
@@ -110,7 +119,7 @@ describe("run_shell", () => {
     expect(out).toContain("exit code: 0");
     expect(out).toContain("processes the command left running in the background were stopped");
     expect(out).toContain("started");
-    expect(await isRunning(await readPid(ws, "bg.pid"))).toBe(false);
+    expect(await stopsRunning(await readPid(ws, "bg.pid"))).toBe(true);
   });
 
   it("caps output while streaming, keeping head and tail", async () => {
