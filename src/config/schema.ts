@@ -3,6 +3,7 @@ import { policyConfigSchema } from "../agent/policy.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 import { durationSchema } from "./duration.js";
+import { ciFixSchema, toUpkeepConfig, type UpkeepConfig, upkeepFileShape } from "./upkeep-schema.js";
 
 /**
  * `.github/patchwright.yml`: every key is optional and snake_case in the file.
@@ -88,6 +89,7 @@ export const configFileSchema = z.strictObject({
   /** true: a short, polite reply to people without write access; false: no reply at all. */
   answer_unauthorized: z.boolean({ error: "expected true or false" }).default(true),
   bot: botIdentitySchema.prefault({}),
+  ...upkeepFileShape,
   /**
    * Settings for scheduled dependency bumps. Accepted as any mapping for now:
    * the dependency-bump feature validates it when it lands.
@@ -98,7 +100,7 @@ export const configFileSchema = z.strictObject({
 export type ConfigFile = z.input<typeof configFileSchema>;
 type ParsedConfigFile = z.output<typeof configFileSchema>;
 
-export interface RepoConfig {
+export interface RepoConfig extends UpkeepConfig {
   triggerPhrase: string;
   label: string;
   model: string;
@@ -141,6 +143,7 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
     allowedBots: file.allowed_bots,
     answerUnauthorized: file.answer_unauthorized,
     bot: file.bot,
+    ...toUpkeepConfig(file),
   };
   if (file.deps !== undefined) config.deps = file.deps;
   return config;
@@ -160,5 +163,6 @@ export function knownKeys(path: readonly PropertyKey[]): string[] {
   if (where === "") return Object.keys(configFileSchema.shape);
   if (where === "policy") return Object.keys(policyConfigSchema.shape);
   if (where === "bot") return Object.keys(botIdentitySchema.shape);
+  if (where === "ci_fix") return Object.keys(ciFixSchema.shape);
   return [];
 }

@@ -1,0 +1,56 @@
+import { z } from "zod";
+import { durationSchema } from "./duration.js";
+
+/**
+ * The settings of the jobs that keep pull requests mergeable: fixing failed
+ * CI, bringing a branch up to date with its base, and how the bot's commits
+ * reach GitHub. Kept apart from schema.ts so each feature's keys live in one place.
+ */
+
+const bool = () => z.boolean({ error: "expected true or false" });
+
+export const ciFixSchema = z.strictObject({
+  /** false: failed CI on the bot's pull requests is left alone (`@agent fix CI` still works). */
+  enabled: bool().default(true),
+  /** Fix attempts per pull request; each one is a job that pushes at most one round of commits. */
+  max_attempts: z
+    .number({ error: "expected a whole number of attempts, 1 or more" })
+    .int({ error: "expected a whole number of attempts, 1 or more" })
+    .min(1, { error: "expected a whole number of attempts, 1 or more" })
+    .max(10, { error: "expected at most 10 attempts" })
+    .default(2),
+  /** How long to wait for the re-run of failed jobs (the flaky check) before fixing anyway. */
+  rerun_wait: durationSchema.default(30 * 60),
+});
+
+export const upkeepFileShape = {
+  ci_fix: ciFixSchema.prefault({}),
+  /** How a branch that fell behind its base is brought up to date. */
+  update_strategy: z
+    .enum(["merge", "rebase"], { error: 'expected "merge" or "rebase"' })
+    .default("merge"),
+  /** Commits recreated through the Git Data API, so GitHub signs them for the App (Verified). */
+  signed_commits: bool().default(false),
+};
+
+export interface UpkeepConfig {
+  ciFix: { enabled: boolean; maxAttempts: number; rerunWaitSeconds: number };
+  updateStrategy: "merge" | "rebase";
+  signedCommits: boolean;
+}
+
+export function toUpkeepConfig(file: {
+  ci_fix: z.output<typeof ciFixSchema>;
+  update_strategy: "merge" | "rebase";
+  signed_commits: boolean;
+}): UpkeepConfig {
+  return {
+    ciFix: {
+      enabled: file.ci_fix.enabled,
+      maxAttempts: file.ci_fix.max_attempts,
+      rerunWaitSeconds: file.ci_fix.rerun_wait,
+    },
+    updateStrategy: file.update_strategy,
+    signedCommits: file.signed_commits,
+  };
+}
