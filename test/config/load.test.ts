@@ -56,6 +56,9 @@ describe("parseConfig", () => {
         answerUnauthorized: false,
         bot: { name: "Patchwright", email: "patchwright@example.com" },
         deps: { schedule: "weekly", ecosystems: ["npm"] },
+        ciFix: { enabled: true, maxAttempts: 3, rerunWaitSeconds: 1200 },
+        updateStrategy: "rebase",
+        signedCommits: true,
       },
     });
   });

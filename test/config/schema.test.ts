@@ -29,7 +29,23 @@ describe("configSchema", () => {
       allowedBots: [],
       answerUnauthorized: true,
       bot: { name: DEFAULT_BOT_NAME, email: DEFAULT_BOT_EMAIL },
+      ciFix: { enabled: true, maxAttempts: 2, rerunWaitSeconds: 1800 },
+      updateStrategy: "merge",
+      signedCommits: false,
     });
+  });
+
+  it("reads the settings that keep pull requests mergeable", () => {
+    const config = configSchema.parse({
+      ci_fix: { max_attempts: 3, rerun_wait: "10m", enabled: false },
+      update_strategy: "rebase",
+      signed_commits: true,
+    });
+    expect(config.ciFix).toEqual({ enabled: false, maxAttempts: 3, rerunWaitSeconds: 600 });
+    expect(config.updateStrategy).toBe("rebase");
+    expect(config.signedCommits).toBe(true);
+    expect(configSchema.safeParse({ update_strategy: "squash" }).success).toBe(false);
+    expect(configSchema.safeParse({ ci_fix: { max_attempts: 0 } }).success).toBe(false);
   });
 
   it("fills the inner defaults of a partly written policy and bot identity", () => {
