@@ -2,18 +2,18 @@ import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { createNodePolicyFs, type PolicyFs, resolveInWorkspace } from "./policy/paths.js";
-import { PRESET_NAMES, type PresetName, pathToolPresetDenial } from "./policy/presets.js";
+import { PRESET_NAMES, type PresetName, toolPresetDenial } from "./policy/presets.js";
 import { findRule, PolicyRuleError, parseRule, type Rule, ruleProblem } from "./policy/rules.js";
 import { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
 import { shellCallDenial } from "./policy/shell-policy.js";
-import type { PolicyCall, PolicyCheck, PolicyDecision } from "./tools/define-tool.js";
+import type { PolicyCall, PolicyCheck, PolicyDecision, ToolFacts } from "./tools/define-tool.js";
+import { defaultTools } from "./tools/index.js";
 
 export type { PolicyFs } from "./policy/paths.js";
 export { PRESET_NAMES, type PresetName } from "./policy/presets.js";
 export {
   POLICY_TOOLS,
   PolicyRuleError,
-  type PolicyTool,
   parseRule,
   type Rule,
 } from "./policy/rules.js";
@@ -50,6 +50,8 @@ export interface PolicyRules {
   /** Script names from the workspace's package.json (for `npm run <script>`). */
   packageScripts: string[];
   shell: ShellParser;
+  /** The facts of every tool the agent has (built-in and MCP), by name. */
+  tools: ReadonlyMap<string, ToolFacts>;
   /**
    * Symlink resolution and existence checks (node_modules/.bin for npx).
    * Without it paths are judged lexically and npx only runs its short list.
@@ -62,6 +64,8 @@ export interface LoadPolicyOptions {
   /** Read from `<root>/package.json` when not given. */
   packageScripts?: string[];
   fs?: PolicyFs;
+  /** The agent's tools (default: the built-in ones); rules may name any of them. */
+  tools?: readonly ToolFacts[];
 }
 
 async function readPackageScripts(root: string): Promise<string[]> {
@@ -94,68 +98,83 @@ export async function loadPolicyRules(
 ): Promise<PolicyRules> {
   const parsed = parsePolicyConfig(config);
   const root = await realpath(options.root);
+  const tools = new Map((options.tools ?? defaultTools()).map((tool) => [tool.name, tool]));
+  const parse = (source: string) => parseRule(source, tools);
   return {
     preset: parsed.preset,
-    allow: parsed.allow.map(parseRule),
-    deny: parsed.deny.map(parseRule),
+    allow: parsed.allow.map(parse),
+    deny: parsed.deny.map(parse),
     root,
+    tools,
     packageScripts: options.packageScripts ?? (await readPackageScripts(root)),
     shell: await loadShellParser(),
     fs: options.fs ?? createNodePolicyFs(),
   };
 }
 
-const PATH_FIELDS: Readonly<Record<string, string>> = {
-  read_file: "file_path",
-  write_file: "file_path",
-  edit_file: "file_path",
-  list_files: "path",
-  grep_search: "path",
-};
-const WRITING_TOOLS = new Set(["write_file", "edit_file"]);
-
 /** Glob fields (list_files pattern, grep_search include) must not reach outside either. */
-function globDenial(call: PolicyCall): string | undefined {
-  const field =
-    call.tool === "list_files" ? "pattern" : call.tool === "grep_search" ? "include" : "";
-  const glob = call.input[field];
-  if (typeof glob !== "string") return undefined;
-  if (glob.startsWith("/") || glob.startsWith("~") || glob.split("/").includes("..")) {
-    return `\`${call.tool}\`: the ${field} \`${glob}\` reaches outside the workspace; use a pattern relative to the workspace root`;
+function globDenial(call: PolicyCall, facts: ToolFacts): string | undefined {
+  for (const field of facts.globFields) {
+    const glob = call.input[field];
+    if (typeof glob !== "string") continue;
+    if (glob.startsWith("/") || glob.startsWith("~") || glob.split("/").includes("..")) {
+      return `\`${call.tool}\`: the ${field} \`${glob}\` reaches outside the workspace; use a pattern relative to the workspace root`;
+    }
   }
   return undefined;
 }
 
-function pathCallDecision(call: PolicyCall, rules: PolicyRules): PolicyDecision {
-  const field = PATH_FIELDS[call.tool] ?? "file_path";
-  const value = call.input[field] ?? (field === "path" ? "." : undefined);
-  if (typeof value !== "string") {
-    return deny(
-      `\`${call.tool}\` needs a \`${field}\` string; pass a path relative to the workspace root`,
-    );
+/** A tool's paths, its first path field being the subject rules match; an optional search path means the root. */
+function pathCallDecision(call: PolicyCall, facts: ToolFacts, rules: PolicyRules): PolicyDecision {
+  let subject = "";
+  let inGit = false;
+  for (const [index, field] of facts.pathFields.entries()) {
+    const value = call.input[field] ?? (facts.kind === "search" ? "." : undefined);
+    if (value === undefined && index > 0) continue;
+    if (typeof value !== "string") {
+      return deny(
+        `\`${call.tool}\` needs a \`${field}\` string; pass a path relative to the workspace root`,
+      );
+    }
+    const resolved = resolveInWorkspace(value, rules.root, rules.fs);
+    if (!resolved.inside) {
+      return deny(
+        `\`${call.tool} ${value}\`: the path is outside the workspace; use a path relative to the workspace root`,
+      );
+    }
+    if (index === 0) subject = resolved.relative === "" ? "." : resolved.relative;
+    inGit ||= resolved.inGit;
   }
-  const resolved = resolveInWorkspace(value, rules.root, rules.fs);
-  if (!resolved.inside) {
-    return deny(
-      `\`${call.tool} ${value}\`: the path is outside the workspace; use a path relative to the workspace root`,
-    );
-  }
-  const subject = resolved.relative === "" ? "." : resolved.relative;
   const denyRule = findRule(rules.deny, call.tool, subject);
   if (denyRule) {
     return deny(
       `\`${call.tool} ${subject}\` matches the deny rule \`${denyRule.source}\` in the policy config; leave that path alone`,
     );
   }
-  if (WRITING_TOOLS.has(call.tool) && resolved.inGit) {
+  if (!facts.readOnly && inGit) {
     return deny(
       `\`${call.tool} ${subject}\`: .git/ is managed by git and the job and must not be written; change files in the working tree`,
     );
   }
-  const outside = globDenial(call);
+  const outside = globDenial(call, facts);
   if (outside) return deny(outside);
   if (findRule(rules.allow, call.tool, subject)) return { allow: true };
-  const verdict = pathToolPresetDenial(rules.preset, call.tool, subject);
+  const verdict = toolPresetDenial(rules.preset, facts, subject);
+  return verdict ? deny(verdict) : { allow: true };
+}
+
+function shellCallDecision(call: PolicyCall, rules: PolicyRules): PolicyDecision {
+  const command = call.input.command;
+  if (typeof command !== "string" || command.trim() === "") {
+    return deny(`\`${call.tool}\` needs a non-empty \`command\` string`);
+  }
+  let verdict: string | undefined;
+  try {
+    verdict = shellCallDenial(command, { ...rules, fs: rules.fs });
+  } catch {
+    // A check must never throw into the agent loop; what cannot be analysed is not run.
+    verdict = "the command could not be analysed; send a shorter, simpler command";
+  }
   return verdict ? deny(verdict) : { allow: true };
 }
 
@@ -163,24 +182,23 @@ function deny(reason: string): PolicyDecision {
   return { allow: false, reason };
 }
 
-/** The verdict on one tool call: deny rules win, then allow rules, then the preset. */
+/**
+ * The verdict on one tool call: deny rules win, then allow rules, then the
+ * preset. What is checked comes from the tool's own facts (kind, path and
+ * glob fields); a tool the registry does not hold is trusted only by `trusted`.
+ */
 export function evaluate(call: PolicyCall, rules: PolicyRules): PolicyDecision {
-  if (call.tool in PATH_FIELDS) return pathCallDecision(call, rules);
-  if (call.tool === "run_shell") {
-    const command = call.input.command;
-    if (typeof command !== "string" || command.trim() === "") {
-      return deny("`run_shell` needs a non-empty `command` string");
-    }
-    let verdict: string | undefined;
-    try {
-      verdict = shellCallDenial(command, { ...rules, fs: rules.fs });
-    } catch {
-      // A check must never throw into the agent loop; what cannot be analysed is not run.
-      verdict = "the command could not be analysed; send a shorter, simpler command";
-    }
-    return verdict ? deny(verdict) : { allow: true };
+  const facts = rules.tools.get(call.tool);
+  if (facts?.kind === "shell") return shellCallDecision(call, rules);
+  if (facts && facts.pathFields.length > 0) return pathCallDecision(call, facts, rules);
+  const denyRule = findRule(rules.deny, call.tool, "");
+  if (denyRule) {
+    return deny(
+      `\`${call.tool}\` matches the deny rule \`${denyRule.source}\` in the policy config; do without it`,
+    );
   }
-  const verdict = pathToolPresetDenial(rules.preset, call.tool, "");
+  if (facts && findRule(rules.allow, call.tool, "")) return { allow: true };
+  const verdict = toolPresetDenial(rules.preset, facts ?? { name: call.tool }, "");
   return verdict ? deny(verdict) : { allow: true };
 }
 

@@ -1,3 +1,4 @@
+import type { ToolFacts } from "../tools/define-tool.js";
 import type { CommandContext, PresetName, Verdict } from "./shell-args.js";
 import { BUILD_COMMANDS } from "./shell-build.js";
 import type { SimpleCommand } from "./shell-command.js";
@@ -22,20 +23,31 @@ export type { PresetName } from "./shell-args.js";
  */
 export const PRESET_NAMES = ["read-only", "default", "trusted"] as const;
 
-const READING_TOOLS = new Set(["read_file", "list_files", "grep_search"]);
-const WRITING_TOOLS = new Set(["write_file", "edit_file"]);
-
-/** The preset's verdict on a file tool call whose path is already known to be inside the workspace. */
-export function pathToolPresetDenial(preset: PresetName, tool: string, shown: string): Verdict {
-  if (READING_TOOLS.has(tool)) return undefined;
-  if (WRITING_TOOLS.has(tool)) {
+/**
+ * The preset's verdict on a call of a tool that is not a shell (paths, if
+ * any, already known to be inside the workspace), from the facts the tool
+ * declares: reading is always allowed, changing files needs more than
+ * read-only, and anything else (an MCP tool) must say it is read-only or be
+ * trusted, unless an allow rule names it.
+ */
+export function toolPresetDenial(
+  preset: PresetName,
+  /** No kind: a tool the registry does not hold. */
+  tool: Pick<ToolFacts, "name"> & Partial<Pick<ToolFacts, "kind" | "readOnly">>,
+  shown: string,
+): Verdict {
+  if (tool.readOnly === true) return undefined;
+  const call = shown === "" ? tool.name : `${tool.name} ${shown}`;
+  if (tool.kind === "write") {
     return preset === "read-only"
-      ? `\`${tool} ${shown}\`: the read-only preset does not allow changing files; describe the change in your answer instead`
+      ? `\`${call}\`: the read-only preset does not allow changing files; describe the change in your answer instead`
       : undefined;
   }
-  return preset === "trusted"
-    ? undefined
-    : `\`${tool}\` is not a tool the policy knows, so the ${preset} preset does not allow it; use the file and shell tools`;
+  if (preset === "trusted") return undefined;
+  if (tool.kind === "external") {
+    return `\`${tool.name}\` is not marked read-only by its server, so the ${preset} preset does not allow it; do without it, or a maintainer can add the allow rule \`${tool.name}\` to the policy config`;
+  }
+  return `\`${tool.name}\` is not a tool the policy knows, so the ${preset} preset does not allow it; use the file and shell tools`;
 }
 
 /** Shell plumbing that neither reads nor writes files. */

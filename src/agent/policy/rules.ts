@@ -1,25 +1,38 @@
 import picomatch from "picomatch";
+import type { ToolFacts } from "../tools/define-tool.js";
+import { defaultTools } from "../tools/index.js";
 
-/** Tools the policy knows; rules naming anything else are typos. */
-export const POLICY_TOOLS = [
-  "read_file",
-  "write_file",
-  "edit_file",
-  "list_files",
-  "grep_search",
-  "run_shell",
-] as const;
+/**
+ * What a rule needs to know about the tool it names: its kind decides how a
+ * pattern is read (a command for shell tools, a path otherwise).
+ */
+export type RuleTools = ReadonlyMap<string, Pick<ToolFacts, "kind" | "pathFields">>;
 
-export type PolicyTool = (typeof POLICY_TOOLS)[number];
+/** The built-in tools, for rules checked before any registry exists (flags, config). */
+export const BUILTIN_RULE_TOOLS: RuleTools = new Map(
+  defaultTools().map((tool) => [tool.name, tool] as const),
+);
+
+/** Built-in tool names, for messages and docs. */
+export const POLICY_TOOLS: readonly string[] = [...BUILTIN_RULE_TOOLS.keys()];
+
+/**
+ * MCP tools arrive at run time, so rules name them by shape:
+ * `mcp__<server>__<tool>`, or `mcp__<server>__*` for every tool of a server.
+ */
+const MCP_RULE_NAME = /^mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)__([A-Za-z0-9_-]+|\*)$/;
 
 /** One parsed `tool: pattern` (or bare `tool`) rule. */
 export interface Rule {
   /** The rule as written in the config, for denial messages. */
   source: string;
-  tool: PolicyTool;
+  /** The tool name as written (`mcp__tickets__*` for every tool of a server). */
+  tool: string;
   /** The pattern, or null when the rule covers every call of the tool. */
   pattern: string | null;
-  /** Path patterns: a path relative to the workspace root; run_shell: one command's text. */
+  /** Whether the rule is about this tool. */
+  names(tool: string): boolean;
+  /** Path patterns: a path relative to the workspace root; shell tools: one command's text. */
   matches(subject: string): boolean;
 }
 
@@ -28,10 +41,6 @@ export class PolicyRuleError extends Error {
     super(message);
     this.name = "PolicyRuleError";
   }
-}
-
-function isPolicyTool(name: string): name is PolicyTool {
-  return (POLICY_TOOLS as readonly string[]).includes(name);
 }
 
 /** Collapses whitespace so `npm  test` and `npm test` are one command text. */
@@ -65,14 +74,19 @@ function compilePathPattern(source: string, pattern: string): (path: string) => 
   return (path) => isMatch(path);
 }
 
-/** Parses `tool: pattern` or `tool`; throws PolicyRuleError naming the rule when it is malformed. */
-export function parseRule(source: string): Rule {
+/**
+ * Parses `tool: pattern` or `tool`; throws PolicyRuleError naming the rule
+ * when it is malformed. `tools` are the tools rules may name besides MCP ones.
+ */
+export function parseRule(source: string, tools: RuleTools = BUILTIN_RULE_TOOLS): Rule {
   const colon = source.indexOf(":");
   const tool = (colon < 0 ? source : source.slice(0, colon)).trim();
   const pattern = colon < 0 ? null : source.slice(colon + 1).trim();
-  if (!isPolicyTool(tool)) {
+  const mcp = MCP_RULE_NAME.exec(tool);
+  const facts = tools.get(tool);
+  if (!facts && !mcp) {
     throw new PolicyRuleError(
-      `rule "${source}": unknown tool "${tool}"; write "tool: pattern" or "tool" with one of ${POLICY_TOOLS.join(", ")}`,
+      `rule "${source}": unknown tool "${tool}"; write "tool: pattern" or "tool" with one of ${[...tools.keys()].join(", ")}, or an MCP tool as mcp__<server>__<tool>`,
     );
   }
   if (pattern === "") {
@@ -80,16 +94,26 @@ export function parseRule(source: string): Rule {
       `rule "${source}": the pattern after ":" is empty; write "${tool}" alone to cover every call`,
     );
   }
-  if (pattern === null) return { source, tool, pattern, matches: () => true };
+  const names =
+    mcp?.[2] === "*" ? (name: string) => name.startsWith(`mcp__${mcp[1]}__`) : (name: string) => name === tool;
+  if (pattern === null) return { source, tool, pattern, names, matches: () => true };
+  if (!facts || (facts.kind !== "shell" && facts.pathFields.length === 0)) {
+    throw new PolicyRuleError(
+      `rule "${source}": "${tool}" has no path or command to match a pattern against; write "${tool}" alone`,
+    );
+  }
   const matches =
-    tool === "run_shell" ? compileShellPattern(pattern) : compilePathPattern(source, pattern);
-  return { source, tool, pattern, matches };
+    facts.kind === "shell" ? compileShellPattern(pattern) : compilePathPattern(source, pattern);
+  return { source, tool, pattern, names, matches };
 }
 
 /** The problem with a rule string, or undefined when it parses (for schema validation). */
-export function ruleProblem(source: string): string | undefined {
+export function ruleProblem(
+  source: string,
+  tools: RuleTools = BUILTIN_RULE_TOOLS,
+): string | undefined {
   try {
-    parseRule(source);
+    parseRule(source, tools);
     return undefined;
   } catch (error) {
     if (error instanceof PolicyRuleError) return error.message;
@@ -98,5 +122,5 @@ export function ruleProblem(source: string): string | undefined {
 }
 
 export function findRule(rules: readonly Rule[], tool: string, subject: string): Rule | undefined {
-  return rules.find((rule) => rule.tool === tool && rule.matches(subject));
+  return rules.find((rule) => rule.names(tool) && rule.matches(subject));
 }

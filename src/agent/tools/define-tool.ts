@@ -49,13 +49,31 @@ export class ToolError extends Error {
   }
 }
 
-export interface Tool<Schema extends z.ZodObject = z.ZodObject> {
+/**
+ * What a tool does, as the policy, the presets, the tracking comment and the
+ * prompt see it: read and search never change anything, write changes files
+ * named by its path fields, shell runs commands, external reaches outside the
+ * workspace (an MCP server).
+ */
+export type ToolKind = "read" | "search" | "write" | "shell" | "external";
+
+/** The facts about a tool that everything around it derives from, declared by the tool itself. */
+export interface ToolFacts {
   name: string;
+  kind: ToolKind;
+  /** Input fields holding a workspace path, checked by the policy; the first one is the tool's subject. */
+  pathFields: readonly string[];
+  /** Input fields holding a glob, which must not reach outside the workspace either. */
+  globFields: readonly string[];
+  /** Changes nothing anywhere: read and search tools, and external tools annotated read-only. */
+  readOnly: boolean;
+  /** May run side by side with other concurrency-safe read-only calls. */
+  concurrencySafe: boolean;
+}
+
+export interface Tool<Schema extends z.ZodObject = z.ZodObject> extends ToolFacts {
   description: string;
   input: Schema;
-  /** Fail-closed flags: a tool is assumed to write and to need running alone. */
-  readOnly: boolean;
-  concurrencySafe: boolean;
   /** One line for progress displays, e.g. `edit_file src/a.ts`. */
   summarize(input: z.infer<Schema>): string;
   run(input: z.infer<Schema>, ctx: ToolContext): Promise<string>;
@@ -68,18 +86,41 @@ export type AnyTool = Tool<any>;
 export interface ToolOptions<Schema extends z.ZodObject> {
   name: string;
   description: string;
+  /** Default "external": a tool that says nothing about itself gets no preset's trust. */
+  kind?: ToolKind;
   input: Schema;
+  pathFields?: readonly string[];
+  globFields?: readonly string[];
+  /** Only external tools choose: read and search are read-only, write and shell never are. */
   readOnly?: boolean;
   concurrencySafe?: boolean;
   summarize(input: z.infer<Schema>): string;
   run(input: z.infer<Schema>, ctx: ToolContext): Promise<string>;
 }
 
+/**
+ * Fail-closed defaults: no path fields means the policy has no path to
+ * allow, and a tool runs alone unless it says otherwise. A declared field
+ * that is not in the input schema is a bug caught here, at definition.
+ */
 export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Schema>): Tool<Schema> {
+  const pathFields = options.pathFields ?? [];
+  const globFields = options.globFields ?? [];
+  for (const field of [...pathFields, ...globFields]) {
+    if (!(field in options.input.shape)) {
+      throw new Error(`tool "${options.name}" declares the field "${field}" its input does not have`);
+    }
+  }
+  const kind = options.kind ?? "external";
+  const readOnly =
+    kind === "read" || kind === "search" ? true : kind === "external" && options.readOnly === true;
   return {
-    readOnly: false,
-    concurrencySafe: false,
     ...options,
+    kind,
+    pathFields,
+    globFields,
+    readOnly,
+    concurrencySafe: readOnly && options.concurrencySafe === true,
   };
 }
 

@@ -29,6 +29,8 @@ const input = z.object({
 
 export const editFileTool = defineTool({
   name: "edit_file",
+  kind: "write",
+  pathFields: ["file_path"],
   description: [
     "Replaces an exact, literal piece of text in a file (no regular expressions).",
     "old_string must occur exactly once unless replace_all is true; whitespace and indentation must match.",

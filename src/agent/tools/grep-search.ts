@@ -36,7 +36,9 @@ export const grepSearchTool = defineTool({
     `Returns matching lines as path:line:text, at most ${MAX_MATCHES}; narrow with path or include when there are more.`,
   ].join(" "),
   input,
-  readOnly: true,
+  kind: "search",
+  pathFields: ["path"],
+  globFields: ["include"],
   concurrencySafe: true,
   summarize: (args) => `grep_search ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
   async run(args, ctx) {

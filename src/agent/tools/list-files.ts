@@ -29,7 +29,9 @@ export const listFilesTool = defineTool({
     `Returns matching paths relative to the workspace root, sorted, at most ${MAX_LISTED_FILES}.`,
   ].join(" "),
   input,
-  readOnly: true,
+  kind: "search",
+  pathFields: ["path"],
+  globFields: ["pattern"],
   concurrencySafe: true,
   summarize: (args) => `list_files ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
   async run(args, ctx) {

@@ -42,7 +42,8 @@ export const readFileTool = defineTool({
     "A file must be read before edit_file or write_file may change it.",
   ].join(" "),
   input,
-  readOnly: true,
+  kind: "read",
+  pathFields: ["file_path"],
   concurrencySafe: true,
   summarize: (args) => `read_file ${args.file_path}`,
   async run(args, ctx) {

@@ -31,6 +31,7 @@ const input = z.object({
 export function createRunShellTool(options: RunShellOptions = {}) {
   return defineTool({
     name: "run_shell",
+    kind: "shell",
     description: [
       "Runs a shell command with bash in the workspace root and returns its exit code, stdout and stderr.",
       "Use it to build, run tests, or inspect the repository (e.g. git status, git log).",

@@ -23,6 +23,8 @@ const input = z.object({
 
 export const writeFileTool = defineTool({
   name: "write_file",
+  kind: "write",
+  pathFields: ["file_path"],
   description: [
     "Writes a whole file: creates it (and any missing folders) or replaces all of its content.",
     "Use it for new files and full rewrites; prefer edit_file for changing part of an existing file.",
