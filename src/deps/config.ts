@@ -11,6 +11,18 @@ import { cronProblem, DEFAULT_DEPS_SCHEDULE } from "./schedule.js";
 export const UPDATE_TYPES = ["patch", "minor", "major"] as const;
 export type UpdateType = (typeof UPDATE_TYPES)[number];
 
+/** How a bump is written in package.json (Renovate's names, which maintainers know). */
+export const RANGE_STRATEGIES = ["auto", "bump", "widen", "pin", "replace"] as const;
+export type RangeStrategy = (typeof RANGE_STRATEGIES)[number];
+
+export const DEP_TYPES = [
+  "dependencies",
+  "devDependencies",
+  "peerDependencies",
+  "optionalDependencies",
+] as const;
+export type DepType = (typeof DEP_TYPES)[number];
+
 const updateTypes = z.array(
   z.enum(UPDATE_TYPES, { error: 'expected "patch", "minor" or "major"' }),
   { error: 'expected a list of update types such as ["patch", "minor"]' },
@@ -75,6 +87,26 @@ export const depsConfigFileSchema = z.strictObject({
     .int({ error: "expected a whole number above 0" })
     .positive({ error: "expected a whole number above 0" })
     .default(5),
+  /**
+   * auto: a library without a lockfile widens (in-range updates are left to
+   * the package manager), an application with a lockfile bumps, peer ranges widen.
+   */
+  range_strategy: z
+    .enum(RANGE_STRATEGIES, { error: `expected one of ${RANGE_STRATEGIES.join(", ")}` })
+    .default("auto"),
+  /** Which package.json sections are bumped. */
+  dep_types: z
+    .array(z.enum(DEP_TYPES, { error: `expected one of ${DEP_TYPES.join(", ")}` }), {
+      error: 'expected a list of sections such as ["dependencies", "devDependencies"]',
+    })
+    .min(1, { error: "expected at least one dependency type" })
+    .default([...DEP_TYPES]),
+  /** Updates that fix known advisories, found as `npm audit` finds them; false turns them off. */
+  security_updates: z.boolean({ error: "expected true or false" }).default(true),
+  /** Labels put on every bump pull request (security fixes get `security` too). */
+  labels: z
+    .array(text("a label name"), { error: "expected a list of label names" })
+    .default(["dependencies"]),
   /** Installs the bumped dependencies (default: `npm ci`, or `npm install` without a lockfile). */
   install: text("a shell command").optional(),
   /** Checks the bump; default: the top-level `verify`, else `npm test` when package.json has one. */
@@ -103,6 +135,10 @@ export interface DepsConfig {
   groups: DepsGroupRule[];
   ignore: DepsIgnoreRule[];
   maxOpenPrs: number;
+  rangeStrategy: RangeStrategy;
+  depTypes: DepType[];
+  securityUpdates: boolean;
+  labels: string[];
   /** undefined: `npm ci` with a lockfile, `npm install --no-package-lock` without one. */
   install?: string;
   /** undefined: not set here (fall back); null: no verification. */
@@ -145,6 +181,10 @@ export function parseDepsConfig(raw: unknown): DepsConfigResult {
       ...("update_types" in rule && rule.update_types ? { updateTypes: rule.update_types } : {}),
     })),
     maxOpenPrs: file.max_open_prs,
+    rangeStrategy: file.range_strategy,
+    depTypes: file.dep_types,
+    securityUpdates: file.security_updates,
+    labels: file.labels,
   };
   if (file.install !== undefined) config.install = file.install;
   if (file.verify !== undefined) config.verify = file.verify;

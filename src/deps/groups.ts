@@ -1,6 +1,6 @@
 import picomatch from "picomatch";
 import { gt, major, minor } from "semver";
-import type { DepsConfig } from "./config.js";
+import type { DepsConfig, UpdateType } from "./config.js";
 import type { Update } from "./outdated.js";
 
 /**
@@ -11,6 +11,14 @@ import type { Update } from "./outdated.js";
  */
 
 export const DEFAULT_GROUP_NAME = "minor and patch";
+/** In-range updates that move the lockfile only. */
+export const LOCKFILE_GROUP_NAME = "lockfile only";
+
+/** The default group's name says what it can hold: "patch" when only patches are enabled. */
+export function defaultGroupName(updateTypes: readonly UpdateType[]): string {
+  const kinds = (["minor", "patch"] as const).filter((t) => updateTypes.includes(t));
+  return kinds.length === 1 ? (kinds[0] as string) : DEFAULT_GROUP_NAME;
+}
 
 export interface UpdateGroup {
   /** Stable across runs: the branch suffix, so the next run finds the same pull request. */
@@ -18,21 +26,31 @@ export interface UpdateGroup {
   name: string;
   /** A single major update rather than a group. */
   single: boolean;
+  /** Fixes known advisories: its own pull request, labelled security, past schedule and cooldown. */
+  security?: boolean;
   updates: Update[];
 }
 
 export function groupUpdates(
   updates: readonly Update[],
-  config: Pick<DepsConfig, "groups">,
+  config: Pick<DepsConfig, "groups"> & Partial<Pick<DepsConfig, "updateTypes">>,
+  links: readonly string[][] = [],
 ): UpdateGroup[] {
   const configured = config.groups.map((rule) => ({
     rule,
     matches: picomatch(rule.patterns, { dot: true }),
     group: { slug: slugify(rule.name), name: rule.name, single: false, updates: [] as Update[] },
   }));
+  const fallbackName = defaultGroupName(config.updateTypes ?? ["patch", "minor", "major"]);
   const fallback: UpdateGroup = {
-    slug: slugify(DEFAULT_GROUP_NAME),
-    name: DEFAULT_GROUP_NAME,
+    slug: slugify(fallbackName),
+    name: fallbackName,
+    single: false,
+    updates: [],
+  };
+  const lockfileOnly: UpdateGroup = {
+    slug: slugify(LOCKFILE_GROUP_NAME),
+    name: LOCKFILE_GROUP_NAME,
     single: false,
     updates: [],
   };
@@ -43,6 +61,8 @@ export function groupUpdates(
       (c) => c.matches(update.name) && c.rule.updateTypes.includes(update.type),
     );
     if (home) home.group.updates.push(update);
+    else if (update.type !== "major" && update.locations.every((l) => l.newSpec === null))
+      lockfileOnly.updates.push(update);
     else if (update.type !== "major") fallback.updates.push(update);
     else {
       const line =
@@ -57,14 +77,42 @@ export function groupUpdates(
       });
     }
   }
-  const groups = [
-    ...configured.map((c) => c.group),
-    fallback,
-    ...singles.sort((a, b) => a.slug.localeCompare(b.slug)),
-  ];
+  const groups = mergeLinked(
+    [
+      ...configured.map((c) => c.group),
+      fallback,
+      lockfileOnly,
+      ...singles.sort((a, b) => a.slug.localeCompare(b.slug)),
+    ],
+    links,
+  );
   return groups
     .map((group) => ({ ...group, updates: newestPerPackage(group.updates) }))
     .filter((group) => group.updates.length > 0);
+}
+
+/**
+ * Bumps that only work together (peer ranges) move into the first group
+ * holding one of them; a single major that takes a partner becomes a
+ * group named after both.
+ */
+function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateGroup[] {
+  for (const names of links) {
+    const holding = groups.filter((g) => g.updates.some((u) => names.includes(u.name)));
+    const [home, ...others] = holding;
+    if (!home || others.length === 0) continue;
+    for (const other of others) {
+      const moving = other.updates.filter((u) => names.includes(u.name));
+      other.updates = other.updates.filter((u) => !names.includes(u.name));
+      home.updates.push(...moving);
+    }
+    if (home.single) {
+      home.single = false;
+      home.name = home.updates.map((u) => u.name).join(" and ");
+      home.slug = slugify(`${home.name}-peers`);
+    }
+  }
+  return groups;
 }
 
 /** A group can only move a package once; keep its highest target. */

@@ -30,9 +30,9 @@ export interface ReadNpmConfigOptions {
   home?: string | undefined;
 }
 
-/** Keys that matter for reaching a registry; everything else in .npmrc is npm's business. */
+/** Keys that matter for reaching a registry or choosing versions; the rest of .npmrc is npm's business. */
 const KEPT_KEYS =
-  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy)$/;
+  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy|min-release-age|minimum-release-age)$/;
 
 export async function readNpmConfig(options: ReadNpmConfigOptions): Promise<NpmConfig> {
   const home = options.home ?? options.env.HOME;
@@ -66,6 +66,7 @@ export function registryFor(name: string, config: NpmConfig): string {
 export function toFetchOptions(config: NpmConfig): Record<string, unknown> {
   const options: Record<string, unknown> = { registry: config.registry };
   for (const [key, value] of Object.entries(config.options)) {
+    if (key === "min-release-age" || key === "minimum-release-age") continue;
     if (key === "strict-ssl") options.strictSSL = value !== false && value !== "false";
     else if (key === "https-proxy") options.proxy ??= value;
     else if (key === "noproxy") options.noProxy = value;

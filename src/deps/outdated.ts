@@ -1,9 +1,12 @@
 import PQueue from "p-queue";
 import type { DepsConfig, UpdateType } from "./config.js";
 import { type DepEntry, type DepSection, lockedVersion, type NpmProject } from "./project.js";
-import type { Packument, RegistryClient } from "./registry.js";
+import type { ProjectNode } from "./project-node.js";
+import { writeRange } from "./range-strategy.js";
+import type { Advisory, Packument, RegistryClient } from "./registry.js";
+import type { ReleaseAge } from "./release-age.js";
 import { type ReleaseLinks, releaseLinks } from "./release-notes.js";
-import { nonRegistryReason, rewriteSpec, specFloor } from "./spec.js";
+import { nonRegistryReason, specFloor } from "./spec.js";
 import { chooseTargets, ignoresPackage, type PassedOver, rulesFor } from "./versions.js";
 
 /**
@@ -33,6 +36,8 @@ export interface Update {
   newInstallScripts: string[];
   /** Newer versions of the same kind that were passed over, and why: "2.1.0: released 1 day ago, …". */
   passedOver: string[];
+  /** Set on security updates: the advisories the current version has and this one fixes. */
+  advisories?: Advisory[];
 }
 
 export interface SkippedDependency {
@@ -48,6 +53,11 @@ export interface FindUpdatesResult {
   upToDate: number;
   /** Dependencies of workspaces on each other: npm links them, there is nothing to bump. */
   internal: number;
+  /** What is installed now, per package (the root's view): the peer check starts from it. */
+  installed: Map<string, string>;
+  packuments: Map<string, Packument>;
+  /** Every registry dependency considered, with its installed version. */
+  entries: Array<{ entry: DepEntry; current: string }>;
 }
 
 export interface FindUpdatesOptions {
@@ -55,6 +65,8 @@ export interface FindUpdatesOptions {
   registry: RegistryClient;
   config: DepsConfig;
   now: number;
+  node?: ProjectNode | undefined;
+  releaseAge?: ReleaseAge | undefined;
   signal?: AbortSignal;
   concurrency?: number;
 }
@@ -73,6 +85,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       const skip = (reason: string) =>
         skipped.push({ name: entry.name, manifest: entry.manifest, reason });
       const nonRegistry = nonRegistryReason(entry.spec);
+      if (!config.depTypes.includes(entry.section)) continue;
       if (nonRegistry) skip(nonRegistry);
       else if (workspaceNames.has(entry.name)) internal += 1;
       else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
@@ -102,8 +115,14 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     cooldownMs: config.cooldownDays * 86_400_000,
     ignore: config.ignore,
     now: options.now,
-    minNode: project.nodeEngine ? specFloor(project.nodeEngine) : undefined,
+    node: options.node,
+    releaseAge: options.releaseAge,
   };
+  const installed = new Map<string, string>();
+  for (const { entry, current } of wanted) {
+    if (entry.section !== "peerDependencies" && !installed.has(entry.name))
+      installed.set(entry.name, current);
+  }
   const byKey = new Map<string, Update>();
   let upToDate = 0;
   for (const { entry, current } of wanted) {
@@ -115,7 +134,11 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       continue;
     }
     const choice = chooseTargets(packument, current, policy);
+    const majorNotes = choice.passedOver.filter((p) => p.type === "major");
     const targets = [choice.nonMajor, choice.major].filter((c) => c !== undefined);
+    // Every newer major that is not proposed is said, with why: no silent drops.
+    if (!choice.major && majorNotes.length > 0 && targets.length > 0)
+      skip(`newer major not proposed: ${majorNotes.map(describePassed).join("; ")}`);
     if (targets.length === 0) {
       if (choice.passedOver.length > 0)
         skip(`${current} kept: ${choice.passedOver.map(describePassed).join("; ")}`);
@@ -123,16 +146,20 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       continue;
     }
     for (const target of targets) {
-      const rewrite = rewriteSpec(entry.spec, target.version);
-      if (!rewrite.ok) {
-        skip(`${current} -> ${target.version} not proposed: ${rewrite.reason}`);
+      const write = writeRange(entry.spec, target.version, {
+        strategy: config.rangeStrategy,
+        section: entry.section,
+        hasLockfile: project.lockfile !== undefined,
+      });
+      if (write.kind !== "write") {
+        skip(`${current} -> ${target.version} not proposed: ${write.reason}`);
         continue;
       }
       const location = {
         manifest: entry.manifest,
         section: entry.section,
         spec: entry.spec,
-        newSpec: rewrite.spec,
+        newSpec: write.spec,
       };
       const key = `${entry.name}@${target.version}`;
       const known = byKey.get(key);
@@ -156,7 +183,18 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     }
   }
   const updates = [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
-  return { updates, skipped, upToDate, internal };
+  const fetched = new Map<string, Packument>();
+  for (const [name, packument] of packuments)
+    if (!(packument instanceof Error)) fetched.set(name, packument);
+  return {
+    updates,
+    skipped,
+    upToDate,
+    internal,
+    installed,
+    packuments: fetched,
+    entries: wanted,
+  };
 }
 
 function describePassed(passed: PassedOver): string {

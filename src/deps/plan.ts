@@ -1,9 +1,14 @@
+import picomatch from "picomatch";
 import type { DepsConfig } from "./config.js";
-import { groupUpdates, type UpdateGroup } from "./groups.js";
+import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
 import { type NpmConfig, readNpmConfig } from "./npmrc.js";
-import { findUpdates, type SkippedDependency } from "./outdated.js";
+import { findUpdates, type SkippedDependency, type Update } from "./outdated.js";
+import { checkPeers } from "./peers.js";
 import { type NpmProject, readNpmProject, unsupportedMessage } from "./project.js";
+import { type ProjectNode, readProjectNode } from "./project-node.js";
 import { createRegistryClient, type FetchJson, type RegistryClient } from "./registry.js";
+import { type ReleaseAge, readReleaseAge } from "./release-age.js";
+import { findSecurityUpdates } from "./security.js";
 
 /** What a run would do: the groups (one pull request each) and what was left out, and why. */
 export interface DepsPlan {
@@ -18,6 +23,10 @@ export interface DepsPlan {
   warning?: string;
   /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
   maxOpenPrs: number;
+  /** The Node the engines check used, and where it came from. */
+  node: ProjectNode;
+  /** The package manager's minimum release age, when the project sets one. */
+  releaseAge?: ReleaseAge;
 }
 
 export interface PlanDepsOptions {
@@ -29,6 +38,10 @@ export interface PlanDepsOptions {
   registry?: RegistryClient;
   fetchJson?: FetchJson;
   signal?: AbortSignal;
+  /** The Node the job runs on (`npm outdated` compares with it when the project names none). */
+  runningNode?: string;
+  /** Only security updates (the scheduler's check between scheduled runs). */
+  securityOnly?: boolean;
 }
 
 export interface PlannedProject {
@@ -44,22 +57,114 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   const registry =
     options.registry ??
     createRegistryClient({ npm, ...(options.fetchJson ? { fetchJson: options.fetchJson } : {}) });
+  const rootJson = JSON.parse(project.manifests[0]?.text ?? "{}") as Record<string, unknown>;
+  const node = await readProjectNode(options.dir, rootJson, options.runningNode ?? process.version);
+  const releaseAge = await readReleaseAge(options.dir, npm);
+  const now = options.clock.now();
   const found = await findUpdates({
     project,
     registry,
     config: options.config,
-    now: options.clock.now(),
+    now,
+    node,
+    releaseAge,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  const skipped = [...found.skipped];
+  let security: Update[] = [];
+  if (options.config.securityUpdates) {
+    try {
+      const findings = await findSecurityUpdates({
+        entries: found.entries,
+        packuments: found.packuments,
+        registry,
+        config: options.config,
+        hasLockfile: project.lockfile !== undefined,
+        now,
+        node,
+        releaseAge,
+        signal: options.signal,
+      });
+      security = findings.updates;
+      skipped.push(...findings.skipped);
+    } catch (error) {
+      // No advisories is no reason to hold back the other updates; say so.
+      skipped.push({
+        name: "(security advisories)",
+        manifest: "package.json",
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  const securityNames = new Set(security.map((u) => u.name));
+  const regular = options.securityOnly
+    ? []
+    : onePerPackage(
+        found.updates.filter((u) => !securityNames.has(u.name)),
+        options.config,
+        skipped,
+      );
+  const peers = checkPeers([...security, ...regular], found.installed, found.packuments);
+  skipped.push(...peers.skipped);
+  const kept = new Set(peers.updates);
   const plan: DepsPlan = {
     registry: npm.registry,
     manifests: project.manifests.map((m) => m.path),
-    groups: groupUpdates(found.updates, options.config),
-    skipped: found.skipped,
+    groups: [
+      ...securityGroups(security.filter((u) => kept.has(u))),
+      ...groupUpdates(
+        regular.filter((u) => kept.has(u)),
+        options.config,
+        // A security fix ships alone: its partners wait for their own pull request.
+        peers.links.filter((names) => !names.some((n) => securityNames.has(n))),
+      ),
+    ],
+    skipped,
     upToDate: found.upToDate,
     internal: found.internal,
     maxOpenPrs: options.config.maxOpenPrs,
+    node,
+    ...(releaseAge ? { releaseAge } : {}),
   };
   if (project.otherManager) plan.warning = unsupportedMessage(project.otherManager);
   return { plan, project, npm, registry };
+}
+
+/**
+ * One open pull request per package: when a package has both an update
+ * inside its major (grouped) and a new major (alone), the major waits until
+ * the first is merged, so the two never fight over one line of package.json.
+ */
+function onePerPackage(
+  updates: readonly Update[],
+  config: DepsConfig,
+  skipped: SkippedDependency[],
+): Update[] {
+  const nonMajor = new Map(updates.filter((u) => u.type !== "major").map((u) => [u.name, u]));
+  return updates.filter((update) => {
+    const first = update.type === "major" ? nonMajor.get(update.name) : undefined;
+    if (!first) return true;
+    // A configured group that takes majors holds both, so nothing conflicts.
+    const grouped = config.groups.some(
+      (g) => g.updateTypes.includes("major") && picomatch.isMatch(update.name, g.patterns),
+    );
+    if (grouped) return true;
+    const manifest = update.locations[0]?.manifest ?? "package.json";
+    skipped.push({
+      name: update.name,
+      manifest,
+      reason: `${update.to} (major) waits until the update to ${first.to} is merged: one pull request per package at a time`,
+    });
+    return false;
+  });
+}
+
+function securityGroups(updates: readonly Update[]): UpdateGroup[] {
+  return updates.map((update) => ({
+    slug: slugify(`security-${update.name}`),
+    name: `security fix for ${update.name}`,
+    single: true,
+    security: true,
+    updates: [update],
+  }));
 }

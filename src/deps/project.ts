@@ -9,7 +9,12 @@ import { readWorkspaceFile, readWorkspaceText } from "../sandbox/host-files.js";
  * keep every byte they do not change.
  */
 
-export const DEP_SECTIONS = ["dependencies", "devDependencies", "optionalDependencies"] as const;
+export const DEP_SECTIONS = [
+  "dependencies",
+  "devDependencies",
+  "peerDependencies",
+  "optionalDependencies",
+] as const;
 export type DepSection = (typeof DEP_SECTIONS)[number];
 
 export interface DepEntry {

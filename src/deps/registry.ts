@@ -19,6 +19,8 @@ const versionSchema = z.looseObject({
   scripts: z.record(z.string(), z.unknown()).optional().catch(undefined),
   hasInstallScript: z.boolean().optional().catch(undefined),
   engines: z.record(z.string(), z.unknown()).optional().catch(undefined),
+  peerDependencies: z.record(z.string(), z.string()).optional().catch(undefined),
+  dist: z.looseObject({ tarball: z.string().optional() }).optional().catch(undefined),
   repository: repositorySchema,
 });
 
@@ -46,9 +48,29 @@ export class RegistryError extends Error {
 
 export type FetchJson = (url: string, options: Record<string, unknown>) => Promise<unknown>;
 
+const advisorySchema = z.looseObject({
+  id: z.union([z.number(), z.string()]),
+  url: z.string().optional().catch(undefined),
+  title: z.string().catch(""),
+  severity: z.string().catch("unknown"),
+  vulnerable_versions: z.string(),
+});
+const bulkSchema = z.record(z.string(), z.array(advisorySchema).catch([]));
+
+export type Advisory = z.infer<typeof advisorySchema>;
+
 export interface RegistryClient {
   /** The full packument; fetched once per client and name. */
   packument(name: string, signal?: AbortSignal): Promise<Packument>;
+  /**
+   * Known advisories for these versions, from the registry's bulk advisory
+   * endpoint (the one `npm audit` asks): per package, the advisories that
+   * affect at least one of the versions given.
+   */
+  advisories(
+    versions: Record<string, string[]>,
+    signal?: AbortSignal,
+  ): Promise<Record<string, Advisory[]>>;
   registryFor(name: string): string;
 }
 
@@ -106,5 +128,34 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
       return found;
     },
     registryFor: (name) => registryFor(name, options.npm),
+    async advisories(versions, signal) {
+      if (Object.keys(versions).length === 0) return {};
+      let data: unknown;
+      try {
+        data = await fetchJson("/-/npm/v1/security/advisories/bulk", {
+          ...base,
+          method: "POST",
+          body: versions,
+          preferOnline: true,
+          ...(signal ? { signal } : {}),
+        });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new RegistryError(
+          "(advisories)",
+          options.npm.registry,
+          `the advisory endpoint of ${options.npm.registry} failed: ${reason}`,
+        );
+      }
+      const parsed = bulkSchema.safeParse(data);
+      if (!parsed.success) {
+        throw new RegistryError(
+          "(advisories)",
+          options.npm.registry,
+          `${options.npm.registry} sent an unreadable advisory answer`,
+        );
+      }
+      return parsed.data;
+    },
   };
 }

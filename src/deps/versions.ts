@@ -1,7 +1,20 @@
 import picomatch from "picomatch";
-import { compare, gt, lte, major, minor, prerelease, satisfies, valid, validRange } from "semver";
+import {
+  compare,
+  gt,
+  lte,
+  major,
+  minor,
+  minVersion,
+  prerelease,
+  satisfies,
+  valid,
+  validRange,
+} from "semver";
 import type { DepsIgnoreRule, UpdateType } from "./config.js";
+import type { ProjectNode } from "./project-node.js";
 import type { Packument } from "./registry.js";
+import type { ReleaseAge } from "./release-age.js";
 
 /**
  * Picking the version to propose, with npm's semver: never past
@@ -15,8 +28,10 @@ export interface VersionPolicy {
   cooldownMs: number;
   ignore: readonly DepsIgnoreRule[];
   now: number;
-  /** The oldest Node the project supports (from its engines.node): versions that need newer are passed over. */
-  minNode?: string | undefined;
+  /** The project's Node: versions whose engines.node leaves it out are passed over. */
+  node?: ProjectNode | undefined;
+  /** The package manager's own minimum release age: it refuses younger versions. */
+  releaseAge?: ReleaseAge | undefined;
 }
 
 export interface Candidate {
@@ -79,7 +94,7 @@ export function chooseTargets(
     const type = updateType(current, version);
     const slot = type === "major" ? "major" : "nonMajor";
     if (choice[slot]) continue;
-    const reason = rejection(packument, version, type, policy);
+    const reason = rejection(packument, version, type, policy, current);
     if (reason) {
       const key = `${slot}:${reason.key}`;
       if (!notes.has(key)) notes.set(key, { version, type, reason: reason.text });
@@ -98,6 +113,7 @@ function rejection(
   version: string,
   type: UpdateType,
   policy: VersionPolicy,
+  current: string,
 ): { key: string; text: string } | undefined {
   if (!policy.updateTypes.includes(type)) {
     return { key: `type:${type}`, text: `${type} updates are not enabled (deps.update_types)` };
@@ -115,18 +131,20 @@ function rejection(
       return { key: `ignore:${rule.name}`, text: `ignored by deps.ignore (${rule.name} ${what})` };
     }
   }
-  const needsNode = packument.versions[version]?.engines?.node;
-  if (policy.minNode && typeof needsNode === "string" && validRange(needsNode)) {
-    if (!satisfies(policy.minNode, needsNode)) {
+  const engines = enginesProblem(packument, version, current, policy.node);
+  if (engines) return { key: "engines", text: engines };
+  const time = packument.time[version];
+  const published = time ? Date.parse(time) : Number.NaN;
+  if (policy.releaseAge && !Number.isNaN(published)) {
+    const age = policy.now - published;
+    if (age < policy.releaseAge.ms) {
       return {
-        key: "engines",
-        text: `needs Node ${needsNode}, and package.json engines.node allows Node ${policy.minNode}`,
+        key: "release-age",
+        text: `released ${formatAge(age)} ago; the package manager refuses it before ${formatAge(policy.releaseAge.ms)} (${policy.releaseAge.source})`,
       };
     }
   }
   if (policy.cooldownMs > 0) {
-    const time = packument.time[version];
-    const published = time ? Date.parse(time) : Number.NaN;
     if (Number.isNaN(published)) {
       return { key: "no-time", text: "the registry gives no publish time, so its age is unknown" };
     }
@@ -139,6 +157,34 @@ function rejection(
     }
   }
   return undefined;
+}
+
+/**
+ * Why the project's Node cannot take `version`, or undefined. Never stricter
+ * than what the project already accepts: when the installed version's own
+ * engines.node leaves the project's Node out too, a target with no higher
+ * floor is no new problem (mocha 11.7.5 -> 11.8.0 with the same range).
+ */
+export function enginesProblem(
+  packument: Packument,
+  version: string,
+  current: string,
+  node: ProjectNode | undefined,
+): string | undefined {
+  const needs = nodeRange(packument, version);
+  if (!node || !needs || satisfies(node.version, needs)) return undefined;
+  const had = nodeRange(packument, current);
+  if (had && !satisfies(node.version, had)) {
+    const floor = (range: string) => minVersion(range)?.version;
+    const [before, after] = [floor(had), floor(needs)];
+    if (before && after && !gt(after, before)) return undefined;
+  }
+  return `needs Node ${needs}, and the project's Node is ${node.version} (${node.source})`;
+}
+
+function nodeRange(packument: Packument, version: string): string | undefined {
+  const range = packument.versions[version]?.engines?.node;
+  return typeof range === "string" && validRange(range) ? range : undefined;
 }
 
 const DAY = 86_400_000;

@@ -12,8 +12,31 @@ describe("parseDepsConfig", () => {
       groups: [],
       ignore: [],
       maxOpenPrs: 5,
+      rangeStrategy: "auto",
+      depTypes: ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"],
+      securityUpdates: true,
+      labels: ["dependencies"],
     });
     expect(parseDepsConfig(null).ok).toBe(true);
+  });
+
+  it("reads the range strategy, dependency types and labels, and names bad values", () => {
+    const parsed = parseDepsConfig({
+      range_strategy: "widen",
+      dep_types: ["dependencies"],
+      labels: ["deps", "bot"],
+    });
+    expect(parsed).toMatchObject({
+      ok: true,
+      config: { rangeStrategy: "widen", depTypes: ["dependencies"], labels: ["deps", "bot"] },
+    });
+    const bad = parseDepsConfig({ range_strategy: "lockfile", dep_types: ["devDeps"] });
+    expect(bad.ok).toBe(false);
+    if (bad.ok) return;
+    expect(bad.problems).toEqual([
+      "deps.range_strategy: expected one of auto, bump, widen, pin, replace",
+      "deps.dep_types[0]: expected one of dependencies, devDependencies, peerDependencies, optionalDependencies",
+    ]);
   });
 
   it("reads groups, ignore rules (names or mappings) and a verify override", () => {

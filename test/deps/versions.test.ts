@@ -85,12 +85,44 @@ describe("chooseTargets", () => {
         "1.1.0": { version: "1.1.0", engines: { node: "^20.17.0 || >=22.9.0" } },
       },
     };
-    const choice = chooseTargets(withEngines, "1.0.0", policy({ minNode: "20.18.0" }));
+    const node = { version: "20.18.0", source: "package.json engines.node >=20.18.0" };
+    const choice = chooseTargets(withEngines, "1.0.0", policy({ node }));
     expect(choice.nonMajor?.version).toBe("1.1.0");
     expect(choice.major).toBeUndefined();
     expect(choice.passedOver.map((p) => `${p.version}: ${p.reason}`)).toContain(
-      "2.0.0: needs Node >=22, and package.json engines.node allows Node 20.18.0",
+      "2.0.0: needs Node >=22, and the project's Node is 20.18.0 (package.json engines.node >=20.18.0)",
     );
+  });
+
+  it("is never stricter than the engines of the version already installed", () => {
+    const mochaRange = "^18.18.0 || ^20.9.0 || >=21.1.0";
+    const mocha: Packument = {
+      ...doc,
+      versions: {
+        "1.0.0": { version: "1.0.0", engines: { node: mochaRange } },
+        "1.1.0": { version: "1.1.0", engines: { node: mochaRange } },
+        "1.2.0": { version: "1.2.0", engines: { node: ">=20.9.0" } },
+        "2.0.0": { version: "2.0.0", engines: { node: ">=22" } },
+        "2.1.0": { version: "2.1.0" },
+      },
+    };
+    // The project says Node 18.0.0, which 1.0.0 already leaves out: the same range is no new problem.
+    const node = { version: "18.0.0", source: "package.json engines.node >=18" };
+    const choice = chooseTargets(mocha, "1.0.0", policy({ node }));
+    expect(choice.nonMajor?.version).toBe("1.1.0");
+    // 1.2.0 raises the floor above 1.0.0's: that is a new requirement.
+    expect(choice.passedOver.map((p) => `${p.version}: ${p.reason}`)).toContain(
+      "1.2.0: needs Node >=20.9.0, and the project's Node is 18.0.0 (package.json engines.node >=18)",
+    );
+  });
+
+  it("passes over versions younger than the package manager's min-release-age, whatever the cooldown", () => {
+    const releaseAge = { ms: 7 * DAY, source: "min-release-age=7 (.npmrc)" };
+    const choice = chooseTargets(doc, "1.0.0", policy({ cooldownMs: 0, releaseAge }));
+    const notes = choice.passedOver.map((p) => `${p.version}: ${p.reason}`);
+    expect(
+      notes.some((n) => /refuses it before 7 days \(min-release-age=7 \(\.npmrc\)\)/.test(n)),
+    ).toBe(true);
   });
 
   it("proposes nothing when the current version is the newest acceptable one", () => {

@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import type { Server } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { satisfies } from "semver";
 import { runServer } from "verdaccio";
 
 /**
@@ -11,7 +12,9 @@ import { runServer } from "verdaccio";
  * uplinks, so nothing ever reaches the public registry. Fixture packages are
  * published with `npm publish`, deprecated with `npm deprecate`; publish
  * times can be moved back in the stored packument, since a test cannot wait
- * days for a release to age.
+ * days for a release to age. Verdaccio has no advisory database, so a small
+ * front server answers the bulk advisory route (`npm audit`'s) from what the
+ * test sets, and passes every other request through unchanged.
  */
 
 const run = promisify(execFile);
@@ -23,6 +26,14 @@ export interface FixturePackage {
   files?: Record<string, string>;
   /** Extra package.json fields (scripts, repository, dependencies...). */
   manifest?: Record<string, unknown>;
+}
+
+export interface FixtureAdvisory {
+  id: number;
+  title: string;
+  severity: "low" | "moderate" | "high" | "critical";
+  vulnerable_versions: string;
+  url?: string;
 }
 
 export interface LocalRegistry {
@@ -39,6 +50,10 @@ export interface LocalRegistry {
   deprecate(name: string, version: string, message: string): Promise<void>;
   /** Rewrites the publish time the registry reports for a version. */
   setPublishTime(name: string, version: string, time: Date): Promise<void>;
+  /** What the bulk advisory route knows, per package (replaces what was set before). */
+  setAdvisories(advisories: Record<string, FixtureAdvisory[]>): void;
+  /** Bodies the bulk advisory route was sent, oldest first. */
+  advisoryRequests: Array<Record<string, string[]>>;
   close(): Promise<void>;
 }
 
@@ -60,7 +75,43 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
     // biome-ignore lint/suspicious/noExplicitAny: verdaccio's config type wants every optional section
   } as any)) as Server;
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const { port } = server.address() as AddressInfo;
+  const backend = (server.address() as AddressInfo).port;
+  let advisories: Record<string, FixtureAdvisory[]> = {};
+  const advisoryRequests: Array<Record<string, string[]>> = [];
+  const front = createServer((req, res) => {
+    if (req.method === "POST" && req.url?.startsWith("/-/npm/v1/security/advisories/bulk")) {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const asked = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<
+          string,
+          string[]
+        >;
+        advisoryRequests.push(asked);
+        const answer: Record<string, FixtureAdvisory[]> = {};
+        for (const [name, versions] of Object.entries(asked)) {
+          const hits = (advisories[name] ?? []).filter((a) =>
+            versions.some((v) => satisfies(v, a.vulnerable_versions)),
+          );
+          if (hits.length > 0) answer[name] = hits;
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(answer));
+      });
+      return;
+    }
+    const upstream = httpRequest(
+      { host: "127.0.0.1", port: backend, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => res.destroy());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((done) => front.listen(0, "127.0.0.1", done));
+  const { port } = front.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}/`;
 
   const response = await fetch(`${url}-/user/org.couchdb.user:fixtures`, {
@@ -126,10 +177,17 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
       doc.time[version] = time.toISOString();
       await writeFile(path, JSON.stringify(doc, null, 2));
     },
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections?.();
-        server.close(() => done());
-      }),
+    setAdvisories(next) {
+      advisories = next;
+    },
+    advisoryRequests,
+    close: async () => {
+      for (const s of [front, server]) {
+        await new Promise<void>((done) => {
+          s.closeAllConnections?.();
+          s.close(() => done());
+        });
+      }
+    },
   };
 }
