@@ -13,7 +13,7 @@ import {
   type ToolUseBlock,
   type Usage,
 } from "./model.js";
-import { costOf } from "./pricing.js";
+import { costOf, costWith } from "./pricing.js";
 import type { Redactor } from "./redact.js";
 import { runToolCalls } from "./run-tools.js";
 import type { PolicyCheck, ReadStamp } from "./tools/define-tool.js";
@@ -100,7 +100,10 @@ export async function runAgent(deps: AgentDeps, task: AgentTask): Promise<AgentR
   let finalText = "";
 
   const account = (turn: number, response: ModelResponse): void => {
-    const turnCost = costOf(response.model, response.usage);
+    const price = deps.model.price;
+    const turnCost = price
+      ? costWith(price, response.usage)
+      : costOf(response.model, response.usage);
     usage = addUsage(usage, response.usage);
     costUsd += turnCost;
     emit({
@@ -141,6 +144,15 @@ export async function runAgent(deps: AgentDeps, task: AgentTask): Promise<AgentR
     if (error !== undefined) result.error = error;
     return result;
   };
+
+  if (deps.model.price === null && Number.isFinite(task.limits.maxCostUsd)) {
+    // A cap we cannot count against is no cap: refuse rather than run uncapped.
+    const name = deps.model.spec ?? deps.model.id;
+    return finish(
+      "error",
+      `no price is known for model "${name}", so the cost limit of $${task.limits.maxCostUsd} cannot be kept; give its USD prices per million tokens in .github/patchwright.yml, e.g. pricing: { "${name}": { input: 1.5, output: 6, cache_read: 0.15 } }`,
+    );
+  }
 
   let lastPromptTokens = 0;
   for (;;) {

@@ -5,6 +5,8 @@
  * `models/anthropic.ts` is the only file that does.
  */
 
+import type { ModelPrice } from "./pricing.js";
+
 export interface TextBlock {
   type: "text";
   text: string;
@@ -97,8 +99,16 @@ export type ModelStreamEvent =
 export interface Model {
   /** Model id sent to the API, e.g. "claude-sonnet-4-5". */
   readonly id: string;
+  /** The model as the config names it ("openai/gpt-4.1"), for messages and `pricing:` keys. */
+  readonly spec?: string;
   /** Context window in tokens; compaction triggers at 85% of it. */
   readonly contextWindow: number;
+  /**
+   * What its tokens cost. `null`: nobody knows (a self-hosted or new model
+   * without `pricing:` in the config), so a run under a USD cap refuses to
+   * start. Absent: priced by the id that answered, from the Anthropic table.
+   */
+  readonly price?: ModelPrice | null;
   complete(
     request: ModelRequest,
     onEvent?: (event: ModelStreamEvent) => void,

@@ -1,4 +1,5 @@
 import type { Usage } from "./model.js";
+import type { ModelSpec } from "./models/model-spec.js";
 
 /** USD per million tokens, and the context window in tokens. */
 export interface ModelPrice {
@@ -79,7 +80,11 @@ export function priceOf(modelId: string): ModelPrice {
 
 /** USD cost of one or more requests' usage. */
 export function costOf(modelId: string, usage: Usage): number {
-  const p = priceOf(modelId);
+  return costWith(priceOf(modelId), usage);
+}
+
+/** USD cost of usage at a given price. */
+export function costWith(p: ModelPrice, usage: Usage): number {
   return (
     (usage.inputTokens * p.input +
       usage.outputTokens * p.output +
@@ -91,4 +96,98 @@ export function costOf(modelId: string, usage: Usage): number {
 
 export function contextWindowOf(modelId: string): number {
   return priceOf(modelId).contextWindow;
+}
+
+/**
+ * OpenAI's list prices (https://openai.com/api/pricing, "Standard" tier) and
+ * context windows (https://platform.openai.com/docs/models), read 2026-11.
+ * OpenAI caches prompts on its own and bills no cache writes. An id matches
+ * only exactly or with a date suffix ("gpt-4.1-2025-04-14"): a new model
+ * must not silently take an older one's price.
+ */
+const OPENAI_PRICES: ReadonlyArray<readonly [id: string, price: ModelPrice]> = [
+  ["gpt-5", openaiPrice(1.25, 10, 0.125, 400 * K)],
+  ["gpt-5-mini", openaiPrice(0.25, 2, 0.025, 400 * K)],
+  ["gpt-5-nano", openaiPrice(0.05, 0.4, 0.005, 400 * K)],
+  ["gpt-4.1", openaiPrice(2, 8, 0.5, 1_047_576)],
+  ["gpt-4.1-mini", openaiPrice(0.4, 1.6, 0.1, 1_047_576)],
+  ["gpt-4.1-nano", openaiPrice(0.1, 0.4, 0.025, 1_047_576)],
+  ["gpt-4o", openaiPrice(2.5, 10, 1.25, 128 * K)],
+  ["gpt-4o-mini", openaiPrice(0.15, 0.6, 0.075, 128 * K)],
+  ["o3", openaiPrice(2, 8, 0.5, 200 * K)],
+  ["o4-mini", openaiPrice(1.1, 4.4, 0.275, 200 * K)],
+];
+
+function openaiPrice(input: number, output: number, cacheRead: number, contextWindow: number) {
+  return { input, output, cacheWrite: input, cacheRead, contextWindow };
+}
+
+/**
+ * Compaction needs a window even for a model nobody described: a small one,
+ * so a self-hosted model compacts early rather than overflowing. The config's
+ * `context_window` (in its `pricing:` entry) replaces it.
+ */
+export const UNKNOWN_CONTEXT_WINDOW = 32 * K;
+
+/** A price from the config's `pricing:`: USD per million tokens. */
+export interface PriceSetting {
+  input: number;
+  output: number;
+  cacheRead?: number | undefined;
+  cacheWrite?: number | undefined;
+  contextWindow?: number | undefined;
+}
+
+/**
+ * Bedrock ids name the vendor and a version ("us.anthropic.claude-sonnet-4-5-20250929-v1:0");
+ * Vertex ids a date after "@". Both are priced as the Claude model inside.
+ */
+function claudeIdOf(id: string): string | undefined {
+  const at = id.toLowerCase().indexOf("claude-");
+  return at < 0 ? undefined : id.slice(at);
+}
+
+/** The table's price for a model, or null when the table does not know it. */
+function tablePrice(spec: ModelSpec): ModelPrice | null {
+  if (spec.provider === "openai") {
+    const id = spec.id.toLowerCase();
+    const found = OPENAI_PRICES.find(
+      ([known]) =>
+        id === known ||
+        new RegExp(`^${known.replace(/\./g, "\\.")}-\\d{4}-\\d{2}-\\d{2}$`).test(id),
+    );
+    return found ? found[1] : null;
+  }
+  const claude = claudeIdOf(spec.id);
+  if (claude === undefined) return spec.provider === "anthropic" ? priceOf(spec.id) : null;
+  return priceOf(claude);
+}
+
+/**
+ * What a model costs and how much context it has: the config's `pricing:`
+ * entry for it (keyed by the model as written, e.g. "openai/my-model") wins
+ * over the table; null when neither knows the price.
+ */
+export function resolvePrice(
+  spec: ModelSpec,
+  configured: Readonly<Record<string, PriceSetting>> = {},
+): { price: ModelPrice | null; contextWindow: number } {
+  const known = tablePrice(spec);
+  const setting =
+    configured[`${spec.provider}/${spec.id}`] ??
+    (spec.provider === "anthropic" ? configured[spec.id] : undefined);
+  if (!setting) {
+    return { price: known, contextWindow: known?.contextWindow ?? UNKNOWN_CONTEXT_WINDOW };
+  }
+  const contextWindow = setting.contextWindow ?? known?.contextWindow ?? UNKNOWN_CONTEXT_WINDOW;
+  return {
+    price: {
+      input: setting.input,
+      output: setting.output,
+      cacheRead: setting.cacheRead ?? setting.input,
+      cacheWrite: setting.cacheWrite ?? setting.input * (spec.provider === "openai" ? 1 : 1.25),
+      contextWindow,
+    },
+    contextWindow,
+  };
 }

@@ -1,4 +1,6 @@
 import type { AgentEvent, AgentStopReason } from "../agent/events.js";
+import type { ToolKind } from "../agent/tools/define-tool.js";
+import { type ToolFactsLookup, toolFactsLookup } from "../agent/tools/facts.js";
 import { formatUsd, inlineCode, plural } from "./markdown.js";
 
 /**
@@ -32,7 +34,7 @@ interface AgentStep {
   edited: string[];
   commands: CommandItem[];
   otherTools: Map<string, number>;
-  /** Tool calls not answered yet, so a read or search shows as in progress. */
+  /** Tool calls not answered yet (id -> kind, or name for other tools), so a step shows as in progress. */
   pending: Map<string, string>;
   note: string | undefined;
   stopReason: AgentStopReason | undefined;
@@ -54,6 +56,12 @@ const STOP_LABELS: Record<AgentStopReason, string> = {
 
 export class Checklist {
   readonly #entries: Array<JobStep | AgentStep> = [];
+  readonly #facts: ToolFactsLookup;
+
+  /** `facts` tells what each tool is (default: the built-in tools; MCP tools by their name). */
+  constructor(facts: ToolFactsLookup = toolFactsLookup()) {
+    this.#facts = facts;
+  }
 
   /** Starts a job-level step; the step before it counts as done. */
   step(text: string): void {
@@ -77,7 +85,7 @@ export class Checklist {
         agent.note = `The model API is busy; retrying (attempt ${event.attempt})`;
         return true;
       case "tool_call":
-        trackCall(agent, event);
+        trackCall(agent, event, this.#facts);
         return true;
       case "tool_result":
         trackResult(agent, event);
@@ -155,22 +163,31 @@ export class Checklist {
   }
 }
 
-function trackCall(agent: AgentStep, event: Extract<AgentEvent, { type: "tool_call" }>): void {
+/** What the comment groups a call under: its kind for the workspace tools, else its own name. */
+const GROUPED_KINDS: ReadonlySet<ToolKind> = new Set(["read", "search", "write", "shell"]);
+
+function trackCall(
+  agent: AgentStep,
+  event: Extract<AgentEvent, { type: "tool_call" }>,
+  factsOf: ToolFactsLookup,
+): void {
   const input = (event.input ?? {}) as Record<string, unknown>;
-  agent.pending.set(event.id, event.name);
-  switch (event.name) {
-    case "read_file":
-      if (typeof input.file_path === "string") agent.reads.add(input.file_path);
+  const facts = factsOf(event.name);
+  const kind = facts?.kind;
+  agent.pending.set(event.id, kind && GROUPED_KINDS.has(kind) ? kind : event.name);
+  switch (kind) {
+    case "read": {
+      const path = facts?.pathFields[0] === undefined ? undefined : input[facts.pathFields[0]];
+      agent.reads.add(typeof path === "string" ? path : event.summary);
       break;
-    case "list_files":
-    case "grep_search":
+    }
+    case "search":
       agent.searches += 1;
       break;
-    case "edit_file":
-    case "write_file":
+    case "write":
       // The file shows up as edited when its file_change event arrives: a failed edit is no edit.
       break;
-    case "run_shell":
+    case "shell":
       agent.commands.push({
         id: event.id,
         command: typeof input.command === "string" ? input.command : event.summary,
@@ -203,15 +220,13 @@ function renderAgent(agent: AgentStep): string[] {
     lines.push(`  ${checkbox(running && agent.state === "running" ? "running" : "done", text)}`);
 
   if (agent.reads.size > 0) {
-    sub(pendingNames.has("read_file"), `Reading files (${agent.reads.size})`);
+    sub(pendingNames.has("read"), `Reading files (${agent.reads.size})`);
   }
   if (agent.searches > 0) {
-    const running = pendingNames.has("grep_search") || pendingNames.has("list_files");
-    sub(running, `Searching the code (${agent.searches})`);
+    sub(pendingNames.has("search"), `Searching the code (${agent.searches})`);
   }
   if (agent.edited.length > 0) {
-    const editing = pendingNames.has("edit_file") || pendingNames.has("write_file");
-    sub(editing, `Editing ${fileList(agent.edited)}`);
+    sub(pendingNames.has("write"), `Editing ${fileList(agent.edited)}`);
   }
   const hidden = agent.commands.length - MAX_COMMANDS_SHOWN;
   if (hidden > 0) {

@@ -1,25 +1,23 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
-import { contextWindowOf } from "../pricing.js";
+import { contextWindowOf, type ModelPrice, priceOf } from "../pricing.js";
 import { buildRequestBody } from "./request-body.js";
 import {
+  ANTHROPIC_HINTS,
   type AttemptFailure,
   abortError,
-  backoffDelay,
-  decideRetry,
+  completeWithRetries,
   defaultSleep,
-  exhaustedError,
+  describeCause,
   isAbortError,
-  nonRetryableError,
+  type ProviderHints,
+  redactSecrets,
   type Sleep,
 } from "./retry.js";
 import { StreamAssembler } from "./stream-assembler.js";
 
-export interface AnthropicModelOptions {
-  apiKey: string;
-  /** Defaults to https://api.anthropic.com; never read from the environment here. */
-  baseURL?: string;
-  model: string;
+/** Retry, backoff and pricing settings every provider adapter takes. */
+export interface ModelTuning {
   /** Retries after the first attempt; default 8. */
   maxRetries?: number;
   sleep?: Sleep;
@@ -31,6 +29,15 @@ export interface AnthropicModelOptions {
   baseDelayMs?: number;
   /** Overrides the pricing table's context window. */
   contextWindow?: number;
+  /** Overrides the pricing table: USD per million tokens (from the config's `pricing:`). */
+  price?: ModelPrice;
+}
+
+export interface AnthropicModelOptions extends ModelTuning {
+  apiKey: string;
+  /** Defaults to https://api.anthropic.com; never read from the environment here. */
+  baseURL?: string;
+  model: string;
 }
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -49,35 +56,31 @@ export function loadAnthropicSdk(): Promise<Sdk> {
   return sdk;
 }
 
+/** The part of a Messages API client we call; Bedrock's and Vertex's clients have it too. */
+export interface MessagesClient {
+  messages: Pick<Anthropic["messages"], "create">;
+}
+
+export interface MessagesModelOptions extends ModelTuning {
+  /** The id sent in the request (the provider's own spelling). */
+  model: string;
+  /** Makes the provider's client, once, on the first request. */
+  newClient(sdk: Sdk): MessagesClient | Promise<MessagesClient>;
+  hints: ProviderHints;
+  /** Credentials to keep out of error messages. */
+  secrets: readonly string[];
+}
+
 /**
  * The Messages API behind the `Model` contract: streams every request, folds
  * the SSE events into one response, and retries transient failures itself.
- * This is the only file that imports the Anthropic SDK.
+ * Anthropic, Amazon Bedrock and Google Vertex all serve it; only the client
+ * differs. This is the only file that imports the Anthropic SDK.
  */
-export function createAnthropicModel(options: AnthropicModelOptions): Model {
-  const newClient = ({ default: Anthropic }: Sdk) =>
-    new Anthropic({
-      apiKey: options.apiKey,
-      // Explicit, so ANTHROPIC_AUTH_TOKEN in the environment cannot override the key we were given.
-      authToken: null,
-      baseURL: options.baseURL ?? DEFAULT_BASE_URL,
-      // Our own retry loop: visible retry events, injectable clock, one policy.
-      maxRetries: 0,
-      // Pinned so ANTHROPIC_LOG cannot turn on request logging behind our back.
-      logLevel: "warn",
-      ...(options.fetch ? { fetch: options.fetch } : {}),
-    });
-  let client: Anthropic | undefined;
+export function createMessagesModel(options: MessagesModelOptions): Model {
+  let client: Promise<MessagesClient> | undefined;
   // Compiles while the caller prepares the first request; a failure shows there.
   loadAnthropicSdk().catch(() => {});
-  const maxRetries = options.maxRetries ?? 8;
-  const sleep = options.sleep ?? defaultSleep;
-  const backoff = {
-    baseDelayMs: options.baseDelayMs ?? 1000,
-    maxDelayMs: options.maxDelayMs ?? 30_000,
-    random: options.random ?? Math.random,
-  };
-  const redact = (text: string) => redactSecret(text, options.apiKey);
 
   async function attempt(
     request: ModelRequest,
@@ -95,9 +98,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
       }
     });
     const loaded = await loadAnthropicSdk();
-    client ??= newClient(loaded);
+    // Outside the try: a client that cannot be made (no region) is a setup error, not a retry.
+    client ??= Promise.resolve(options.newClient(loaded));
+    const ready = await client;
     try {
-      const stream = await client.messages.create(
+      const stream = await ready.messages.create(
         { ...body, stream: true },
         { signal: request.signal ?? null },
       );
@@ -116,45 +121,63 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     return assembler.result();
   }
 
+  const retry = {
+    maxRetries: options.maxRetries ?? 8,
+    sleep: options.sleep ?? defaultSleep,
+    backoff: {
+      baseDelayMs: options.baseDelayMs ?? 1000,
+      maxDelayMs: options.maxDelayMs ?? 30_000,
+      random: options.random ?? Math.random,
+    },
+    redact: (text: string) => redactSecrets(text, options.secrets),
+    modelId: options.model,
+    hints: options.hints,
+  };
   return {
     id: options.model,
-    contextWindow: options.contextWindow ?? contextWindowOf(options.model),
-    async complete(request, onEvent = () => {}) {
-      const { signal } = request;
-      for (let retry = 0; ; retry++) {
-        if (signal?.aborted) throw abortError(signal);
-        const outcome = await attempt(request, onEvent);
-        if (!("kind" in outcome)) return outcome;
-        const decision = decideRetry(outcome);
-        decision.reason = redact(decision.reason);
-        if (!decision.retry) throw nonRetryableError(decision, options.model);
-        if (retry >= maxRetries) throw exhaustedError(decision, retry + 1);
-        const delayMs = backoffDelay(retry + 1, decision, backoff);
-        onEvent({ type: "retry", attempt: retry + 1, delayMs, reason: decision.reason });
-        try {
-          await sleep(delayMs, signal);
-        } catch (error) {
-          if (signal?.aborted) throw abortError(signal);
-          throw error;
-        }
-      }
-    },
+    contextWindow:
+      options.contextWindow ?? options.price?.contextWindow ?? contextWindowOf(options.model),
+    price: options.price ?? priceOf(options.model),
+    complete: (request, onEvent = () => {}) =>
+      completeWithRetries(request, onEvent, attempt, retry),
   };
 }
 
+/** Anthropic's own API. */
+export function createAnthropicModel(options: AnthropicModelOptions): Model {
+  const { apiKey, baseURL, fetch: customFetch, ...tuning } = options;
+  return createMessagesModel({
+    ...tuning,
+    hints: ANTHROPIC_HINTS,
+    secrets: [apiKey],
+    newClient: ({ default: Client }) =>
+      new Client({
+        apiKey,
+        // Explicit, so ANTHROPIC_AUTH_TOKEN in the environment cannot override the key we were given.
+        authToken: null,
+        baseURL: baseURL ?? DEFAULT_BASE_URL,
+        // Our own retry loop: visible retry events, injectable clock, one policy.
+        maxRetries: 0,
+        // Pinned so ANTHROPIC_LOG cannot turn on request logging behind our back.
+        logLevel: "warn",
+        ...(customFetch ? { fetch: customFetch } : {}),
+      }),
+  });
+}
+
 function toFailure(
-  { default: Anthropic }: Sdk,
+  { default: Client }: Sdk,
   error: unknown,
   signal: AbortSignal | undefined,
 ): AttemptFailure {
   if (signal?.aborted) throw abortError(signal);
-  if (error instanceof Anthropic.APIUserAbortError || isAbortError(error)) {
+  if (error instanceof Client.APIUserAbortError || isAbortError(error)) {
     throw error instanceof Error ? error : new DOMException("aborted", "AbortError");
   }
-  if (error instanceof Anthropic.APIConnectionError) {
+  if (error instanceof Client.APIConnectionError) {
     return { kind: "connection", message: describeCause(error) };
   }
-  if (error instanceof Anthropic.APIError) {
+  if (error instanceof Client.APIError) {
     if (error.status === undefined) {
       return { kind: "stream-error", type: error.type, apiMessage: error.apiMessage };
     }
@@ -169,19 +192,4 @@ function toFailure(
   // Anything else thrown while reading the body (e.g. undici's "terminated" when
   // the socket closes mid-stream) is a broken connection: retry the request.
   return { kind: "connection", message: describeCause(error) };
-}
-
-/** "Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1" — the root cause is the useful part. */
-function describeCause(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  while (current instanceof Error && parts.length < 4) {
-    parts.push(current.message);
-    current = current.cause;
-  }
-  return parts.length > 0 ? parts.join(": ") : String(error);
-}
-
-function redactSecret(text: string, secret: string): string {
-  return secret.length > 0 ? text.split(secret).join("[redacted]") : text;
 }

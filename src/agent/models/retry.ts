@@ -1,5 +1,10 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { ModelError } from "../model.js";
+import {
+  ModelError,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelStreamEvent,
+} from "../model.js";
 
 /**
  * Retry policy for model calls, kept apart from the SDK so it can be read and
@@ -125,29 +130,116 @@ export const defaultSleep: Sleep = async (ms, signal) => {
   await delay(ms, undefined, signal ? { signal } : {});
 };
 
+/** How a provider's errors are told to the user: its name and where its settings come from. */
+export interface ProviderHints {
+  /** e.g. "Anthropic API", "Amazon Bedrock". */
+  api: string;
+  /** What to check when authentication fails. */
+  auth: string;
+  /** The variable that points at another endpoint, named when one cannot be reached. */
+  baseUrlVar: string;
+}
+
+export const ANTHROPIC_HINTS: ProviderHints = {
+  api: "Anthropic API",
+  auth: "check ANTHROPIC_API_KEY",
+  baseUrlVar: "ANTHROPIC_BASE_URL",
+};
+
 /** Tells the user what to do about an error retrying cannot fix. */
-export function nonRetryableError(decision: RetryDecision, modelId: string): ModelError {
+export function nonRetryableError(
+  decision: RetryDecision,
+  modelId: string,
+  hints: ProviderHints = ANTHROPIC_HINTS,
+): ModelError {
   const { status, reason } = decision;
   const advice: Record<number, string> = {
     400: `The API rejected the request as invalid; check the model options (model "${modelId}", thinking budget, max tokens) or report this as a bug.`,
-    401: "Authentication failed; check ANTHROPIC_API_KEY.",
-    402: "Billing problem on the Anthropic account; check the account's credit balance.",
-    403: `The API key may not use model "${modelId}" or this feature; check the key's workspace permissions.`,
-    404: `Model "${modelId}" was not found; check the model name (and ANTHROPIC_BASE_URL if you set one).`,
+    401: `Authentication failed; ${hints.auth}.`,
+    402: `Billing problem on the ${hints.api} account; check the account's credit balance.`,
+    403: `The credentials may not use model "${modelId}" or this feature; check their permissions (${hints.auth}).`,
+    404: `Model "${modelId}" was not found; check the model name (and ${hints.baseUrlVar} if you set one).`,
     413: "The request is too large for the API; reduce the conversation or tool output size.",
   };
   const hint = (status !== undefined && advice[status]) || "The API refused the request.";
-  return new ModelError(`Anthropic API error (${reason}). ${hint}`, status, false);
+  return new ModelError(`${hints.api} error (${reason}). ${hint}`, status, false);
 }
 
-export function exhaustedError(decision: RetryDecision, attempts: number): ModelError {
+export function exhaustedError(
+  decision: RetryDecision,
+  attempts: number,
+  hints: ProviderHints = ANTHROPIC_HINTS,
+): ModelError {
   const hint =
     decision.status === undefined
-      ? "Check the network connection (and ANTHROPIC_BASE_URL if you set one), then try again."
+      ? `Check the network connection (and ${hints.baseUrlVar} if you set one), then try again.`
       : "Try again later.";
   return new ModelError(
-    `Anthropic API still failing after ${attempts} attempts (last: ${decision.reason}). ${hint}`,
+    `${hints.api} still failing after ${attempts} attempts (last: ${decision.reason}). ${hint}`,
     decision.status,
     true,
   );
+}
+
+export interface RetryLoopOptions {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+  sleep: Sleep;
+  backoff: BackoffOptions;
+  /** Removes the provider's credentials from error text. */
+  redact: (text: string) => string;
+  modelId: string;
+  hints: ProviderHints;
+}
+
+/**
+ * One request with every provider's retry policy: an attempt either answers
+ * or says what failed; transient failures are retried with backoff (each
+ * retry an event), the rest thrown as a ModelError saying what to do.
+ */
+export async function completeWithRetries(
+  request: ModelRequest,
+  onEvent: (event: ModelStreamEvent) => void,
+  attempt: (
+    request: ModelRequest,
+    onEvent: (event: ModelStreamEvent) => void,
+  ) => Promise<ModelResponse | AttemptFailure>,
+  options: RetryLoopOptions,
+): Promise<ModelResponse> {
+  const { signal } = request;
+  for (let retry = 0; ; retry++) {
+    if (signal?.aborted) throw abortError(signal);
+    const outcome = await attempt(request, onEvent);
+    if (!("kind" in outcome)) return outcome;
+    const decision = decideRetry(outcome);
+    decision.reason = options.redact(decision.reason);
+    if (!decision.retry) throw nonRetryableError(decision, options.modelId, options.hints);
+    if (retry >= options.maxRetries) throw exhaustedError(decision, retry + 1, options.hints);
+    const delayMs = backoffDelay(retry + 1, decision, options.backoff);
+    onEvent({ type: "retry", attempt: retry + 1, delayMs, reason: decision.reason });
+    try {
+      await options.sleep(delayMs, signal);
+    } catch (error) {
+      if (signal?.aborted) throw abortError(signal);
+      throw error;
+    }
+  }
+}
+
+/** Replaces each secret in `text`; empty ones are skipped. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join("[redacted]");
+  return out;
+}
+
+/** "Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1": the root cause is the useful part. */
+export function describeCause(error: unknown): string {
+  const parts: string[] = [];
+  let current: unknown = error;
+  while (current instanceof Error && parts.length < 4) {
+    parts.push(current.message);
+    current = current.cause;
+  }
+  return parts.length > 0 ? parts.join(": ") : String(error);
 }
