@@ -15,6 +15,7 @@ import {
 } from "../requests/payload.js";
 import type { JobRequest, Person } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
+import { parseCiFailure } from "../requests/upkeep-triggers.js";
 import { ActionFailure } from "./failure.js";
 
 /**
@@ -42,7 +43,13 @@ export const COMMENT_EVENTS = [
   "issues",
 ] as const;
 export const PULL_REQUEST_ACTIONS = ["opened", "synchronize", "ready_for_review"] as const;
-const SUPPORTED = [...COMMENT_EVENTS, "pull_request", "workflow_dispatch", "schedule"];
+const SUPPORTED = [
+  ...COMMENT_EVENTS,
+  "pull_request",
+  "workflow_run",
+  "workflow_dispatch",
+  "schedule",
+];
 
 export interface EventInput {
   eventName: string;
@@ -54,6 +61,8 @@ export interface EventInput {
   /** Who started the run (GITHUB_ACTOR), for payloads without a sender (schedule). */
   actor?: Person | undefined;
   runUrl?: string | undefined;
+  /** The `mode` input: "review" makes a pull_request event a review. */
+  mode?: string | undefined;
 }
 
 const pullRequestPayload = envelopeSchema.extend({
@@ -112,6 +121,16 @@ export function parseActionEvent(input: EventInput): ActionEvent {
     };
   }
 
+  if (eventName === "workflow_run") {
+    const action = (payload as { action?: unknown } | null)?.action;
+    const request = action === "completed" ? parseCiFailure(eventName, payload, deliveryId) : null;
+    if (request) return { kind: "request", request };
+    return {
+      kind: "skip",
+      reason: "the workflow run did not fail on the head of a pull request in this repository",
+    };
+  }
+
   if (eventName === "pull_request") {
     const data = readPayload(pullRequestPayload, payload, eventName);
     if (!(PULL_REQUEST_ACTIONS as readonly string[]).includes(data.action)) {
@@ -120,16 +139,18 @@ export function parseActionEvent(input: EventInput): ActionEvent {
         reason: `pull_request events with action "${data.action}" start no job (only ${PULL_REQUEST_ACTIONS.join(", ")})`,
       };
     }
+    const review = input.mode === "review";
     const request = buildRequest({
       ...requestBase(data, deliveryId),
       trigger: "pull_request",
       target: targetOf(data.pull_request, "pull_request"),
       pullRequest: pullRequestOf(data.pull_request),
-      instruction: requirePrompt(eventName, input.prompt),
+      instruction: review ? "" : requirePrompt(eventName, input.prompt),
       source: {
         kind: "event",
         ...(data.pull_request.html_url ? { htmlUrl: data.pull_request.html_url } : {}),
       },
+      ...(review ? { task: "review" } : {}),
     });
     return { kind: "request", request };
   }

@@ -108,7 +108,7 @@ const inputsSchema = z
     mode: z
       .string()
       .transform((value) => value.trim() || "auto")
-      .pipe(z.enum(["auto", "deps"], { error: "expected auto or deps" })),
+      .pipe(z.enum(["auto", "deps", "review"], { error: "expected auto, deps or review" })),
     unsandboxed: z
       .string()
       .transform((value) => value.trim().toLowerCase() || "false")
@@ -145,7 +145,7 @@ export interface ActionInputs {
   allowedCommands: string[];
   verifyCommand?: string | undefined;
   configPath?: string | undefined;
-  mode: "auto" | "deps";
+  mode: "auto" | "deps" | "review";
   /** Run repository code without a sandbox where none can start (an explicit, logged choice). */
   unsandboxed: boolean;
 }

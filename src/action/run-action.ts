@@ -157,6 +157,7 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
     payload: context.eventName === "schedule" ? withRepository(payload, context) : payload,
     deliveryId: context.deliveryId,
     prompt: inputs.prompt,
+    mode: inputs.mode,
     actor: context.actor,
     runUrl: context.runUrl,
   });

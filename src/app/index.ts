@@ -5,6 +5,7 @@ import type { GitHubClient } from "../github/octokit.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import { jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
+import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { parseServiceEnv } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
@@ -21,6 +22,9 @@ export const TRIGGER_EVENTS = [
   "pull_request_review_comment.created",
   "pull_request_review.submitted",
   "issues.labeled",
+  // CI that failed on a pull request's head (GitHub sends both for an Actions run).
+  "workflow_run.completed",
+  "check_suite.completed",
 ] as const;
 
 export interface AppSettings {
@@ -155,6 +159,37 @@ export function createApp(settings: AppSettings) {
           submitted.status === "duplicate" ? "duplicate delivery" : "job stored",
         );
       })();
+      inFlight.add(work);
+      try {
+        await work;
+      } finally {
+        inFlight.delete(work);
+      }
+    });
+
+    // A branch moved: the bot's pull requests based on it may conflict now.
+    probot.on("push", async (context) => {
+      let moved: ReturnType<typeof parseBaseMoved>;
+      try {
+        moved = parseBaseMoved(context.payload, context.id);
+      } catch (error) {
+        log.warn({ err: error, delivery: context.id }, "unreadable push payload");
+        return;
+      }
+      if (!moved) return;
+      const key = `${moved.repo.owner}/${moved.repo.name}@${moved.baseRef}`.toLowerCase();
+      const work = withTimeout(
+        STORE_TIMEOUT_MS,
+        "the job store did not answer",
+        jobs.submit({
+          kind: "base_moved",
+          key,
+          deliveryId: moved.deliveryId,
+          triggerId: `${key}:${moved.after}`,
+          installationId: moved.installationId,
+          input: moved,
+        }),
+      );
       inFlight.add(work);
       try {
         await work;

@@ -52,6 +52,12 @@ export interface PushBranchOptions {
   sideBranchPrefix?: string;
   /** How a push or fetch that failed on the transport is retried (default: 4 tries over about 10 s). */
   retry?: RetryOptions;
+  /**
+   * The job rewrote the branch (a rebase onto its base): the push is forced,
+   * with a lease on this sha, so commits someone else pushed meanwhile are
+   * never overwritten (the push fails instead). Only ever the job's branch.
+   */
+  forceWithLease?: string;
 }
 
 export interface PushResult {
@@ -151,11 +157,11 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
   let onto: string | undefined;
 
   for (let attempt = 0; ; attempt++) {
-    const outcome = await tryPush(ctx, options.branch);
+    const outcome = await tryPush(ctx, options.branch, options.forceWithLease);
     if (outcome.ok)
       return { pushed: true, sha: await headSha(ctx.git), rebased: onto !== undefined };
     if (outcome.declined) throw await saveDeclinedWork(ctx, outcome.output, onto);
-    if (!outcome.behind) {
+    if (!outcome.behind || options.forceWithLease) {
       throw new PushFailedError(
         options.branch,
         `push to "${options.branch}" failed: ${ctx.redact(outcome.output)}`,
@@ -258,12 +264,15 @@ interface BranchPush extends PushContext {
 
 type PushOutcome = { ok: true } | { ok: false; behind: boolean; declined: boolean; output: string };
 
-async function tryPush(ctx: BranchPush, branch: string): Promise<PushOutcome> {
+async function tryPush(ctx: BranchPush, branch: string, lease?: string): Promise<PushOutcome> {
   try {
-    // Exactly this refspec: HEAD to the one branch, no leading "+" (never a force push).
+    // Exactly this refspec: HEAD to the one branch, no leading "+"; forced only
+    // with a lease on the tip the job started from (a rebase of its own branch).
     // Repeating a push that did arrive is harmless: the branch is already there.
+    const force = lease ? [`--force-with-lease=refs/heads/${branch}:${lease}`] : [];
     await retryGit(
-      () => ctx.git.raw(["push", "--porcelain", "--", ctx.url, `HEAD:refs/heads/${branch}`]),
+      () =>
+        ctx.git.raw(["push", "--porcelain", ...force, "--", ctx.url, `HEAD:refs/heads/${branch}`]),
       ctx.retry,
     );
     return { ok: true };

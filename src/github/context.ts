@@ -4,6 +4,7 @@ import type { GitHubClient } from "./octokit.js";
 import { sanitizeUntrusted, stripInvisible } from "./sanitize.js";
 import {
   type AgentTaskInput,
+  type Attachment,
   type ChangedFile,
   DEFAULT_MAX_TASK_CHARS,
   renderAgentTask,
@@ -27,6 +28,10 @@ export interface BuildAgentTaskOptions {
    * this one (oldest first): instructions too, from people already admitted.
    */
   earlierRequests?: readonly JobRequest[] | undefined;
+  /** The job's own instruction (an upkeep job's), instead of the request's words. */
+  instruction?: string | undefined;
+  /** Data the job gathered for the request (see AgentTaskInput.attachments). */
+  attachments?: Attachment[] | undefined;
 }
 
 const DEFAULT_TRIGGER_PHRASE = "@agent";
@@ -249,9 +254,12 @@ export async function buildAgentTask(
     request: {
       login: request.requester.login,
       kind: request.source.kind,
-      instruction: combinedInstruction(request, options, clean),
+      instruction: options.instruction ?? combinedInstruction(request, options, clean),
     },
   };
+  if (options.attachments) {
+    input.attachments = options.attachments.map((a) => ({ ...a, text: plain(a.text) }));
+  }
   if (request.target.kind === "pull_request") {
     const files = await fetchChangedFiles(octokit, request, options.maxFiles ?? DEFAULT_MAX_FILES);
     input.files = {

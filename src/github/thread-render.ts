@@ -40,12 +40,25 @@ export interface AgentTaskInput {
   files?: { list: ChangedFile[]; more: boolean };
   /** For a review comment: the part of the diff it is attached to. */
   reviewHunk?: { path: string; diffHunk: string };
+  /**
+   * What the job gathered for the request (failing CI logs, conflicted
+   * files, the diff under review): data, each with a line saying what it is.
+   */
+  attachments?: Attachment[];
   request: {
     login: string;
     /** The request without the trigger phrase; empty when nothing else was written. */
     instruction: string;
     kind: "issue_comment" | "review_comment" | "review" | "label" | "event";
   };
+}
+
+export interface Attachment {
+  name: string;
+  note: string;
+  text: string;
+  /** The fence's language (default none). */
+  language?: string;
 }
 
 export const DEFAULT_MAX_TASK_CHARS = 60_000;
@@ -56,7 +69,7 @@ export const MAX_HUNK_CHARS = 8_000;
 export const MAX_INSTRUCTION_CHARS = 16_000;
 
 const MARKERS =
-  /<(\/?\s*(?:github-context|issue|pull-request|title|description|changed-files|comments|comment|review-context|request)\b)/gi;
+  /<(\/?\s*(?:github-context|issue|pull-request|title|description|changed-files|comments|comment|review-context|request|attachment)\b)/gi;
 
 /** Untrusted text cannot open or close the blocks that mark it as data. */
 function escapeMarkers(text: string): string {
@@ -164,6 +177,11 @@ function renderContext(input: AgentTaskInput, parts: Parts): string {
     const hunk = cutMiddle(input.reviewHunk.diffHunk, MAX_HUNK_CHARS);
     sections.push(
       `<review-context path=${attribute(input.reviewHunk.path)}>\nThe request is a review comment on this part of the diff:\n${escapeMarkers(fenced(hunk, "diff"))}\n</review-context>`,
+    );
+  }
+  for (const attachment of input.attachments ?? []) {
+    sections.push(
+      `<attachment name=${attribute(attachment.name)}>\n${escapeMarkers(attachment.note)}\n${escapeMarkers(fenced(attachment.text, attachment.language ?? ""))}\n</attachment>`,
     );
   }
   return `<github-context>\n${sections.join("\n\n")}\n</github-context>`;

@@ -12,7 +12,7 @@ import {
   renderConfigErrorAnswer,
   renderUnauthorizedAnswer,
 } from "./answers.js";
-import { closedOrLocked, shouldStart } from "./start-rules.js";
+import { closedOrLocked, isUpkeepEvent, shouldStart } from "./start-rules.js";
 
 export type Admission =
   | { admitted: true; config: RepoConfig }
@@ -94,6 +94,9 @@ export async function admitRequest(
     await status.reply(renderConfigErrorAnswer(loaded.error.toMarkdown()));
     return { admitted: false, reason: "config_error", configError: loaded.error };
   }
+
+  // No one asked: nothing to check a permission of, no comment to react to.
+  if (isUpkeepEvent(request)) return { admitted: true, config };
 
   const state = closedOrLocked(request);
   if (state) {

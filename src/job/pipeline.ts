@@ -4,6 +4,7 @@ import type { PullRequestLink } from "./final-report.js";
 import { finalReport } from "./report.js";
 import {
   type CheckpointSettings,
+  type GitJobDeps,
   type GitJobInput,
   type GitJobResult,
   runGitJob,
@@ -32,8 +33,12 @@ export interface JobPlan {
   input: GitJobInput;
   /** Makes the pushed work visible; returns the pull request it opened or updated, if any. */
   publish(job: GitJobResult): Promise<PullRequestLink | undefined>;
-  /** Words that stand instead of the final report (a fork's patch), when the kind has its own. */
-  answer?(job: GitJobResult): string | undefined;
+  /** Words that stand instead of the final report (a fork's patch, a review), when the kind has its own. */
+  answer?(job: GitJobResult): string | undefined | Promise<string | undefined>;
+  /** The job's own runner instead of the agent's (bringing a branch up to date). */
+  run?(deps: GitJobDeps, input: GitJobInput): Promise<GitJobResult>;
+  /** Lines around the final report (a CI fix's attempt number and its marker). */
+  frame?: { before?: string; after?: string } | undefined;
 }
 
 export interface PipelineResult extends JobOutcome {
@@ -48,7 +53,8 @@ export async function runPipeline(
   progress: Progress,
   checkpoints?: CheckpointSettings,
 ): Promise<PipelineResult> {
-  const job = await runGitJob(
+  const run = plan.run ?? runGitJob;
+  const job = await run(
     {
       cacheDir: deps.cacheDir,
       sandbox: deps.sandbox,
@@ -64,13 +70,17 @@ export async function runPipeline(
     plan.input,
   );
   if (isInterrupted(deps, job, checkpoints)) return { job, conclusion: "interrupted" };
-  const answer = plan.answer?.(job);
+  const answer = await plan.answer?.(job);
   if (answer !== undefined) {
     return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
   }
   // A refusal here (GitHub would not open the pull request) is the caller's to report.
   const pullRequest = await plan.publish(job);
   const report = finalReport(job, config, deps.redact, pullRequest);
+  if (plan.frame) {
+    const { before, after } = plan.frame;
+    report.markdown = [before, report.markdown, after].filter(Boolean).join("\n\n");
+  }
   const conclusion =
     job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
   return { job, ...(pullRequest ? { pullRequest } : {}), conclusion, report };

@@ -30,6 +30,8 @@ export interface PushWorkOptions {
   secrets: readonly KnownSecret[];
   token?: string | undefined;
   retry?: RetryOptions | undefined;
+  /** The branch was rewritten (a rebase): force it, but only over this remote tip. */
+  forceWithLease?: string | undefined;
 }
 
 export interface PushedWork {
@@ -61,6 +63,7 @@ export async function pushWork(options: PushWorkOptions): Promise<PushedWork> {
       secrets: options.secrets,
       ...(options.token ? { token: options.token } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
+      ...(options.forceWithLease ? { forceWithLease: options.forceWithLease } : {}),
     });
     return { push };
   } catch (error) {

@@ -125,7 +125,7 @@ export interface CheckpointSettings {
 type RepositoryInput = Pick<GitJobInput, "cloneUrl" | "token" | "repoSizeKb">;
 type MirrorDeps = Pick<GitJobDeps, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 
-function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
+export function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
   return {
     cloneUrl: input.cloneUrl,
     cacheDir: deps.cacheDir,

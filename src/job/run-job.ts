@@ -9,6 +9,7 @@ import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
 import { findIssuePullRequest, openOrUpdatePullRequest } from "../github/pulls.js";
 import type { StatusReporter } from "../github/status.js";
+import type { Attachment } from "../github/thread-render.js";
 import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -22,6 +23,9 @@ import {
   type GitJobResult,
   prefetchRepository,
 } from "./run-git-job.js";
+import { isUpkeepEvent } from "./start-rules.js";
+import { HEADLINES, planTask, tendedPullRequest } from "./upkeep-plans.js";
+import { taskOf } from "./upkeep-task.js";
 
 export interface JobDeps {
   octokit: GitHubClient;
@@ -42,6 +46,16 @@ export interface JobDeps {
 }
 
 const OFF: NetworkPolicy = { kind: "off" };
+
+export type RequestPlan = JobPlan & { checkpoints?: CheckpointSettings | undefined };
+
+/** How an upkeep job shapes the request's plan (see upkeep-plans.ts). */
+export interface PlanKind {
+  /** The job's own instruction instead of the request's words. */
+  instruction?: string | undefined;
+  attachments?: Attachment[] | undefined;
+  input?: Partial<GitJobInput> | undefined;
+}
 
 export interface JobOutcome {
   job?: GitJobResult;
@@ -73,13 +87,33 @@ export async function runJob(
   status: StatusReporter,
   options: RunJobOptions = {},
 ): Promise<JobOutcome> {
-  await status.start(`Working on @${request.requester.login}'s request`);
+  const task = taskOf(request, config.triggerPhrase);
+  // An event (CI failed, the base moved) on a pull request the bot does not
+  // tend, or that needs nothing, ends here without a word on the thread.
+  const tended =
+    isUpkeepEvent(request) && task !== "review"
+      ? await tendedPullRequest(deps, request, config)
+      : true;
+  if (!tended) return { conclusion: "no_changes" };
+  await status.start(HEADLINES[task](request));
   const commentId = status.commentId();
   const commentUrl = status.commentUrl();
   if (commentId !== undefined && commentUrl)
     await options.onTracking?.({ id: commentId, url: commentUrl });
   try {
-    const plan = await planRequest(deps, request, config, options);
+    const plan = await planTask(task, {
+      deps,
+      request,
+      config,
+      options,
+      status,
+      planRequest: (kind) => planRequest(deps, request, config, options, kind),
+      pullRequest: () => pullRequestOf(deps.octokit, request),
+    });
+    if ("done" in plan) {
+      await status.finish(deps.redact(plan.done.markdown), plan.done.outcome);
+      return { conclusion: plan.done.outcome === "failure" ? "failure" : "no_changes" };
+    }
     const outcome = await runPipeline(
       deps,
       config,
@@ -109,12 +143,13 @@ export async function runJob(
  * it; a pull request gets commits on its own branch; a fork's pull request
  * is read from the fork, never pushed, and answered with a patch.
  */
-async function planRequest(
+export async function planRequest(
   deps: JobDeps,
   request: JobRequest,
   config: RepoConfig,
   options: RunJobOptions,
-): Promise<JobPlan & { checkpoints?: CheckpointSettings | undefined }> {
+  kind: PlanKind = {},
+): Promise<RequestPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
   const pr = await pullRequestOf(deps.octokit, request);
@@ -147,6 +182,8 @@ async function planRequest(
     botLogin: deps.botLogin,
     triggerPhrase: config.triggerPhrase,
     earlierRequests: options.earlierRequests,
+    instruction: kind.instruction,
+    attachments: kind.attachments,
   });
   const existingBranch = pr?.headRef ?? issuePull?.headRef;
   const input: GitJobInput = {
@@ -172,6 +209,7 @@ async function planRequest(
     requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
     push: !fork,
     wantPatch: fork,
+    ...kind.input,
   };
   return {
     input,
@@ -201,7 +239,7 @@ async function planRequest(
   };
 }
 
-async function pullRequestOf(
+export async function pullRequestOf(
   octokit: GitHubClient,
   request: JobRequest,
 ): Promise<JobRequest["pullRequest"]> {

@@ -34,8 +34,18 @@ export function isOwnRequest(request: Pick<JobRequest, "requester">, botLogin: s
   );
 }
 
+/**
+ * CI that failed or a base that moved, on a pull request: no person asked,
+ * so there is no phrase, sender or permission to check. The job itself
+ * tends only the bot's own pull requests (see upkeep-task.ts).
+ */
+export function isUpkeepEvent(request: Pick<JobRequest, "source" | "task">): boolean {
+  return request.source.kind === "event" && request.task !== undefined && request.task !== "agent";
+}
+
 /** Whether a parsed request should start a job; the permission gate comes after. */
 export function shouldStart(request: JobRequest, rules: StartRules): StartDecision {
+  if (isUpkeepEvent(request)) return { start: true };
   const { requester } = request;
   const isBot = requester.type === "Bot";
   if (isOwnRequest(request, rules.botLogin)) return { start: false, reason: "own_comment" };

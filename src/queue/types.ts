@@ -6,7 +6,8 @@ import { z } from "zod";
  * closure. Stored before the webhook is answered; updated as the job goes.
  */
 
-export const jobKindSchema = z.enum(["request", "repository", "deps"]);
+/** base_moved: a branch moved; its job queues an update for each of the bot's pull requests on it. */
+export const jobKindSchema = z.enum(["request", "repository", "deps", "base_moved"]);
 export type JobKind = z.infer<typeof jobKindSchema>;
 
 export const jobStateSchema = z.enum(["queued", "running", "done", "failed"]);

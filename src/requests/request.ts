@@ -45,7 +45,18 @@ export const jobTriggerSchema = z.enum([
   "pull_request",
   "workflow_dispatch",
   "schedule",
+  // CI failed, or the base moved, on a pull request the bot tends (see upkeep-triggers.ts).
+  "workflow_run",
+  "check_suite",
+  "push",
 ]);
+
+/**
+ * What a job does on its target. "agent": the instruction, as written.
+ * The others keep a pull request mergeable; a comment asks for them in so
+ * many words (job/upkeep-task.ts), an event sets them.
+ */
+export const jobTaskSchema = z.enum(["agent", "review", "fix_ci", "update_branch"]);
 
 export const jobRequestSchema = z.object({
   trigger: jobTriggerSchema,
@@ -80,10 +91,15 @@ export const jobRequestSchema = z.object({
     label: z.string().optional(),
   }),
   requester: personSchema,
+  /** Set by the events that start an upkeep job; a comment's task comes from its words. */
+  task: jobTaskSchema.optional(),
+  /** For a CI failure event: the commit whose checks failed. */
+  ci: z.object({ headSha: z.string().min(1) }).optional(),
 });
 
 export type JobRequest = z.infer<typeof jobRequestSchema>;
 export type JobTrigger = z.infer<typeof jobTriggerSchema>;
+export type JobTask = z.infer<typeof jobTaskSchema>;
 export type Person = z.infer<typeof personSchema>;
 
 /** Key for "one job at a time per issue/PR". */

@@ -12,6 +12,7 @@ import {
   targetOf,
 } from "./payload.js";
 import type { JobRequest } from "./request.js";
+import { parseCiFailure } from "./upkeep-triggers.js";
 
 export { TriggerPayloadError } from "./payload.js";
 
@@ -59,6 +60,10 @@ export function parseTrigger(
   const action = (payload as { action?: unknown } | null)?.action;
   if (typeof action !== "string" || (actionInName !== undefined && actionInName !== action)) {
     return null;
+  }
+
+  if ((event === "workflow_run" || event === "check_suite") && action === "completed") {
+    return parseCiFailure(event, payload, deliveryId);
   }
 
   if (event === "issue_comment" && action === "created") {

@@ -5,6 +5,7 @@ import { findMarkedComment } from "../github/status.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import type { JobHandler, JobRecord, JobResult, RunningJob } from "../queue/types.js";
 import { secretsInEnv } from "../secrets/patterns.js";
+import { runBaseMovedRecord } from "./base-moved-job.js";
 import { runDepsRecord } from "./deps-job.js";
 import { requestsOf, runRequestRecord } from "./request-job.js";
 import type { WorkerDeps } from "./worker-deps.js";
@@ -21,6 +22,8 @@ export function createJobHandler(deps: WorkerDeps): JobHandler {
         return runRequestRecord(deps, job);
       case "deps":
         return runDepsRecord(deps, job);
+      case "base_moved":
+        return runBaseMovedRecord(deps, job);
       default:
         return Promise.resolve({
           status: "failed",

@@ -1,7 +1,7 @@
 import { loadRepoConfig } from "../config/load.js";
 import { defaultConfig } from "../config/schema.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { isOwnRequest, type StartRules, shouldStart } from "../job/start-rules.js";
+import { isOwnRequest, isUpkeepEvent, type StartRules, shouldStart } from "../job/start-rules.js";
 import type { JobRequest } from "../requests/request.js";
 
 /**
@@ -96,6 +96,8 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
 
   return {
     async admits(octokit, request) {
+      // CI that failed on a pull request: whether the bot tends it is the worker's question.
+      if (isUpkeepEvent(request)) return true;
       const botLogin = await deps.botLogin();
       // The bot's own comments come back as deliveries: no config needed to drop them.
       if (isOwnRequest(request, botLogin)) return false;

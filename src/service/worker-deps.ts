@@ -1,5 +1,6 @@
 import type { Model } from "../agent/model.js";
 import type { GitHubAppClients } from "../github/client.js";
+import type { NewJob, SubmitResult } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import type { SetTimer } from "./queue-note.js";
 
@@ -15,6 +16,8 @@ export interface WorkerDeps {
   clock: { now(): number };
   botLogin: () => Promise<string>;
   log: ServiceLog;
+  /** Queues more jobs (a moved base queues one update per pull request on it). */
+  submit?: ((job: NewJob) => Promise<SubmitResult>) | undefined;
   setTimer?: SetTimer | undefined;
   /** How often a running job looks at the requests queued behind it (default 10 s). */
   queuePollMs?: number | undefined;

@@ -43,6 +43,7 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
     cacheBytes: settings.cacheBytes,
     clock: options.clock ?? Date,
     log,
+    submit: (job) => options.queue.submit(job),
     setTimer: options.setTimer,
     queuePollMs: options.queuePollMs,
     createModel:

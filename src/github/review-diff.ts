@@ -1,0 +1,115 @@
+/**
+ * Where a pull request review may put inline comments: GitHub accepts a
+ * comment only on a line of the diff (an added or context line on the
+ * right side, a removed line on the left). This reads the files' patches,
+ * and checks each comment the agent proposed against them, so one bad
+ * anchor never gets the whole review refused. Pure.
+ */
+
+export interface PatchedFile {
+  filename: string;
+  /** Absent for binary files and very large diffs. */
+  patch?: string | undefined;
+}
+
+export interface DiffLines {
+  right: Map<string, Set<number>>;
+  left: Map<string, Set<number>>;
+}
+
+export function diffLines(files: readonly PatchedFile[]): DiffLines {
+  const right = new Map<string, Set<number>>();
+  const left = new Map<string, Set<number>>();
+  for (const file of files) {
+    const r = new Set<number>();
+    const l = new Set<number>();
+    let oldLine = 0;
+    let newLine = 0;
+    for (const line of (file.patch ?? "").split("\n")) {
+      const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+      if (hunk) {
+        oldLine = Number(hunk[1]);
+        newLine = Number(hunk[2]);
+        continue;
+      }
+      if (line.startsWith("\\")) continue; // "\ No newline at end of file"
+      if (line.startsWith("+")) r.add(newLine++);
+      else if (line.startsWith("-")) l.add(oldLine++);
+      else if (oldLine > 0 || newLine > 0) {
+        r.add(newLine++);
+        l.add(oldLine++);
+      }
+    }
+    right.set(file.filename, r);
+    left.set(file.filename, l);
+  }
+  return { right, left };
+}
+
+export interface ProposedComment {
+  path: string;
+  line: number;
+  /** For a comment on several lines: the first one. */
+  startLine?: number | undefined;
+  side?: "RIGHT" | "LEFT" | undefined;
+  body: string;
+  /** Replacement text for the lines [startLine..line]: rendered as a suggestion block. */
+  suggestion?: string | undefined;
+}
+
+export interface ReviewComment {
+  path: string;
+  line: number;
+  side: "RIGHT" | "LEFT";
+  start_line?: number;
+  start_side?: "RIGHT" | "LEFT";
+  body: string;
+}
+
+export interface CheckedComments {
+  inline: ReviewComment[];
+  /** Comments whose lines are not in the diff: kept in the review's body instead. */
+  outside: ProposedComment[];
+}
+
+export function checkComments(
+  proposed: readonly ProposedComment[],
+  lines: DiffLines,
+): CheckedComments {
+  const inline: ReviewComment[] = [];
+  const outside: ProposedComment[] = [];
+  for (const comment of proposed) {
+    const side = comment.side ?? "RIGHT";
+    const onSide = (side === "RIGHT" ? lines.right : lines.left).get(comment.path);
+    const start = comment.startLine !== undefined && comment.startLine < comment.line;
+    const fits =
+      onSide?.has(comment.line) === true &&
+      (!start || rangeInDiff(onSide, comment.startLine ?? comment.line, comment.line));
+    // A suggestion replaces lines of the new file: it only makes sense on the right side.
+    if (!fits || (comment.suggestion !== undefined && side !== "RIGHT")) {
+      outside.push(comment);
+      continue;
+    }
+    inline.push({
+      path: comment.path,
+      line: comment.line,
+      side,
+      ...(start ? { start_line: comment.startLine as number, start_side: side } : {}),
+      body: renderBody(comment),
+    });
+  }
+  return { inline, outside };
+}
+
+function rangeInDiff(lines: Set<number>, from: number, to: number): boolean {
+  for (let n = from; n <= to; n++) if (!lines.has(n)) return false;
+  return true;
+}
+
+function renderBody(comment: ProposedComment): string {
+  if (comment.suggestion === undefined) return comment.body.trim();
+  const code = comment.suggestion.replace(/\n$/, "");
+  const longest = Math.max(2, ...[...code.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  return `${comment.body.trim()}\n\n${fence}suggestion\n${code}\n${fence}`;
+}
