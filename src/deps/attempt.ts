@@ -91,12 +91,12 @@ export async function attemptUpdates(
       files: bump.files,
     };
   }
-  ctx.onStep(`Installing: \`${ctx.install}\``);
+  ctx.onStep(`Installing: ${ctx.install}`);
   const install = await runner(ctx.npmEnv, ctx.sandboxes.setup)(ctx.install);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
   if (!ctx.verify) return { passed: true, files: bump.files };
-  ctx.onStep(`Verifying: \`${ctx.verify}\``);
+  ctx.onStep(`Verifying: ${ctx.verify}`);
   const verify = await runner(ctx.shellEnv, ctx.sandboxes.agent)(ctx.verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }

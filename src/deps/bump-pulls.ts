@@ -30,6 +30,8 @@ export interface DeclinedPull {
 export interface BumpPulls {
   /** Head branches of open bump pull requests. */
   open: Set<string>;
+  /** Per open head branch, the updates its body's marker names ("name@version"). */
+  openUpdates: Map<string, Set<string>>;
   /** Per head branch, the latest bump pull request closed without merging. */
   declined: Map<string, DeclinedPull>;
 }
@@ -47,12 +49,14 @@ export async function listBumpPulls(
     direction: "desc",
     per_page: 100,
   });
-  const pulls: BumpPulls = { open: new Set(), declined: new Map() };
+  const pulls: BumpPulls = { open: new Set(), openUpdates: new Map(), declined: new Map() };
   for (const pull of data) {
     const ref = pull.head.ref;
     if (!ref.startsWith(prefix)) continue;
-    if (pull.state === "open") pulls.open.add(ref);
-    else if (!pull.merged_at && !pulls.declined.has(ref)) {
+    if (pull.state === "open") {
+      pulls.open.add(ref);
+      pulls.openUpdates.set(ref, markedUpdates(pull.body) ?? new Set());
+    } else if (!pull.merged_at && !pulls.declined.has(ref)) {
       const updates = markedUpdates(pull.body);
       if (updates) pulls.declined.set(ref, { number: pull.number, url: pull.html_url, updates });
     }
@@ -70,4 +74,33 @@ export function declinedPull(
   const closed = pulls.declined.get(branch);
   if (!closed) return undefined;
   return updates.every((u) => closed.updates.has(`${u.name}@${u.to}`)) ? closed : undefined;
+}
+
+/**
+ * Another open bump pull request that already moves one of these packages:
+ * one open pull request per package, so the two never edit the same line.
+ */
+export function pullMovingSamePackage(
+  pulls: BumpPulls,
+  branch: string,
+  updates: readonly Pick<Update, "name">[],
+): { branch: string; name: string } | undefined {
+  for (const [other, marked] of pulls.openUpdates) {
+    if (other === branch) continue;
+    const names = new Set([...marked].map((m) => m.slice(0, m.lastIndexOf("@"))));
+    const clash = updates.find((u) => names.has(u.name));
+    if (clash) return { branch: other, name: clash.name };
+  }
+  return undefined;
+}
+
+/** The open pull request on this branch proposes exactly these versions already. */
+export function alreadyProposed(
+  pulls: BumpPulls,
+  branch: string,
+  updates: readonly Pick<Update, "name" | "to">[],
+): boolean {
+  const marked = pulls.openUpdates.get(branch);
+  if (!marked || marked.size !== updates.length) return false;
+  return updates.every((u) => marked.has(`${u.name}@${u.to}`));
 }

@@ -56,5 +56,7 @@ export interface DepsGroupResult {
   push?: PushResult;
   pullRequest?: PullRequestResult;
   error?: { stage: string; message: string };
+  /** Things that went wrong around a shipped group (a label that could not be set). */
+  warnings?: string[];
   durationMs: number;
 }

@@ -144,6 +144,11 @@ export function groupBranch(prefix: string, group: Pick<UpdateGroup, "slug">): s
 
 export function groupTitle(group: UpdateGroup): string {
   const [only] = group.updates;
+  if (group.security && only) {
+    const severities = [...new Set((only.advisories ?? []).map((a) => a.severity))];
+    const note = severities.length > 0 ? `security, ${severities.join("/")}` : "security";
+    return `Bump ${only.name} from ${only.from} to ${only.to} (${note})`;
+  }
   if (group.updates.length === 1 && only)
     return `Bump ${only.name} from ${only.from} to ${only.to}`;
   return `Bump the ${group.name} group: ${group.updates.length} updates`;

@@ -14,6 +14,7 @@ export function renderDepsJobSummary(result: DepsJobResult): string {
   const blocks = result.groups.map(groupBlock);
   for (const g of result.deferred)
     blocks.push(`WAITING ${groupTitle(g)}: deps.max_open_prs bump pull requests are open`);
+  for (const w of result.waiting ?? []) blocks.push(`WAITING ${groupTitle(w.group)}: ${w.reason}`);
   for (const d of result.declined) {
     blocks.push(`SKIPPED ${groupTitle(d.group)}: ${d.url} proposing these versions was closed`);
   }
@@ -23,7 +24,12 @@ export function renderDepsJobSummary(result: DepsJobResult): string {
 function groupBlock(g: DepsGroupResult): string {
   const shipped = g.applied.length > 0 ? { ...g.group, updates: g.applied } : g.group;
   const lines = [`${g.status.toUpperCase().padEnd(7)} ${groupTitle(shipped)} -> ${g.branch}`];
-  for (const u of g.applied) lines.push(`  ${u.name} ${u.from} -> ${u.to}`);
+  for (const u of g.applied) {
+    const advisories = (u.advisories ?? []).map((a) => `${a.id} (${a.severity})`).join(", ");
+    lines.push(
+      `  ${u.name} ${u.from} -> ${u.to}${advisories ? `, fixes advisory ${advisories}` : ""}`,
+    );
+  }
   for (const l of g.leftOut) {
     lines.push(`  left out: ${l.update.name} ${l.update.from} -> ${l.update.to}`);
   }
@@ -42,6 +48,7 @@ function groupBlock(g: DepsGroupResult): string {
   }
   lines.push(...failureLines(g));
   if (g.error) lines.push(`  error (${g.error.stage}): ${g.error.message}`);
+  for (const warning of g.warnings ?? []) lines.push(`  warning: ${warning}`);
   if (g.push) lines.push(`  pushed ${g.push.sha.slice(0, 7)} to ${g.branch}`);
   if (g.pullRequest)
     lines.push(

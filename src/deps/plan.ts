@@ -144,11 +144,14 @@ function onePerPackage(
   return updates.filter((update) => {
     const first = update.type === "major" ? nonMajor.get(update.name) : undefined;
     if (!first) return true;
-    // A configured group that takes majors holds both, so nothing conflicts.
-    const grouped = config.groups.some(
-      (g) => g.updateTypes.includes("major") && picomatch.isMatch(update.name, g.patterns),
+    // A configured group that takes both holds one update (the newest), so nothing conflicts.
+    const together = config.groups.some(
+      (g) =>
+        g.updateTypes.includes("major") &&
+        g.updateTypes.includes(first.type) &&
+        picomatch.isMatch(update.name, g.patterns),
     );
-    if (grouped) return true;
+    if (together) return true;
     const manifest = update.locations[0]?.manifest ?? "package.json";
     skipped.push({
       name: update.name,

@@ -40,6 +40,25 @@ export function renderDepsPullRequestBody(
       : `Updates ${count} in the **${result.group.name}** group.`,
     updatesTable(result.applied, options.now),
   );
+  const advisories = result.applied.flatMap((u) =>
+    (u.advisories ?? []).map((a) => ({ update: u, advisory: a })),
+  );
+  if (advisories.length > 0) {
+    // Advisory text comes from the registry: it is shown as data, in table cells.
+    const rows = advisories.map(({ update, advisory }) => {
+      const id = advisory.url
+        ? `[${tableCell(String(advisory.id))}](${advisory.url})`
+        : tableCell(String(advisory.id));
+      return `| ${id} | ${tableCell(advisory.severity)} | ${tableCell(update.name)} \`${tableCell(advisory.vulnerable_versions)}\` | ${tableCell(advisory.title)} |`;
+    });
+    parts.push(
+      "### Security",
+      `Fixes ${plural(advisories.length, "known advisory", "known advisories")} in the installed version. Security updates skip the schedule and the cooldown.`,
+      ["| Advisory | Severity | Affected | Title |", "| --- | --- | --- | --- |", ...rows].join(
+        "\n",
+      ),
+    );
+  }
 
   if (result.leftOut.length > 0) {
     const lines = result.leftOut.map(({ update, failure }) => {

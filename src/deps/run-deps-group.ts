@@ -24,6 +24,7 @@ import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
 import type { Update } from "./outdated.js";
 import { renderDepsPullRequestBody } from "./pr-body.js";
+import { labelPullRequest, labelsFor } from "./pull-labels.js";
 import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
 
 /**
@@ -58,6 +59,10 @@ export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes
   octokit: GitHubClient | undefined;
   onEvent: AgentEventListener | undefined;
   maxBisectChecks: number;
+  /** deps.labels: on every bump pull request (security fixes get `security` too). */
+  labels: readonly string[];
+  /** The lockfile's cutoff for security fixes, which skip the cooldown (not the package manager's own age gate). */
+  securityBefore: Date | undefined;
 }
 
 export async function runDepsGroup(
@@ -77,7 +82,7 @@ export async function runDepsGroup(
   };
   const finish = () => ({ ...result, durationMs: ctx.clock.now() - started });
   const auth = ctx.token ? { token: ctx.token } : {};
-  ctx.onStep(`Updating ${groupTitle(group)} on \`${branch}\``);
+  ctx.onStep(`Updating ${groupTitle(group)} on ${branch}`);
 
   const opened = await openJobRoom({
     launcher: ctx.sandbox,
@@ -102,7 +107,12 @@ export async function runDepsGroup(
   }
   const { workspace, sandboxes } = opened.room;
   const dir = workspace.dir;
-  const attemptCtx: AttemptContext = { ...ctx, dir, sandboxes };
+  const attemptCtx: AttemptContext = {
+    ...ctx,
+    dir,
+    sandboxes,
+    before: group.security ? ctx.securityBefore : ctx.before,
+  };
   const attempt = (updates: readonly Update[], extra?: ReadonlyMap<string, Buffer | null>) =>
     attemptUpdates(attemptCtx, updates, extra);
 
@@ -172,8 +182,11 @@ export async function runDepsGroup(
       );
       if (drift.length > 0) result.drift = drift;
       keptFiles = new Map(kept.map((c) => [c.path, c.after]));
-      ctx.onStep("Verifying the agent's fix");
-      final = await attempt(all, keptFiles);
+      // Nothing changed: installing and checking again would only repeat the failure.
+      if (kept.length > 0) {
+        ctx.onStep("Verifying the agent's fix");
+        final = await attempt(all, keptFiles);
+      }
       result.agent = {
         stopReason: session.result.stopReason,
         summary: session.result.finalText,
@@ -232,7 +245,7 @@ export async function runDepsGroup(
     });
     if (!ctx.push) return finish();
 
-    ctx.onStep(`Pushing \`${branch}\``);
+    ctx.onStep(`Pushing ${branch}`);
     const pushed = await pushWork({
       workspace,
       branchPrefix: `${ctx.branchPrefix}deps/`,
@@ -267,6 +280,12 @@ export async function runDepsGroup(
         body: renderDepsPullRequestBody({ ...result, group: shipped }, { now: ctx.clock.now() }),
         draft: false,
       });
+      const problem = await labelPullRequest(
+        ctx.octokit,
+        { owner: ctx.owner, repo: ctx.repo, number: result.pullRequest.number },
+        labelsFor(group, ctx.labels),
+      );
+      if (problem) result.warnings = [problem];
     }
     return finish();
   } catch (error) {

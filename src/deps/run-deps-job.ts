@@ -10,7 +10,12 @@ import type { GitHubClient } from "../github/octokit.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { registryEnv } from "./bump.js";
-import { declinedPull, listBumpPulls } from "./bump-pulls.js";
+import {
+  alreadyProposed,
+  declinedPull,
+  listBumpPulls,
+  pullMovingSamePackage,
+} from "./bump-pulls.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
@@ -57,6 +62,11 @@ export interface DepsJobInput {
   push?: boolean | undefined;
   /** Only these group slugs (default: all). */
   groups?: readonly string[] | undefined;
+  /**
+   * Only updates that fix known advisories (the scheduler's check between
+   * scheduled runs); a pull request already proposing the same versions is left as it is.
+   */
+  securityOnly?: boolean | undefined;
 }
 
 export interface DepsJobResult {
@@ -70,6 +80,8 @@ export interface DepsJobResult {
   deferred: UpdateGroup[];
   /** Groups skipped because a maintainer closed a pull request for the same versions. */
   declined: Array<{ group: UpdateGroup; pullRequest: number; url: string }>;
+  /** Groups that wait: another open bump pull request moves one of their packages, or already proposes them. */
+  waiting: Array<{ group: UpdateGroup; reason: string }>;
   durationMs: number;
 }
 
@@ -80,6 +92,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     groups: [],
     deferred: [],
     declined: [],
+    waiting: [],
     durationMs: 0,
   };
   const finish = () => ({ ...result, durationMs: deps.clock.now() - started });
@@ -102,7 +115,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     const baseBranch =
       input.baseBranch ??
       (await remoteDefaultBranch({ url: input.cloneUrl, env: gitEnv, ...auth }));
-    step(`Reading the dependencies on \`${baseBranch}\``);
+    step(`Reading the dependencies on ${baseBranch}`);
     const planning = await prepareWorkspace({
       cloneUrl: input.cloneUrl,
       baseBranch,
@@ -123,6 +136,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         env: deps.envSource,
         clock: deps.clock,
         signal,
+        ...(input.securityOnly ? { securityOnly: true } : {}),
       });
       verify = await resolveVerify(planning.dir, config, input.config);
     } finally {
@@ -144,14 +158,20 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
     const pulls = deps.octokit
       ? await listBumpPulls(deps.octokit, input, `${prefix}deps/`)
-      : { open: new Set<string>(), declined: new Map() };
+      : {
+          open: new Set<string>(),
+          openUpdates: new Map<string, Set<string>>(),
+          declined: new Map(),
+        };
     const shellEnv = buildShellEnv(deps.envSource);
     const npmEnv = {
       ...shellEnv,
       ...pick(deps.envSource, planned.npm.referencedEnv),
       ...registryEnv(planned.npm),
     };
-    const cooldownMs = config.cooldownDays * 86_400_000;
+    // npm's --before cutoff: the cooldown, or the package manager's own age gate when longer.
+    const ageGateMs = planned.plan.releaseAge?.ms ?? 0;
+    const cooldownMs = Math.max(config.cooldownDays * 86_400_000, ageGateMs);
     let model: Model | undefined;
     const ctx: Omit<GroupRunContext, "branchExists"> = {
       cloneUrl: input.cloneUrl,
@@ -178,6 +198,8 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
           : "npm install --no-package-lock --no-audit --no-fund"),
       verify,
       before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
+      securityBefore: ageGateMs > 0 ? new Date(deps.clock.now() - ageGateMs) : undefined,
+      labels: config.labels,
       clock: deps.clock,
       signal,
       onStep: step,
@@ -206,7 +228,23 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         result.declined.push({ group, pullRequest: declined.number, url: declined.url });
         continue;
       }
-      if (!pulls.open.has(branch) && deps.octokit && open >= config.maxOpenPrs) {
+      if (input.securityOnly && alreadyProposed(pulls, branch, group.updates)) {
+        result.waiting.push({
+          group,
+          reason: "its open pull request already proposes these versions",
+        });
+        continue;
+      }
+      const clash = pullMovingSamePackage(pulls, branch, group.updates);
+      if (clash) {
+        result.waiting.push({
+          group,
+          reason: `the open pull request on ${clash.branch} already moves ${clash.name}; one pull request per package at a time`,
+        });
+        continue;
+      }
+      // Security fixes do not wait for max_open_prs: they skip the schedule and the cooldown too.
+      if (!group.security && !pulls.open.has(branch) && deps.octokit && open >= config.maxOpenPrs) {
         result.deferred.push(group);
         continue;
       }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { declinedPull, markedUpdates } from "../../src/deps/bump-pulls.js";
+import {
+  alreadyProposed,
+  declinedPull,
+  markedUpdates,
+  pullMovingSamePackage,
+} from "../../src/deps/bump-pulls.js";
 import type { DepsGroupResult } from "../../src/deps/group-result.js";
 import { groupBranch, groupTitle, groupUpdates } from "../../src/deps/groups.js";
 import type { Update } from "../../src/deps/outdated.js";
@@ -135,6 +140,7 @@ describe("declined pull requests", () => {
   it("skip a group only while it proposes nothing the closed pull request did not", () => {
     const pulls = {
       open: new Set<string>(),
+      openUpdates: new Map<string, Set<string>>(),
       declined: new Map([
         ["agent/deps/x-2", { number: 7, url: "u", updates: new Set(["x@2.0.0"]) }],
       ]),
@@ -142,6 +148,36 @@ describe("declined pull requests", () => {
     expect(declinedPull(pulls, "agent/deps/x-2", [{ name: "x", to: "2.0.0" }])?.number).toBe(7);
     expect(declinedPull(pulls, "agent/deps/x-2", [{ name: "x", to: "2.0.1" }])).toBeUndefined();
     expect(markedUpdates("no marker")).toBeUndefined();
+  });
+
+  it("hold a group back while another open pull request moves one of its packages", () => {
+    const pulls = {
+      open: new Set(["agent/deps/minor-and-patch"]),
+      openUpdates: new Map([
+        ["agent/deps/minor-and-patch", new Set(["@scope/x@1.2.0", "y@3.1.0"])],
+      ]),
+      declined: new Map(),
+    };
+    expect(pullMovingSamePackage(pulls, "agent/deps/scope-x-2", [{ name: "@scope/x" }])).toEqual({
+      branch: "agent/deps/minor-and-patch",
+      name: "@scope/x",
+    });
+    // Its own branch is no clash, and a package named like a prefix is another package.
+    expect(
+      pullMovingSamePackage(pulls, "agent/deps/minor-and-patch", [{ name: "y" }]),
+    ).toBeUndefined();
+    expect(
+      pullMovingSamePackage(pulls, "agent/deps/other", [{ name: "@scope/x2" }]),
+    ).toBeUndefined();
+    expect(
+      alreadyProposed(pulls, "agent/deps/minor-and-patch", [
+        { name: "@scope/x", to: "1.2.0" },
+        { name: "y", to: "3.1.0" },
+      ]),
+    ).toBe(true);
+    expect(alreadyProposed(pulls, "agent/deps/minor-and-patch", [{ name: "y", to: "3.1.0" }])).toBe(
+      false,
+    );
   });
 });
 

@@ -61,6 +61,7 @@ function summary(groups: DepsGroupResult[]): string {
     groups,
     deferred: [],
     declined: [],
+    waiting: [],
     durationMs: 1,
   };
   return renderDepsJobSummary(result);

@@ -67,7 +67,14 @@ const renameGreet: ScriptStep[] = [
   reply("Call hello() instead of greet(): fx-greet 2.0.0 renamed the export."),
 ];
 
-function config(deps: Record<string, unknown> = {}): RepoConfig {
+/**
+ * fx-greet has a patch and a major; one pull request per package would hold
+ * the major back until the patch merges, so these runs skip the patch to
+ * test a breaking major.
+ */
+const MAJOR_ONLY = { name: "fx-greet", update_types: ["patch", "minor"] };
+
+function config(deps: Record<string, unknown> = { ignore: [MAJOR_ONLY] }): RepoConfig {
   return { ...defaultConfig(), deps };
 }
 
@@ -120,7 +127,7 @@ describe("runDepsJob", () => {
     ]);
 
     const [patches, major] = result.groups;
-    expect(patches?.applied.map((u) => u.name)).toEqual(["fx-greet", "fx-util"]);
+    expect(patches?.applied.map((u) => u.name)).toEqual(["fx-util"]);
     expect(patches?.leftOut.map((l) => l.update.name)).toEqual(["fx-broken"]);
     expect(patches?.agent?.fixed).toBe(false);
     expect(patches?.verify?.passed).toBe(true);
@@ -129,18 +136,13 @@ describe("runDepsJob", () => {
     const branch = "agent/deps/minor-and-patch";
     const original = files["package.json"] ?? "";
     expect(repo.show(branch, "package.json")).toBe(
-      original
-        .replace('"fx-greet": "^1.0.0"', '"fx-greet": "^1.0.1"')
-        .replace('"fx-util": "~1.2.0"', '"fx-util": "~1.2.1"')
-        .trimEnd(),
+      original.replace('"fx-util": "~1.2.0"', '"fx-util": "~1.2.1"').trimEnd(),
     );
-    expect(repo.show(branch, "packages/lib/package.json")).toContain('"fx-greet": "^1.0.1"');
-    expect(lockVersion(branch, "fx-greet")).toBe("1.0.1");
+    expect(repo.show(branch, "packages/lib/package.json")).toContain('"fx-greet": "^1.0.0"');
+    expect(lockVersion(branch, "fx-greet")).toBe("1.0.0");
     expect(lockVersion(branch, "fx-util")).toBe("1.2.1");
     expect(lockVersion(branch, "fx-broken")).toBe("1.0.0");
-    expect(repo.subjects(branch, 1)).toEqual([
-      "chore(deps): bump the minor and patch group (2 packages)",
-    ]);
+    expect(repo.subjects(branch, 1)).toEqual(["chore(deps): bump fx-util from 1.2.0 to 1.2.1"]);
 
     expect(major?.agent).toMatchObject({ fixed: true, files: ["index.js"] });
     expect(major?.verify?.passed).toBe(true);
@@ -160,12 +162,12 @@ describe("runDepsJob", () => {
     );
 
     expect(github.pulls.map((p) => [p.head.ref, p.title])).toEqual([
-      ["agent/deps/minor-and-patch", "Bump the minor and patch group: 2 updates"],
+      ["agent/deps/minor-and-patch", "Bump fx-util from 1.2.0 to 1.2.1"],
       ["agent/deps/fx-greet-2", "Bump fx-greet from 1.0.0 to 2.0.0"],
     ]);
     const body = github.pulls[0]?.body ?? "";
     expect(body).toContain(
-      "| [fx-greet](https://github.com/example/fx-greet) | `1.0.0` → `1.0.1` | patch | 200 days ago | [release notes](https://github.com/example/fx-greet/releases) |",
+      "| [fx-util](https://github.com/example/fx-util) | `1.2.0` → `1.2.1` | patch | 10 days ago | [release notes](https://github.com/example/fx-util/releases) |",
     );
     expect(body).toContain("### Left out");
     expect(body).toMatch(/\*\*fx-broken\*\* 1\.0\.0 → 1\.1\.0: with it the checks failed/);
@@ -178,7 +180,7 @@ describe("runDepsJob", () => {
     expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
     const summary = renderDepsJobSummary(result);
     expect(summary).toContain(
-      "PARTIAL Bump the minor and patch group: 2 updates -> agent/deps/minor-and-patch\n  fx-greet 1.0.0 -> 1.0.1\n  fx-util 1.2.0 -> 1.2.1\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: npm test passed",
+      "PARTIAL Bump fx-util from 1.2.0 to 1.2.1 -> agent/deps/minor-and-patch\n  fx-util 1.2.0 -> 1.2.1\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: npm test passed",
     );
     expect(summary).toContain("GREEN   Bump fx-greet from 1.0.0 to 2.0.0 -> agent/deps/fx-greet-2");
     expect(summary).toContain("pull request: https://github.com/o/r/pull/101 (new)");
@@ -262,7 +264,7 @@ describe("runDepsJob", () => {
       const { result } = await run([], {
         url: other.url,
         apiUrl: otherApi.url,
-        config: config({ max_open_prs: 1, ignore: ["fx-broken"] }),
+        config: config({ max_open_prs: 1, ignore: ["fx-broken", MAJOR_ONLY] }),
       });
       expect(result.groups.map((g) => [g.group.slug, g.status, g.agent])).toEqual([
         ["minor-and-patch", "green", undefined],
