@@ -1,6 +1,6 @@
 import type { Model } from "../model.js";
-import { type PriceSetting, resolvePrice } from "../pricing.js";
-import { createAnthropicModel } from "./anthropic.js";
+import { type ModelPrice, type PriceSetting, resolvePrice } from "../pricing.js";
+import { createAnthropicModel, type ModelTuning } from "./anthropic.js";
 import { createBedrockModel } from "./bedrock.js";
 import { type ModelSpec, parseModelSpec } from "./model-spec.js";
 import { createOpenAiModel } from "./openai.js";
@@ -53,15 +53,20 @@ const nonEmpty = (value: string | undefined) => (value ? value : undefined);
  * entry point's parsed environment). Each provider asks only for its own
  * variables: a run on Bedrock never needs ANTHROPIC_API_KEY.
  */
-export function createModelFactory(env: Env): ModelFactory {
+export function createModelFactory(
+  env: Env,
+  tuning: Pick<ModelTuning, "sleep" | "random" | "maxRetries"> = {},
+): ModelFactory {
   return (model, settings = {}) => {
     const spec = parseModelSpec(model);
     const { price, contextWindow } = resolvePrice(spec, settings.pricing);
-    return build(spec, env, { price, contextWindow });
+    return build(spec, env, { ...tuning, ...(price ? { price } : {}), contextWindow }, price);
   };
 }
 
-function build(spec: ModelSpec, env: Env, priced: ReturnType<typeof resolvePrice>): Model {
+type Tuned = ModelTuning & { contextWindow: number };
+
+function build(spec: ModelSpec, env: Env, tuned: Tuned, price: ModelPrice | null): Model {
   switch (spec.provider) {
     case "anthropic": {
       const apiKey = nonEmpty(env.ANTHROPIC_API_KEY);
@@ -75,8 +80,7 @@ function build(spec: ModelSpec, env: Env, priced: ReturnType<typeof resolvePrice
         apiKey,
         model: spec.id,
         ...(baseURL ? { baseURL } : {}),
-        ...(priced.price ? { price: priced.price } : {}),
-        contextWindow: priced.contextWindow,
+        ...tuned,
       });
     }
     case "bedrock": {
@@ -98,10 +102,9 @@ function build(spec: ModelSpec, env: Env, priced: ReturnType<typeof resolvePrice
               ? { accessKeyId, secretAccessKey, sessionToken: nonEmpty(env.AWS_SESSION_TOKEN) }
               : undefined,
           bearerToken: nonEmpty(env.AWS_BEARER_TOKEN_BEDROCK),
-          ...(priced.price ? { price: priced.price } : {}),
-          contextWindow: priced.contextWindow,
+          ...tuned,
         }),
-        priced,
+        price,
       );
     }
     case "vertex": {
@@ -119,10 +122,9 @@ function build(spec: ModelSpec, env: Env, priced: ReturnType<typeof resolvePrice
           region,
           projectId,
           baseURL: nonEmpty(env.ANTHROPIC_VERTEX_BASE_URL),
-          ...(priced.price ? { price: priced.price } : {}),
-          contextWindow: priced.contextWindow,
+          ...tuned,
         }),
-        priced,
+        price,
       );
     }
     case "openai": {
@@ -137,14 +139,14 @@ function build(spec: ModelSpec, env: Env, priced: ReturnType<typeof resolvePrice
         apiKey,
         baseURL,
         model: spec.id,
-        price: priced.price,
-        contextWindow: priced.contextWindow,
+        ...tuned,
+        price,
       });
     }
   }
 }
 
 /** Bedrock and Vertex serve only Claude, but an id the table cannot read must not be priced as a guess. */
-function pricedOrNull(model: Model, priced: ReturnType<typeof resolvePrice>): Model {
-  return priced.price ? model : { ...model, price: null };
+function pricedOrNull(model: Model, price: ModelPrice | null): Model {
+  return price ? model : { ...model, price: null };
 }

@@ -1,0 +1,230 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { AssistantBlock } from "../../src/agent/model.js";
+import {
+  fillUsage,
+  isCutStep,
+  isErrorStep,
+  type ScriptData,
+  type ScriptResponse,
+} from "../../src/agent/models/script.js";
+
+/**
+ * Loopback servers for the providers beyond Anthropic's own API. This file
+ * holds the recording server they share and the OpenAI-compatible one:
+ * `POST /v1/chat/completions` streamed as real SSE chunks, text and tool-call
+ * arguments split over several deltas, usage in a last chunk with no choices
+ * (what `stream_options.include_usage` asks for), then `data: [DONE]`.
+ */
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+export interface LoopbackServer {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/** A server that records every request (body parsed as JSON when it is) before answering. */
+export async function startRecordingServer(
+  answer: (request: RecordedRequest, res: ServerResponse) => void,
+): Promise<LoopbackServer> {
+  const requests: RecordedRequest[] = [];
+  const server = createServer((req, res) => {
+    readBody(req).then(
+      (text) => {
+        const recorded: RecordedRequest = {
+          method: req.method ?? "",
+          path: req.url ?? "",
+          headers: flattenHeaders(req),
+          body: parseJson(text),
+        };
+        requests.push(recorded);
+        answer(recorded, res);
+      },
+      () => res.destroy(),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** Writes `chunk`, then drops the connection mid-body. */
+export function cutAfter(res: ServerResponse, chunk: string | Buffer): void {
+  res.flushHeaders();
+  const destroy = () => res.socket?.destroy();
+  if (chunk.length === 0) setImmediate(destroy);
+  else res.write(chunk, () => setImmediate(destroy));
+}
+
+/** Splits into three pieces (fewer for tiny strings) so clients must join them. */
+export function pieces(text: string): string[] {
+  const size = Math.max(1, Math.ceil(text.length / 3));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+export type FakeOpenAi = LoopbackServer;
+
+/**
+ * Replays one scripted step per request. Script usage maps onto OpenAI's:
+ * prompt_tokens = input + cache read (OpenAI counts cached tokens inside
+ * prompt_tokens), cached_tokens = cache read.
+ */
+export async function startFakeOpenAi(steps: ScriptData[]): Promise<FakeOpenAi> {
+  const queue = [...steps];
+  let count = 0;
+  return startRecordingServer((request, res) => {
+    if (request.method !== "POST" || request.path !== "/v1/chat/completions") {
+      sendJson(res, 404, { error: { message: `no route ${request.method} ${request.path}` } });
+      return;
+    }
+    const step = queue.shift();
+    if (!step) {
+      sendJson(res, 400, {
+        error: { message: "fake-openai: script exhausted", type: "invalid_request_error" },
+      });
+      return;
+    }
+    const model = (request.body as { model?: string }).model ?? "fake";
+    const id = `chatcmpl-${++count}`;
+    if (isErrorStep(step)) {
+      const headers: Record<string, string> = {};
+      if (step.error.retryAfterMs !== undefined)
+        headers["retry-after-ms"] = String(step.error.retryAfterMs);
+      sendJson(
+        res,
+        step.error.status,
+        {
+          error: {
+            message: step.error.message,
+            type: step.error.type ?? "server_error",
+            code: null,
+          },
+        },
+        headers,
+      );
+      return;
+    }
+    startSse(res);
+    if (isCutStep(step)) {
+      const chunks = chatChunks(
+        { content: step.cut.content ?? [{ type: "text", text: "never finishes" }] },
+        id,
+        model,
+      );
+      cutAfter(
+        res,
+        chunks
+          .slice(0, step.cut.afterEvents ?? 2)
+          .map(data)
+          .join(""),
+      );
+      return;
+    }
+    for (const chunk of chatChunks(step, id, model)) res.write(data(chunk));
+    res.end("data: [DONE]\n\n");
+  });
+}
+
+function startSse(res: ServerResponse): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+}
+
+function data(chunk: unknown): string {
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
+
+/** The chunk sequence OpenAI sends for one answer. */
+export function chatChunks(step: ScriptResponse, id: string, model: string): unknown[] {
+  const base = { id, object: "chat.completion.chunk", created: 1_700_000_000, model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
+  });
+  const out: unknown[] = [chunk({ role: "assistant", content: "" })];
+  const calls = step.content.filter(
+    (block): block is Extract<AssistantBlock, { type: "tool_use" }> => block.type === "tool_use",
+  );
+  for (const block of step.content) {
+    if (block.type === "text")
+      for (const piece of pieces(block.text)) out.push(chunk({ content: piece }));
+  }
+  calls.forEach((call, index) => {
+    out.push(
+      chunk({
+        tool_calls: [
+          { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+        ],
+      }),
+    );
+    for (const piece of pieces(JSON.stringify(call.input))) {
+      out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+    }
+  });
+  const finish =
+    step.stopReason === "max_tokens" ? "length" : calls.length > 0 ? "tool_calls" : "stop";
+  out.push(chunk({}, finish));
+  const usage = fillUsage(step.usage);
+  out.push({
+    ...base,
+    choices: [],
+    usage: {
+      prompt_tokens: usage.inputTokens + usage.cacheReadTokens,
+      completion_tokens: usage.outputTokens,
+      total_tokens: usage.inputTokens + usage.cacheReadTokens + usage.outputTokens,
+      prompt_tokens_details: { cached_tokens: usage.cacheReadTokens },
+    },
+  });
+  return out;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
