@@ -5,6 +5,8 @@ import { secretsInEnv } from "../secrets/patterns.js";
 import type { AgentEventListener } from "./events.js";
 import { FileHistory } from "./file-history.js";
 import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
+import type { McpServerSpec } from "./mcp/config.js";
+import { type McpFailure, type McpSession, startMcpServers } from "./mcp/servers.js";
 import type { Model } from "./model.js";
 import {
   createPolicyCheck,
@@ -16,7 +18,7 @@ import type { InstructionFile } from "./prompt.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
 import { createRedactor } from "./redact.js";
-import type { PolicyCheck, PolicyDecision } from "./tools/define-tool.js";
+import type { AnyTool, PolicyCheck, PolicyDecision, ToolFacts } from "./tools/define-tool.js";
 import { defaultTools } from "./tools/index.js";
 import { createToolRegistry } from "./tools/registry.js";
 import { buildShellEnv } from "./tools/shell-env.js";
@@ -56,12 +58,31 @@ export interface AgentSessionOptions {
    * trusted (a fork's pull request); default: AGENTS.md / CLAUDE.md in it.
    */
   instructions?: InstructionFile[] | undefined;
+  /** The built-in tools; default `defaultTools()`. */
+  tools?: readonly AnyTool[] | undefined;
+  /** MCP servers for this session, started in the workspace's sandboxes and stopped at its end. */
+  mcp?: SessionMcp | undefined;
 }
+
+export interface SessionMcp {
+  servers: readonly McpServerSpec[];
+  /** Servers the config named that cannot start (a missing variable), reported with the failures. */
+  problems?: readonly McpFailure[] | undefined;
+  /** Values taken from the environment for the servers (a token in a header): redacted from results. */
+  secrets?: readonly string[] | undefined;
+  /** A sandbox of the workspace with a server's network (stdio servers run in it). */
+  sandboxFor: McpSandboxFor;
+  startTimeoutMs?: number | undefined;
+}
+
+type McpSandboxFor = Parameters<typeof startMcpServers>[1]["sandboxFor"];
 
 export interface AgentSessionResult {
   result: AgentResult;
   history: FileHistory;
   root: string;
+  /** What the MCP servers did: which failed to start, which tools were used. */
+  mcp?: { failures: McpFailure[]; used: string[] };
 }
 
 /**
@@ -72,16 +93,20 @@ export interface AgentSessionResult {
 function deferredPolicyCheck(
   config: PolicyConfig,
   root: string,
+  tools: readonly ToolFacts[],
   beforeTools: Promise<unknown> | undefined,
 ): PolicyCheck {
   const policy = parsePolicyConfig(config);
-  const rules = loadPolicyRules(policy, { root }).then(createPolicyCheck, (error: unknown) => {
-    const message = errorMessage(error);
-    return (): PolicyDecision => ({
-      allow: false,
-      reason: `the policy could not be loaded: ${message}`,
-    });
-  });
+  const rules = loadPolicyRules(policy, { root, tools }).then(
+    createPolicyCheck,
+    (error: unknown) => {
+      const message = errorMessage(error);
+      return (): PolicyDecision => ({
+        allow: false,
+        reason: `the policy could not be loaded: ${message}`,
+      });
+    },
+  );
   // Whether it settles well is the caller's to judge; here it only orders.
   const ready = beforeTools?.catch(() => undefined);
   return async (call) => {
@@ -101,12 +126,16 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const history = options.history ?? new FileHistory();
   // Independent reads and git processes, side by side: they are all on the
   // way to the first model request.
-  const [snapshotter, git, instructions] = await Promise.all([
+  // A bad policy config fails before anything starts.
+  parsePolicyConfig(options.policy);
+  const [snapshotter, git, instructions, mcp] = await Promise.all([
     createSnapshotter({ root, env }),
     readGitInfo(root, env),
     options.instructions ?? readInstructionFiles(root, root),
+    startSessionMcp(options.mcp, root, env),
   ]);
-  const check = deferredPolicyCheck(options.policy, root, options.beforeTools);
+  const registry = createToolRegistry([...(options.tools ?? defaultTools()), ...mcp.tools]);
+  const check = deferredPolicyCheck(options.policy, root, registry.tools, options.beforeTools);
   try {
     const system = buildSystemPrompt({
       cwd: root,
@@ -115,11 +144,12 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       git,
       instructions,
       extraRules: options.extraRules,
+      tools: registry.tools,
     });
     const result = await runAgent(
       {
         model: options.model,
-        registry: createToolRegistry(defaultTools()),
+        registry,
         check,
         history,
         snapshotter,
@@ -129,6 +159,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         redact: createRedactor([
           ...secretsInEnv(options.envSource).map((secret) => secret.value),
           ...(options.secrets ?? []),
+          ...(options.mcp?.secrets ?? []),
         ]),
         clock: options.clock,
         signal: options.signal,
@@ -141,8 +172,23 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
       },
     );
-    return { result, history, root };
+    return { result, history, root, mcp: { failures: mcp.failures, used: mcp.used() } };
   } finally {
-    await snapshotter.close();
+    await Promise.all([snapshotter.close(), mcp.close()]);
   }
+}
+
+const NO_MCP: McpSession = { tools: [], failures: [], used: () => [], close: async () => {} };
+
+function startSessionMcp(
+  mcp: SessionMcp | undefined,
+  root: string,
+  env: Record<string, string>,
+): Promise<McpSession> {
+  if (!mcp || (mcp.servers.length === 0 && !mcp.problems?.length)) return Promise.resolve(NO_MCP);
+  return startMcpServers(
+    mcp.servers,
+    { root, env, sandboxFor: mcp.sandboxFor, startTimeoutMs: mcp.startTimeoutMs },
+    [...(mcp.problems ?? [])],
+  );
 }

@@ -74,6 +74,8 @@ export interface ToolFacts {
 export interface Tool<Schema extends z.ZodObject = z.ZodObject> extends ToolFacts {
   description: string;
   input: Schema;
+  /** The JSON Schema shown to the model when the tool brings its own (an MCP server's); else from `input`. */
+  inputJsonSchema?: { type: "object"; [key: string]: unknown } | undefined;
   /** One line for progress displays, e.g. `edit_file src/a.ts`. */
   summarize(input: z.infer<Schema>): string;
   run(input: z.infer<Schema>, ctx: ToolContext): Promise<string>;
@@ -89,6 +91,7 @@ export interface ToolOptions<Schema extends z.ZodObject> {
   /** Default "external": a tool that says nothing about itself gets no preset's trust. */
   kind?: ToolKind;
   input: Schema;
+  inputJsonSchema?: { type: "object"; [key: string]: unknown } | undefined;
   pathFields?: readonly string[];
   globFields?: readonly string[];
   /** Only external tools choose: read and search are read-only, write and shell never are. */
@@ -108,7 +111,9 @@ export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Sche
   const globFields = options.globFields ?? [];
   for (const field of [...pathFields, ...globFields]) {
     if (!(field in options.input.shape)) {
-      throw new Error(`tool "${options.name}" declares the field "${field}" its input does not have`);
+      throw new Error(
+        `tool "${options.name}" declares the field "${field}" its input does not have`,
+      );
     }
   }
   const kind = options.kind ?? "external";
@@ -126,6 +131,9 @@ export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Sche
 
 /** The tool as the model sees it: name, description and JSON Schema input. */
 export function toToolSpec(tool: AnyTool): ToolSpec {
+  if (tool.inputJsonSchema) {
+    return { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
+  }
   const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input) as Record<string, unknown>;
   return {
     name: tool.name,

@@ -1,0 +1,190 @@
+import { readFile } from "node:fs/promises";
+import { z } from "zod";
+import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../../sandbox/network.js";
+
+/**
+ * MCP servers as the config names them: `mcp_servers:` in
+ * `.github/patchwright.yml`, or the `mcpServers` of a `.mcp.json` file (the
+ * shape other agents read). A server is stdio (a command run in the job's
+ * sandbox) or HTTP (a URL). Secrets never sit in the file: `env` names the
+ * variables to pass (or maps a name to `${VAR}`), headers say `${VAR}` where
+ * a value comes from the environment, and only what is named is passed.
+ */
+
+/** Server names become part of tool names (`mcp__<server>__<tool>`), so they stay plain. */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected an environment variable name" });
+
+const timeoutSeconds = z
+  .number({ error: "expected a number of seconds above 0" })
+  .positive({ error: "expected a number of seconds above 0" })
+  .max(3600, { error: "expected at most 3600 seconds" });
+
+const stdioServerSchema = z.strictObject({
+  type: z.literal("stdio").optional(),
+  command: z.string().trim().min(1, { error: "expected the command that starts the server" }),
+  args: z.array(z.string(), { error: "expected a list of arguments" }).default([]),
+  /** Variable names passed from the environment, or NAME: "${VAR}" / a literal value. */
+  env: z
+    .union([z.array(envName), z.record(envName, z.string())], {
+      error: "expected a list of variable names to pass, or a mapping of NAME: ${VAR}",
+    })
+    .default([]),
+  /** The server's own network inside the sandbox: off unless given. */
+  network: networkSettingSchema.default("off"),
+  /** How long one tool call may take. */
+  timeout: timeoutSeconds.default(60),
+});
+
+const httpServerSchema = z.strictObject({
+  type: z.enum(["http", "streamable-http"]).optional(),
+  url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
+  /** Header values; `${VAR}` takes a value from the environment (e.g. "Bearer ${DOCS_TOKEN}"). */
+  headers: z
+    .record(z.string(), z.string(), { error: "expected a mapping of header: value" })
+    .default({}),
+  timeout: timeoutSeconds.default(60),
+});
+
+export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema], {
+  error:
+    'expected a stdio server ({command, args, env}) or an HTTP server ({url, headers}); "sse" servers are not supported',
+});
+
+export const mcpServersSchema = z.record(
+  z.string().regex(MCP_SERVER_NAME, {
+    error: "expected a server name of letters, digits, '-' and single '_'",
+  }),
+  mcpServerSchema,
+  { error: "expected a mapping of server name to server settings" },
+);
+
+export type McpServersConfig = z.output<typeof mcpServersSchema>;
+export type McpServersInput = z.input<typeof mcpServersSchema>;
+
+/** A server ready to start: every `${VAR}` resolved from the environment. */
+export type McpServerSpec =
+  | {
+      name: string;
+      transport: "stdio";
+      command: string;
+      args: string[];
+      /** Only what the config named: the rest of the server's environment is the shell's. */
+      env: Record<string, string>;
+      network: NetworkPolicy;
+      timeoutMs: number;
+    }
+  | {
+      name: string;
+      transport: "http";
+      url: string;
+      headers: Record<string, string>;
+      timeoutMs: number;
+    };
+
+export interface ResolvedMcpServers {
+  servers: McpServerSpec[];
+  /** Servers that cannot start (a variable they name is not set), reported like a failed start. */
+  problems: Array<{ server: string; message: string }>;
+  /** The values taken from the environment, to redact wherever text is shown. */
+  secrets: string[];
+}
+
+/**
+ * The bot's own credentials: no repository's config may hand them to a
+ * server it chose. Provider keys may be passed, but only by name.
+ */
+const NEVER_PASSED = new Set([
+  "PRIVATE_KEY",
+  "WEBHOOK_SECRET",
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "INPUT_GITHUB_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+  "REDIS_URL",
+]);
+
+class MissingVariable extends Error {}
+
+function expand(
+  value: string,
+  env: Readonly<Record<string, string | undefined>>,
+  used: string[],
+): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
+    if (NEVER_PASSED.has(name)) {
+      throw new MissingVariable(
+        `${name} is the bot's own credential and is never passed to an MCP server`,
+      );
+    }
+    const found = env[name];
+    if (found === undefined || found === "") throw new MissingVariable(`${name} is not set`);
+    used.push(found);
+    return found;
+  });
+}
+
+/** Resolves each server's `${VAR}`s from `env`; a server whose variable is missing is a problem, not an error. */
+export function resolveMcpServers(
+  config: McpServersConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedMcpServers {
+  const result: ResolvedMcpServers = { servers: [], problems: [], secrets: [] };
+  for (const [name, server] of Object.entries(config)) {
+    const used: string[] = [];
+    try {
+      if ("command" in server) {
+        const pairs: Array<[string, string]> = Array.isArray(server.env)
+          ? server.env.map((variable) => [variable, `\${${variable}}`])
+          : Object.entries(server.env);
+        result.servers.push({
+          name,
+          transport: "stdio",
+          command: server.command,
+          args: server.args,
+          env: Object.fromEntries(pairs.map(([key, value]) => [key, expand(value, env, used)])),
+          network: networkPolicy(server.network),
+          timeoutMs: server.timeout * 1000,
+        });
+      } else {
+        result.servers.push({
+          name,
+          transport: "http",
+          url: server.url,
+          headers: Object.fromEntries(
+            Object.entries(server.headers).map(([key, value]) => [key, expand(value, env, used)]),
+          ),
+          timeoutMs: server.timeout * 1000,
+        });
+      }
+      result.secrets.push(...used);
+    } catch (error) {
+      if (!(error instanceof MissingVariable)) throw error;
+      result.problems.push({ server: name, message: error.message });
+    }
+  }
+  return result;
+}
+
+const mcpJsonSchema = z.strictObject({ mcpServers: mcpServersSchema });
+
+/** Reads a `.mcp.json` file (`--mcp-config`); throws an Error naming the file and the bad field. */
+export async function readMcpConfigFile(file: string): Promise<McpServersConfig> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    const reason =
+      error instanceof SyntaxError ? `it is not JSON (${error.message})` : "it cannot be read";
+    throw new Error(`--mcp-config ${file}: ${reason}`);
+  }
+  const parsed = mcpJsonSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`--mcp-config ${file}: ${z.prettifyError(parsed.error)}`);
+  }
+  return parsed.data.mcpServers;
+}
