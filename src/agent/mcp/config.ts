@@ -30,6 +30,7 @@ const stdioServerSchema = z.strictObject({
   /** Variable names passed from the environment, or NAME: "${VAR}" / a literal value. */
   env: z
     .union([z.array(envName), z.record(envName, z.string())], {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
       error: "expected a list of variable names to pass, or a mapping of NAME: ${VAR}",
     })
     .default([]),

@@ -103,6 +103,7 @@ describe("MCP servers in an agent session", () => {
       model,
       async (root) => ({
         tickets: { command: "node", args: [await writeTicketsServer(root)] },
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
         docs: { url: docsUrl, headers: { Authorization: "Bearer ${DOCS_TOKEN}" } },
       }),
       { allow: ["mcp__docs__publish_page"] },
@@ -206,6 +207,7 @@ describe("MCP servers in an agent session", () => {
       },
       needsToken: {
         url: "http://127.0.0.1:9/mcp",
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
         headers: { Authorization: "Bearer ${MISSING_TOKEN}" },
       },
     }));
