@@ -131,6 +131,16 @@ export function createGitHubAppClients(settings: GitHubAppClientSettings): GitHu
 
 /** The installation's access token, for git (cached by the client until shortly before it expires). */
 export async function installationToken(client: AppClient): Promise<string> {
-  const { token } = (await client.auth({ type: "installation" })) as { token: string };
-  return token;
+  return (await installationAccess(client)).token;
+}
+
+/** The token and what it may do (`permissions.workflows === "write"` lets a push touch workflows). */
+export async function installationAccess(
+  client: AppClient,
+): Promise<{ token: string; permissions: Record<string, string> }> {
+  const auth = (await client.auth({ type: "installation" })) as {
+    token: string;
+    permissions?: Record<string, string>;
+  };
+  return { token: auth.token, permissions: auth.permissions ?? {} };
 }

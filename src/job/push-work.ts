@@ -3,6 +3,7 @@ import type { GitEnv } from "../git/git-client.js";
 import { workspacePatch } from "../git/patch.js";
 import {
   allowJobBranches,
+  checkPushAllowed,
   PushConflictError,
   PushDeclinedError,
   type PushResult,
@@ -84,5 +85,45 @@ export async function pushWork(options: PushWorkOptions): Promise<PushedWork> {
       () => undefined,
     );
     return { ...failed, pushDeclined: { branch, reason }, ...(patch ? { patch } : {}) };
+  }
+}
+
+/** Pushes a workspace's new commits some other way than git (the Git Data API, for signed commits). */
+export type CommitPusher = (target: {
+  dir: string;
+  env: GitEnv;
+  branch: string;
+  /** Where the job's commits start: a commit the remote has. */
+  onto: string;
+  /** The branch exists on the remote. */
+  exists: boolean;
+  /** A rewritten branch: forced, only over this sha. */
+  lease?: string | undefined;
+  secrets: readonly KnownSecret[];
+}) => Promise<{ sha: string; created: Map<string, string> }>;
+
+/**
+ * The push step through a CommitPusher. The commits it created stand for
+ * the workspace's own (their ids differ: `created` maps them). A failure is
+ * the push stage's error; the commits stay in the workspace's report.
+ */
+export async function pushWorkVia(
+  pusher: CommitPusher,
+  target: Parameters<CommitPusher>[0],
+  rule: Pick<PushWorkOptions, "branchPrefix" | "prHead" | "defaultBranch">,
+): Promise<PushedWork & { created?: Map<string, string> }> {
+  try {
+    // The same rule as a git push: the job's own branch, never the default one.
+    checkPushAllowed(target.branch, {
+      allowedBranch: allowJobBranches({
+        prefix: rule.branchPrefix,
+        ...(rule.prHead ? { prHead: rule.prHead } : {}),
+      }),
+      defaultBranch: rule.defaultBranch,
+    });
+    const pushed = await pusher(target);
+    return { push: { pushed: true, sha: pushed.sha, rebased: false }, created: pushed.created };
+  } catch (error) {
+    return { error: { stage: "push", message: errorMessage(error) } };
   }
 }

@@ -34,7 +34,7 @@ import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type CheckpointChain, createCheckpointer } from "./checkpoints.js";
 import { commitWork } from "./commit-work.js";
 import { openJobRoom } from "./job-room.js";
-import { pushWork } from "./push-work.js";
+import { type CommitPusher, pushWork, pushWorkVia } from "./push-work.js";
 import { resumeFromCheckpoint, resumeNote } from "./resume.js";
 import { runVerify, type VerifyResult } from "./verify.js";
 
@@ -84,6 +84,8 @@ export interface GitJobInput {
   push: boolean;
   /** Keep a unified diff of the job's net change (to answer fork PRs with a patch). */
   wantPatch?: boolean | undefined;
+  /** Push through this instead of git (`signed_commits`: the Git Data API). */
+  pushVia?: CommitPusher | undefined;
 }
 
 export interface GitJobDeps {
@@ -411,19 +413,39 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
 
     if (input.push && result.commits.length > 0) {
       step(`Pushing \`${branch}\``);
-      Object.assign(
-        result,
-        await pushWork({
-          workspace,
-          branchPrefix: input.branchPrefix,
-          prHead: input.existingBranch,
-          defaultBranch: input.defaultBranch ?? baseBranch,
-          env: gitEnv,
-          secrets: deps.secrets,
-          token: input.token,
-          retry: deps.gitRetry,
-        }),
-      );
+      if (input.pushVia) {
+        const { created, ...pushed } = await pushWorkVia(
+          input.pushVia,
+          {
+            dir: workspace.dir,
+            env: gitEnv,
+            branch,
+            onto: workspace.startSha,
+            exists: input.existingBranch !== undefined,
+            secrets: deps.secrets,
+          },
+          {
+            branchPrefix: input.branchPrefix,
+            prHead: input.existingBranch,
+            defaultBranch: input.defaultBranch ?? baseBranch,
+          },
+        );
+        Object.assign(result, pushed);
+        result.commits = result.commits.map((c) => ({ ...c, sha: created?.get(c.sha) ?? c.sha }));
+      } else
+        Object.assign(
+          result,
+          await pushWork({
+            workspace,
+            branchPrefix: input.branchPrefix,
+            prHead: input.existingBranch,
+            defaultBranch: input.defaultBranch ?? baseBranch,
+            env: gitEnv,
+            secrets: deps.secrets,
+            token: input.token,
+            retry: deps.gitRetry,
+          }),
+        );
       // The work is on its branch: the checkpoints are not needed any more.
       if (checkpoints && result.push) {
         await deleteCheckpoint(checkpoints.target).catch((error: unknown) =>

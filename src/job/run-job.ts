@@ -8,6 +8,7 @@ import { loadBaseInstructions } from "../github/instructions.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
 import { findIssuePullRequest, openOrUpdatePullRequest } from "../github/pulls.js";
+import { pushSigned } from "../github/signed-push.js";
 import type { StatusReporter } from "../github/status.js";
 import type { Attachment } from "../github/thread-render.js";
 import type { JobRequest } from "../requests/request.js";
@@ -26,6 +27,7 @@ import {
 import { isUpkeepEvent } from "./start-rules.js";
 import { HEADLINES, planTask, tendedPullRequest } from "./upkeep-plans.js";
 import { taskOf } from "./upkeep-task.js";
+import { workflowsBlocked } from "./workflow-files.js";
 
 export interface JobDeps {
   octokit: GitHubClient;
@@ -43,6 +45,12 @@ export interface JobDeps {
   botLogin: string;
   redact: Redactor;
   signal?: AbortSignal | undefined;
+  /**
+   * false: the token lacks `workflows: write`, so GitHub would refuse a push
+   * that touches .github/workflows; the agent is told so before it starts.
+   * Unset: not known, nothing is said.
+   */
+  canPushWorkflows?: boolean | undefined;
 }
 
 const OFF: NetworkPolicy = { kind: "off" };
@@ -209,6 +217,14 @@ export async function planRequest(
     requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
     push: !fork,
     wantPatch: fork,
+    ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
+    // GitHub signs commits it creates for the App: they show as Verified.
+    ...(config.signedCommits && !fork
+      ? {
+          pushVia: (target) =>
+            pushSigned({ ...target, octokit: deps.octokit, repo: { owner, repo } }),
+        }
+      : {}),
     ...kind.input,
   };
   return {

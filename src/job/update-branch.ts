@@ -9,7 +9,7 @@ import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { GitCommandError, type GitEnv, runGit } from "../git/git-client.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import { openJobRoom } from "./job-room.js";
-import { pushWork } from "./push-work.js";
+import { pushWork, pushWorkVia } from "./push-work.js";
 import type { GitJobDeps, GitJobInput, GitJobResult } from "./run-git-job.js";
 import { mirrorOptions } from "./run-git-job.js";
 import { runVerify } from "./verify.js";
@@ -100,9 +100,10 @@ async function updateBranch(
     GIT_AUTHOR_EMAIL: input.identity.email,
     GIT_COMMITTER_NAME: input.identity.name,
     GIT_COMMITTER_EMAIL: input.identity.email,
-    GIT_EDITOR: "true",
   };
-  const git = (args: string[], e: GitEnv = env) => runGit(dir, args, { env: e });
+  // Commit messages are never edited: git's own for a rebase, ours for a merge.
+  const git = (args: string[], e: GitEnv = env) =>
+    runGit(dir, args, { env: e, config: [["core.editor", "true"]] });
   const start = workspace.startSha;
   const base = workspace.baseSha;
   result.update = { strategy, baseSha: base, conflicted: [] };
@@ -195,7 +196,15 @@ async function updateBranch(
         throw new Error(`the rebase stopped more than ${MAX_REBASE_STOPS} times`);
       const files = await unmerged(git);
       if (files.length === 0) {
-        // A commit that became empty on the base: nothing of it is left to keep.
+        // A replayed commit that the base already holds: nothing of it is left to keep.
+        if (
+          !(await git(["diff", "--cached", "--quiet"]).then(
+            () => true,
+            () => false,
+          ))
+        ) {
+          throw new Error("the rebase stopped without conflicts and with changes staged");
+        }
         clean = await attempt(() => git(["rebase", "--skip"], commitEnv));
         continue;
       }
@@ -221,7 +230,28 @@ async function updateBranch(
         timeoutSeconds: input.verifyTimeoutSeconds,
       });
     }
-    if (input.push) {
+    if (input.push && input.pushVia) {
+      step(`Pushing ${branch}`);
+      const { created, ...pushed } = await pushWorkVia(
+        input.pushVia,
+        {
+          dir,
+          env,
+          branch,
+          onto: strategy === "merge" ? start : base,
+          exists: true,
+          ...(strategy === "rebase" ? { lease: start } : {}),
+          secrets: deps.secrets,
+        },
+        {
+          branchPrefix: input.branchPrefix,
+          prHead: branch,
+          defaultBranch: input.defaultBranch ?? baseBranch,
+        },
+      );
+      Object.assign(result, pushed);
+      result.commits = result.commits.map((c) => ({ ...c, sha: created?.get(c.sha) ?? c.sha }));
+    } else if (input.push) {
       step(`Pushing ${branch}`);
       Object.assign(
         result,

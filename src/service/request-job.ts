@@ -1,7 +1,7 @@
 import { createRedactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
 import { checkpointRef } from "../git/checkpoint-ref.js";
-import { installationToken } from "../github/client.js";
+import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
@@ -54,7 +54,7 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
   if (!main) return { status: "done", conclusion: "not_admitted" };
 
   // Minted when the job starts: a job that waited in the queue still gets a fresh one.
-  const token = await installationToken(octokit);
+  const { token, permissions } = await installationAccess(octokit);
   const marker = `patchwright-job ${record.id}`;
   // A run after a crash finds the comment the last run made, even one it
   // had no time to record.
@@ -101,6 +101,7 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
         botLogin,
         redact: createRedactor([...known.map((secret) => secret.value), token]),
         signal: job.signal,
+        canPushWorkflows: permissions.workflows === "write",
       },
       main.request,
       main.config,

@@ -26,7 +26,7 @@ interface Comment {
   html_url: string;
 }
 
-interface Pull {
+export interface Pull {
   number: number;
   title: string;
   body: string;
@@ -35,7 +35,17 @@ interface Pull {
   base: { ref: string; repo: { full_name: string } };
   html_url: string;
   state: "open";
+  user?: { login: string; type?: string };
+  mergeable?: boolean | null;
+  mergeable_state?: string;
 }
+
+/** A route of a test's own, tried before the built-in ones: [method, full path pattern, handler]. */
+export type FakeRoute = [
+  string,
+  RegExp,
+  (m: RegExpMatchArray, body: Record<string, unknown>, q: URLSearchParams) => FakeResponse,
+];
 
 export interface FakeGitHubOptions {
   owner: string;
@@ -48,6 +58,8 @@ export interface FakeGitHubOptions {
   configPath?: string;
   botSlug?: string;
   installationToken?: string;
+  /** What the installation token may do, as GitHub reports it when minting it. */
+  tokenPermissions?: Record<string, string>;
   /** Other files on the default branch, served by the contents API (AGENTS.md, say). */
   files?: Record<string, string>;
   /**
@@ -55,6 +67,8 @@ export interface FakeGitHubOptions {
    * with GitHub's 422 "A pull request already exists" (off by default).
    */
   onePullPerBranch?: boolean;
+  /** More routes (Actions, reviews, the Git Data API...), tried first. */
+  routes?: FakeRoute[];
 }
 
 /**
@@ -127,6 +141,12 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
         {
           token: options.installationToken ?? "ghs_faketoken1234567890abcdefghijklmnop",
           expires_at: "2099-01-01T00:00:00Z",
+          permissions: options.tokenPermissions ?? {
+            contents: "write",
+            issues: "write",
+            pull_requests: "write",
+            metadata: "read",
+          },
         },
       ],
     ],
@@ -287,6 +307,10 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     body: Record<string, unknown>,
     q: URLSearchParams,
   ) => {
+    for (const [m, pattern, fn] of options.routes ?? []) {
+      const match = method === m ? path.match(pattern) : null;
+      if (match) return fn(match, body, q);
+    }
     for (const [m, pattern, fn] of routes) {
       const match = method === m ? path.match(pattern) : null;
       if (match) {
