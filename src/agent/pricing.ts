@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { Usage } from "./model.js";
 import type { ModelSpec } from "./models/model-spec.js";
 
@@ -191,3 +192,33 @@ export function resolvePrice(
     contextWindow,
   };
 }
+
+const perMillion = z
+  .number({ error: "expected US dollars per million tokens" })
+  .nonnegative({ error: "expected US dollars per million tokens, not below 0" });
+
+/**
+ * One entry of the config's `pricing:` (snake_case in the file): USD per
+ * million tokens, and the context window when the table does not know it.
+ */
+export const priceSettingSchema = z
+  .strictObject({
+    input: perMillion,
+    output: perMillion,
+    cache_read: perMillion.optional(),
+    cache_write: perMillion.optional(),
+    context_window: z
+      .number({ error: "expected a number of tokens" })
+      .int({ error: "expected a whole number of tokens" })
+      .min(1024, { error: "expected a context window of at least 1024 tokens" })
+      .optional(),
+  })
+  .transform(
+    (entry): PriceSetting => ({
+      input: entry.input,
+      output: entry.output,
+      cacheRead: entry.cache_read,
+      cacheWrite: entry.cache_write,
+      contextWindow: entry.context_window,
+    }),
+  );

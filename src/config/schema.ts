@@ -1,5 +1,8 @@
 import { z } from "zod";
+import { type McpServersConfig, mcpServersSchema } from "../agent/mcp/config.js";
+import { modelSpecProblem } from "../agent/models/model-spec.js";
 import { policyConfigSchema } from "../agent/policy.js";
+import { type PriceSetting, priceSettingSchema } from "../agent/pricing.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 import { durationSchema } from "./duration.js";
@@ -60,7 +63,22 @@ export const configFileSchema = z.strictObject({
   trigger_phrase: lineOfText("a trigger phrase such as @agent", 50).default("@agent"),
   /** Labelling an issue with this starts a job. GitHub caps label names at 50 characters. */
   label: lineOfText("a label name", 50).default("agent"),
-  model: lineOfText("a model id such as claude-sonnet-5-5", 100).default("claude-sonnet-5-5"),
+  /** A bare Anthropic id, or provider/id: anthropic/, bedrock/, vertex/, openai/. */
+  model: lineOfText("a model id such as claude-sonnet-5-5", 200)
+    .superRefine((text, ctx) => {
+      const problem = modelSpecProblem(text);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    })
+    .default("claude-sonnet-5-5"),
+  /** USD per million tokens for models the price table does not know, keyed like `model:`. */
+  pricing: z
+    .record(lineOfText("a model such as openai/my-model", 200), priceSettingSchema, {
+      error:
+        'expected a mapping of model to prices, e.g. "openai/my-model": { input: 1.5, output: 6 }',
+    })
+    .optional(),
+  /** MCP servers whose tools the agent may use (the .mcp.json shape, under this key). */
+  mcp_servers: mcpServersSchema.optional(),
   max_turns: positiveInt("expected a whole number above 0").default(50),
   max_cost_usd: positiveNumber("expected a number of US dollars above 0").default(5),
   max_minutes: positiveNumber("expected a number of minutes above 0").default(30),
@@ -121,6 +139,9 @@ export interface RepoConfig extends UpkeepConfig {
   bot: { name: string; email: string };
   /** Unvalidated until the dependency-bump feature defines it. */
   deps?: Record<string, unknown>;
+  /** Prices for models the table does not know (see agent/pricing.ts). */
+  pricing?: Record<string, PriceSetting>;
+  mcpServers?: McpServersConfig;
 }
 
 function toRepoConfig(file: ParsedConfigFile): RepoConfig {
@@ -146,6 +167,8 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
     ...toUpkeepConfig(file),
   };
   if (file.deps !== undefined) config.deps = file.deps;
+  if (file.pricing !== undefined) config.pricing = file.pricing;
+  if (file.mcp_servers !== undefined) config.mcpServers = file.mcp_servers;
   return config;
 }
 

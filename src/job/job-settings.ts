@@ -1,4 +1,5 @@
 import type { Model } from "../agent/model.js";
+import type { ModelSettings } from "../agent/models/factory.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { Person } from "../requests/request.js";
@@ -7,7 +8,7 @@ import type { GitJobInput } from "./run-git-job.js";
 /** The part of a git job the repository's config decides, the same for every kind of job. */
 export function jobSettingsFrom(
   config: RepoConfig,
-  createModel: (modelId: string) => Model,
+  createModel: (modelId: string, settings?: ModelSettings) => Model,
 ): Pick<
   GitJobInput,
   | "branchPrefix"
@@ -24,7 +25,7 @@ export function jobSettingsFrom(
 > {
   return {
     branchPrefix: config.branchPrefix,
-    model: createModel(config.model),
+    model: createModel(config.model, { pricing: config.pricing }),
     policy: config.policy,
     limits: {
       maxTurns: config.maxTurns,
