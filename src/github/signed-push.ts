@@ -122,7 +122,7 @@ async function changedEntries(
   for (let i = 0; i + 1 < fields.length; i += 2) {
     const meta = fields[i] ?? "";
     const path = fields[i + 1] ?? "";
-    const [oldMode = "", newMode = "", , newSha = "", status = ""] = meta
+    const [oldMode = "", newMode = "", oldSha = "", newSha = "", status = ""] = meta
       .replace(/^:/, "")
       .split(/\s+/);
     if (!meta.startsWith(":")) continue;
@@ -136,7 +136,8 @@ async function changedEntries(
       entries.push({ path, mode, type: "commit", sha: newSha });
       continue;
     }
-    let sha = blobs.get(newSha);
+    // A mode change alone: GitHub has the blob already.
+    let sha = oldSha === newSha ? newSha : blobs.get(newSha);
     if (!sha) {
       const content = await runGitBuffer(dir, ["cat-file", "blob", newSha], { env });
       const { data } = await options.octokit.rest.git.createBlob({

@@ -241,4 +241,21 @@ describe("pushBranch", () => {
     await expect(push({ mirrorDir: ws.mirrorDir })).rejects.toThrow(/not a worktree of/);
     expect(repo.sha(BRANCH)).toBeNull();
   });
+
+  it("forces a rewritten branch only over the tip it leased, never over someone else's push", async () => {
+    const first = await agentCommit("src/one.ts", "one\n", "Add one.");
+    await push();
+    // The job rewrites its branch (as a rebase does) and forces it with a lease on `first`.
+    git(ws.dir, ["reset", "-q", "--hard", ws.baseSha], env);
+    const rewritten = await agentCommit("src/two.ts", "two\n", "Add two.");
+    expect(await push({ forceWithLease: first })).toMatchObject({ pushed: true, sha: rewritten });
+    expect(repo.sha(BRANCH)).toBe(rewritten);
+
+    // Someone pushes meanwhile: a lease on the old tip no longer holds, and nothing is overwritten.
+    const theirs = repo.push({ branch: BRANCH, files: { "theirs.txt": "x\n" } });
+    git(ws.dir, ["reset", "-q", "--hard", ws.baseSha], env);
+    await agentCommit("src/three.ts", "three\n", "Add three.");
+    await expect(push({ forceWithLease: rewritten })).rejects.toBeInstanceOf(PushFailedError);
+    expect(repo.sha(BRANCH)).toBe(theirs);
+  });
 });

@@ -226,20 +226,13 @@ export function fakeGitData(base: string, gitDir: string): FakeGitData {
         const index = join(scratch, `index-${Date.now()}-${Math.random()}`);
         const env = { GIT_INDEX_FILE: index };
         if (body.base_tree) git(["read-tree", String(body.base_tree)], undefined, env);
-        for (const entry of body.tree as Array<{
-          path: string;
-          mode: string;
-          sha: string | null;
-        }>) {
-          if (entry.sha === null)
-            git(["update-index", "--force-remove", entry.path], undefined, env);
-          else
-            git(
-              ["update-index", "--add", "--cacheinfo", `${entry.mode},${entry.sha},${entry.path}`],
-              undefined,
-              env,
-            );
-        }
+        const lines = (body.tree as Array<{ path: string; mode: string; sha: string | null }>).map(
+          (entry) =>
+            entry.sha === null
+              ? `0 ${"0".repeat(40)}\t${entry.path}`
+              : `${entry.mode} ${entry.sha}\t${entry.path}`,
+        );
+        git(["update-index", "--index-info"], `${lines.join("\n")}\n`, env);
         const sha = git(["write-tree"], undefined, env);
         rmSync(index, { force: true });
         return ok({ sha }, 201);
@@ -274,14 +267,10 @@ export function fakeGitData(base: string, gitDir: string): FakeGitData {
     ],
     [
       "GET",
-      new RegExp(`^${base}/git/ref/heads/(.+)$`),
+      new RegExp(`^${base}/git/ref/(.+)$`),
       (m) => {
         try {
-          const sha = git([
-            "rev-parse",
-            "--verify",
-            `refs/heads/${decodeURIComponent(m[1] ?? "")}`,
-          ]);
+          const sha = git(["rev-parse", "--verify", `refs/${decodeURIComponent(m[1] ?? "")}`]);
           return ok({ object: { sha, type: "commit" } });
         } catch {
           return ok({ message: "Not Found" }, 404);
@@ -298,9 +287,9 @@ export function fakeGitData(base: string, gitDir: string): FakeGitData {
     ],
     [
       "PATCH",
-      new RegExp(`^${base}/git/refs/heads/(.+)$`),
+      new RegExp(`^${base}/git/refs/(.+)$`),
       (m, body) => {
-        const ref = `refs/heads/${decodeURIComponent(m[1] ?? "")}`;
+        const ref = `refs/${decodeURIComponent(m[1] ?? "")}`;
         const old = git(["rev-parse", "--verify", ref]);
         if (!body.force) {
           try {
