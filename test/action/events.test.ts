@@ -121,9 +121,37 @@ describe("parseActionEvent", () => {
     });
   });
 
+  it("turns a pull_request into a review, with no prompt needed, under mode: review", () => {
+    const payload = pullRequest("opened", "octo-org/demo");
+    const event = parseActionEvent({
+      ...run,
+      prompt: undefined,
+      mode: "review",
+      eventName: "pull_request",
+      payload,
+    });
+    expect(event).toMatchObject({ kind: "request", request: { task: "review", instruction: "" } });
+  });
+
+  it("turns a failed workflow_run on a pull request's head into a CI fix, and skips the rest", () => {
+    const payload = aim(examplePayload("workflow_run", "completed"), CLONE, { login: "octocat" });
+    const sha = "d".repeat(40);
+    Object.assign(payload.workflow_run, {
+      head_sha: sha,
+      conclusion: "failure",
+      pull_requests: [{ number: 3, head: { ref: "agent/x", sha }, base: { ref: "main" } }],
+    });
+    expect(parseActionEvent({ ...run, eventName: "workflow_run", payload })).toMatchObject({
+      kind: "request",
+      request: { task: "fix_ci", ci: { headSha: sha }, target: { number: 3 } },
+    });
+    payload.workflow_run.conclusion = "success";
+    expect(parseActionEvent({ ...run, eventName: "workflow_run", payload }).kind).toBe("skip");
+  });
+
   it("refuses events it cannot serve, naming the ones it can", () => {
     expect(() => parseActionEvent({ ...run, eventName: "push", payload: {} })).toThrow(
-      /^patchwright does not run on push events; trigger the workflow on issue_comment, pull_request_review_comment, pull_request_review, issues, pull_request, workflow_dispatch, schedule$/,
+      /^patchwright does not run on push events; trigger the workflow on issue_comment, pull_request_review_comment, pull_request_review, issues, pull_request, workflow_run, workflow_dispatch, schedule$/,
     );
   });
 });

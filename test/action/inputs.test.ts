@@ -57,7 +57,7 @@ describe("readInputs", () => {
       'input max_turns: expected a whole number above 0, such as 30 (got "0")',
       'input max_cost_usd: expected a number of US dollars above 0, such as 2.5 (got "five")',
       'input policy: expected one of read-only, default, trusted (got "anything")',
-      'input mode: expected auto or deps (got "sometimes")',
+      'input mode: expected auto, deps or review (got "sometimes")',
     ]);
     expect(result.message).not.toContain("hunter2");
   });
