@@ -120,6 +120,8 @@ export async function failedOtherChecks(
   octokit: GitHubClient,
   repo: RepoRef,
   headSha: string,
+  /** Also Actions' own check runs: when the Actions API showed no runs to read logs from. */
+  includeActions = false,
 ): Promise<FailedCheck[]> {
   const { data } = await octokit.rest.checks.listForRef({
     ...repo,
@@ -129,7 +131,7 @@ export async function failedOtherChecks(
   });
   return data.check_runs
     .filter((run) => FAILED_CONCLUSIONS.has(run.conclusion ?? ""))
-    .filter((run) => run.app?.slug !== "github-actions")
+    .filter((run) => includeActions || run.app?.slug !== "github-actions")
     .map((run) => ({
       name: run.name,
       url: run.html_url ?? "",

@@ -64,9 +64,14 @@ export async function prepareCiFix(ctx: CiFixContext): Promise<CiFixPlan> {
     };
   }
   ctx.step(`Waiting for CI on ${sha7} to finish`);
-  const runs = await settle(ctx, () => runsOnCommit(octokit, repo, pull.headSha));
+  // Actions turned off (or another CI only): no runs, and the check runs tell what failed.
+  const runs = await settle(ctx, () =>
+    runsOnCommit(octokit, repo, pull.headSha).catch((): HeadRun[] => []),
+  );
   const failed = runs.filter(isFailed);
-  const others = await failedOtherChecks(octokit, repo, pull.headSha).catch(() => []);
+  const others = await failedOtherChecks(octokit, repo, pull.headSha, runs.length === 0).catch(
+    () => [],
+  );
   if (failed.length === 0 && others.length === 0) {
     return {
       kind: "done",

@@ -18,7 +18,13 @@ const manifest = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
 };
-const EVENTS = [...COMMENT_EVENTS, "pull_request", "workflow_dispatch", "schedule"];
+const EVENTS = [
+  ...COMMENT_EVENTS,
+  "pull_request",
+  "workflow_run",
+  "workflow_dispatch",
+  "schedule",
+];
 
 describe("action.yml", () => {
   it("declares exactly the inputs the code reads and the outputs it sets", () => {
@@ -30,8 +36,14 @@ describe("action.yml", () => {
 describe("examples/", () => {
   const files = readdirSync(join(ROOT, "examples")).filter((f) => f.endsWith(".yml"));
 
-  it("has the comment, pull request review and weekly dependency workflows", () => {
-    expect(files.sort()).toEqual(["comment-fixes.yml", "pr-review.yml", "weekly-deps.yml"]);
+  it("has the comment, pull request, review, CI fix and weekly dependency workflows", () => {
+    expect(files.sort()).toEqual([
+      "ci-fix.yml",
+      "comment-fixes.yml",
+      "pr-review.yml",
+      "review.yml",
+      "weekly-deps.yml",
+    ]);
   });
 
   it.each(files)("%s runs the Action on events it serves, with inputs it declares", (file) => {

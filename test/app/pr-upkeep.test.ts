@@ -196,6 +196,26 @@ describe("failing CI on the bot's pull requests", () => {
     expect(prompt).not.toContain("2026-11-30T10:00:04");
   });
 
+  it("fixes from another CI service's check run output when there are no Actions runs", async () => {
+    const { h, actions } = await upkeepHarness({ steps: fixAddSteps() });
+    harness = h;
+    h.repo.push({ branch: BOT_BRANCH, files: { "notes.txt": "wip\n" } });
+    addBotPull(h, 25);
+    actions.checkRuns.push({
+      name: "ci/circleci: test",
+      head_sha: h.repo.sha(BOT_BRANCH) ?? "",
+      conclusion: "failure",
+      app: { slug: "circleci-checks" },
+      output: { title: "1 test failed", summary: "add(2, 3) returned -1, expected 5" },
+    });
+    await deliver(h, "check_suite", checkSuiteFailed(h, 25, BOT_BRANCH));
+    expect(actions.reruns).toEqual([]);
+    expect(h.repo.show(BOT_BRANCH, "src/add.js")).toContain("a + b");
+    const prompt = JSON.stringify(h.models[0]?.requests[0]?.messages[0]);
+    expect(prompt).toContain("add(2, 3) returned -1, expected 5");
+    expect(bodies(h, 25).at(-1)).toContain("CI fix attempt 1 of 2");
+  });
+
   it("reports a failure that passes on re-run as flaky and changes nothing", async () => {
     const { h, actions } = await upkeepHarness({ steps: fixAddSteps() });
     harness = h;

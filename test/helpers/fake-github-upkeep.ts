@@ -33,14 +33,25 @@ export interface FakeRun {
   onRerun: "success" | "failure";
 }
 
+export interface FakeCheckRun {
+  name: string;
+  head_sha: string;
+  conclusion: string;
+  app: { slug: string };
+  output: { title?: string; summary?: string; text?: string };
+}
+
 export interface FakeActions {
   runs: FakeRun[];
+  /** Check runs of other CI services (or all, when a test serves no Actions runs). */
+  checkRuns: FakeCheckRun[];
   reruns: number[];
   routes: FakeRoute[];
 }
 
 export function fakeActions(base: string): FakeActions {
   const runs: FakeRun[] = [];
+  const checkRuns: FakeCheckRun[] = [];
   const reruns: number[] = [];
   const view = (run: FakeRun) => ({
     id: run.id,
@@ -105,10 +116,15 @@ export function fakeActions(base: string): FakeActions {
     [
       "GET",
       new RegExp(`^${base}/commits/([^/]+)/check-runs$`),
-      () => ok({ total_count: 0, check_runs: [] }),
+      (m) => {
+        const list = checkRuns
+          .filter((c) => c.head_sha === m[1])
+          .map((c, i) => ({ id: 5000 + i, html_url: `https://ci.example/${i}`, ...c }));
+        return ok({ total_count: list.length, check_runs: list });
+      },
     ],
   ];
-  return { runs, reruns, routes };
+  return { runs, checkRuns, reruns, routes };
 }
 
 export interface PostedReview {
