@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
+import { modelSpecProblem } from "../agent/models/model-spec.js";
 import { ruleProblem } from "../agent/policy/rules.js";
 import { parseDuration } from "../config/duration.js";
 import { networkPolicy, networkSettingSchema } from "../sandbox/network.js";
@@ -16,13 +17,17 @@ Runs the coding agent on a local checkout (--cwd) or on a fresh clone of a repos
 
 Options:
   --cwd DIR            directory to work in (default: current directory; not with --repo)
-  --model ID           model id (default: ${DEFAULT_MODEL})
+  --model ID           model: a bare Anthropic id, or anthropic/ID, bedrock/ID, vertex/ID,
+                       openai/ID (default: the config's model, else ${DEFAULT_MODEL})
   --max-turns N        stop after N model turns (default: 50)
   --max-cost USD       stop once the run has cost this much (default: 5)
   --max-minutes N      stop after N minutes (default: 30)
-  --policy PRESET      read-only | default | trusted (default: default)
-  --allow RULE         extra allow rule, e.g. "run_shell: make*" (repeatable)
+  --policy PRESET      read-only | default | trusted (default: the config's, else default)
+  --allow RULE         extra allow rule, e.g. "run_shell: make*" or an MCP tool such as
+                       mcp__tickets__close_ticket (repeatable)
   --deny RULE          extra deny rule, e.g. "edit_file: dist/**" (repeatable)
+  --mcp-config FILE    MCP servers from a .mcp.json file ({"mcpServers": {...}}), added to
+                       the config's mcp_servers
   --network NET        the network of the agent's commands and verify: off (default),
                        on, or hosts, e.g. registry.npmjs.org,*.github.com
   --transcript FILE    where to write the JSONL transcript
@@ -44,7 +49,13 @@ Working on a fresh clone (the whole job without GitHub: clone, agent, commits, v
   -h, --help           show this help
   --version            print the version
 
-Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL (optional),
+Settings: without --repo, .github/patchwright.yml in the directory worked on gives
+the model, pricing, policy and mcp_servers; flags take precedence.
+
+Environment, per provider: ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL) for Anthropic;
+AWS_REGION and the AWS credential chain for bedrock/; CLOUD_ML_REGION,
+ANTHROPIC_VERTEX_PROJECT_ID and Google Application Default Credentials for vertex/;
+OPENAI_API_KEY and/or OPENAI_BASE_URL for openai/.
 GITHUB_TOKEN (optional: used only by git to fetch and push over https).
 Commits are yours: GIT_AUTHOR_NAME and GIT_AUTHOR_EMAIL, else git config's
 user.name and user.email (patchwright when neither is set).
@@ -63,7 +74,15 @@ const runArgsSchema = z.object({
     .trim()
     .min(1, 'give the task in quotes, e.g. patchwright run "fix the failing test"'),
   cwd: z.string().min(1),
-  model: z.string().min(1),
+  /** Absent: the config's model (see run-command). */
+  model: z
+    .string()
+    .min(1)
+    .superRefine((model, ctx) => {
+      const problem = modelSpecProblem(model);
+      if (problem) ctx.addIssue({ code: "custom", message: `--model ${problem}` });
+    })
+    .optional(),
   maxTurns: positiveInt("--max-turns"),
   maxCostUsd: z.coerce
     .number({ error: "--max-cost must be a number" })
@@ -71,9 +90,13 @@ const runArgsSchema = z.object({
   maxMinutes: z.coerce
     .number({ error: "--max-minutes must be a number" })
     .positive("--max-minutes must be above 0"),
-  policy: z.enum(["read-only", "default", "trusted"], {
-    error: "--policy must be read-only, default or trusted",
-  }),
+  /** Absent: the config's preset. */
+  policy: z
+    .enum(["read-only", "default", "trusted"], {
+      error: "--policy must be read-only, default or trusted",
+    })
+    .optional(),
+  mcpConfig: z.string().min(1).optional(),
   allow: z.array(ruleFlag("--allow")),
   deny: z.array(ruleFlag("--deny")),
   transcript: z.string().optional(),
@@ -183,11 +206,12 @@ function toRunArgs(values: RunFlags, task: string, cwd: string): RunArgs {
   const result = runArgsSchema.safeParse({
     task,
     cwd: values.cwd ?? cwd,
-    model: values.model ?? DEFAULT_MODEL,
+    model: values.model,
     maxTurns: values["max-turns"] ?? 50,
     maxCostUsd: values["max-cost"] ?? 5,
     maxMinutes: values["max-minutes"] ?? 30,
-    policy: values.policy ?? "default",
+    policy: values.policy,
+    mcpConfig: values["mcp-config"],
     allow: values.allow ?? [],
     deny: values.deny ?? [],
     transcript: values.transcript,
@@ -221,6 +245,7 @@ function parseRunFlags(args: string[]) {
       "max-cost": { type: "string" },
       "max-minutes": { type: "string" },
       policy: { type: "string" },
+      "mcp-config": { type: "string" },
       allow: { type: "string", multiple: true },
       deny: { type: "string", multiple: true },
       transcript: { type: "string" },

@@ -1,11 +1,22 @@
 import { resolve } from "node:path";
 import type { AgentEvent, AgentEventListener } from "../agent/events.js";
 import type { AgentResult } from "../agent/loop.js";
+import {
+  type McpServersConfig,
+  readMcpConfigFile,
+  resolveMcpServers,
+} from "../agent/mcp/config.js";
+import type { McpFailure } from "../agent/mcp/servers.js";
 import type { Model } from "../agent/model.js";
-import { createAnthropicModel } from "../agent/models/anthropic.js";
+import { createModelFactory, ModelSetupError } from "../agent/models/factory.js";
+import { parseModelSpec } from "../agent/models/model-spec.js";
+import type { PolicyConfig } from "../agent/policy.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
+import { loadLocalConfig } from "../config/load.js";
+import { defaultConfig, type RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
 import { type GitJobResult, runGitJob } from "../job/run-git-job.js";
@@ -32,6 +43,7 @@ interface RunContext {
   cacheDir: string;
   sandbox: SandboxLauncher;
   model: Model;
+  settings: RunSettings;
   identity: Identity;
   signal: AbortSignal;
   onEvent: AgentEventListener;
@@ -43,18 +55,11 @@ interface RunContext {
  * Exit codes: 0 finished, 1 stopped early or failed, 2 bad usage, 130 interrupted.
  */
 export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): Promise<number> {
-  const apiKey = io.env.ANTHROPIC_API_KEY;
-  if (!apiKey) {
-    throw new UsageError(
-      "ANTHROPIC_API_KEY is not set: export your Anthropic API key and run again",
-    );
-  }
   const cwd = resolve(io.cwd, args.cwd);
+  const settings = await runSettings(args, io, cwd);
+  const { model } = settings;
   const cacheDir = resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env));
   const sandbox = await cliSandbox(io, cacheDir);
-  const baseURL = io.env.ANTHROPIC_BASE_URL;
-  const modelOptions = { apiKey, model: args.model, ...(baseURL ? { baseURL } : {}) };
-  const model = (io.createModel ?? createAnthropicModel)(modelOptions);
   const redact = createRedactor(secretsInEnv(io.env).map((secret) => secret.value));
   const started = io.clock.now();
   const transcriptPath = resolve(io.cwd, args.transcript ?? defaultTranscriptPath(io.env, started));
@@ -62,9 +67,9 @@ export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): 
   transcript.write({
     type: "run_start",
     task: args.task,
-    model: args.model,
+    model: settings.modelSpec,
     cwd,
-    policy: args.policy,
+    policy: settings.policy.preset,
   });
 
   const status = args.json ? NO_STATUS : createLiveStatus(io.stderr, io.clock);
@@ -78,6 +83,7 @@ export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): 
     cacheDir,
     sandbox,
     model,
+    settings,
     identity,
     signal: controller.signal,
     onEvent: (event) => {
@@ -149,7 +155,7 @@ async function runOnClone(
       branchPrefix: "agent/",
       task: args.task,
       model: context.model,
-      policy: { preset: args.policy, allow: args.allow, deny: args.deny },
+      policy: context.settings.policy,
       limits: limitsOf(args),
       setup: args.setup,
       verify: args.verify,
@@ -168,17 +174,20 @@ async function runOnClone(
 /** The agent alone, in the user's own directory: no commits, nothing pushed. */
 async function runInPlace(context: RunContext): Promise<{ result: AgentResult }> {
   const { args, io, cwd } = context;
-  const contained = context.sandbox.open({
-    workspace: cwd,
-    readOnly: await gitMetadataPaths(cwd, io.env),
-    network: args.network,
-  });
+  const readOnly = await gitMetadataPaths(cwd, io.env);
+  const contained = context.sandbox.open({ workspace: cwd, readOnly, network: args.network });
+  const mcp = resolveMcpServers(context.settings.mcpServers, io.env);
   try {
-    const { result } = await runAgentSession({
+    const { result, mcp: servers } = await runAgentSession({
       root: cwd,
       task: args.task,
       model: context.model,
-      policy: { preset: args.policy, allow: args.allow, deny: args.deny },
+      policy: context.settings.policy,
+      mcp: {
+        ...mcp,
+        // Each stdio server in a sandbox like the agent's shell's, with its own network.
+        sandboxFor: (network) => context.sandbox.open({ workspace: cwd, readOnly, network }),
+      },
       limits: limitsOf(args),
       envSource: io.env,
       sandbox: contained,
@@ -186,9 +195,88 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
       signal: context.signal,
       onEvent: context.onEvent,
     });
+    reportMcp(io, servers);
     return { result };
   } finally {
     await contained.close();
+  }
+}
+
+/** Servers that did not start are said once, after the run; so are the MCP tools it used. */
+function reportMcp(
+  io: CliIo,
+  servers: { failures: McpFailure[]; used: string[] } | undefined,
+): void {
+  if (!servers) return;
+  const redact = createRedactor(secretsInEnv(io.env).map((secret) => secret.value));
+  for (const failure of servers.failures) {
+    io.stderr.write(
+      redact(`patchwright: MCP server "${failure.server}" did not start: ${failure.message}\n`),
+    );
+  }
+  if (servers.used.length > 0) io.stderr.write(`MCP tools used: ${servers.used.join(", ")}\n`);
+}
+
+/** What the run works with: flags first, then `.github/patchwright.yml` of the directory, then defaults. */
+interface RunSettings {
+  model: Model;
+  /** The model as named (provider/id), for the transcript. */
+  modelSpec: string;
+  policy: PolicyConfig;
+  mcpServers: McpServersConfig;
+}
+
+async function runSettings(args: RunArgs, io: CliIo, cwd: string): Promise<RunSettings> {
+  if (args.repo && args.mcpConfig) {
+    throw new UsageError(
+      "--mcp-config works on a local checkout for now; drop --repo, or run without MCP servers",
+    );
+  }
+  // A fresh clone's config is not there yet; a local checkout's is read like the App reads it.
+  const local = args.repo ? undefined : await loadLocalConfig(cwd);
+  if (local && !local.ok) throw new UsageError(`${local.error.path}: ${local.error.message}`);
+  const config = local?.config ?? defaultConfig();
+  const modelSpec = args.model ?? config.model;
+  let fromFile: McpServersConfig = {};
+  if (args.mcpConfig) {
+    try {
+      fromFile = await readMcpConfigFile(resolve(io.cwd, args.mcpConfig));
+    } catch (error) {
+      throw new UsageError(errorMessage(error));
+    }
+  }
+  return {
+    model: buildModel(io, modelSpec, config.pricing),
+    modelSpec,
+    policy: {
+      preset: args.policy ?? config.policy.preset,
+      allow: [...config.policy.allow, ...args.allow],
+      deny: [...config.policy.deny, ...args.deny],
+    },
+    mcpServers: { ...config.mcpServers, ...fromFile },
+  };
+}
+
+/** A missing key or region is a usage error (exit 2) naming the variable to set. */
+function buildModel(io: CliIo, modelSpec: string, pricing: RepoConfig["pricing"]): Model {
+  const spec = parseModelSpec(modelSpec);
+  if (spec.provider === "anthropic") {
+    const apiKey = io.env.ANTHROPIC_API_KEY;
+    if (!apiKey) {
+      throw new UsageError(
+        "ANTHROPIC_API_KEY is not set: export your Anthropic API key and run again",
+      );
+    }
+    if (io.createModel) {
+      const baseURL = io.env.ANTHROPIC_BASE_URL;
+      return io.createModel({ apiKey, model: spec.id, ...(baseURL ? { baseURL } : {}) });
+    }
+  }
+  try {
+    return createModelFactory(io.env)(modelSpec, { pricing });
+  } catch (error) {
+    if (error instanceof ModelSetupError) throw new UsageError(error.message);
+    throw error;
   }
 }
 

@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
@@ -185,4 +187,26 @@ export async function loadRepoConfig(
     return { ok: false, error: new ConfigError([problem], where) };
   }
   return parseConfig(Buffer.from(file.content, "base64").toString("utf8"), where);
+}
+
+/**
+ * Reads `<dir>/.github/patchwright.yml` from disk: the CLI's way to the same
+ * file the App reads from the default branch. A missing file means defaults;
+ * anything else unreadable is a ConfigError naming the file.
+ */
+export async function loadLocalConfig(
+  dir: string,
+  path = DEFAULT_CONFIG_PATH,
+): Promise<ConfigResult> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, path), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+      return { ok: true, config: defaultConfig(), source: "default" };
+    }
+    const problem = fileProblem(`${path} could not be read: ${errorMessage(error)}`);
+    return { ok: false, error: new ConfigError([problem], { path }) };
+  }
+  return parseConfig(text, { path });
 }

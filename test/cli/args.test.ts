@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MODEL, parseCommand } from "../../src/cli/args.js";
+import { DEFAULT_MODEL, parseCommand, USAGE } from "../../src/cli/args.js";
 import { UsageError } from "../../src/cli/usage-error.js";
 
 describe("CLI arguments", () => {
@@ -108,15 +108,43 @@ describe("CLI arguments", () => {
     expect(command.kind === "run" && command.args.verifyTimeoutSeconds).toBe(seconds);
   });
 
-  it("fills defaults", () => {
+  it("fills defaults, leaving the model and the preset to the config (see run-command)", () => {
     const command = parseCommand(["run", "task"], "/here");
     expect(command.kind === "run" && command.args).toMatchObject({
       cwd: "/here",
-      model: DEFAULT_MODEL,
       maxTurns: 50,
-      policy: "default",
       json: false,
     });
+    expect(command.kind === "run" && command.args.model).toBeUndefined();
+    expect(command.kind === "run" && command.args.policy).toBeUndefined();
+    expect(USAGE).toContain(`else ${DEFAULT_MODEL})`);
+  });
+
+  it("takes provider models, MCP tool rules and an MCP config file", () => {
+    const command = parseCommand(
+      [
+        "run",
+        "t",
+        "--model",
+        "openai/gpt-4.1",
+        "--allow",
+        "mcp__tickets__close_ticket",
+        "--mcp-config",
+        ".mcp.json",
+      ],
+      "/here",
+    );
+    expect(command.kind === "run" && command.args).toMatchObject({
+      model: "openai/gpt-4.1",
+      allow: ["mcp__tickets__close_ticket"],
+      mcpConfig: ".mcp.json",
+    });
+    expect(() => parseCommand(["run", "t", "--model", "azure/gpt-4.1"], "/")).toThrow(
+      /^--model model "azure\/gpt-4.1": unknown provider "azure"/,
+    );
+    expect(() => parseCommand(["run", "t", "--allow", "mcp__tickets: x"], "/")).toThrow(
+      /unknown tool "mcp__tickets"/,
+    );
   });
 
   it.each([
