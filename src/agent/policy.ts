@@ -3,7 +3,15 @@ import path from "node:path";
 import { z } from "zod";
 import { createNodePolicyFs, type PolicyFs, resolveInWorkspace } from "./policy/paths.js";
 import { PRESET_NAMES, type PresetName, toolPresetDenial } from "./policy/presets.js";
-import { findRule, PolicyRuleError, parseRule, type Rule, ruleProblem } from "./policy/rules.js";
+import {
+  BUILTIN_RULE_TOOLS,
+  findRule,
+  PolicyRuleError,
+  parseRule,
+  type Rule,
+  type RuleTools,
+  ruleProblem,
+} from "./policy/rules.js";
 import { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
 import { shellCallDenial } from "./policy/shell-policy.js";
 import type { PolicyCall, PolicyCheck, PolicyDecision, ToolFacts } from "./tools/define-tool.js";
@@ -22,20 +30,24 @@ export type { CommandAnalysis, SimpleCommand } from "./policy/shell-command.js";
 export { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
 export type { Redirect } from "./policy/shell-words.js";
 
-const ruleString = z.string().superRefine((source, ctx) => {
-  const problem = ruleProblem(source);
-  if (problem) ctx.addIssue({ code: "custom", message: problem });
-});
+/** The policy config for an agent with these tools: rules may name any of them (and MCP tools). */
+function policyConfigSchemaFor(tools: RuleTools) {
+  const ruleString = z.string().superRefine((source, ctx) => {
+    const problem = ruleProblem(source, tools);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+  return z.strictObject({
+    preset: z.enum(PRESET_NAMES).default("default"),
+    allow: z.array(ruleString).default([]),
+    deny: z.array(ruleString).default([]),
+  });
+}
 
 /**
  * The user-facing policy config. Rules stay strings here (so the schema has a
  * JSON Schema and error paths like `allow[2]`); `loadPolicyRules` parses them.
  */
-export const policyConfigSchema = z.strictObject({
-  preset: z.enum(PRESET_NAMES).default("default"),
-  allow: z.array(ruleString).default([]),
-  deny: z.array(ruleString).default([]),
-});
+export const policyConfigSchema = policyConfigSchemaFor(BUILTIN_RULE_TOOLS);
 
 export type PolicyConfig = z.output<typeof policyConfigSchema>;
 export type PolicyConfigInput = z.input<typeof policyConfigSchema>;
@@ -68,6 +80,10 @@ export interface LoadPolicyOptions {
   tools?: readonly ToolFacts[];
 }
 
+function toolMap(tools: readonly ToolFacts[]): Map<string, ToolFacts> {
+  return new Map(tools.map((tool) => [tool.name, tool]));
+}
+
 async function readPackageScripts(root: string): Promise<string[]> {
   try {
     const manifest: unknown = JSON.parse(await readFile(path.join(root, "package.json"), "utf8"));
@@ -79,9 +95,16 @@ async function readPackageScripts(root: string): Promise<string[]> {
   }
 }
 
-/** Validates a policy config; throws PolicyRuleError naming the bad field or rule. */
-export function parsePolicyConfig(config: PolicyConfigInput): PolicyConfig {
-  const result = policyConfigSchema.safeParse(config);
+/**
+ * Validates a policy config; throws PolicyRuleError naming the bad field or
+ * rule. `tools`: the agent's tools, when it has more than the built-in ones.
+ */
+export function parsePolicyConfig(
+  config: PolicyConfigInput,
+  tools?: readonly ToolFacts[],
+): PolicyConfig {
+  const schema = tools ? policyConfigSchemaFor(toolMap(tools)) : policyConfigSchema;
+  const result = schema.safeParse(config);
   if (!result.success) {
     throw new PolicyRuleError(`invalid policy config:\n${z.prettifyError(result.error)}`);
   }
@@ -96,9 +119,9 @@ export async function loadPolicyRules(
   config: PolicyConfigInput,
   options: LoadPolicyOptions,
 ): Promise<PolicyRules> {
-  const parsed = parsePolicyConfig(config);
+  const tools = toolMap(options.tools ?? defaultTools());
+  const parsed = parsePolicyConfig(config, options.tools);
   const root = await realpath(options.root);
-  const tools = new Map((options.tools ?? defaultTools()).map((tool) => [tool.name, tool]));
   const parse = (source: string) => parseRule(source, tools);
   return {
     preset: parsed.preset,

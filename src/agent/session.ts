@@ -96,7 +96,7 @@ function deferredPolicyCheck(
   tools: readonly ToolFacts[],
   beforeTools: Promise<unknown> | undefined,
 ): PolicyCheck {
-  const policy = parsePolicyConfig(config);
+  const policy = parsePolicyConfig(config, tools);
   const rules = loadPolicyRules(policy, { root, tools }).then(
     createPolicyCheck,
     (error: unknown) => {
@@ -126,8 +126,8 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const history = options.history ?? new FileHistory();
   // Independent reads and git processes, side by side: they are all on the
   // way to the first model request.
-  // A bad policy config fails before anything starts.
-  parsePolicyConfig(options.policy);
+  // A bad policy config fails before anything starts (MCP tools' rules are checked by their shape).
+  parsePolicyConfig(options.policy, options.tools);
   const [snapshotter, git, instructions, mcp] = await Promise.all([
     createSnapshotter({ root, env }),
     readGitInfo(root, env),
