@@ -67,6 +67,11 @@ export interface AgentResult {
   costUsd: number;
   error?: string;
   messages: Message[];
+  /**
+   * Set by the session when MCP servers were configured: the servers that did
+   * not start (for the tracking comment) and the MCP tools used (for the PR body).
+   */
+  mcp?: { failures: Array<{ server: string; message: string }>; used: string[] };
 }
 
 const DEFAULT_MAX_TOKENS = 16_384;

@@ -172,7 +172,9 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
       },
     );
-    return { result, history, root, mcp: { failures: mcp.failures, used: mcp.used() } };
+    const outcome = { failures: mcp.failures, used: mcp.used() };
+    if (options.mcp) result.mcp = outcome;
+    return { result, history, root, mcp: outcome };
   } finally {
     await Promise.all([snapshotter.close(), mcp.close()]);
   }

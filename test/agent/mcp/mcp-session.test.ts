@@ -131,6 +131,7 @@ describe("MCP servers in an agent session", () => {
       properties: { query: { type: "string" } },
     });
     expect(model.requests[0]?.system[0]).toContain("mcp__tickets__list_tickets (read-only)");
+    expect(done.result.mcp).toEqual(done.mcp);
     expect(done.mcp).toEqual({
       failures: [],
       used: ["mcp__tickets__list_tickets", "mcp__docs__search_docs", "mcp__docs__publish_page"],
