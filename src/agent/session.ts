@@ -8,6 +8,7 @@ import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
 import type { McpServerSpec } from "./mcp/config.js";
 import { type McpFailure, type McpSession, startMcpServers } from "./mcp/servers.js";
 import type { Model } from "./model.js";
+import { providerSecrets } from "./models/factory.js";
 import {
   createPolicyCheck,
   loadPolicyRules,
@@ -158,6 +159,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         sandbox: options.sandbox,
         redact: createRedactor([
           ...secretsInEnv(options.envSource).map((secret) => secret.value),
+          ...providerSecrets(options.envSource),
           ...(options.secrets ?? []),
           ...(options.mcp?.secrets ?? []),
         ]),

@@ -8,7 +8,7 @@ import {
 } from "../agent/mcp/config.js";
 import type { McpFailure } from "../agent/mcp/servers.js";
 import type { Model } from "../agent/model.js";
-import { createModelFactory, ModelSetupError } from "../agent/models/factory.js";
+import { createModelFactory, ModelSetupError, providerSecrets } from "../agent/models/factory.js";
 import { parseModelSpec } from "../agent/models/model-spec.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
@@ -60,7 +60,10 @@ export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): 
   const { model } = settings;
   const cacheDir = resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env));
   const sandbox = await cliSandbox(io, cacheDir);
-  const redact = createRedactor(secretsInEnv(io.env).map((secret) => secret.value));
+  const redact = createRedactor([
+    ...secretsInEnv(io.env).map((secret) => secret.value),
+    ...providerSecrets(io.env),
+  ]);
   const started = io.clock.now();
   const transcriptPath = resolve(io.cwd, args.transcript ?? defaultTranscriptPath(io.env, started));
   const transcript = await openTranscript(transcriptPath, redact, io.clock);

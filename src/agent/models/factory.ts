@@ -48,6 +48,23 @@ export const PROVIDER_ENV_NAMES = [
 
 const nonEmpty = (value: string | undefined) => (value ? value : undefined);
 
+/** The provider variables that hold credentials (AWS_BEARER_TOKEN_BEDROCK's name hides it from name-based scans). */
+const CREDENTIAL_NAMES = [
+  "ANTHROPIC_API_KEY",
+  "OPENAI_API_KEY",
+  "AWS_SECRET_ACCESS_KEY",
+  "AWS_SESSION_TOKEN",
+  "AWS_BEARER_TOKEN_BEDROCK",
+] as const;
+
+/** Every provider credential in `env`, for redactors: none may be shown anywhere. */
+export function providerSecrets(env: Env): string[] {
+  return CREDENTIAL_NAMES.flatMap((name) => {
+    const value = env[name];
+    return value && value.length >= 8 ? [value] : [];
+  });
+}
+
 /**
  * Builds models from `provider/id` strings with credentials from `env` (the
  * entry point's parsed environment). Each provider asks only for its own
