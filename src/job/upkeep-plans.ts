@@ -53,7 +53,9 @@ export async function planTask(task: JobTask, ctx: TaskContext): Promise<TaskPla
   const pull = { number: ctx.request.target.number, headSha: pr.headSha };
   if (task === "review") return planReview(ctx, repo, pull);
   if (task === "fix_ci") return planCiFix(ctx, repo, pull);
-  return planUpdate(ctx, pr.baseRef);
+  // A rebase is force-pushed: only ever on the bot's own branches; others get a merge.
+  const ownBranch = pr.headRef.startsWith(ctx.config.branchPrefix);
+  return planUpdate(ctx, pr.baseRef, ownBranch ? ctx.config.updateStrategy : "merge");
 }
 
 async function planReview(
@@ -152,7 +154,11 @@ async function planCiFix(
   };
 }
 
-async function planUpdate(ctx: TaskContext, baseRef: string): Promise<TaskPlan> {
+async function planUpdate(
+  ctx: TaskContext,
+  baseRef: string,
+  strategy: "merge" | "rebase",
+): Promise<TaskPlan> {
   const plan = await ctx.planRequest({
     instruction: `Bring this pull request's branch up to date with ${baseRef}. The job merges ${baseRef} in (or rebases onto it); resolve the conflicts it lists below.`,
     input: { baseBranch: baseRef },
@@ -160,7 +166,7 @@ async function planUpdate(ctx: TaskContext, baseRef: string): Promise<TaskPlan> 
   return {
     ...plan,
     checkpoints: undefined,
-    run: updateBranchRunner(ctx.config.updateStrategy),
+    run: updateBranchRunner(strategy),
     answer: (job) => {
       const update = (job as UpdateBranchResult).update;
       if (update?.upToDate)

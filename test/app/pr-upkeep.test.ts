@@ -383,6 +383,33 @@ describe("conflicts with the base branch", () => {
     expect(h.repo.show(BOT_BRANCH, "src/add.js")).toBe(RESOLVED.trim());
   });
 
+  it("merges instead of rebasing a branch that is not the bot's own (no force push there)", async () => {
+    const { h } = await upkeepHarness({
+      steps: resolveSteps(),
+      config: "update_strategy: rebase\n",
+    });
+    harness = h;
+    h.repo.push({
+      branch: "feature/mul",
+      files: { "src/add.js": "module.exports = { add: (a, b) => a * b };\n" },
+    });
+    const main = h.repo.push({ branch: "main", files: { "src/add.js": CONFLICTING_MAIN } });
+    addBotPull(h, 34, "feature/mul", "octocat");
+    const before = h.repo.sha("feature/mul") ?? "";
+    await deliver(
+      h,
+      "issue_comment",
+      issueComment(h, "@agent resolve conflicts", "octocat", { pr: true, number: 34 }),
+    );
+    const tip = h.repo.sha("feature/mul") ?? "";
+    expect(git(h, ["rev-list", "--parents", "-n", "1", tip]).split(" ")).toEqual([
+      tip,
+      before,
+      main,
+    ]);
+    expect(h.repo.show("feature/mul", "src/add.js")).toBe(RESOLVED.trim());
+  });
+
   it("does nothing when the moved base does not conflict", async () => {
     const { h } = await upkeepHarness({ steps: resolveSteps() });
     harness = h;
