@@ -2,11 +2,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Model } from "../agent/model.js";
 import { loadAnthropicSdk } from "../agent/models/anthropic.js";
+import {
+  createModelFactory,
+  type ModelFactory,
+  otherProviderConfigured,
+} from "../agent/models/factory.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { anthropicModelFactory } from "../job/job-deps.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
@@ -137,11 +141,11 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
         envSource: jobEnv(deps.env),
         createModel:
           deps.createModel ??
-          anthropicModelFactory({
-            apiKey: inputs.anthropicApiKey,
-            baseURL: deps.env.ANTHROPIC_BASE_URL,
-            missingKey: "input anthropic_api_key: required to fix what a bump breaks",
-          }),
+          actionModelFactory(
+            deps.env,
+            inputs,
+            "input anthropic_api_key: required to fix what a bump breaks",
+          ),
         cacheDir,
         sandbox: await actionSandbox(deps, inputs, cacheDir),
         signal: deps.signal,
@@ -197,7 +201,8 @@ async function runEvent(
   baseRedact: Redactor,
 ): Promise<ActionResult> {
   const { io } = deps;
-  if (!inputs.anthropicApiKey && !deps.createModel) {
+  // Bedrock, Vertex and OpenAI-compatible models take their settings from the step's env instead.
+  if (!inputs.anthropicApiKey && !deps.createModel && !otherProviderConfigured(deps.env)) {
     throw new ActionFailure(
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow expression the user writes
       "input anthropic_api_key: required; store your Anthropic API key as a repository secret and pass it as anthropic_api_key: ${{ secrets.ANTHROPIC_API_KEY }}",
@@ -233,11 +238,7 @@ async function runEvent(
       gitToken: async () => auth.token,
       createModel:
         deps.createModel ??
-        anthropicModelFactory({
-          apiKey: inputs.anthropicApiKey,
-          baseURL: deps.env.ANTHROPIC_BASE_URL,
-          missingKey: "input anthropic_api_key: required",
-        }),
+        actionModelFactory(deps.env, inputs, "input anthropic_api_key: required"),
       cacheDir,
       sandbox: await actionSandbox(deps, inputs, cacheDir),
       secrets: actionSecrets(deps.env, inputs, auth.token),
@@ -275,4 +276,20 @@ async function runEvent(
   } finally {
     await transcript.close();
   }
+}
+
+/**
+ * Models for the Action: the Anthropic key from its input, every other
+ * provider's settings from the step's environment (AWS_REGION, CLOUD_ML_REGION,
+ * OPENAI_API_KEY...), as the repository's `model:` asks.
+ */
+function actionModelFactory(
+  env: Record<string, string | undefined>,
+  inputs: ActionInputs,
+  missingKey: string,
+): ModelFactory {
+  return createModelFactory(
+    { ...env, ANTHROPIC_API_KEY: inputs.anthropicApiKey },
+    { missingAnthropicKey: missingKey },
+  );
 }

@@ -72,13 +72,31 @@ export function providerSecrets(env: Env): string[] {
  */
 export function createModelFactory(
   env: Env,
-  tuning: Pick<ModelTuning, "sleep" | "random" | "maxRetries"> = {},
+  options: Pick<ModelTuning, "sleep" | "random" | "maxRetries"> & {
+    /** What to say when an Anthropic model has no key (the Action names its input). */
+    missingAnthropicKey?: string;
+  } = {},
 ): ModelFactory {
+  const { missingAnthropicKey, ...tuning } = options;
   return (model, settings = {}) => {
     const spec = parseModelSpec(model);
+    if (spec.provider === "anthropic" && !nonEmpty(env.ANTHROPIC_API_KEY) && missingAnthropicKey) {
+      throw new ModelSetupError(missingAnthropicKey);
+    }
     const { price, contextWindow } = resolvePrice(spec, settings.pricing);
     return build(spec, env, { ...tuning, ...(price ? { price } : {}), contextWindow }, price);
   };
+}
+
+/** Whether `env` sets up a provider other than Anthropic's API (so no Anthropic key is needed up front). */
+export function otherProviderConfigured(env: Env): boolean {
+  return [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "CLOUD_ML_REGION",
+  ].some((name) => nonEmpty(env[name]) !== undefined);
 }
 
 type Tuned = ModelTuning & { contextWindow: number };

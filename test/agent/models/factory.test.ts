@@ -2,7 +2,11 @@ import { describe, expect, it } from "vitest";
 import { FileHistory } from "../../../src/agent/file-history.js";
 import { runAgent } from "../../../src/agent/loop.js";
 import type { Model } from "../../../src/agent/model.js";
-import { createModelFactory, ModelSetupError } from "../../../src/agent/models/factory.js";
+import {
+  createModelFactory,
+  ModelSetupError,
+  otherProviderConfigured,
+} from "../../../src/agent/models/factory.js";
 import { parseModelSpec } from "../../../src/agent/models/model-spec.js";
 import { defaultTools } from "../../../src/agent/tools/index.js";
 import { createToolRegistry } from "../../../src/agent/tools/registry.js";
@@ -51,6 +55,20 @@ describe("createModelFactory", () => {
     expect(
       createModelFactory({ OPENAI_BASE_URL: "http://127.0.0.1:1/v1" })("openai/llama-3.1-8b").id,
     ).toBe("llama-3.1-8b");
+  });
+
+  it("lets an entry point word the missing Anthropic key, and tells when another provider is set up", () => {
+    const action = createModelFactory(
+      { OPENAI_API_KEY: "k" },
+      { missingAnthropicKey: "input anthropic_api_key: required" },
+    );
+    expect(() => action("claude-sonnet-5-5")).toThrow(/^input anthropic_api_key: required$/);
+    expect(action("openai/gpt-4.1").id).toBe("gpt-4.1");
+    expect(otherProviderConfigured({ OPENAI_API_KEY: "k" })).toBe(true);
+    expect(otherProviderConfigured({ CLOUD_ML_REGION: "us-east5" })).toBe(true);
+    expect(otherProviderConfigured({ ANTHROPIC_BASE_URL: "http://x", OPENAI_API_KEY: "" })).toBe(
+      false,
+    );
   });
 
   it("prices from the provider's table, from the config, or not at all", () => {
