@@ -113,6 +113,22 @@ export async function startFakeOpenAi(steps: ScriptData[]): Promise<FakeOpenAi> 
     }
     const model = (request.body as { model?: string }).model ?? "fake";
     const id = `chatcmpl-${++count}`;
+    if (isErrorStep(step) && step.error.inStream) {
+      // A 200 whose stream carries an error object, as OpenAI sends when a model overloads mid-answer.
+      startSse(res);
+      const [first] = chatChunks({ content: [{ type: "text", text: "partial" }] }, id, model);
+      res.write(data(first));
+      res.end(
+        data({
+          error: {
+            message: step.error.message,
+            type: step.error.type ?? "server_error",
+            code: null,
+          },
+        }),
+      );
+      return;
+    }
     if (isErrorStep(step)) {
       const headers: Record<string, string> = {};
       if (step.error.retryAfterMs !== undefined)

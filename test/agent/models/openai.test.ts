@@ -117,6 +117,25 @@ describe("createOpenAiModel", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("retries an error that arrives inside a 200 stream, and not an invalid request there", async () => {
+    const { model, server } = await setup([
+      httpError(500, "The server had an error while processing your request", { inStream: true }),
+      turn([text("recovered")]),
+    ]);
+    expect((await model.complete(request())).content).toEqual([
+      { type: "text", text: "recovered" },
+    ]);
+    expect(server.requests).toHaveLength(2);
+    await server.close();
+    const refused = await setup([
+      httpError(400, "context length exceeded", { inStream: true, type: "invalid_request_error" }),
+    ]);
+    await expect(refused.model.complete(request())).rejects.toThrow(
+      /invalid_request_error during streaming: context length exceeded/,
+    );
+    expect(refused.server.requests).toHaveLength(1);
+  });
+
   it("never retries a 4xx, and says what to check without the key", async () => {
     const { model, server } = await setup([
       httpError(401, `Incorrect API key provided: ${KEY}`),
