@@ -95,7 +95,9 @@ export function parseRule(source: string, tools: RuleTools = BUILTIN_RULE_TOOLS)
     );
   }
   const names =
-    mcp?.[2] === "*" ? (name: string) => name.startsWith(`mcp__${mcp[1]}__`) : (name: string) => name === tool;
+    mcp?.[2] === "*"
+      ? (name: string) => name.startsWith(`mcp__${mcp[1]}__`)
+      : (name: string) => name === tool;
   if (pattern === null) return { source, tool, pattern, names, matches: () => true };
   if (!facts || (facts.kind !== "shell" && facts.pathFields.length === 0)) {
     throw new PolicyRuleError(
