@@ -12,6 +12,7 @@ import {
 import type { RetryOptions } from "../git/retry.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { Workspace } from "../git/workspace.js";
+import type { SignedPush, SignedPushOptions } from "../github/signed-push.js";
 
 /**
  * The push step every job kind ends with. Whatever the server does, the
@@ -89,18 +90,9 @@ export async function pushWork(options: PushWorkOptions): Promise<PushedWork> {
 }
 
 /** Pushes a workspace's new commits some other way than git (the Git Data API, for signed commits). */
-export type CommitPusher = (target: {
-  dir: string;
-  env: GitEnv;
-  branch: string;
-  /** Where the job's commits start: a commit the remote has. */
-  onto: string;
-  /** The branch exists on the remote. */
-  exists: boolean;
-  /** A rewritten branch: forced, only over this sha. */
-  lease?: string | undefined;
-  secrets: readonly KnownSecret[];
-}) => Promise<{ sha: string; created: Map<string, string> }>;
+export type CommitPusher = (
+  target: Omit<SignedPushOptions, "octokit" | "repo">,
+) => Promise<SignedPush>;
 
 /**
  * The push step through a CommitPusher. The commits it created stand for

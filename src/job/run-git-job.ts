@@ -139,6 +139,25 @@ export function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorO
   };
 }
 
+/** The job's worktree: on its existing branch (a PR head), or on a new one from the base. */
+export function prepareJobWorkspace(
+  deps: MirrorDeps,
+  input: GitJobInput,
+  baseBranch: string,
+  branch: Parameters<typeof prepareWorkspace>[0]["branch"],
+) {
+  return prepareWorkspace({
+    ...mirrorOptions(deps, input),
+    baseBranch,
+    branch,
+    createBranch: input.existingBranch === undefined,
+    // A parked, scrubbed worktree from an earlier job only needs the files
+    // that differ checked out: the fast path for repeat jobs on a repository.
+    keepIdle: 1,
+    ...(input.fetched ? { fetched: input.fetched } : {}),
+  });
+}
+
 /**
  * Starts fetching the repository's mirror now, so that a job started soon
  * after (pass the result as `fetched`) finds it ready: callers overlap the
@@ -224,12 +243,12 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         ...retry,
       });
       result.baseBranch = baseBranch;
-      return prepareWorkspace({
-        ...mirrorOptions(deps, input),
+      // A new branch is named from the mirror's refs after the fetch: no extra round trip.
+      return prepareJobWorkspace(
+        deps,
+        input,
         baseBranch,
-        // A new branch is named from the mirror's refs after the fetch: no extra round trip.
-        branch:
-          branch ||
+        branch ||
           ((isTaken) =>
             branchName({
               prefix: input.branchPrefix,
@@ -237,12 +256,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
               ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
               existing: isTaken,
             })),
-        createBranch: input.existingBranch === undefined,
-        // A parked, scrubbed worktree from an earlier job only needs the files
-        // that differ checked out: the fast path for repeat jobs on a repository.
-        keepIdle: 1,
-        ...(input.fetched ? { fetched: input.fetched } : {}),
-      });
+      );
     },
   });
   if ("error" in opened) {

@@ -7,11 +7,10 @@ import { errorMessage } from "../error-message.js";
 import type { CreatedCommit } from "../git/commits.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { GitCommandError, type GitEnv, runGit } from "../git/git-client.js";
-import { prepareWorkspace } from "../git/workspace.js";
 import { openJobRoom } from "./job-room.js";
 import { pushWork, pushWorkVia } from "./push-work.js";
 import type { GitJobDeps, GitJobInput, GitJobResult } from "./run-git-job.js";
-import { mirrorOptions } from "./run-git-job.js";
+import { prepareJobWorkspace } from "./run-git-job.js";
 import { runVerify } from "./verify.js";
 
 /**
@@ -78,15 +77,7 @@ async function updateBranch(
     launcher: deps.sandbox,
     env,
     networks: input,
-    prepare: () =>
-      prepareWorkspace({
-        ...mirrorOptions(deps, input),
-        baseBranch,
-        branch,
-        createBranch: false,
-        keepIdle: 1,
-        ...(input.fetched ? { fetched: input.fetched } : {}),
-      }),
+    prepare: () => prepareJobWorkspace(deps, input, baseBranch, branch),
   });
   if ("error" in opened) {
     result.error = opened.error;

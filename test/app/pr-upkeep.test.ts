@@ -96,46 +96,36 @@ function failingRun(sha: string, onRerun: "success" | "failure") {
   };
 }
 
-function workflowRunFailed(h: Harness, number: number, branch: string): Payload {
-  const payload = aim(examplePayload("workflow_run", "completed"), h.repo.url, {
-    login: BOT,
-    type: "Bot",
-  });
+/** A failed `workflow_run` or `check_suite` on the head of pull request `number`. */
+function ciFailed(
+  h: Harness,
+  event: "workflow_run" | "check_suite",
+  number: number,
+  branch: string,
+): Payload {
+  const payload = aim(examplePayload(event, "completed"), h.repo.url, { login: BOT, type: "Bot" });
   const sha = h.repo.sha(branch) ?? "";
-  payload.workflow_run.id = 901;
-  payload.workflow_run.head_sha = sha;
-  payload.workflow_run.conclusion = "failure";
-  payload.workflow_run.pull_requests = [
-    {
-      number,
-      id: 1,
-      url: "x",
-      head: { ref: branch, sha, repo: {} },
-      base: { ref: "main", sha: "x", repo: {} },
-    },
-  ];
+  Object.assign(payload[event], {
+    id: 901,
+    head_sha: sha,
+    conclusion: "failure",
+    pull_requests: [
+      {
+        number,
+        id: 1,
+        url: "x",
+        head: { ref: branch, sha, repo: {} },
+        base: { ref: "main", sha: "x", repo: {} },
+      },
+    ],
+  });
   return payload;
 }
 
-function checkSuiteFailed(h: Harness, number: number, branch: string): Payload {
-  const payload = aim(examplePayload("check_suite", "completed"), h.repo.url, {
-    login: BOT,
-    type: "Bot",
-  });
-  const sha = h.repo.sha(branch) ?? "";
-  payload.check_suite.head_sha = sha;
-  payload.check_suite.conclusion = "failure";
-  payload.check_suite.pull_requests = [
-    {
-      number,
-      id: 1,
-      url: "x",
-      head: { ref: branch, sha, repo: {} },
-      base: { ref: "main", sha: "x", repo: {} },
-    },
-  ];
-  return payload;
-}
+const workflowRunFailed = (h: Harness, number: number, branch: string) =>
+  ciFailed(h, "workflow_run", number, branch);
+const checkSuiteFailed = (h: Harness, number: number, branch: string) =>
+  ciFailed(h, "check_suite", number, branch);
 
 async function upkeepHarness(options: {
   steps: Parameters<typeof startHarness>[0]["steps"];
