@@ -1,17 +1,21 @@
+import { lstat, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
 import { errorMessage } from "../error-message.js";
 import type { JobSandboxes } from "../job/job-sandboxes.js";
 import { runVerify, type VerifyResult } from "../job/verify.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { applyBump, type CommandRunner } from "./bump.js";
-import { resetCheckout, writeFiles } from "./checkout.js";
+import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { Update } from "./outdated.js";
 import type { BumpFailure } from "./task.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
  * state, the agent's kept changes on top (when there are some), the bump,
- * the lockfile, the install, the checks. Every try starts from scratch, so
- * bisecting never inherits a previous try's node_modules surprises.
+ * the lockfile, the install, the checks. Every try starts from the
+ * branch's files; the installed tree is kept and brought in line with the
+ * lockfile (npm removes what it no longer lists), so a try pays only for
+ * what its bump changes.
  */
 
 export interface AttemptOutcome {
@@ -25,6 +29,8 @@ export interface AttemptOutcome {
 export interface AttemptContext {
   dir: string;
   install: string;
+  /** Used instead of `install` when node_modules is already there (an earlier try or group left it). */
+  reinstall?: string | undefined;
   verify: string | null;
   lockfilePath: string | undefined;
   before: Date | undefined;
@@ -63,6 +69,13 @@ export async function attemptUpdates(
       );
 
   let bump: Awaited<ReturnType<typeof applyBump>>;
+  // npm resolves a lockfile from an installed tree when it finds one, which
+  // would carry versions over from an earlier try; the tree steps outside
+  // the workspace (out of the sandbox's sight) while the lockfile is made.
+  const installed = join(ctx.dir, "node_modules");
+  const aside = `${ctx.dir}.node_modules`;
+  const moved = ctx.lockfilePath !== undefined && (await hasInstalledTree(ctx.dir));
+  if (moved) await rename(installed, aside);
   try {
     bump = await applyBump({
       dir: ctx.dir,
@@ -83,6 +96,8 @@ export async function attemptUpdates(
       outputTail: message,
     };
     return { passed: false, failure: { stage: "lockfile", result }, files: [] };
+  } finally {
+    if (moved) await rename(aside, installed);
   }
   if (bump.lockfile && !bump.lockfile.passed) {
     return {
@@ -91,8 +106,13 @@ export async function attemptUpdates(
       files: bump.files,
     };
   }
-  ctx.onStep(`Installing: ${ctx.install}`);
-  const install = await runner(ctx.npmEnv, ctx.sandboxes.setup)(ctx.install);
+  const command = ctx.reinstall && (await hasInstalledTree(ctx.dir)) ? ctx.reinstall : ctx.install;
+  ctx.onStep(`Installing: ${command}`);
+  // An install into an existing tree may rewrite the manifests or the
+  // lockfile; the bump's own versions of them are what is committed.
+  const written = command === ctx.install ? undefined : await readFiles(ctx.dir, bump.files);
+  const install = await runner(ctx.npmEnv, ctx.sandboxes.setup)(command);
+  if (written) await writeFiles(ctx.dir, written);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
   if (!ctx.verify) return { passed: true, files: bump.files };
@@ -101,6 +121,13 @@ export async function attemptUpdates(
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}
+
+async function hasInstalledTree(dir: string): Promise<boolean> {
+  return lstat(join(dir, "node_modules")).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 /** Output names files relative to the repository: the workspace's own path means nothing to a reviewer. */

@@ -26,6 +26,7 @@ import type { Update } from "./outdated.js";
 import { renderDepsPullRequestBody } from "./pr-body.js";
 import { labelPullRequest, labelsFor } from "./pull-labels.js";
 import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
+import type { WarmInstall } from "./warm-install.js";
 
 /**
  * One group, one branch, one pull request: apply the bump, install and
@@ -59,6 +60,8 @@ export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes
   octokit: GitHubClient | undefined;
   onEvent: AgentEventListener | undefined;
   maxBisectChecks: number;
+  /** Carries the installed tree from group to group (one install per job). */
+  warm: WarmInstall | undefined;
   /** deps.labels: on every bump pull request (security fixes get `security` too). */
   labels: readonly string[];
   /** The lockfile's cutoff for security fixes, which skip the cooldown (not the package manager's own age gate). */
@@ -107,6 +110,7 @@ export async function runDepsGroup(
   }
   const { workspace, sandboxes } = opened.room;
   const dir = workspace.dir;
+  await ctx.warm?.restore(dir).catch(() => false);
   const attemptCtx: AttemptContext = {
     ...ctx,
     dir,
@@ -296,6 +300,9 @@ export async function runDepsGroup(
     };
     return finish();
   } finally {
+    // The sandboxes stop first: nothing may still write the tree being shelved.
+    await opened.room.sandboxes.close();
+    await ctx.warm?.save(dir).catch(() => undefined);
     await opened.room.close();
   }
 }

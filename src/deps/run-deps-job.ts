@@ -22,6 +22,7 @@ import { groupBranch, type UpdateGroup } from "./groups.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
 import { unsupportedMessage } from "./project.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
+import { createWarmInstall } from "./warm-install.js";
 
 /**
  * The scheduled dependency job for one repository: plan on a fresh checkout
@@ -110,6 +111,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
   const gitEnv = deps.envSource;
   const auth = input.token ? { token: input.token } : {};
   const prefix = input.config.branchPrefix;
+  const warm = createWarmInstall(deps.cacheDir);
 
   try {
     const baseBranch =
@@ -196,6 +198,13 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         (planned.project.lockfilePath
           ? "npm ci"
           : "npm install --no-package-lock --no-audit --no-fund"),
+      // With a tree already installed, npm changes only what the lockfile changed.
+      reinstall: config.install
+        ? undefined
+        : planned.project.lockfilePath
+          ? "npm install --prefer-offline --no-audit --no-fund"
+          : "npm install --no-package-lock --prefer-offline --no-audit --no-fund",
+      warm,
       verify,
       before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
       securityBefore: ageGateMs > 0 ? new Date(deps.clock.now() - ageGateMs) : undefined,
@@ -260,6 +269,8 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       status: "error",
       message: errorMessage(error),
     };
+  } finally {
+    await warm.dispose();
   }
 }
 

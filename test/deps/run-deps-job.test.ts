@@ -83,6 +83,7 @@ interface RunOptions {
   url?: string;
   apiUrl?: string;
   groups?: string[];
+  securityOnly?: boolean;
 }
 
 async function run(steps: ScriptStep[], options: RunOptions = {}) {
@@ -103,6 +104,7 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       token: undefined,
       config: options.config ?? config(),
       ...(options.groups ? { groups: options.groups } : {}),
+      ...(options.securityOnly ? { securityOnly: true } : {}),
     },
   );
   return { result, model };
@@ -274,6 +276,78 @@ describe("runDepsJob", () => {
       expect(other.sha("agent/deps/fx-greet-2")).toBeNull();
     } finally {
       await otherApi.close();
+    }
+  }, 240_000);
+
+  it("labels every bump pull request with deps.labels", () => {
+    const labelled = github.calls
+      .filter((c) => c.method === "POST" && /\/issues\/\d+\/labels$/.test(c.path))
+      .map((c) => [c.path, c.body.labels]);
+    expect(labelled).toContainEqual(["/repos/o/r/issues/100/labels", ["dependencies"]]);
+    expect(labelled).toContainEqual(["/repos/o/r/issues/101/labels", ["dependencies"]]);
+    // The fake has no label route: the failure is a warning, never a failed group.
+    expect(first.groups.every((g) => g.warnings?.[0]?.includes("could not label"))).toBe(true);
+  });
+
+  it("ships a security fix on its own, past the cooldown, labelled security with the advisory", async () => {
+    const sec = createBareRepo({ root, env, files, name: "security" });
+    const secGitHub = createFakeGitHub({ owner: "o", repo: "r" });
+    secGitHub.inject({ method: "POST", path: /\/labels$/, status: 200, body: [], times: 10 });
+    const secApi = await secGitHub.listen();
+    world.registry.setAdvisories({
+      "fx-util": [
+        {
+          id: 1100,
+          title: "Prototype pollution in merge()",
+          severity: "high",
+          vulnerable_versions: "<1.2.1",
+          url: "https://github.com/advisories/GHSA-xxxx-yyyy-zzzz",
+        },
+      ],
+    });
+    try {
+      // fx-util 1.2.1 is 10 days old: inside a 30-day cooldown, but it fixes an advisory.
+      const secConfig = config({ cooldown_days: 30, ignore: ["fx-broken", MAJOR_ONLY] });
+      const { result, model } = await run([], {
+        url: sec.url,
+        apiUrl: secApi.url,
+        config: secConfig,
+        securityOnly: true,
+      });
+      expect(result.groups.map((g) => [g.group.slug, g.status])).toEqual([
+        ["security-fx-util", "green"],
+      ]);
+      expect(model.requests).toEqual([]);
+      const lock = JSON.parse(sec.show("agent/deps/security-fx-util", "package-lock.json")) as {
+        packages: Record<string, { version: string }>;
+      };
+      expect(lock.packages["node_modules/fx-util"]?.version).toBe("1.2.1");
+      const [pull] = secGitHub.pulls;
+      expect(pull?.title).toBe("Bump fx-util from 1.2.0 to 1.2.1 (security, high)");
+      expect(pull?.body).toContain(
+        "| [1100](https://github.com/advisories/GHSA-xxxx-yyyy-zzzz) | high | fx-util `<1.2.1` | Prototype pollution in merge() |",
+      );
+      const labels = secGitHub.calls.filter(
+        (c) => c.method === "POST" && c.path.endsWith("/labels"),
+      );
+      expect(labels.map((c) => c.body.labels)).toEqual([["dependencies", "security"]]);
+      expect(renderDepsJobSummary(result)).toContain(
+        "fx-util 1.2.0 -> 1.2.1, fixes advisory 1100 (high)",
+      );
+      // The next tick finds the pull request already proposing the fix and leaves it alone.
+      const again = await run([], {
+        url: sec.url,
+        apiUrl: secApi.url,
+        config: secConfig,
+        securityOnly: true,
+      });
+      expect(again.result.groups).toEqual([]);
+      expect(again.result.waiting.map((w) => w.reason)).toEqual([
+        "its open pull request already proposes these versions",
+      ]);
+    } finally {
+      world.registry.setAdvisories({});
+      await secApi.close();
     }
   }, 240_000);
 
