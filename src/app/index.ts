@@ -2,6 +2,7 @@ import type { ApplicationFunctionOptions, Probot } from "probot";
 import type { Model } from "../agent/model.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { isOwnRequest } from "../job/start-rules.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import { jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
@@ -176,7 +177,11 @@ export function createApp(settings: AppSettings) {
         log.warn({ err: error, delivery: context.id }, "unreadable push payload");
         return;
       }
+      // The bot's own pushes move its own branches, which nothing is based on.
       if (!moved) return;
+      const bot = await deps.botLogin().catch(() => "");
+      const pusher = { login: moved.sender, id: 0, type: "Bot" as const };
+      if (bot && isOwnRequest({ requester: pusher }, bot)) return;
       const key = `${moved.repo.owner}/${moved.repo.name}@${moved.baseRef}`.toLowerCase();
       const work = withTimeout(
         STORE_TIMEOUT_MS,

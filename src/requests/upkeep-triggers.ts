@@ -84,6 +84,8 @@ export interface BaseMoved {
   /** The commit it moved to. */
   after: string;
   deliveryId: string;
+  /** Who pushed (the bot's own pushes move only its own branches). */
+  sender: string;
 }
 
 export const baseMovedSchema = z.object({
@@ -99,6 +101,7 @@ export const baseMovedSchema = z.object({
   baseRef: z.string().min(1),
   after: z.string().min(1),
   deliveryId: z.string().min(1),
+  sender: z.string(),
 });
 
 /** A push to a branch (not a tag, not a deletion) in an installed repository, or null. */
@@ -111,5 +114,6 @@ export function parseBaseMoved(payload: unknown, deliveryId: string): BaseMoved 
     baseRef: data.ref.slice("refs/heads/".length),
     after: data.after,
     deliveryId,
+    sender: data.sender.login,
   };
 }

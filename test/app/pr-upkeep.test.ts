@@ -400,6 +400,19 @@ describe("conflicts with the base branch", () => {
     expect(h.repo.show("feature/mul", "src/add.js")).toBe(RESOLVED.trim());
   });
 
+  it("ignores the bot's own pushes", async () => {
+    const { h } = await upkeepHarness({ steps: resolveSteps() });
+    harness = h;
+    const main = await conflictingBotPull(h, 35);
+    const before = h.repo.sha(BOT_BRANCH);
+    const payload = pushPayload(h, main);
+    payload.sender = { ...payload.sender, login: BOT, type: "Bot" };
+    await deliver(h, "push", payload);
+    expect(h.repo.sha(BOT_BRANCH)).toBe(before);
+    expect(h.models).toHaveLength(0);
+    expect(h.github.calls.some((c) => c.method === "GET" && c.path.endsWith("/pulls"))).toBe(false);
+  });
+
   it("does nothing when the moved base does not conflict", async () => {
     const { h } = await upkeepHarness({ steps: resolveSteps() });
     harness = h;
