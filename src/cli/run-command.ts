@@ -179,7 +179,14 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   const { args, io, cwd } = context;
   const readOnly = await gitMetadataPaths(cwd, io.env);
   const contained = context.sandbox.open({ workspace: cwd, readOnly, network: args.network });
-  const mcp = resolveMcpServers(context.settings.mcpServers, io.env);
+  const { repository, runner } = context.settings.mcpServers;
+  const fromRepository = resolveMcpServers(repository, io.env, "repository");
+  const fromRunner = resolveMcpServers(runner, io.env, "runner");
+  const mcp = {
+    servers: [...fromRepository.servers, ...fromRunner.servers],
+    problems: [...fromRepository.problems, ...fromRunner.problems],
+    secrets: [...fromRepository.secrets, ...fromRunner.secrets],
+  };
   try {
     const { result, mcp: servers } = await runAgentSession({
       root: cwd,
@@ -226,7 +233,8 @@ interface RunSettings {
   /** The model as named (provider/id), for the transcript. */
   modelSpec: string;
   policy: PolicyConfig;
-  mcpServers: McpServersConfig;
+  /** The checkout's own config, and --mcp-config (the runner's: it may pass provider keys). */
+  mcpServers: { repository: McpServersConfig; runner: McpServersConfig };
 }
 
 async function runSettings(args: RunArgs, io: CliIo, cwd: string): Promise<RunSettings> {
@@ -256,7 +264,13 @@ async function runSettings(args: RunArgs, io: CliIo, cwd: string): Promise<RunSe
       allow: [...config.policy.allow, ...args.allow],
       deny: [...config.policy.deny, ...args.deny],
     },
-    mcpServers: { ...config.mcpServers, ...fromFile },
+    mcpServers: {
+      // A server named in both is the runner's.
+      repository: Object.fromEntries(
+        Object.entries(config.mcpServers ?? {}).filter(([name]) => !(name in fromFile)),
+      ),
+      runner: fromFile,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../../sandbox/network.js";
+import { PROVIDER_CREDENTIAL_NAMES } from "../models/factory.js";
 
 /**
  * MCP servers as the config names them: `mcp_servers:` in
@@ -94,10 +95,7 @@ export interface ResolvedMcpServers {
   secrets: string[];
 }
 
-/**
- * The bot's own credentials: no repository's config may hand them to a
- * server it chose. Provider keys may be passed, but only by name.
- */
+/** The bot's own credentials: no config may hand them to a server it chose. */
 const NEVER_PASSED = new Set([
   "PRIVATE_KEY",
   "WEBHOOK_SECRET",
@@ -109,17 +107,30 @@ const NEVER_PASSED = new Set([
   "REDIS_URL",
 ]);
 
+/**
+ * The model provider's credentials belong to whoever runs patchwright, not to
+ * whoever can write a repository's config: only a config of the runner's own
+ * (`--mcp-config`) may name them.
+ */
+const RUNNER_ONLY = new Set([...PROVIDER_CREDENTIAL_NAMES, "AWS_ACCESS_KEY_ID"]);
+
 class MissingVariable extends Error {}
 
 function expand(
   value: string,
   env: Readonly<Record<string, string | undefined>>,
   used: string[],
+  fromRepository: boolean,
 ): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
     if (NEVER_PASSED.has(name)) {
       throw new MissingVariable(
         `${name} is the bot's own credential and is never passed to an MCP server`,
+      );
+    }
+    if (fromRepository && RUNNER_ONLY.has(name)) {
+      throw new MissingVariable(
+        `${name} is the model provider's credential; a repository's config cannot pass it to an MCP server`,
       );
     }
     const found = env[name];
@@ -129,11 +140,17 @@ function expand(
   });
 }
 
-/** Resolves each server's `${VAR}`s from `env`; a server whose variable is missing is a problem, not an error. */
+/**
+ * Resolves each server's `${VAR}`s from `env`; a server whose variable is
+ * missing or refused is a problem to report, not an error. `source`: whether
+ * the config is the repository's (`.github/patchwright.yml`) or the runner's own.
+ */
 export function resolveMcpServers(
   config: McpServersConfig,
   env: Readonly<Record<string, string | undefined>>,
+  source: "repository" | "runner",
 ): ResolvedMcpServers {
+  const fromRepository = source === "repository";
   const result: ResolvedMcpServers = { servers: [], problems: [], secrets: [] };
   for (const [name, server] of Object.entries(config)) {
     const used: string[] = [];
@@ -147,7 +164,9 @@ export function resolveMcpServers(
           transport: "stdio",
           command: server.command,
           args: server.args,
-          env: Object.fromEntries(pairs.map(([key, value]) => [key, expand(value, env, used)])),
+          env: Object.fromEntries(
+            pairs.map(([key, value]) => [key, expand(value, env, used, fromRepository)]),
+          ),
           network: networkPolicy(server.network),
           timeoutMs: server.timeout * 1000,
         });
@@ -157,7 +176,10 @@ export function resolveMcpServers(
           transport: "http",
           url: server.url,
           headers: Object.fromEntries(
-            Object.entries(server.headers).map(([key, value]) => [key, expand(value, env, used)]),
+            Object.entries(server.headers).map(([key, value]) => [
+              key,
+              expand(value, env, used, fromRepository),
+            ]),
           ),
           timeoutMs: server.timeout * 1000,
         });

@@ -49,7 +49,7 @@ export const PROVIDER_ENV_NAMES = [
 const nonEmpty = (value: string | undefined) => (value ? value : undefined);
 
 /** The provider variables that hold credentials (AWS_BEARER_TOKEN_BEDROCK's name hides it from name-based scans). */
-const CREDENTIAL_NAMES = [
+export const PROVIDER_CREDENTIAL_NAMES = [
   "ANTHROPIC_API_KEY",
   "OPENAI_API_KEY",
   "AWS_SECRET_ACCESS_KEY",
@@ -59,7 +59,7 @@ const CREDENTIAL_NAMES = [
 
 /** Every provider credential in `env`, for redactors: none may be shown anywhere. */
 export function providerSecrets(env: Env): string[] {
-  return CREDENTIAL_NAMES.flatMap((name) => {
+  return PROVIDER_CREDENTIAL_NAMES.flatMap((name) => {
     const value = env[name];
     return value && value.length >= 8 ? [value] : [];
   });

@@ -55,7 +55,11 @@ async function session(
     TICKETS_TOKEN,
     ...HOST_SECRETS,
   };
-  const resolved = resolveMcpServers(mcpServersSchema.parse(await servers(root)), envSource);
+  const resolved = resolveMcpServers(
+    mcpServersSchema.parse(await servers(root)),
+    envSource,
+    "repository",
+  );
   const events: AgentEvent[] = [];
   const done = await runAgentSession({
     root,
