@@ -15,6 +15,12 @@ export interface DepsSchedulerDeps {
   clock: { now(): number };
   /** How long repository lists and schedules are reused before they are read again. */
   refreshMs?: number;
+  /**
+   * How often each repository with a `deps:` section gets a security-only
+   * run (advisories are not on a schedule); the first comes on the first
+   * tick that sees the repository. Unset: no security runs between schedules.
+   */
+  securityEveryMs?: number;
   onError?: (error: unknown, repository?: ScheduledRepository) => void;
 }
 
@@ -37,6 +43,7 @@ export function createDepsScheduler(deps: DepsSchedulerDeps) {
   const refreshMs = deps.refreshMs ?? DEFAULT_REFRESH_MS;
   const onError = deps.onError ?? (() => {});
   const lastRun = new Map<string, number>();
+  const lastSecurity = new Map<string, number>();
   let known: Known[] = [];
   let refreshedAt = Number.NEGATIVE_INFINITY;
 
@@ -64,11 +71,26 @@ export function createDepsScheduler(deps: DepsSchedulerDeps) {
       const key = `deps:${repository.owner}/${repository.repo}`.toLowerCase();
       const since = lastRun.get(key);
       lastRun.set(key, since ?? now);
-      if (since === undefined || !isDepsRunDue(schedule.schedule, new Date(since), new Date(now)))
-        continue;
-      lastRun.set(key, now);
       // Named by the minute it fired: App processes sharing a queue store it once.
       const minute = new Date(Math.floor(now / 60_000) * 60_000).toISOString();
+      if (since === undefined || !isDepsRunDue(schedule.schedule, new Date(since), new Date(now))) {
+        const checked = lastSecurity.get(key);
+        if (deps.securityEveryMs === undefined) continue;
+        if (checked !== undefined && now - checked < deps.securityEveryMs) continue;
+        lastSecurity.set(key, now);
+        const queued = await deps.queue.submit({
+          kind: "deps",
+          key,
+          deliveryId: `${key}#security@${minute}`,
+          installationId: repository.installationId,
+          input: { ...repository, securityOnly: true },
+        });
+        if (queued.status !== "duplicate") started.push(`${key}#security`);
+        continue;
+      }
+      lastRun.set(key, now);
+      // A full run looks for security fixes too.
+      lastSecurity.set(key, now);
       const queued = await deps.queue.submit({
         kind: "deps",
         key,

@@ -5,6 +5,8 @@ import type { GitHubClient } from "../github/octokit.js";
 import type { JobQueue } from "../queue/types.js";
 import { createDepsScheduler, type ScheduledRepository } from "./deps-scheduler.js";
 
+const SECURITY_EVERY_MS = 15 * 60_000;
+
 export interface AppDepsSchedulerSettings {
   probot: Probot;
   queue: Pick<JobQueue, "submit">;
@@ -49,6 +51,8 @@ export function createAppDepsScheduler(settings: AppDepsSchedulerSettings) {
   return createDepsScheduler({
     queue: settings.queue,
     clock: settings.clock,
+    // Advisories do not wait for a repository's schedule; a security-only run is cheap when there is nothing to fix.
+    securityEveryMs: SECURITY_EVERY_MS,
     listRepositories,
     scheduleOf: async (repository) => {
       const loaded = await loadRepoConfig(await installationClient(repository.installationId), {

@@ -12,6 +12,8 @@ export const scheduledRepositorySchema = z.object({
   repo: z.string().min(1),
   cloneUrl: z.string().min(1),
   defaultBranch: z.string().min(1),
+  /** Only updates that fix known advisories (the scheduler's check between scheduled runs). */
+  securityOnly: z.boolean().optional(),
 });
 export type ScheduledRepository = z.infer<typeof scheduledRepositorySchema>;
 
@@ -56,6 +58,7 @@ export async function runDepsRecord(deps: WorkerDeps, job: RunningJob): Promise<
       token: await installationToken(octokit),
       defaultBranch: repository.defaultBranch,
       config: loaded.config,
+      ...(repository.securityOnly ? { securityOnly: true } : {}),
     },
   );
   if (job.signal.aborted) return { status: "interrupted" };

@@ -14,7 +14,7 @@ const repo = (name: string): ScheduledRepository => ({
 const at = (iso: string) => new Date(iso).getTime();
 const weekly = (): DepsSchedule => ({ enabled: true, schedule: "0 6 * * 1", config: {} as never });
 
-function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0) {
+function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0, securityEveryMs?: number) {
   let now = at("2026-11-29T12:00:00Z"); // a Sunday
   const runs: string[] = [];
   const seen = new Set<string>();
@@ -41,6 +41,7 @@ function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0) {
     queue,
     clock: { now: () => now },
     refreshMs,
+    ...(securityEveryMs !== undefined ? { securityEveryMs } : {}),
   });
   return {
     scheduler,
@@ -54,6 +55,32 @@ function setup(schedules: Record<string, DepsSchedule>, refreshMs = 0) {
 }
 
 describe("the dependency-bump scheduler", () => {
+  it("queues a security-only run on the first tick and then every period, past the schedule", async () => {
+    const s = setup(
+      { web: weekly(), off: { enabled: false, reason: "no deps: section" } },
+      0,
+      15 * 60_000,
+    );
+    expect(await s.scheduler.tick()).toEqual(["deps:o/web#security"]);
+    expect(s.queue.submitted[0]).toMatchObject({
+      kind: "deps",
+      key: "deps:o/web",
+      deliveryId: "deps:o/web#security@2026-11-29T12:00:00.000Z",
+      input: { repo: "web", securityOnly: true },
+    });
+    s.setNow("2026-11-29T12:10:00Z");
+    expect(await s.scheduler.tick()).toEqual([]);
+    s.setNow("2026-11-29T12:15:00Z");
+    expect(await s.scheduler.tick()).toEqual(["deps:o/web#security"]);
+    // The scheduled run looks for security fixes too, so the next check waits a full period.
+    s.setNow("2026-11-30T06:00:00Z");
+    expect(await s.scheduler.tick()).toEqual(["deps:o/web"]);
+    expect(s.queue.submitted.at(-1)?.input).not.toHaveProperty("securityOnly");
+    s.setNow("2026-11-30T06:14:00Z");
+    expect(await s.scheduler.tick()).toEqual([]);
+    expect(s.runs).toEqual(["web", "web", "web"]);
+  });
+
   it("runs a repository once when its schedule fires, not at first sight", async () => {
     const s = setup({ web: weekly(), off: { enabled: false, reason: "no deps: section" } });
     expect(await s.scheduler.tick()).toEqual([]);
