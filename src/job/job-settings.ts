@@ -22,6 +22,7 @@ export function jobSettingsFrom(
   | "setupNetwork"
   | "squash"
   | "identity"
+  | "mcpServers"
 > {
   return {
     branchPrefix: config.branchPrefix,
@@ -39,6 +40,7 @@ export function jobSettingsFrom(
     setupNetwork: config.setupNetwork,
     squash: config.squash,
     identity: config.bot,
+    mcpServers: config.mcpServers,
   };
 }
 

@@ -11,7 +11,7 @@ import {
   renderFinalReport,
 } from "./final-report.js";
 import type { GitJobResult } from "./run-git-job.js";
-import { type RunStats, renderPullRequestBody } from "./summary.js";
+import { type RunStats, renderMcp, renderPullRequestBody } from "./summary.js";
 
 /**
  * Turns what a job did into the words a maintainer reads: the pull request
@@ -89,6 +89,7 @@ export function pullRequestBody(
       checks: checksRun(job.commands),
       verify: job.verify,
       drift: job.drift,
+      mcp: job.agent?.mcp,
     }),
   );
 }
@@ -154,5 +155,7 @@ export function finalReport(
     };
   }
   const outcome = failure || job.verify?.passed === false ? "failure" : "success";
-  return { markdown: redact(renderFinalReport(input)), outcome };
+  const mcp = renderMcp(job.agent?.mcp);
+  const markdown = mcp ? `${renderFinalReport(input)}\n\n${mcp}` : renderFinalReport(input);
+  return { markdown: redact(markdown), outcome };
 }

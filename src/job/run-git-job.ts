@@ -3,6 +3,7 @@ import type { AgentEvent, AgentEventListener } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
 import { FileHistory } from "../agent/file-history.js";
 import type { AgentLimits, AgentResult } from "../agent/loop.js";
+import type { McpServersConfig } from "../agent/mcp/config.js";
 import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import type { InstructionFile } from "../agent/prompt.js";
@@ -33,6 +34,7 @@ import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type CheckpointChain, createCheckpointer } from "./checkpoints.js";
 import { commitWork } from "./commit-work.js";
+import { jobMcp } from "./job-mcp.js";
 import { openJobRoom } from "./job-room.js";
 import { type CommitPusher, pushWork, pushWorkVia } from "./push-work.js";
 import { resumeFromCheckpoint, resumeNote } from "./resume.js";
@@ -86,6 +88,8 @@ export interface GitJobInput {
   wantPatch?: boolean | undefined;
   /** Push through this instead of git (`signed_commits`: the Git Data API). */
   pushVia?: CommitPusher | undefined;
+  /** The repository's `mcp_servers:` (see job-mcp.ts). */
+  mcpServers?: McpServersConfig | undefined;
 }
 
 export interface GitJobDeps {
@@ -366,6 +370,16 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       instructions: input.instructions,
       secrets: deps.secrets.map((secret) => secret.value),
       beforeTools: startTree,
+      ...(input.mcpServers && Object.keys(input.mcpServers).length > 0
+        ? {
+            mcp: await jobMcp({
+              servers: input.mcpServers,
+              env: gitEnv,
+              launcher: deps.sandbox,
+              dir: workspace.dir,
+            }),
+          }
+        : {}),
     });
     const endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
     const chain = await checkpointer?.finish();

@@ -1,4 +1,5 @@
 import type { Model } from "../agent/model.js";
+import type { ModelSettings } from "../agent/models/factory.js";
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
@@ -33,7 +34,7 @@ export interface JobDeps {
   octokit: GitHubClient;
   /** The token git uses to fetch and push (installation token, Action token). Never given to the agent. */
   gitToken: () => Promise<string | undefined>;
-  createModel: (modelId: string) => Model;
+  createModel: (modelId: string, settings?: ModelSettings) => Model;
   cacheDir: string;
   /** Every command from the repository or the agent runs in one of its sandboxes. */
   sandbox: SandboxLauncher;
@@ -210,6 +211,8 @@ export async function planRequest(
       ? {
           network: OFF,
           setupNetwork: OFF,
+          // The fork's code and the agent reading it get no servers holding the repository's credentials.
+          mcpServers: undefined,
           instructions: await loadBaseInstructions(deps.octokit, { owner, repo, ref: pr.baseRef }),
         }
       : {}),

@@ -46,6 +46,13 @@ export interface PullRequestBodyInput extends RunStats, CheckFacts {
   files: FileStat[];
   /** Paths a last commit had to put right (see GitJobResult.drift). */
   drift?: string[] | undefined;
+  mcp?: McpFacts | undefined;
+}
+
+/** What the agent's MCP servers did (AgentResult.mcp). */
+export interface McpFacts {
+  used: string[];
+  failures: Array<{ server: string; message: string }>;
 }
 
 const MAX_SUMMARY_CHARS = 20_000;
@@ -65,11 +72,33 @@ export function renderPullRequestBody(input: PullRequestBodyInput): string {
   if (input.drift?.length) parts.push(renderDrift(input.drift));
   const checks = renderChecks(input);
   if (checks) parts.push(`### Checks\n\n${checks}`);
+  if (input.mcp?.used.length) parts.push(`### MCP tools used\n\n${renderMcpUsed(input.mcp.used)}`);
   parts.push(`### Usage\n\n${renderUsage(input)}`);
   const requester = input.request.url
     ? `[@${input.request.login}'s request](${input.request.url})`
     : `@${input.request.login}'s request`;
   parts.push(`---\n<sub>Made by patchwright at ${requester}.</sub>`);
+  return parts.join("\n\n");
+}
+
+function renderMcpUsed(used: readonly string[]): string {
+  return used.map((name) => `- ${inlineCode(name)}`).join("\n");
+}
+
+/** For the tracking comment: servers that did not start (the job went on without them), tools used. */
+export function renderMcp(mcp: McpFacts | undefined): string {
+  if (!mcp) return "";
+  const parts: string[] = [];
+  if (mcp.failures.length > 0) {
+    parts.push(
+      [
+        "**MCP servers that did not start** (the job went on without them):",
+        ...mcp.failures.map((f) => `- ${inlineCode(f.server)}: ${clip(f.message, 300)}`),
+      ].join("\n"),
+    );
+  }
+  if (mcp.used.length > 0)
+    parts.push(`MCP tools used: ${mcp.used.map((name) => inlineCode(name)).join(", ")}`);
   return parts.join("\n\n");
 }
 

@@ -22,7 +22,7 @@ export const TOKEN_PATTERNS: ReadonlyArray<{ name: string; pattern: RegExp }> = 
  * everywhere and may never leave in a commit.
  */
 const SECRET_NAME =
-  /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|(^|_)(API_KEY|PRIVATE_KEY|ACCESS_KEY|SECRET_KEY|AUTH_KEY)$/i;
+  /(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$|(^|_)(API_KEY|PRIVATE_KEY|ACCESS_KEY|SECRET_KEY|AUTH_KEY)$|(^|_)BEARER_TOKEN(_|$)/i;
 
 /** Values shorter than this are too likely to occur by chance to match blindly. */
 export const MIN_SECRET_LENGTH = 8;

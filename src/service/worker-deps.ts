@@ -1,4 +1,5 @@
 import type { Model } from "../agent/model.js";
+import type { ModelSettings } from "../agent/models/factory.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { NewJob, SubmitResult } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -11,7 +12,7 @@ export interface WorkerDeps {
   env: Record<string, string | undefined>;
   cacheDir: string;
   cacheBytes: number;
-  createModel: (modelId: string) => Model;
+  createModel: (modelId: string, settings?: ModelSettings) => Model;
   sandbox: () => Promise<SandboxLauncher>;
   clock: { now(): number };
   botLogin: () => Promise<string>;

@@ -1,7 +1,7 @@
 import type { Model } from "../agent/model.js";
+import { createModelFactory } from "../agent/models/factory.js";
 import { cleanStaleWorkspaces } from "../git/cache.js";
 import type { GitHubAppClients } from "../github/client.js";
-import { anthropicModelFactory } from "../job/job-deps.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
@@ -48,10 +48,9 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
     queuePollMs: options.queuePollMs,
     createModel:
       options.createModel ??
-      anthropicModelFactory({
-        apiKey: settings.anthropicApiKey,
-        baseURL: settings.anthropicBaseUrl,
-        missingKey: "ANTHROPIC_API_KEY is not set on the server running patchwright",
+      // anthropic/, bedrock/, vertex/ or openai/, each from its own standard variables.
+      createModelFactory(options.env, {
+        missingAnthropicKey: "ANTHROPIC_API_KEY is not set on the server running patchwright",
       }),
     sandbox: () => {
       sandbox ??= options.sandbox

@@ -12,7 +12,7 @@ import { join } from "node:path";
  * - slow (read-only): never answers;
  * - broken (read-only): answers with an error result.
  */
-const SOURCE = String.raw`
+export const TICKETS_SERVER_SOURCE = String.raw`
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
@@ -66,6 +66,6 @@ export async function writeTicketsServer(
   dir: string,
   name = "tickets-server.mjs",
 ): Promise<string> {
-  await writeFile(join(dir, name), SOURCE);
+  await writeFile(join(dir, name), TICKETS_SERVER_SOURCE);
   return name;
 }

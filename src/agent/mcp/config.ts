@@ -116,11 +116,28 @@ const RUNNER_ONLY = new Set([...PROVIDER_CREDENTIAL_NAMES, "AWS_ACCESS_KEY_ID"])
 
 class MissingVariable extends Error {}
 
+/**
+ * The variables a repository's config may pass to its servers: only those
+ * the runner lists in PATCHWRIGHT_MCP_ENV (comma-separated). Whoever can
+ * write a repository's config must not be able to pick any variable of the
+ * machine running patchwright and hand it to a server it chose.
+ */
+export const REPOSITORY_ENV_ALLOWLIST = "PATCHWRIGHT_MCP_ENV";
+
+function repositoryAllowlist(env: Readonly<Record<string, string | undefined>>): Set<string> {
+  return new Set(
+    (env[REPOSITORY_ENV_ALLOWLIST] ?? "")
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean),
+  );
+}
+
 function expand(
   value: string,
   env: Readonly<Record<string, string | undefined>>,
   used: string[],
-  fromRepository: boolean,
+  fromRepository: Set<string> | undefined,
 ): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
     if (NEVER_PASSED.has(name)) {
@@ -131,6 +148,11 @@ function expand(
     if (fromRepository && RUNNER_ONLY.has(name)) {
       throw new MissingVariable(
         `${name} is the model provider's credential; a repository's config cannot pass it to an MCP server`,
+      );
+    }
+    if (fromRepository && !fromRepository.has(name)) {
+      throw new MissingVariable(
+        `${name} is not in ${REPOSITORY_ENV_ALLOWLIST}, the variables a repository's config may pass to an MCP server`,
       );
     }
     const found = env[name];
@@ -150,7 +172,7 @@ export function resolveMcpServers(
   env: Readonly<Record<string, string | undefined>>,
   source: "repository" | "runner",
 ): ResolvedMcpServers {
-  const fromRepository = source === "repository";
+  const fromRepository = source === "repository" ? repositoryAllowlist(env) : undefined;
   const result: ResolvedMcpServers = { servers: [], problems: [], secrets: [] };
   for (const [name, server] of Object.entries(config)) {
     const used: string[] = [];

@@ -53,6 +53,7 @@ async function session(
     HOME: process.env.HOME,
     DOCS_TOKEN,
     TICKETS_TOKEN,
+    PATCHWRIGHT_MCP_ENV: "DOCS_TOKEN,TICKETS_TOKEN,MISSING_TOKEN",
     ...HOST_SECRETS,
   };
   const resolved = resolveMcpServers(

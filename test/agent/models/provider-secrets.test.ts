@@ -43,3 +43,9 @@ describe("provider credentials", () => {
     }
   });
 });
+
+describe("secretsInEnv", () => {
+  it("knows the Bedrock API key by its name alone, as the App and the Action redact with it", () => {
+    expect(secretsInEnv(HOST).map((s) => s.name)).toContain("AWS_BEARER_TOKEN_BEDROCK");
+  });
+});
