@@ -36,13 +36,22 @@ export async function bench(): Promise<void> {
     const job = async (deps: Record<string, unknown>, groups?: string[]) => {
       const repo = createBareRepo({ root, env, files, name: `app-${++repos}` });
       const started = performance.now();
+      // Where the time goes: each step's time until the next one, summed by kind.
+      const steps = new Map<string, number>();
+      let last: { kind: string; at: number } | undefined;
+      const onStep = (step: string) => {
+        const at = performance.now();
+        if (last) steps.set(last.kind, (steps.get(last.kind) ?? 0) + at - last.at);
+        last = { kind: step.split(/[: ]/)[0] ?? step, at };
+      };
       const result: DepsJobResult = await runDepsJob(
         {
           cacheDir: join(root, `cache-${repos}`),
           sandbox,
           envSource: env,
-          clock: { now: () => now },
+          clock: { now: () => Date.now() },
           createModel: () => createScriptedModel([]),
+          onStep,
         },
         {
           owner: "o",
@@ -53,13 +62,14 @@ export async function bench(): Promise<void> {
         },
       );
       const wall = performance.now() - started;
+      onStep("end");
       const bad = result.groups.filter((g) => g.status !== "green");
       if (result.status !== "done" || bad.length > 0) {
         throw new Error(
           `bench job did not go green: ${result.message ?? bad.map((g) => `${g.group.slug} ${g.status} ${g.error?.message ?? ""}`).join("; ")}`,
         );
       }
-      return { result, wall };
+      return { result, wall, steps };
     };
 
     const one = await job({}, ["minor-and-patch"]);
@@ -68,13 +78,16 @@ export async function bench(): Promise<void> {
       ["one install per job (default)", {}],
       ["npm ci in every group (deps.install: npm ci)", { install: "npm ci" }],
     ] as const) {
-      const { result, wall } = await job(deps);
+      const { result, wall, steps } = await job(deps);
       console.log(`\n${label}: ${result.groups.length} groups`);
       for (const g of result.groups)
         console.log(`  ${g.group.slug.padEnd(16)} ${ms(g.durationMs)}`);
       const planning = wall - result.groups.reduce((sum, g) => sum + g.durationMs, 0);
       console.log(`  ${"(plan, setup)".padEnd(16)} ${ms(planning)}`);
       console.log(`  total ${ms(wall)} = ${(wall / one.wall).toFixed(2)}x one group (target < 2x)`);
+      console.log(
+        `  by step: ${[...steps].map(([kind, time]) => `${kind} ${ms(time)}`).join(", ")}`,
+      );
     }
   } finally {
     await registry.close();

@@ -31,6 +31,10 @@ export interface AttemptContext {
   install: string;
   /** Used instead of `install` when node_modules is already there (an earlier try or group left it). */
   reinstall?: string | undefined;
+  /** The package manager's lockfile command (default npm's). */
+  lockfileCommand?: ((before?: Date) => string) | undefined;
+  /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
+  hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;
   lockfilePath: string | undefined;
   before: Date | undefined;
@@ -74,7 +78,10 @@ export async function attemptUpdates(
   // the workspace (out of the sandbox's sight) while the lockfile is made.
   const installed = join(ctx.dir, "node_modules");
   const aside = `${ctx.dir}.node_modules`;
-  const moved = ctx.lockfilePath !== undefined && (await hasInstalledTree(ctx.dir));
+  const moved =
+    ctx.hideTreeFromLockfile === true &&
+    ctx.lockfilePath !== undefined &&
+    (await hasInstalledTree(ctx.dir));
   if (moved) await rename(installed, aside);
   try {
     bump = await applyBump({
@@ -83,6 +90,7 @@ export async function attemptUpdates(
       lockfilePath: ctx.lockfilePath,
       run: runner(ctx.npmEnv, ctx.sandboxes.setup),
       before: ctx.before,
+      lockfileCommand: ctx.lockfileCommand,
     });
   } catch (error) {
     // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump.

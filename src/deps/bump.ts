@@ -1,7 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import type { VerifyResult } from "../job/verify.js";
 import { realPathInside } from "../sandbox/host-files.js";
-import type { NpmConfig } from "./npmrc.js";
 import type { Update } from "./outdated.js";
 import { setDependencySpec } from "./package-json-edit.js";
 
@@ -29,6 +28,8 @@ export interface ApplyBumpOptions {
   run: CommandRunner;
   /** Only versions published before this are chosen for what npm resolves anew (the cooldown). */
   before?: Date | undefined;
+  /** The package manager's lockfile command (default: npm's, see lockfileCommand). */
+  lockfileCommand?: ((before?: Date) => string) | undefined;
 }
 
 export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome> {
@@ -44,12 +45,17 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
   }
   if (!options.lockfilePath) return { files: [...files] };
 
-  if (relockOnly.length > 0)
+  const command = options.lockfileCommand ?? lockfileCommand;
+  // In-range updates are proposed for npm's lockfile only (see outdated.ts).
+  if (relockOnly.length > 0 && options.lockfilePath.endsWith(".json"))
     await forgetLocked(await realPathInside(options.dir, options.lockfilePath), relockOnly);
-  let lockfile = await options.run(lockfileCommand(options.before));
+  let lockfile = await options.run(command(options.before));
   // npm refuses some existing locks under --before (a version the repository
   // already pinned is younger than the cutoff); the bump itself is still sound.
-  if (!lockfile.passed && options.before) lockfile = await options.run(lockfileCommand());
+  if (!lockfile.passed && options.before) {
+    const again = command();
+    if (again !== command(options.before)) lockfile = await options.run(again);
+  }
   files.add(options.lockfilePath);
   return { files: [...files], lockfile };
 }
@@ -91,11 +97,6 @@ export function editManifest(text: string, edits: readonly ManifestEdit[]): stri
 export function lockfileCommand(before?: Date): string {
   const base = "npm install --package-lock-only --ignore-scripts --no-audit --no-fund";
   return before ? `${base} --before=${before.toISOString()}` : base;
-}
-
-/** Points npm at the registry patchwright resolved from .npmrc (scoped ones npm reads itself). */
-export function registryEnv(npm: NpmConfig): Record<string, string> {
-  return { npm_config_registry: npm.registry };
 }
 
 /** Drops a package's lockfile entries so npm resolves it again within its (unchanged) range. */

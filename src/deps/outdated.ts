@@ -67,14 +67,25 @@ export interface FindUpdatesOptions {
   now: number;
   node?: ProjectNode | undefined;
   releaseAge?: ReleaseAge | undefined;
+  /** Only these packages (a security-only run asks the registry about nothing else). */
+  onlyNames?: ReadonlySet<string> | undefined;
   signal?: AbortSignal;
   concurrency?: number;
 }
 
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
 
-export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpdatesResult> {
-  const { project, config } = options;
+export interface DependencyList {
+  wanted: Array<{ entry: DepEntry; current: string }>;
+  skipped: SkippedDependency[];
+  internal: number;
+}
+
+/** Every registry dependency the config covers, with its installed version; no registry asked. */
+export function listDependencies(
+  project: NpmProject,
+  config: Pick<DepsConfig, "depTypes" | "ignore">,
+): DependencyList {
   const skipped: SkippedDependency[] = [];
   const workspaceNames = new Set(project.manifests.map((m) => m.name).filter(Boolean));
   const wanted: Array<{ entry: DepEntry; current: string }> = [];
@@ -91,12 +102,25 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
       else {
         const current =
-          lockedVersion(project.lockfile, manifest.dir, entry.name) ?? specFloor(entry.spec);
+          lockedVersion(project.lockfile, manifest.dir, entry.name) ??
+          project.lockedVersionOf?.(manifest.dir, entry.name, entry.spec) ??
+          specFloor(entry.spec);
         if (current) wanted.push({ entry, current });
         else skip(`cannot tell the installed version of "${entry.spec}"`);
       }
     }
   }
+  return { wanted, skipped, internal };
+}
+
+export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpdatesResult> {
+  const { project, config } = options;
+  const listed = listDependencies(project, config);
+  const skipped = listed.skipped;
+  const internal = listed.internal;
+  const wanted = options.onlyNames
+    ? listed.wanted.filter((w) => options.onlyNames?.has(w.entry.name))
+    : listed.wanted;
 
   const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
   const names = [...new Set(wanted.map((w) => w.entry.name))];
@@ -149,10 +173,16 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       const write = writeRange(entry.spec, target.version, {
         strategy: config.rangeStrategy,
         section: entry.section,
-        hasLockfile: project.lockfile !== undefined,
+        hasLockfile: project.lockfilePath !== undefined,
       });
       if (write.kind !== "write") {
         skip(`${current} -> ${target.version} not proposed: ${write.reason}`);
+        continue;
+      }
+      if (write.spec === null && project.manager.name !== "npm") {
+        skip(
+          `${current} -> ${target.version} not proposed: it is inside "${entry.spec}", and lockfile-only updates are made for npm lockfiles only (use range_strategy bump)`,
+        );
         continue;
       }
       const location = {

@@ -1,14 +1,21 @@
 import picomatch from "picomatch";
+import { errorMessage } from "../error-message.js";
 import type { DepsConfig } from "./config.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
 import { type NpmConfig, readNpmConfig } from "./npmrc.js";
-import { findUpdates, type SkippedDependency, type Update } from "./outdated.js";
+import { findUpdates, listDependencies, type SkippedDependency, type Update } from "./outdated.js";
+import { bunMessage } from "./package-manager.js";
 import { checkPeers } from "./peers.js";
-import { type NpmProject, readNpmProject, unsupportedMessage } from "./project.js";
+import { type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNode, readProjectNode } from "./project-node.js";
-import { createRegistryClient, type FetchJson, type RegistryClient } from "./registry.js";
+import {
+  type Advisory,
+  createRegistryClient,
+  type FetchJson,
+  type RegistryClient,
+} from "./registry.js";
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
-import { findSecurityUpdates } from "./security.js";
+import { advisoryRequest, findSecurityUpdates } from "./security.js";
 
 /** What a run would do: the groups (one pull request each) and what was left out, and why. */
 export interface DepsPlan {
@@ -19,8 +26,10 @@ export interface DepsPlan {
   upToDate: number;
   /** Dependencies between the workspace's own packages (left to npm). */
   internal: number;
-  /** Set when the project uses another package manager: the plan is informational only. */
+  /** Set when the project uses bun: the plan is informational only. */
   warning?: string;
+  /** The package manager that writes the lockfile: npm, pnpm, yarn-classic, yarn-berry. */
+  manager: string;
   /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
   maxOpenPrs: number;
   /** The Node the engines check used, and where it came from. */
@@ -61,6 +70,18 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   const node = await readProjectNode(options.dir, rootJson, options.runningNode ?? process.version);
   const releaseAge = await readReleaseAge(options.dir, npm);
   const now = options.clock.now();
+  // A security-only run asks about advisories first, and fetches packuments only for what has one.
+  let known: Record<string, Advisory[]> | undefined;
+  let securityError: unknown;
+  if (options.securityOnly && options.config.securityUpdates) {
+    const listed = listDependencies(project, options.config);
+    known = await registry
+      .advisories(advisoryRequest(listed.wanted, options.config), options.signal)
+      .catch((error: unknown) => {
+        securityError = error;
+        return {};
+      });
+  }
   const found = await findUpdates({
     project,
     registry,
@@ -68,32 +89,31 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     now,
     node,
     releaseAge,
+    ...(known ? { onlyNames: new Set(Object.keys(known)) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const skipped = [...found.skipped];
   let security: Update[] = [];
-  if (options.config.securityUpdates) {
+  if (securityError) skipped.push(advisoryFailure(securityError));
+  else if (options.config.securityUpdates) {
     try {
       const findings = await findSecurityUpdates({
         entries: found.entries,
         packuments: found.packuments,
         registry,
         config: options.config,
-        hasLockfile: project.lockfile !== undefined,
+        hasLockfile: project.lockfilePath !== undefined,
         now,
         node,
         releaseAge,
         signal: options.signal,
+        known,
       });
       security = findings.updates;
       skipped.push(...findings.skipped);
     } catch (error) {
       // No advisories is no reason to hold back the other updates; say so.
-      skipped.push({
-        name: "(security advisories)",
-        manifest: "package.json",
-        reason: error instanceof Error ? error.message : String(error),
-      });
+      skipped.push(advisoryFailure(error));
     }
   }
   const securityNames = new Set(security.map((u) => u.name));
@@ -123,10 +143,11 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     upToDate: found.upToDate,
     internal: found.internal,
     maxOpenPrs: options.config.maxOpenPrs,
+    manager: project.manager.name,
     node,
     ...(releaseAge ? { releaseAge } : {}),
   };
-  if (project.otherManager) plan.warning = unsupportedMessage(project.otherManager);
+  if (project.manager.name === "bun") plan.warning = bunMessage(project.manager);
   return { plan, project, npm, registry };
 }
 
@@ -160,6 +181,10 @@ function onePerPackage(
     });
     return false;
   });
+}
+
+function advisoryFailure(error: unknown): SkippedDependency {
+  return { name: "(security advisories)", manifest: "package.json", reason: errorMessage(error) };
 }
 
 function securityGroups(updates: readonly Update[]): UpdateGroup[] {

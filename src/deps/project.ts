@@ -2,6 +2,8 @@ import { readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { readWorkspaceFile, readWorkspaceText } from "../sandbox/host-files.js";
+import { type LockedVersionOf, readPnpmLock, readYarnLock } from "./lockfiles.js";
+import { detectPackageManager, type PackageManager } from "./package-manager.js";
 
 /**
  * An npm project as the bump job sees it: the root package.json, its
@@ -43,8 +45,10 @@ export interface NpmProject {
   lockfilePath: string | undefined;
   /** The root package.json's engines.node, when it has one. */
   nodeEngine?: string;
-  /** Another package manager's lockfile or `packageManager` field: its lockfile is not npm's to update. */
-  otherManager?: { name: string; evidence: string };
+  /** npm, pnpm, yarn (classic or berry) or bun, and its lockfile. */
+  manager: PackageManager;
+  /** Installed versions from pnpm's or yarn's lockfile (npm's is `lockfile`). */
+  lockedVersionOf?: LockedVersionOf;
 }
 
 export interface Lockfile {
@@ -67,57 +71,28 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     const text = await readWorkspaceText(dir, path);
     manifests.push(parseManifest(path, text));
   }
+  const rootJson = JSON.parse(rootText) as Record<string, unknown>;
+  const manager = await detectPackageManager(dir, rootJson);
   let lockfile: Lockfile | undefined;
-  let lockfilePath: string | undefined;
-  for (const name of ["npm-shrinkwrap.json", "package-lock.json"]) {
-    const text = await readWorkspaceText(dir, name).catch(() => undefined);
-    if (text === undefined) continue;
+  const lockfilePath = manager.lockfile;
+  let lockedVersionOf: LockedVersionOf | undefined;
+  if (lockfilePath) {
+    const text = await readWorkspaceText(dir, lockfilePath);
     try {
-      lockfile = JSON.parse(text) as Lockfile;
-      lockfilePath = name;
-    } catch {
-      throw new ProjectError(`${name} is not valid JSON; fix or regenerate it first`);
+      if (manager.name === "npm") lockfile = JSON.parse(text) as Lockfile;
+      else if (manager.name === "pnpm") lockedVersionOf = readPnpmLock(text);
+      else if (manager.name !== "bun") lockedVersionOf = readYarnLock(text);
+    } catch (error) {
+      throw new ProjectError(
+        `${lockfilePath} cannot be read (${(error as Error).message}); fix or regenerate it first`,
+      );
     }
-    break;
   }
-  const project: NpmProject = { dir, manifests, lockfile, lockfilePath };
-  const engines = (JSON.parse(rootText) as { engines?: { node?: unknown } }).engines;
+  const project: NpmProject = { dir, manifests, lockfile, lockfilePath, manager };
+  if (lockedVersionOf) project.lockedVersionOf = lockedVersionOf;
+  const engines = (rootJson as { engines?: { node?: unknown } }).engines;
   if (typeof engines?.node === "string") project.nodeEngine = engines.node;
-  const otherManager = await detectOtherManager(
-    dir,
-    JSON.parse(rootText) as Record<string, unknown>,
-  );
-  if (otherManager) project.otherManager = otherManager;
   return project;
-}
-
-const OTHER_LOCKFILES: Array<[string, string]> = [
-  ["pnpm-lock.yaml", "pnpm"],
-  ["yarn.lock", "yarn"],
-  ["bun.lock", "bun"],
-  ["bun.lockb", "bun"],
-];
-
-async function detectOtherManager(
-  dir: string,
-  json: Record<string, unknown>,
-): Promise<{ name: string; evidence: string } | undefined> {
-  const declared =
-    typeof json.packageManager === "string" ? json.packageManager.split("@")[0] : undefined;
-  if (declared && declared !== "npm")
-    return { name: declared, evidence: `package.json "packageManager"` };
-  for (const [file, name] of OTHER_LOCKFILES) {
-    const found = await readWorkspaceFile(dir, file).then(
-      () => true,
-      () => false,
-    );
-    if (found) return { name, evidence: file };
-  }
-  return undefined;
-}
-
-export function unsupportedMessage(manager: { name: string; evidence: string }): string {
-  return `this repository uses ${manager.name} (${manager.evidence}); dependency bumps support npm (package-lock.json) only for now, so nothing was changed`;
 }
 
 function parseManifest(path: string, text: string): Manifest {

@@ -9,7 +9,6 @@ import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { registryEnv } from "./bump.js";
 import {
   alreadyProposed,
   declinedPull,
@@ -19,10 +18,10 @@ import {
 import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
+import { bunMessage, type ManagerTools, managerCommands } from "./package-manager.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
-import { unsupportedMessage } from "./project.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
-import { createWarmInstall } from "./warm-install.js";
+import { createWarmInstall, type WarmInstall } from "./warm-install.js";
 
 /**
  * The scheduled dependency job for one repository: plan on a fresh checkout
@@ -41,6 +40,10 @@ export interface DepsJobDeps {
   clock: { now(): number };
   /** Builds the model for a model id; called only when a bump breaks something. */
   createModel: (modelId: string) => Model;
+  /** Groups run side by side (default 2); 1 runs them one after another. */
+  groupConcurrency?: number | undefined;
+  /** How to start pnpm and yarn (default: corepack, which honours the project's pinned version). */
+  packageManagers?: ManagerTools | undefined;
   /** Absent: branches are pushed but no pull requests are opened (the CLI). */
   octokit?: GitHubClient | undefined;
   signal?: AbortSignal | undefined;
@@ -71,7 +74,7 @@ export interface DepsJobInput {
 }
 
 export interface DepsJobResult {
-  /** unsupported: the repository uses another package manager (pnpm, yarn, bun). */
+  /** unsupported: the repository uses bun, which is not installed here. */
   status: "done" | "config_error" | "unsupported" | "error";
   /** Set with config_error and error: what to tell the maintainer. */
   message?: string;
@@ -140,18 +143,21 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         signal,
         ...(input.securityOnly ? { securityOnly: true } : {}),
       });
-      verify = await resolveVerify(planning.dir, config, input.config);
+      verify = await resolveVerify(
+        planning.dir,
+        config,
+        input.config,
+        managerCommands(planned.project.manager, deps.packageManagers).test,
+      );
     } finally {
       await planning.cleanup();
     }
     result.plan = planned.plan;
-    if (planned.project.otherManager) {
-      return {
-        ...finish(),
-        status: "unsupported",
-        message: unsupportedMessage(planned.project.otherManager),
-      };
+    if (planned.project.manager.name === "bun") {
+      return { ...finish(), status: "unsupported", message: bunMessage(planned.project.manager) };
     }
+    const commands = managerCommands(planned.project.manager, deps.packageManagers);
+    const isNpm = planned.project.manager.name === "npm";
     const wanted = planned.plan.groups.filter(
       (g) => !input.groups || input.groups.includes(g.slug),
     );
@@ -169,7 +175,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     const npmEnv = {
       ...shellEnv,
       ...pick(deps.envSource, planned.npm.referencedEnv),
-      ...registryEnv(planned.npm),
+      ...commands.registryEnv(planned.npm.registry),
     };
     // npm's --before cutoff: the cooldown, or the package manager's own age gate when longer.
     const ageGateMs = planned.plan.releaseAge?.ms ?? 0;
@@ -193,17 +199,11 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       gitEnv,
       shellEnv,
       npmEnv,
-      install:
-        config.install ??
-        (planned.project.lockfilePath
-          ? "npm ci"
-          : "npm install --no-package-lock --no-audit --no-fund"),
-      // With a tree already installed, npm changes only what the lockfile changed.
-      reinstall: config.install
-        ? undefined
-        : planned.project.lockfilePath
-          ? "npm install --prefer-offline --no-audit --no-fund"
-          : "npm install --no-package-lock --prefer-offline --no-audit --no-fund",
+      install: config.install ?? commands.install,
+      // With a tree already installed, the tool changes only what the lockfile changed.
+      reinstall: config.install ? undefined : commands.reinstall,
+      lockfileCommand: commands.lockfile,
+      hideTreeFromLockfile: isNpm,
       warm,
       verify,
       before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
@@ -229,39 +229,64 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       maxBisectChecks: 12,
     };
 
+    // Groups run side by side in lanes, each lane carrying its installed tree
+    // from one group to the next; a new pull request takes its place under
+    // max_open_prs when its group starts, and gives it back if none is opened.
     let open = pulls.open.size;
-    for (const group of wanted) {
-      const branch = groupBranch(prefix, group);
-      const declined = declinedPull(pulls, branch, group.updates);
-      if (declined) {
-        result.declined.push({ group, pullRequest: declined.number, url: declined.url });
-        continue;
-      }
-      if (input.securityOnly && alreadyProposed(pulls, branch, group.updates)) {
-        result.waiting.push({
+    const outcomes: Array<DepsGroupResult | undefined> = [];
+    const lanes = Math.max(1, Math.min(deps.groupConcurrency ?? 2, wanted.length));
+    let next = 0;
+    const lane = async (shelf: WarmInstall) => {
+      for (let index = next++; index < wanted.length; index = next++) {
+        signal.throwIfAborted();
+        const group = wanted[index] as UpdateGroup;
+        const branch = groupBranch(prefix, group);
+        const declined = declinedPull(pulls, branch, group.updates);
+        if (declined) {
+          result.declined.push({ group, pullRequest: declined.number, url: declined.url });
+          continue;
+        }
+        if (input.securityOnly && alreadyProposed(pulls, branch, group.updates)) {
+          result.waiting.push({
+            group,
+            reason: "its open pull request already proposes these versions",
+          });
+          continue;
+        }
+        const clash = pullMovingSamePackage(pulls, branch, group.updates);
+        if (clash) {
+          result.waiting.push({
+            group,
+            reason: `the open pull request on ${clash.branch} already moves ${clash.name}; one pull request per package at a time`,
+          });
+          continue;
+        }
+        const takesPlace = !pulls.open.has(branch) && deps.octokit !== undefined;
+        // Security fixes do not wait for max_open_prs: they skip the schedule and the cooldown too.
+        if (!group.security && takesPlace && open >= config.maxOpenPrs) {
+          result.deferred.push(group);
+          continue;
+        }
+        if (takesPlace) open += 1;
+        const onStep = lanes > 1 ? (text: string) => step(`${group.slug}: ${text}`) : ctx.onStep;
+        const outcome = await runDepsGroup(
+          { ...ctx, onStep, warm: shelf, branchExists: remote.has(branch) },
           group,
-          reason: "its open pull request already proposes these versions",
-        });
-        continue;
+        );
+        outcomes[index] = outcome;
+        if (takesPlace && !outcome.pullRequest?.created) open -= 1;
       }
-      const clash = pullMovingSamePackage(pulls, branch, group.updates);
-      if (clash) {
-        result.waiting.push({
-          group,
-          reason: `the open pull request on ${clash.branch} already moves ${clash.name}; one pull request per package at a time`,
-        });
-        continue;
-      }
-      // Security fixes do not wait for max_open_prs: they skip the schedule and the cooldown too.
-      if (!group.security && !pulls.open.has(branch) && deps.octokit && open >= config.maxOpenPrs) {
-        result.deferred.push(group);
-        continue;
-      }
-      const outcome = await runDepsGroup({ ...ctx, branchExists: remote.has(branch) }, group);
-      result.groups.push(outcome);
-      if (outcome.pullRequest?.created) open += 1;
-      signal.throwIfAborted();
+    };
+    const shelves = Array.from({ length: lanes }, (_, i) =>
+      i === 0 ? warm : createWarmInstall(deps.cacheDir),
+    );
+    try {
+      await Promise.all(shelves.map((shelf) => lane(shelf)));
+    } finally {
+      await Promise.all(shelves.slice(1).map((shelf) => shelf.dispose()));
     }
+    result.groups = outcomes.filter((o): o is DepsGroupResult => o !== undefined);
+    signal.throwIfAborted();
     return { ...finish(), status: "done" };
   } catch (error) {
     return {
@@ -282,6 +307,7 @@ export async function resolveVerify(
   dir: string,
   deps: DepsConfig,
   repo: Pick<RepoConfig, "verify">,
+  testCommand = "npm test",
 ): Promise<string | null> {
   if (deps.verify !== undefined) return deps.verify;
   if (repo.verify) return repo.verify;
@@ -289,7 +315,7 @@ export async function resolveVerify(
     scripts?: Record<string, unknown>;
   };
   const test = manifest.scripts?.test;
-  return typeof test === "string" && !/no test specified/.test(test) ? "npm test" : null;
+  return typeof test === "string" && !/no test specified/.test(test) ? testCommand : null;
 }
 
 function pick(

@@ -27,6 +27,8 @@ export interface SecurityOptions {
   node?: ProjectNode | undefined;
   releaseAge?: ReleaseAge | undefined;
   signal?: AbortSignal | undefined;
+  /** The registry's answer when it was already asked. */
+  known?: Record<string, Advisory[]> | undefined;
 }
 
 export interface SecurityFindings {
@@ -34,14 +36,27 @@ export interface SecurityFindings {
   skipped: SkippedDependency[];
 }
 
-export async function findSecurityUpdates(options: SecurityOptions): Promise<SecurityFindings> {
+/** The installed versions to ask about: what `npm audit` sends for direct dependencies. */
+export function advisoryRequest(
+  entries: ReadonlyArray<{ entry: DepEntry; current: string }>,
+  config: Pick<DepsConfig, "ignore">,
+): Record<string, string[]> {
   const request: Record<string, string[]> = {};
-  for (const { entry, current } of options.entries) {
+  for (const { entry, current } of entries) {
     if (entry.section === "peerDependencies") continue;
-    if (ignoresPackage(rulesFor(entry.name, options.config.ignore))) continue;
+    if (ignoresPackage(rulesFor(entry.name, config.ignore))) continue;
     request[entry.name] = [...new Set([...(request[entry.name] ?? []), current])];
   }
-  const found = await options.registry.advisories(request, options.signal);
+  return request;
+}
+
+export async function findSecurityUpdates(options: SecurityOptions): Promise<SecurityFindings> {
+  const found =
+    options.known ??
+    (await options.registry.advisories(
+      advisoryRequest(options.entries, options.config),
+      options.signal,
+    ));
   const updates: Update[] = [];
   const skipped: SkippedDependency[] = [];
   for (const [name, advisories] of Object.entries(found)) {

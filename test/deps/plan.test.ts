@@ -158,7 +158,11 @@ describe("planDepsUpdates against a local registry", () => {
 
   it("says when groups would wait for max_open_prs and when the project is not npm's", async () => {
     const dir = await demoApp({
-      "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+      "bun.lock": "{}\n",
+      "package.json": JSON.stringify({
+        ...JSON.parse((await demoAppFiles(world))["package.json"] ?? "{}"),
+        packageManager: "bun@1.2.0",
+      }),
       "packages/lib/package.json":
         '{"name": "@demo/lib", "dependencies": {"fx-greet": "^1.0.0", "demo-app": "*"}}',
     });
@@ -175,7 +179,7 @@ describe("planDepsUpdates against a local registry", () => {
     });
     const text = renderDepsPlan(plan, { now: world.now, branchPrefix: "agent/" });
     expect(text.split("\n")[0]).toBe(
-      "Warning: this repository uses pnpm (pnpm-lock.yaml); dependency bumps support npm (package-lock.json) only for now, so nothing was changed.",
+      'Warning: this repository uses bun (package.json "packageManager": "bun@1.2.0"); bun is not installed where patchwright runs, so its lockfile cannot be updated by bun itself and nothing was changed.',
     );
     expect(text).toContain("(branch agent/deps/greet)\n");
     expect(text).toContain("(branch agent/deps/minor-and-patch; waits: deps.max_open_prs is 1)");
@@ -273,6 +277,7 @@ describe("planDepsUpdates against a local registry", () => {
         upToDate: 4,
         internal: 0,
         maxOpenPrs: 5,
+        manager: "npm",
         node: { version: "20.18.0", source: "the Node running this job (20.18.0)" },
       },
       { now: 0, branchPrefix: "agent/" },

@@ -95,6 +95,8 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       envSource: env,
       clock: { now: () => world.now },
       createModel: () => model,
+      // One after another: the scripted model answers in the order the groups ask.
+      groupConcurrency: 1,
       octokit: new Octokit({ auth: "test", baseUrl: options.apiUrl ?? api.url, log: silent }),
     },
     {
@@ -351,19 +353,22 @@ describe("runDepsJob", () => {
     }
   }, 240_000);
 
-  it("changes nothing in a repository that uses another package manager", async () => {
-    const pnpm = createBareRepo({
+  it("changes nothing in a bun repository, and says why", async () => {
+    const { "package-lock.json": _npmLock, ...rest } = files;
+    const bun = createBareRepo({
       root,
       env,
-      files: { ...files, "pnpm-lock.yaml": "lockfileVersion: '9.0'\n" },
-      name: "pnpm",
+      files: { ...rest, "bun.lock": "{}\n" },
+      name: "bun",
     });
-    const { result, model } = await run([], { url: pnpm.url });
+    const { result, model } = await run([], { url: bun.url });
     expect(result.status).toBe("unsupported");
-    expect(result.message).toContain("this repository uses pnpm (pnpm-lock.yaml)");
+    expect(result.message).toBe(
+      "this repository uses bun (bun.lock); bun is not installed where patchwright runs, so its lockfile cannot be updated by bun itself and nothing was changed",
+    );
     expect(result.groups).toEqual([]);
     expect(model.requests).toEqual([]);
-    expect(pnpm.sha("agent/deps/minor-and-patch")).toBeNull();
+    expect(bun.sha("agent/deps/minor-and-patch")).toBeNull();
   });
 
   it("reports a bad deps section instead of running", async () => {

@@ -1,0 +1,83 @@
+import { parse as parseYaml } from "yaml";
+
+/**
+ * Installed versions from pnpm's and yarn's lockfiles, for the plan's
+ * "from" version (npm's package-lock.json is read in project.ts):
+ * - pnpm-lock.yaml: per importer (".", "packages/a"), each dependency's
+ *   version, peer suffix "(react@18.2.0)" dropped (lockfile v6 and v9; v5's
+ *   top-level map for the root);
+ * - yarn.lock, classic and berry: the entry whose descriptor list holds
+ *   `name@spec` (berry writes `name@npm:spec`).
+ */
+
+/** The version the lockfile resolved for a manifest's dependency. */
+export type LockedVersionOf = (
+  manifestDir: string,
+  name: string,
+  spec: string,
+) => string | undefined;
+
+export function readPnpmLock(text: string): LockedVersionOf {
+  const doc = (parseYaml(text) ?? {}) as {
+    importers?: Record<string, Record<string, Record<string, unknown>>>;
+    dependencies?: Record<string, unknown>;
+    devDependencies?: Record<string, unknown>;
+    optionalDependencies?: Record<string, unknown>;
+  };
+  const importers = doc.importers ?? { ".": doc as Record<string, Record<string, unknown>> };
+  return (manifestDir, name) => {
+    const importer = importers[manifestDir || "."];
+    if (!importer) return undefined;
+    for (const section of ["dependencies", "devDependencies", "optionalDependencies"]) {
+      const entry = importer[section]?.[name];
+      const raw =
+        typeof entry === "string"
+          ? entry
+          : entry && typeof entry === "object"
+            ? (entry as { version?: unknown }).version
+            : undefined;
+      if (typeof raw !== "string") continue;
+      const version = raw.replace(/\(.*$/, "").replace(/_.*$/, "");
+      return /^\d+\.\d+\.\d+/.test(version) ? version : undefined;
+    }
+    return undefined;
+  };
+}
+
+export function readYarnLock(text: string): LockedVersionOf {
+  const byDescriptor = text.includes("__metadata:") ? berryEntries(text) : classicEntries(text);
+  return (_manifestDir, name, spec) =>
+    byDescriptor.get(`${name}@${spec}`) ?? byDescriptor.get(`${name}@npm:${spec}`);
+}
+
+/** Yarn 1's own format: `"a@^1.0.0", a@^1.1.0:` then an indented `version "1.2.3"`. */
+function classicEntries(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let keys: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (/^\S.*:$/.test(line) && !line.startsWith("#")) {
+      keys = line
+        .slice(0, -1)
+        .split(/,\s*/)
+        .map((k) => k.trim().replace(/^"|"$/g, ""));
+      continue;
+    }
+    const version = /^\s+version:?\s+"?([^"\s]+)"?\s*$/.exec(line)?.[1];
+    if (version && keys.length > 0) {
+      for (const key of keys) out.set(key, version);
+      keys = [];
+    }
+  }
+  return out;
+}
+
+/** Yarn 2+ writes YAML: `"a@npm:^1.0.0, a@npm:^1.1.0": { version: 1.2.3 }`. */
+function berryEntries(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const doc = (parseYaml(text) ?? {}) as Record<string, { version?: unknown }>;
+  for (const [descriptors, entry] of Object.entries(doc)) {
+    if (descriptors === "__metadata" || typeof entry?.version !== "string") continue;
+    for (const key of descriptors.split(/,\s*/)) out.set(key.trim(), entry.version);
+  }
+  return out;
+}

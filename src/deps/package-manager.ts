@@ -1,0 +1,156 @@
+import { readWorkspaceText } from "../sandbox/host-files.js";
+
+/**
+ * Which package manager a project uses, from package.json's `packageManager`
+ * (which corepack honours) and its lockfile, and the commands the bump job
+ * runs with it. The project's own tool writes its own lockfile: pnpm and
+ * yarn (classic and berry) are run through corepack by default, so the
+ * version the project pins is the one used; `tools` replaces that command
+ * (a test's local binaries, an operator's installed ones). bun is detected
+ * and refused: it is not on the machines this runs on.
+ */
+
+export type ManagerName = "npm" | "pnpm" | "yarn-classic" | "yarn-berry" | "bun";
+
+export interface PackageManager {
+  name: ManagerName;
+  /** The lockfile path, when there is one. */
+  lockfile: string | undefined;
+  /** What told us: `package.json "packageManager"` or the lockfile's name. */
+  evidence: string;
+  /** `pnpm@10.34.8` as package.json pins it. */
+  pinned?: string;
+}
+
+/** How to start each tool; a command prefix, run by the shell in the sandbox. */
+export type ManagerTools = Partial<Record<"pnpm" | "yarn-classic" | "yarn-berry", string>>;
+
+const DEFAULT_TOOLS: Required<ManagerTools> = {
+  pnpm: "corepack pnpm",
+  "yarn-classic": "corepack yarn",
+  "yarn-berry": "corepack yarn",
+};
+
+const LOCKFILES: Array<[string, ManagerName]> = [
+  ["npm-shrinkwrap.json", "npm"],
+  ["package-lock.json", "npm"],
+  ["pnpm-lock.yaml", "pnpm"],
+  ["yarn.lock", "yarn-classic"],
+  ["bun.lock", "bun"],
+  ["bun.lockb", "bun"],
+];
+
+export async function detectPackageManager(
+  dir: string,
+  manifest: Record<string, unknown>,
+): Promise<PackageManager> {
+  const found: Array<{ file: string; name: ManagerName; text: string }> = [];
+  for (const [file, name] of LOCKFILES) {
+    const text = await readWorkspaceText(dir, file).catch(() => undefined);
+    if (text !== undefined) found.push({ file, name, text });
+  }
+  const yarnFlavour = (text: string | undefined, version?: string): ManagerName =>
+    (version && !version.startsWith("1.")) || text?.includes("__metadata:")
+      ? "yarn-berry"
+      : "yarn-classic";
+  const pinned = typeof manifest.packageManager === "string" ? manifest.packageManager : undefined;
+  if (pinned) {
+    const [tool, version] = pinned.split("@");
+    const named: ManagerName | undefined =
+      tool === "yarn"
+        ? yarnFlavour(found.find((f) => f.file === "yarn.lock")?.text, version)
+        : tool === "pnpm" || tool === "npm" || tool === "bun"
+          ? tool
+          : undefined;
+    if (named) {
+      const lock = found.find(
+        (f) => f.name === named || (named.startsWith("yarn") && f.file === "yarn.lock"),
+      );
+      return {
+        name: named,
+        lockfile: lock?.file,
+        evidence: `package.json "packageManager": "${pinned}"`,
+        pinned,
+      };
+    }
+  }
+  const first = found[0];
+  if (!first) return { name: "npm", lockfile: undefined, evidence: "no lockfile" };
+  const name = first.file === "yarn.lock" ? yarnFlavour(first.text) : first.name;
+  return { name, lockfile: first.file, evidence: first.file };
+}
+
+export function bunMessage(manager: PackageManager): string {
+  return `this repository uses bun (${manager.evidence}); bun is not installed where patchwright runs, so its lockfile cannot be updated by bun itself and nothing was changed`;
+}
+
+export interface ManagerCommands {
+  /** Updates the lockfile for the edited manifests without running package scripts. */
+  lockfile(before?: Date): string;
+  /** The first install of a job. */
+  install: string;
+  /** An install into a tree an earlier try or group left. */
+  reinstall: string;
+  /** `npm test`, `pnpm test`, `yarn test`. */
+  test: string;
+  /** The environment that points the tool at the registry patchwright resolved. */
+  registryEnv(registry: string): Record<string, string>;
+}
+
+export function managerCommands(
+  manager: PackageManager,
+  tools: ManagerTools = {},
+): ManagerCommands {
+  const hasLock = manager.lockfile !== undefined;
+  if (manager.name === "pnpm") {
+    const pnpm = tools.pnpm ?? DEFAULT_TOOLS.pnpm;
+    return {
+      lockfile: () => `${pnpm} install --lockfile-only --ignore-scripts`,
+      install: hasLock ? `${pnpm} install --frozen-lockfile` : `${pnpm} install`,
+      reinstall: hasLock
+        ? `${pnpm} install --frozen-lockfile --prefer-offline`
+        : `${pnpm} install --prefer-offline`,
+      test: `${pnpm} test`,
+      registryEnv: (registry) => ({ npm_config_registry: registry }),
+    };
+  }
+  if (manager.name === "yarn-classic") {
+    const yarn = tools["yarn-classic"] ?? DEFAULT_TOOLS["yarn-classic"];
+    return {
+      // Yarn 1 has no lockfile-only mode: this installs too, without scripts.
+      lockfile: () => `${yarn} install --ignore-scripts --non-interactive --no-progress`,
+      install: `${yarn} install --frozen-lockfile --non-interactive --no-progress`,
+      reinstall: `${yarn} install --frozen-lockfile --non-interactive --no-progress --prefer-offline`,
+      test: `${yarn} test`,
+      registryEnv: (registry) => ({ npm_config_registry: registry, YARN_REGISTRY: registry }),
+    };
+  }
+  if (manager.name === "yarn-berry") {
+    const yarn = tools["yarn-berry"] ?? DEFAULT_TOOLS["yarn-berry"];
+    return {
+      lockfile: () => `${yarn} install --mode=update-lockfile`,
+      install: `${yarn} install --immutable`,
+      reinstall: `${yarn} install --immutable`,
+      test: `${yarn} test`,
+      registryEnv: (registry) => ({
+        YARN_NPM_REGISTRY_SERVER: registry.replace(/\/$/, ""),
+        // A loopback or company registry over plain http is the operator's choice in .npmrc.
+        ...(registry.startsWith("http:")
+          ? { YARN_UNSAFE_HTTP_WHITELIST: new URL(registry).hostname }
+          : {}),
+        YARN_ENABLE_TELEMETRY: "0",
+        YARN_ENABLE_GLOBAL_CACHE: "false",
+      }),
+    };
+  }
+  const base = "npm install --package-lock-only --ignore-scripts --no-audit --no-fund";
+  return {
+    lockfile: (before) => (before ? `${base} --before=${before.toISOString()}` : base),
+    install: hasLock ? "npm ci" : "npm install --no-package-lock --no-audit --no-fund",
+    reinstall: hasLock
+      ? "npm install --prefer-offline --no-audit --no-fund"
+      : "npm install --no-package-lock --prefer-offline --no-audit --no-fund",
+    test: "npm test",
+    registryEnv: (registry) => ({ npm_config_registry: registry }),
+  };
+}

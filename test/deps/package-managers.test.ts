@@ -1,0 +1,161 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/models/scripted.js";
+import { defaultConfig } from "../../src/config/schema.js";
+import { parseDepsConfig } from "../../src/deps/config.js";
+import { detectPackageManager, type ManagerTools } from "../../src/deps/package-manager.js";
+import { planDepsUpdates } from "../../src/deps/plan.js";
+import { runDepsJob } from "../../src/deps/run-deps-job.js";
+import { unsandboxed } from "../../src/sandbox/sandbox.js";
+import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
+import { createFixtureWorld, type FixtureWorld } from "./registry-fixtures.js";
+
+/**
+ * pnpm, yarn 1 and yarn 4 projects bumped by their own tools, for real,
+ * against verdaccio: the plan reads each tool's lockfile, and the job
+ * updates it with the tool and installs and tests with it. The tools are
+ * this repository's devDependencies, passed in where production uses
+ * corepack (which would download them). The sandbox is not the subject
+ * here, and these binaries live in the repository the test sandbox hides.
+ */
+
+const run = promisify(execFile);
+const bin = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
+const TOOLS: ManagerTools = {
+  pnpm: bin(".bin/pnpm"),
+  "yarn-classic": `node ${bin("yarn/bin/yarn.js")}`,
+  "yarn-berry": `node ${bin("@yarnpkg/cli-dist/bin/yarn.js")}`,
+};
+
+let world: FixtureWorld;
+let root: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-deps-pm-"));
+  world = await createFixtureWorld(root);
+  env = { ...gitTestEnv(join(root, "home")), COREPACK_ENABLE_STRICT: "0" };
+}, 120_000);
+
+afterAll(async () => {
+  await world?.registry.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A project at fx-greet 1.0.0 and fx-util 1.2.0 (exact, so the lock is at the old versions), locked by its tool. */
+async function project(manager: keyof ManagerTools, pin: string): Promise<Record<string, string>> {
+  const dir = join(root, `make-${manager}`);
+  await mkdir(dir, { recursive: true });
+  const files: Record<string, string> = {
+    "package.json": `${JSON.stringify(
+      {
+        name: `app-${manager}`,
+        version: "1.0.0",
+        private: true,
+        packageManager: pin,
+        scripts: { test: "node test.js" },
+        dependencies: { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
+      },
+      null,
+      2,
+    )}\n`,
+    "test.js":
+      'const { greet } = require("fx-greet");\nif (greet("x") !== "Hello, x!") process.exit(1);\nconsole.log("fx-util", require("fx-util"));\n',
+    ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
+    ".npmrc": `registry=${world.registry.url}\n`,
+  };
+  if (manager === "yarn-berry") {
+    files[".yarnrc.yml"] = [
+      "nodeLinker: node-modules",
+      `npmRegistryServer: "${world.registry.url.replace(/\/$/, "")}"`,
+      'unsafeHttpWhitelist: ["127.0.0.1"]',
+      "enableTelemetry: false",
+      "enableGlobalCache: false",
+      "",
+    ].join("\n");
+  }
+  for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
+  const tool = TOOLS[manager] ?? "";
+  const toolEnv = {
+    ...env,
+    npm_config_registry: world.registry.url,
+    YARN_ENABLE_IMMUTABLE_INSTALLS: "false",
+  };
+  const noScripts = manager === "yarn-berry" ? "--mode=skip-build" : "--ignore-scripts";
+  await run("bash", ["-c", `${tool} install ${noScripts}`], { cwd: dir, env: toolEnv }).catch(
+    (error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`${tool} install failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+    },
+  );
+  const lockfile = manager === "pnpm" ? "pnpm-lock.yaml" : "yarn.lock";
+  files[lockfile] = await readFile(join(dir, lockfile), "utf8");
+  return files;
+}
+
+const cases: Array<[keyof ManagerTools, string, string]> = [
+  ["pnpm", "pnpm@10.34.8", "pnpm-lock.yaml"],
+  ["yarn-classic", "yarn@1.22.22", "yarn.lock"],
+  ["yarn-berry", "yarn@4.18.1", "yarn.lock"],
+];
+
+describe.each(cases)("a %s project", (manager, pin, lockfile) => {
+  let files: Record<string, string>;
+  beforeAll(async () => {
+    files = await project(manager, pin);
+  }, 120_000);
+
+  it("is planned from its own lockfile and bumped, locked, installed and tested by its own tool", async () => {
+    const dir = join(root, `plan-${manager}`);
+    await mkdir(dir, { recursive: true });
+    for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
+    const detected = await detectPackageManager(dir, JSON.parse(files["package.json"] ?? "{}"));
+    expect(detected).toMatchObject({ name: manager, lockfile, pinned: pin });
+
+    const deps = { ignore: ["fx-broken", "fx-new"], update_types: ["patch", "minor"] };
+    const parsed = parseDepsConfig(deps);
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: { HOME: join(root, "nohome"), PATH: process.env.PATH },
+      clock: { now: () => world.now },
+    });
+    expect(plan.manager).toBe(manager);
+    expect(plan.warning).toBeUndefined();
+    expect(plan.groups.map((g) => g.updates.map((u) => `${u.name} ${u.from}->${u.to}`))).toEqual([
+      ["fx-greet 1.0.0->1.0.1", "fx-util 1.2.0->1.2.1"],
+    ]);
+
+    const repo = createBareRepo({ root, env, files, name: `repo-${manager}` });
+    const result = await runDepsJob(
+      {
+        cacheDir: join(root, `cache-${manager}`),
+        sandbox: unsandboxed,
+        envSource: { ...env, PATH: process.env.PATH ?? "" },
+        clock: { now: () => world.now },
+        createModel: () => createScriptedModel([]),
+        packageManagers: TOOLS,
+      },
+      { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
+    );
+    expect(result.message).toBeUndefined();
+    expect(result.groups.map((g) => [g.group.slug, g.status, g.verify?.command])).toEqual([
+      ["minor-and-patch", "green", `${TOOLS[manager]} test`],
+    ]);
+    const branch = "agent/deps/minor-and-patch";
+    expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
+      "fx-greet": "1.0.1",
+      "fx-util": "1.2.1",
+    });
+    const lock = repo.show(branch, lockfile);
+    expect(lock).not.toBe(files[lockfile]);
+    expect(lock).toMatch(/fx-greet[\s\S]{0,200}1\.0\.1/);
+    expect(lock).toMatch(/fx-util[\s\S]{0,200}1\.2\.1/);
+    expect(lock).not.toMatch(/fx-greet-1\.0\.0\.tgz|fx-greet@npm:1\.0\.0"?:|fx-greet@1\.0\.0:/);
+  }, 240_000);
+});
