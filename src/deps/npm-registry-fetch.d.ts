@@ -1,7 +1,8 @@
 // The DefinitelyTyped package describes version 8 and pulls in five more
-// type packages; the one call patchwright makes is small enough to state here.
+// type packages; the two calls patchwright makes are small enough to state here.
 declare module "npm-registry-fetch" {
   interface RegistryFetch {
+    (uri: string, options?: Record<string, unknown>): Promise<{ buffer(): Promise<Buffer> }>;
     json(uri: string, options?: Record<string, unknown>): Promise<unknown>;
   }
   const registryFetch: RegistryFetch;

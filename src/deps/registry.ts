@@ -62,6 +62,8 @@ export type Advisory = z.infer<typeof advisorySchema>;
 export interface RegistryClient {
   /** The full packument; fetched once per client and name. */
   packument(name: string, signal?: AbortSignal): Promise<Packument>;
+  /** A version's tarball (gzipped), from the URL its packument gives. */
+  tarball(name: string, version: string, signal?: AbortSignal): Promise<Buffer>;
   /**
    * Known advisories for these versions, from the registry's bulk advisory
    * endpoint (the one `npm audit` asks): per package, the advisories that
@@ -78,6 +80,7 @@ export interface RegistryClientOptions {
   npm: NpmConfig;
   /** Default: npm-registry-fetch, which applies scoped registries, auth and proxies like npm. */
   fetchJson?: FetchJson;
+  fetchBuffer?: (url: string, options: Record<string, unknown>) => Promise<Buffer>;
 }
 
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
@@ -128,6 +131,21 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
       return found;
     },
     registryFor: (name) => registryFor(name, options.npm),
+    async tarball(name, version, signal) {
+      const packument = await this.packument(name, signal);
+      const url = packument.versions[version]?.dist?.tarball;
+      if (!url)
+        throw new RegistryError(
+          name,
+          registryFor(name, options.npm),
+          `${name}@${version}: no tarball in the packument`,
+        );
+      const fetchBuffer =
+        options.fetchBuffer ??
+        (async (target: string, opts: Record<string, unknown>) =>
+          (await registryFetch(target, opts)).buffer());
+      return fetchBuffer(url, { ...base, spec: name, ...(signal ? { signal } : {}) });
+    },
     async advisories(versions, signal) {
       if (Object.keys(versions).length === 0) return {};
       let data: unknown;

@@ -26,6 +26,7 @@ import type { Update } from "./outdated.js";
 import { renderDepsPullRequestBody } from "./pr-body.js";
 import { labelPullRequest, labelsFor } from "./pull-labels.js";
 import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
+import { gatherUpstream, renderUpstream, type UpstreamSource } from "./upstream.js";
 import type { WarmInstall } from "./warm-install.js";
 
 /**
@@ -60,6 +61,8 @@ export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes
   octokit: GitHubClient | undefined;
   onEvent: AgentEventListener | undefined;
   maxBisectChecks: number;
+  /** Where the agent's upstream changes come from (tarballs, release notes); none: links only. */
+  upstream: UpstreamSource | undefined;
   /** Carries the installed tree from group to group (one install per job). */
   warm: WarmInstall | undefined;
   /** deps.labels: on every bump pull request (security fixes get `security` too). */
@@ -161,7 +164,11 @@ export async function runDepsGroup(
       const startTree = captureWorkspaceTree(dir, ctx.gitEnv);
       const session = await runAgentSession({
         root: dir,
-        task: buildDepsFixTask({ updates: all, failure: final.failure }),
+        task: buildDepsFixTask({
+          updates: all,
+          failure: final.failure,
+          upstream: await upstreamFor(ctx, all),
+        }),
         model: ctx.model(),
         policy: ctx.policy,
         limits: ctx.limits,
@@ -305,6 +312,19 @@ export async function runDepsGroup(
     await ctx.warm?.save(dir).catch(() => undefined);
     await opened.room.close();
   }
+}
+
+/** The upstream changes of the group's packages, majors first, for the agent; never fails the group. */
+async function upstreamFor(ctx: GroupRunContext, updates: readonly Update[]): Promise<string> {
+  const source = ctx.upstream;
+  if (!source) return "";
+  ctx.onStep("Reading what changed upstream");
+  const order = { major: 0, minor: 1, patch: 2 } as const;
+  const picked = [...updates].sort((a, b) => order[a.type] - order[b.type]).slice(0, 6);
+  const changes = await Promise.all(
+    picked.map((u) => gatherUpstream(source, u, ctx.signal).catch(() => undefined)),
+  );
+  return renderUpstream(changes.filter((c) => c !== undefined));
 }
 
 /** Paths where the recorded changes and the workspace's disagree. */

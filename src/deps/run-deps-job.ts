@@ -20,6 +20,7 @@ import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
 import { bunMessage, type ManagerTools, managerCommands } from "./package-manager.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
+import { githubReleases } from "./releases.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
 import { createWarmInstall, type WarmInstall } from "./warm-install.js";
 
@@ -203,6 +204,10 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       // With a tree already installed, the tool changes only what the lockfile changed.
       reinstall: config.install ? undefined : commands.reinstall,
       lockfileCommand: commands.lockfile,
+      upstream: {
+        tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
+        ...(deps.octokit ? { releases: githubReleases(deps.octokit) } : {}),
+      },
       hideTreeFromLockfile: isNpm,
       warm,
       verify,

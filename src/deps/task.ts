@@ -33,6 +33,8 @@ const STAGE_TEXT: Record<BumpStage, string> = {
 export function buildDepsFixTask(options: {
   updates: readonly Update[];
   failure: BumpFailure;
+  /** What changed upstream (renderUpstream), fenced as data; empty when nothing was found. */
+  upstream?: string;
 }): string {
   const { failure } = options;
   const lines = [
@@ -48,8 +50,11 @@ export function buildDepsFixTask(options: {
     failure.result.outputTail.replace(/```/g, "'''") || "(no output)",
     "```",
     "",
-    "Read the release notes or changelog of the packages that crossed a major version before changing code; the links are above.",
+    options.upstream
+      ? "What changed upstream is below; read it before changing code."
+      : "Read the release notes or changelog of the packages that crossed a major version before changing code; the links are above.",
   ];
+  if (options.upstream) lines.push("", options.upstream);
   return lines.join("\n");
 }
 

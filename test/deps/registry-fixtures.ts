@@ -26,6 +26,28 @@ const DAY = 86_400_000;
 
 const greet1 = 'exports.greet = (name) => "Hello, " + name + "!";\n';
 const greet2 = 'exports.hello = (name) => "Hello, " + name + "!";\n';
+const greetFiles1 = {
+  "index.js": greet1,
+  "index.d.ts": "export declare function greet(name: string): string;\n",
+};
+// 2.x renames greet to hello: its types and its changelog say so.
+const greetFiles2 = {
+  "index.js": greet2,
+  "index.d.ts": "export declare function hello(name: string): string;\n",
+  "CHANGELOG.md": [
+    "# Changelog",
+    "",
+    "## 2.1.0",
+    "- hello() trims the name.",
+    "",
+    "## 2.0.0",
+    "- BREAKING: greet() is renamed to hello().",
+    "",
+    "## 1.0.1",
+    "- Docs.",
+    "",
+  ].join("\n"),
+};
 const repo = (name: string) => ({
   repository: { type: "git", url: `git+https://github.com/example/${name}.git` },
 });
@@ -45,7 +67,7 @@ export async function createFixtureWorld(root: string): Promise<FixtureWorld> {
     {
       name: "fx-greet",
       version: "1.0.0",
-      files: { "index.js": greet1 },
+      files: greetFiles1,
       manifest: repo("fx-greet"),
     },
     { name: "fx-util", version: "1.2.0", manifest: { repository: "github:example/fx-util" } },
@@ -71,25 +93,25 @@ export async function createFixtureWorld(root: string): Promise<FixtureWorld> {
       await registry.publish({
         name: "fx-greet",
         version: "1.0.1",
-        files: { "index.js": greet1 },
+        files: greetFiles1,
         manifest: repo("fx-greet"),
       });
       await registry.publish({
         name: "fx-greet",
         version: "1.1.0",
-        files: { "index.js": greet1 },
+        files: greetFiles1,
         manifest: repo("fx-greet"),
       });
       await registry.publish({
         name: "fx-greet",
         version: "2.0.0",
-        files: { "index.js": greet2 },
+        files: greetFiles2,
         manifest: repo("fx-greet"),
       });
       await registry.publish({
         name: "fx-greet",
         version: "2.1.0",
-        files: { "index.js": greet2 },
+        files: greetFiles2,
         manifest: repo("fx-greet"),
       });
       await registry.deprecate("fx-greet", "1.1.0", "1.1.0 lost the greeting; use 1.0.1");
