@@ -12,9 +12,11 @@ import type { BumpFailure } from "./task.js";
 /**
  * green: all updates pass; partial: some left out; failed: nothing passes;
  * skipped: someone else pushed to the branch, so it is left as it is;
+ * split: some updates pass as they are and some need fixes; the job runs
+ * the two parts as two groups (`split` says which is which);
  * error: the job broke.
  */
-export type GroupStatus = "green" | "partial" | "failed" | "skipped" | "error";
+export type GroupStatus = "green" | "partial" | "failed" | "skipped" | "error" | "split";
 
 export interface LeftOut {
   update: Update;
@@ -56,6 +58,8 @@ export interface DepsGroupResult {
   push?: PushResult;
   pullRequest?: PullRequestResult;
   error?: { stage: string; message: string };
+  /** With status split: the updates that pass as they are, and those that need fixes. */
+  split?: { asIs: Update[]; fixes: Update[] };
   /** Things that went wrong around a shipped group (a label that could not be set). */
   warnings?: string[];
   durationMs: number;

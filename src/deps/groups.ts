@@ -28,6 +28,11 @@ export interface UpdateGroup {
   single: boolean;
   /** Fixes known advisories: its own pull request, labelled security, past schedule and cooldown. */
   security?: boolean;
+  /**
+   * Set when a group was split: "as-is" holds the updates that pass without
+   * changes, "fixes" those that need the agent's; `other` is the partner's branch.
+   */
+  split?: { role: "as-is" | "fixes"; other: string };
   updates: Update[];
 }
 

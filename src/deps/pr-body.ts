@@ -40,6 +40,16 @@ export function renderDepsPullRequestBody(
       : `Updates ${count} in the **${result.group.name}** group.`,
     updatesTable(result.applied, options.now),
   );
+  const split = result.group.split;
+  if (split?.role === "as-is") {
+    parts.push(
+      `These updates pass the checks as they are: nothing but the versions changes here. The rest of the group needs changes to the code and is in ${inlineCode(split.other)}, in its own pull request.`,
+    );
+  } else if (split?.role === "fixes") {
+    parts.push(
+      `These updates need changes to the code, made below. The updates of the group that pass as they are are in ${inlineCode(split.other)}, in their own pull request.`,
+    );
+  }
   const advisories = result.applied.flatMap((u) =>
     (u.advisories ?? []).map((a) => ({ update: u, advisory: a })),
   );

@@ -158,6 +158,30 @@ export async function runDepsGroup(
     let keptFiles: Map<string, Buffer | null> | undefined;
     result.applied = [...all];
 
+    // Which updates pass as they are: those go out green in one pull
+    // request, and the agent's fixes in another, so a reviewer can merge
+    // the safe part without reading code changes.
+    if (!final.passed && all.length > 1 && !group.split && !group.security) {
+      const probe = await isolateCulprits({
+        items: all,
+        knownFailing: true,
+        maxChecks: ctx.maxBisectChecks,
+        passes: async (subset) => {
+          ctx.onStep(
+            `Finding what passes as it is: ${subset.map((u) => u.name).join(", ") || "no updates"}`,
+          );
+          return (await attempt(subset)).passed;
+        },
+      });
+      if (probe.settled && probe.kept.length > 0 && probe.culprits.length > 0) {
+        result.status = "split";
+        if (final.failure) result.firstFailure = final.failure;
+        result.split = { asIs: probe.kept, fixes: probe.culprits };
+        result.applied = [];
+        return finish();
+      }
+    }
+
     if (!final.passed && final.failure) {
       result.firstFailure = final.failure;
       ctx.onStep("Running the agent on the breakage");

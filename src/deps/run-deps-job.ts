@@ -18,6 +18,7 @@ import {
 import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
+import type { Update } from "./outdated.js";
 import { bunMessage, type ManagerTools, managerCommands } from "./package-manager.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
 import { githubReleases } from "./releases.js";
@@ -238,7 +239,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     // from one group to the next; a new pull request takes its place under
     // max_open_prs when its group starts, and gives it back if none is opened.
     let open = pulls.open.size;
-    const outcomes: Array<DepsGroupResult | undefined> = [];
+    const outcomes: Array<DepsGroupResult[] | undefined> = [];
     const lanes = Math.max(1, Math.min(deps.groupConcurrency ?? 2, wanted.length));
     let next = 0;
     const lane = async (shelf: WarmInstall) => {
@@ -274,12 +275,24 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         }
         if (takesPlace) open += 1;
         const onStep = lanes > 1 ? (text: string) => step(`${group.slug}: ${text}`) : ctx.onStep;
-        const outcome = await runDepsGroup(
-          { ...ctx, onStep, warm: shelf, branchExists: remote.has(branch) },
-          group,
-        );
-        outcomes[index] = outcome;
-        if (takesPlace && !outcome.pullRequest?.created) open -= 1;
+        const runOne = (g: UpdateGroup) =>
+          runDepsGroup(
+            { ...ctx, onStep, warm: shelf, branchExists: remote.has(groupBranch(prefix, g)) },
+            g,
+          );
+        const outcome = await runOne(group);
+        if (outcome.status === "split" && outcome.split) {
+          const parts = splitGroup(group, outcome.split, prefix);
+          const asIs = await runOne(parts.asIs);
+          const fixes = await runOne(parts.fixes);
+          outcomes[index] = [asIs, fixes];
+          if (takesPlace && !asIs.pullRequest?.created) open -= 1;
+          // The fixes part is a new pull request beside it; it counts when it opens one.
+          if (fixes.pullRequest?.created && !pulls.open.has(fixes.branch)) open += 1;
+        } else {
+          outcomes[index] = [outcome];
+          if (takesPlace && !outcome.pullRequest?.created) open -= 1;
+        }
       }
     };
     const shelves = Array.from({ length: lanes }, (_, i) =>
@@ -290,7 +303,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     } finally {
       await Promise.all(shelves.slice(1).map((shelf) => shelf.dispose()));
     }
-    result.groups = outcomes.filter((o): o is DepsGroupResult => o !== undefined);
+    result.groups = outcomes.flatMap((o) => o ?? []);
     signal.throwIfAborted();
     return { ...finish(), status: "done" };
   } catch (error) {
@@ -302,6 +315,29 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
   } finally {
     await warm.dispose();
   }
+}
+
+/** A split group's two parts: the same branch for what passes as it is, `-fixes` for the rest. */
+function splitGroup(
+  group: UpdateGroup,
+  split: { asIs: Update[]; fixes: Update[] },
+  prefix: string,
+): { asIs: UpdateGroup; fixes: UpdateGroup } {
+  const fixesSlug = `${group.slug}-fixes`;
+  return {
+    asIs: {
+      ...group,
+      updates: split.asIs,
+      split: { role: "as-is", other: groupBranch(prefix, { slug: fixesSlug }) },
+    },
+    fixes: {
+      ...group,
+      slug: fixesSlug,
+      name: `${group.name} (needs fixes)`,
+      updates: split.fixes,
+      split: { role: "fixes", other: groupBranch(prefix, group) },
+    },
+  };
 }
 
 /**

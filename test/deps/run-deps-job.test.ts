@@ -120,21 +120,25 @@ const lockVersion = (ref: string, name: string) =>
   ).packages[`node_modules/${name}`]?.version;
 
 describe("runDepsJob", () => {
-  it("bumps, lets the agent fix a breaking major, bisects out an unfixable update and opens one PR per group", async () => {
+  it("bumps, splits what passes as it is from what needs fixes, lets the agent fix a breaking major and opens one PR per group", async () => {
     const { result, model } = await run([...cannotFix, ...renameGreet]);
     first = result;
     expect(result.status).toBe("done");
     expect(model.remaining).toBe(0);
+    // fx-util passes as it is; fx-broken needs a fix nobody can make.
     expect(result.groups.map((g) => [g.group.slug, g.status])).toEqual([
-      ["minor-and-patch", "partial"],
+      ["minor-and-patch", "green"],
+      ["minor-and-patch-fixes", "failed"],
       ["fx-greet-2", "green"],
     ]);
 
-    const [patches, major] = result.groups;
+    const [patches, fixes, major] = result.groups;
     expect(patches?.applied.map((u) => u.name)).toEqual(["fx-util"]);
-    expect(patches?.leftOut.map((l) => l.update.name)).toEqual(["fx-broken"]);
-    expect(patches?.agent?.fixed).toBe(false);
+    expect(patches?.agent).toBeUndefined();
     expect(patches?.verify?.passed).toBe(true);
+    expect(fixes?.leftOut.map((l) => l.update.name)).toEqual(["fx-broken"]);
+    expect(fixes?.agent?.fixed).toBe(false);
+    expect(fixes?.pullRequest).toBeUndefined();
 
     // package.json keeps its 4-space indentation, key order and newline: only the specs change.
     const branch = "agent/deps/minor-and-patch";
@@ -184,19 +188,24 @@ describe("runDepsJob", () => {
     expect(body).toContain(
       "| [fx-util](https://github.com/example/fx-util) | `1.2.0` → `1.2.1` | patch | 10 days ago | [release notes](https://github.com/example/fx-util/releases) |",
     );
-    expect(body).toContain("### Left out");
-    expect(body).toMatch(/\*\*fx-broken\*\* 1\.0\.0 → 1\.1\.0: with it the checks failed/);
-    expect(body).toContain("fx-broken 1.1.0 cannot be loaded");
-    // Paths in the output are the repository's, not the bot's workspace.
-    expect(body).toContain("node_modules/fx-broken/index.js:1");
-    expect(body).not.toContain(join(root, "cache"));
-    expect(body).toContain("It changed nothing.");
+    expect(body).toContain(
+      "These updates pass the checks as they are: nothing but the versions changes here. The rest of the group needs changes to the code and is in `agent/deps/minor-and-patch-fixes`",
+    );
+    expect(body).not.toContain("### What patchwright changed");
     expect(body).toContain("✅ `npm test` passed");
     expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
     const summary = renderDepsJobSummary(result);
     expect(summary).toContain(
-      "PARTIAL Bump fx-util from 1.2.0 to 1.2.1 -> agent/deps/minor-and-patch\n  fx-util 1.2.0 -> 1.2.1\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: npm test passed",
+      "GREEN   Bump fx-util from 1.2.0 to 1.2.1 -> agent/deps/minor-and-patch\n  fx-util 1.2.0 -> 1.2.1\n  verify: npm test passed",
     );
+    // A failed group says what failed and shows the end of its output.
+    expect(summary).toContain(
+      "FAILED  Bump fx-broken from 1.0.0 to 1.1.0 -> agent/deps/minor-and-patch-fixes\n  left out: fx-broken 1.0.0 -> 1.1.0\n  agent: did not fix it (no files)\n  verify: npm test failed (exit 1)",
+    );
+    expect(summary).toContain("Error: fx-broken 1.1.0 cannot be loaded");
+    // Paths in the output are the repository's, not the bot's workspace.
+    expect(summary).toContain("node_modules/fx-broken/index.js:1");
+    expect(summary).not.toContain(join(root, "cache"));
     expect(summary).toContain("GREEN   Bump fx-greet from 1.0.0 to 2.0.0 -> agent/deps/fx-greet-2");
     expect(summary).toContain("pull request: https://github.com/o/r/pull/101 (new)");
     const majorBody = github.pulls[1]?.body ?? "";
@@ -212,8 +221,8 @@ describe("runDepsJob", () => {
     };
     expect(first).toBeDefined();
     const { result } = await run([...cannotFix, ...renameGreet]);
-    expect(result.groups.map((g) => g.status)).toEqual(["partial", "green"]);
-    expect(result.groups.map((g) => g.pullRequest?.created)).toEqual([false, false]);
+    expect(result.groups.map((g) => g.status)).toEqual(["green", "failed", "green"]);
+    expect(result.groups.map((g) => g.pullRequest?.created)).toEqual([false, undefined, false]);
     expect(github.pulls).toHaveLength(2);
     const after = repo.sha("agent/deps/fx-greet-2");
     expect(after).not.toBe(before.major);
@@ -299,7 +308,9 @@ describe("runDepsJob", () => {
     expect(labelled).toContainEqual(["/repos/o/r/issues/100/labels", ["dependencies"]]);
     expect(labelled).toContainEqual(["/repos/o/r/issues/101/labels", ["dependencies"]]);
     // The fake has no label route: the failure is a warning, never a failed group.
-    expect(first.groups.every((g) => g.warnings?.[0]?.includes("could not label"))).toBe(true);
+    const opened = first.groups.filter((g) => g.pullRequest);
+    expect(opened).toHaveLength(2);
+    expect(opened.every((g) => g.warnings?.[0]?.includes("could not label"))).toBe(true);
   });
 
   it("ships a security fix on its own, past the cooldown, labelled security with the advisory", async () => {
