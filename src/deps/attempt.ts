@@ -8,6 +8,7 @@ import { applyBump, type CommandRunner } from "./bump.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { Update } from "./outdated.js";
 import type { BumpFailure } from "./task.js";
+import { TOOL_CACHE } from "./warm-install.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
@@ -33,6 +34,8 @@ export interface AttemptContext {
   reinstall?: string | undefined;
   /** The package manager's lockfile command (default npm's). */
   lockfileCommand?: ((before?: Date) => string) | undefined;
+  /** The tool's cache inside the workspace (the only place a sandboxed install may write). */
+  cacheEnv?: ((dir: string) => Record<string, string>) | undefined;
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
   hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;
@@ -72,6 +75,7 @@ export async function attemptUpdates(
         ctx.dir,
       );
 
+  const toolEnv = { ...ctx.npmEnv, ...ctx.cacheEnv?.(join(ctx.dir, TOOL_CACHE)) };
   let bump: Awaited<ReturnType<typeof applyBump>>;
   // npm resolves a lockfile from an installed tree when it finds one, which
   // would carry versions over from an earlier try; the tree steps outside
@@ -88,7 +92,7 @@ export async function attemptUpdates(
       dir: ctx.dir,
       updates,
       lockfilePath: ctx.lockfilePath,
-      run: runner(ctx.npmEnv, ctx.sandboxes.setup),
+      run: runner(toolEnv, ctx.sandboxes.setup),
       before: ctx.before,
       lockfileCommand: ctx.lockfileCommand,
     });
@@ -119,7 +123,7 @@ export async function attemptUpdates(
   // An install into an existing tree may rewrite the manifests or the
   // lockfile; the bump's own versions of them are what is committed.
   const written = command === ctx.install ? undefined : await readFiles(ctx.dir, bump.files);
-  const install = await runner(ctx.npmEnv, ctx.sandboxes.setup)(command);
+  const install = await runner(toolEnv, ctx.sandboxes.setup)(command);
   if (written) await writeFiles(ctx.dir, written);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };

@@ -1,6 +1,7 @@
 import type { Identity } from "../git/commits.js";
 import { createGit, type GitEnv } from "../git/git-client.js";
 import { readWorkspaceFile, writeWorkspaceFile } from "../sandbox/host-files.js";
+import { TOOL_CACHE } from "./warm-install.js";
 
 /**
  * Git chores of the bump job inside its workspace: start an existing bump
@@ -65,11 +66,14 @@ export async function otherAuthors(options: {
   return [...new Set(out.split("\n").filter((line) => line && !line.endsWith(mine)))];
 }
 
-/** Drops every change to tracked files and untracked files that are not ignored (node_modules stays). */
+/**
+ * Drops every change to tracked files and untracked files that are not
+ * ignored (node_modules stays), and keeps the package manager's cache (see warm-install.ts).
+ */
 export async function resetCheckout(dir: string, env: GitEnv): Promise<void> {
   const git = createGit(dir, { env });
   await git.raw(["reset", "--quiet", "--hard", "HEAD"]);
-  await git.raw(["clean", "-fdq"]);
+  await git.raw(["clean", "-fdq", "-e", `/${TOOL_CACHE}`]);
 }
 
 export async function readFiles(

@@ -95,6 +95,8 @@ export interface ManagerCommands {
   test: string;
   /** The environment that points the tool at the registry patchwright resolved. */
   registryEnv(registry: string): Record<string, string>;
+  /** The environment that puts the tool's cache (or store) in `dir`. */
+  cacheEnv(dir: string): Record<string, string>;
 }
 
 export function managerCommands(
@@ -112,6 +114,7 @@ export function managerCommands(
         : `${pnpm} install --prefer-offline`,
       test: `${pnpm} test`,
       registryEnv: (registry) => ({ npm_config_registry: registry }),
+      cacheEnv: (dir) => ({ npm_config_store_dir: dir, npm_config_cache_dir: dir }),
     };
   }
   if (manager.name === "yarn-classic") {
@@ -123,6 +126,7 @@ export function managerCommands(
       reinstall: `${yarn} install --frozen-lockfile --non-interactive --no-progress --prefer-offline`,
       test: `${yarn} test`,
       registryEnv: (registry) => ({ npm_config_registry: registry, YARN_REGISTRY: registry }),
+      cacheEnv: (dir) => ({ YARN_CACHE_FOLDER: dir }),
     };
   }
   if (manager.name === "yarn-berry") {
@@ -141,9 +145,12 @@ export function managerCommands(
         YARN_ENABLE_TELEMETRY: "0",
         YARN_ENABLE_GLOBAL_CACHE: "false",
       }),
+      cacheEnv: (dir) => ({ YARN_CACHE_FOLDER: dir }),
     };
   }
-  const base = "npm install --package-lock-only --ignore-scripts --no-audit --no-fund";
+  // --prefer-offline: packuments an earlier group fetched in this job are fresh enough.
+  const base =
+    "npm install --package-lock-only --ignore-scripts --no-audit --no-fund --prefer-offline";
   return {
     lockfile: (before) => (before ? `${base} --before=${before.toISOString()}` : base),
     install: hasLock ? "npm ci" : "npm install --no-package-lock --no-audit --no-fund",
@@ -152,5 +159,6 @@ export function managerCommands(
       : "npm install --no-package-lock --prefer-offline --no-audit --no-fund",
     test: "npm test",
     registryEnv: (registry) => ({ npm_config_registry: registry }),
+    cacheEnv: (dir) => ({ npm_config_cache: dir }),
   };
 }

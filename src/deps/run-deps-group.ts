@@ -1,3 +1,5 @@
+import { rename, rm } from "node:fs/promises";
+import { join } from "node:path";
 import type { AgentEventListener } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
 import type { AgentLimits } from "../agent/loop.js";
@@ -27,7 +29,7 @@ import { renderDepsPullRequestBody } from "./pr-body.js";
 import { labelPullRequest, labelsFor } from "./pull-labels.js";
 import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
 import { gatherUpstream, renderUpstream, type UpstreamSource } from "./upstream.js";
-import type { WarmInstall } from "./warm-install.js";
+import { TOOL_CACHE, type WarmInstall } from "./warm-install.js";
 
 /**
  * One group, one branch, one pull request: apply the bump, install and
@@ -185,6 +187,8 @@ export async function runDepsGroup(
     if (!final.passed && final.failure) {
       result.firstFailure = final.failure;
       ctx.onStep("Running the agent on the breakage");
+      // The tool's cache holds registry responses: the agent never sees it.
+      const hidden = await hideFolder(dir, TOOL_CACHE);
       const startTree = captureWorkspaceTree(dir, ctx.gitEnv);
       const session = await runAgentSession({
         root: dir,
@@ -208,6 +212,7 @@ export async function runDepsGroup(
       // so that work is taken from the workspace itself, not the records.
       const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
       const endTree = await captureWorkspaceTree(dir, ctx.gitEnv);
+      await hidden.restore();
       kept = (await treeChanges(dir, ctx.gitEnv, await startTree, endTree)).filter((c) =>
         isKept(c.path),
       );
@@ -351,6 +356,23 @@ async function upstreamFor(ctx: GroupRunContext, updates: readonly Update[]): Pr
   return renderUpstream(changes.filter((c) => c !== undefined));
 }
 
+/** Moves a folder of the workspace beside it (outside every sandbox) until `restore`. */
+async function hideFolder(dir: string, folder: string): Promise<{ restore(): Promise<void> }> {
+  const inside = join(dir, folder);
+  const aside = `${dir}.${folder.replace(/^\./, "")}`;
+  const moved = await rename(inside, aside).then(
+    () => true,
+    () => false,
+  );
+  return {
+    restore: async () => {
+      if (!moved) return;
+      await rm(inside, { recursive: true, force: true });
+      await rename(aside, inside);
+    },
+  };
+}
+
 /** Paths where the recorded changes and the workspace's disagree. */
 function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): string[] {
   const seen = new Map(recorded.map((c) => [c.path, c.after]));
@@ -366,7 +388,8 @@ function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): stri
     .sort();
 }
 
-/** The lockfile is always npm's to write, and installed packages are never the repository's. */
+/** The lockfile is always the tool's to write, and installed packages and its cache are never the repository's. */
 function isKeptPath(path: string, lockfilePath: string | undefined): boolean {
-  return path !== lockfilePath && !path.split("/").includes("node_modules");
+  const parts = path.split("/");
+  return path !== lockfilePath && !parts.includes("node_modules") && parts[0] !== TOOL_CACHE;
 }

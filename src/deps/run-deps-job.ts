@@ -205,6 +205,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       // With a tree already installed, the tool changes only what the lockfile changed.
       reinstall: config.install ? undefined : commands.reinstall,
       lockfileCommand: commands.lockfile,
+      cacheEnv: commands.cacheEnv,
       upstream: {
         tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
         ...(deps.octokit ? { releases: githubReleases(deps.octokit) } : {}),

@@ -19,31 +19,42 @@ export interface WarmInstall {
   dispose(): Promise<void>;
 }
 
-const FOLDER = "node_modules";
+/**
+ * The package manager's cache lives in the worktree too (the only place a
+ * sandboxed install may write), so the next group's lockfile step and
+ * install find the packuments and tarballs the last one fetched.
+ */
+export const TOOL_CACHE = ".patchwright-pm-cache";
+const FOLDERS = ["node_modules", TOOL_CACHE];
 
 export function createWarmInstall(cacheDir: string): WarmInstall {
   const shelf = join(cacheDir, "deps-installs", randomBytes(6).toString("hex"));
-  const shelved = join(shelf, FOLDER);
-  let stocked = false;
+  const stocked = new Set<string>();
   return {
     async restore(dir) {
-      if (!stocked) return false;
-      const target = join(dir, FOLDER);
-      if (await exists(target)) return false;
-      await rename(shelved, target);
-      stocked = false;
-      return true;
+      let restored = false;
+      for (const folder of FOLDERS) {
+        if (!stocked.has(folder)) continue;
+        const target = join(dir, folder);
+        if (await exists(target)) continue;
+        await rename(join(shelf, folder), target);
+        stocked.delete(folder);
+        restored = true;
+      }
+      return restored;
     },
     async save(dir) {
-      const source = join(dir, FOLDER);
-      if (!(await isDirectory(source))) return;
-      await mkdir(shelf, { recursive: true });
-      await rm(shelved, { recursive: true, force: true });
-      await rename(source, shelved);
-      stocked = true;
+      for (const folder of FOLDERS) {
+        const source = join(dir, folder);
+        if (!(await isDirectory(source))) continue;
+        await mkdir(shelf, { recursive: true });
+        await rm(join(shelf, folder), { recursive: true, force: true });
+        await rename(source, join(shelf, folder));
+        stocked.add(folder);
+      }
     },
     async dispose() {
-      stocked = false;
+      stocked.clear();
       await rm(shelf, { recursive: true, force: true });
     },
   };
