@@ -24,8 +24,9 @@ import { readVersion } from "./version.js";
 
 export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json]
 
-Finds npm dependency updates for the project in DIR (package.json, package-lock.json,
-workspaces, .npmrc registries) and groups them as .github/patchwright.yml's deps: section says.
+Finds dependency updates for the npm, pnpm or yarn project in DIR (package.json, its
+lockfile, workspaces, .npmrc registries, advisories) and groups them as
+.github/patchwright.yml's deps: section says.
 
 Options:
   --cwd DIR          the project (default: current directory)
