@@ -1,4 +1,4 @@
-import { lstat, rename, rm } from "node:fs/promises";
+import { lstat, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../error-message.js";
 import type { JobSandboxes } from "../job/job-sandboxes.js";

@@ -81,7 +81,9 @@ describe("writeRange", () => {
 describe("groupUpdates", () => {
   it("names the default group after the update types it can hold, and keeps lockfile-only updates apart", () => {
     const inRange = update("b", "1.0.0", "1.0.3", "patch");
-    inRange.locations = [{ ...inRange.locations[0]!, spec: ">=1", newSpec: null }];
+    inRange.locations = [
+      { manifest: "package.json", section: "dependencies", spec: ">=1", newSpec: null },
+    ];
     const groups = groupUpdates([update("a", "1.0.0", "1.0.1", "patch"), inRange], {
       groups: [],
       updateTypes: ["patch"],
