@@ -11,8 +11,8 @@ import { type LocalRegistry, startLocalRegistry } from "../test/helpers/npm-regi
 import { realSandbox } from "../test/helpers/sandbox.js";
 
 /**
- * A real dependency job against verdaccio on loopback: an app with 40
- * installed packages and 5 groups (a patch group and 4 majors), each group
+ * A real dependency job against verdaccio on loopback: an app with 125
+ * installed packages (21 files each) and 5 groups (a patch group and 4 majors), each group
  * bumped, installed, tested, committed and pushed to a local bare
  * repository. Prints the wall time of each group and of the whole job, for
  * one install per job (the default) and for a fresh `npm ci` in every group
@@ -22,6 +22,7 @@ import { realSandbox } from "../test/helpers/sandbox.js";
 const run = promisify(execFile);
 const DAY = 86_400_000;
 const FILLERS = 120;
+const FILES_PER_PACKAGE = 20;
 const MAJORS = ["bench-a", "bench-b", "bench-c", "bench-d"];
 
 export async function bench(): Promise<void> {
@@ -107,8 +108,16 @@ async function world(
   now: number,
 ): Promise<Record<string, string>> {
   const fillers = Array.from({ length: FILLERS }, (_, i) => `bench-fill-${i}`);
+  // Twenty files a package, as real packages ship many: installs, not the
+  // job's own steps, are what grows with a project.
   const body = (name: string, version: string) => ({
-    "index.js": `module.exports = { name: ${JSON.stringify(name)}, version: ${JSON.stringify(version)}, pad: ${JSON.stringify("x".repeat(40_000))} };\n`,
+    "index.js": `module.exports = { name: ${JSON.stringify(name)}, version: ${JSON.stringify(version)} };\n`,
+    ...Object.fromEntries(
+      Array.from({ length: FILES_PER_PACKAGE }, (_, i) => [
+        `lib/part-${i}.js`,
+        `module.exports = ${JSON.stringify(`${name}@${version} part ${i} `.repeat(200))};\n`,
+      ]),
+    ),
   });
   const firsts = [...fillers, ...MAJORS, "bench-p"].map((name) => ({
     name,

@@ -188,31 +188,34 @@ export async function runDepsGroup(
       result.firstFailure = final.failure;
       ctx.onStep("Running the agent on the breakage");
       // The tool's cache holds registry responses: the agent never sees it.
+      const upstream = await upstreamFor(ctx, all);
       const hidden = await hideFolder(dir, TOOL_CACHE);
-      const startTree = captureWorkspaceTree(dir, ctx.gitEnv);
-      const session = await runAgentSession({
-        root: dir,
-        task: buildDepsFixTask({
-          updates: all,
-          failure: final.failure,
-          upstream: await upstreamFor(ctx, all),
-        }),
-        model: ctx.model(),
-        policy: ctx.policy,
-        limits: ctx.limits,
-        envSource: ctx.envSource,
-        clock: ctx.clock,
-        signal: ctx.signal,
-        onEvent: ctx.onEvent,
-        sandbox: sandboxes.agent,
-        extraRules: DEPS_FIX_RULES,
-        beforeTools: startTree,
-      });
+      let startTree: ReturnType<typeof captureWorkspaceTree>;
+      let session: Awaited<ReturnType<typeof runAgentSession>>;
+      let endTree: Awaited<ReturnType<typeof captureWorkspaceTree>>;
+      try {
+        startTree = captureWorkspaceTree(dir, ctx.gitEnv);
+        session = await runAgentSession({
+          root: dir,
+          task: buildDepsFixTask({ updates: all, failure: final.failure, upstream }),
+          model: ctx.model(),
+          policy: ctx.policy,
+          limits: ctx.limits,
+          envSource: ctx.envSource,
+          clock: ctx.clock,
+          signal: ctx.signal,
+          onEvent: ctx.onEvent,
+          sandbox: sandboxes.agent,
+          extraRules: DEPS_FIX_RULES,
+          beforeTools: startTree,
+        });
+        endTree = await captureWorkspaceTree(dir, ctx.gitEnv);
+      } finally {
+        await hidden.restore();
+      }
       // The retries below reset the tree and apply the agent's work again,
       // so that work is taken from the workspace itself, not the records.
       const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
-      const endTree = await captureWorkspaceTree(dir, ctx.gitEnv);
-      await hidden.restore();
       kept = (await treeChanges(dir, ctx.gitEnv, await startTree, endTree)).filter((c) =>
         isKept(c.path),
       );

@@ -243,7 +243,8 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     const outcomes: Array<DepsGroupResult[] | undefined> = [];
     const lanes = Math.max(1, Math.min(deps.groupConcurrency ?? 2, wanted.length));
     let next = 0;
-    const lane = async (shelf: WarmInstall) => {
+    const lane = async (shelf: WarmInstall, limit = Number.POSITIVE_INFINITY) => {
+      let ran = 0;
       for (let index = next++; index < wanted.length; index = next++) {
         signal.throwIfAborted();
         const group = wanted[index] as UpdateGroup;
@@ -294,12 +295,21 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
           outcomes[index] = [outcome];
           if (takesPlace && !outcome.pullRequest?.created) open -= 1;
         }
+        ran += 1;
+        if (ran >= limit) return;
       }
     };
     const shelves = Array.from({ length: lanes }, (_, i) =>
       i === 0 ? warm : createWarmInstall(deps.cacheDir),
     );
     try {
+      // The first group installs alone; the other lanes start from a copy of
+      // its tree, which costs a copy rather than a second full install.
+      const [first, ...others] = shelves as [WarmInstall, ...WarmInstall[]];
+      if (others.length > 0) {
+        await lane(first, 1);
+        await Promise.all(others.map((shelf) => shelf.seedFrom(first).catch(() => undefined)));
+      }
       await Promise.all(shelves.map((shelf) => lane(shelf)));
     } finally {
       await Promise.all(shelves.slice(1).map((shelf) => shelf.dispose()));

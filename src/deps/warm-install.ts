@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { lstat, mkdir, rename, rm } from "node:fs/promises";
+import { cp, lstat, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -15,6 +15,10 @@ export interface WarmInstall {
   restore(dir: string): Promise<boolean>;
   /** Shelves the worktree's tree for the next group. */
   save(dir: string): Promise<void>;
+  /** Fills an empty shelf with a copy of another's (a second lane starts warm). */
+  seedFrom(other: WarmInstall): Promise<void>;
+  /** The shelved folders, for seedFrom. */
+  readonly shelved: ReadonlyMap<string, string>;
   /** Deletes the shelf. */
   dispose(): Promise<void>;
 }
@@ -31,6 +35,18 @@ export function createWarmInstall(cacheDir: string): WarmInstall {
   const shelf = join(cacheDir, "deps-installs", randomBytes(6).toString("hex"));
   const stocked = new Set<string>();
   return {
+    get shelved() {
+      return new Map([...stocked].map((folder) => [folder, join(shelf, folder)]));
+    },
+    async seedFrom(other) {
+      for (const [folder, path] of other.shelved) {
+        if (stocked.has(folder)) continue;
+        await mkdir(shelf, { recursive: true });
+        // A copy, not links: an install script in one lane must not write into the other's files.
+        await cp(path, join(shelf, folder), { recursive: true, verbatimSymlinks: true });
+        stocked.add(folder);
+      }
+    },
     async restore(dir) {
       let restored = false;
       for (const folder of FOLDERS) {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { apiDiff, changelogSection, renderUpstream } from "../../src/deps/upstream.js";
+import {
+  apiDiff,
+  changelogSection,
+  gatherUpstream,
+  renderUpstream,
+} from "../../src/deps/upstream.js";
 
 describe("upstream changes for the agent", () => {
   it("cuts the changelog from the new version's heading down to the old one's", () => {
@@ -35,6 +40,33 @@ describe("upstream changes for the agent", () => {
       ].join("\n"),
     );
     expect(apiDiff(before, before)).toBeUndefined();
+  });
+
+  it("takes the release notes between the versions and says what it could not read", async () => {
+    const asked: string[] = [];
+    const changes = await gatherUpstream(
+      {
+        tarball: async (name, version) => {
+          throw new Error(`no tarball for ${name}@${version}`);
+        },
+        releases: async (url) => {
+          asked.push(url);
+          return [
+            { tag: "v3.0.0", body: "Too new." },
+            { tag: "v2.0.0", body: "Renamed greet to hello." },
+            { tag: "docs-site", body: "Not a version." },
+            { tag: "v1.0.0", body: "Already installed." },
+          ];
+        },
+      },
+      { name: "x", from: "1.0.0", to: "2.0.0", links: { repository: "https://github.com/o/x" } },
+    );
+    expect(asked).toEqual(["https://github.com/o/x"]);
+    expect(changes.releaseNotes).toBe("## v2.0.0\nRenamed greet to hello.");
+    expect(changes.problems).toEqual([
+      "x@1.0.0 tarball: no tarball for x@1.0.0",
+      "x@2.0.0 tarball: no tarball for x@2.0.0",
+    ]);
   });
 
   it("fences text that holds backticks so it cannot close its own fence", () => {
