@@ -9,8 +9,10 @@ export function renderDepsPlan(
 ): string {
   const lines: string[] = [];
   const count = plan.groups.reduce((sum, g) => sum + g.updates.length, 0);
+  const age = plan.releaseAge ? `; minimum release age from ${plan.releaseAge.source}` : "";
   lines.push(
-    `Registry ${plan.registry}; ${plan.manifests.length} package.json file${plan.manifests.length === 1 ? "" : "s"}.`,
+    `Registry ${plan.registry}; ${plan.manifests.length} package.json file${plan.manifests.length === 1 ? "" : "s"}; ${plan.manager}.`,
+    `Engines checked against Node ${plan.node.version} (${plan.node.source})${age}.`,
     count === 0
       ? "No updates to propose."
       : `${count} update${count === 1 ? "" : "s"} in ${plan.groups.length} pull request${plan.groups.length === 1 ? "" : "s"}:`,
@@ -37,6 +39,10 @@ export function renderDepsPlan(
       lines.push(
         `  ${update.name.padEnd(width)}  ${update.from} -> ${update.to}  (${update.type}${age}; ${where})${warn}`,
       );
+      for (const advisory of update.advisories ?? [])
+        lines.push(
+          `  ${" ".repeat(width)}  fixes advisory ${advisory.id} (${advisory.severity}): ${advisory.title}`,
+        );
       for (const note of update.passedOver)
         lines.push(`  ${" ".repeat(width)}  passed over ${note}`);
     }

@@ -126,6 +126,28 @@ describe("planDepsUpdates against a local registry", () => {
     ]);
   });
 
+  it("never proposes what the package manager's min-release-age would refuse, whatever the cooldown", async () => {
+    const files = await demoAppFiles(world);
+    const dir = await demoApp({ ".npmrc": `${files[".npmrc"]}min-release-age=15\n` });
+    const parsed = parseDepsConfig({ cooldown_days: 0, update_types: ["patch", "minor"] });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    expect(plan.releaseAge?.source).toBe("min-release-age=15 (.npmrc)");
+    // fx-broken 1.1.0 is 20 days old; fx-util 1.2.1 is 10 days old, fx-new 1.0.1 an hour.
+    expect(plan.groups.flatMap((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
+      "fx-broken@1.1.0",
+      "fx-greet@1.0.1",
+    ]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
+      "fx-util: 1.2.0 kept: 1.2.1: released 10 days ago; the package manager refuses it before 15 days (min-release-age=15 (.npmrc))",
+    );
+  });
+
   it("prints the plan with `patchwright deps --dry-run`, without an API key or GitHub", async () => {
     const dir = await demoApp({
       ".github/patchwright.yml":
@@ -143,6 +165,7 @@ describe("planDepsUpdates against a local registry", () => {
     });
     expect(err).toBe("");
     expect(code).toBe(0);
+    expect(out).toContain(`Engines checked against Node ${process.version.slice(1)}`);
     expect(out).toContain("Bump the fixtures group: 3 updates  (branch agent/deps/fixtures)");
     expect(out).toMatch(
       /fx-greet +1\.0\.0 -> 1\.0\.1 {2}\(patch, released 200 days ago; package\.json, packages\/lib\/package\.json\)/,
@@ -283,7 +306,7 @@ describe("planDepsUpdates against a local registry", () => {
       { now: 0, branchPrefix: "agent/" },
     );
     expect(text).toBe(
-      "Registry https://registry.npmjs.org/; 1 package.json file.\nNo updates to propose.\n\n4 dependencies are up to date.",
+      "Registry https://registry.npmjs.org/; 1 package.json file; npm.\nEngines checked against Node 20.18.0 (the Node running this job (20.18.0)).\nNo updates to propose.\n\n4 dependencies are up to date.",
     );
   });
 });
