@@ -6,7 +6,12 @@ import { type PriceSetting, priceSettingSchema } from "../agent/pricing.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 import { durationSchema } from "./duration.js";
-import { ciFixSchema, toUpkeepConfig, type UpkeepConfig, upkeepFileShape } from "./upkeep-schema.js";
+import {
+  ciFixSchema,
+  toUpkeepConfig,
+  type UpkeepConfig,
+  upkeepFileShape,
+} from "./upkeep-schema.js";
 
 /**
  * `.github/patchwright.yml`: every key is optional and snake_case in the file.

@@ -18,13 +18,7 @@ const manifest = parse(readFileSync(join(ROOT, "action.yml"), "utf8")) as {
   inputs: Record<string, unknown>;
   outputs: Record<string, unknown>;
 };
-const EVENTS = [
-  ...COMMENT_EVENTS,
-  "pull_request",
-  "workflow_run",
-  "workflow_dispatch",
-  "schedule",
-];
+const EVENTS = [...COMMENT_EVENTS, "pull_request", "workflow_run", "workflow_dispatch", "schedule"];
 
 describe("action.yml", () => {
   it("declares exactly the inputs the code reads and the outputs it sets", () => {
