@@ -7,26 +7,19 @@ import {
   type AttemptFailure,
   abortError,
   completeWithRetries,
-  defaultSleep,
   describeCause,
   isAbortError,
   type ProviderHints,
+  type RetryTuning,
   redactSecrets,
-  type Sleep,
+  retryLoopOptions,
 } from "./retry.js";
 import { StreamAssembler } from "./stream-assembler.js";
 
 /** Retry, backoff and pricing settings every provider adapter takes. */
-export interface ModelTuning {
-  /** Retries after the first attempt; default 8. */
-  maxRetries?: number;
-  sleep?: Sleep;
-  random?: () => number;
+/** Retries (default 8), backoff (1 s doubling to 30 s, jittered), sleep and randomness: see RetryTuning. */
+export interface ModelTuning extends RetryTuning {
   fetch?: typeof fetch;
-  /** Cap of one backoff delay before jitter; default 30 s. */
-  maxDelayMs?: number;
-  /** First backoff cap; doubles per retry. Default 1 s. */
-  baseDelayMs?: number;
   /** Overrides the pricing table's context window. */
   contextWindow?: number;
   /** Overrides the pricing table: USD per million tokens (from the config's `pricing:`). */
@@ -121,18 +114,11 @@ export function createMessagesModel(options: MessagesModelOptions): Model {
     return assembler.result();
   }
 
-  const retry = {
-    maxRetries: options.maxRetries ?? 8,
-    sleep: options.sleep ?? defaultSleep,
-    backoff: {
-      baseDelayMs: options.baseDelayMs ?? 1000,
-      maxDelayMs: options.maxDelayMs ?? 30_000,
-      random: options.random ?? Math.random,
-    },
+  const retry = retryLoopOptions(options, {
     redact: (text: string) => redactSecrets(text, options.secrets),
     modelId: options.model,
     hints: options.hints,
-  };
+  });
   return {
     id: options.model,
     contextWindow:

@@ -6,6 +6,7 @@ import type {
   Usage,
 } from "../model.js";
 import { emptyUsage } from "../model.js";
+import { parseToolInput } from "./stream-assembler.js";
 
 /**
  * The chunks of a streamed chat completion, narrowed to the fields we read.
@@ -107,7 +108,7 @@ export class ChatStreamAssembler {
         type: "tool_use",
         id: call.id,
         name: call.name,
-        input: parseArguments(call.json),
+        input: parseToolInput(call.json),
       });
     }
     const hasCalls = this.calls.size > 0;
@@ -133,18 +134,5 @@ export class ChatStreamAssembler {
       this.onEvent({ type: "tool_use_start", id: call.id, name: call.name });
     }
     if (delta.function?.arguments) call.json += delta.function.arguments;
-  }
-}
-
-/** Incomplete or non-object arguments become {}: the tool's validation then says what is missing. */
-function parseArguments(json: string): Record<string, unknown> {
-  if (json.trim() === "") return {};
-  try {
-    const value: unknown = JSON.parse(json);
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
   }
 }

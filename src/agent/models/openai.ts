@@ -7,11 +7,11 @@ import {
   type AttemptFailure,
   abortError,
   completeWithRetries,
-  defaultSleep,
   describeCause,
   isAbortError,
   type ProviderHints,
   redactSecrets,
+  retryLoopOptions,
 } from "./retry.js";
 
 export interface OpenAiModelOptions extends Omit<ModelTuning, "price" | "contextWindow"> {
@@ -103,18 +103,11 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     return assembler.result();
   }
 
-  const retry = {
-    maxRetries: options.maxRetries ?? 8,
-    sleep: options.sleep ?? defaultSleep,
-    backoff: {
-      baseDelayMs: options.baseDelayMs ?? 1000,
-      maxDelayMs: options.maxDelayMs ?? 30_000,
-      random: options.random ?? Math.random,
-    },
+  const retry = retryLoopOptions(options, {
     redact: (text: string) => redactSecrets(text, options.apiKey ? [options.apiKey] : []),
     modelId: options.model,
     hints: OPENAI_HINTS,
-  };
+  });
   loadOpenAiSdk().catch(() => {});
   return {
     id: options.model,

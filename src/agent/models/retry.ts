@@ -192,6 +192,32 @@ export interface RetryLoopOptions {
   hints: ProviderHints;
 }
 
+/** The tuning knobs every provider's adapter takes (see ModelTuning). */
+export interface RetryTuning {
+  maxRetries?: number | undefined;
+  sleep?: Sleep | undefined;
+  random?: (() => number) | undefined;
+  maxDelayMs?: number | undefined;
+  baseDelayMs?: number | undefined;
+}
+
+/** The retry loop's settings from an adapter's tuning: 8 retries, 1 s doubling to 30 s, jittered. */
+export function retryLoopOptions(
+  tuning: RetryTuning,
+  provider: Pick<RetryLoopOptions, "redact" | "modelId" | "hints">,
+): RetryLoopOptions {
+  return {
+    maxRetries: tuning.maxRetries ?? 8,
+    sleep: tuning.sleep ?? defaultSleep,
+    backoff: {
+      baseDelayMs: tuning.baseDelayMs ?? 1000,
+      maxDelayMs: tuning.maxDelayMs ?? 30_000,
+      random: tuning.random ?? Math.random,
+    },
+    ...provider,
+  };
+}
+
 /**
  * One request with every provider's retry policy: an attempt either answers
  * or says what failed; transient failures are retried with backoff (each

@@ -224,7 +224,7 @@ function finishBlock(block: BlockDraft): AssistantBlock | undefined {
  * JSON can be incomplete; an empty object keeps the conversation valid to send
  * back, and the tool's own validation then tells the model what is missing.
  */
-function parseToolInput(json: string): Record<string, unknown> {
+export function parseToolInput(json: string): Record<string, unknown> {
   if (json.trim() === "") return {};
   try {
     const value: unknown = JSON.parse(json);
