@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { pathToFileURL } from "node:url";
 import {
@@ -16,6 +16,7 @@ import {
   type SseEvent,
   sse,
 } from "./fake-anthropic-events.js";
+import { flattenHeaders, parseJson, readBody } from "./http-body.js";
 
 /**
  * A loopback server that speaks the Messages API (`POST /v1/messages`) with
@@ -194,31 +195,6 @@ function sendJson(
     ...headers,
   });
   res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function flattenHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
 }
 
 /**

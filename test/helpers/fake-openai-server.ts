@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { AssistantBlock } from "../../src/agent/model.js";
 import {
@@ -8,6 +8,7 @@ import {
   type ScriptData,
   type ScriptResponse,
 } from "../../src/agent/models/script.js";
+import { flattenHeaders, parseJson, readBody } from "./http-body.js";
 
 /**
  * Loopback servers for the providers beyond Anthropic's own API. This file
@@ -217,30 +218,5 @@ export function chatChunks(step: ScriptResponse, id: string, model: string): unk
       prompt_tokens_details: { cached_tokens: usage.cacheReadTokens },
     },
   });
-  return out;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-function flattenHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) out[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
   return out;
 }
