@@ -8,11 +8,11 @@ import {
   abortError,
   completeWithRetries,
   describeCause,
-  isAbortError,
   type ProviderHints,
   type RetryTuning,
   redactSecrets,
   retryLoopOptions,
+  transportFailure,
 } from "./retry.js";
 import { StreamAssembler } from "./stream-assembler.js";
 
@@ -156,13 +156,8 @@ function toFailure(
   error: unknown,
   signal: AbortSignal | undefined,
 ): AttemptFailure {
-  if (signal?.aborted) throw abortError(signal);
-  if (error instanceof Client.APIUserAbortError || isAbortError(error)) {
-    throw error instanceof Error ? error : new DOMException("aborted", "AbortError");
-  }
-  if (error instanceof Client.APIConnectionError) {
-    return { kind: "connection", message: describeCause(error) };
-  }
+  const transport = transportFailure(Client, error, signal);
+  if (transport) return transport;
   if (error instanceof Client.APIError) {
     if (error.status === undefined) {
       return { kind: "stream-error", type: error.type, apiMessage: error.apiMessage };

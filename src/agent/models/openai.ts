@@ -8,10 +8,10 @@ import {
   abortError,
   completeWithRetries,
   describeCause,
-  isAbortError,
   type ProviderHints,
   redactSecrets,
   retryLoopOptions,
+  transportFailure,
 } from "./retry.js";
 
 export interface OpenAiModelOptions extends Omit<ModelTuning, "price" | "contextWindow"> {
@@ -124,13 +124,8 @@ function toFailure(
   error: unknown,
   signal: AbortSignal | undefined,
 ): AttemptFailure {
-  if (signal?.aborted) throw abortError(signal);
-  if (error instanceof OpenAI.APIUserAbortError || isAbortError(error)) {
-    throw error instanceof Error ? error : new DOMException("aborted", "AbortError");
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return { kind: "connection", message: describeCause(error) };
-  }
+  const transport = transportFailure(OpenAI, error, signal);
+  if (transport) return transport;
   if (error instanceof OpenAI.APIError) {
     const detail = error.error as { message?: unknown } | undefined;
     const apiMessage = typeof detail?.message === "string" ? detail.message : error.message;

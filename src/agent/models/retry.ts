@@ -269,3 +269,28 @@ export function describeCause(error: unknown): string {
   }
   return parts.length > 0 ? parts.join(": ") : String(error);
 }
+
+/** The two error classes both official SDKs (Anthropic's and OpenAI's) share by name. */
+export interface SdkErrorClasses {
+  APIUserAbortError: abstract new (...args: never[]) => Error;
+  APIConnectionError: abstract new (...args: never[]) => Error;
+}
+
+/**
+ * An SDK error before the API said anything: an abort is thrown as one (the
+ * run was stopped), a failed connection is retried; undefined for the rest.
+ */
+export function transportFailure(
+  classes: SdkErrorClasses,
+  error: unknown,
+  signal: AbortSignal | undefined,
+): AttemptFailure | undefined {
+  if (signal?.aborted) throw abortError(signal);
+  if (error instanceof classes.APIUserAbortError || isAbortError(error)) {
+    throw error instanceof Error ? error : new DOMException("aborted", "AbortError");
+  }
+  if (error instanceof classes.APIConnectionError) {
+    return { kind: "connection", message: describeCause(error) };
+  }
+  return undefined;
+}
