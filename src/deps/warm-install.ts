@@ -1,6 +1,8 @@
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cp, lstat, mkdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { promisify } from "node:util";
 
 /**
  * One install per job: the installed tree (node_modules) moves from one
@@ -43,7 +45,7 @@ export function createWarmInstall(cacheDir: string): WarmInstall {
         if (stocked.has(folder)) continue;
         await mkdir(shelf, { recursive: true });
         // A copy, not links: an install script in one lane must not write into the other's files.
-        await cp(path, join(shelf, folder), { recursive: true, verbatimSymlinks: true });
+        await copyTree(path, join(shelf, folder));
         stocked.add(folder);
       }
     },
@@ -74,6 +76,22 @@ export function createWarmInstall(cacheDir: string): WarmInstall {
       await rm(shelf, { recursive: true, force: true });
     },
   };
+}
+
+const run = promisify(execFile);
+
+/**
+ * The system's `cp -a` (copy-on-write where the file system can): several
+ * times faster than fs.cp on a node_modules of thousands of small files;
+ * fs.cp where there is no such cp.
+ */
+async function copyTree(from: string, to: string): Promise<void> {
+  try {
+    await run("cp", ["-a", "--reflink=auto", "--", from, to]);
+  } catch {
+    await rm(to, { recursive: true, force: true });
+    await cp(from, to, { recursive: true, verbatimSymlinks: true });
+  }
 }
 
 async function exists(path: string): Promise<boolean> {
