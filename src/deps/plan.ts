@@ -16,6 +16,7 @@ import {
 } from "./registry.js";
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
 import { advisoryRequest, findSecurityUpdates } from "./security.js";
+import { findTransitiveSecurityUpdates, readLockedGraph } from "./transitive-security.js";
 
 /** What a run would do: the groups (one pull request each) and what was left out, and why. */
 export interface DepsPlan {
@@ -111,6 +112,22 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       });
       security = findings.updates;
       skipped.push(...findings.skipped);
+      // What the project does not name itself, from npm's lockfile, as npm audit sees it.
+      const direct = new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name)));
+      const graph = await readLockedGraph(project.dir, project.lockfilePath, direct);
+      if (graph && project.lockfilePath) {
+        const transitive = await findTransitiveSecurityUpdates({
+          graph,
+          lockfilePath: project.lockfilePath,
+          registry,
+          config: options.config,
+          now,
+          releaseAge,
+          signal: options.signal,
+        });
+        security.push(...transitive.updates);
+        skipped.push(...transitive.skipped);
+      }
     } catch (error) {
       // No advisories is no reason to hold back the other updates; say so.
       skipped.push(advisoryFailure(error));
