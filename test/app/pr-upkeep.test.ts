@@ -559,6 +559,24 @@ describe("signed commits", () => {
   });
 });
 
+describe("signed commits and branch updates", () => {
+  it("creates a resolved merge through the API with both parents", async () => {
+    const { h, gitData } = await upkeepHarness({
+      steps: resolveSteps(),
+      config: "signed_commits: true\n",
+    });
+    harness = h;
+    const main = await conflictingBotPull(h, 36);
+    const before = h.repo.sha(BOT_BRANCH) ?? "";
+    await deliver(h, "push", pushPayload(h, main));
+    const tip = h.repo.sha(BOT_BRANCH) ?? "";
+    expect(gitData.commits.map((c) => c.sha)).toEqual([tip]);
+    expect(gitData.commits[0]?.parents).toEqual([before, main]);
+    expect(gitData.commits[0]?.committer).toBeUndefined();
+    expect(h.repo.show(BOT_BRANCH, "src/add.js")).toBe(RESOLVED.trim());
+  });
+});
+
 describe("workflow files", () => {
   const writeWorkflow = () => [
     callTool("write_file", { file_path: ".github/workflows/ci.yml", content: "on: push\n" }),
