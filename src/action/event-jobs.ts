@@ -6,7 +6,7 @@ import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
-import { prefetchRepository } from "../job/run-git-job.js";
+import { prefetchRepository } from "../job/job-workspace.js";
 import { type JobDeps, type JobOutcome, runJob } from "../job/run-job.js";
 import { type RepositoryJobRequest, runRepositoryJob } from "../job/run-repository-job.js";
 import type { JobRequest } from "../requests/request.js";

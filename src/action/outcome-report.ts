@@ -3,8 +3,8 @@ import type { RepoConfig } from "../config/schema.js";
 import { plural } from "../github/markdown.js";
 import { checksRun } from "../job/checks.js";
 import { fileStats } from "../job/diff-stats.js";
+import type { GitJobResult } from "../job/git-job.js";
 import { finalReport } from "../job/report.js";
-import type { GitJobResult } from "../job/run-git-job.js";
 import type { JobOutcome } from "../job/run-job.js";
 import type { ActionReport } from "./step-summary.js";
 

@@ -3,7 +3,7 @@ import { pathToFileURL } from "node:url";
 import { plural } from "../github/markdown.js";
 import { type CheckRun, checkStatus, checksRun, runsWithOutput } from "../job/checks.js";
 import { fileStats } from "../job/diff-stats.js";
-import type { GitJobResult } from "../job/run-git-job.js";
+import type { GitJobResult } from "../job/git-job.js";
 import type { VerifyResult } from "../job/verify.js";
 
 const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^/@\s]+@[^:\s]+:)/i;

@@ -10,7 +10,7 @@ import {
 } from "../github/markdown.js";
 import { type CheckFacts, renderChecks } from "./checks-section.js";
 import { type FileStat, totalStats } from "./diff-stats.js";
-import type { GitJobResult } from "./run-git-job.js";
+import type { GitJobResult } from "./git-job.js";
 import {
   agentSummary,
   type CommitSummary,

@@ -4,8 +4,8 @@ import { createCommandLog } from "../agent/command-log.js";
 import { runAgentSession } from "../agent/session.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { GitCommandError, type GitEnv } from "../git/git-client.js";
+import type { GitJobDeps, GitJobInput, GitJobResult } from "./git-job.js";
 import type { JobSandboxes } from "./job-sandboxes.js";
-import type { GitJobDeps, GitJobInput, GitJobResult } from "./run-git-job.js";
 
 /**
  * The base brought into a branch's workspace: a merge, or a rebase replayed

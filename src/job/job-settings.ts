@@ -3,7 +3,7 @@ import type { ModelSettings } from "../agent/models/factory.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { Person } from "../requests/request.js";
-import type { GitJobInput } from "./run-git-job.js";
+import type { GitJobInput } from "./git-job.js";
 
 /** The part of a git job the repository's config decides, the same for every kind of job. */
 export function jobSettingsFrom(

@@ -1,14 +1,9 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { PullRequestLink } from "./final-report.js";
+import type { CheckpointSettings, GitJobDeps, GitJobInput, GitJobResult } from "./git-job.js";
 import { finalReport } from "./report.js";
-import {
-  type CheckpointSettings,
-  type GitJobDeps,
-  type GitJobInput,
-  type GitJobResult,
-  runGitJob,
-} from "./run-git-job.js";
+import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
 
 /**

@@ -94,26 +94,53 @@ export type CommitPusher = (
   target: Omit<SignedPushOptions, "octokit" | "repo">,
 ) => Promise<SignedPush>;
 
+export interface JobPushOptions extends PushWorkOptions {
+  /** Signed commits: pushed through this instead of git. */
+  via?: CommitPusher | undefined;
+  /** Where the job's commits start: a commit the remote has. */
+  onto: string;
+  /** The branch exists on the remote. */
+  exists: boolean;
+}
+
 /**
- * The push step through a CommitPusher. The commits it created stand for
- * the workspace's own (their ids differ: `created` maps them). A failure is
- * the push stage's error; the commits stay in the workspace's report.
+ * The push step of every job kind: through its CommitPusher when it has one
+ * (the commits it creates stand for the workspace's own, so `commits` get
+ * their ids), else git with its side branches and patches (pushWork).
  */
-export async function pushWorkVia(
+export async function pushJobCommits<C extends { sha: string }>(
+  options: JobPushOptions,
+  commits: readonly C[],
+): Promise<{ pushed: PushedWork; commits: C[] }> {
+  if (!options.via) return { pushed: await pushWork(options), commits: [...commits] };
+  const { created, ...pushed } = await pushThrough(options.via, options);
+  return {
+    pushed,
+    commits: commits.map((c) => ({ ...c, sha: created?.get(c.sha) ?? c.sha })),
+  };
+}
+
+/** A failure is the push stage's error; the commits stay in the workspace's report. */
+async function pushThrough(
   pusher: CommitPusher,
-  target: Parameters<CommitPusher>[0],
-  rule: Pick<PushWorkOptions, "branchPrefix" | "prHead" | "defaultBranch">,
+  options: JobPushOptions,
 ): Promise<PushedWork & { created?: Map<string, string> }> {
+  const { workspace, branchPrefix, prHead, defaultBranch } = options;
   try {
     // The same rule as a git push: the job's own branch, never the default one.
-    checkPushAllowed(target.branch, {
-      allowedBranch: allowJobBranches({
-        prefix: rule.branchPrefix,
-        ...(rule.prHead ? { prHead: rule.prHead } : {}),
-      }),
-      defaultBranch: rule.defaultBranch,
+    checkPushAllowed(workspace.branch, {
+      allowedBranch: allowJobBranches({ prefix: branchPrefix, ...(prHead ? { prHead } : {}) }),
+      defaultBranch,
     });
-    const pushed = await pusher(target);
+    const pushed = await pusher({
+      dir: workspace.dir,
+      env: options.env,
+      branch: workspace.branch,
+      onto: options.onto,
+      exists: options.exists,
+      ...(options.forceWithLease ? { lease: options.forceWithLease } : {}),
+      secrets: options.secrets,
+    });
     return { push: { pushed: true, sha: pushed.sha, rebased: false }, created: pushed.created };
   } catch (error) {
     return { error: { stage: "push", message: errorMessage(error) } };

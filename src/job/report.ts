@@ -10,7 +10,7 @@ import {
   type PullRequestLink,
   renderFinalReport,
 } from "./final-report.js";
-import type { GitJobResult } from "./run-git-job.js";
+import type { GitJobResult } from "./git-job.js";
 import { type RunStats, renderMcp, renderPullRequestBody } from "./summary.js";
 
 /**

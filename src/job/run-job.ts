@@ -16,15 +16,11 @@ import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { renderForkPatchAnswer } from "./answers.js";
+import type { CheckpointSettings, GitJobInput, GitJobResult } from "./git-job.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
+import { prefetchRepository } from "./job-workspace.js";
 import { isInterrupted, type JobPlan, runPipeline } from "./pipeline.js";
 import { opensAsDraft, originOf, pullRequestBody } from "./report.js";
-import {
-  type CheckpointSettings,
-  type GitJobInput,
-  type GitJobResult,
-  prefetchRepository,
-} from "./run-git-job.js";
 import { isUpkeepEvent } from "./start-rules.js";
 import { HEADLINES, planTask, tendedPullRequest } from "./upkeep-plans.js";
 import { taskOf } from "./upkeep-task.js";

@@ -3,6 +3,7 @@ import { errorMessage } from "../error-message.js";
 import type { CreatedCommit } from "../git/commits.js";
 import { type GitEnv, runGit } from "../git/git-client.js";
 import type { Workspace } from "../git/workspace.js";
+import type { GitJobDeps, GitJobInput, GitJobResult } from "./git-job.js";
 import {
   type Git,
   type Integration,
@@ -12,9 +13,8 @@ import {
 } from "./integrate-base.js";
 import { openJobRoom } from "./job-room.js";
 import type { JobSandboxes } from "./job-sandboxes.js";
-import { type PushedWork, pushWork, pushWorkVia } from "./push-work.js";
-import type { GitJobDeps, GitJobInput, GitJobResult } from "./run-git-job.js";
-import { prepareJobWorkspace } from "./run-git-job.js";
+import { prepareJobWorkspace } from "./job-workspace.js";
+import { pushJobCommits } from "./push-work.js";
 import { runVerify } from "./verify.js";
 
 /**
@@ -153,43 +153,28 @@ async function verifyAndPush(ctx: {
   }
   if (!input.push) return;
   ctx.step(`Pushing ${workspace.branch}`);
-  const rule = {
-    branchPrefix: input.branchPrefix,
-    prHead: workspace.branch,
-    defaultBranch: input.defaultBranch ?? ctx.baseBranch,
-  };
   // A rebase rewrote the branch: forced, but only over the tip this job started from.
   const lease = strategy === "rebase" ? workspace.startSha : undefined;
-  let pushed: PushedWork & { created?: Map<string, string> };
-  if (input.pushVia) {
-    pushed = await pushWorkVia(
-      input.pushVia,
-      {
-        dir: workspace.dir,
-        env,
-        branch: workspace.branch,
-        onto: lease ? workspace.baseSha : workspace.startSha,
-        exists: true,
-        ...(lease ? { lease } : {}),
-        secrets: deps.secrets,
-      },
-      rule,
-    );
-  } else {
-    pushed = await pushWork({
+  const { pushed, commits } = await pushJobCommits(
+    {
       workspace,
-      ...rule,
+      branchPrefix: input.branchPrefix,
+      prHead: workspace.branch,
+      defaultBranch: input.defaultBranch ?? ctx.baseBranch,
       env,
       secrets: deps.secrets,
       token: input.token,
       retry: deps.gitRetry,
+      via: input.pushVia,
+      // A rebase's commits start on the base; a merge's on the branch's old tip.
+      onto: lease ? workspace.baseSha : workspace.startSha,
+      exists: true,
       ...(lease ? { forceWithLease: lease } : {}),
-    });
-  }
-  const { created, ...outcome } = pushed;
-  Object.assign(result, outcome);
-  if (created)
-    result.commits = result.commits.map((c) => ({ ...c, sha: created.get(c.sha) ?? c.sha }));
+    },
+    result.commits,
+  );
+  Object.assign(result, pushed);
+  result.commits = commits;
 }
 
 async function commitsBetween(

@@ -1,5 +1,5 @@
 import type { RepoConfig } from "../config/schema.js";
-import type { GitJobInput } from "./run-git-job.js";
+import type { GitJobInput } from "./git-job.js";
 
 /**
  * GitHub refuses a push that adds or changes `.github/workflows/**` unless

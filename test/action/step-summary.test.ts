@@ -8,7 +8,7 @@ import {
 } from "../../src/action/step-summary.js";
 import { emptyUsage } from "../../src/agent/model.js";
 import { defaultConfig } from "../../src/config/schema.js";
-import type { GitJobResult } from "../../src/job/run-git-job.js";
+import type { GitJobResult } from "../../src/job/git-job.js";
 
 const DONE: ActionReport = {
   conclusion: "success",

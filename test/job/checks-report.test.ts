@@ -5,8 +5,8 @@ import { emptyUsage } from "../../src/agent/model.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { checksRun } from "../../src/job/checks.js";
 import { renderFinalReport } from "../../src/job/final-report.js";
+import type { GitJobResult } from "../../src/job/git-job.js";
 import { finalReport, opensAsDraft, originOf, pullRequestBody } from "../../src/job/report.js";
-import type { GitJobResult } from "../../src/job/run-git-job.js";
 import { renderPullRequestBody } from "../../src/job/summary.js";
 import type { JobRequest } from "../../src/requests/request.js";
 

@@ -2,7 +2,8 @@ import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
-import { type GitJobInput, runGitJob } from "../../src/job/run-git-job.js";
+import type { GitJobInput } from "../../src/job/git-job.js";
+import { runGitJob } from "../../src/job/run-git-job.js";
 import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
 import { startGitHttpServer } from "../helpers/git-http-server.js";
 import {
