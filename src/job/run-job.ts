@@ -106,14 +106,20 @@ export async function runJob(
   if (commentId !== undefined && commentUrl)
     await options.onTracking?.({ id: commentId, url: commentUrl });
   try {
+    // Asked once: an upkeep plan reads it, then the request's plan it builds on.
+    let pulled: ReturnType<typeof pullRequestOf> | undefined;
+    const pullRequest = () => {
+      pulled ??= pullRequestOf(deps.octokit, request);
+      return pulled;
+    };
     const plan = await planTask(task, {
       deps,
       request,
       config,
       options,
       status,
-      planRequest: (kind) => planRequest(deps, request, config, options, kind),
-      pullRequest: () => pullRequestOf(deps.octokit, request),
+      planRequest: (kind) => planRequest(deps, request, config, options, kind, pullRequest),
+      pullRequest,
     });
     if ("done" in plan) {
       await status.finish(deps.redact(plan.done.markdown), plan.done.outcome);
@@ -148,16 +154,17 @@ export async function runJob(
  * it; a pull request gets commits on its own branch; a fork's pull request
  * is read from the fork, never pushed, and answered with a patch.
  */
-export async function planRequest(
+async function planRequest(
   deps: JobDeps,
   request: JobRequest,
   config: RepoConfig,
   options: RunJobOptions,
   kind: PlanKind = {},
+  pullRequest: () => ReturnType<typeof pullRequestOf> = () => pullRequestOf(deps.octokit, request),
 ): Promise<RequestPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
-  const pr = await pullRequestOf(deps.octokit, request);
+  const pr = await pullRequest();
   const fork = pr?.isFork === true;
   const issuePull =
     request.target.kind === "issue"
@@ -254,7 +261,7 @@ export async function planRequest(
   };
 }
 
-export async function pullRequestOf(
+async function pullRequestOf(
   octokit: GitHubClient,
   request: JobRequest,
 ): Promise<JobRequest["pullRequest"]> {

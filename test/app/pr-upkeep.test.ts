@@ -490,6 +490,10 @@ describe("review mode", () => {
     const results = JSON.stringify(h.models[0]?.requests.at(-1)?.messages);
     expect(results).toMatch(/read-only/);
     expect(bodies(h, 40).at(-1)).toContain("with 2 inline comments");
+    // The pull request is read once, by the review's plan and the request's plan it builds on.
+    expect(
+      h.github.calls.filter((c) => c.method === "GET" && c.path.endsWith("/pulls/40")),
+    ).toHaveLength(1);
   });
 
   it("re-reviews only what changed since its last review, and not at all without new commits", async () => {
