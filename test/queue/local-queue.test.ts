@@ -3,14 +3,8 @@ import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createLocalQueue, type SetTimer } from "../../src/queue/local-queue.js";
-import type {
-  JobHandler,
-  JobRecord,
-  JobResult,
-  NewJob,
-  RunningJob,
-} from "../../src/queue/types.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
+import { job, manualHandler } from "./queue-fixtures.js";
 
 /** A clock and timers the test moves by hand. */
 function fakeTime() {
@@ -32,37 +26,6 @@ function fakeTime() {
       }
     },
   };
-}
-
-let deliveries = 0;
-function job(key: string, extra: Partial<NewJob> = {}): NewJob {
-  deliveries += 1;
-  return {
-    kind: "request",
-    key,
-    deliveryId: `delivery-${deliveries}`,
-    triggerId: `${key}:comment:${deliveries}`,
-    installationId: 1,
-    input: { n: deliveries },
-    ...extra,
-  };
-}
-
-/** A handler whose runs the test finishes by hand. */
-function manualHandler() {
-  const started: Array<{ job: RunningJob; finish(result: JobResult): void }> = [];
-  const gaveUp: JobRecord[] = [];
-  const handler: JobHandler = {
-    run: (running) =>
-      new Promise<JobResult>((finish) => {
-        started.push({ job: running, finish });
-        running.signal.addEventListener("abort", () => finish({ status: "interrupted" }));
-      }),
-    giveUp: async (record) => {
-      gaveUp.push(record);
-    },
-  };
-  return { handler, started, gaveUp };
 }
 
 /** Until the handler has been asked to run `count` jobs (records are written to disk first). */

@@ -2,15 +2,9 @@ import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRedisQueue } from "../../src/queue/redis-queue.js";
-import type {
-  JobHandler,
-  JobQueue,
-  JobRecord,
-  JobResult,
-  NewJob,
-  RunningJob,
-} from "../../src/queue/types.js";
+import type { JobQueue } from "../../src/queue/types.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { job, manualHandler } from "./queue-fixtures.js";
 
 /**
  * The distributed queue against a real redis-server: duplicates across
@@ -38,36 +32,6 @@ async function open(name: string, extra: { maxAttempts?: number } = {}): Promise
   const queue = await createRedisQueue({ url: redis.url, name, ...FAST, ...extra });
   queues.push(queue);
   return queue;
-}
-
-let deliveries = 0;
-function job(key: string, extra: Partial<NewJob> = {}): NewJob {
-  deliveries += 1;
-  return {
-    kind: "request",
-    key,
-    deliveryId: `d-${deliveries}`,
-    triggerId: `${key}:comment:${deliveries}`,
-    installationId: 1,
-    input: { n: deliveries },
-    ...extra,
-  };
-}
-
-function manualHandler() {
-  const started: Array<{ job: RunningJob; finish(result: JobResult): void }> = [];
-  const gaveUp: JobRecord[] = [];
-  const handler: JobHandler = {
-    run: (running) =>
-      new Promise<JobResult>((finish) => {
-        started.push({ job: running, finish });
-        running.signal.addEventListener("abort", () => finish({ status: "interrupted" }));
-      }),
-    giveUp: async (record) => {
-      gaveUp.push(record);
-    },
-  };
-  return { handler, started, gaveUp };
 }
 
 describe("the Redis (BullMQ) job queue", () => {
