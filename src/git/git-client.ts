@@ -164,10 +164,14 @@ export function runGitBuffer(
   const { signal } = options;
   if (signal?.aborted) return Promise.reject(abortError(signal));
   return new Promise((resolve, reject) => {
+    // Its own process group, so an abort reaches the programs git started
+    // too (gc runs repack and pack-objects, fetch runs index-pack): killing
+    // git alone left them writing into the folder the caller removes next.
     const child = spawn("git", args, {
       cwd: baseDir,
       env: buildGitEnv(options),
       stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
@@ -178,24 +182,31 @@ export function runGitBuffer(
       signal?.removeEventListener("abort", onAbort);
       done();
     };
-    // Ends git, and rejects once it has exited: nothing the caller cleans up
-    // next (a worktree, a temporary folder) is still being written to.
+    // Ends git and its helpers, and rejects once they have exited (their
+    // pipes closed): nothing the caller cleans up next (a worktree, a
+    // temporary folder) is still being written to.
     let aborted = false;
+    const killGroup = (sig: NodeJS.Signals) => {
+      try {
+        if (child.pid) process.kill(-child.pid, sig);
+      } catch {
+        // The group is already gone.
+      }
+    };
     const onAbort = () => {
       aborted = true;
-      child.kill();
-      setTimeout(() => child.kill("SIGKILL"), 2_000).unref();
+      killGroup("SIGTERM");
+      setTimeout(() => killGroup("SIGKILL"), 2_000).unref();
+      // A helper that left the group and kept a pipe open must not hold the
+      // caller forever.
+      setTimeout(() => settle(() => reject(abortError(signal as AbortSignal))), 5_000).unref();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", (error) => settle(() => reject(error)));
-    // On exit, not close: a helper git started may hold the pipes a while longer.
-    child.on("exit", () => {
-      if (aborted) settle(() => reject(abortError(signal as AbortSignal)));
-    });
     child.on("close", (code) => {
-      if (aborted) return;
+      if (aborted) return settle(() => reject(abortError(signal as AbortSignal)));
       const out = Buffer.concat(stdout);
       const err = Buffer.concat(stderr).toString("utf8");
       settle(() =>

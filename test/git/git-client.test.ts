@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitCommandError, runGit } from "../../src/git/git-client.js";
@@ -49,4 +50,34 @@ describe("runGit", () => {
       runGit(tmp.path, ["rev-parse", "--git-dir"], { env, signal: controller.signal }),
     ).rejects.toMatchObject({ name: "AbortError" });
   });
+
+  it("stops the programs git started too, before it rejects", async () => {
+    // An alias runs a shell under git, as gc runs repack and fetch index-pack.
+    const pidFile = join(tmp.path, "helper.pid");
+    const controller = new AbortController();
+    const pending = runGit(tmp.path, ["hold"], {
+      env,
+      signal: controller.signal,
+      config: [["alias.hold", `!sleep 60 & echo $! > '${pidFile}'; wait`]],
+    });
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"));
+    const helper = Number(readFileSync(pidFile, "utf8"));
+    controller.abort(new Error("cancelled"));
+    await expect(pending).rejects.toThrow(/aborted: cancelled/);
+    expect(running(helper)).toBe(false);
+  });
 });
+
+async function waitFor(ready: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !ready(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(ready()).toBe(true);
+}
+
+/** Alive and not a zombie waiting to be reaped. */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
