@@ -188,6 +188,13 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         void handler.giveUp(toRecord(job, "failed"), errorMessage(error));
     });
     worker.on("error", (error) => options.onError?.(error, undefined));
+    // A worker that could not renew its hold (its process stalled past the
+    // lock's duration, or Redis lost the key) no longer owns the job: the
+    // stalled check hands it to another worker, which may take the issue's
+    // lock back at once. Stop this run so the two do not work side by side.
+    worker.on("lockRenewalFailed", (jobIds) => {
+      for (const id of jobIds) running.get(id)?.abort(new Error("lost its hold on the job"));
+    });
     const stoppable: JobWorker = {
       async stop(graceMs) {
         const closed = worker.close();

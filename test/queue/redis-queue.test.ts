@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRedisQueue } from "../../src/queue/redis-queue.js";
 import type { JobQueue } from "../../src/queue/types.js";
@@ -49,13 +50,12 @@ describe("the Redis (BullMQ) job queue", () => {
   it("runs one job per issue at a time across two workers, and coalesces the requests waiting", async () => {
     const name = `q${++names}`;
     const [a, b] = [await open(name), await open(name)];
-    const first = manualHandler();
-    const second = manualHandler();
-    a.startWorker(first.handler, { concurrency: 2 });
-    b.startWorker(second.handler, { concurrency: 2 });
+    // One handler for both workers, so its list is in the order the runs started.
+    const { handler, started } = manualHandler();
+    a.startWorker(handler, { concurrency: 2 });
+    b.startWorker(handler, { concurrency: 2 });
     await a.submit(job("o/r#2", { coalesce: true, input: "one" }));
-    const all = () => [...first.started, ...second.started];
-    await vi.waitFor(() => expect(all()).toHaveLength(1));
+    await vi.waitFor(() => expect(started).toHaveLength(1));
     const queued = await a.submit(job("o/r#2", { coalesce: true, input: "two" }));
     const merged = await b.submit(job("o/r#2", { coalesce: true, input: "three" }));
     expect(queued.status).toBe("queued");
@@ -65,10 +65,10 @@ describe("the Redis (BullMQ) job queue", () => {
     });
     // The follow-up waits for the key, whichever worker picks it.
     await new Promise((done) => setTimeout(done, 1_500));
-    expect(all()).toHaveLength(1);
-    all()[0]?.finish({ status: "done", conclusion: "success" });
-    await vi.waitFor(() => expect(all()).toHaveLength(2), { timeout: 10_000 });
-    expect(all()[1]?.job.record.inputs).toEqual(["two", "three"]);
+    expect(started).toHaveLength(1);
+    started[0]?.finish({ status: "done", conclusion: "success" });
+    await vi.waitFor(() => expect(started).toHaveLength(2), { timeout: 10_000 });
+    expect(started[1]?.job.record.inputs).toEqual(["two", "three"]);
   });
 
   it("takes a job up again on another worker when the one running it is killed", async () => {
@@ -108,6 +108,23 @@ describe("the Redis (BullMQ) job queue", () => {
     await vi.waitFor(() => expect(after.started).toHaveLength(1), { timeout: 10_000 });
     expect(after.started[0]?.job.record.id).toBe(submitted.status === "queued" ? submitted.id : "");
     expect(after.started[0]?.job.record.attempts).toBe(1);
+  }, 20_000);
+
+  it("stops a run whose worker lost its hold on the job, before another worker takes it up", async () => {
+    const name = `q${++names}`;
+    const queue = await open(name);
+    const handler = manualHandler();
+    queue.startWorker(handler.handler, { concurrency: 1 });
+    const submitted = await queue.submit(job("o/r#6"));
+    await vi.waitFor(() => expect(handler.started).toHaveLength(1));
+    const running = handler.started[0]?.job;
+    expect(running?.signal.aborted).toBe(false);
+    // As if this process had stalled past the lock's duration: BullMQ's hold is gone.
+    const raw = new Redis(redis.url);
+    await raw.del(`bull:${name}:${submitted.status === "queued" ? submitted.id : ""}:lock`);
+    raw.disconnect();
+    await vi.waitFor(() => expect(running?.signal.aborted).toBe(true), { timeout: 10_000 });
+    expect(String(running?.signal.reason)).toContain("lost its hold");
   }, 20_000);
 
   it("gives up on a job that keeps failing, and reports it", async () => {
