@@ -120,6 +120,7 @@ export function createApp(settings: AppSettings) {
     // handler takes its result instead of parsing the same payload again.
     const parsed = new Map<string, ReturnType<typeof parseTrigger>>();
     guardMalformedPayloads(probot, (event, payload, delivery) => {
+      if (event === "push") return parseBaseMoved(payload, delivery);
       const request = parseTrigger(event, payload, delivery);
       parsed.set(delivery, request);
       if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);

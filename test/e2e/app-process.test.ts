@@ -106,31 +106,38 @@ describe("the App as a process (npm start), end to end", () => {
       expect(attempt.status).toBeGreaterThanOrEqual(400);
       expect(attempt.status).toBeLessThan(500);
     }
-    // Signed, but missing what an issue comment must carry: a 400 that says nothing more.
-    const malformedBody = JSON.stringify({ action: "created", comment: { id: 9 } });
-    const malformed = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-github-event": "issue_comment",
-        "x-github-delivery": "e2e-malformed",
-        "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(malformedBody).digest("hex")}`,
-      },
-      body: malformedBody,
-    });
-    expect(malformed.status).toBe(400);
-    const answer = await malformed.text();
-    expect(answer).toContain("malformed");
-    expect(answer).not.toMatch(/TriggerPayload|issue|repository|at /);
+    // Signed, but missing what the event must carry: a 400 that says nothing more.
+    const malformedDeliveries: Array<[string, unknown]> = [
+      ["issue_comment", { action: "created", comment: { id: 9 } }],
+      ["push", { ref: "refs/heads/main", installation: { id: 1 } }],
+    ];
+    for (const [event, payload] of malformedDeliveries) {
+      const malformedBody = JSON.stringify(payload);
+      const malformed = await fetch(`http://127.0.0.1:${port}/api/github/webhooks`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-github-event": event,
+          "x-github-delivery": `e2e-malformed-${event}`,
+          "x-hub-signature-256": `sha256=${createHmac("sha256", SECRET).update(malformedBody).digest("hex")}`,
+        },
+        body: malformedBody,
+      });
+      expect(malformed.status, event).toBe(400);
+      const answer = await malformed.text();
+      expect(answer).toContain("malformed");
+      expect(answer).not.toMatch(/TriggerPayload|issue|repository|push|at /);
+    }
     await eventually(
-      () => app.output().includes("malformed webhook payload"),
-      "the log line",
+      () => (app.output().match(/malformed webhook payload/g) ?? []).length >= 2,
+      "the log lines",
       5_000,
     );
     // Anything else it would log (a second report, a stack) comes within moments.
     await new Promise((r) => setTimeout(r, 500));
-    expect(app.output().match(/malformed webhook payload/g)).toHaveLength(1);
+    expect(app.output().match(/malformed webhook payload/g)).toHaveLength(2);
     expect(app.output()).not.toContain("MalformedPayload");
+    expect(app.output()).not.toContain("unreadable push payload");
     const mark = app.output().length;
     const started = Date.now();
     const response = await post("e2e-1", signed);
