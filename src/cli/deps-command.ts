@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createAnthropicModel } from "../agent/models/anthropic.js";
+import { providerSecrets } from "../agent/models/factory.js";
 import { createRedactor } from "../agent/redact.js";
 import { parseConfig } from "../config/load.js";
 import { DEFAULT_CONFIG_PATH, defaultConfig, type RepoConfig } from "../config/schema.js";
@@ -10,6 +10,7 @@ import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { planDepsUpdates } from "../deps/plan.js";
 import { renderDepsPlan } from "../deps/render-plan.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
+import { buildCliModel } from "./build-model.js";
 import type { CliIo } from "./cli-io.js";
 import { cliSandbox } from "./cli-sandbox.js";
 import { watchInterrupts } from "./interrupts.js";
@@ -20,6 +21,7 @@ import { parseFlags } from "./parse-flags.js";
 import { defaultCacheDir } from "./state-paths.js";
 import { createStepReporter } from "./step-progress.js";
 import { UsageError } from "./usage-error.js";
+import { readUserIdentity } from "./user-identity.js";
 import { readVersion } from "./version.js";
 
 export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json]
@@ -38,8 +40,9 @@ Options:
   --version          print the version
 
 Without --dry-run each group is applied on a fresh clone of DIR, installed and verified; the
-agent fixes what broke (ANTHROPIC_API_KEY required) and each group's branch
-(agent/deps/<group>) is pushed back to DIR. Nothing is sent to GitHub.`;
+agent fixes what broke (the config's model: ANTHROPIC_API_KEY for Anthropic, or the provider's
+settings) and each group's branch (agent/deps/<group>) is pushed back to DIR, committed as you
+(GIT_AUTHOR_NAME/EMAIL, else git's user.name/email). Nothing is sent to GitHub.`;
 
 /** `patchwright deps`: exit 0 when every group is green (or nothing to do), 1 otherwise. */
 export async function runDepsCommand(argv: string[], io: CliIo): Promise<number> {
@@ -73,14 +76,12 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
 
-  const apiKey = io.env.ANTHROPIC_API_KEY;
-  if (!apiKey) {
-    throw new UsageError(
-      "ANTHROPIC_API_KEY is not set: export it, or use --dry-run to see the plan only",
-    );
-  }
-  const baseURL = io.env.ANTHROPIC_BASE_URL;
-  const redact = createRedactor([apiKey, io.env.GITHUB_TOKEN ?? ""].filter(Boolean));
+  // A missing key or region is a usage error before any group runs.
+  const model = buildCliModel(io, config.model, config.pricing);
+  const redact = createRedactor(
+    [...providerSecrets(io.env), io.env.GITHUB_TOKEN ?? ""].filter(Boolean),
+  );
+  const identity = await readUserIdentity(io);
   const status = values.json ? NO_STATUS : createLiveStatus(io.stderr, io.clock);
   const controller = new AbortController();
   const interrupts = watchInterrupts(io, status, controller);
@@ -93,17 +94,13 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
         envSource: io.env,
         clock: io.clock,
         signal: controller.signal,
-        createModel: (model) =>
-          (io.createModel ?? createAnthropicModel)({
-            apiKey,
-            model,
-            ...(baseURL ? { baseURL } : {}),
-          }),
+        createModel: (id, settings) =>
+          id === config.model ? model : buildCliModel(io, id, settings?.pricing),
         onStep: values.json
           ? undefined
           : createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
       },
-      { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config },
+      { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config, identity },
     );
     status.stop();
     if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);

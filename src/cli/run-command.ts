@@ -8,8 +8,7 @@ import {
 } from "../agent/mcp/config.js";
 import type { McpFailure } from "../agent/mcp/servers.js";
 import type { Model } from "../agent/model.js";
-import { createModelFactory, ModelSetupError, providerSecrets } from "../agent/models/factory.js";
-import { parseModelSpec } from "../agent/models/model-spec.js";
+import { providerSecrets } from "../agent/models/factory.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
@@ -24,6 +23,7 @@ import { runGitJob } from "../job/run-git-job.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { RunArgs } from "./args.js";
+import { buildCliModel } from "./build-model.js";
 import type { CliIo } from "./cli-io.js";
 import { cliSandbox } from "./cli-sandbox.js";
 import { createColors } from "./colors.js";
@@ -258,7 +258,7 @@ async function runSettings(args: RunArgs, io: CliIo, cwd: string): Promise<RunSe
     }
   }
   return {
-    model: buildModel(io, modelSpec, config.pricing),
+    model: buildCliModel(io, modelSpec, config.pricing),
     modelSpec,
     policy: {
       preset: args.policy ?? config.policy.preset,
@@ -273,29 +273,6 @@ async function runSettings(args: RunArgs, io: CliIo, cwd: string): Promise<RunSe
       runner: fromFile,
     },
   };
-}
-
-/** A missing key or region is a usage error (exit 2) naming the variable to set. */
-function buildModel(io: CliIo, modelSpec: string, pricing: RepoConfig["pricing"]): Model {
-  const spec = parseModelSpec(modelSpec);
-  if (spec.provider === "anthropic") {
-    const apiKey = io.env.ANTHROPIC_API_KEY;
-    if (!apiKey) {
-      throw new UsageError(
-        "ANTHROPIC_API_KEY is not set: export your Anthropic API key and run again",
-      );
-    }
-    if (io.createModel) {
-      const baseURL = io.env.ANTHROPIC_BASE_URL;
-      return io.createModel({ apiKey, model: spec.id, ...(baseURL ? { baseURL } : {}) });
-    }
-  }
-  try {
-    return createModelFactory(io.env)(modelSpec, { pricing });
-  } catch (error) {
-    if (error instanceof ModelSetupError) throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 function limitsOf(args: RunArgs) {

@@ -39,6 +39,8 @@ export interface AttemptContext {
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
   hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;
+  /** How long the install, the lockfile step and verify may each run (the config's verify_timeout). */
+  commandTimeoutSeconds?: number | undefined;
   lockfilePath: string | undefined;
   before: Date | undefined;
   /** The environment of the repository's own commands: the agent's scrubbed one. */
@@ -71,6 +73,7 @@ export async function attemptUpdates(
           sandbox,
           signal: ctx.signal,
           clock: ctx.clock,
+          timeoutSeconds: ctx.commandTimeoutSeconds,
         }),
         ctx.dir,
       );

@@ -1,9 +1,11 @@
 import type { AgentEventListener } from "../agent/events.js";
 import type { Model } from "../agent/model.js";
+import type { ModelSettings } from "../agent/models/factory.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import { listRemoteBranches } from "../git/branch.js";
+import type { Identity } from "../git/commits.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
@@ -41,7 +43,7 @@ export interface DepsJobDeps {
   envSource: Record<string, string | undefined>;
   clock: { now(): number };
   /** Builds the model for a model id; called only when a bump breaks something. */
-  createModel: (modelId: string) => Model;
+  createModel: (modelId: string, settings?: ModelSettings) => Model;
   /** Groups run side by side (default 2); 1 runs them one after another. */
   groupConcurrency?: number | undefined;
   /** How to start pnpm and yarn (default: corepack, which honours the project's pinned version). */
@@ -64,6 +66,8 @@ export interface DepsJobInput {
   defaultBranch?: string | undefined;
   /** The repository's config (its `deps:` section is validated here). */
   config: RepoConfig;
+  /** Who the commits are by (the CLI: the user); default the config's bot. */
+  identity?: Identity | undefined;
   /** false: commit in the workspace only. Default true. */
   push?: boolean | undefined;
   /** Only these group slugs (default: all). */
@@ -213,6 +217,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       hideTreeFromLockfile: isNpm,
       warm,
       verify,
+      commandTimeoutSeconds: input.config.verifyTimeoutSeconds,
       before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
       securityBefore: ageGateMs > 0 ? new Date(deps.clock.now() - ageGateMs) : undefined,
       labels: config.labels,
@@ -221,7 +226,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       onStep: step,
       onEvent: deps.onEvent,
       model: () => {
-        model ??= deps.createModel(input.config.model);
+        model ??= deps.createModel(input.config.model, { pricing: input.config.pricing });
         return model;
       },
       policy: input.config.policy,
@@ -230,7 +235,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         maxCostUsd: input.config.maxCostUsd,
         maxDurationMs: input.config.maxMinutes * 60_000,
       },
-      identity: input.config.bot,
+      identity: input.identity ?? input.config.bot,
       push: input.push ?? true,
       octokit: deps.octokit,
       maxBisectChecks: 12,

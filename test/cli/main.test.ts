@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -47,6 +47,21 @@ describe("patchwright's command line", () => {
       expect(stderr).toMatch(/^patchwright: [^\n]+\n$/);
       expect(stderr).toContain(message);
     }
+  });
+
+  it("builds deps' model from the config's provider, and names the provider's missing setting", async () => {
+    const home = await makeTempDir();
+    const project = join(home, "project");
+    await mkdir(join(project, ".github"), { recursive: true });
+    await writeFile(join(project, "package.json"), '{"name":"p","version":"1.0.0"}\n');
+    await writeFile(join(project, ".github", "patchwright.yml"), "model: openai/gpt-x\n");
+    // An Anthropic key is no use to an OpenAI model, and is not asked for.
+    const { code, stdout, stderr } = await runMain(["deps", "--cwd", project], {
+      env: { HOME: home, ANTHROPIC_API_KEY: API_KEY, PATH: process.env.PATH },
+    });
+    expect({ code, stdout }).toEqual({ code: 2, stdout: "" });
+    expect(stderr).toMatch(/^patchwright: [^\n]*OPENAI_API_KEY[^\n]*\n$/);
+    expect(stderr).not.toContain("ANTHROPIC_API_KEY");
   });
 
   it("refuses a --repo that is not there without writing a transcript", async () => {

@@ -271,6 +271,8 @@ describe("planDepsUpdates against a local registry", () => {
         ...gitTestEnv(home),
         npm_config_cache: join(root, "cli-npm-cache"),
         ANTHROPIC_API_KEY: "sk-test",
+        GIT_AUTHOR_NAME: "Ada Lovelace",
+        GIT_AUTHOR_EMAIL: "ada@example.com",
       },
       cwd: root,
       clock: { now: () => world.now },
@@ -287,6 +289,10 @@ describe("planDepsUpdates against a local registry", () => {
     expect(git(dir, "show", "agent/deps/patch:package.json")).toContain('"fx-greet": "^1.0.1"');
     expect(git(dir, "log", "-1", "--format=%s", "agent/deps/patch").trim()).toBe(
       "chore(deps): bump fx-greet from 1.0.0 to 1.0.1",
+    );
+    // A local run commits as the user, as `patchwright run` does.
+    expect(git(dir, "log", "-1", "--format=%an <%ae>", "agent/deps/patch").trim()).toBe(
+      "Ada Lovelace <ada@example.com>",
     );
   }, 120_000);
 
