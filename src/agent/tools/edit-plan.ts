@@ -94,6 +94,11 @@ function asShown(
       "old_string holds nothing but read_file's line-number prefixes; copy the text after the ` | ` as well",
     );
   }
+  if (escapedLineBreaks(oldString, newString)) {
+    throw new ToolError(
+      `old_string spans ${oldString.split("\n").length} lines but new_string is one line holding \`\\n\` escapes, so they would be written into ${relative} as the two characters \\ and n, not as line breaks. Send new_string with real line breaks. (If the file should really hold \`\\n\` on one line, replace the lines one at a time, or use write_file.)`,
+    );
+  }
   if (oldString === newString) {
     throw new ToolError(
       request.oldString === request.newString
@@ -102,6 +107,17 @@ function asShown(
     );
   }
   return { oldString, newString, notes };
+}
+
+/**
+ * A multi-line old_string replaced by one line carrying at least as many
+ * `\n` escapes as old_string has line breaks: the model escaped its line
+ * breaks in one string only (as with line-number prefixes in one string).
+ */
+function escapedLineBreaks(oldString: string, newString: string): boolean {
+  const breaks = oldString.split("\n").length - 1;
+  if (breaks === 0 || newString.includes("\n")) return false;
+  return newString.split("\\n").length - 1 >= breaks;
 }
 
 /**

@@ -65,6 +65,42 @@ const prefixes: CorpusCase[] = [
     ],
   },
   {
+    name: "line breaks escaped in new_string only are refused instead of written as \\n",
+    category: "prefixes",
+    files: { "lib/cors.js": corsMiddleware },
+    calls: [
+      read("lib/cors.js"),
+      fails(
+        edit(
+          "lib/cors.js",
+          "      res.statusCode = 204;\n      return res.end();",
+          "      res.statusCode = 204;\\n      res.setHeader('Content-Length', '0');\\n      return res.end();",
+        ),
+        "old_string spans 2 lines",
+        "Send new_string with real line breaks",
+      ),
+    ],
+  },
+  {
+    name: "a one-line edit may write a \\n escape into a string literal",
+    category: "prefixes",
+    files: { "lib/cors.js": corsMiddleware },
+    calls: [
+      read("lib/cors.js"),
+      edit(
+        "lib/cors.js",
+        "      res.statusCode = 204;",
+        "      res.statusCode = 204; // see notes\\n",
+      ),
+    ],
+    expect: {
+      "lib/cors.js": corsMiddleware.replace(
+        "      res.statusCode = 204;",
+        "      res.statusCode = 204; // see notes\\n",
+      ),
+    },
+  },
+  {
     name: "a blank line whose prefix lost its trailing space",
     category: "prefixes",
     files: { "lib/cors.js": corsMiddleware },
