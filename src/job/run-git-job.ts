@@ -12,6 +12,7 @@ import { runGit } from "../git/git-client.js";
 import { workspacePatch } from "../git/patch.js";
 import type { PushTarget } from "../git/push-context.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
+import { plural } from "../github/markdown.js";
 import { type CheckpointChain, createCheckpointer } from "./checkpoints.js";
 import { commitWork } from "./commit-work.js";
 import type { GitJobDeps, GitJobInput, GitJobResult } from "./git-job.js";
@@ -108,7 +109,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       const resumed = await resumeFromCheckpoint(checkpoints.target);
       if (resumed) {
         result.resumed = resumed;
-        step(`Resuming from an earlier run's ${resumed.commits.length} commit(s)`);
+        step(`Resuming from an earlier run's ${plural(resumed.commits.length, "commit")}`);
       }
     } catch (error) {
       warn(`could not read the job's checkpoint, starting over: ${errorMessage(error)}`);
