@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/models/scripted.js";
@@ -97,6 +98,11 @@ describe("where workspaces live", () => {
       expect(result.verify?.outputTail).toContain("1 passing");
       expect(result.verify?.passed).toBe(true);
     } finally {
+      // The worktree lives outside the temporary folder, by design.
+      rmSync(defaultWorkRoot(join(tmp.path, "home", ".cache", "patchwright")), {
+        recursive: true,
+        force: true,
+      });
       tmp.remove();
     }
   });
