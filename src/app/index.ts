@@ -178,8 +178,10 @@ export function createApp(settings: AppSettings) {
         log.warn({ err: error, delivery: context.id }, "unreadable push payload");
         return;
       }
-      // The bot's own pushes move its own branches, which nothing is based on.
       if (!moved) return;
+      // The config is read from the default branch: a new trigger phrase counts from this push on.
+      if (moved.baseRef === moved.repo.defaultBranch) gate.forget(moved.repo);
+      // The bot's own pushes move its own branches, which nothing is based on.
       const bot = await deps.botLogin().catch(() => "");
       const pusher = { login: moved.sender, id: 0, type: "Bot" as const };
       if (bot && isOwnRequest({ requester: pusher }, bot)) return;

@@ -31,6 +31,11 @@ export interface TriggerGateDeps {
 export interface TriggerGate {
   /** False: not for the bot (no phrase, its own comment, another bot): nothing is stored. */
   admits(octokit: GitHubClient, request: JobRequest): Promise<boolean>;
+  /**
+   * Drops what is known of a repository's rules (its default branch moved,
+   * so its config may have changed): the next delivery reads them again.
+   */
+  forget(repo: { owner: string; name: string }): void;
 }
 
 const DEFAULT_TTL_MS = 5 * 60_000;
@@ -79,11 +84,14 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
     return rules;
   };
 
+  const keyOf = (repo: { owner: string; name: string }) =>
+    `${repo.owner}/${repo.name}`.toLowerCase();
+
   const rulesFor = (
     octokit: GitHubClient,
     request: JobRequest,
   ): Promise<TriggerRules | undefined> => {
-    const key = `${request.repo.owner}/${request.repo.name}`.toLowerCase();
+    const key = keyOf(request.repo);
     const known = cache.get(key);
     if (known && known.until > deps.clock.now()) return Promise.resolve(known.rules);
     let pending = reading.get(key);
@@ -98,12 +106,18 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
     async admits(octokit, request) {
       // CI that failed on a pull request: whether the bot tends it is the worker's question.
       if (isUpkeepEvent(request)) return true;
-      const botLogin = await deps.botLogin();
+      // Unknown when GitHub fails the lookup: storing the job beats a 5xx
+      // (a redelivery would fail the same way); the worker asks again. The
+      // phrase and bot rules still hold: the bot's own comments are bots'.
+      const botLogin = await deps.botLogin().catch(() => "");
       // The bot's own comments come back as deliveries: no config needed to drop them.
-      if (isOwnRequest(request, botLogin)) return false;
+      if (botLogin && isOwnRequest(request, botLogin)) return false;
       const rules = await rulesFor(octokit, request);
       if (!rules) return true;
       return shouldStart(request, { ...rules, botLogin }).start;
+    },
+    forget(repo) {
+      cache.delete(keyOf(repo));
     },
   };
 }
