@@ -6,6 +6,7 @@ import { runVerify, type VerifyResult } from "../job/verify.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
 import { applyBump, type CommandRunner } from "./bump.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
+import { type LockedMismatch, mismatchReason } from "./locked-check.js";
 import type { Update } from "./outdated.js";
 import type { BumpFailure } from "./task.js";
 import { TOOL_CACHE } from "./warm-install.js";
@@ -25,6 +26,8 @@ export interface AttemptOutcome {
   verify?: VerifyResult;
   /** Files the bump itself wrote. */
   files: string[];
+  /** Updates the lockfile step locked at another version than planned: no fix can change that. */
+  mismatched?: LockedMismatch[];
 }
 
 export interface AttemptContext {
@@ -119,6 +122,22 @@ export async function attemptUpdates(
       passed: false,
       failure: { stage: "lockfile", result: bump.lockfile },
       files: bump.files,
+    };
+  }
+  if (bump.mismatched) {
+    const result: VerifyResult = {
+      command: bump.lockfile?.command ?? "lockfile",
+      passed: false,
+      exit: "1",
+      timedOut: false,
+      durationMs: bump.lockfile?.durationMs ?? 0,
+      outputTail: bump.mismatched.map(mismatchReason).join("\n"),
+    };
+    return {
+      passed: false,
+      failure: { stage: "lockfile", result },
+      files: bump.files,
+      mismatched: bump.mismatched,
     };
   }
   const command = ctx.reinstall && (await hasInstalledTree(ctx.dir)) ? ctx.reinstall : ctx.install;

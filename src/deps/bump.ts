@@ -1,6 +1,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import type { VerifyResult } from "../job/verify.js";
 import { realPathInside } from "../sandbox/host-files.js";
+import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import type { Update } from "./outdated.js";
 import { setDependencySpec } from "./package-json-edit.js";
 
@@ -19,6 +20,8 @@ export interface BumpOutcome {
   files: string[];
   /** The lockfile step, when there is a lockfile. */
   lockfile?: VerifyResult;
+  /** Updates the lockfile step locked at another version than the plan's. */
+  mismatched?: LockedMismatch[];
 }
 
 export interface ApplyBumpOptions {
@@ -57,7 +60,12 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
     if (again !== command(options.before)) lockfile = await options.run(again);
   }
   files.add(options.lockfilePath);
-  return { files: [...files], lockfile };
+  if (!lockfile.passed) return { files: [...files], lockfile };
+  const lockText = await readFile(await realPathInside(options.dir, options.lockfilePath), "utf8");
+  const mismatched = lockedMismatches(options.lockfilePath, lockText, options.updates);
+  return mismatched.length > 0
+    ? { files: [...files], lockfile, mismatched }
+    : { files: [...files], lockfile };
 }
 
 export interface ManifestEdit {

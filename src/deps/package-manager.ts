@@ -99,6 +99,15 @@ export interface ManagerCommands {
   cacheEnv(dir: string): Record<string, string>;
 }
 
+/**
+ * The cutoff as an age in whole minutes, for the tools that take an age
+ * rather than a date. They compare it with their own clock, so the real one
+ * is used here; rounding up keeps the cutoff at least as strict.
+ */
+function ageMinutes(before: Date): number {
+  return Math.max(1, Math.ceil((Date.now() - before.getTime()) / 60_000));
+}
+
 export function managerCommands(
   manager: PackageManager,
   tools: ManagerTools = {},
@@ -107,7 +116,9 @@ export function managerCommands(
   if (manager.name === "pnpm") {
     const pnpm = tools.pnpm ?? DEFAULT_TOOLS.pnpm;
     return {
-      lockfile: () => `${pnpm} install --lockfile-only --ignore-scripts`,
+      // minimumReleaseAge (pnpm 10.16+): a range resolves to a version older than the cutoff.
+      lockfile: (before) =>
+        `${pnpm} install --lockfile-only --ignore-scripts${before ? ` --config.minimum-release-age=${ageMinutes(before)}` : ""}`,
       install: hasLock ? `${pnpm} install --frozen-lockfile` : `${pnpm} install`,
       reinstall: hasLock
         ? `${pnpm} install --frozen-lockfile --prefer-offline`
@@ -120,7 +131,8 @@ export function managerCommands(
   if (manager.name === "yarn-classic") {
     const yarn = tools["yarn-classic"] ?? DEFAULT_TOOLS["yarn-classic"];
     return {
-      // Yarn 1 has no lockfile-only mode: this installs too, without scripts.
+      // Yarn 1 has no lockfile-only mode: this installs too, without scripts. It
+      // has no age gate either: the locked-version check (locked-check.ts) catches a range it resolves too new.
       lockfile: () => `${yarn} install --ignore-scripts --non-interactive --no-progress`,
       install: `${yarn} install --frozen-lockfile --non-interactive --no-progress`,
       reinstall: `${yarn} install --frozen-lockfile --non-interactive --no-progress --prefer-offline`,
@@ -132,7 +144,9 @@ export function managerCommands(
   if (manager.name === "yarn-berry") {
     const yarn = tools["yarn-berry"] ?? DEFAULT_TOOLS["yarn-berry"];
     return {
-      lockfile: () => `${yarn} install --mode=update-lockfile`,
+      // npmMinimalAgeGate (yarn 4.10+), in minutes; the variable outranks .yarnrc.yml.
+      lockfile: (before) =>
+        `${before ? `YARN_NPM_MINIMAL_AGE_GATE=${ageMinutes(before)} ` : ""}${yarn} install --mode=update-lockfile`,
       install: `${yarn} install --immutable`,
       reinstall: `${yarn} install --immutable`,
       test: `${yarn} test`,

@@ -154,8 +154,18 @@ export async function runDepsGroup(
       ...ctx.manifests,
       ...(ctx.lockfilePath ? [ctx.lockfilePath] : []),
     ]);
-    const all = group.updates;
+    let all: readonly Update[] = group.updates;
     let final: AttemptOutcome = await attempt(all);
+    // A version the plan did not choose is no breakage to fix: those updates
+    // are left out with the reason, and the rest is tried on its own.
+    while (final.mismatched && all.length > 0) {
+      const refused = new Set(final.mismatched.map((m) => m.update));
+      const failure = final.failure;
+      result.leftOut.push(...[...refused].map((update) => ({ update, failure })));
+      if (failure) result.firstFailure = failure;
+      all = all.filter((u) => !refused.has(u));
+      if (all.length > 0) final = await attempt(all);
+    }
     let kept: NetChange[] = [];
     let keptFiles: Map<string, Buffer | null> | undefined;
     result.applied = [...all];
@@ -163,7 +173,14 @@ export async function runDepsGroup(
     // Which updates pass as they are: those go out green in one pull
     // request, and the agent's fixes in another, so a reviewer can merge
     // the safe part without reading code changes.
-    if (!final.passed && all.length > 1 && !group.split && !group.security) {
+    // (Not after a refused version: the two parts would not carry it to the report.)
+    if (
+      !final.passed &&
+      all.length > 1 &&
+      !group.split &&
+      !group.security &&
+      result.leftOut.length === 0
+    ) {
       const probe = await isolateCulprits({
         items: all,
         knownFailing: true,
@@ -184,7 +201,7 @@ export async function runDepsGroup(
       }
     }
 
-    if (!final.passed && final.failure) {
+    if (!final.passed && final.failure && all.length > 0) {
       result.firstFailure = final.failure;
       ctx.onStep("Running the agent on the breakage");
       // The tool's cache holds registry responses: the agent never sees it.

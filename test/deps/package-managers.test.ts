@@ -47,9 +47,13 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-/** A project at fx-greet 1.0.0 and fx-util 1.2.0 (exact, so the lock is at the old versions), locked by its tool. */
-async function project(manager: keyof ManagerTools, pin: string): Promise<Record<string, string>> {
-  const dir = join(root, `make-${manager}`);
+/** A project at fx-greet 1.0.0 and fx-util 1.2.0 (exact by default, so the lock is at the old versions), locked by its tool. */
+async function project(
+  manager: keyof ManagerTools,
+  pin: string,
+  dependencies: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
+): Promise<Record<string, string>> {
+  const dir = join(root, `make-${manager}-${Object.values(dependencies).join("-")}`);
   await mkdir(dir, { recursive: true });
   const files: Record<string, string> = {
     "package.json": `${JSON.stringify(
@@ -59,7 +63,7 @@ async function project(manager: keyof ManagerTools, pin: string): Promise<Record
         private: true,
         packageManager: pin,
         scripts: { test: "node test.js" },
-        dependencies: { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
+        dependencies,
       },
       null,
       2,
@@ -157,5 +161,43 @@ describe.each(cases)("a %s project", (manager, pin, lockfile) => {
     expect(lock).toMatch(/fx-greet[\s\S]{0,200}1\.0\.1/);
     expect(lock).toMatch(/fx-util[\s\S]{0,200}1\.2\.1/);
     expect(lock).not.toMatch(/fx-greet-1\.0\.0\.tgz|fx-greet@npm:1\.0\.0"?:|fx-greet@1\.0\.0:/);
+  }, 240_000);
+
+  // fx-greet 2.1.0 is in range of ^2.0.0 but a day old: the tool must lock
+  // the plan's 2.0.0 (pnpm and yarn 4 get the cutoff), and where it cannot
+  // (yarn 1 has no age gate) the update is refused, never shipped as green.
+  it("locks the planned version of a range, not a newer one inside the cooldown", async () => {
+    const ranged = await project(manager, pin, { "fx-greet": "^1.0.0", "fx-util": "1.2.0" });
+    const deps = { ignore: ["fx-util"], update_types: ["major"], verify: null };
+    const repo = createBareRepo({ root, env, files: ranged, name: `range-${manager}` });
+    const result = await runDepsJob(
+      {
+        cacheDir: join(root, `cache-range-${manager}`),
+        sandbox: unsandboxed,
+        envSource: { ...env, PATH: process.env.PATH ?? "" },
+        clock: { now: () => world.now },
+        createModel: () => createScriptedModel([]),
+        packageManagers: TOOLS,
+      },
+      { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
+    );
+    expect(result.message).toBeUndefined();
+    expect(result.plan?.groups.map((g) => g.updates.map((u) => `${u.name}->${u.to}`))).toEqual([
+      ["fx-greet->2.0.0"],
+    ]);
+    const [group] = result.groups;
+    if (manager === "yarn-classic") {
+      expect(group?.status).toBe("failed");
+      expect(group?.agent).toBeUndefined();
+      expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
+        expect.stringContaining("locked fx-greet 2.1.0, not 2.0.0 as planned"),
+      ]);
+      expect(repo.sha(group?.branch ?? "")).toBeNull();
+      return;
+    }
+    expect(group?.status).toBe("green");
+    const lock = repo.show(group?.branch ?? "", lockfile);
+    expect(lock).toMatch(/fx-greet[\s\S]{0,200}2\.0\.0/);
+    expect(lock).not.toMatch(/2\.1\.0/);
   }, 240_000);
 });

@@ -1,0 +1,56 @@
+import { readPnpmLock, readYarnLock } from "./lockfiles.js";
+import type { Update } from "./outdated.js";
+import { type Lockfile, lockedVersion } from "./project.js";
+
+/**
+ * What the package manager actually locked, compared with what the plan
+ * chose. The plan's version is the one that passed the cooldown, engines,
+ * peers and deprecation checks; a tool that resolves a range on its own
+ * (pnpm and yarn take the newest in range) can lock another one, and a pull
+ * request saying "2.0.0" while shipping 2.1.0 would be a lie.
+ */
+
+export interface LockedMismatch {
+  update: Update;
+  manifest: string;
+  locked: string;
+}
+
+export function lockedMismatches(
+  lockfilePath: string,
+  text: string,
+  updates: readonly Update[],
+): LockedMismatch[] {
+  const versionOf = lockReader(lockfilePath, text);
+  const out: LockedMismatch[] = [];
+  for (const update of updates) {
+    for (const location of update.locations) {
+      const dir = location.manifest.includes("/")
+        ? location.manifest.slice(0, location.manifest.lastIndexOf("/"))
+        : "";
+      const locked = versionOf(dir, update.name, location.newSpec ?? location.spec);
+      // Not found (a peer the tool does not install): nothing to compare, the install step decides.
+      if (locked !== undefined && locked !== update.to) {
+        out.push({ update, manifest: location.manifest, locked });
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** Why an update was refused, for the pull request and the job summary. */
+export function mismatchReason(mismatch: LockedMismatch): string {
+  const { update, locked } = mismatch;
+  return `the package manager locked ${update.name} ${locked}, not ${update.to} as planned (the newer version failed the plan's checks, such as the cooldown); left out rather than shipped under the wrong version`;
+}
+
+function lockReader(
+  lockfilePath: string,
+  text: string,
+): (dir: string, name: string, spec: string) => string | undefined {
+  if (lockfilePath.endsWith("pnpm-lock.yaml")) return readPnpmLock(text);
+  if (lockfilePath.endsWith("yarn.lock")) return readYarnLock(text);
+  const lock = JSON.parse(text) as Lockfile;
+  return (dir, name) => lockedVersion(lock, dir, name);
+}
