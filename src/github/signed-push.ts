@@ -88,6 +88,16 @@ export async function pushSigned(options: SignedPushOptions): Promise<SignedPush
               tree: entries,
             })
           ).data.sha;
+    // Git objects are named by their content, so GitHub's tree for the
+    // commit must be the very tree the workspace committed: anything else
+    // (an entry lost or changed on the way) would push other code than was
+    // verified. Checked before any ref moves, so nothing is published.
+    const local = (await git(["rev-parse", `${sha}^{tree}`])).trim();
+    if (tree !== local) {
+      throw new Error(
+        `GitHub's tree for commit ${sha.slice(0, 7)} (${tree.slice(0, 7)}) is not the one committed in the workspace (${local.slice(0, 7)}); nothing was pushed`,
+      );
+    }
     const [name = "", email = "", date = "", ...rest] = (
       await git(["log", "-1", "--format=%an%x00%ae%x00%aI%x00%B", sha])
     ).split("\0");

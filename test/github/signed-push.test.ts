@@ -6,7 +6,7 @@ import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SecretInCommitError } from "../../src/git/secret-scan.js";
 import { pushSigned } from "../../src/github/signed-push.js";
-import { createFakeGitHub } from "../helpers/fake-github.js";
+import { createFakeGitHub, type FakeRoute } from "../helpers/fake-github.js";
 import { fakeGitData } from "../helpers/fake-github-upkeep.js";
 import {
   type BareRepo,
@@ -119,6 +119,39 @@ describe("pushSigned", () => {
       }),
     ).rejects.toThrow(/moved on GitHub/);
     expect(remote.sha("agent/x")).toBe(theirs);
+  });
+
+  it("moves no ref when GitHub's tree differs from the one committed in the workspace", async () => {
+    writeFileSync(join(work, "a.txt"), "a\n");
+    rmSync(join(work, "old.txt"));
+    const mine = commitAll("feat: a");
+    nock.cleanAll();
+    // A GitHub that loses the deletion on the way: its tree keeps old.txt.
+    const lossy: FakeRoute = [
+      "POST",
+      /^\/repos\/octo-org\/demo\/git\/trees$/,
+      (m, body, q) => {
+        const tree = body.tree as Array<{ sha: string | null }>;
+        const handler = data.routes.find(([method, path]) => method === "POST" && path.test(m[0]));
+        if (!handler) throw new Error("no trees route");
+        return handler[2](m, { ...body, tree: tree.filter((entry) => entry.sha !== null) }, q);
+      },
+    ];
+    createFakeGitHub({ ...repo, routes: [lossy, ...data.routes] }).mountNock();
+    await expect(
+      pushSigned({
+        octokit,
+        repo,
+        dir: work,
+        env,
+        branch: "agent/x",
+        onto: remote.sha("main") ?? "",
+        exists: false,
+        secrets: [],
+      }),
+    ).rejects.toThrow(`commit ${mine.slice(0, 7)}`);
+    expect(data.commits).toHaveLength(0);
+    expect(remote.sha("agent/x")).toBeNull();
   });
 
   it("pushes nothing that holds a secret", async () => {
