@@ -48,40 +48,44 @@ const PRICES: ReadonlyArray<readonly [prefix: string, price: ModelPrice]> = [
   ["claude-haiku-4-5", price(1, 5, 0.1, 200 * K)],
 ];
 
-/**
- * For ids we do not know (a newer minor version, a provider-specific id): the
- * family's usual prices, and the smallest current context window so
- * compaction starts early rather than too late.
- */
-const FAMILY_DEFAULTS: ReadonlyArray<readonly [word: string, price: ModelPrice]> = [
-  ["opus", price(5, 25, 0.5, 200 * K)],
-  ["sonnet", price(3, 15, 0.3, 200 * K)],
-  ["haiku", price(1, 5, 0.1, 200 * K)],
-];
-const DEFAULT_PRICE: ModelPrice = price(3, 15, 0.3, 200 * K);
-
 const BY_LONGEST_PREFIX = [...PRICES].sort((a, b) => b[0].length - a[0].length);
 
-/** A prefix owns an id unless the id continues its version ("claude-opus-4" is not "claude-opus-4-9"). */
+/**
+ * A prefix owns an id it starts, when what follows is empty, a date
+ * ("-20250929"), a provider's version ("@20250929", "-v1:0") or a suffix
+ * ("[1m]"), but not another version ("claude-opus-4" is not "claude-opus-4-9")
+ * nor a longer name ("claude-sonnet-4-50").
+ */
 function ownsId(prefix: string, id: string): boolean {
   if (!id.startsWith(prefix)) return false;
-  return !/^-\d{1,2}(?!\d)/.test(id.slice(prefix.length));
+  const rest = id.slice(prefix.length);
+  if (rest === "") return true;
+  if (/^[a-z0-9]/.test(rest)) return false;
+  return !/^-\d{1,2}(?!\d)/.test(rest);
 }
 
-export function priceOf(modelId: string): ModelPrice {
+/**
+ * The table's price for a Claude model id, or null when the table does not
+ * know it: an unknown model is never priced as a guess, so a run under a USD
+ * cap refuses to start until the config's `pricing:` gives its price.
+ */
+export function priceOf(modelId: string): ModelPrice | null {
   const id = modelId.toLowerCase();
   for (const [prefix, entry] of BY_LONGEST_PREFIX) {
     if (ownsId(prefix, id)) return entry;
   }
-  for (const [word, entry] of FAMILY_DEFAULTS) {
-    if (id.includes(word)) return entry;
-  }
-  return DEFAULT_PRICE;
+  return null;
 }
 
-/** USD cost of one or more requests' usage. */
+/**
+ * USD cost of usage by the id that answered, for a model that declares no
+ * price of its own (test doubles; every provider adapter declares one, null
+ * when unknown, and the loop refuses such a model under a cap). An id the
+ * table does not know costs 0 rather than a guess.
+ */
 export function costOf(modelId: string, usage: Usage): number {
-  return costWith(priceOf(modelId), usage);
+  const known = priceOf(modelId);
+  return known ? costWith(known, usage) : 0;
 }
 
 /** USD cost of usage at a given price. */
@@ -95,8 +99,9 @@ export function costWith(p: ModelPrice, usage: Usage): number {
   );
 }
 
+/** The table's context window, or UNKNOWN_CONTEXT_WINDOW for a model it does not know. */
 export function contextWindowOf(modelId: string): number {
-  return priceOf(modelId).contextWindow;
+  return priceOf(modelId)?.contextWindow ?? UNKNOWN_CONTEXT_WINDOW;
 }
 
 /**
@@ -141,11 +146,13 @@ export interface PriceSetting {
 
 /**
  * Bedrock ids name the vendor and a version ("us.anthropic.claude-sonnet-4-5-20250929-v1:0");
- * Vertex ids a date after "@". Both are priced as the Claude model inside.
+ * Vertex ids a date after "@". Both are priced as the Claude model inside,
+ * which must start the id or follow a region's and the vendor's prefix
+ * ("global.anthropic."), after a foundation-model ARN's last "/".
  */
 function claudeIdOf(id: string): string | undefined {
-  const at = id.toLowerCase().indexOf("claude-");
-  return at < 0 ? undefined : id.slice(at);
+  const name = id.slice(id.lastIndexOf("/") + 1);
+  return /^(?:[a-z-]+\.)?(?:anthropic\.)?(claude-.*)$/i.exec(name)?.[1];
 }
 
 /** The table's price for a model, or null when the table does not know it. */
@@ -159,9 +166,8 @@ function tablePrice(spec: ModelSpec): ModelPrice | null {
     );
     return found ? found[1] : null;
   }
-  const claude = claudeIdOf(spec.id);
-  if (claude === undefined) return spec.provider === "anthropic" ? priceOf(spec.id) : null;
-  return priceOf(claude);
+  const claude = spec.provider === "anthropic" ? spec.id : claudeIdOf(spec.id);
+  return claude === undefined ? null : priceOf(claude);
 }
 
 /**

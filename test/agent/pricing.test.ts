@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { contextWindowOf, costOf, priceOf } from "../../src/agent/pricing.js";
+import { parseModelSpec } from "../../src/agent/models/model-spec.js";
+import {
+  contextWindowOf,
+  costOf,
+  priceOf,
+  resolvePrice,
+  UNKNOWN_CONTEXT_WINDOW,
+} from "../../src/agent/pricing.js";
 
 const MILLION = {
   inputTokens: 1_000_000,
@@ -26,9 +33,9 @@ describe("pricing", () => {
 
   it("matches dated ids and suffixes by prefix", () => {
     expect(priceOf("claude-sonnet-4-5-20250929")).toEqual(priceOf("claude-sonnet-4-5"));
-    expect(priceOf("claude-haiku-4-5-20251001").input).toBe(1);
-    expect(priceOf("claude-opus-4-5-20251101").input).toBe(5);
-    expect(priceOf("claude-opus-4-8[1m]").input).toBe(5);
+    expect(priceOf("claude-haiku-4-5-20251001")?.input).toBe(1);
+    expect(priceOf("claude-opus-4-5-20251101")?.input).toBe(5);
+    expect(priceOf("claude-opus-4-8[1m]")?.input).toBe(5);
   });
 
   it("prefers the longest prefix, so Opus 4.1 and Opus 4.5 differ from Opus 4", () => {
@@ -39,15 +46,19 @@ describe("pricing", () => {
     expect(costOf("claude-sonnet-4", MILLION)).toBe(3);
   });
 
-  it("does not let an older prefix claim a newer minor version", () => {
-    // Not "claude-opus-4" ($15): an unknown Opus gets the family default.
-    expect(priceOf("claude-opus-4-9").input).toBe(5);
+  it("does not let an older prefix claim a newer minor version or a longer name", () => {
+    // Not "claude-opus-4" ($15), and no guess either: a new model's price is unknown.
+    expect(priceOf("claude-opus-4-9")).toBeNull();
+    expect(priceOf("claude-sonnet-4-50")).toBeNull();
+    expect(priceOf("claude-sonnet-4-5x")).toBeNull();
   });
 
-  it("falls back to family prices, then Sonnet prices, for unknown ids", () => {
-    expect(priceOf("anthropic.claude-haiku-9").input).toBe(1);
-    expect(priceOf("some-proxy-model").input).toBe(3);
-    expect(contextWindowOf("some-proxy-model")).toBe(200_000);
+  it("knows no price for an id the table does not list, rather than guessing one", () => {
+    expect(priceOf("claude-foo-9")).toBeNull();
+    expect(priceOf("claude-haiku-9")).toBeNull();
+    expect(priceOf("some-proxy-model")).toBeNull();
+    expect(costOf("claude-foo-9", MILLION)).toBe(0);
+    expect(contextWindowOf("some-proxy-model")).toBe(UNKNOWN_CONTEXT_WINDOW);
   });
 
   it("knows context windows", () => {
@@ -55,5 +66,49 @@ describe("pricing", () => {
     expect(contextWindowOf("claude-opus-4-8")).toBe(1_000_000);
     expect(contextWindowOf("claude-sonnet-4-5-20250929")).toBe(200_000);
     expect(contextWindowOf("claude-haiku-4-5")).toBe(200_000);
+  });
+});
+
+describe("resolvePrice", () => {
+  const table = (model: string) => resolvePrice(parseModelSpec(model)).price;
+
+  it("prices each provider's spelling of a known Claude model from the table", () => {
+    const sonnet45 = priceOf("claude-sonnet-4-5");
+    expect(sonnet45?.input).toBe(3);
+    expect(table("claude-sonnet-4-5-20250929")).toEqual(sonnet45);
+    expect(table("anthropic/claude-sonnet-4-5-20250929")).toEqual(sonnet45);
+    expect(table("bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0")).toEqual(sonnet45);
+    expect(table("bedrock/global.anthropic.claude-sonnet-4-5-20250929-v1:0")).toEqual(sonnet45);
+    expect(table("bedrock/anthropic.claude-haiku-4-5-20251001-v1:0")?.input).toBe(1);
+    expect(
+      table(
+        "bedrock/arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-opus-4-1-20250805-v1:0",
+      )?.input,
+    ).toBe(15);
+    expect(table("vertex/claude-sonnet-4-5@20250929")).toEqual(sonnet45);
+    expect(table("vertex/claude-haiku-4-5@20251001")?.input).toBe(1);
+  });
+
+  it("knows no price for an unknown model on any provider, so a capped run refuses", () => {
+    for (const model of [
+      "claude-foo-9",
+      "anthropic/claude-foo-9",
+      "bedrock/us.anthropic.claude-foo-9-v1:0",
+      "bedrock/anthropic.claude-opus-4-9-20270101-v1:0",
+      "vertex/claude-foo-9@20260101",
+      "vertex/my-claude-sonnet-4-5-finetune",
+      "bedrock/arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123",
+      "openai/gpt-4.1-turbo-preview",
+    ]) {
+      expect({ model, price: table(model) }).toEqual({ model, price: null });
+    }
+  });
+
+  it("takes the config's pricing: for a model the table does not know", () => {
+    const resolved = resolvePrice(parseModelSpec("claude-foo-9"), {
+      "claude-foo-9": { input: 2, output: 8, contextWindow: 100_000 },
+    });
+    expect(resolved.price).toMatchObject({ input: 2, output: 8, cacheRead: 2, cacheWrite: 2.5 });
+    expect(resolved.contextWindow).toBe(100_000);
   });
 });

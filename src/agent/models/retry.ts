@@ -37,9 +37,6 @@ export interface RetryDecision {
   retryAfterMs?: number;
 }
 
-const RETRYABLE_STATUS = new Set([408, 409, 429, 500, 502, 503, 504, 529]);
-/** A request the API refused for what it is: sending it again cannot help. */
-const NEVER_RETRY_STATUS = new Set([400, 401, 402, 403, 404, 413, 422]);
 const RETRYABLE_STREAM_TYPES = new Set(["overloaded_error", "api_error", "timeout_error"]);
 
 export function decideRetry(failure: AttemptFailure): RetryDecision {
@@ -55,14 +52,13 @@ export function decideRetry(failure: AttemptFailure): RetryDecision {
     }
     case "http": {
       const retryAfterMs = parseRetryAfter(failure.headers);
-      // The API says outright whether a retry can help; trust it over the status.
-      const shouldRetry = failure.headers?.get("x-should-retry");
+      // Rate limits, overload (529) and other 5xx are retried, unless the server
+      // says outright that a retry cannot help. Any other 4xx (408 and 409 too)
+      // is never sent again, whatever x-should-retry says: the error and its
+      // advice reach the user at once instead of after minutes of backoff.
+      const transient = failure.status === 429 || failure.status >= 500;
       const decision: RetryDecision = {
-        retry:
-          !NEVER_RETRY_STATUS.has(failure.status) &&
-          (shouldRetry === "true" ||
-            (shouldRetry !== "false" &&
-              (RETRYABLE_STATUS.has(failure.status) || failure.status >= 500))),
+        retry: transient && failure.headers?.get("x-should-retry") !== "false",
         reason: `${failure.status} ${failure.type ?? "error"}${failure.apiMessage ? `: ${failure.apiMessage}` : ""}`,
         status: failure.status,
       };

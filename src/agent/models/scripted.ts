@@ -1,5 +1,6 @@
 import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "../model.js";
 import { ModelError } from "../model.js";
+import { type ModelPrice, priceOf } from "../pricing.js";
 import {
   defaultStopReason,
   fillUsage,
@@ -27,7 +28,13 @@ export interface ScriptedModel extends Model {
 export interface ScriptedModelOptions {
   id?: string;
   contextWindow?: number;
+  /** Defaults to the table's price for `id`, else Sonnet 4.5's; null: unknown (a capped run refuses). */
+  price?: ModelPrice | null;
 }
+
+// A scripted id ("claude-scripted") is in no table; its tokens still cost
+// something, so cost limits and reports can be exercised with it.
+const SCRIPTED_PRICE = priceOf("claude-sonnet-4-5");
 
 /**
  * A model that answers from a queue of steps: the agent loop's tests use it
@@ -46,6 +53,7 @@ export function createScriptedModel(
   return {
     id,
     contextWindow: options.contextWindow ?? 200_000,
+    price: options.price !== undefined ? options.price : (priceOf(id) ?? SCRIPTED_PRICE),
     requests,
     get remaining() {
       return queue.length;

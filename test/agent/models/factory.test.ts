@@ -10,7 +10,11 @@ import {
 import { parseModelSpec } from "../../../src/agent/models/model-spec.js";
 import { defaultTools } from "../../../src/agent/tools/index.js";
 import { createToolRegistry } from "../../../src/agent/tools/registry.js";
-import { type FakeOpenAi, startFakeOpenAi } from "../../helpers/fake-openai-server.js";
+import {
+  type FakeOpenAi,
+  startFakeOpenAi,
+  startRecordingServer,
+} from "../../helpers/fake-openai-server.js";
 import { reply } from "../../helpers/model-script.js";
 import { noSandbox } from "../../helpers/sandbox.js";
 
@@ -139,6 +143,38 @@ describe("a model with no known price", () => {
     expect(server.requests).toHaveLength(0);
     await server.close();
   });
+
+  it.each([
+    ["claude-foo-9", "claude-foo-9"],
+    ["anthropic/claude-opus-4-9", "claude-opus-4-9"],
+    ["bedrock/us.anthropic.claude-foo-9-v1:0", "bedrock/us.anthropic.claude-foo-9-v1:0"],
+    ["vertex/claude-foo-9@20260101", "vertex/claude-foo-9@20260101"],
+  ])(
+    "an unknown Claude id (%s) is not priced as a guess: it refuses under a cap too",
+    async (spec, named) => {
+      const recorder = await startRecordingServer((_request, res) => res.destroy());
+      try {
+        const model = createModelFactory({
+          ANTHROPIC_API_KEY: "sk-ant-test-key-unknown",
+          ANTHROPIC_BASE_URL: recorder.url,
+          AWS_REGION: "us-east-1",
+          AWS_ACCESS_KEY_ID: "AKIDUNKNOWN",
+          AWS_SECRET_ACCESS_KEY: "unknown-secret-key",
+          ANTHROPIC_BEDROCK_BASE_URL: recorder.url,
+          CLOUD_ML_REGION: "us-east5",
+          ANTHROPIC_VERTEX_PROJECT_ID: "acme",
+          ANTHROPIC_VERTEX_BASE_URL: `${recorder.url}/v1`,
+        })(spec);
+        expect(model.price).toBeNull();
+        const result = await run(model, 5);
+        expect(result.stopReason).toBe("error");
+        expect(result.error).toContain(`no price is known for model "${named}"`);
+        expect(recorder.requests).toHaveLength(0);
+      } finally {
+        await recorder.close();
+      }
+    },
+  );
 
   it("runs once the config gives a price, and counts the cost at it", async () => {
     server = await startFakeOpenAi([

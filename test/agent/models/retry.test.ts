@@ -6,17 +6,17 @@ const http = (status: number, values: Record<string, string> = {}) =>
   decideRetry({ kind: "http", status, type: null, apiMessage: null, headers: headers(values) });
 
 describe("decideRetry", () => {
-  it("retries rate limits, overload and server errors, not client errors", () => {
-    for (const status of [408, 409, 429, 500, 502, 503, 504, 529])
-      expect(http(status).retry).toBe(true);
-    for (const status of [400, 401, 402, 403, 404, 413, 422])
+  it("retries rate limits, overload and server errors, never another client error", () => {
+    for (const status of [429, 500, 502, 503, 504, 529]) expect(http(status).retry).toBe(true);
+    for (const status of [400, 401, 402, 403, 404, 408, 409, 413, 418, 422])
       expect(http(status).retry).toBe(false);
   });
 
-  it("follows x-should-retry, except for requests the API refused outright", () => {
+  it("lets x-should-retry: false stop a 5xx retry, but never lets true retry a 4xx", () => {
     expect(http(500, { "x-should-retry": "false" }).retry).toBe(false);
-    expect(http(418, { "x-should-retry": "true" }).retry).toBe(true);
-    expect(http(401, { "x-should-retry": "true" }).retry).toBe(false);
+    expect(http(529, { "x-should-retry": "true" }).retry).toBe(true);
+    for (const status of [401, 408, 409, 418])
+      expect(http(status, { "x-should-retry": "true" }).retry).toBe(false);
   });
 
   it("retries connection failures and transient stream errors", () => {
