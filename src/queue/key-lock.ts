@@ -2,10 +2,12 @@ import type { Redis } from "ioredis";
 
 /**
  * One job at a time per issue across every worker: a Redis key per job key,
- * set only if absent, holding the job's id, with a time to live that a
- * timer keeps extending while the job runs. A worker that dies stops
- * extending it, so it frees itself; the same job, taken up again after a
- * crash, may take its own lock back at once.
+ * holding `<job id>:<run token>`, with a time to live that a timer keeps
+ * extending while the run lasts. A worker that dies stops extending it, so
+ * it frees itself. The same job taken up again after a crash or a stall
+ * (same job id, a new token) takes the lock over at once; the run it
+ * replaced then can neither extend nor release it, so its late `finally`
+ * does not free the issue under the new run.
  */
 
 export interface KeyLock {
@@ -15,16 +17,25 @@ export interface KeyLock {
 const TTL_MS = 60_000;
 const RENEW_MS = 20_000;
 
-// Delete or extend only a lock this job holds, never a newer holder's.
+// Free, this run's own, or an earlier run of the same job (ARGV[2] is "<job id>:").
+const ACQUIRE = `
+local owner = redis.call("get", KEYS[1])
+if not owner or owner == ARGV[1] or string.sub(owner, 1, #ARGV[2]) == ARGV[2] then
+  redis.call("set", KEYS[1], ARGV[1], "px", ARGV[3])
+  return 1
+end
+return 0`;
+// Delete or extend only a lock this run holds, never a newer holder's.
 const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`;
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 export function createKeyLock(redis: Redis, prefix: string) {
   return {
-    async acquire(key: string, owner: string): Promise<KeyLock | null> {
+    /** `run` tells this run of the job from an earlier one (BullMQ's token for the job). */
+    async acquire(key: string, jobId: string, run: string): Promise<KeyLock | null> {
       const name = `${prefix}${key}`;
-      const taken = await redis.set(name, owner, "PX", TTL_MS, "NX");
-      if (!taken && (await redis.eval(EXTEND, 1, name, owner, TTL_MS)) !== 1) return null;
+      const owner = `${jobId}:${run}`;
+      if ((await redis.eval(ACQUIRE, 1, name, owner, `${jobId}:`, TTL_MS)) !== 1) return null;
       const timer = setInterval(() => {
         void redis.eval(EXTEND, 1, name, owner, TTL_MS).catch(() => {});
       }, RENEW_MS);

@@ -3,6 +3,7 @@ import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from "bullm
 import { Redis } from "ioredis";
 import { errorMessage } from "../error-message.js";
 import { createKeyLock, type KeyLock } from "./key-lock.js";
+import { createRedisIntake } from "./redis-intake.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   type JobHandler,
@@ -25,7 +26,7 @@ import {
  * per key, see key-lock.ts; a job whose key is taken is delayed and tried
  * again), deduplication on the delivery id and the triggering comment, and
  * coalescing of rapid requests on one issue (inputs wait in a list per key;
- * the job that starts takes them all).
+ * the job that starts takes them all), see redis-intake.ts.
  */
 
 export interface RedisQueueOptions {
@@ -57,6 +58,18 @@ type JobData = Omit<JobRecord, "id" | "state" | "attempts" | "updatedAt"> & {
 const SEEN_TTL_SECONDS = 7 * 24 * 3600;
 const RETRY_LATER_MS = 2_000;
 
+/**
+ * The handler's own "failed" result: it has told the requester already, so
+ * this failure is not reported again, unlike BullMQ's own unrecoverable
+ * ones (a job that stalled more often than allowed).
+ */
+class ReportedFailure extends UnrecoverableError {
+  constructor(message: string) {
+    super(message);
+    this.name = "UnrecoverableError";
+  }
+}
+
 export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQueue> {
   const name = options.name ?? "patchwright";
   const clock = options.clock ?? Date;
@@ -72,11 +85,13 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
   };
   const queue = new Queue<JobData>(name, { connection: connection() });
   const locks = createKeyLock(redis, `${name}:lock:`);
+  const intake = createRedisIntake(redis, {
+    name,
+    jobKeyPrefix: queue.toKey(""),
+    retainSeconds: SEEN_TTL_SECONDS,
+  });
   const workers: JobWorker[] = [];
   const k = {
-    seen: (id: string) => `${name}:seen:${id}`,
-    pending: (key: string) => `${name}:pending:${key}`,
-    pendingJob: (key: string) => `${name}:pending-job:${key}`,
     load: (installation: number | undefined) => `${name}:load:${installation ?? "-"}`,
   };
 
@@ -99,20 +114,10 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     if ((await redis.decr(key)) < 0) await redis.set(key, 0);
   }
 
-  /** Claims a dedupe key; a claim whose job was never stored is taken over. */
-  async function claim(id: string, jobId: string): Promise<boolean> {
-    if (await redis.set(k.seen(id), jobId, "EX", SEEN_TTL_SECONDS, "NX")) return true;
-    const owner = await redis.get(k.seen(id));
-    if (owner && owner !== jobId && (await queue.getJob(owner))) return false;
-    await redis.set(k.seen(id), jobId, "EX", SEEN_TTL_SECONDS);
-    return true;
-  }
-
   async function submit(job: NewJob): Promise<SubmitResult> {
     const id = randomUUID();
-    for (const key of [job.deliveryId, ...(job.triggerId ? [job.triggerId] : [])]) {
-      if (!(await claim(key, id))) return { status: "duplicate" };
-    }
+    const admitted = await intake.admit(job, id);
+    if (admitted.status !== "queued") return admitted;
     const data: JobData = {
       kind: job.kind,
       key: job.key,
@@ -124,36 +129,23 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       interruptions: 0,
       createdAt: clock.now(),
     };
-    if (job.coalesce) {
-      await redis.rpush(k.pending(job.key), JSON.stringify(job.input));
-      const waiting = await redis.get(k.pendingJob(job.key));
-      if (waiting && (await queue.getJob(waiting))) return { status: "coalesced", id: waiting };
-      await redis.set(k.pendingJob(job.key), id);
+    try {
+      await queue.add(job.kind, data, {
+        jobId: id,
+        priority: await priorityFor(job.installationId),
+        attempts: maxAttempts,
+        backoff: { type: "exponential", delay: options.retryBaseMs ?? retryDelayMs(1) },
+        removeOnComplete: { age: SEEN_TTL_SECONDS },
+        removeOnFail: { age: SEEN_TTL_SECONDS },
+      });
+    } catch (error) {
+      // The webhook answers 5xx and GitHub may redeliver: leave nothing that refuses it.
+      await intake.withdraw(job, id).catch(() => {});
+      throw error;
     }
-    await queue.add(job.kind, data, {
-      jobId: id,
-      priority: await priorityFor(job.installationId),
-      attempts: maxAttempts,
-      backoff: { type: "exponential", delay: options.retryBaseMs ?? retryDelayMs(1) },
-      removeOnComplete: { age: SEEN_TTL_SECONDS },
-      removeOnFail: { age: SEEN_TTL_SECONDS },
-    });
+    // The job is stored; an unconfirmed claim only expires sooner (a minute).
+    await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
     return { status: "queued", id };
-  }
-
-  /** Takes every input waiting for the key (atomically), for the job that starts now. */
-  async function takePending(job: Job<JobData>): Promise<unknown[]> {
-    const result = await redis
-      .multi()
-      .lrange(k.pending(job.data.key), 0, -1)
-      .del(k.pending(job.data.key))
-      .exec();
-    // Only this job's own marker: a newer one belongs to a job queued behind it.
-    if ((await redis.get(k.pendingJob(job.data.key))) === job.id) {
-      await redis.del(k.pendingJob(job.data.key));
-    }
-    const items = (result?.[0]?.[1] as string[] | undefined) ?? [];
-    return items.map((item) => JSON.parse(item) as unknown);
   }
 
   function startWorker(handler: JobHandler, workerOptions: WorkerOptions): JobWorker {
@@ -164,7 +156,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         const controller = new AbortController();
         running.set(job.id ?? "", controller);
         try {
-          return await process(job, token, handler, controller.signal);
+          return await process(job, token ?? randomUUID(), handler, controller.signal);
         } finally {
           running.delete(job.id ?? "");
         }
@@ -180,12 +172,17 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     worker.on("completed", (job) => void left(job).catch(() => {}));
     worker.on("failed", (job, error) => {
       if (!job || error instanceof DelayedError) return;
+      // BullMQ's own unrecoverable failure is a job that stalled (its worker
+      // killed) more often than allowed: it is out of attempts too.
       const unrecoverable =
         error instanceof UnrecoverableError || error.name === "UnrecoverableError";
-      const exhausted = job.attemptsMade >= maxAttempts || /stalled/i.test(error.message);
-      if (unrecoverable || exhausted) void left(job).catch(() => {});
-      if (!unrecoverable && exhausted)
-        void handler.giveUp(toRecord(job, "failed"), errorMessage(error));
+      if (!unrecoverable && job.attemptsMade < maxAttempts) return;
+      void left(job).catch(() => {});
+      if (error instanceof ReportedFailure) return;
+      const record = toRecord(job, "failed");
+      void handler
+        .giveUp(record, errorMessage(error))
+        .catch((failure: unknown) => options.onError?.(failure, record));
     });
     worker.on("error", (error) => options.onError?.(error, undefined));
     // A worker that could not renew its hold (its process stalled past the
@@ -210,11 +207,11 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
 
   async function process(
     job: Job<JobData>,
-    token: string | undefined,
+    token: string,
     handler: JobHandler,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const lock: KeyLock | null = await locks.acquire(job.data.key, job.id ?? "");
+    const lock: KeyLock | null = await locks.acquire(job.data.key, job.id ?? "", token);
     if (!lock) {
       // Another job on this issue is running: try again shortly, without counting an attempt.
       await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
@@ -222,8 +219,9 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       throw new DelayedError();
     }
     try {
-      if (job.data.coalesce && job.attemptsStarted <= 1 + job.data.interruptions) {
-        const inputs = [...job.data.inputs, ...(await takePending(job))];
+      // A run taken up again after a crash gets the same inputs (taken once, kept).
+      if (job.data.coalesce && job.data.inputs.length === 0) {
+        const inputs = await intake.take(job.data.key, job.id ?? "");
         if (inputs.length === 0) return { conclusion: "coalesced" };
         await job.updateData({ ...job.data, inputs });
       }
@@ -234,7 +232,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         update: async (progress) => {
           await job.updateData({ ...job.data, ...progress });
         },
-        waitingBehind: async () => redis.llen(k.pending(job.data.key)),
+        waitingBehind: () => intake.waiting(job.data.key),
       });
       return await settle(job, token, result);
     } finally {
@@ -242,12 +240,12 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     }
   }
 
-  async function settle(job: Job<JobData>, token: string | undefined, result: JobResult) {
+  async function settle(job: Job<JobData>, token: string, result: JobResult) {
     switch (result.status) {
       case "done":
         return result;
       case "failed":
-        throw new UnrecoverableError(result.message);
+        throw new ReportedFailure(result.message);
       case "retry":
         throw new Error(result.message);
       case "interrupted":
