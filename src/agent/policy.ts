@@ -16,6 +16,7 @@ import { loadShellParser, type ShellParser } from "./policy/shell-parser.js";
 import { shellCallDenial } from "./policy/shell-policy.js";
 import type { PolicyCall, PolicyCheck, PolicyDecision, ToolFacts } from "./tools/define-tool.js";
 import { defaultTools } from "./tools/index.js";
+import { malformedPath } from "./tools/paths.js";
 
 export type { PolicyFs } from "./policy/paths.js";
 export { PRESET_NAMES, type PresetName } from "./policy/presets.js";
@@ -159,6 +160,9 @@ function pathCallDecision(call: PolicyCall, facts: ToolFacts, rules: PolicyRules
         `\`${call.tool}\` needs a \`${field}\` string; pass a path relative to the workspace root`,
       );
     }
+    // "~/x" or "lib\\a.js" is a mistake with its own fix, not an escape: say which.
+    const malformed = malformedPath(value);
+    if (malformed) return deny(malformed);
     const resolved = resolveInWorkspace(value, rules.root, rules.fs);
     if (!resolved.inside) {
       return deny(

@@ -67,7 +67,7 @@ export async function resolveInWorkspace(
  * ordinary file-name character on Linux (so "lib\\a.js" would be one odd file
  * in the root), and nothing expands "~" to a home folder.
  */
-function malformedPath(input: string): string | null {
+export function malformedPath(input: string): string | null {
   if (input.trim() === "") return "path is empty; give a path relative to the workspace root";
   if (input.includes("\0")) return `path "${input}" contains a NUL character; remove it`;
   if (input !== input.trim()) {

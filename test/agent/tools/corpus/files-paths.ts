@@ -155,8 +155,8 @@ const paths: CorpusCase[] = [
     calls: [
       fails(
         write("~/notes.md", "x"),
-        "write_file ~/notes.md",
-        "outside the workspace",
+        'starts with "~"',
+        "not expand",
         "relative to the workspace root",
       ),
     ],
@@ -166,14 +166,14 @@ const paths: CorpusCase[] = [
     category: "paths",
     policy: "read-only",
     files: {},
-    calls: [fails(read("~/.bashrc"), "outside the workspace")],
+    calls: [fails(read("~/.bashrc"), 'starts with "~"', "outside the workspace")],
   },
   {
     name: "a ~ path under the trusted preset",
     category: "paths",
     policy: "trusted",
     files: {},
-    calls: [fails(read("~/.ssh/config"), "outside the workspace")],
+    calls: [fails(read("~/.ssh/config"), 'starts with "~"', "outside the workspace")],
   },
   {
     name: "backslashes under the default preset",
@@ -195,7 +195,11 @@ const paths: CorpusCase[] = [
     category: "paths",
     policy: "read-only",
     files: { "lib/cors.js": corsMiddleware },
-    calls: [fails(read("lib\\cors.js"), "contains backslashes")],
+    calls: [
+      fails(read("lib\\cors.js"), "contains backslashes"),
+      // The path's own fix comes before the preset's "read-only" answer.
+      fails(write("lib\\cors.js", "x"), "contains backslashes", '"lib/cors.js"'),
+    ],
   },
   {
     name: "a path with a trailing space",
