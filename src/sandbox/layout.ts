@@ -1,5 +1,5 @@
-import { lstatSync, readlinkSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /**
  * Which host paths a sandbox shows, and how. Everything starts invisible
@@ -33,7 +33,21 @@ const ETC_SECRETS = [
   "/etc/docker",
   "/etc/letsencrypt",
   "/etc/security/opasswd",
+  "/etc/apt/auth.conf",
+  "/etc/apt/auth.conf.d",
+  "/etc/boto.cfg",
+  "/etc/containers/auth.json",
 ];
+
+/**
+ * npm's global config (`<prefix>/etc/npmrc`, /etc/npmrc for a prefix of /)
+ * often holds registry tokens, for every prefix a node may run from.
+ */
+function globalNpmrcs(prefixes: Iterable<string>): string[] {
+  return [...new Set(["/", "/usr", "/usr/local", ...prefixes])].map((prefix) =>
+    join(prefix, "etc", "npmrc"),
+  );
+}
 
 export interface MachineFacts {
   /** The host's PATH: toolchains outside the system directories are found through it. */
@@ -56,20 +70,18 @@ export function machineMounts(facts: MachineFacts): Mount[] {
       mounts.push({ kind: "symlink", target: readlinkSync(dir), path: dir });
     else if (info.isDirectory()) mounts.push({ kind: "ro", path: dir });
   }
-  for (const secret of ETC_SECRETS) {
-    const info = lstatOrNull(secret);
-    if (info?.isDirectory()) mounts.push({ kind: "tmpfs", path: secret });
-    else if (info) mounts.push({ kind: "mask-file", path: secret });
-  }
   const covered = (path: string) => SYSTEM_DIRS.some((dir) => isInside(path, dir));
   const roots = new Set<string>();
   for (const entry of [...facts.path.split(delimiter), dirname(facts.nodePath)]) {
     if (!entry || !isAbsolute(entry) || covered(entry) || !isDir(entry)) continue;
     const root = toolchainRoot(resolve(entry), facts.home);
-    const exposesHidden = facts.hidden.some((h) => isInside(root, h) || isInside(h, root));
-    if (!exposesHidden && !isInside(facts.home, root)) roots.add(root);
+    // A hidden path inside a toolchain is masked below; a toolchain inside one is left out.
+    const insideHidden = facts.hidden.some((h) => isInside(root, h));
+    if (!insideHidden && !isInside(facts.home, root)) roots.add(root);
   }
   for (const root of roots) mounts.push({ kind: "ro", path: root });
+  const prefixes = [dirname(dirname(facts.nodePath)), ...roots];
+  mounts.push(...maskMounts([...ETC_SECRETS, ...globalNpmrcs(prefixes)], shownPaths(mounts)));
   return mounts;
 }
 
@@ -107,15 +119,36 @@ export function sandboxMounts(machine: readonly Mount[], ws: WorkspaceMounts): M
   for (const path of ws.readOnly) {
     if (lstatOrNull(path)) mounts.push({ kind: "ro", path });
   }
-  // A hidden path inside something shown (a cache under /usr, say) is covered again.
-  const shown = mounts.filter((m) => m.kind === "ro" || m.kind === "rw").map((m) => m.path);
-  for (const path of ws.hidden) {
-    if (!shown.some((dir) => isInside(path, dir) && path !== dir)) continue;
-    const info = lstatOrNull(path);
-    if (info?.isDirectory()) mounts.push({ kind: "tmpfs", path });
-    else if (info) mounts.push({ kind: "mask-file", path });
-  }
+  // A hidden path inside something shown (a cache under /usr, a key in /etc) is covered again.
+  mounts.push(...maskMounts(ws.hidden, shownPaths(mounts)));
   return mounts;
+}
+
+function shownPaths(mounts: readonly Mount[]): string[] {
+  return mounts.filter((m) => m.kind === "ro" || m.kind === "rw").map((m) => m.path);
+}
+
+/**
+ * Covers each path wherever a shown folder makes it visible: its real path
+ * (symlinks resolved) under the folder's real path, at the place inside the
+ * sandbox that leads to it. So a symlinked key is covered at its target, and
+ * a folder shown through a symlink still has its secrets covered. A mask is
+ * never put through a symlink, whose target may not exist inside.
+ */
+function maskMounts(paths: readonly string[], shown: readonly string[]): Mount[] {
+  const masks = new Map<string, Mount>();
+  for (const path of paths) {
+    const real = realpathOrNull(path);
+    const info = real ? statOrNull(real) : null;
+    if (!real || !info) continue;
+    for (const dir of shown) {
+      const realDir = realpathOrNull(dir);
+      if (!realDir || real === realDir || !isInside(real, realDir)) continue;
+      const inside = join(dir, relative(realDir, real));
+      masks.set(inside, { kind: info.isDirectory() ? "tmpfs" : "mask-file", path: inside });
+    }
+  }
+  return [...masks.values()];
 }
 
 export function isInside(path: string, dir: string): boolean {
@@ -125,6 +158,22 @@ export function isInside(path: string, dir: string): boolean {
 function lstatOrNull(path: string) {
   try {
     return lstatSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function statOrNull(path: string) {
+  try {
+    return statSync(path);
+  } catch {
+    return null;
+  }
+}
+
+function realpathOrNull(path: string): string | null {
+  try {
+    return realpathSync(path);
   } catch {
     return null;
   }

@@ -4,6 +4,7 @@ import { cleanStaleWorkspaces } from "../git/cache.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { secretFilesInEnv } from "../sandbox/secret-files.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import type { ServiceSettings } from "./env.js";
 import { createJobHandler } from "./job-handler.js";
@@ -61,8 +62,13 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
             optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
             path: settings.path,
             home: settings.home,
-            // The cache holds every repository's mirrors; the service's folder, its .env.
-            hidden: [settings.cacheDir, process.cwd()],
+            // The cache holds every repository's mirrors; the service's folder, its .env;
+            // and the key files its environment names (PRIVATE_KEY_PATH may be in /etc).
+            hidden: [
+              settings.cacheDir,
+              process.cwd(),
+              ...secretFilesInEnv(options.env, { cwd: process.cwd(), home: settings.home }),
+            ],
           }).then((choice) => {
             if (choice.warning) log.warn({}, choice.warning);
             return choice.launcher;
