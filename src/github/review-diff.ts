@@ -46,6 +46,23 @@ export function diffLines(files: readonly PatchedFile[]): DiffLines {
   return { right, left };
 }
 
+/**
+ * The lines a re-review may comment on: lines of the pull request's diff
+ * (the only ones GitHub anchors a comment to) that the changes since the
+ * last review also touch. A base merged into the branch puts lines the
+ * pull request never changed into the changes since; those are left out.
+ * Only the right side: a left-side number means a line of the merge base
+ * in one diff and of the last reviewed commit in the other.
+ */
+export function linesInBoth(pull: DiffLines, since: DiffLines): DiffLines {
+  const right = new Map<string, Set<number>>();
+  for (const [path, lines] of pull.right) {
+    const also = since.right.get(path);
+    right.set(path, new Set([...lines].filter((n) => also?.has(n) === true)));
+  }
+  return { right, left: new Map() };
+}
+
 export interface ProposedComment {
   path: string;
   line: number;

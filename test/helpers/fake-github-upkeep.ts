@@ -46,6 +46,8 @@ export interface FakeActions {
   /** Check runs of other CI services (or all, when a test serves no Actions runs). */
   checkRuns: FakeCheckRun[];
   reruns: number[];
+  /** Set to answer re-run requests with this status (403: the token lacks `actions: write`). */
+  refuseReruns?: number | undefined;
   routes: FakeRoute[];
 }
 
@@ -53,6 +55,7 @@ export function fakeActions(base: string): FakeActions {
   const runs: FakeRun[] = [];
   const checkRuns: FakeCheckRun[] = [];
   const reruns: number[] = [];
+  const actions: FakeActions = { runs, checkRuns, reruns, routes: [] };
   const view = (run: FakeRun) => ({
     id: run.id,
     name: run.name,
@@ -78,6 +81,9 @@ export function fakeActions(base: string): FakeActions {
       (m) => {
         const run = runs.find((r) => r.id === Number(m[1]));
         if (!run) return ok({ message: "Not Found" }, 404);
+        if (actions.refuseReruns) {
+          return ok({ message: "Resource not accessible by integration" }, actions.refuseReruns);
+        }
         reruns.push(run.id);
         // The re-run finishes at once in the fake: the job sees it on its next look.
         run.run_attempt += 1;
@@ -124,7 +130,8 @@ export function fakeActions(base: string): FakeActions {
       },
     ],
   ];
-  return { runs, checkRuns, reruns, routes };
+  actions.routes = routes;
+  return actions;
 }
 
 export interface PostedReview {
@@ -163,10 +170,18 @@ export function fakeReviews(base: string, botLogin: string): FakeReviews {
       (m, body) => {
         const diff = files.get(Number(m[1])) ?? [];
         const comments = (body.comments ?? []) as PostedReview["comments"];
-        // GitHub refuses the whole review when one comment is off the diff.
+        // GitHub refuses the whole review when one comment is off the pull request's diff.
         for (const c of comments) {
-          if (!diff.some((f) => f.filename === c.path)) {
-            return ok({ message: "Unprocessable Entity", errors: ["path not in diff"] }, 422);
+          const patch = diff.find((f) => f.filename === c.path)?.patch;
+          const lines = anchorLines(patch, c.side === "LEFT" ? "-" : "+");
+          const from = c.start_line ?? c.line;
+          for (let n = from; n <= c.line; n++) {
+            if (!lines.has(n)) {
+              return ok(
+                { message: "Unprocessable Entity", errors: ["Line could not be resolved"] },
+                422,
+              );
+            }
           }
         }
         const review: PostedReview = {
@@ -192,6 +207,23 @@ export function fakeReviews(base: string, botLogin: string): FakeReviews {
     ],
   ];
   return { files, reviews, compare, routes };
+}
+
+/** The lines of one side of a patch a review comment may sit on ("+": the new file, "-": the old). */
+function anchorLines(patch: string | undefined, side: "+" | "-"): Set<number> {
+  const lines = new Set<number>();
+  let at = 0;
+  for (const text of (patch ?? "").split("\n")) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(text);
+    if (hunk) {
+      at = Number(side === "+" ? hunk[2] : hunk[1]);
+      continue;
+    }
+    const other = side === "+" ? "-" : "+";
+    if (at === 0 || text.startsWith(other) || text.startsWith("\\")) continue;
+    lines.add(at++);
+  }
+  return lines;
 }
 
 export interface CreatedCommit {
