@@ -1,4 +1,5 @@
 import type { RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
 import {
   annotationsOf,
   type FailedJob,
@@ -81,10 +82,11 @@ export async function prepareCiFix(ctx: CiFixContext): Promise<CiFixPlan> {
   }
 
   let stillFailed = failed;
-  const firstTries = failed.filter((run) => run.attempt === 1);
+  const firstTries = await rerunOnce(
+    ctx,
+    failed.filter((run) => run.attempt === 1),
+  );
   if (firstTries.length > 0) {
-    ctx.step("Re-running the failed jobs once, to rule out a flaky failure");
-    for (const run of firstTries) await rerunFailedJobs(octokit, repo, run.id);
     const rerunIds = new Set(firstTries.map((run) => run.id));
     const after = await settle(ctx, async () => {
       const now = await runsOnCommit(octokit, repo, pull.headSha);
@@ -130,6 +132,35 @@ export async function prepareCiFix(ctx: CiFixContext): Promise<CiFixPlan> {
     failing: [...evidence.jobNames, ...others.map((check) => check.name)],
     attachments: capTotal(attachments, MAX_EVIDENCE_CHARS),
   };
+}
+
+/**
+ * Re-runs each run's failed jobs; the runs it could re-run. A refusal (no
+ * `actions: write`, a run too old to re-run) is said in the report and the
+ * fix goes on without the flaky check for that run.
+ */
+async function rerunOnce(ctx: CiFixContext, runs: HeadRun[]): Promise<HeadRun[]> {
+  if (runs.length === 0) return [];
+  ctx.step("Re-running the failed jobs once, to rule out a flaky failure");
+  const rerun: HeadRun[] = [];
+  for (const run of runs) {
+    try {
+      await rerunFailedJobs(ctx.octokit, ctx.repo, run.id);
+      rerun.push(run);
+    } catch (error) {
+      ctx.step(`Could not re-run the failed jobs of ${run.name}: ${rerunRefusal(error)}`);
+    }
+  }
+  return rerun;
+}
+
+function rerunRefusal(error: unknown): string {
+  const status = (error as { status?: unknown }).status;
+  const reason = errorMessage(error).split("\n")[0]?.slice(0, 300) ?? "";
+  if (status === 403) {
+    return `${reason} (re-running needs the \`actions: write\` permission); going on to the fix`;
+  }
+  return `${reason}; going on to the fix`;
 }
 
 async function fixAttemptsSoFar(ctx: CiFixContext): Promise<number> {

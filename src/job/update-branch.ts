@@ -97,6 +97,7 @@ async function updateBranch(
       git,
       commitEnv: identityEnv(deps.envSource, input.identity),
       base: workspace.baseSha,
+      start: workspace.startSha,
       baseBranch,
       branch,
       result,

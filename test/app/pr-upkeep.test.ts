@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { REVIEW_MARKER } from "../../src/github/pull-review.js";
 import { CI_FIX_MARKER } from "../../src/job/ci-fix.js";
 import {
   aim,
@@ -186,6 +187,78 @@ describe("failing CI on the bot's pull requests", () => {
     expect(prompt).not.toContain("2026-11-30T10:00:04");
   });
 
+  it("goes on to the fix, and says why, when GitHub refuses the re-run (no actions: write)", async () => {
+    const { h, actions } = await upkeepHarness({ steps: fixAddSteps() });
+    harness = h;
+    h.repo.push({ branch: BOT_BRANCH, files: { "notes.txt": "wip\n" } });
+    addBotPull(h, 26);
+    actions.runs.push(failingRun(h.repo.sha(BOT_BRANCH) ?? "", "failure"));
+    actions.refuseReruns = 403;
+    await deliver(h, "workflow_run", workflowRunFailed(h, 26, BOT_BRANCH));
+    expect(actions.reruns).toEqual([]);
+    expect(h.repo.show(BOT_BRANCH, "src/add.js")).toContain("a + b");
+    const report = bodies(h, 26).at(-1) ?? "";
+    expect(report).toContain("CI fix attempt 1 of 2");
+    expect(report).toMatch(/could not re-run the failed jobs of CI: .*actions: write/i);
+    expect(report).not.toContain("went wrong");
+  });
+
+  it("starts nothing for its own fix's commit while that commit's run is pending, nor for the old head", async () => {
+    const { h, actions } = await upkeepHarness({ steps: fixAddSteps() });
+    harness = h;
+    h.repo.push({ branch: BOT_BRANCH, files: { "notes.txt": "wip\n" } });
+    addBotPull(h, 27);
+    const old = h.repo.sha(BOT_BRANCH) ?? "";
+    actions.runs.push(failingRun(old, "failure"));
+    await deliver(h, "workflow_run", workflowRunFailed(h, 27, BOT_BRANCH), "d-1");
+    const pushed = h.repo.sha(BOT_BRANCH) ?? "";
+    expect(pushed).not.toBe(old);
+    const pull = h.github.pulls.find((p) => p.number === 27);
+    if (pull) pull.head.sha = pushed;
+    // CI starts on the fix's commit: GitHub announces the run and suite as they begin.
+    actions.runs.push({
+      ...failingRun(pushed, "success"),
+      id: 902,
+      status: "in_progress",
+      conclusion: null,
+    });
+    const started = workflowRunFailed(h, 27, BOT_BRANCH);
+    started.action = "in_progress";
+    Object.assign(started.workflow_run, { id: 902, status: "in_progress", conclusion: null });
+    await deliver(h, "workflow_run", started, "d-2");
+    const requested = checkSuiteFailed(h, 27, BOT_BRANCH);
+    requested.action = "requested";
+    Object.assign(requested.check_suite, { status: "queued", conclusion: null });
+    await deliver(h, "check_suite", requested, "d-3");
+    // The re-run of the old head's run ends in failure after the fix was pushed.
+    const stale = workflowRunFailed(h, 27, BOT_BRANCH);
+    Object.assign(stale.workflow_run, { head_sha: old, run_attempt: 2 });
+    stale.workflow_run.pull_requests[0].head.sha = old;
+    await deliver(h, "workflow_run", stale, "d-4");
+
+    expect(h.models).toHaveLength(1);
+    expect(actions.reruns).toEqual([901]);
+    expect(h.repo.sha(BOT_BRANCH)).toBe(pushed);
+    expect(bodies(h, 27)).toHaveLength(1);
+  });
+
+  it("starts no fix for a failure on a commit that is no longer the pull request's head", async () => {
+    const { h, actions } = await upkeepHarness({ steps: fixAddSteps() });
+    harness = h;
+    h.repo.push({ branch: BOT_BRANCH, files: { "notes.txt": "wip\n" } });
+    const old = h.repo.sha(BOT_BRANCH) ?? "";
+    const failure = workflowRunFailed(h, 28, BOT_BRANCH);
+    actions.runs.push(failingRun(old, "failure"));
+    // Someone pushed since: the failed commit is behind the head.
+    h.repo.push({ branch: BOT_BRANCH, files: { "notes.txt": "more\n" } });
+    addBotPull(h, 28);
+    await deliver(h, "workflow_run", failure);
+    expect(actions.reruns).toEqual([]);
+    expect(h.models).toHaveLength(0);
+    expect(bodies(h, 28)).toEqual([]);
+    expect(h.github.calls.some((c) => c.path.includes("/actions/"))).toBe(false);
+  });
+
   it("fixes from another CI service's check run output when there are no Actions runs", async () => {
     const { h, actions } = await upkeepHarness({ steps: fixAddSteps() });
     harness = h;
@@ -308,7 +381,11 @@ async function conflictingBotPull(h: Harness, number: number) {
     branch: BOT_BRANCH,
     files: { "src/add.js": "module.exports = { add: (a, b) => a * b };\n" },
   });
-  const main = h.repo.push({ branch: "main", files: { "src/add.js": CONFLICTING_MAIN } });
+  const main = h.repo.push({
+    branch: "main",
+    files: { "src/add.js": CONFLICTING_MAIN },
+    message: "Swap the operands of add",
+  });
   addBotPull(h, number);
   const pull = h.github.pulls.find((p) => p.number === number);
   if (pull) Object.assign(pull, { mergeable: false, mergeable_state: "dirty" });
@@ -339,6 +416,7 @@ describe("conflicts with the base branch", () => {
     const prompt = JSON.stringify(h.models[0]?.requests[0]?.messages[0]);
     expect(prompt).toContain("<conflicts>");
     expect(prompt).toContain("<<<<<<<");
+    expect(prompt).toContain(`${main.slice(0, 7)} Swap the operands of add`);
     expect(bodies(h, 30).join("\n")).not.toContain("went wrong");
   });
 
@@ -371,6 +449,9 @@ describe("conflicts with the base branch", () => {
     expect(() => git(h, ["merge-base", "--is-ancestor", main, tip])).not.toThrow();
     expect(git(h, ["rev-list", "--parents", "-n", "1", tip]).split(" ")).toHaveLength(2);
     expect(h.repo.show(BOT_BRANCH, "src/add.js")).toBe(RESOLVED.trim());
+    // Mid-rebase HEAD already holds the base: its commits are still listed for the file.
+    const prompt = JSON.stringify(h.models[0]?.requests[0]?.messages[0]);
+    expect(prompt).toContain(`${main.slice(0, 7)} Swap the operands of add`);
   });
 
   it("merges instead of rebasing a branch that is not the bot's own (no force push there)", async () => {
@@ -534,6 +615,48 @@ describe("review mode", () => {
     // The attached diff holds only what changed since (the file list still names the whole PR).
     expect(prompt).toContain("src/add.js");
     expect(prompt).not.toContain("--- README.md");
+  });
+});
+
+describe("re-review after a base merge", () => {
+  it("anchors comments only on lines of the pull request's own diff that changed since", async () => {
+    const { h, reviews } = await upkeepHarness({ steps: reviewSteps() });
+    harness = h;
+    h.repo.push({ branch: "feature/sub", files: { "src/add.js": "x\n" } });
+    const first = h.repo.sha("feature/sub") ?? "";
+    addBotPull(h, 43, "feature/sub", "octocat");
+    reviews.files.set(43, [{ filename: "src/add.js", patch: PR_PATCH }]);
+    reviews.reviews.push({
+      id: 1,
+      commit_id: first,
+      body: `Earlier review.\n\n${REVIEW_MARKER}`,
+      event: "COMMENT",
+      comments: [],
+      user: { login: BOT },
+    });
+    // The base merged in: it changed line 40 of the file, which the PR never touched.
+    const merged = h.repo.push({ branch: "feature/sub", files: { "src/add.js": "y\n" } });
+    const pull = h.github.pulls.find((p) => p.number === 43);
+    if (pull) pull.head.sha = merged;
+    reviews.compare.set(`${first}...${merged}`, [
+      {
+        filename: "src/add.js",
+        patch:
+          "@@ -1 +1 @@\n-x\n+module.exports = { add: (a, b) => a - b };\n@@ -39,2 +39,2 @@\n ctx\n-old\n+new",
+      },
+    ]);
+    await deliver(
+      h,
+      "issue_comment",
+      issueComment(h, "@agent review", "octocat", { pr: true, number: 43 }),
+    );
+    expect(reviews.reviews).toHaveLength(2);
+    const review = reviews.reviews[1];
+    // Line 1: in the PR's diff and changed since. Line 3: not changed since. Line 40: not the PR's.
+    expect(review?.comments.map((c) => c.line)).toEqual([1]);
+    expect(review?.body).toContain("`src/add.js:3`");
+    expect(review?.body).toContain("`src/add.js:40`");
+    expect(bodies(h, 43).at(-1)).toContain("with 1 inline comment.");
   });
 });
 
