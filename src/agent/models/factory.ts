@@ -72,7 +72,7 @@ export function providerSecrets(env: Env): string[] {
  */
 export function createModelFactory(
   env: Env,
-  options: Pick<ModelTuning, "sleep" | "random" | "maxRetries"> & {
+  options: Pick<ModelTuning, "sleep" | "random" | "maxRetries" | "baseDelayMs" | "maxDelayMs"> & {
     /** What to say when an Anthropic model has no key (the Action names its input). */
     missingAnthropicKey?: string;
   } = {},
