@@ -56,12 +56,22 @@ describe("the live status line", () => {
     status.stop();
   });
 
-  it("writes nothing at all where stderr is not a terminal", () => {
+  it("off a terminal, writes a plain line every 30 s while a step runs, and nothing after", () => {
     const writes: string[] = [];
     const status = createLiveStatus({ write: (t: string) => writes.push(t) }, Date);
     status.start("Verifying: npm test");
-    vi.advanceTimersByTime(5_000);
-    status.stop();
+    vi.advanceTimersByTime(29_000);
     expect(writes).toEqual([]);
+    vi.advanceTimersByTime(32_000);
+    expect(writes).toEqual([
+      "… still running: Verifying: npm test · 30s\n",
+      "… still running: Verifying: npm test · 1m 0s\n",
+    ]);
+    status.start("run_shell make");
+    vi.advanceTimersByTime(10_000);
+    status.stop();
+    vi.advanceTimersByTime(60_000);
+    expect(writes).toHaveLength(2);
+    expect(writes.join("")).not.toContain("\u001b");
   });
 });
