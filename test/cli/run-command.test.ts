@@ -34,6 +34,7 @@ function stepsThenWait(steps: ScriptStep[]): () => Model {
     return {
       id: scripted.id,
       contextWindow: scripted.contextWindow,
+      price: scripted.price,
       complete: (request, onEvent) =>
         scripted.remaining > 0
           ? scripted.complete(request, onEvent)
