@@ -1,19 +1,27 @@
 /**
  * A worker process for the queue tests: it takes one job, says "picked",
  * and never finishes it, so the test can kill it mid-job.
- * Usage: node --import tsx stuck-worker.ts <redis url> <queue name>
+ * Usage: node --import tsx stuck-worker.ts <redis url> <queue name> [max attempts]
  */
 import { createRedisQueue } from "../../src/queue/redis-queue.js";
 
-const [url = "", name = ""] = process.argv.slice(2);
-const queue = await createRedisQueue({ url, name, lockDurationMs: 1_000, stalledIntervalMs: 500 });
+const [url = "", name = "", attempts] = process.argv.slice(2);
+const queue = await createRedisQueue({
+  url,
+  name,
+  lockDurationMs: 1_000,
+  stalledIntervalMs: 500,
+  ...(attempts ? { maxAttempts: Number(attempts) } : {}),
+});
 queue.startWorker(
   {
     run: () => {
       process.stdout.write("picked\n");
       return new Promise(() => {});
     },
-    giveUp: async () => {},
+    giveUp: async () => {
+      process.stdout.write("gave up\n");
+    },
   },
   { concurrency: 1 },
 );

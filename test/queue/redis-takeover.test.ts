@@ -1,0 +1,172 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createRedisQueue, type RedisQueueOptions } from "../../src/queue/redis-queue.js";
+import type { JobQueue, JobRecord, JobResult } from "../../src/queue/types.js";
+import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { job, manualHandler } from "./queue-fixtures.js";
+
+/**
+ * Runs that end badly on a real redis-server: a job whose worker is killed
+ * with SIGKILL until it is out of attempts is reported once, and a run that
+ * lost its job to another worker cannot free the issue under the new run.
+ */
+
+let redis: RedisServer;
+let raw: Redis;
+let queues: JobQueue[] = [];
+let names = 0;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  raw = new Redis(redis.url);
+});
+afterEach(async () => {
+  await Promise.all(queues.map((q) => q.close()));
+  queues = [];
+});
+afterAll(async () => {
+  raw.disconnect();
+  await redis.stop();
+});
+
+const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
+
+async function open(name: string, extra: Partial<RedisQueueOptions> = {}): Promise<JobQueue> {
+  const queue = await createRedisQueue({ url: redis.url, name, ...FAST, ...extra });
+  queues.push(queue);
+  return queue;
+}
+
+/** A worker in its own process takes the job and is killed with SIGKILL mid-run. */
+async function killWorkerMidJob(name: string, maxAttempts: number): Promise<void> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      resolve(import.meta.dirname, "stuck-worker.ts"),
+      redis.url,
+      name,
+      String(maxAttempts),
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await new Promise<void>((picked) =>
+    child.stdout?.on("data", (chunk: Buffer) => String(chunk).includes("picked") && picked()),
+  );
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGKILL");
+  await exited;
+}
+
+describe("the Redis queue when runs end badly", () => {
+  it("reports a job whose worker is killed until it is out of attempts, once", async () => {
+    const name = `t${++names}`;
+    const queue = await open(name, { maxAttempts: 2 });
+    const submitted = await queue.submit(job("o/r#1", { input: "fix it" }));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    // Killed on its first and on its second (last) attempt.
+    await killWorkerMidJob(name, 2);
+    await killWorkerMidJob(name, 2);
+    const gaveUp: Array<{ record: JobRecord; reason: string }> = [];
+    const survivor = manualHandler();
+    queue.startWorker(
+      {
+        run: survivor.handler.run,
+        giveUp: async (record, reason) => {
+          gaveUp.push({ record, reason });
+        },
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(() => expect(gaveUp).toHaveLength(1), { timeout: 15_000 });
+    expect(gaveUp[0]?.record).toMatchObject({
+      id,
+      key: "o/r#1",
+      state: "failed",
+      inputs: ["fix it"],
+    });
+    expect(gaveUp[0]?.reason).toMatch(/stalled/);
+    expect(survivor.started).toHaveLength(0);
+    expect((await queue.get(id))?.state).toBe("failed");
+    // Another stalled check passes: nothing reports it again.
+    await new Promise((done) => setTimeout(done, 1_500));
+    expect(gaveUp).toHaveLength(1);
+  }, 30_000);
+
+  it("does not report a job whose handler reported its own failure", async () => {
+    const name = `t${++names}`;
+    const queue = await open(name);
+    const gaveUp: string[] = [];
+    let ran = 0;
+    queue.startWorker(
+      {
+        run: async () => {
+          ran += 1;
+          return { status: "failed", message: "the config is invalid" };
+        },
+        giveUp: async (_record, reason) => {
+          gaveUp.push(reason);
+        },
+      },
+      { concurrency: 1 },
+    );
+    const submitted = await queue.submit(job("o/r#2"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    await vi.waitFor(async () => expect((await queue.get(id))?.state).toBe("failed"));
+    expect(ran).toBe(1);
+    expect(gaveUp).toEqual([]);
+  });
+
+  it("keeps the issue locked for the run that took a job over, when the run it replaced ends late", async () => {
+    const name = `t${++names}`;
+    const errors: unknown[] = [];
+    const a = await open(name, { onError: (error) => errors.push(error) });
+    const b = await open(name);
+    // Worker a's runs ignore the abort (as a process stuck in a long call would) and end by hand.
+    const runsOnA: Array<{ record: JobRecord; finish(result: JobResult): void }> = [];
+    a.startWorker(
+      {
+        run: (running) => new Promise((finish) => runsOnA.push({ record: running.record, finish })),
+        giveUp: async () => {},
+      },
+      { concurrency: 1 },
+    );
+    const first = await a.submit(job("o/r#3"));
+    const firstId = first.status === "queued" ? first.id : "";
+    await vi.waitFor(() => expect(runsOnA).toHaveLength(1));
+    // As if a's process had stalled past the lock's duration: the stalled check hands the job to b.
+    await raw.del(`bull:${name}:${firstId}:lock`);
+    const onB = manualHandler();
+    b.startWorker(onB.handler, { concurrency: 1 });
+    await vi.waitFor(() => expect(onB.started).toHaveLength(1), { timeout: 10_000 });
+    expect(onB.started[0]?.job.record.id).toBe(firstId);
+    // a's run ends now; its worker can no longer complete the job (BullMQ reports that).
+    runsOnA[0]?.finish({ status: "done", conclusion: "success" });
+    await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0));
+    // Another request on the issue: a's free worker tries it and must find the issue locked.
+    const second = await a.submit(job("o/r#3"));
+    const secondId = second.status === "queued" ? second.id : "";
+    await vi.waitFor(
+      async () => {
+        const data = await raw.hget(`bull:${name}:${secondId}`, "data");
+        expect(JSON.parse(data ?? "{}").interruptions).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 10_000 },
+    );
+    expect(runsOnA).toHaveLength(1);
+    expect(onB.started).toHaveLength(1);
+    // Once b's run ends, the issue is free and the second job runs.
+    onB.started[0]?.finish({ status: "done", conclusion: "success" });
+    await vi.waitFor(
+      () =>
+        expect([...runsOnA.map((r) => r.record.id), ...onB.started.map((s) => s.job.record.id)])
+          .toContain(secondId),
+      { timeout: 10_000 },
+    );
+    // a's runs ignore the abort on close: end them here.
+    for (const run of runsOnA) run.finish({ status: "done", conclusion: "success" });
+  }, 30_000);
+});
