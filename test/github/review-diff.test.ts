@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkComments, diffLines } from "../../src/github/review-diff.js";
+import { checkComments, diffLines, linesInBoth } from "../../src/github/review-diff.js";
 
 const PATCH = [
   "@@ -10,4 +10,5 @@ function f() {",
@@ -65,5 +65,21 @@ describe("checkComments", () => {
       },
     ]);
     expect(outside).toHaveLength(1);
+  });
+});
+
+describe("linesInBoth", () => {
+  it("keeps right-side lines both diffs hold, and no left side", () => {
+    const pull = diffLines([
+      { filename: "a.js", patch: PATCH },
+      { filename: "b.js", patch: "@@ -1 +1 @@\n-x\n+y" },
+    ]);
+    const since = diffLines([
+      { filename: "a.js", patch: "@@ -12 +12,2 @@\n-old\n+added twelve\n+thirteen" },
+    ]);
+    const both = linesInBoth(pull, since);
+    expect([...(both.right.get("a.js") ?? [])]).toEqual([12, 13]);
+    expect(both.right.get("b.js")?.size).toBe(0);
+    expect(both.left.size).toBe(0);
   });
 });
