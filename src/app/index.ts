@@ -8,7 +8,7 @@ import { jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { parseServiceEnv } from "../service/env.js";
+import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import { openJobQueue } from "../service/open-queue.js";
 import type { SetTimer } from "../service/queue-note.js";
@@ -70,6 +70,13 @@ function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<
 export function createApp(settings: AppSettings) {
   // Parsed once, here at the entry: a bad value stops the start with its name.
   const service = parseServiceEnv(settings.env);
+  // The embedded store lives in this process's cache: with no worker here,
+  // nothing anywhere would ever run the jobs the webhooks store.
+  if (!service.inProcessWorker && !service.redisUrl && !settings.queue) {
+    throw new ServiceEnvError(
+      "bad environment: PATCHWRIGHT_WORKER=off needs REDIS_URL, so that `patchwright worker` processes can run the jobs; without Redis only this process's own worker could reach them",
+    );
+  }
   const clock = settings.clock ?? Date;
   const inFlight = new Set<Promise<unknown>>();
   let queue: JobQueue | undefined;
