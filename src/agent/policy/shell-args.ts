@@ -110,8 +110,15 @@ export function readArguments(
   for (let i = 1; i < command.argv.length; i += 1) {
     const text = command.argv[i] ?? "";
     const dynamic = command.dynamic[i] ?? false;
-    if (optionsDone || dynamic || !text.startsWith("-") || text === "-") {
+    if (optionsDone || !text.startsWith("-") || text === "-") {
       operands.push({ index: i, text, dynamic, option: undefined, declared: false });
+      continue;
+    }
+    if (dynamic) {
+      // `--output=$HOME/x`: the option is literal, only its value expands.
+      const split = dynamicOption(text, valued);
+      if (split) values.push({ index: i, text: split.value, dynamic, ...split.option });
+      else operands.push({ index: i, text, dynamic, option: undefined, declared: false });
       continue;
     }
     if (text === "--") {
@@ -139,17 +146,55 @@ export function readArguments(
   return { operands: skipFirst ? operands.slice(1) : operands, values };
 }
 
+/**
+ * A dynamic word that starts with a literal option (`--output=$X`,
+ * `-o"$X"`): the option and its run-time value. An expansion keeps its
+ * source text (`$`, backtick, brace), so a name of plain letters is literal.
+ */
+function dynamicOption(
+  text: string,
+  valued: ReadonlySet<string>,
+): { option: { option: string; declared: boolean }; value: string } | undefined {
+  const long = /^(--[A-Za-z0-9][A-Za-z0-9-]*)=([\s\S]*)$/.exec(text);
+  if (long?.[1] !== undefined) {
+    return { option: { option: long[1], declared: valued.has(long[1]) }, value: long[2] ?? "" };
+  }
+  if (text.startsWith("--")) return undefined;
+  const short = splitOption(text, valued);
+  if (short.takesValue && short.glued !== undefined) {
+    return { option: { option: short.name, declared: true }, value: short.glued };
+  }
+  // `-O$X`: letters, then the expansion; whatever option takes it, its value is unknown.
+  const cluster = /^(-[A-Za-z0-9]+)([$`][\s\S]*)$/.exec(text);
+  return cluster?.[1] !== undefined
+    ? { option: { option: cluster[1], declared: false }, value: cluster[2] ?? "" }
+    : undefined;
+}
+
 /** A static value that names somewhere outside the workspace (`/etc`, `~`, `../x`). */
-export function valueLooksOutside(value: Argument, ctx: CommandContext): boolean {
+function valueLooksOutside(value: Argument, ctx: CommandContext): boolean {
   if (value.dynamic || !/^[/~]|(^|\/)\.\.(\/|$)/.test(value.text)) return false;
   if (READABLE_DEVICES.has(value.text) || WRITABLE_DEVICES.has(value.text)) return false;
   return !resolveInWorkspace(value.text, ctx.root, ctx.fs).inside;
 }
 
-/** The denial for an undeclared option value that names somewhere outside the workspace. */
-export function outsideValueDenial(command: SimpleCommand, value: Argument): string {
+/**
+ * An option the spec does not name may take a path: its value may not name
+ * somewhere outside, nor be known only at run time (`--contents=$HOME/x`).
+ */
+export function undeclaredValueDenial(
+  command: SimpleCommand,
+  value: Argument,
+  ctx: CommandContext,
+): Verdict {
+  if (value.declared) return undefined;
   const given = value.option === undefined ? "" : ` (given with \`${value.option}\`)`;
-  return `${quote(command)}: \`${value.text}\` is outside the workspace${given}; only files inside the workspace may be used`;
+  if (value.dynamic) {
+    return `${quote(command)}: \`${value.text}\`${given} is only known when the command runs, and the option may take a path, so the policy cannot check that it stays in the workspace; write the value out literally`;
+  }
+  return valueLooksOutside(value, ctx)
+    ? `${quote(command)}: \`${value.text}\` is outside the workspace${given}; only files inside the workspace may be used`
+    : undefined;
 }
 
 /** Options that open files named inside another file, which the policy never sees. */
@@ -186,8 +231,9 @@ export function checkArguments(
     if (pathMode) {
       const verdict = checkPath(command, value.text, value.dynamic, pathMode, ctx);
       if (verdict) return verdict;
-    } else if (!value.declared && valueLooksOutside(value, ctx)) {
-      return outsideValueDenial(command, value);
+    } else {
+      const verdict = undeclaredValueDenial(command, value, ctx);
+      if (verdict) return verdict;
     }
   }
   return undefined;

@@ -1,13 +1,13 @@
 import { resolveInWorkspace } from "./paths.js";
 import {
+  type Argument,
   type CommandContext,
   checkPath,
-  outsideValueDenial,
   type PathMode,
   quote,
   readArguments,
+  undeclaredValueDenial,
   type Verdict,
-  valueLooksOutside,
 } from "./shell-args.js";
 import type { SimpleCommand } from "./shell-command.js";
 
@@ -225,14 +225,14 @@ function argumentDenial(command: SimpleCommand, args: SimpleCommand, ctx: Comman
   });
   for (const value of values) {
     const mode = value.option ? fileOptions[value.option] : undefined;
-    if (mode) {
-      const verdict = checkPath(command, value.text, value.dynamic, mode, ctx);
-      if (verdict) return verdict;
-    } else if (!value.declared && valueLooksOutside(value, ctx)) {
-      // Options the policy does not list (`--contents=`, `--pathspec-from-file=`) may take a path.
-      return outsideValueDenial(command, value);
-    }
+    // Options the policy does not list (`--contents=`, `--pathspec-from-file=`) may take a path.
+    const verdict = mode
+      ? checkPath(command, value.text, value.dynamic, mode, ctx)
+      : undeclaredValueDenial(command, value, ctx);
+    if (verdict) return verdict;
   }
+  const hidden = optionFromExpansion(command, args, operands);
+  if (hidden) return hidden;
   for (const operand of operands) {
     // Revisions and pathspecs are often dynamic (`-m "$(cat msg)"`); git refuses pathspecs outside the repository.
     if (operand.dynamic || !/^[/~]|(^|\/)\.\.(\/|$)/.test(operand.text)) continue;
@@ -241,6 +241,27 @@ function argumentDenial(command: SimpleCommand, args: SimpleCommand, ctx: Comman
     }
   }
   return undefined;
+}
+
+/**
+ * Before `--`, a word that expands at run time could turn into an option
+ * (`git diff $X` with X=--output=/elsewhere): for subcommands with file
+ * options, such a word is refused unless it plainly starts as a revision.
+ */
+function optionFromExpansion(
+  command: SimpleCommand,
+  args: SimpleCommand,
+  operands: readonly Argument[],
+): Verdict {
+  if (!FILE_OPTIONS[args.argv[0] ?? ""]) return undefined;
+  const end = args.argv.findIndex((word, i) => word === "--" && !args.dynamic[i]);
+  const risky = operands.find(
+    (operand) =>
+      operand.dynamic && (end < 0 || operand.index < end) && /^[-$`{<]/.test(operand.text),
+  );
+  return risky
+    ? `${quote(command)}: \`${risky.text}\` is only known when the command runs and could expand to an option that writes or reads a file (--output=...); write the revision out, or put paths after \`--\``
+    : undefined;
 }
 
 /** git under the read-only and default presets. */

@@ -24,6 +24,41 @@ describe("run_shell: unknown --opt=value", () => {
   ])("%s stays allowed", (...row) => check(row));
 });
 
+/**
+ * `--opt=value` whose value expands at run time: the option is split off
+ * the word, so a value like `$HOME/.gitconfig` is refused as it is when
+ * written as a separate word.
+ */
+describe("run_shell: option values only known at run time", () => {
+  it.each<Row>([
+    ["git diff-tree --output=$HOME/.gitconfig HEAD", "deny", "deny", "allow", "only known when"],
+    ['git diff-tree --output="$HOME/.gitconfig" HEAD', "deny", "deny", "allow", "only known"],
+    ["git diff-tree --output=${HOME}/.gitconfig HEAD", "deny", "deny", "allow", "only known"],
+    ["git diff-tree --output=$(echo /tmp/x) HEAD", "deny", "deny", "allow", "only known"],
+    ["git diff --output=$HOME/x", "deny", "deny", "allow", "only known when the command runs"],
+    ["git log --output=out/$X", "deny", "deny", "allow", "only known when the command runs"],
+    ["git blame --contents=$HOME/x src/a.ts", "deny", "deny", "allow", "only known when"],
+    ["git add --pathspec-from-file=$LIST", "deny", "deny", "allow", "may take a path"],
+    ["git diff -O$HOME/order", "deny", "deny", "allow", "may take a path"],
+    ["git diff $X", "deny", "deny", "allow", "could expand to an option"],
+    ['git log "$(echo --output=/tmp/x)"', "deny", "deny", "allow", "could expand to an option"],
+    ["git show {HEAD,--output=/tmp/x}", "deny", "deny", "allow", "could expand to an option"],
+    ["sort --output=$HOME/x src/a.ts", "deny", "deny", "allow", "only known when"],
+    ["node --require=$HOME/x.js src/a.js", "deny", "deny", "allow", "only known when"],
+  ])("%s", (...row) => check(row));
+
+  it.each<Row>([
+    ['git commit -m "$MSG"', "deny", "allow", "allow"],
+    ['git commit --message="fix: $WHAT"', "deny", "allow", "allow"],
+    ['git log --format="%h $X" -n 3', "allow", "allow", "allow"],
+    ['git log --since="$SINCE"', "allow", "allow", "allow"],
+    ["git show HEAD~$N", "allow", "allow", "allow"],
+    ['git diff -- "$FILE"', "allow", "allow", "allow"],
+    ["git status $X", "allow", "allow", "allow"],
+    ['grep --regexp="$X" src/a.ts', "allow", "allow", "allow"],
+  ])("%s stays allowed", (...row) => check(row));
+});
+
 /** Options that read a file the policy did not see named as an operand. */
 describe("run_shell: files read through options", () => {
   it.each<Row>([
