@@ -33,6 +33,7 @@ describe("run_shell: option values only known at run time", () => {
   it.each<Row>([
     ["git diff-tree --output=$HOME/.gitconfig HEAD", "deny", "deny", "allow", "only known when"],
     ['git diff-tree --output="$HOME/.gitconfig" HEAD', "deny", "deny", "allow", "only known"],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
     ["git diff-tree --output=${HOME}/.gitconfig HEAD", "deny", "deny", "allow", "only known"],
     ["git diff-tree --output=$(echo /tmp/x) HEAD", "deny", "deny", "allow", "only known"],
     ["git diff --output=$HOME/x", "deny", "deny", "allow", "only known when the command runs"],
