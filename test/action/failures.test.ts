@@ -107,6 +107,28 @@ describe("the bundled Action fails with a message that says what to fix", () => 
     );
   }, 60_000);
 
+  it("names the GitHub call that failed: method, endpoint and status", async () => {
+    world = await startWorld();
+    // More failures than the client's retries: the read fails for good.
+    world.github.inject({
+      method: "GET",
+      path: /\/contents\//,
+      times: 10,
+      status: 503,
+      body: { message: "Service Unavailable", documentation_url: "https://docs.github.com/rest" },
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "workflow_dispatch",
+      payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+    });
+    expect(run.code).toBe(1);
+    const [message] = errors(run.log);
+    expect(message).toMatch(/GET \/repos\/octo-org\/demo\/contents\/\S+/);
+    expect(message).toMatch(/\b503\b/);
+    expect(world.model.requests).toHaveLength(0);
+  }, 60_000);
+
   it("reports an invalid config file by name", async () => {
     world = await startWorld({
       github: { configYaml: "max_turns: lots\n", configPath: ".github/bot.yml" },
