@@ -64,6 +64,8 @@ export interface GitJobInput {
   wantPatch?: boolean | undefined;
   /** Push through this instead of git (`signed_commits`: the Git Data API). */
   pushVia?: CommitPusher | undefined;
+  /** The token lacks `workflows: write`: commits changing .github/workflows/ are not pushed (workflow-files.ts). */
+  workflowsLocked?: boolean | undefined;
   /** The repository's `mcp_servers:` (see job-mcp.ts). */
   mcpServers?: McpServersConfig | undefined;
 }
@@ -140,4 +142,10 @@ export interface GitJobResult {
   /** The first thing that went wrong; stages after it did not run, work before it is kept. */
   error?: { stage: JobStage; message: string };
   durationMs: number;
+  /**
+   * Deletes the job's checkpoint ref. Set once the work is on its branch;
+   * called once it is published (pipeline.ts), so a job that dies between
+   * the two still finds its work.
+   */
+  dropCheckpoint?: (() => Promise<void>) | undefined;
 }

@@ -13,6 +13,7 @@ import type { RetryOptions } from "../git/retry.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { Workspace } from "../git/workspace.js";
 import type { SignedPush, SignedPushOptions } from "../github/signed-push.js";
+import { changedWorkflowFiles, workflowsRefusal } from "./workflow-files.js";
 
 /**
  * The push step every job kind ends with. Whatever the server does, the
@@ -101,6 +102,10 @@ export interface JobPushOptions extends PushWorkOptions {
   onto: string;
   /** The branch exists on the remote. */
   exists: boolean;
+  /** The token lacks `workflows: write`: commits that change workflow files are not pushed. */
+  workflowsLocked?: boolean | undefined;
+  /** With workflowsLocked: commits besides `onto` whose workflow files are not the job's change (a merged base). */
+  workflowsAlsoFrom?: readonly string[] | undefined;
 }
 
 /**
@@ -112,12 +117,25 @@ export async function pushJobCommits<C extends { sha: string }>(
   options: JobPushOptions,
   commits: readonly C[],
 ): Promise<{ pushed: PushedWork; commits: C[] }> {
+  const refused = await refusedWorkflows(options);
+  if (refused)
+    return { pushed: { error: { stage: "push", message: refused } }, commits: [...commits] };
   if (!options.via) return { pushed: await pushWork(options), commits: [...commits] };
   const { created, ...pushed } = await pushThrough(options.via, options);
   return {
     pushed,
     commits: commits.map((c) => ({ ...c, sha: created?.get(c.sha) ?? c.sha })),
   };
+}
+
+/** Why the push would be refused for its workflow files, found before GitHub says so. */
+async function refusedWorkflows(options: JobPushOptions): Promise<string | undefined> {
+  if (!options.workflowsLocked) return undefined;
+  const files = await changedWorkflowFiles(options.workspace.dir, options.env, [
+    options.onto,
+    ...(options.workflowsAlsoFrom ?? []),
+  ]);
+  return files.length > 0 ? workflowsRefusal(files) : undefined;
 }
 
 /** A failure is the push stage's error; the commits stay in the workspace's report. */

@@ -269,16 +269,17 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
           via: input.pushVia,
           onto: workspace.startSha,
           exists: input.existingBranch !== undefined,
+          workflowsLocked: input.workflowsLocked,
         },
         result.commits,
       );
       Object.assign(result, pushed);
       result.commits = commits;
-      // The work is on its branch: the checkpoints are not needed any more.
+      // The work is on its branch; the checkpoint goes once it is published
+      // too (pipeline.ts). Deleted from the mirror: the worktree is gone by then.
       if (checkpoints && result.push) {
-        await deleteCheckpoint(checkpoints.target).catch((error: unknown) =>
-          warn(`could not delete the checkpoint ref: ${errorMessage(error)}`),
-        );
+        const { mirrorDir: _worktreeOf, ...target } = checkpoints.target;
+        result.dropCheckpoint = () => deleteCheckpoint({ ...target, dir: workspace.mirrorDir });
       }
     }
     return finish();

@@ -171,6 +171,9 @@ async function verifyAndPush(ctx: {
       onto: lease ? workspace.baseSha : workspace.startSha,
       exists: true,
       ...(lease ? { forceWithLease: lease } : {}),
+      workflowsLocked: input.workflowsLocked,
+      // What the base brought in is not the job's change: only the resolution is checked.
+      workflowsAlsoFrom: [lease ? workspace.startSha : workspace.baseSha],
     },
     result.commits,
   );

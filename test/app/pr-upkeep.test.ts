@@ -381,9 +381,11 @@ async function conflictingBotPull(h: Harness, number: number) {
     branch: BOT_BRANCH,
     files: { "src/add.js": "module.exports = { add: (a, b) => a * b };\n" },
   });
+  // The base also changes a workflow: brought in by the update, it is not the job's change,
+  // so the push goes ahead although the token lacks workflows: write.
   const main = h.repo.push({
     branch: "main",
-    files: { "src/add.js": CONFLICTING_MAIN },
+    files: { "src/add.js": CONFLICTING_MAIN, ".github/workflows/ci.yml": "on: [push]\n" },
     message: "Swap the operands of add",
   });
   addBotPull(h, number);
@@ -719,6 +721,24 @@ describe("workflow files", () => {
     const result = JSON.stringify(h.models[0]?.requests[1]?.messages.at(-1));
     expect(result).toMatch(/denied|not allowed|refused/i);
     expect(h.github.pulls).toHaveLength(0);
+  });
+
+  it("pushes nothing, naming the file and the permission, when a shell command changed a workflow", async () => {
+    const { h } = await upkeepHarness({
+      steps: [
+        callTool("run_shell", { command: "cp package.json .github/workflows/ci.yml" }),
+        ...fixAddSteps(),
+      ],
+    });
+    harness = h;
+    h.repo.push({ branch: "main", files: { ".github/workflows/ci.yml": "on: push\n" } });
+    await deliver(h, "issue_comment", issueComment(h, "@agent fix add"));
+    expect(h.github.pulls).toHaveLength(0);
+    expect(git(h, ["branch", "--list", "agent/*"])).toBe("");
+    const report = bodies(h, 7).at(-1) ?? "";
+    expect(report).toContain("`.github/workflows/ci.yml`");
+    expect(report).toContain("lacks the `workflows: write` permission");
+    expect(report).toContain("Could not push");
   });
 
   it("lets the agent change workflows when the token has workflows: write", async () => {
