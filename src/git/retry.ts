@@ -96,7 +96,10 @@ const PERMANENT = [
  * repository or ref, or a rejected push: those answer the same every time.
  */
 export function isTransientGitError(error: unknown): boolean {
-  if (!(error instanceof GitCommandError)) return false;
-  const output = error.output;
+  return error instanceof GitCommandError && isTransientGitOutput(error.output);
+}
+
+/** The same judgement on what git printed, once the error itself is gone (a job's reported failure). */
+export function isTransientGitOutput(output: string): boolean {
   return TRANSIENT.some((re) => re.test(output)) && !PERMANENT.some((re) => re.test(output));
 }

@@ -1,10 +1,12 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
 import type { PullRequestLink } from "./final-report.js";
 import type { CheckpointSettings, GitJobDeps, GitJobInput, GitJobResult } from "./git-job.js";
 import { finalReport } from "./report.js";
 import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
+import { isTransientJobFailure, TransientJobError } from "./transient-failure.js";
 
 /**
  * The one sequence every job kind goes through: the git job (workspace,
@@ -13,7 +15,9 @@ import type { JobDeps, JobOutcome } from "./run-job.js";
  * patch), then the final report. A kind is a plan: what to run and how to
  * publish it. A job cut short by a shutdown with checkpoints on is not
  * published: its work is on the checkpoint ref, and the job goes back to
- * the queue to resume from it.
+ * the queue to resume from it. The checkpoint ref outlives the branch push
+ * until the work is published: a job that dies in between resumes from it
+ * instead of starting over.
  */
 
 /** Where a job's progress goes: the tracking comment, or a log. */
@@ -41,12 +45,22 @@ export interface PipelineResult extends JobOutcome {
   report?: { markdown: string; outcome: "success" | "failure" };
 }
 
+export interface PipelineOptions {
+  /**
+   * The git job's fetch or push met a server that was down (after git's own
+   * retries): throw a TransientJobError instead of reporting, so the caller
+   * can hand the job back to the queue while it has attempts left.
+   */
+  throwTransient?: boolean | undefined;
+}
+
 export async function runPipeline(
   deps: JobDeps,
   config: RepoConfig,
   plan: JobPlan,
   progress: Progress,
   checkpoints?: CheckpointSettings,
+  options: PipelineOptions = {},
 ): Promise<PipelineResult> {
   const run = plan.run ?? runGitJob;
   const job = await run(
@@ -65,12 +79,25 @@ export async function runPipeline(
     plan.input,
   );
   if (isInterrupted(deps, job, checkpoints)) return { job, conclusion: "interrupted" };
+  if (options.throwTransient && job.error && !job.push && isTransientJobFailure(job.error)) {
+    throw new TransientJobError(job.error.stage, job.error.message);
+  }
+  const dropCheckpoint = async () => {
+    await job
+      .dropCheckpoint?.()
+      .catch((error: unknown) =>
+        progress.onWarning?.(`could not delete the checkpoint ref: ${errorMessage(error)}`),
+      );
+  };
   const answer = await plan.answer?.(job);
   if (answer !== undefined) {
+    await dropCheckpoint();
     return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
   }
-  // A refusal here (GitHub would not open the pull request) is the caller's to report.
+  // A refusal here (GitHub would not open the pull request) is the caller's to
+  // report; the checkpoint stays, so a run after a crash or a retry resumes from it.
   const pullRequest = await plan.publish(job);
+  await dropCheckpoint();
   const report = finalReport(job, config, deps.redact, pullRequest);
   if (plan.frame) {
     const { before, after } = plan.frame;

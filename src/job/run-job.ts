@@ -22,6 +22,7 @@ import { prefetchRepository } from "./job-workspace.js";
 import { isInterrupted, type JobPlan, runPipeline } from "./pipeline.js";
 import { opensAsDraft, originOf, pullRequestBody } from "./report.js";
 import { isUpkeepEvent } from "./start-rules.js";
+import { isTransientFailure, whatFailed } from "./transient-failure.js";
 import { HEADLINES, planTask, tendedPullRequest } from "./upkeep-plans.js";
 import { taskOf } from "./upkeep-task.js";
 import { workflowsBlocked } from "./workflow-files.js";
@@ -67,6 +68,12 @@ export interface JobOutcome {
   pullRequest?: { number: number; url: string; created: boolean };
   /** "interrupted": stopped by a shutdown with checkpoints on; nothing was reported, it resumes. */
   conclusion: "success" | "failure" | "no_changes" | "interrupted";
+  /**
+   * Set (with a "failure") when GitHub or git failed in a way that may pass
+   * and attempts are left (RunJobOptions.retry): what failed. Nothing final
+   * was reported; the comment says when the next attempt comes.
+   */
+  retry?: string | undefined;
 }
 
 export interface RunJobOptions {
@@ -77,6 +84,13 @@ export interface RunJobOptions {
   onWarning?: ((message: string) => void) | undefined;
   /** Called once the tracking comment exists, so a job record can keep it. */
   onTracking?: ((comment: { id: number; url: string }) => Promise<void> | void) | undefined;
+  /**
+   * Which attempt of the job this run is, of how many, and the wait before
+   * the next. Before the last one, a failure that may pass (GitHub 5xx or
+   * rate limit, git server down, a broken connection) is not final: the
+   * comment says when it tries again and the outcome is "retry".
+   */
+  retry?: { attempt: number; of: number; delayMs: number } | undefined;
 }
 
 /**
@@ -105,6 +119,8 @@ export async function runJob(
   const commentUrl = status.commentUrl();
   if (commentId !== undefined && commentUrl)
     await options.onTracking?.({ id: commentId, url: commentUrl });
+  const retry =
+    options.retry && options.retry.attempt < options.retry.of ? options.retry : undefined;
   try {
     // Asked once: an upkeep plan reads it, then the request's plan it builds on.
     let pulled: ReturnType<typeof pullRequestOf> | undefined;
@@ -135,6 +151,7 @@ export async function runJob(
         onWarning: options.onWarning,
       },
       plan.checkpoints,
+      { throwTransient: retry !== undefined },
     );
     if (outcome.report)
       await status.finish(deps.redact(outcome.report.markdown), outcome.report.outcome);
@@ -143,9 +160,26 @@ export async function runJob(
   } catch (error) {
     if (isInterrupted(deps, undefined, options.checkpoints)) return { conclusion: "interrupted" };
     const message = deps.redact(errorMessage(error));
+    if (retry && isTransientFailure(error)) {
+      await status.suspend(retryNote(whatFailed(error), message, retry));
+      return { conclusion: "failure", retry: message };
+    }
     await status.finish(`Something went wrong and the job stopped: ${message}`, "failure");
     return { conclusion: "failure" };
   }
+}
+
+function retryNote(
+  who: string,
+  message: string,
+  retry: NonNullable<RunJobOptions["retry"]>,
+): string {
+  const seconds = Math.max(1, Math.round(retry.delayMs / 1000));
+  const wait = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  return [
+    `⏳ ${who}; trying again in about ${wait} (attempt ${retry.attempt + 1} of ${retry.of}).`,
+    `What failed: ${message.split("\n")[0]}`,
+  ].join("\n\n");
 }
 
 /**

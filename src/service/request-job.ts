@@ -6,7 +6,12 @@ import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import { runJob } from "../job/run-job.js";
-import type { JobResult, RunningJob } from "../queue/types.js";
+import {
+  DEFAULT_MAX_ATTEMPTS,
+  type JobResult,
+  type RunningJob,
+  retryDelayMs,
+} from "../queue/types.js";
 import { type JobRequest, jobRequestSchema } from "../requests/request.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import { queueNote, watchQueue } from "./queue-note.js";
@@ -114,12 +119,22 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
         },
         onWarning: (message) => deps.log.warn({ job: record.id }, message),
         onTracking: (comment) => job.update({ trackingComment: comment }),
+        retry: {
+          attempt: record.attempts,
+          of: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          delayMs: retryDelayMs(record.attempts),
+        },
       },
     );
     watcher.stop();
     if (outcome.conclusion === "interrupted") {
       await status.suspend(PAUSED_ANSWER);
       return { status: "interrupted" };
+    }
+    // GitHub or git failed in a way that may pass: the comment says when it tries again.
+    if (outcome.retry !== undefined) {
+      await status.settled();
+      return { status: "retry", message: outcome.retry };
     }
     await status.settled();
     if (outcome.job?.branch) await job.update({ branch: outcome.job.branch });

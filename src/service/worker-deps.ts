@@ -22,6 +22,8 @@ export interface WorkerDeps {
   setTimer?: SetTimer | undefined;
   /** How often a running job looks at the requests queued behind it (default 10 s). */
   queuePollMs?: number | undefined;
+  /** Runs a job gets before the queue gives up on it (default DEFAULT_MAX_ATTEMPTS). */
+  maxAttempts?: number | undefined;
 }
 
 /** Probot's (pino's) calling convention: fields first, then the message. */

@@ -47,6 +47,7 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
     submit: (job) => options.queue.submit(job),
     setTimer: options.setTimer,
     queuePollMs: options.queuePollMs,
+    maxAttempts: settings.maxAttempts,
     createModel:
       options.createModel ??
       // anthropic/, bedrock/, vertex/ or openai/, each from its own standard variables.

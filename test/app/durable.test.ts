@@ -19,6 +19,7 @@ import {
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import { createGatedModel } from "../helpers/gated-model.js";
 import { git } from "../helpers/git-repos.js";
+import { instantRetries } from "../helpers/instant-queue.js";
 import { callTool, reply } from "../helpers/model-script.js";
 
 let harness: Harness | undefined;
@@ -112,6 +113,34 @@ describe("jobs that survive", () => {
     const resumedPrompt = JSON.stringify(harness.models[1]?.requests[0]?.messages[0]);
     expect(resumedPrompt).toContain("interrupted");
     expect(resumedPrompt).toContain(checkpoint?.sha.slice(0, 7));
+  });
+
+  it("keeps the checkpoint until the work is published: a run that dies after the push resumes from it", async () => {
+    const delays: number[] = [];
+    harness = await startHarness({
+      steps: [],
+      // The second run has nothing left to do: the work must come from the checkpoint.
+      scripts: [fixAddSteps(), [reply("The fix is already committed; nothing more to do.")]],
+      queue: instantRetries(delays),
+    });
+    const h = harness;
+    // The branch is pushed, then GitHub fails to open the pull request (past the client's retries).
+    h.github.inject({ method: "POST", path: /^\/repos\/octo-org\/demo\/pulls$/, times: 4 });
+    await send(h, mention(h, "@agent fix add", 555), "d-1");
+    await h.idle();
+
+    expect(delays).toEqual([5_000]);
+    expect(h.models).toHaveLength(2);
+    const resumedPrompt = JSON.stringify(h.models[1]?.requests[0]?.messages[0]);
+    expect(resumedPrompt).toContain("interrupted");
+    const [pull] = h.github.pulls;
+    expect(h.github.pulls).toHaveLength(1);
+    expect(h.repo.show(pull?.head.ref ?? "", "src/add.js")).toContain("a + b");
+    // Published now: the checkpoint is gone.
+    expect(refsOf(h, "refs/patchwright/wip/")).toEqual([]);
+    const bodies = commentBodies(h);
+    expect(bodies).toHaveLength(1);
+    expect(bodies[0]).toContain(pull?.html_url);
   });
 
   it("folds mentions made while a job runs into one follow-up that adds commits to the same pull request", async () => {

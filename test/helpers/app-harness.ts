@@ -15,6 +15,7 @@ export type RecordingModel = Model & { readonly requests: RecordedModelRequest[]
 
 import { createApp } from "../../src/app/index.js";
 import { createGitHubAppClients } from "../../src/github/client.js";
+import type { JobQueue } from "../../src/queue/types.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import { ADD_BUG_FILES } from "./demo-repo.js";
 import { createFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
@@ -120,6 +121,8 @@ export interface HarnessOptions {
   sandbox?: SandboxLauncher;
   /** Added to the App's environment. */
   env?: Record<string, string>;
+  /** The App's job queue, built on its environment (default: the one `npm start` opens). */
+  queue?: (env: Record<string, string>) => Promise<JobQueue>;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -159,7 +162,12 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     WEBHOOK_SECRET: "webhook-secret-value",
     ...options.env,
   };
-  const instance = await loadApp({ env: appEnv, nextModel, sandbox: options.sandbox });
+  const instance = await loadApp({
+    env: appEnv,
+    nextModel,
+    sandbox: options.sandbox,
+    ...(options.queue ? { queue: await options.queue(appEnv) } : {}),
+  });
   return { ...instance, github, repo, models, tmp, env: appEnv, nextModel };
 }
 
@@ -176,8 +184,10 @@ async function loadApp(options: {
   env: Record<string, string>;
   nextModel: () => RecordingModel;
   sandbox?: SandboxLauncher | undefined;
+  queue?: JobQueue | undefined;
 }) {
   const { app, idle, stop } = createApp({
+    ...(options.queue ? { queue: options.queue } : {}),
     // The worker's own clients, as npm start builds them, with waits shrunk to milliseconds.
     github: createGitHubAppClients({ appId: 1, privateKey: PRIVATE_KEY, secondMs: 1 }),
     env: options.env,

@@ -1,0 +1,31 @@
+import { join } from "node:path";
+import { createLocalQueue } from "../../src/queue/local-queue.js";
+import type { JobQueue } from "../../src/queue/types.js";
+
+/**
+ * The embedded queue `npm start` uses, with time that stands still but for
+ * the waits it skips: a delayed retry is due as soon as it is scheduled, and
+ * each delay is recorded in `delays`, exactly.
+ */
+export function instantRetries(
+  delays: number[],
+  maxAttempts = 3,
+): (env: Record<string, string>) => Promise<JobQueue> {
+  return (env) => {
+    const start = Date.now();
+    let skipped = 0;
+    return createLocalQueue({
+      dir: join(env.PATCHWRIGHT_CACHE_DIR ?? "", "jobs"),
+      maxAttempts,
+      clock: { now: () => start + skipped },
+      setTimer: (fn, ms) => {
+        if (ms > 0) {
+          delays.push(ms);
+          skipped += ms;
+        }
+        const handle = setImmediate(fn);
+        return { cancel: () => clearImmediate(handle) };
+      },
+    });
+  };
+}
