@@ -1,9 +1,13 @@
+import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { refusedUrl } from "../../src/job/job-mcp.js";
+import type { Resolve } from "../../src/agent/mcp/address-guard.js";
+import { jobMcp, refusedUrl } from "../../src/job/job-mcp.js";
 import { type Harness, issueComment, startHarness, stopHarness } from "../helpers/app-harness.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import { TICKETS_SERVER_SOURCE } from "../helpers/mcp-stdio-server.js";
 import { callTool } from "../helpers/model-script.js";
+import { realSandbox } from "../helpers/sandbox.js";
+import { makeRepo } from "../helpers/temp-dir.js";
 
 /**
  * MCP servers named in a repository's config, in an App job: the stdio
@@ -61,22 +65,90 @@ describe("MCP servers in App jobs", () => {
   }, 60_000);
 });
 
+/** A resolver answering from a table, recording the names it was asked. */
+function resolver(table: Record<string, string[]>): Resolve & { calls: string[] } {
+  const calls: string[] = [];
+  const resolve = async (hostname: string) => {
+    calls.push(hostname);
+    const answer = table[hostname];
+    if (!answer) throw Object.assign(new Error("not found"), { code: "ENOTFOUND" });
+    return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+  };
+  return Object.assign(resolve, { calls });
+}
+
 describe("refusedUrl", () => {
-  it.each([
-    ["http://docs.example.com/mcp", /https/],
-    ["https://localhost/mcp", /host's own network/],
-    ["https://127.0.0.1/mcp", /loopback/],
-    ["https://10.1.2.3/mcp", /private/],
-    ["https://169.254.169.254/latest", /link-local/],
-    ["https://[::1]/mcp", /loopback/],
-    ["https://[::ffff:192.168.0.1]/mcp", /private/],
-    ["https://metadata.google.internal/", /own network/],
-  ])("refuses %s", (url, why) => {
-    expect(refusedUrl(url)).toMatch(why);
+  const resolve = resolver({
+    "docs.example.com": ["93.184.216.34", "2606:4700::6810:85e5"],
+    "metadata.example.com": ["169.254.169.254"],
+    "intranet.example.com": ["93.184.216.34", "10.0.0.7"],
+    "v6-local.example.com": ["fd12::7"],
+    "v6-mapped.example.com": ["::ffff:192.168.0.1"],
+    "any.example.com": ["0.0.0.0"],
   });
 
-  it("accepts public https servers", () => {
-    expect(refusedUrl("https://docs.example.com/mcp")).toBeUndefined();
-    expect(refusedUrl("https://8.8.8.8/mcp")).toBeUndefined();
+  it.each([
+    ["http://docs.example.com/mcp", /must use https/],
+    ["https://localhost/mcp", /host's own network/],
+    ["https://127.0.0.1/mcp", /127\.0\.0\.1 is a loopback address/],
+    ["https://10.1.2.3/mcp", /a private address/],
+    ["https://169.254.169.254/latest", /a link-local address/],
+    ["https://[::1]/mcp", /a loopback address/],
+    ["https://[::ffff:192.168.0.1]/mcp", /a private address/],
+    ["https://[fe80::1]/mcp", /a link-local address/],
+    ["https://metadata.google.internal/", /own network/],
+    ["https://metadata.example.com/mcp", /resolves to 169\.254\.169\.254, a link-local address/],
+    ["https://intranet.example.com/mcp", /resolves to 10\.0\.0\.7, a private address/],
+    ["https://v6-local.example.com/mcp", /resolves to fd12::7, a unique-local address/],
+    ["https://v6-mapped.example.com/mcp", /resolves to ::ffff:192\.168\.0\.1, a private address/],
+    ["https://any.example.com/mcp", /resolves to 0\.0\.0\.0, an unspecified address/],
+    ["https://nowhere.example.com/mcp", /does not resolve \(ENOTFOUND\)/],
+  ])("refuses %s", async (url, why) => {
+    expect(await refusedUrl(url, resolve)).toMatch(why);
+  });
+
+  it("accepts https servers whose every address is public", async () => {
+    expect(await refusedUrl("https://docs.example.com/mcp", resolve)).toBeUndefined();
+    expect(await refusedUrl("https://8.8.8.8/mcp", resolve)).toBeUndefined();
+    expect(resolve.calls).toContain("docs.example.com");
+  });
+});
+
+describe("jobMcp", () => {
+  it("reports a server whose name resolves to the host's network, and guards the others' connections", async () => {
+    const dir = await makeRepo({ "README.md": "hi\n" });
+    try {
+      const table = {
+        "docs.example.com": ["93.184.216.34"],
+        "metadata.example.com": ["169.254.169.254"],
+      };
+      const resolve = resolver(table);
+      const mcp = await jobMcp({
+        servers: {
+          docs: { url: "https://docs.example.com/mcp", headers: {}, timeout: 60 },
+          meta: { url: "https://metadata.example.com/mcp", headers: {}, timeout: 60 },
+        },
+        env: { PATH: process.env.PATH },
+        launcher: await realSandbox(),
+        dir,
+        resolve,
+      });
+      expect(mcp.servers.map((server) => server.name)).toEqual(["docs"]);
+      expect(mcp.problems).toEqual([
+        {
+          server: "meta",
+          message: expect.stringMatching(/resolves to 169\.254\.169\.254, a link-local address/),
+        },
+      ]);
+      // The name now answers with loopback (DNS rebinding): the server's own fetch refuses it.
+      table["docs.example.com"] = ["127.0.0.1"];
+      const [docs] = mcp.servers;
+      if (docs?.transport !== "http" || !docs.fetch) throw new Error("expected a guarded fetch");
+      await expect(docs.fetch("https://docs.example.com/mcp")).rejects.toThrow(
+        /refused to connect: docs\.example\.com resolves to 127\.0\.0\.1, a loopback address/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

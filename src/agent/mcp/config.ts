@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../../sandbox/network.js";
 import { PROVIDER_CREDENTIAL_NAMES } from "../models/factory.js";
@@ -85,6 +86,8 @@ export type McpServerSpec =
       url: string;
       headers: Record<string, string>;
       timeoutMs: number;
+      /** How the server is reached; absent: global fetch. A repository's server gets a guarded one. */
+      fetch?: FetchLike | undefined;
     };
 
 export interface ResolvedMcpServers {

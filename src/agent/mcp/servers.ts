@@ -151,6 +151,7 @@ async function openTransport(spec: McpServerSpec, deps: McpDeps): Promise<Opened
     return {
       transport: new StreamableHTTPClientTransport(new URL(spec.url), {
         requestInit: { headers: spec.headers },
+        ...(spec.fetch ? { fetch: spec.fetch } : {}),
       }),
       stderr: () => "",
       close: async () => {},

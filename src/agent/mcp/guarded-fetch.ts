@@ -1,0 +1,64 @@
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { Readable } from "node:stream";
+import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { guardedLookup, type KindOf, nonPublicKind, type Resolve } from "./address-guard.js";
+
+/** Statuses whose response has no body, which `new Response` refuses one for. */
+const NO_BODY = new Set([204, 205, 304]);
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The `fetch` a repository's HTTP MCP server is reached with. Global fetch
+ * resolves names on its own, so the address it connects to could differ from
+ * the one checked; this one is node:http(s) with `guardedLookup`, so each
+ * connection goes to an address checked for it. A redirect is an error, not
+ * followed: it could point anywhere, and the SDK would follow one within
+ * the origin by default.
+ */
+export function guardedFetch(resolve: Resolve, kindOf: KindOf = nonPublicKind): FetchLike {
+  const lookup = guardedLookup(resolve, kindOf);
+  return async (input, init = {}) => {
+    const url = new URL(input);
+    const body = await bodyBytes(init.body);
+    const headers = new Headers(init.headers);
+    if (body !== undefined) headers.set("content-length", String(body.byteLength));
+    const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const res = await new Promise<IncomingMessage>((resolveResponse, reject) => {
+      const req = send(url, {
+        method: init.method ?? "GET",
+        headers: Object.fromEntries(headers),
+        lookup,
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      req.on("response", resolveResponse);
+      req.on("error", (error) => reject(init.signal?.aborted ? init.signal.reason : error));
+      req.end(body);
+    });
+    const status = res.statusCode ?? 502;
+    if (REDIRECTS.has(status)) {
+      res.destroy();
+      throw new Error(
+        `${url.origin} answered with a redirect to ${res.headers.location ?? "(no location)"}; a repository's MCP server's redirects are not followed`,
+      );
+    }
+    const responseHeaders = new Headers();
+    for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+      responseHeaders.append(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
+    }
+    const empty = NO_BODY.has(status) || init.method === "HEAD";
+    if (empty) res.resume();
+    return new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), {
+      status,
+      statusText: res.statusMessage ?? "",
+      headers: responseHeaders,
+    });
+  };
+}
+
+/** The MCP SDK sends JSON as a string; anything else a fetch body may be is read the same way. */
+async function bodyBytes(body: RequestInit["body"]): Promise<Uint8Array | undefined> {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string") return new TextEncoder().encode(body);
+  return new Uint8Array(await new Response(body).arrayBuffer());
+}
