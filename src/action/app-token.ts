@@ -41,6 +41,11 @@ export interface InstallationAuth {
   token: string;
   /** The App's account, `slug[bot]`: its own comments and pushes start no job. */
   botLogin: string;
+  /**
+   * Whether the token may push changes to .github/workflows/ (`workflows:
+   * write`); undefined when that cannot be known (a github_token input).
+   */
+  canPushWorkflows?: boolean | undefined;
 }
 
 /**
@@ -76,5 +81,9 @@ export async function createInstallationToken(options: {
     installation_id: installation.id,
     repositories: [options.repo],
   });
-  return { token: data.token, botLogin: `${app?.slug ?? "patchwright"}[bot]` };
+  return {
+    token: data.token,
+    botLogin: `${app?.slug ?? "patchwright"}[bot]`,
+    canPushWorkflows: data.permissions?.workflows === "write",
+  };
 }

@@ -252,6 +252,8 @@ async function runEvent(
       botLogin: auth.botLogin,
       redact,
       signal: deps.signal,
+      // Known for an App's token only: a github_token's permissions cannot be read back.
+      canPushWorkflows: auth.canPushWorkflows,
     },
   };
 

@@ -7,6 +7,7 @@ import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { runPipeline } from "./pipeline.js";
 import { opensAsDraft, pullRequestBody } from "./report.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
+import { workflowsBlocked } from "./workflow-files.js";
 
 /**
  * A job with no issue or pull request behind it: a workflow dispatch or a
@@ -85,6 +86,7 @@ export async function runRepositoryJob(
         coAuthor: coAuthorOf(requester),
         requestUrl: request.runUrl,
         push: true,
+        ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
       },
       publish: async (job) => {
         if (!job.push) return undefined;

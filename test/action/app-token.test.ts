@@ -32,7 +32,11 @@ describe("createAppJwt", () => {
 });
 
 describe("createInstallationToken", () => {
-  function fakeClient(installed: boolean, seen: string[]): (auth: string) => GitHubClient {
+  function fakeClient(
+    installed: boolean,
+    seen: string[],
+    workflows = "read",
+  ): (auth: string) => GitHubClient {
     return (auth) =>
       ({
         rest: {
@@ -50,7 +54,9 @@ describe("createInstallationToken", () => {
               repositories: string[];
             }) => {
               seen.push(`token for ${params.installation_id} on ${params.repositories.join(",")}`);
-              return { data: { token: "ghs_installation" } };
+              return {
+                data: { token: "ghs_installation", permissions: { contents: "write", workflows } },
+              };
             },
           },
         },
@@ -66,8 +72,23 @@ describe("createInstallationToken", () => {
       clock: { now: () => NOW },
       clientFor: fakeClient(true, seen),
     });
-    expect(auth).toEqual({ token: "ghs_installation", botLogin: "patchwright-dev[bot]" });
+    expect(auth).toEqual({
+      token: "ghs_installation",
+      botLogin: "patchwright-dev[bot]",
+      canPushWorkflows: false,
+    });
     expect(seen).toEqual(["installation octo-org/demo as jwt", "token for 42 on demo"]);
+  });
+
+  it("reads from the token's permissions whether it may push workflow changes", async () => {
+    const auth = await createInstallationToken({
+      app: { id: "12345", privateKey: PEM },
+      owner: "octo-org",
+      repo: "demo",
+      clock: { now: () => NOW },
+      clientFor: fakeClient(true, [], "write"),
+    });
+    expect(auth.canPushWorkflows).toBe(true);
   });
 
   it("says when the App is not installed on the repository", async () => {

@@ -46,6 +46,8 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
     });
 
     expect(run.code, run.log).toBe(0);
+    // A github_token's permissions cannot be read back: nothing is said about workflow files.
+    expect(JSON.stringify(world.model.requests[0]?.body)).not.toContain("workflows: write");
     const [pull] = world.github.pulls;
     expect(pull?.title).toBe("Add a CHANGELOG.md");
     expect(pull?.base.ref).toBe("main");
@@ -133,6 +135,8 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
 
     expect(run.code, run.log).toBe(0);
     expect(world.github.pulls[0]?.head.ref).toBe("agent/add-a-changelog-md");
+    // The installation token has no workflows: write (the fake's default): the agent is told at once.
+    expect(JSON.stringify(world.model.requests[0]?.body)).toContain("workflows: write");
     const paths = world.github.calls.map((c) => `${c.method} ${c.path}`);
     expect(paths).toContain("GET /repos/octo-org/demo/installation");
     expect(paths).toContain("POST /app/installations/42/access_tokens");
