@@ -729,6 +729,8 @@ describe("workflow files", () => {
         callTool("run_shell", { command: "cp package.json .github/workflows/ci.yml" }),
         ...fixAddSteps(),
       ],
+      // No verify: what is checked is the push step.
+      config: "signed_commits: false\n",
     });
     harness = h;
     h.repo.push({ branch: "main", files: { ".github/workflows/ci.yml": "on: push\n" } });
