@@ -14,12 +14,18 @@ export type { PresetName } from "./shell-args.js";
  *   inside the workspace; no file changes.
  * - default: read-only plus file edits inside the workspace and a list of
  *   local file, git, build and test commands; no network, no privileges.
- * - trusted: everything, including reads outside the workspace and constructs
- *   the policy cannot see through (eval, piping into a shell), except the
- *   config's deny rules, `git push` (pushing is the job's business, never the
- *   agent's) and writes into .git/. To keep those two limits it still needs a
- *   literal command name, git subcommand and `sh -c` program: `git $X` or
- *   `bash -c "$X"` could be a push.
+ * - trusted: everything, including reads outside the workspace and code the
+ *   policy cannot see through (`python -c "$X"`, piping into python), except
+ *   the config's deny rules, `git push` (pushing is the job's business, never
+ *   the agent's) and writes into .git/. To keep those two limits it still
+ *   needs to see which program, git subcommand and git configuration run, so
+ *   it denies what could hide a push: a command name, git subcommand or
+ *   `sh -c` program from an expansion (`git $X`, `bash -c "$X"`), `eval`, a
+ *   shell reading its program from a pipe, redirect or `<( )`, `git -c` built
+ *   from an expansion or defining aliases or includes, and any GIT_CONFIG_*
+ *   variable (or a variable whose name is hidden). These limits keep an honest
+ *   model from pushing by mistake; a script file it wrote can still run
+ *   anything, so the boundary is the sandbox, which holds no push credential.
  */
 export const PRESET_NAMES = ["read-only", "default", "trusted"] as const;
 

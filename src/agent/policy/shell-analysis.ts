@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
-import { inlineProgram, programSource } from "./interpreters.js";
-import type { CommandAnalysis, SimpleCommand } from "./shell-command.js";
+import { inlineProgram, interpreterName, programSource, SHELLS } from "./interpreters.js";
+import type { CommandAnalysis, Hazard, SimpleCommand } from "./shell-command.js";
 import { commandHazards, hiddenProgram } from "./shell-hazards.js";
 import type { ShellParser } from "./shell-parser.js";
 import { syntaxVariableHazards } from "./shell-variables.js";
@@ -61,6 +61,11 @@ class Collector {
     this.opaque.add(sentence);
   }
 
+  private note(hazard: Hazard): void {
+    if (hazard.opaque) this.blind(hazard.sentence);
+    else this.hazards.add(hazard.sentence);
+  }
+
   private notePattern(node: Node | null): void {
     const pattern = node && readPattern(node);
     if (pattern) this.patterns.push(pattern);
@@ -74,7 +79,7 @@ class Collector {
 
   /** Walks any node; returns the innermost command it runs when the node is a simple command. */
   private walk(node: Node, scope: Scope): SimpleCommand | undefined {
-    for (const hazard of syntaxVariableHazards(node)) this.hazards.add(hazard);
+    for (const hazard of syntaxVariableHazards(node)) this.note(hazard);
     switch (node.type) {
       case "command":
         return this.command(node, scope);
@@ -182,9 +187,11 @@ class Collector {
       const command = this.walk(child, scope);
       const source = command && stage > 0 ? programSource(command.argv) : undefined;
       if (command && source?.kind === "stdin" && !command.dynamic[0]) {
-        this.hazards.add(
-          `piping into \`${command.argv[0]}\` runs text that is only known at run time; save the script to a file in the workspace and run that`,
-        );
+        // Into a shell, the text could be `git push`: hidden from the trusted preset's limits too.
+        this.note({
+          sentence: `piping into \`${command.argv[0]}\` runs text that is only known at run time; save the script to a file in the workspace and run that`,
+          opaque: SHELLS.has(interpreterName(command.argv[0] ?? "")),
+        });
       }
       stage += 1;
     }
@@ -227,7 +234,7 @@ class Collector {
     this.commands.push(command);
     const hidden = hiddenProgram(command);
     if (hidden) this.blind(hidden);
-    else for (const hazard of commandHazards(command)) this.hazards.add(hazard);
+    else for (const hazard of commandHazards(command)) this.note(hazard);
     this.nestedShell(command, scope);
     let innermost = command;
     for (const wrapped of unwrapCommand(command.argv, command.dynamic)) {

@@ -17,6 +17,16 @@ export interface SimpleCommand {
   argsFromInput: boolean;
 }
 
+/**
+ * A construct that hides what runs. `opaque` ones hide it even from the
+ * trusted preset's own limits (no push, no writes into .git/): a program,
+ * git subcommand or git configuration the policy cannot read.
+ */
+export interface Hazard {
+  sentence: string;
+  opaque: boolean;
+}
+
 export interface CommandAnalysis {
   commands: SimpleCommand[];
   /** Sentences naming constructs that hide what runs; includes parse failures. */

@@ -16,7 +16,7 @@ export interface GitInvocation {
   index: number;
   subcommand: string | undefined;
   /** `-c name=value` / `--config-env` settings given before the subcommand. */
-  configs: string[];
+  configs: { text: string; dynamic: boolean }[];
   /** `-C dir` values. */
   directories: { text: string; dynamic: boolean }[];
   /** Global options that point git at another repository or program. */
@@ -59,7 +59,9 @@ export function parseGit(command: SimpleCommand): GitInvocation {
     const name = word.split("=")[0] ?? word;
     const value = word.includes("=") ? word.slice(name.length + 1) : argv[i + 1];
     if (GLOBAL_VALUES.has(word)) i += 1;
-    if (name === "-c" || name === "--config-env") found.configs.push(value ?? "");
+    if (name === "-c" || name === "--config-env") {
+      found.configs.push({ text: value ?? "", dynamic: !!dynamic[i] });
+    }
     if (name === "-C") found.directories.push({ text: value ?? "", dynamic: !!dynamic[i] });
     // `--exec-path` alone only prints where git's programs live.
     if (REDIRECTING.includes(name) && !(word === "--exec-path")) found.redirection = name;
@@ -68,6 +70,9 @@ export function parseGit(command: SimpleCommand): GitInvocation {
 }
 
 const PUSHING = new Set(["push", "send-pack", "http-push"]);
+
+/** Config names that define an alias, or load a file that may. */
+const ALIASING = /^(alias\.|include\.|includeif\.)/i;
 
 /** A set from a space-separated list (long lists of names read better that way). */
 function words(list: string): ReadonlySet<string> {
@@ -102,12 +107,16 @@ export function gitPushDenial(command: SimpleCommand): Verdict {
   const hidden = hiddenSubcommand(command, git);
   if (hidden) return hidden;
   if (git.subcommand && PUSHING.has(git.subcommand)) return message;
-  // An alias can hide a push: `git -c alias.p=push p`, `git config alias.p push`.
+  // An alias can hide a push: `git -c alias.p=push p`, `git config alias.p push`, or an
+  // included file, or a setting whose name is only known at run time (`git -c $X`).
+  if (git.configs.some((config) => config.dynamic)) {
+    return `${quote(command)}: \`git -c\` with a setting built from an expansion could define an alias that hides a push; write the setting out`;
+  }
   const setsAlias =
-    git.configs.some((config) => /^alias\./i.test(config)) ||
-    (git.subcommand === "config" && command.argv.some((arg) => /^alias\./i.test(arg)));
+    git.configs.some((config) => ALIASING.test(config.text)) ||
+    (git.subcommand === "config" && command.argv.some((arg) => ALIASING.test(arg)));
   return setsAlias
-    ? `${quote(command)}: git aliases are not allowed, because they can hide a push; run the git command directly`
+    ? `${quote(command)}: git aliases (and included config files, which can hold them) are not allowed, because they can hide a push; run the git command directly`
     : undefined;
 }
 

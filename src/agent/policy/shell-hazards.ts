@@ -1,5 +1,5 @@
-import { programSource } from "./interpreters.js";
-import type { SimpleCommand } from "./shell-command.js";
+import { interpreterName, programSource, SHELLS } from "./interpreters.js";
+import type { Hazard, SimpleCommand } from "./shell-command.js";
 import { commandVariableHazards, variableHazard } from "./shell-variables.js";
 import { wrapperOptions } from "./shell-wrappers.js";
 
@@ -34,17 +34,19 @@ export function hiddenProgram(command: SimpleCommand): string | undefined {
 }
 
 /** Constructs in one command (whose name is a literal) that hide what it runs. */
-export function commandHazards(command: SimpleCommand): string[] {
+export function commandHazards(command: SimpleCommand): Hazard[] {
   const [name = "", ...args] = command.argv;
-  const hazards: string[] = [...commandVariableHazards(command)];
+  const hazards: Hazard[] = [...commandVariableHazards(command)];
+  // eval and a shell reading its program from input run code the trusted preset cannot see either.
+  const opaque = (sentence: string) => hazards.push({ sentence, opaque: true });
   if (name === "eval") {
-    hazards.push(
+    opaque(
       "`eval` runs a string as a command, so the policy cannot see what runs; run the command directly",
     );
   }
   if ((name === "source" || name === ".") && args.length > 0) {
     if (sourcesHiddenFile(args[0] ?? "", command.dynamic[1] ?? false)) {
-      hazards.push(
+      opaque(
         `\`${name} ${args[0]}\` runs a script that is only known at run time; source a file from the workspace by its path`,
       );
     }
@@ -53,12 +55,20 @@ export function commandHazards(command: SimpleCommand): string[] {
     const hazard = variableHazard(assignment.slice(0, assignment.indexOf("=")));
     if (hazard) hazards.push(hazard);
   }
+  const source = programSource(command.argv);
+  const shell = SHELLS.has(interpreterName(name));
   if (
-    programSource(command.argv)?.kind === "stdin" &&
+    source?.kind === "stdin" &&
     command.redirects.some((redirect) => STDIN_REDIRECTS.has(redirect.op))
   ) {
-    hazards.push(
-      `\`${name}\` reads its program from a redirect, which the policy cannot check; save the script to a file in the workspace and run that`,
+    hazards.push({
+      sentence: `\`${name}\` reads its program from a redirect, which the policy cannot check; save the script to a file in the workspace and run that`,
+      opaque: shell,
+    });
+  }
+  if (shell && source?.kind === "file" && command.dynamic[source.index]) {
+    opaque(
+      `\`${name}\` runs a script (${command.argv[source.index]}) that is only known at run time; save the script to a file in the workspace and run that`,
     );
   }
   return hazards;

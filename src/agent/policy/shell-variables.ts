@@ -1,6 +1,6 @@
 import type { Node } from "web-tree-sitter";
 import { type Argument, quote, readArguments } from "./shell-args.js";
-import type { SimpleCommand } from "./shell-command.js";
+import type { Hazard, SimpleCommand } from "./shell-command.js";
 
 /**
  * Variables that change which program runs or what it loads: with them, an
@@ -9,13 +9,30 @@ import type { SimpleCommand } from "./shell-command.js";
 const STEERING_VARIABLES =
   /^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|RUBYOPT|LD_\w+|DYLD_\w+|GIT_\w+|npm_config_\w+|NPM_CONFIG_\w+)$/;
 
-export function variableHazard(name: string): string | undefined {
+/** Git configuration from the environment: an alias in it can hide a push, which even trusted keeps from the agent. */
+const GIT_CONFIG_VARIABLES = /^GIT_CONFIG(_\w+)?$/;
+
+export function variableHazard(name: string): Hazard | undefined {
+  if (GIT_CONFIG_VARIABLES.test(name)) {
+    return {
+      sentence: `setting \`${name}\` gives git configuration the policy cannot check (an alias in it can hide a push); write settings out with \`git -c name=value\``,
+      opaque: true,
+    };
+  }
   if (!STEERING_VARIABLES.test(name)) return undefined;
-  return `setting \`${name}\` changes which program runs or what it loads, so the policy cannot tell what executes; run the command without it`;
+  return {
+    sentence: `setting \`${name}\` changes which program runs or what it loads, so the policy cannot tell what executes; run the command without it`,
+    opaque: false,
+  };
+}
+
+/** A hidden variable name could be one of GIT_CONFIG_*, so these defeat the trusted preset's limits too. */
+function hidden(sentence: string): Hazard {
+  return { sentence, opaque: true };
 }
 
 /** `PATH[0]=x` sets PATH too: element 0 is the scalar. */
-function hazardsFor(names: readonly string[]): string[] {
+function hazardsFor(names: readonly string[]): Hazard[] {
   return names.flatMap((name) => variableHazard(name.replace(/\[.*$/, "")) ?? []);
 }
 
@@ -23,7 +40,7 @@ function hazardsFor(names: readonly string[]): string[] {
 const ARITHMETIC_ASSIGNMENT =
   /\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\])?\s*(?:(?:[-+*/%&|^]|<<|>>)?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)/g;
 
-function arithmeticHazards(expression: string): string[] {
+function arithmeticHazards(expression: string): Hazard[] {
   return hazardsFor(
     [...expression.matchAll(ARITHMETIC_ASSIGNMENT)].map((match) => match[1] ?? match[2] ?? ""),
   );
@@ -34,7 +51,7 @@ function arithmeticHazards(expression: string): string[] {
  * (and select), arithmetic (`(( ))`, `$(( ))`, C-style for headers, array
  * subscripts) and `${NAME:=value}`.
  */
-export function syntaxVariableHazards(node: Node): string[] {
+export function syntaxVariableHazards(node: Node): Hazard[] {
   switch (node.type) {
     case "variable_assignment":
     case "for_statement": {
@@ -67,22 +84,26 @@ const DECLARING = new Set(["declare", "typeset", "local", "export", "readonly"])
 const ASSIGNED_NAME = /^([A-Za-z_]\w*)(\[[^\]]*\])?\+?=/;
 
 /** The variables a declaration sets from its `NAME=value` words, quoted or not. */
-function declarationHazards(command: SimpleCommand): string[] {
+function declarationHazards(command: SimpleCommand): Hazard[] {
   const name = command.argv[0] ?? "";
   // `export "PATH=$X"` still names PATH; `export "$V"` or `export "$N=1"` names nothing we can read.
-  const hidden = command.argv.find(
+  const hiddenWord = command.argv.find(
     (arg, i) => i > 0 && command.dynamic[i] && !ASSIGNED_NAME.test(arg),
   );
-  if (hidden !== undefined) {
+  if (hiddenWord !== undefined) {
     return [
-      `\`${name} ${hidden}\` sets a variable whose name comes from an expansion, so the policy cannot tell whether it changes PATH or the like; write NAME=value out`,
+      hidden(
+        `\`${name} ${hiddenWord}\` sets a variable whose name comes from an expansion, so the policy cannot tell whether it changes PATH or the like; write NAME=value out`,
+      ),
     ];
   }
   // `export -n` only un-exports; for the others -n makes a name refer to another variable.
   const nameref = name !== "export" && command.argv.some((arg) => /^-[A-Za-z]*n/.test(arg));
   if (nameref) {
     return [
-      `\`${name} -n\` makes one variable stand for another, which hides which variable is set; assign the variable directly`,
+      hidden(
+        `\`${name} -n\` makes one variable stand for another, which hides which variable is set; assign the variable directly`,
+      ),
     ];
   }
   return hazardsFor(command.argv.slice(1).map((arg) => ASSIGNED_NAME.exec(arg)?.[1] ?? ""));
@@ -116,7 +137,7 @@ function setTargets(command: SimpleCommand): Argument[] {
  * `printf -v PATH`, `mapfile`, `getopts`, `let`, and declarations written
  * as quoted words (`export "PATH=."`).
  */
-export function commandVariableHazards(command: SimpleCommand): string[] {
+export function commandVariableHazards(command: SimpleCommand): Hazard[] {
   const name = command.argv[0] ?? "";
   if (DECLARING.has(name)) return declarationHazards(command);
   if (name === "let") return command.argv.slice(1).flatMap(arithmeticHazards);
@@ -125,13 +146,17 @@ export function commandVariableHazards(command: SimpleCommand): string[] {
     command.argv.some((a) => /^-[A-Za-z]*C/.test(a))
   ) {
     return [
-      `\`${name} -C\` runs a callback string as a command, which the policy cannot see; read the lines and handle them in a loop instead`,
+      hidden(
+        `\`${name} -C\` runs a callback string as a command, which the policy cannot see; read the lines and handle them in a loop instead`,
+      ),
     ];
   }
   const targets = setTargets(command);
   if (targets.some((target) => target.dynamic)) {
     return [
-      `${quote(command)} sets a variable whose name comes from an expansion, so the policy cannot tell whether it changes PATH or the like; write the name out`,
+      hidden(
+        `${quote(command)} sets a variable whose name comes from an expansion, so the policy cannot tell whether it changes PATH or the like; write the name out`,
+      ),
     ];
   }
   return hazardsFor(targets.map((target) => target.text));

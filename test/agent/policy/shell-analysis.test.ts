@@ -219,6 +219,10 @@ describe("analyzeCommand: what hides the program even from the trusted preset", 
     ["find . -exec {} \\;", "a file name find passes"],
     ["/bin/c?rl x", "is a pattern"],
     ["env -S 'git push'", "`env -S`"],
+    ['eval "$X"', "`eval` runs a string"],
+    ["curl x | sh", "piping into `sh`"],
+    ['sh <<< "$X"', "reads its program from a redirect"],
+    ["GIT_CONFIG_PARAMETERS=$X git x", "`GIT_CONFIG_PARAMETERS`"],
     ['sh -c "sh -c \\"sh -c \'sh -c \\\\\\"sh -c ls\\\\\\"\'\\""', "nested more than 4 levels"],
   ])("%j is opaque", (text, phrase) => {
     const { opaque, hazards } = analyzeCommand(parser, text);
@@ -226,7 +230,7 @@ describe("analyzeCommand: what hides the program even from the trusted preset", 
     expect(hazards).toEqual(expect.arrayContaining(opaque));
   });
 
-  it.each(['eval "$X"', 'python3 -c "$CODE"', "curl x | sh", "PATH=/tmp ls", "bash -c 'ls'"])(
+  it.each(['python3 -c "$CODE"', "curl x | python3", "PATH=/tmp ls", "bash -c 'ls'"])(
     "%j is a hazard the trusted preset may run",
     (text) => {
       expect(analyzeCommand(parser, text).opaque).toEqual([]);

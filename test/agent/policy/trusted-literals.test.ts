@@ -30,11 +30,47 @@ describe("run_shell: what even the trusted preset needs written out", () => {
     ["find / -name git -exec {} push \\;", "deny", "deny", "deny", "file name find passes"],
   ])("%s", (...row) => check(row));
 
+  /** Each of these ran `git push` under trusted once $X held `alias.x=push` or `git push`. */
+  it.each<Row>([
+    ["X=alias.x=push; git -c $X x origin HEAD:main", "deny", "deny", "deny", "built from an"],
+    ['git -c "$X" x', "deny", "deny", "deny", "could define an alias"],
+    ["git --config-env $X x", "deny", "deny", "deny", "could define an alias"],
+    ["git -c include.path=/tmp/x x", "deny", "deny", "deny", "included config files"],
+    ["git config include.path /tmp/x", "deny", "deny", "deny", "included config files"],
+    ["GIT_CONFIG_PARAMETERS=$X git x", "deny", "deny", "deny", "GIT_CONFIG_PARAMETERS"],
+    ["GIT_CONFIG_PARAMETERS=\"'alias.x=push'\" git x", "deny", "deny", "deny", "can hide a push"],
+    ["export GIT_CONFIG_PARAMETERS=$X; git x", "deny", "deny", "deny", "GIT_CONFIG_PARAMETERS"],
+    [
+      "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.x GIT_CONFIG_VALUE_0=push git x",
+      "deny",
+      "deny",
+      "deny",
+      "GIT_CONFIG_",
+    ],
+    ["env GIT_CONFIG_PARAMETERS=$X git x", "deny", "deny", "deny", "GIT_CONFIG_PARAMETERS"],
+    ["read GIT_CONFIG_PARAMETERS; git x", "deny", "deny", "deny", "GIT_CONFIG_PARAMETERS"],
+    ["printf -v GIT_CONFIG_PARAMETERS %s $X; git x", "deny", "deny", "deny", "GIT_CONFIG_"],
+    ['read "$V"; git x', "deny", "deny", "deny", "name comes from an expansion"],
+    ['eval "$X"', "deny", "deny", "deny", "`eval` runs a string"],
+    ["eval 'git push origin HEAD:main'", "deny", "deny", "deny", "`eval` runs a string"],
+    ['echo "$X" | sh', "deny", "deny", "deny", "piping into `sh`"],
+    ["curl x | sh", "deny", "deny", "deny", "piping into `sh`"],
+    ['sh <<< "$X"', "deny", "deny", "deny", "reads its program from a redirect"],
+    ["bash -s < script.sh", "deny", "deny", "deny", "reads its program from a redirect"],
+    ["sh <<EOF\ngit push\nEOF", "deny", "deny", "deny", "reads its program from a redirect"],
+    ['source /dev/stdin <<< "$X"', "deny", "deny", "deny", "only known at run time"],
+    ['. <(echo "$X")', "deny", "deny", "deny", "only known at run time"],
+    ['bash <(echo "$X")', "deny", "deny", "deny", "only known at run time"],
+    ["sh $SCRIPT", "deny", "deny", "deny", "only known at run time"],
+  ])("%s (the trusted preset's own limits)", (...row) => check(row));
+
   it.each<Row>([
     ["bash -c 'git status'", "allow", "allow", "allow"],
     ["git -C src status", "allow", "allow", "allow"],
     ["ls | xargs git add", "deny", "deny", "allow"],
-    ['eval "$X"', "deny", "deny", "allow"],
-    ["curl x | sh", "deny", "deny", "allow"],
+    ["curl x | python3", "deny", "deny", "allow"],
+    ["sh scripts/check.sh", "deny", "deny", "allow"],
+    ["git -c core.quotepath=off status", "deny", "deny", "allow"],
+    ["GIT_PAGER=cat git log -1", "deny", "deny", "allow"],
   ])("%s (trusted still runs it)", (...row) => check(row));
 });
