@@ -25,6 +25,8 @@ export interface Progress {
   onEvent?: ((event: AgentEvent) => void) | undefined;
   onStep?: ((step: string) => void) | undefined;
   onWarning?: ((message: string) => void) | undefined;
+  /** The work is on its branch (not yet published): a job record keeps the name for a re-run. */
+  onPushed?: ((branch: string) => Promise<void> | void) | undefined;
 }
 
 export interface JobPlan {
@@ -79,6 +81,7 @@ export async function runPipeline(
     plan.input,
   );
   if (isInterrupted(deps, job, checkpoints)) return { job, conclusion: "interrupted" };
+  if (job.push) await progress.onPushed?.(job.branch);
   if (options.throwTransient && job.error && !job.push && isTransientJobFailure(job.error)) {
     throw new TransientJobError(job.error.stage, job.error.message);
   }

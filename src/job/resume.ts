@@ -15,26 +15,45 @@ export interface Resumed {
   commits: CreatedCommit[];
 }
 
+export interface ResumeTarget extends PushTarget {
+  dir: string;
+  ref: string;
+  /**
+   * Where the job's branch grew from (the base's tip). Given, a branch that
+   * already holds the checkpoint (an earlier run pushed it, then died before
+   * publishing) resumes too: its commits since `base` are the work.
+   */
+  base?: string | undefined;
+}
+
 /**
  * Moves the workspace's branch to the checkpoint, when there is one that
  * grew from where this branch starts (a pull request whose head moved since
  * is started over: its new commits come first). Undefined: nothing to resume.
  */
-export async function resumeFromCheckpoint(
-  target: PushTarget & { dir: string; ref: string },
-): Promise<Resumed | undefined> {
+export async function resumeFromCheckpoint(target: ResumeTarget): Promise<Resumed | undefined> {
   const env = target.env ?? process.env;
   const git = (args: string[]) => runGit(target.dir, args, { env });
-  const from = await fetchCheckpoint(target);
+  const { base, ...remote } = target;
+  const from = await fetchCheckpoint(remote);
   if (!from) return undefined;
   const head = (await git(["rev-parse", "HEAD"])).trim();
-  if (from === head) return undefined;
-  try {
-    await git(["merge-base", "--is-ancestor", head, from]);
-  } catch (error) {
-    if (error instanceof GitCommandError && error.exitCode === 1) return undefined;
-    throw error;
+  const isAncestor = async (older: string, newer: string) => {
+    try {
+      await git(["merge-base", "--is-ancestor", older, newer]);
+      return true;
+    } catch (error) {
+      if (error instanceof GitCommandError && error.exitCode === 1) return false;
+      throw error;
+    }
+  };
+  if (from === head || (await isAncestor(from, head))) {
+    // Already on the branch: pushed by the earlier run, which died before publishing.
+    if (!base) return undefined;
+    const commits = await commitsBetween(target.dir, env, base, from);
+    return commits.length > 0 ? { from, commits } : undefined;
   }
+  if (!(await isAncestor(head, from))) return undefined;
   await git(["reset", "--quiet", "--hard", from]);
   return { from, commits: await commitsBetween(target.dir, env, head, from) };
 }

@@ -106,7 +106,10 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       : undefined;
   if (checkpoints) {
     try {
-      const resumed = await resumeFromCheckpoint(checkpoints.target);
+      const resumed = await resumeFromCheckpoint({
+        ...checkpoints.target,
+        base: workspace.baseSha,
+      });
       if (resumed) {
         result.resumed = resumed;
         step(`Resuming from an earlier run's ${plural(resumed.commits.length, "commit")}`);

@@ -91,6 +91,14 @@ export interface RunJobOptions {
    * comment says when it tries again and the outcome is "retry".
    */
   retry?: { attempt: number; of: number; delayMs: number } | undefined;
+  /** Told the branch once the work is pushed, before it is published. */
+  onPushed?: ((branch: string) => Promise<void> | void) | undefined;
+  /**
+   * The branch an earlier run of this job pushed before it could publish
+   * (it died, or GitHub failed): an issue's work goes on there, and the
+   * checkpoint it holds is picked up, instead of a second branch.
+   */
+  pushedBranch?: string | undefined;
 }
 
 /**
@@ -149,6 +157,7 @@ export async function runJob(
         onEvent: (event) => status.update(event),
         onStep: (step) => status.step(step),
         onWarning: options.onWarning,
+        onPushed: options.onPushed,
       },
       plan.checkpoints,
       { throwTransient: retry !== undefined },
@@ -231,7 +240,8 @@ async function planRequest(
     instruction: kind.instruction,
     attachments: kind.attachments,
   });
-  const existingBranch = pr?.headRef ?? issuePull?.headRef;
+  const existingBranch =
+    pr?.headRef ?? issuePull?.headRef ?? (fork ? undefined : options.pushedBranch);
   const input: GitJobInput = {
     ...repository,
     fetched,

@@ -119,6 +119,8 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
         },
         onWarning: (message) => deps.log.warn({ job: record.id }, message),
         onTracking: (comment) => job.update({ trackingComment: comment }),
+        onPushed: (branch) => job.update({ branch }),
+        pushedBranch: record.branch,
         retry: {
           attempt: record.attempts,
           of: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

@@ -133,9 +133,13 @@ describe("jobs that survive", () => {
     expect(h.models).toHaveLength(2);
     const resumedPrompt = JSON.stringify(h.models[1]?.requests[0]?.messages[0]);
     expect(resumedPrompt).toContain("interrupted");
+    expect(resumedPrompt).toContain("1 commit");
     const [pull] = h.github.pulls;
     expect(h.github.pulls).toHaveLength(1);
     expect(h.repo.show(pull?.head.ref ?? "", "src/add.js")).toContain("a + b");
+    // The pull request is from the branch the first run pushed: no second branch.
+    const branches = refsOf(h, "refs/heads/").filter((r) => r.ref !== "refs/heads/main");
+    expect(branches.map((r) => r.ref)).toEqual([`refs/heads/${pull?.head.ref}`]);
     // Published now: the checkpoint is gone.
     expect(refsOf(h, "refs/patchwright/wip/")).toEqual([]);
     const bodies = commentBodies(h);

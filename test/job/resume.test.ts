@@ -122,6 +122,34 @@ describe("resumeFromCheckpoint", () => {
   });
 });
 
+describe("resumeFromCheckpoint on a branch the earlier run pushed", () => {
+  it("lists the work since the base when the branch already holds the checkpoint", async () => {
+    const crashed = await crashedRun();
+    const tip = crashed.commits.at(-1)?.sha ?? "";
+    // The earlier run pushed its branch, then died before opening the pull request.
+    const pushed = clone("pushed");
+    git(pushed, ["fetch", "--quiet", "origin", `${REF}:${REF}`], env);
+    git(pushed, ["push", "--quiet", "origin", `${tip}:refs/heads/patchwright/issue-7`], env);
+    const dir = clone("rerun");
+    git(dir, ["checkout", "--quiet", "-b", "work", "origin/patchwright/issue-7"], env);
+
+    const resumed = await resumeFromCheckpoint({ dir, env, ref: REF, base: crashed.start });
+    expect(resumed?.from).toBe(tip);
+    expect(resumed?.commits.map((c) => c.sha)).toEqual(crashed.commits.map((c) => c.sha));
+    // Nothing moved: the branch is the work.
+    expect(git(dir, ["rev-parse", "HEAD"], env)).toBe(tip);
+  });
+
+  it("is undefined there without a base to count from (the branch is taken as it is)", async () => {
+    const crashed = await crashedRun();
+    const tip = crashed.commits.at(-1)?.sha ?? "";
+    const dir = clone("rerun");
+    git(dir, ["fetch", "--quiet", "origin", `${REF}:${REF}`], env);
+    git(dir, ["reset", "--quiet", "--hard", tip], env);
+    expect(await resumeFromCheckpoint({ dir, env, ref: REF, base: tip })).toBeUndefined();
+  });
+});
+
 describe("resumeNote", () => {
   it("names each commit by short sha and subject, and counts them", async () => {
     const crashed = await crashedRun();
