@@ -34,7 +34,7 @@ function stepsThenWait(steps: ScriptStep[]): () => Model {
     return {
       id: scripted.id,
       contextWindow: scripted.contextWindow,
-      price: scripted.price,
+      price: scripted.price ?? null,
       complete: (request, onEvent) =>
         scripted.remaining > 0
           ? scripted.complete(request, onEvent)
