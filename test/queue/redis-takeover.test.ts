@@ -162,8 +162,10 @@ describe("the Redis queue when runs end badly", () => {
     onB.started[0]?.finish({ status: "done", conclusion: "success" });
     await vi.waitFor(
       () =>
-        expect([...runsOnA.map((r) => r.record.id), ...onB.started.map((s) => s.job.record.id)])
-          .toContain(secondId),
+        expect([
+          ...runsOnA.map((r) => r.record.id),
+          ...onB.started.map((s) => s.job.record.id),
+        ]).toContain(secondId),
       { timeout: 10_000 },
     );
     // a's runs ignore the abort on close: end them here.
