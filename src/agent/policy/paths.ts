@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 
 /** The filesystem facts the policy needs; injected so `evaluate` stays testable without disk. */
@@ -6,6 +6,8 @@ export interface PolicyFs {
   /** Real path of `absolutePath` (symlinks resolved); the missing tail of the path is kept as is. */
   realpath(absolutePath: string): string;
   exists(absolutePath: string): boolean;
+  /** The file's text (a sed or awk program file, checked like an inline one), or undefined if unreadable. */
+  readText(absolutePath: string): string | undefined;
 }
 
 export function createNodePolicyFs(): PolicyFs {
@@ -22,6 +24,13 @@ export function createNodePolicyFs(): PolicyFs {
       return path.join(realpathSync.native(existing), tail);
     },
     exists: existsSync,
+    readText(absolutePath) {
+      try {
+        return statSync(absolutePath).isFile() ? readFileSync(absolutePath, "utf8") : undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
 }
 

@@ -1,4 +1,7 @@
+import { join } from "node:path";
+import { resolveInWorkspace } from "./paths.js";
 import {
+  type Argument,
   type ArgumentSpec,
   type CommandContext,
   checkArguments,
@@ -39,6 +42,32 @@ const SED: ArgumentSpec = {
 };
 const SED_SCRIPT_OPTIONS = ["-e", "--expression", "-f", "--file"];
 
+/**
+ * A program file (`sed -f p`, `awk -f p`) is checked like an inline program:
+ * its text, read through the policy's view of the disk. Undefined when it
+ * passes (or lies outside the workspace, which the path check reports).
+ */
+function programFileDenial(
+  command: SimpleCommand,
+  file: Argument,
+  ctx: CommandContext,
+  problem: (program: string) => string | undefined,
+): Verdict {
+  if (file.dynamic) return undefined;
+  const resolved = resolveInWorkspace(file.text, ctx.root, ctx.fs);
+  if (!resolved.inside) return undefined;
+  const text = ctx.fs?.readText(join(ctx.root, resolved.relative));
+  if (text === undefined) {
+    return `${quote(command)}: the program file \`${file.text}\` cannot be read, so the policy cannot check what it does; write it first (write_file), or give the program inline`;
+  }
+  const found = problem(text);
+  return found
+    ? `${quote(command)}: the program in \`${file.text}\` ${found}; use it only to read and print, or edit files with edit_file`
+    : undefined;
+}
+
+const SED_PROBLEM = "uses e, w or r commands, which run programs or touch unchecked files";
+
 function checkSed(command: SimpleCommand, ctx: CommandContext): Verdict {
   const { operands, values } = readArguments(command, SED);
   const scripts = values.some((v) => v.option && SED_SCRIPT_OPTIONS.includes(v.option))
@@ -47,6 +76,14 @@ function checkSed(command: SimpleCommand, ctx: CommandContext): Verdict {
   const sandboxed = command.argv.includes("--sandbox");
   if (!sandboxed && scripts.some((script) => script.dynamic || sedScriptProblem(script.text))) {
     return `${quote(command)}: the sed script uses e, w or r commands (or is built from an expansion), which run programs or touch unchecked files; use edit_file, or plain substitutions`;
+  }
+  for (const file of sandboxed
+    ? []
+    : values.filter((v) => v.option === "-f" || v.option === "--file")) {
+    const verdict = programFileDenial(command, file, ctx, (text) =>
+      sedScriptProblem(text) ? SED_PROBLEM : undefined,
+    );
+    if (verdict) return verdict;
   }
   const inPlace = command.argv.some(
     (arg) => /^-[a-zA-Z]*i/.test(arg) || arg.startsWith("--in-place"),
@@ -88,6 +125,7 @@ const AWK: ArgumentSpec = {
   },
 };
 const AWK_PROGRAM_FILES = ["-f", "--file", "-E", "--exec"];
+const AWK_SOURCES = [...AWK_PROGRAM_FILES, "-i", "--include"];
 
 function checkAwk(command: SimpleCommand, ctx: CommandContext): Verdict {
   const { operands, values } = readArguments(command, AWK);
@@ -100,9 +138,14 @@ function checkAwk(command: SimpleCommand, ctx: CommandContext): Verdict {
     return `${quote(command)}: the awk program ${problem}; use awk only to read and print, or edit files with edit_file`;
   }
   // `gawk -i inplace` rewrites the files it reads.
-  const inPlace = values.some(
-    (v) => (v.option === "-i" || v.option === "--include") && /^inplace(\.awk)?$/.test(v.text),
-  );
+  const isInplace = (v: Argument) =>
+    (v.option === "-i" || v.option === "--include") && /^inplace(\.awk)?$/.test(v.text);
+  const inPlace = values.some(isInplace);
+  // Program files and included source are awk code like the inline program.
+  for (const file of values.filter((v) => AWK_SOURCES.includes(v.option ?? "") && !isInplace(v))) {
+    const verdict = programFileDenial(command, file, ctx, awkProgramProblem);
+    if (verdict) return verdict;
+  }
   return checkArguments(command, ctx, inPlace ? "write" : "read", {
     ...AWK,
     firstOperandUnless: AWK_PROGRAM_FILES,

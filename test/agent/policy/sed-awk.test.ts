@@ -19,10 +19,27 @@ describe("run_shell: sed and awk programs", () => {
     ["gawk -i inplace '{print}' .git/config", "deny", "deny", "deny", ".git"],
   ])("%s", (...row) => check(row));
 
+  /** A program file is read and checked like the same program given inline. */
+  it.each<Row>([
+    ["sed -f src/run.sed src/a.ts", "deny", "deny", "allow", "the program in `src/run.sed`"],
+    ["sed -n -f src/run.sed src/a.ts", "deny", "deny", "allow", "uses e, w or r"],
+    ["sed -i -f src/write.sed src/a.ts", "deny", "deny", "allow", "uses e, w or r"],
+    ["sed --file=src/write.sed src/a.ts", "deny", "deny", "allow", "uses e, w or r"],
+    ["sed -e 's/a/b/' -f src/run.sed src/a.ts", "deny", "deny", "allow", "uses e, w or r"],
+    ["awk -f src/run.awk src/a.ts", "deny", "deny", "allow", "runs commands"],
+    ["awk --file=src/write.awk src/a.ts", "deny", "deny", "allow", "redirects output"],
+    ["gawk -E src/run.awk src/a.ts", "deny", "deny", "allow", "runs commands"],
+    ["gawk -i src/run.awk '{print}' src/a.ts", "deny", "deny", "allow", "runs commands"],
+    ["sed -f src/missing.sed src/a.ts", "deny", "deny", "allow", "cannot be read"],
+    ["awk -f src src/a.ts", "deny", "deny", "allow", "cannot be read"],
+  ])("%s", (...row) => check(row));
+
   it.each<Row>([
     ["sed -f src/fix.sed src/a.ts", "deny", "allow", "allow"],
     ["awk -f src/sum.awk src/a.ts", "deny", "allow", "allow"],
     ["gawk -i inplace '{sub(/a/, \"b\")} 1' src/a.ts", "deny", "allow", "allow"],
     ["awk 'NR > 1 {print $2}' src/a.ts", "deny", "allow", "allow"],
+    ["sed --sandbox -f src/run.sed src/a.ts", "deny", "allow", "allow"],
+    ["gawk -i inplace -f src/sum.awk src/a.ts", "deny", "allow", "allow"],
   ])("%s stays allowed", (...row) => check(row));
 });

@@ -35,6 +35,13 @@ export async function makePolicyWorkspace(): Promise<PolicyWorkspace> {
   );
   await writeFile(join(root, "src", "a.ts"), "export const a = 1;\n");
   await writeFile(join(root, ".git", "config"), "[core]\n");
+  // sed and awk program files, checked like inline programs.
+  await writeFile(join(root, "src", "fix.sed"), "s/a/b/g\n/^$/d\n");
+  await writeFile(join(root, "src", "sum.awk"), "{ s += $1 }\nEND { print s }\n");
+  await writeFile(join(root, "src", "run.sed"), "s/a/b/\n1e id\n");
+  await writeFile(join(root, "src", "write.sed"), "/x/w /tmp/pwned\n");
+  await writeFile(join(root, "src", "run.awk"), 'BEGIN { system("id") }\n');
+  await writeFile(join(root, "src", "write.awk"), '{ print > "/tmp/pwned" }\n');
   await writeFile(join(root, "node_modules", ".bin", "tsx"), "#!/bin/sh\n");
   await writeFile(join(outside, "secret.txt"), "secret\n");
   await symlink(outside, join(root, "escape"));
