@@ -92,19 +92,36 @@ export function groupUpdates(
     links,
   );
   return groups
-    .map((group) => ({ ...group, updates: newestPerPackage(group.updates) }))
+    .map((group) => {
+      const updates = newestPerPackage(group.updates);
+      return group === fallback
+        ? { ...group, updates, name: contentName(updates) }
+        : { ...group, updates };
+    })
     .filter((group) => group.updates.length > 0);
 }
 
 /**
- * Bumps that only work together (peer ranges) move into the first group
- * holding one of them; a single major that takes a partner becomes a
- * group named after both.
+ * The default group is called after what it holds ("patch" when it holds
+ * only patches); its slug, the branch, stays the one its enabled types give,
+ * so the next run with a new minor updates the same pull request.
+ */
+function contentName(updates: readonly Update[]): string {
+  const held = new Set(updates.map((u) => u.type));
+  return defaultGroupName(held.has("major") ? ["minor", "patch"] : [...held]);
+}
+
+/**
+ * Bumps that only work together (peer ranges) move into one group: a
+ * major's own when one of them is a major (it becomes a group named after
+ * both), so a breaking change never rides in the minor and patch group;
+ * otherwise the first group holding one of them.
  */
 function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateGroup[] {
   for (const names of links) {
     const holding = groups.filter((g) => g.updates.some((u) => names.includes(u.name)));
-    const [home, ...others] = holding;
+    const home = holding.find((g) => g.single) ?? holding[0];
+    const others = holding.filter((g) => g !== home);
     if (!home || others.length === 0) continue;
     for (const other of others) {
       const moving = other.updates.filter((u) => names.includes(u.name));

@@ -134,6 +134,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     }
   }
   const securityNames = new Set(security.map((u) => u.name));
+  if (!options.securityOnly) skipped.push(...waitingForSecurity(found.updates, security));
   const regular = options.securityOnly
     ? []
     : onePerPackage(
@@ -197,6 +198,28 @@ function onePerPackage(
       reason: `${update.to} (major) waits until the update to ${first.to} is merged: one pull request per package at a time`,
     });
     return false;
+  });
+}
+
+/**
+ * A package with a security fix gets that pull request alone; its other
+ * updates (a newer minor, a major) wait for it, and the plan says so.
+ */
+function waitingForSecurity(
+  updates: readonly Update[],
+  security: readonly Update[],
+): SkippedDependency[] {
+  const fixes = new Map(security.map((u) => [u.name, u]));
+  return updates.flatMap((update) => {
+    const fix = fixes.get(update.name);
+    if (!fix || fix.to === update.to) return [];
+    return [
+      {
+        name: update.name,
+        manifest: update.locations[0]?.manifest ?? "package.json",
+        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: one pull request per package at a time`,
+      },
+    ];
   });
 }
 

@@ -1,6 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import picomatch from "picomatch";
+import { parse as parseYaml } from "yaml";
 import { readWorkspaceFile, readWorkspaceText } from "../sandbox/host-files.js";
 import { type LockedVersionOf, readPnpmLock, readYarnLock } from "./lockfiles.js";
 import { detectPackageManager, type PackageManager } from "./package-manager.js";
@@ -67,7 +68,11 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   });
   const root = parseManifest("package.json", rootText);
   const manifests = [root];
-  for (const path of await findWorkspaceManifests(dir, workspacePatterns(JSON.parse(rootText)))) {
+  const patterns = [
+    ...workspacePatterns(JSON.parse(rootText)),
+    ...(await pnpmWorkspacePatterns(dir)),
+  ];
+  for (const path of await findWorkspaceManifests(dir, [...new Set(patterns)])) {
     const text = await readWorkspaceText(dir, path);
     manifests.push(parseManifest(path, text));
   }
@@ -125,6 +130,20 @@ function workspacePatterns(json: Record<string, unknown>): string[] {
       ? (field as { packages: unknown[] }).packages
       : [];
   return list.filter((p): p is string => typeof p === "string");
+}
+
+/** pnpm names its workspaces in pnpm-workspace.yaml's `packages:`, not in package.json. */
+async function pnpmWorkspacePatterns(dir: string): Promise<string[]> {
+  const text = await readWorkspaceText(dir, "pnpm-workspace.yaml").catch(() => undefined);
+  if (text === undefined) return [];
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new ProjectError(`pnpm-workspace.yaml is not valid YAML: ${(error as Error).message}`);
+  }
+  const packages = (doc as { packages?: unknown } | null)?.packages;
+  return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === "string") : [];
 }
 
 const SKIP_DIRS = new Set(["node_modules", ".git"]);

@@ -266,7 +266,10 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
           });
           continue;
         }
-        const clash = pullMovingSamePackage(pulls, branch, group.updates);
+        // A security fix does not wait behind a regular pull request for the same package.
+        const clash = group.security
+          ? undefined
+          : pullMovingSamePackage(pulls, branch, group.updates);
         if (clash) {
           result.waiting.push({
             group,

@@ -16,6 +16,9 @@ export function nonRegistryReason(spec: string): string | null {
   const trimmed = spec.trim();
   if (/^(workspace|file|link|portal|patch):/.test(trimmed)) return "a local or workspace package";
   if (trimmed.startsWith("npm:")) return "an npm alias";
+  // The version lives in pnpm-workspace.yaml's catalog, which the bump does not edit.
+  if (/^catalog:/.test(trimmed))
+    return `a pnpm catalog entry ("${trimmed}"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit`;
   if (/^(\.{1,2}\/|\/|~\/)/.test(trimmed)) return "a local path";
   if (
     /^(git|git\+\w+|github|gitlab|bitbucket|gist|https?):/.test(trimmed) ||

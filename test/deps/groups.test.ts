@@ -6,7 +6,7 @@ import {
   pullMovingSamePackage,
 } from "../../src/deps/bump-pulls.js";
 import type { DepsGroupResult } from "../../src/deps/group-result.js";
-import { groupBranch, groupTitle, groupUpdates } from "../../src/deps/groups.js";
+import { groupBranch, groupTitle, groupUpdates, type UpdateGroup } from "../../src/deps/groups.js";
 import type { Update } from "../../src/deps/outdated.js";
 import { renderDepsPullRequestBody } from "../../src/deps/pr-body.js";
 import { normalizeRepositoryUrl } from "../../src/deps/release-notes.js";
@@ -68,6 +68,36 @@ describe("groupUpdates", () => {
       "Bump react from 17.0.2 to 18.3.1",
       "Bump zod from 0.3.0 to 0.4.0",
     ]);
+  });
+
+  it("sends a peer-linked update to the major's group, never into minor and patch", () => {
+    const groups = groupUpdates(
+      [
+        update("left-pad", "1.0.0", "1.0.1", "patch"),
+        update("ts-lint", "8.0.0", "8.5.0", "minor"),
+        update("ts", "5.9.0", "7.0.0", "major"),
+      ],
+      { groups: [] },
+      [["ts", "ts-lint"]],
+    );
+    expect(groups.map((g) => [g.slug, g.name, g.single, g.updates.map((u) => u.name)])).toEqual([
+      ["minor-and-patch", "patch", false, ["left-pad"]],
+      ["ts-and-ts-lint-peers", "ts and ts-lint", false, ["ts", "ts-lint"]],
+    ]);
+  });
+
+  it("names the default group after what it holds; its branch stays the one its types give", () => {
+    const [patches] = groupUpdates(
+      [update("a", "1.0.0", "1.0.1", "patch"), update("b", "2.0.0", "2.0.3", "patch")],
+      { groups: [] },
+    );
+    expect([patches?.slug, patches?.name]).toEqual(["minor-and-patch", "patch"]);
+    expect(groupTitle(patches as UpdateGroup)).toBe("Bump the patch group: 2 updates");
+    const [both] = groupUpdates(
+      [update("a", "1.0.0", "1.0.1", "patch"), update("b", "2.0.0", "2.1.0", "minor")],
+      { groups: [] },
+    );
+    expect(both?.name).toBe("minor and patch");
   });
 });
 

@@ -47,9 +47,17 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
+type Manager = keyof ManagerTools | "npm";
+const LOCKFILES: Record<Manager, string> = {
+  npm: "package-lock.json",
+  pnpm: "pnpm-lock.yaml",
+  "yarn-classic": "yarn.lock",
+  "yarn-berry": "yarn.lock",
+};
+
 /** A project at fx-greet 1.0.0 and fx-util 1.2.0 (exact by default, so the lock is at the old versions), locked by its tool. */
 async function project(
-  manager: keyof ManagerTools,
+  manager: Manager,
   pin: string,
   dependencies: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
 ): Promise<Record<string, string>> {
@@ -71,7 +79,8 @@ async function project(
     "test.js":
       'const { greet } = require("fx-greet");\nif (greet("x") !== "Hello, x!") process.exit(1);\nconsole.log("fx-util", require("fx-util"));\n',
     ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
-    ".npmrc": `registry=${world.registry.url}\n`,
+    // No audit, fund or update checks: the local registry is the only server npm may talk to.
+    ".npmrc": `registry=${world.registry.url}\naudit=false\nfund=false\nupdate-notifier=false\n`,
   };
   if (manager === "yarn-berry") {
     files[".yarnrc.yml"] = [
@@ -84,7 +93,7 @@ async function project(
     ].join("\n");
   }
   for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
-  const tool = TOOLS[manager] ?? "";
+  const tool = manager === "npm" ? "npm" : TOOLS[manager];
   const toolEnv = {
     ...env,
     npm_config_registry: world.registry.url,
@@ -96,7 +105,7 @@ async function project(
       throw new Error(`${tool} install failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
     },
   );
-  const lockfile = manager === "pnpm" ? "pnpm-lock.yaml" : "yarn.lock";
+  const lockfile = LOCKFILES[manager];
   files[lockfile] = await readFile(join(dir, lockfile), "utf8");
   return files;
 }
@@ -163,41 +172,58 @@ describe.each(cases)("a %s project", (manager, pin, lockfile) => {
     expect(lock).not.toMatch(/fx-greet-1\.0\.0\.tgz|fx-greet@npm:1\.0\.0"?:|fx-greet@1\.0\.0:/);
   }, 240_000);
 
-  // fx-greet 2.1.0 is in range of ^2.0.0 but a day old: the tool must lock
-  // the plan's 2.0.0 (pnpm and yarn 4 get the cutoff), and where it cannot
-  // (yarn 1 has no age gate) the update is refused, never shipped as green.
-  it("locks the planned version of a range, not a newer one inside the cooldown", async () => {
-    const ranged = await project(manager, pin, { "fx-greet": "^1.0.0", "fx-util": "1.2.0" });
-    const deps = { ignore: ["fx-util"], update_types: ["major"], verify: null };
-    const repo = createBareRepo({ root, env, files: ranged, name: `range-${manager}` });
-    const result = await runDepsJob(
-      {
-        cacheDir: join(root, `cache-range-${manager}`),
-        sandbox: unsandboxed,
-        envSource: { ...env, PATH: process.env.PATH ?? "" },
-        clock: { now: () => world.now },
-        createModel: () => createScriptedModel([]),
-        packageManagers: TOOLS,
-      },
-      { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
-    );
-    expect(result.message).toBeUndefined();
-    expect(result.plan?.groups.map((g) => g.updates.map((u) => `${u.name}->${u.to}`))).toEqual([
-      ["fx-greet->2.0.0"],
-    ]);
-    const [group] = result.groups;
-    if (manager === "yarn-classic") {
-      expect(group?.status).toBe("failed");
-      expect(group?.agent).toBeUndefined();
-      expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
-        expect.stringContaining("locked fx-greet 2.1.0, not 2.0.0 as planned"),
-      ]);
-      expect(repo.sha(group?.branch ?? "")).toBeNull();
-      return;
-    }
-    expect(group?.status).toBe("green");
-    const lock = repo.show(group?.branch ?? "", lockfile);
-    expect(lock).toMatch(/fx-greet[\s\S]{0,200}2\.0\.0/);
-    expect(lock).not.toMatch(/2\.1\.0/);
-  }, 240_000);
+  it(
+    "locks the planned version of a range, not a newer one inside the cooldown",
+    () => expectPlannedVersionLocked(manager, pin, lockfile),
+    240_000,
+  );
 });
+
+// npm gets the cooldown as --before on its lockfile step: without it, it would lock 2.1.0.
+describe("an npm project", () => {
+  it(
+    "locks the planned version of a range, not a newer one inside the cooldown",
+    () => expectPlannedVersionLocked("npm", "npm@11.19.1", "package-lock.json"),
+    240_000,
+  );
+});
+
+/**
+ * fx-greet 2.1.0 is in range of ^2.0.0 but a day old: the tool must lock
+ * the plan's 2.0.0 (npm, pnpm and yarn 4 get the cutoff), and where it
+ * cannot (yarn 1 has no age gate) the update is refused, never shipped as green.
+ */
+async function expectPlannedVersionLocked(manager: Manager, pin: string, lockfile: string) {
+  const ranged = await project(manager, pin, { "fx-greet": "^1.0.0", "fx-util": "1.2.0" });
+  const deps = { ignore: ["fx-util"], update_types: ["major"], verify: null };
+  const repo = createBareRepo({ root, env, files: ranged, name: `range-${manager}` });
+  const result = await runDepsJob(
+    {
+      cacheDir: join(root, `cache-range-${manager}`),
+      sandbox: unsandboxed,
+      envSource: { ...env, PATH: process.env.PATH ?? "" },
+      clock: { now: () => world.now },
+      createModel: () => createScriptedModel([]),
+      packageManagers: TOOLS,
+    },
+    { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
+  );
+  expect(result.message).toBeUndefined();
+  expect(result.plan?.groups.map((g) => g.updates.map((u) => `${u.name}->${u.to}`))).toEqual([
+    ["fx-greet->2.0.0"],
+  ]);
+  const [group] = result.groups;
+  if (manager === "yarn-classic") {
+    expect(group?.status).toBe("failed");
+    expect(group?.agent).toBeUndefined();
+    expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
+      expect.stringContaining("locked fx-greet 2.1.0, not 2.0.0 as planned"),
+    ]);
+    expect(repo.sha(group?.branch ?? "")).toBeNull();
+    return;
+  }
+  expect(group?.status).toBe("green");
+  const lock = repo.show(group?.branch ?? "", lockfile);
+  expect(lock).toMatch(/fx-greet[\s\S]{0,200}2\.0\.0/);
+  expect(lock).not.toMatch(/2\.1\.0/);
+}

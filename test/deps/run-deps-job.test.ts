@@ -88,6 +88,7 @@ interface RunOptions {
 
 async function run(steps: ScriptStep[], options: RunOptions = {}) {
   const model = createScriptedModel(steps);
+  const progress: string[] = [];
   const result = await runDepsJob(
     {
       cacheDir: join(root, "cache"),
@@ -97,6 +98,7 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       createModel: () => model,
       // One after another: the scripted model answers in the order the groups ask.
       groupConcurrency: 1,
+      onStep: (step) => progress.push(step),
       octokit: new Octokit({ auth: "test", baseUrl: options.apiUrl ?? api.url, log: silent }),
     },
     {
@@ -109,7 +111,7 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       ...(options.securityOnly ? { securityOnly: true } : {}),
     },
   );
-  return { result, model };
+  return { result, model, progress };
 }
 
 const lockVersion = (ref: string, name: string) =>
@@ -121,7 +123,7 @@ const lockVersion = (ref: string, name: string) =>
 
 describe("runDepsJob", () => {
   it("bumps, splits what passes as it is from what needs fixes, lets the agent fix a breaking major and opens one PR per group", async () => {
-    const { result, model } = await run([...cannotFix, ...renameGreet]);
+    const { result, model, progress } = await run([...cannotFix, ...renameGreet]);
     first = result;
     expect(result.status).toBe("done");
     expect(model.remaining).toBe(0);
@@ -139,6 +141,15 @@ describe("runDepsJob", () => {
     expect(fixes?.leftOut.map((l) => l.update.name)).toEqual(["fx-broken"]);
     expect(fixes?.agent?.fixed).toBe(false);
     expect(fixes?.pullRequest).toBeUndefined();
+    // The agent changed nothing in the fixes part: no second install and check, only the agent ran.
+    const fixesSteps = progress.slice(
+      progress.findIndex((p) => p.includes("minor-and-patch-fixes")),
+      progress.findIndex((p) => p.includes("agent/deps/fx-greet-2")),
+    );
+    expect(fixesSteps.slice(fixesSteps.indexOf("Running the agent on the breakage"))).toEqual([
+      "Running the agent on the breakage",
+      "Reading what changed upstream",
+    ]);
 
     // package.json keeps its 4-space indentation, key order and newline: only the specs change.
     const branch = "agent/deps/minor-and-patch";
@@ -317,6 +328,15 @@ describe("runDepsJob", () => {
     const sec = createBareRepo({ root, env, files, name: "security" });
     const secGitHub = createFakeGitHub({ owner: "o", repo: "r" });
     secGitHub.inject({ method: "POST", path: /\/labels$/, status: 200, body: [], times: 10 });
+    // A regular bump pull request already moves fx-util: the security fix does not wait behind it.
+    secGitHub.addPull({
+      number: 7,
+      title: "Bump the minor and patch group: 2 updates",
+      body: "<!-- patchwright:deps fx-greet@1.0.1 fx-util@1.2.1 -->",
+      draft: false,
+      head: { ref: "agent/deps/minor-and-patch", sha: "0".repeat(40), repo: null },
+      base: { ref: "main", repo: { full_name: "o/r" } },
+    });
     const secApi = await secGitHub.listen();
     world.registry.setAdvisories({
       "fx-util": [
@@ -346,7 +366,7 @@ describe("runDepsJob", () => {
         packages: Record<string, { version: string }>;
       };
       expect(lock.packages["node_modules/fx-util"]?.version).toBe("1.2.1");
-      const [pull] = secGitHub.pulls;
+      const pull = secGitHub.pulls.find((p) => p.head.ref === "agent/deps/security-fx-util");
       expect(pull?.title).toBe("Bump fx-util from 1.2.0 to 1.2.1 (security, high)");
       expect(pull?.body).toContain(
         "| [1100](https://github.com/advisories/GHSA-xxxx-yyyy-zzzz) | high | fx-util `<1.2.1` | Prototype pollution in merge() |",

@@ -1,0 +1,186 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDepsConfig } from "../../src/deps/config.js";
+import { planDepsUpdates } from "../../src/deps/plan.js";
+import type { Advisory, Packument, RegistryClient } from "../../src/deps/registry.js";
+
+/**
+ * Plan rules that need no real registry: a registry client in memory
+ * answers packuments and advisories, and the projects are files on disk.
+ */
+
+const DAY = 86_400_000;
+const NOW = Date.parse("2026-12-01T00:00:00Z");
+
+function packument(name: string, versions: string[]): Packument {
+  return {
+    name,
+    "dist-tags": { latest: versions.at(-1) ?? "" },
+    versions: Object.fromEntries(versions.map((v) => [v, { version: v }])),
+    time: Object.fromEntries(versions.map((v) => [v, new Date(NOW - 100 * DAY).toISOString()])),
+  };
+}
+
+function memoryRegistry(
+  packuments: Packument[],
+  advisories: Record<string, Advisory[]> = {},
+): RegistryClient {
+  const byName = new Map(packuments.map((p) => [p.name, p]));
+  return {
+    packument: async (name) => {
+      const found = byName.get(name);
+      if (!found) throw new Error(`no packument for ${name}`);
+      return found;
+    },
+    tarball: async () => Buffer.alloc(0),
+    advisories: async (asked) =>
+      Object.fromEntries(Object.entries(advisories).filter(([name]) => name in asked)),
+    registryFor: () => "http://registry.invalid/",
+  };
+}
+
+const npmLock = (versions: Record<string, string>) =>
+  JSON.stringify({
+    lockfileVersion: 3,
+    packages: {
+      "": {},
+      ...Object.fromEntries(
+        Object.entries(versions).map(([name, version]) => [`node_modules/${name}`, { version }]),
+      ),
+    },
+  });
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-plan-rules-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+let count = 0;
+async function planOf(
+  files: Record<string, string>,
+  registry: RegistryClient,
+  deps: Record<string, unknown> = {},
+) {
+  const dir = join(root, `p${count++}`);
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  const parsed = parseDepsConfig({ cooldown_days: 0, ...deps });
+  if (!parsed.ok) throw new Error(parsed.message);
+  return planDepsUpdates({
+    dir,
+    config: parsed.config,
+    env: { HOME: dir },
+    clock: { now: () => NOW },
+    registry,
+    runningNode: "v20.18.0",
+  });
+}
+
+const summary = (groups: Array<{ slug: string; updates: Array<{ name: string; to: string }> }>) =>
+  groups.map((g) => [g.slug, g.updates.map((u) => `${u.name}@${u.to}`)]);
+
+describe("the plan", () => {
+  it("says which updates wait for a security fix to the same package", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "app", dependencies: { lib: "^1.0.0" } }),
+        "package-lock.json": npmLock({ lib: "1.0.0" }),
+      },
+      memoryRegistry([packument("lib", ["1.0.0", "1.0.1", "1.5.0", "2.0.0"])], {
+        lib: [{ id: 7, title: "ReDoS", severity: "high", vulnerable_versions: "<1.0.1" }],
+      }),
+    );
+    expect(summary(plan.groups)).toEqual([["security-lib", ["lib@1.0.1"]]]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toEqual(
+      expect.arrayContaining([
+        "lib: 1.5.0 (minor) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
+        "lib: 2.0.0 (major) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
+      ]),
+    );
+  });
+
+  it("reads pnpm's workspaces from pnpm-workspace.yaml and leaves catalog entries out, saying why", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "root", packageManager: "pnpm@10.34.8" }),
+        "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\ncatalog:\n  lib: ^1.0.0\n",
+        "pnpm-lock.yaml": [
+          "lockfileVersion: '9.0'",
+          "importers:",
+          "  .: {}",
+          "  packages/a:",
+          "    dependencies:",
+          "      lib:",
+          "        specifier: ^1.0.0",
+          "        version: 1.0.0",
+          "  packages/b:",
+          "    dependencies:",
+          "      lib:",
+          "        specifier: 'catalog:'",
+          "        version: 1.0.0",
+          "",
+        ].join("\n"),
+        "packages/a/package.json": JSON.stringify({ name: "a", dependencies: { lib: "^1.0.0" } }),
+        "packages/b/package.json": JSON.stringify({ name: "b", dependencies: { lib: "catalog:" } }),
+      },
+      memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
+    );
+    expect(plan.manifests).toEqual([
+      "package.json",
+      "packages/a/package.json",
+      "packages/b/package.json",
+    ]);
+    expect(
+      plan.groups.map((g) => g.updates.map((u) => [u.name, u.from, u.to, u.locations])),
+    ).toEqual([
+      [
+        [
+          "lib",
+          "1.0.0",
+          "1.5.0",
+          [
+            {
+              manifest: "packages/a/package.json",
+              section: "dependencies",
+              spec: "^1.0.0",
+              newSpec: "^1.5.0",
+            },
+          ],
+        ],
+      ],
+    ]);
+    expect(plan.skipped).toContainEqual({
+      name: "lib",
+      manifest: "packages/b/package.json",
+      reason:
+        'a pnpm catalog entry ("catalog:"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit',
+    });
+  });
+
+  it("covers only the dependency types deps.dep_types names", async () => {
+    const files = {
+      "package.json": JSON.stringify({
+        name: "app",
+        dependencies: { lib: "^1.0.0" },
+        devDependencies: { tool: "^1.0.0" },
+      }),
+      "package-lock.json": npmLock({ lib: "1.0.0", tool: "1.0.0" }),
+    };
+    const registry = memoryRegistry([
+      packument("lib", ["1.0.0", "1.1.0"]),
+      packument("tool", ["1.0.0", "1.1.0"]),
+    ]);
+    const all = await planOf(files, registry);
+    expect(summary(all.plan.groups)).toEqual([["minor-and-patch", ["lib@1.1.0", "tool@1.1.0"]]]);
+    const runtime = await planOf(files, registry, { dep_types: ["dependencies"] });
+    expect(summary(runtime.plan.groups)).toEqual([["minor-and-patch", ["lib@1.1.0"]]]);
+    expect(runtime.plan.skipped.map((s) => s.name)).not.toContain("tool");
+  });
+});
