@@ -139,9 +139,13 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         removeOnFail: { age: SEEN_TTL_SECONDS },
       });
     } catch (error) {
-      // The webhook answers 5xx and GitHub may redeliver: leave nothing that refuses it.
-      await intake.withdraw(job, id).catch(() => {});
-      throw error;
+      // An answer lost after the job was stored: it is queued all the same.
+      const stored = await queue.getJob(id).catch(() => undefined);
+      if (!stored) {
+        // The webhook answers 5xx and GitHub may redeliver: leave nothing that refuses it.
+        await intake.withdraw(job, id).catch(() => {});
+        throw error;
+      }
     }
     // The job is stored; an unconfirmed claim only expires sooner (a minute).
     await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
@@ -156,7 +160,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         const controller = new AbortController();
         running.set(job.id ?? "", controller);
         try {
-          return await process(job, token ?? randomUUID(), handler, controller.signal);
+          return await process(job, token, handler, controller.signal);
         } finally {
           running.delete(job.id ?? "");
         }
@@ -207,11 +211,14 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
 
   async function process(
     job: Job<JobData>,
-    token: string,
+    token: string | undefined,
     handler: JobHandler,
     signal: AbortSignal,
   ): Promise<unknown> {
-    const lock: KeyLock | null = await locks.acquire(job.data.key, job.id ?? "", token);
+    // BullMQ's token (the worker's id and a counter) differs between two runs that
+    // overlap, so it tells this run from one it replaced.
+    const run = token ?? randomUUID();
+    const lock: KeyLock | null = await locks.acquire(job.data.key, job.id ?? "", run);
     if (!lock) {
       // Another job on this issue is running: try again shortly, without counting an attempt.
       await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
@@ -240,7 +247,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     }
   }
 
-  async function settle(job: Job<JobData>, token: string, result: JobResult) {
+  async function settle(job: Job<JobData>, token: string | undefined, result: JobResult) {
     switch (result.status) {
       case "done":
         return result;
