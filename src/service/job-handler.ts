@@ -93,6 +93,9 @@ export function givenUpAnswer(
   repoUrl: string | undefined,
 ): string {
   const lines = [`❌ I stopped working on this request: ${reason}, and did not finish.`];
+  // The embedded queue's reason is only the count: the last failure says what went wrong.
+  const last = record.outcome?.conclusion === "retrying" ? record.outcome.message : undefined;
+  if (last && !reason.includes(last)) lines.push(`The last attempt failed: ${last.split("\n")[0]}`);
   if (record.checkpoint) {
     const sha = record.checkpoint;
     const ref = checkpointRef(record.id);

@@ -260,6 +260,10 @@ describe("jobs that survive", () => {
         url: "https://github.com/octo-org/demo/issues/7#issuecomment-9001",
       },
       checkpoint: "0123456789abcdef0123456789abcdef01234567",
+      outcome: {
+        conclusion: "retrying",
+        message: "GitHub answered 502 to GET /repos/octo-org/demo/issues/7/comments: Server Error",
+      },
       createdAt: Date.now(),
       updatedAt: Date.now(),
     });
@@ -271,6 +275,7 @@ describe("jobs that survive", () => {
     expect(body).toContain("stopped working on this request");
     expect(body).toContain("refs/patchwright/wip/job-crashy");
     expect(body).toContain("/commit/0123456789abcdef0123456789abcdef01234567");
+    expect(body).toContain("The last attempt failed: GitHub answered 502");
   });
 });
 
