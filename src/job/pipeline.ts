@@ -6,7 +6,11 @@ import type { CheckpointSettings, GitJobDeps, GitJobInput, GitJobResult } from "
 import { finalReport } from "./report.js";
 import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
-import { isTransientJobFailure, TransientJobError } from "./transient-failure.js";
+import {
+  isTransientFailure,
+  isTransientJobFailure,
+  TransientJobError,
+} from "./transient-failure.js";
 
 /**
  * The one sequence every job kind goes through: the git job (workspace,
@@ -98,8 +102,15 @@ export async function runPipeline(
     return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
   }
   // A refusal here (GitHub would not open the pull request) is the caller's to
-  // report; the checkpoint stays, so a run after a crash or a retry resumes from it.
-  const pullRequest = await plan.publish(job);
+  // report. The checkpoint stays for a retry (and after a crash here), so that
+  // run resumes from it; a final failure leaves no stray ref.
+  let pullRequest: PullRequestLink | undefined;
+  try {
+    pullRequest = await plan.publish(job);
+  } catch (error) {
+    if (!(options.throwTransient && isTransientFailure(error))) await dropCheckpoint();
+    throw error;
+  }
   await dropCheckpoint();
   const report = finalReport(job, config, deps.redact, pullRequest);
   if (plan.frame) {

@@ -160,3 +160,54 @@ describe("the pipeline when the git job's fetch failed on the transport", () => 
     expect(result.report?.markdown).toContain("503");
   });
 });
+
+describe("the checkpoint once the branch is pushed", () => {
+  const deps = { redact: (text: string) => text } as unknown as JobDeps;
+  const events: string[] = [];
+  const pushed = (): GitJobResult => ({
+    branch: "patchwright/issue-7-fix",
+    baseBranch: "main",
+    changes: [],
+    commits: [],
+    commands: [],
+    durationMs: 1,
+    push: { pushed: true, sha: "a".repeat(40), rebased: false },
+    dropCheckpoint: async () => {
+      events.push("dropped");
+    },
+  });
+  const plan = (publish: () => Promise<undefined>): JobPlan => ({
+    input: {} as JobPlan["input"],
+    run: async () => pushed(),
+    publish: async () => {
+      events.push("publish");
+      return publish();
+    },
+  });
+  const githubDown = () => Promise.reject(apiError(502));
+
+  beforeEach(() => {
+    events.length = 0;
+  });
+
+  it("is deleted after the pull request is opened, not before", async () => {
+    await runPipeline(
+      deps,
+      defaultConfig(),
+      plan(async () => undefined),
+      {},
+    );
+    expect(events).toEqual(["publish", "dropped"]);
+  });
+
+  it("stays when publishing failed and a retry will come, and goes when the failure is final", async () => {
+    const retrying = { throwTransient: true };
+    await expect(
+      runPipeline(deps, defaultConfig(), plan(githubDown), {}, undefined, retrying),
+    ).rejects.toThrow();
+    expect(events).toEqual(["publish"]);
+    events.length = 0;
+    await expect(runPipeline(deps, defaultConfig(), plan(githubDown), {})).rejects.toThrow();
+    expect(events).toEqual(["publish", "dropped"]);
+  });
+});
