@@ -10,6 +10,11 @@ export interface CommandContext {
   root: string;
   packageScripts: readonly string[];
   fs: PolicyFs | undefined;
+  /**
+   * Workspace files (relative) another command of the same call writes: what
+   * a program file holds when it runs is then not what the policy reads now.
+   */
+  writtenInCall: ReadonlySet<string>;
 }
 
 /** A denial sentence, or undefined when the command passes the check. */

@@ -56,6 +56,9 @@ function programFileDenial(
   if (file.dynamic) return undefined;
   const resolved = resolveInWorkspace(file.text, ctx.root, ctx.fs);
   if (!resolved.inside) return undefined;
+  if (ctx.writtenInCall.has(resolved.relative)) {
+    return `${quote(command)}: the program file \`${file.text}\` is written by this same command, so the policy cannot check what it will hold; write it first (write_file), then run it`;
+  }
   const text = ctx.fs?.readText(join(ctx.root, resolved.relative));
   if (text === undefined) {
     return `${quote(command)}: the program file \`${file.text}\` cannot be read, so the policy cannot check what it does; write it first (write_file), or give the program inline`;

@@ -49,6 +49,32 @@ function patternDenial(patterns: readonly ShellWord[], ctx: CommandContext): Ver
   return undefined;
 }
 
+/** Commands whose last operand is the file they write. */
+const COPYING = new Set(["cp", "mv", "install", "ln"]);
+
+/**
+ * The workspace files a call's commands visibly write (output redirects,
+ * tee, the target of cp and mv), as paths relative to the root.
+ */
+function filesWritten(commands: readonly SimpleCommand[], policy: ShellPolicy): Set<string> {
+  const written: string[] = [];
+  for (const command of commands) {
+    for (const redirect of command.redirects) {
+      if (isOutput(redirect) && !redirect.dynamic) written.push(redirect.target);
+    }
+    const [name = "", ...args] = command.argv;
+    const operands = args.filter((arg, i) => !arg.startsWith("-") && !command.dynamic[i + 1]);
+    if (name === "tee") written.push(...operands);
+    if (COPYING.has(name) && operands.length > 1) written.push(operands.at(-1) ?? "");
+  }
+  const relative = new Set<string>();
+  for (const path of written) {
+    const resolved = resolveInWorkspace(path, policy.root, policy.fs);
+    if (resolved.inside) relative.add(resolved.relative);
+  }
+  return relative;
+}
+
 /**
  * run_shell: deny rules first (any command matching one denies the call),
  * then constructs that hide what runs (for the trusted preset only those that
@@ -73,6 +99,7 @@ export function shellCallDenial(text: string, policy: ShellPolicy): Verdict {
     root: policy.root,
     packageScripts: policy.packageScripts,
     fs: policy.fs,
+    writtenInCall: filesWritten(analysis.commands, policy),
   };
   const pattern = trusted ? undefined : patternDenial(analysis.patterns, ctx);
   if (pattern) return pattern;

@@ -32,6 +32,28 @@ describe("run_shell: sed and awk programs", () => {
     ["gawk -i src/run.awk '{print}' src/a.ts", "deny", "deny", "allow", "runs commands"],
     ["sed -f src/missing.sed src/a.ts", "deny", "deny", "allow", "cannot be read"],
     ["awk -f src src/a.ts", "deny", "deny", "allow", "cannot be read"],
+    // The file holds a harmless program now, but the same call rewrites it first.
+    [
+      "echo '1e id' > src/fix.sed; sed -f src/fix.sed src/a.ts",
+      "deny",
+      "deny",
+      "allow",
+      "written by this same command",
+    ],
+    [
+      "echo 1e id | tee src/fix.sed && sed -f src/fix.sed src/a.ts",
+      "deny",
+      "deny",
+      "allow",
+      "same command",
+    ],
+    [
+      "cp src/run.awk src/sum.awk; awk -f ./src/sum.awk src/a.ts",
+      "deny",
+      "deny",
+      "allow",
+      "same command",
+    ],
   ])("%s", (...row) => check(row));
 
   it.each<Row>([
