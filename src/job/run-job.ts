@@ -88,7 +88,7 @@ export interface RunJobOptions {
    * Which attempt of the job this run is, of how many, and the wait before
    * the next. Before the last one, a failure that may pass (GitHub 5xx or
    * rate limit, git server down, a broken connection) is not final: the
-   * comment says when it tries again and the outcome is "retry".
+   * comment says when it tries again and the outcome carries `retry`.
    */
   retry?: { attempt: number; of: number; delayMs: number } | undefined;
   /** Told the branch once the work is pushed, before it is published. */
