@@ -113,7 +113,8 @@ describe.each<[string, NetworkPolicy]>([
   });
 
   it("cannot read a global npmrc (registry tokens)", async () => {
-    const out = await inSandbox(`cat ${join(sys, "etc/npmrc")} /etc/npmrc 2>&1; true`, network);
+    const npmrcs = `${join(sys, "etc/npmrc")} /etc/npmrc /usr/etc/npmrc /usr/local/etc/npmrc`;
+    const out = await inSandbox(`cat ${npmrcs} 2>&1; true`, network);
     expect(out).not.toContain(NPM);
     expect(out).not.toMatch(/_authToken=\S/);
   });
