@@ -1,11 +1,12 @@
 import { homedir } from "node:os";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { secretFilesInEnv } from "../sandbox/secret-files.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import type { CliIo } from "./cli-io.js";
 
 /** The sandbox for this run, chosen once: bubblewrap, or unsandboxed with one warning line. */
 export async function cliSandbox(
-  io: Pick<CliIo, "env" | "stderr">,
+  io: Pick<CliIo, "env" | "stderr" | "cwd">,
   cacheDir: string,
 ): Promise<SandboxLauncher> {
   const choice = await chooseSandbox({
@@ -14,7 +15,12 @@ export async function cliSandbox(
     optOutName: "",
     path: io.env.PATH ?? "",
     home: io.env.HOME || homedir(),
-    hidden: [cacheDir],
+    // Key files the environment names (a Vertex service account, AWS
+    // credentials) stay out of reach even where they sit in a visible folder.
+    hidden: [
+      cacheDir,
+      ...secretFilesInEnv(io.env, { cwd: io.cwd, home: io.env.HOME || homedir() }),
+    ],
   });
   if (choice.warning) io.stderr.write(`${choice.warning}\n`);
   return choice.launcher;

@@ -141,7 +141,11 @@ export interface JobQueue {
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
-/** Exponential backoff for retries: 5 s, 20 s, 80 s, capped at 5 minutes. */
+/**
+ * Exponential backoff for retries: 5 s, 10 s, 20 s..., capped at 5 minutes.
+ * Doubling, as BullMQ's "exponential" backoff does, so the wait a tracking
+ * comment announces is the wait on either queue.
+ */
 export function retryDelayMs(attempt: number): number {
-  return Math.min(5_000 * 4 ** Math.max(0, attempt - 1), 300_000);
+  return Math.min(5_000 * 2 ** Math.max(0, attempt - 1), 300_000);
 }

@@ -56,8 +56,8 @@ describe("a job that meets GitHub failing past the client's own retries", () => 
     } as never);
     await h.idle();
 
-    // Three attempts: two retries (5 s, then 20 s), then the failure is final.
-    expect(delays).toEqual([5_000, 20_000]);
+    // Three attempts: two retries (5 s, then 10 s, as BullMQ doubles), then the failure is final.
+    expect(delays).toEqual([5_000, 10_000]);
     const notes = edits(h).filter((body) => body.includes("trying again"));
     expect(notes.some((body) => body.includes("(attempt 2 of 3)"))).toBe(true);
     expect(notes.some((body) => body.includes("(attempt 3 of 3)"))).toBe(true);
