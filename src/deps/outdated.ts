@@ -1,6 +1,12 @@
 import PQueue from "p-queue";
 import type { DepsConfig, UpdateType } from "./config.js";
-import { type DepEntry, type DepSection, lockedVersion, type NpmProject } from "./project.js";
+import {
+  DEP_SECTIONS,
+  type DepEntry,
+  type DepSection,
+  lockedVersion,
+  type NpmProject,
+} from "./project.js";
 import type { ProjectNode } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { Advisory, Packument, RegistryClient } from "./registry.js";
@@ -122,11 +128,19 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     ? listed.wanted.filter((w) => options.onlyNames?.has(w.entry.name))
     : listed.wanted;
 
+  // Peer ranges are npm's view of the whole tree: packages left out of the
+  // bumps (ignored, or of another dep_types section) still declare peers.
+  const everything = options.onlyNames
+    ? wanted
+    : listDependencies(project, { depTypes: [...DEP_SECTIONS], ignore: [] }).wanted;
   const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
   const names = [...new Set(wanted.map((w) => w.entry.name))];
+  const peerOnly = [...new Set(everything.map((w) => w.entry.name))].filter(
+    (name) => !names.includes(name),
+  );
   const packuments = new Map<string, Packument | Error>();
   await queue.addAll(
-    names.map((name) => async () => {
+    [...names, ...peerOnly].map((name) => async () => {
       packuments.set(
         name,
         await options.registry.packument(name, options.signal).catch((error: Error) => error),
@@ -143,7 +157,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     releaseAge: options.releaseAge,
   };
   const installed = new Map<string, string>();
-  for (const { entry, current } of wanted) {
+  for (const { entry, current } of everything) {
     if (entry.section !== "peerDependencies" && !installed.has(entry.name))
       installed.set(entry.name, current);
   }

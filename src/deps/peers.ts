@@ -18,10 +18,17 @@ export interface PeerCheck {
   skipped: SkippedDependency[];
 }
 
+/** A package the lockfile holds and the plan never moves, with the peers it declares. */
+export interface LockedPeers {
+  version: string;
+  peers: Readonly<Record<string, string>>;
+}
+
 export function checkPeers(
   updates: readonly Update[],
   installed: ReadonlyMap<string, string>,
   packuments: ReadonlyMap<string, Packument>,
+  locked: ReadonlyMap<string, LockedPeers> = new Map(),
 ): PeerCheck {
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
@@ -31,18 +38,29 @@ export function checkPeers(
       moved ? (moving.get(name)?.to ?? installed.get(name)) : installed.get(name);
     const drop = new Map<string, string>();
     const pairs: Array<[string, string]> = [];
-    for (const declarer of new Set([...installed.keys(), ...moving.keys()])) {
+    for (const declarer of new Set([...installed.keys(), ...moving.keys(), ...locked.keys()])) {
       const packument = packuments.get(declarer);
-      const after = version(declarer, true);
-      if (!packument || !after) continue;
-      for (const [peer, range] of peersOf(packument, after)) {
+      const fromLock = moving.has(declarer) ? undefined : locked.get(declarer);
+      const after = version(declarer, true) ?? fromLock?.version;
+      if (!after) continue;
+      const declared = packument
+        ? peersOf(packument, after)
+        : fromLock
+          ? Object.entries(fromLock.peers)
+          : [];
+      for (const [peer, range] of declared) {
         const peerAfter = version(peer, true);
         if (!peerAfter || !validRange(range)) continue;
         const declarerMoves = moving.has(declarer);
         const peerMoves = moving.has(peer);
         if (!declarerMoves && !peerMoves) continue;
         if (satisfies(peerAfter, range, { includePrerelease: true })) {
-          if (declarerMoves && peerMoves && needsBoth(packument, declarer, peer, installed, moving))
+          if (
+            packument &&
+            declarerMoves &&
+            peerMoves &&
+            needsBoth(packument, declarer, peer, installed, moving)
+          )
             pairs.push([declarer, peer]);
           continue;
         }

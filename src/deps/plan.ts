@@ -6,7 +6,7 @@ import { type NpmConfig, readNpmConfig } from "./npmrc.js";
 import { findUpdates, listDependencies, type SkippedDependency, type Update } from "./outdated.js";
 import { bunMessage } from "./package-manager.js";
 import { checkPeers } from "./peers.js";
-import { type NpmProject, readNpmProject } from "./project.js";
+import { lockedPeerDeclarers, type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNode, readProjectNode } from "./project-node.js";
 import {
   type Advisory,
@@ -142,7 +142,12 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         options.config,
         skipped,
       );
-  const peers = checkPeers([...security, ...regular], found.installed, found.packuments);
+  const peers = checkPeers(
+    [...security, ...regular],
+    found.installed,
+    found.packuments,
+    lockedPeerDeclarers(project.lockfile),
+  );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
   const plan: DepsPlan = {

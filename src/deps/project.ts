@@ -54,7 +54,15 @@ export interface NpmProject {
 
 export interface Lockfile {
   lockfileVersion?: number;
-  packages?: Record<string, { version?: string; resolved?: string; link?: boolean }>;
+  packages?: Record<
+    string,
+    {
+      version?: string;
+      resolved?: string;
+      link?: boolean;
+      peerDependencies?: Record<string, string>;
+    }
+  >;
   dependencies?: Record<string, { version?: string }>;
 }
 
@@ -206,4 +214,22 @@ export function lockedVersion(
     return undefined;
   }
   return lockfile.dependencies?.[name]?.version;
+}
+
+/**
+ * Packages npm's lockfile holds with the peers they declare (npm records
+ * them there), the transitive ones included: a bump that breaks one of
+ * their ranges breaks the tree as much as a direct dependency's would.
+ */
+export function lockedPeerDeclarers(
+  lockfile: Lockfile | undefined,
+): Map<string, { version: string; peers: Record<string, string> }> {
+  const out = new Map<string, { version: string; peers: Record<string, string> }>();
+  for (const [key, entry] of Object.entries(lockfile?.packages ?? {})) {
+    const at = key.lastIndexOf("node_modules/");
+    if (at < 0 || !entry.version || !entry.peerDependencies || entry.link) continue;
+    const name = key.slice(at + "node_modules/".length);
+    if (!out.has(name)) out.set(name, { version: entry.version, peers: entry.peerDependencies });
+  }
+  return out;
 }

@@ -164,6 +164,57 @@ describe("the plan", () => {
     });
   });
 
+  it("checks the peer ranges of packages it does not bump: ignored, of another section, or only in the lockfile", async () => {
+    const ts = packument("typescript", ["5.9.0", "7.0.0"]);
+    const lint = packument("typescript-eslint", ["8.0.0"]);
+    (lint.versions["8.0.0"] as { peerDependencies?: Record<string, string> }).peerDependencies = {
+      typescript: "<6.1.0",
+    };
+    const registry = memoryRegistry([ts, lint, packument("ts-api-utils", ["2.0.0"])]);
+    const refused = "5.9.0 -> 7.0.0 is outside the peer range";
+    const direct = {
+      "package.json": JSON.stringify({
+        name: "app",
+        dependencies: { typescript: "^5.9.0" },
+        devDependencies: { "typescript-eslint": "^8.0.0" },
+      }),
+      "package-lock.json": npmLock({ typescript: "5.9.0", "typescript-eslint": "8.0.0" }),
+    };
+    const reasons = (result: Awaited<ReturnType<typeof planOf>>) =>
+      result.plan.skipped.filter((s) => s.name === "typescript").map((s) => s.reason);
+    const ignored = await planOf(direct, registry, { ignore: ["typescript-eslint"] });
+    expect(summary(ignored.plan.groups)).toEqual([]);
+    expect(reasons(ignored)).toEqual([
+      `${refused} "<6.1.0" that typescript-eslint 8.0.0 declares (npm would override it with a warning)`,
+    ]);
+    const runtimeOnly = await planOf(direct, registry, { dep_types: ["dependencies"] });
+    expect(summary(runtimeOnly.plan.groups)).toEqual([]);
+    expect(reasons(runtimeOnly)[0]).toContain(refused);
+
+    // ts-api-utils is not in package.json: npm's lockfile records its peers.
+    const transitive = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "app", dependencies: { typescript: "^5.9.0" } }),
+        "package-lock.json": JSON.stringify({
+          lockfileVersion: 3,
+          packages: {
+            "": {},
+            "node_modules/typescript": { version: "5.9.0" },
+            "node_modules/ts-api-utils": {
+              version: "2.0.0",
+              peerDependencies: { typescript: ">=4.8.4 <6" },
+            },
+          },
+        }),
+      },
+      registry,
+    );
+    expect(summary(transitive.plan.groups)).toEqual([]);
+    expect(reasons(transitive)).toEqual([
+      `${refused} ">=4.8.4 <6" that ts-api-utils 2.0.0 declares (npm would override it with a warning)`,
+    ]);
+  });
+
   it("covers only the dependency types deps.dep_types names", async () => {
     const files = {
       "package.json": JSON.stringify({
