@@ -19,7 +19,7 @@ import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import { type AttemptContext, type AttemptOutcome, attemptUpdates } from "./attempt.js";
-import { isolateCulprits } from "./bisect.js";
+import { type BisectResult, isolateCulprits } from "./bisect.js";
 import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
 import { bumpCommitText, commitGroup } from "./group-commits.js";
 import type { DepsGroupResult } from "./group-result.js";
@@ -174,6 +174,7 @@ export async function runDepsGroup(
     // request, and the agent's fixes in another, so a reviewer can merge
     // the safe part without reading code changes.
     // (Not after a refused version: the two parts would not carry it to the report.)
+    let probe: BisectResult<Update> | undefined;
     if (
       !final.passed &&
       all.length > 1 &&
@@ -181,7 +182,7 @@ export async function runDepsGroup(
       !group.security &&
       result.leftOut.length === 0
     ) {
-      const probe = await isolateCulprits({
+      probe = await isolateCulprits({
         items: all,
         knownFailing: true,
         maxChecks: ctx.maxBisectChecks,
@@ -257,20 +258,23 @@ export async function runDepsGroup(
       if (!final.passed) {
         const stillFailing = final.failure;
         const agentFiles = keptFiles;
+        // Unchanged by the agent, the tree is the one the probe bisected: same answer.
         const bisect =
-          all.length > 1
-            ? await isolateCulprits({
-                items: all,
-                knownFailing: true,
-                maxChecks: ctx.maxBisectChecks,
-                passes: async (subset) => {
-                  ctx.onStep(
-                    `Bisecting: trying ${subset.map((u) => u.name).join(", ") || "no updates"}`,
-                  );
-                  return (await attempt(subset, agentFiles)).passed;
-                },
-              })
-            : { kept: [], culprits: [...all], settled: true };
+          kept.length === 0 && probe
+            ? probe
+            : all.length > 1
+              ? await isolateCulprits({
+                  items: all,
+                  knownFailing: true,
+                  maxChecks: ctx.maxBisectChecks,
+                  passes: async (subset) => {
+                    ctx.onStep(
+                      `Bisecting: trying ${subset.map((u) => u.name).join(", ") || "no updates"}`,
+                    );
+                    return (await attempt(subset, agentFiles)).passed;
+                  },
+                })
+              : { kept: [], culprits: [...all], settled: true };
         result.leftOut = bisect.culprits.map((update) => ({ update, failure: stillFailing }));
         if (!bisect.settled)
           result.leftOut.push(...bisect.kept.map((update) => ({ update, failure: undefined })));

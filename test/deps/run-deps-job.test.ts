@@ -395,6 +395,33 @@ describe("runDepsJob", () => {
     }
   }, 240_000);
 
+  it("does not bisect again when the agent changed nothing: the probe already did", async () => {
+    const pair = createBareRepo({ root, env, files, name: "pair" });
+    // fx-greet 2 and fx-broken 1.1.0 each fail alone: nothing passes as it is.
+    const pairConfig = config({
+      ignore: ["fx-util"],
+      groups: [
+        {
+          name: "pair",
+          patterns: ["fx-greet", "fx-broken"],
+          update_types: ["patch", "minor", "major"],
+        },
+      ],
+    });
+    const { result, model, progress } = await run(cannotFix, {
+      url: pair.url,
+      config: pairConfig,
+      groups: ["pair"],
+    });
+    expect(model.remaining).toBe(0);
+    const [group] = result.groups;
+    expect(group?.status).toBe("failed");
+    expect(group?.agent?.files).toEqual([]);
+    expect(group?.leftOut.map((l) => l.update.name).sort()).toEqual(["fx-broken", "fx-greet"]);
+    expect(progress.some((p) => p.startsWith("Finding what passes as it is"))).toBe(true);
+    expect(progress.filter((p) => p.startsWith("Bisecting"))).toEqual([]);
+  }, 240_000);
+
   it("changes nothing in a bun repository, and says why", async () => {
     const { "package-lock.json": _npmLock, ...rest } = files;
     const bun = createBareRepo({
