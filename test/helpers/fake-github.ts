@@ -16,6 +16,8 @@ export interface RecordedCall {
   body: Record<string, unknown>;
   /** The Authorization header, when the transport passed it on. */
   authorization?: string;
+  /** performance.now() when the request arrived. */
+  at: number;
 }
 
 interface Comment {
@@ -331,6 +333,7 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       query: parsed.searchParams,
       body,
       ...(authorization ? { authorization } : {}),
+      at: performance.now(),
     });
     const fault = faults.find((f) => f.left > 0 && f.method === method && f.path.test(path));
     if (!fault) return route(method, path, body, parsed.searchParams);
