@@ -1,6 +1,8 @@
+import { gte, satisfies } from "semver";
 import { readPnpmLock, readYarnLock } from "./lockfiles.js";
 import type { Update } from "./outdated.js";
 import { type Lockfile, lockedVersion } from "./project.js";
+import { updateType } from "./versions.js";
 
 /**
  * What the package manager actually locked, compared with what the plan
@@ -43,6 +45,28 @@ export function lockedMismatches(
 export function mismatchReason(mismatch: LockedMismatch): string {
   const { update, locked } = mismatch;
   return `the package manager locked ${update.name} ${locked}, not ${update.to} as planned (the newer version failed the plan's checks, such as the cooldown); left out rather than shipped under the wrong version`;
+}
+
+/**
+ * A security fix raises a range's floor to the lowest fixed version, and the
+ * tool then locks the newest the range allows (npm audit fix does the same).
+ * When that version is fixed too, it is the fix: the update is retold with
+ * it, so the pull request names what it ships. Anything else is refused.
+ */
+export function retargetedFix(mismatch: LockedMismatch): Update | undefined {
+  const { update, locked } = mismatch;
+  const advisories = update.advisories ?? [];
+  if (advisories.length === 0 || !gte(locked, update.to)) return undefined;
+  const affected = advisories.some((a) => {
+    try {
+      return satisfies(locked, a.vulnerable_versions, { includePrerelease: true });
+    } catch {
+      return true;
+    }
+  });
+  if (affected) return undefined;
+  const { publishedAt: _planned, ...rest } = update;
+  return { ...rest, to: locked, type: updateType(update.from, locked), passedOver: [] };
 }
 
 function lockReader(

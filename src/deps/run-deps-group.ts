@@ -24,6 +24,7 @@ import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
 import { bumpCommitText, commitGroup } from "./group-commits.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
+import { retargetedFix } from "./locked-check.js";
 import type { Update } from "./outdated.js";
 import { renderDepsPullRequestBody } from "./pr-body.js";
 import { labelPullRequest, labelsFor } from "./pull-labels.js";
@@ -158,12 +159,21 @@ export async function runDepsGroup(
     let final: AttemptOutcome = await attempt(all);
     // A version the plan did not choose is no breakage to fix: those updates
     // are left out with the reason, and the rest is tried on its own.
+    const retold = new Set<string>();
     while (final.mismatched && all.length > 0) {
-      const refused = new Set(final.mismatched.map((m) => m.update));
+      const refused = new Set<Update>();
+      const replaced = new Map<Update, Update>();
+      for (const mismatch of final.mismatched) {
+        const fix = retold.has(mismatch.update.name) ? undefined : retargetedFix(mismatch);
+        if (fix) {
+          replaced.set(mismatch.update, fix);
+          retold.add(fix.name);
+        } else refused.add(mismatch.update);
+      }
       const failure = final.failure;
       result.leftOut.push(...[...refused].map((update) => ({ update, failure })));
-      if (failure) result.firstFailure = failure;
-      all = all.filter((u) => !refused.has(u));
+      if (failure && refused.size > 0) result.firstFailure = failure;
+      all = all.filter((u) => !refused.has(u)).map((u) => replaced.get(u) ?? u);
       if (all.length > 0) final = await attempt(all);
     }
     let kept: NetChange[] = [];
