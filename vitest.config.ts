@@ -1,5 +1,4 @@
 import { defineConfig } from "vitest/config";
-import SlowFirstSequencer from "./test/slow-first-sequencer.js";
 
 export default defineConfig({
   test: {
@@ -12,6 +11,5 @@ export default defineConfig({
     // 3 workers 186 s, 4 workers 172 s.
     maxWorkers: 4,
     globalSetup: ["test/global-setup.ts"],
-    sequence: { sequencer: SlowFirstSequencer },
   },
 });
