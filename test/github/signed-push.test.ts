@@ -54,6 +54,20 @@ const commitAll = (message: string, author = "Ada <ada@example.com>") => {
   return git(work, ["rev-parse", "HEAD"], env);
 };
 
+/** pushSigned of the work clone's agent/x onto `onto`, a new branch unless told otherwise. */
+const push = (onto: string, more: { exists?: boolean; lease?: string } = {}) =>
+  pushSigned({
+    octokit,
+    repo,
+    dir: work,
+    env,
+    branch: "agent/x",
+    onto,
+    exists: more.exists ?? false,
+    ...(more.lease ? { lease: more.lease } : {}),
+    secrets: [],
+  });
+
 describe("pushSigned", () => {
   it("recreates every commit through the API: same trees, messages, authors; binary, modes, links, deletions", async () => {
     const big = randomBytes(2 * 1024 * 1024);
@@ -66,16 +80,7 @@ describe("pushSigned", () => {
     const second = commitAll("docs: more", "Bob <bob@example.com>");
     const onto = remote.sha("main") ?? "";
 
-    const pushed = await pushSigned({
-      octokit,
-      repo,
-      dir: work,
-      env,
-      branch: "agent/x",
-      onto,
-      exists: false,
-      secrets: [],
-    });
+    const pushed = await push(onto);
 
     expect(pushed.created.size).toBe(2);
     expect(remote.sha("agent/x")).toBe(pushed.sha);
@@ -105,19 +110,7 @@ describe("pushSigned", () => {
     const main = remote.sha("main") ?? "";
     remote.push({ branch: "agent/x", files: { "someone.txt": "else\n" } });
     const theirs = remote.sha("agent/x");
-    await expect(
-      pushSigned({
-        octokit,
-        repo,
-        dir: work,
-        env,
-        branch: "agent/x",
-        onto: main,
-        exists: true,
-        lease: main,
-        secrets: [],
-      }),
-    ).rejects.toThrow(/moved on GitHub/);
+    await expect(push(main, { exists: true, lease: main })).rejects.toThrow(/moved on GitHub/);
     expect(remote.sha("agent/x")).toBe(theirs);
   });
 
@@ -138,18 +131,7 @@ describe("pushSigned", () => {
       },
     ];
     createFakeGitHub({ ...repo, routes: [lossy, ...data.routes] }).mountNock();
-    await expect(
-      pushSigned({
-        octokit,
-        repo,
-        dir: work,
-        env,
-        branch: "agent/x",
-        onto: remote.sha("main") ?? "",
-        exists: false,
-        secrets: [],
-      }),
-    ).rejects.toThrow(`commit ${mine.slice(0, 7)}`);
+    await expect(push(remote.sha("main") ?? "")).rejects.toThrow(`commit ${mine.slice(0, 7)}`);
     expect(data.commits).toHaveLength(0);
     expect(remote.sha("agent/x")).toBeNull();
   });
@@ -157,18 +139,7 @@ describe("pushSigned", () => {
   it("pushes nothing that holds a secret", async () => {
     writeFileSync(join(work, "leak.txt"), "token ghs_0123456789abcdefghijklmnopqrstuvwxyzAB\n");
     commitAll("chore: leak");
-    await expect(
-      pushSigned({
-        octokit,
-        repo,
-        dir: work,
-        env,
-        branch: "agent/x",
-        onto: remote.sha("main") ?? "",
-        exists: false,
-        secrets: [],
-      }),
-    ).rejects.toBeInstanceOf(SecretInCommitError);
+    await expect(push(remote.sha("main") ?? "")).rejects.toBeInstanceOf(SecretInCommitError);
     expect(data.commits).toHaveLength(0);
     expect(remote.sha("agent/x")).toBeNull();
   });
