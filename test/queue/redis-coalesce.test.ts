@@ -1,8 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createRedisQueue } from "../../src/queue/redis-queue.js";
+import { describe, expect, it, vi } from "vitest";
 import type { JobHandler, JobQueue, SubmitResult } from "../../src/queue/types.js";
-import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import { job, manualHandler } from "./queue-fixtures.js";
+import { useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * Requests folded into a waiting job on a real redis-server: a folded
@@ -11,26 +10,9 @@ import { job, manualHandler } from "./queue-fixtures.js";
  * never left behind.
  */
 
-let redis: RedisServer;
-let queues: JobQueue[] = [];
+const redis = useRedisQueues();
+const open = redis.open.bind(redis);
 let names = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  queues = [];
-});
-afterAll(() => redis.stop());
-
-const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
-
-async function open(name: string): Promise<JobQueue> {
-  const queue = await createRedisQueue({ url: redis.url, name, ...FAST });
-  queues.push(queue);
-  return queue;
-}
 
 const idOf = (result: SubmitResult) => (result.status === "duplicate" ? "" : result.id);
 

@@ -1,11 +1,9 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createRedisQueue } from "../../src/queue/redis-queue.js";
-import type { JobQueue } from "../../src/queue/types.js";
-import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { describe, expect, it, vi } from "vitest";
 import { job, manualHandler } from "./queue-fixtures.js";
+import { useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * The distributed queue against a real redis-server: duplicates across
@@ -13,27 +11,9 @@ import { job, manualHandler } from "./queue-fixtures.js";
  * with SIGKILL mid-job, and a graceful stop.
  */
 
-let redis: RedisServer;
-let queues: JobQueue[] = [];
+const redis = useRedisQueues();
+const open = redis.open.bind(redis);
 let names = 0;
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  queues = [];
-});
-afterAll(() => redis.stop());
-
-// Short enough for quick tests, long enough that a loaded machine does not lose a live lock.
-const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
-
-async function open(name: string, extra: { maxAttempts?: number } = {}): Promise<JobQueue> {
-  const queue = await createRedisQueue({ url: redis.url, name, ...FAST, ...extra });
-  queues.push(queue);
-  return queue;
-}
 
 describe("the Redis (BullMQ) job queue", () => {
   it("refuses a delivery, or a comment, seen before, also from another process", async () => {
@@ -129,8 +109,7 @@ describe("the Redis (BullMQ) job queue", () => {
 
   it("gives up on a job that keeps failing, and reports it", async () => {
     const name = `q${++names}`;
-    const queue = await createRedisQueue({ url: redis.url, name, maxAttempts: 2, ...FAST });
-    queues.push(queue);
+    const queue = await open(name, { maxAttempts: 2 });
     const gaveUp: string[] = [];
     queue.startWorker(
       {

@@ -1,11 +1,10 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createRedisQueue, type RedisQueueOptions } from "../../src/queue/redis-queue.js";
-import type { JobQueue, JobRecord, JobResult } from "../../src/queue/types.js";
-import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { JobRecord, JobResult } from "../../src/queue/types.js";
 import { job, manualHandler } from "./queue-fixtures.js";
+import { useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * Runs that end badly on a real redis-server: a job whose worker is killed
@@ -13,31 +12,15 @@ import { job, manualHandler } from "./queue-fixtures.js";
  * lost its job to another worker cannot free the issue under the new run.
  */
 
-let redis: RedisServer;
+const redis = useRedisQueues();
+const open = redis.open.bind(redis);
 let raw: Redis;
-let queues: JobQueue[] = [];
 let names = 0;
 
-beforeAll(async () => {
-  redis = await startRedis();
+beforeAll(() => {
   raw = new Redis(redis.url);
 });
-afterEach(async () => {
-  await Promise.all(queues.map((q) => q.close()));
-  queues = [];
-});
-afterAll(async () => {
-  raw.disconnect();
-  await redis.stop();
-});
-
-const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
-
-async function open(name: string, extra: Partial<RedisQueueOptions> = {}): Promise<JobQueue> {
-  const queue = await createRedisQueue({ url: redis.url, name, ...FAST, ...extra });
-  queues.push(queue);
-  return queue;
-}
+afterAll(() => raw.disconnect());
 
 /** A worker in its own process takes the job and is killed with SIGKILL mid-run. */
 async function killWorkerMidJob(name: string, maxAttempts: number): Promise<void> {

@@ -1,0 +1,35 @@
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { createRedisQueue, type RedisQueueOptions } from "../../src/queue/redis-queue.js";
+import type { JobQueue } from "../../src/queue/types.js";
+import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+
+// Short enough for quick tests, long enough that a loaded machine does not lose a live lock.
+const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
+
+/**
+ * A real redis-server for the file's tests (started once, on a free loopback
+ * port) and queues on it with fast locks, each closed after its test.
+ */
+export function useRedisQueues() {
+  let server: RedisServer | undefined;
+  let queues: JobQueue[] = [];
+  beforeAll(async () => {
+    server = await startRedis();
+  });
+  afterEach(async () => {
+    await Promise.all(queues.map((q) => q.close()));
+    queues = [];
+  });
+  afterAll(() => server?.stop());
+  return {
+    get url(): string {
+      if (!server) throw new Error("redis-server is not started yet (use it inside a test)");
+      return server.url;
+    },
+    async open(name: string, extra: Partial<RedisQueueOptions> = {}): Promise<JobQueue> {
+      const queue = await createRedisQueue({ url: this.url, name, ...FAST, ...extra });
+      queues.push(queue);
+      return queue;
+    },
+  };
+}
