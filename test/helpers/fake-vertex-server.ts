@@ -87,21 +87,27 @@ export async function startFakeVertex(
   return {
     ...server,
     tokenRequests: () => tokens,
-    async writeCredentials(dir) {
-      const file = join(dir, "vertex-credentials.json");
-      await writeFile(
-        file,
-        JSON.stringify({
-          type: "external_account_authorized_user",
-          audience: "//iam.googleapis.com/locations/global/workforcePools/fake/providers/fake",
-          client_id: "fake-client",
-          client_secret: "fake-secret",
-          refresh_token: "fake-refresh-token",
-          token_url: `${server.url}/token`,
-          token_info_url: `${server.url}/tokeninfo`,
-        }),
-      );
-      return file;
-    },
+    writeCredentials: (dir) => writeVertexCredentials(dir, server.url),
   };
+}
+
+/**
+ * Google credentials whose token exchange goes to `baseUrl` (an external
+ * account with a refresh token: no key to sign, one POST for a token).
+ */
+export async function writeVertexCredentials(dir: string, baseUrl: string): Promise<string> {
+  const file = join(dir, "vertex-credentials.json");
+  await writeFile(
+    file,
+    JSON.stringify({
+      type: "external_account_authorized_user",
+      audience: "//iam.googleapis.com/locations/global/workforcePools/fake/providers/fake",
+      client_id: "fake-client",
+      client_secret: "fake-secret",
+      refresh_token: "fake-refresh-token",
+      token_url: `${baseUrl}/token`,
+      token_info_url: `${baseUrl}/tokeninfo`,
+    }),
+  );
+  return file;
 }

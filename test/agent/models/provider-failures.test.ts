@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -14,7 +14,7 @@ import {
   startFakeOpenAi,
   startRecordingServer,
 } from "../../helpers/fake-openai-server.js";
-import { startFakeVertex } from "../../helpers/fake-vertex-server.js";
+import { startFakeVertex, writeVertexCredentials } from "../../helpers/fake-vertex-server.js";
 import { cut, httpError, overloaded, reply, text } from "../../helpers/model-script.js";
 
 /**
@@ -232,19 +232,7 @@ async function silentModel(name: "bedrock" | "vertex", onRequest: () => void): P
   }
   const dir = await mkdtemp(join(tmpdir(), "vertex-"));
   dirs.push(dir);
-  const file = join(dir, "credentials.json");
-  await writeFile(
-    file,
-    JSON.stringify({
-      type: "external_account_authorized_user",
-      audience: "//iam.googleapis.com/locations/global/workforcePools/fake/providers/fake",
-      client_id: "fake-client",
-      client_secret: "fake-secret",
-      refresh_token: "fake-refresh-token",
-      token_url: `${server.url}/token`,
-      token_info_url: `${server.url}/tokeninfo`,
-    }),
-  );
+  const file = await writeVertexCredentials(dir, server.url);
   vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", file);
   return createModelFactory({
     CLOUD_ML_REGION: VERTEX.region,
