@@ -1,23 +1,16 @@
-import { rename, rm } from "node:fs/promises";
-import { join } from "node:path";
 import type { AgentEventListener } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
 import type { AgentLimits } from "../agent/loop.js";
 import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
-import { runAgentSession } from "../agent/session.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
-import { captureWorkspaceTree } from "../git/exact-tree.js";
-import { treeChanges } from "../git/tree-guard.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { openOrUpdatePullRequest } from "../github/pulls.js";
 import { openJobRoom } from "../job/job-room.js";
-import { pushWork } from "../job/push-work.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { secretsInEnv } from "../secrets/patterns.js";
+import { runAgentFix } from "./agent-fix.js";
 import { type AttemptContext, type AttemptOutcome, attemptUpdates } from "./attempt.js";
 import { type BisectResult, isolateCulprits } from "./bisect.js";
 import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
@@ -26,11 +19,9 @@ import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
 import { retargetedFix } from "./locked-check.js";
 import type { Update } from "./outdated.js";
-import { renderDepsPullRequestBody } from "./pr-body.js";
-import { labelPullRequest, labelsFor } from "./pull-labels.js";
-import { buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
-import { gatherUpstream, renderUpstream, type UpstreamSource } from "./upstream.js";
-import { TOOL_CACHE, type WarmInstall } from "./warm-install.js";
+import { publishGroup } from "./publish-group.js";
+import type { UpstreamSource } from "./upstream.js";
+import type { WarmInstall } from "./warm-install.js";
 
 /**
  * One group, one branch, one pull request: apply the bump, install and
@@ -215,43 +206,15 @@ export async function runDepsGroup(
     if (!final.passed && final.failure && all.length > 0) {
       result.firstFailure = final.failure;
       ctx.onStep("Running the agent on the breakage");
-      // The tool's cache holds registry responses: the agent never sees it.
-      const upstream = await upstreamFor(ctx, all);
-      const hidden = await hideFolder(dir, TOOL_CACHE);
-      let startTree: ReturnType<typeof captureWorkspaceTree>;
-      let session: Awaited<ReturnType<typeof runAgentSession>>;
-      let endTree: Awaited<ReturnType<typeof captureWorkspaceTree>>;
-      try {
-        startTree = captureWorkspaceTree(dir, ctx.gitEnv);
-        session = await runAgentSession({
-          root: dir,
-          task: buildDepsFixTask({ updates: all, failure: final.failure, upstream }),
-          model: ctx.model(),
-          policy: ctx.policy,
-          limits: ctx.limits,
-          envSource: ctx.envSource,
-          clock: ctx.clock,
-          signal: ctx.signal,
-          onEvent: ctx.onEvent,
-          sandbox: sandboxes.agent,
-          extraRules: DEPS_FIX_RULES,
-          beforeTools: startTree,
-        });
-        endTree = await captureWorkspaceTree(dir, ctx.gitEnv);
-      } finally {
-        await hidden.restore();
-      }
-      // The retries below reset the tree and apply the agent's work again,
-      // so that work is taken from the workspace itself, not the records.
-      const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
-      kept = (await treeChanges(dir, ctx.gitEnv, await startTree, endTree)).filter((c) =>
-        isKept(c.path),
-      );
-      const drift = changedPathsDiffer(
-        kept,
-        session.history.netChanges().filter((c) => isKept(c.path)),
-      );
-      if (drift.length > 0) result.drift = drift;
+      const fix = await runAgentFix(ctx, {
+        dir,
+        sandbox: sandboxes.agent,
+        updates: all,
+        failure: final.failure,
+      });
+      const { session } = fix;
+      kept = fix.kept;
+      if (fix.drift.length > 0) result.drift = fix.drift;
       keptFiles = new Map(kept.map((c) => [c.path, c.after]));
       // Nothing changed: installing and checking again would only repeat the failure.
       if (kept.length > 0) {
@@ -319,48 +282,7 @@ export async function runDepsGroup(
     });
     if (!ctx.push) return finish();
 
-    ctx.onStep(`Pushing ${branch}`);
-    const pushed = await pushWork({
-      workspace,
-      branchPrefix: `${ctx.branchPrefix}deps/`,
-      defaultBranch: ctx.defaultBranch,
-      env: ctx.gitEnv,
-      secrets: secretsInEnv(ctx.envSource),
-      token: ctx.token,
-    });
-    if (!pushed.push) {
-      // Not on the group's branch: where the work went instead, for the report.
-      const where = pushed.fallbackBranch
-        ? `; the commits are on \`${pushed.fallbackBranch}\``
-        : pushed.patch
-          ? "; no branch took the commits"
-          : "";
-      result.status = "error";
-      result.error = {
-        stage: "publish",
-        message: `${pushed.error?.message ?? "push failed"}${where}`,
-      };
-      return finish();
-    }
-    result.push = pushed.push;
-    if (ctx.octokit) {
-      const shipped = { ...group, updates: result.applied };
-      result.pullRequest = await openOrUpdatePullRequest(ctx.octokit, {
-        owner: ctx.owner,
-        repo: ctx.repo,
-        head: branch,
-        base: ctx.baseBranch,
-        title: groupTitle(shipped),
-        body: renderDepsPullRequestBody({ ...result, group: shipped }, { now: ctx.clock.now() }),
-        draft: false,
-      });
-      const problem = await labelPullRequest(
-        ctx.octokit,
-        { owner: ctx.owner, repo: ctx.repo, number: result.pullRequest.number },
-        labelsFor(group, ctx.labels),
-      );
-      if (problem) result.warnings = [problem];
-    }
+    await publishGroup(ctx, workspace, result);
     return finish();
   } catch (error) {
     result.status = "error";
@@ -375,55 +297,4 @@ export async function runDepsGroup(
     await ctx.warm?.save(dir).catch(() => undefined);
     await opened.room.close();
   }
-}
-
-/** The upstream changes of the group's packages, majors first, for the agent; never fails the group. */
-async function upstreamFor(ctx: GroupRunContext, updates: readonly Update[]): Promise<string> {
-  const source = ctx.upstream;
-  if (!source) return "";
-  ctx.onStep("Reading what changed upstream");
-  const order = { major: 0, minor: 1, patch: 2 } as const;
-  const picked = [...updates].sort((a, b) => order[a.type] - order[b.type]).slice(0, 6);
-  const changes = await Promise.all(
-    picked.map((u) => gatherUpstream(source, u, ctx.signal).catch(() => undefined)),
-  );
-  return renderUpstream(changes.filter((c) => c !== undefined));
-}
-
-/** Moves a folder of the workspace beside it (outside every sandbox) until `restore`. */
-async function hideFolder(dir: string, folder: string): Promise<{ restore(): Promise<void> }> {
-  const inside = join(dir, folder);
-  const aside = `${dir}.${folder.replace(/^\./, "")}`;
-  const moved = await rename(inside, aside).then(
-    () => true,
-    () => false,
-  );
-  return {
-    restore: async () => {
-      if (!moved) return;
-      await rm(inside, { recursive: true, force: true });
-      await rename(aside, inside);
-    },
-  };
-}
-
-/** Paths where the recorded changes and the workspace's disagree. */
-function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): string[] {
-  const seen = new Map(recorded.map((c) => [c.path, c.after]));
-  const paths = new Set([...workspace.map((c) => c.path), ...seen.keys()]);
-  const actual = new Map(workspace.map((c) => [c.path, c.after]));
-  return [...paths]
-    .filter((path) => {
-      const a = actual.get(path);
-      const b = seen.get(path);
-      if (a === undefined || b === undefined) return true;
-      return a === null || b === null ? a !== b : !a.equals(b);
-    })
-    .sort();
-}
-
-/** The lockfile is always the tool's to write, and installed packages and its cache are never the repository's. */
-function isKeptPath(path: string, lockfilePath: string | undefined): boolean {
-  const parts = path.split("/");
-  return path !== lockfilePath && !parts.includes("node_modules") && parts[0] !== TOOL_CACHE;
 }

@@ -1,0 +1,62 @@
+import { openOrUpdatePullRequest } from "../github/pulls.js";
+import { type PushWorkOptions, pushWork } from "../job/push-work.js";
+import { secretsInEnv } from "../secrets/patterns.js";
+import type { DepsGroupResult } from "./group-result.js";
+import { groupTitle } from "./groups.js";
+import { renderDepsPullRequestBody } from "./pr-body.js";
+import { labelPullRequest, labelsFor } from "./pull-labels.js";
+import type { GroupRunContext } from "./run-deps-group.js";
+
+/**
+ * Pushes a committed group's branch and opens or updates its pull request,
+ * labelled; fills in the group's report (`push`, `pullRequest`, `warnings`,
+ * or the error and where the commits went instead).
+ */
+export async function publishGroup(
+  ctx: GroupRunContext,
+  workspace: PushWorkOptions["workspace"],
+  result: DepsGroupResult,
+): Promise<void> {
+  const { group, branch } = result;
+  ctx.onStep(`Pushing ${branch}`);
+  const pushed = await pushWork({
+    workspace,
+    branchPrefix: `${ctx.branchPrefix}deps/`,
+    defaultBranch: ctx.defaultBranch,
+    env: ctx.gitEnv,
+    secrets: secretsInEnv(ctx.envSource),
+    token: ctx.token,
+  });
+  if (!pushed.push) {
+    // Not on the group's branch: where the work went instead, for the report.
+    const where = pushed.fallbackBranch
+      ? `; the commits are on \`${pushed.fallbackBranch}\``
+      : pushed.patch
+        ? "; no branch took the commits"
+        : "";
+    result.status = "error";
+    result.error = {
+      stage: "publish",
+      message: `${pushed.error?.message ?? "push failed"}${where}`,
+    };
+    return;
+  }
+  result.push = pushed.push;
+  if (!ctx.octokit) return;
+  const shipped = { ...group, updates: result.applied };
+  result.pullRequest = await openOrUpdatePullRequest(ctx.octokit, {
+    owner: ctx.owner,
+    repo: ctx.repo,
+    head: branch,
+    base: ctx.baseBranch,
+    title: groupTitle(shipped),
+    body: renderDepsPullRequestBody({ ...result, group: shipped }, { now: ctx.clock.now() }),
+    draft: false,
+  });
+  const problem = await labelPullRequest(
+    ctx.octokit,
+    { owner: ctx.owner, repo: ctx.repo, number: result.pullRequest.number },
+    labelsFor(group, ctx.labels),
+  );
+  if (problem) result.warnings = [problem];
+}
