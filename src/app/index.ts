@@ -17,6 +17,7 @@ import { createTriggerGate } from "../service/trigger-gate.js";
 import { startWorkerService, workerDeps } from "../service/worker-service.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
+import { createParsedDeliveries } from "./parsed-deliveries.js";
 
 export const TRIGGER_EVENTS = [
   "issue_comment.created",
@@ -47,8 +48,6 @@ export interface AppSettings {
 
 const SCHEDULER_TICK_MS = 60_000;
 const STORE_TIMEOUT_MS = 8_000;
-/** Parsed deliveries waiting for their handler; more only if the middleware dropped some. */
-const PARSED_KEPT = 1_000;
 
 function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -123,20 +122,16 @@ export function createApp(settings: AppSettings) {
     }
 
     const gate = createTriggerGate({ botLogin: deps.botLogin, clock });
-    // The guard in front of the middleware parses every signed delivery; the
-    // handler takes its result instead of parsing the same payload again.
-    const parsed = new Map<string, ReturnType<typeof parseTrigger>>();
-    guardMalformedPayloads(probot, (event, payload, delivery) => {
-      if (event === "push") return parseBaseMoved(payload, delivery);
-      const request = parseTrigger(event, payload, delivery);
-      parsed.set(delivery, request);
-      if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value as string);
-      return request;
-    });
+    const parsed = createParsedDeliveries();
+    guardMalformedPayloads(probot, (event, payload, delivery) =>
+      event === "push"
+        ? parsed.keep(delivery, parseBaseMoved(payload, delivery))
+        : parsed.keep(delivery, parseTrigger(event, payload, delivery)),
+    );
     probot.on([...TRIGGER_EVENTS], async (context) => {
-      const request =
-        parsed.get(context.id) ?? parseTrigger(context.name, context.payload, context.id);
-      parsed.delete(context.id);
+      const request = parsed.take(context.id, () =>
+        parseTrigger(context.name, context.payload, context.id),
+      );
       if (!request) return;
       // Sent to the App itself (a test delivery, say), not for an installation: nothing to act as.
       if (request.installationId === undefined) {
@@ -180,7 +175,7 @@ export function createApp(settings: AppSettings) {
     probot.on("push", async (context) => {
       let moved: ReturnType<typeof parseBaseMoved>;
       try {
-        moved = parseBaseMoved(context.payload, context.id);
+        moved = parsed.take(context.id, () => parseBaseMoved(context.payload, context.id));
       } catch (error) {
         log.warn({ err: error, delivery: context.id }, "unreadable push payload");
         return;
