@@ -23,6 +23,7 @@ import { reply } from "../helpers/model-script.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 import {
   eventually,
+  killProcess,
   postWebhook,
   type ServiceProcess,
   startAppProcess,
@@ -133,12 +134,7 @@ const wipRefs = (w: World) =>
 const comments = (w: World) => (w.github.comments.get(7) ?? []).map((c) => c.body);
 
 function track<P extends ServiceProcess>(p: P): P {
-  cleanups.push(async () => {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill("SIGKILL");
-      await p.exited;
-    }
-  });
+  cleanups.push(() => killProcess(p));
   return p;
 }
 

@@ -14,7 +14,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropi
 import { createFakeGitHub } from "../helpers/fake-github.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
-import { eventually, startAppProcess } from "../helpers/service-process.js";
+import { eventually, killProcess, startAppProcess } from "../helpers/service-process.js";
 
 const TOKEN = "ghs_e2etoken0123456789abcdefghijklmnopq";
 const SECRET = "webhook-secret-for-tests";
@@ -70,7 +70,8 @@ describe("the App as a process (npm start), end to end", () => {
       },
       tmp.path,
     );
-    cleanups.push(() => app.child.kill("SIGTERM"));
+    // Killed and waited for: a SIGTERM left it shutting down for a minute after the test.
+    cleanups.push(() => killProcess(app));
     const port = app.port;
 
     const payload = aim(

@@ -45,6 +45,13 @@ export interface ServiceProcess {
   exited: Promise<number | string>;
 }
 
+/** Ends a test's process for good and waits until it has exited, so none outlives its test. */
+export async function killProcess(p: ServiceProcess): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill("SIGKILL");
+  await p.exited;
+}
+
 function start(args: string[], env: Record<string, string>, cwd: string): ServiceProcess {
   const child = spawn(process.execPath, ["--import", TSX, ...args], {
     cwd,
