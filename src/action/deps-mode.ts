@@ -7,7 +7,7 @@ import type { GitHubClient } from "../github/octokit.js";
 import { repositorySchema } from "../requests/payload.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
-import { type ActionResult, failed, skipped } from "./result.js";
+import { type ActionResult, failed } from "./result.js";
 
 export interface DepsModeDeps {
   octokit: GitHubClient;
@@ -70,7 +70,6 @@ export async function runDepsMode(
   );
   const summary = renderDepsJobSummary(result);
   deps.info(summary);
-  if (result.status === "unsupported") return skipped(result.message ?? "not an npm project");
   if (result.status !== "done") return failed(result.message ?? "the dependency run failed");
   const pulls = result.groups.flatMap((g) => (g.pullRequest ? [g.pullRequest] : []));
   const broken = result.groups.some((g) => g.error !== undefined);

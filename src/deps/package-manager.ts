@@ -1,3 +1,5 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 
 /**
@@ -5,9 +7,10 @@ import { readWorkspaceText } from "../sandbox/host-files.js";
  * (which corepack honours) and its lockfile, and the commands the bump job
  * runs with it. The project's own tool writes its own lockfile: pnpm and
  * yarn (classic and berry) are run through corepack by default, so the
- * version the project pins is the one used; `tools` replaces that command
- * (a test's local binaries, an operator's installed ones). bun is detected
- * and refused: it is not on the machines this runs on.
+ * version the project pins is the one used; corepack does not manage bun,
+ * so bun is the one on the PATH (the Docker image installs it in
+ * /usr/local/bin). `tools` replaces these commands (a test's local
+ * binaries, an operator's installed ones).
  */
 
 export type ManagerName = "npm" | "pnpm" | "yarn-classic" | "yarn-berry" | "bun";
@@ -23,12 +26,13 @@ export interface PackageManager {
 }
 
 /** How to start each tool; a command prefix, run by the shell in the sandbox. */
-export type ManagerTools = Partial<Record<"pnpm" | "yarn-classic" | "yarn-berry", string>>;
+export type ManagerTools = Partial<Record<"pnpm" | "yarn-classic" | "yarn-berry" | "bun", string>>;
 
 const DEFAULT_TOOLS: Required<ManagerTools> = {
   pnpm: "corepack pnpm",
   "yarn-classic": "corepack yarn",
   "yarn-berry": "corepack yarn",
+  bun: "bun",
 };
 
 const LOCKFILES: Array<[string, ManagerName]> = [
@@ -80,8 +84,46 @@ export async function detectPackageManager(
   return { name, lockfile: first.file, evidence: first.file };
 }
 
-export function bunMessage(manager: PackageManager): string {
-  return `this repository uses bun (${manager.evidence}); bun is not installed where patchwright runs, so its lockfile cannot be updated by bun itself and nothing was changed`;
+/**
+ * Why the project's tool cannot be started, before any group is tried: a
+ * missing binary would otherwise fail every group's lockfile step with the
+ * shell's "not found", and the agent would be asked to fix it. npm comes
+ * with the Node that runs us.
+ */
+export function missingTool(
+  manager: PackageManager,
+  tools: ManagerTools = {},
+  path = "",
+): string | undefined {
+  if (manager.name === "npm") return undefined;
+  const command = tools[manager.name] ?? DEFAULT_TOOLS[manager.name];
+  const program = command.trim().split(/\s+/)[0] ?? command;
+  if (findProgram(program, path)) return undefined;
+  const where = program.includes("/")
+    ? `${program} does not exist or is not executable`
+    : `${program} is not on the PATH (${path || "empty"})`;
+  const fix =
+    manager.name === "bun"
+      ? "install bun where patchwright runs (the Docker image has it; in GitHub Actions, add oven-sh/setup-bun before patchwright)"
+      : "install corepack (Node 25 and later no longer ship it: npm install -g corepack)";
+  return `this repository uses ${manager.name} (${manager.evidence}), but ${where}; ${fix}. Nothing was changed.`;
+}
+
+function findProgram(program: string, path: string): boolean {
+  const candidates = program.includes("/")
+    ? [program]
+    : path
+        .split(delimiter)
+        .filter((dir) => isAbsolute(dir))
+        .map((dir) => join(dir, program));
+  return candidates.some((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 export interface ManagerCommands {
@@ -91,7 +133,7 @@ export interface ManagerCommands {
   install: string;
   /** An install into a tree an earlier try or group left. */
   reinstall: string;
-  /** `npm test`, `pnpm test`, `yarn test`. */
+  /** `npm test`, `pnpm test`, `yarn test`, `bun run test`. */
   test: string;
   /** The environment that points the tool at the registry patchwright resolved. */
   registryEnv(registry: string): Record<string, string>;
@@ -100,12 +142,17 @@ export interface ManagerCommands {
 }
 
 /**
- * The cutoff as an age in whole minutes, for the tools that take an age
- * rather than a date. They compare it with their own clock, so the real one
- * is used here; rounding up keeps the cutoff at least as strict.
+ * The cutoff as an age in whole minutes (pnpm, yarn) or seconds (bun), for
+ * the tools that take an age rather than a date. They compare it with their
+ * own clock, so the real one is used here; rounding up keeps the cutoff at
+ * least as strict.
  */
 function ageMinutes(before: Date): number {
   return Math.max(1, Math.ceil((Date.now() - before.getTime()) / 60_000));
+}
+
+function ageSeconds(before: Date): number {
+  return Math.max(1, Math.ceil((Date.now() - before.getTime()) / 1000));
 }
 
 export function managerCommands(
@@ -160,6 +207,25 @@ export function managerCommands(
         YARN_ENABLE_GLOBAL_CACHE: "false",
       }),
       cacheEnv: (dir) => ({ YARN_CACHE_FOLDER: dir }),
+    };
+  }
+  if (manager.name === "bun") {
+    const bun = tools.bun ?? DEFAULT_TOOLS.bun;
+    return {
+      // minimumReleaseAge (bun 1.3+), in seconds; the flag outranks bunfig.toml.
+      lockfile: (before) =>
+        `${bun} install --lockfile-only --ignore-scripts --no-progress${before ? ` --minimum-release-age=${ageSeconds(before)}` : ""}`,
+      install: hasLock
+        ? `${bun} install --frozen-lockfile --no-progress`
+        : `${bun} install --no-progress`,
+      reinstall: hasLock
+        ? `${bun} install --frozen-lockfile --prefer-offline --no-progress`
+        : `${bun} install --prefer-offline --no-progress`,
+      // package.json's "test" script, as the other tools run it; `bun test` is bun's own runner.
+      test: `${bun} run test`,
+      // bun reads the project's .npmrc too (scoped registries, tokens); these set the default one.
+      registryEnv: (registry) => ({ BUN_CONFIG_REGISTRY: registry, NPM_CONFIG_REGISTRY: registry }),
+      cacheEnv: (dir) => ({ BUN_INSTALL_CACHE_DIR: dir }),
     };
   }
   // --prefer-offline: packuments an earlier group fetched in this job are fresh enough.

@@ -4,7 +4,6 @@ import type { DepsConfig } from "./config.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
 import { type NpmConfig, readNpmConfig } from "./npmrc.js";
 import { findUpdates, listDependencies, type SkippedDependency, type Update } from "./outdated.js";
-import { bunMessage } from "./package-manager.js";
 import { checkPeers } from "./peers.js";
 import { lockedPeerDeclarers, type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNode, readProjectNode } from "./project-node.js";
@@ -27,9 +26,7 @@ export interface DepsPlan {
   upToDate: number;
   /** Dependencies between the workspace's own packages (left to npm). */
   internal: number;
-  /** Set when the project uses bun: the plan is informational only. */
-  warning?: string;
-  /** The package manager that writes the lockfile: npm, pnpm, yarn-classic, yarn-berry. */
+  /** The package manager that writes the lockfile: npm, pnpm, yarn-classic, yarn-berry, bun. */
   manager: string;
   /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
   maxOpenPrs: number;
@@ -170,7 +167,6 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     node,
     ...(releaseAge ? { releaseAge } : {}),
   };
-  if (project.manager.name === "bun") plan.warning = bunMessage(project.manager);
   return { plan, project, npm, registry };
 }
 

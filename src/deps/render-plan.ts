@@ -17,7 +17,6 @@ export function renderDepsPlan(
       ? "No updates to propose."
       : `${count} update${count === 1 ? "" : "s"} in ${plan.groups.length} pull request${plan.groups.length === 1 ? "" : "s"}:`,
   );
-  if (plan.warning) lines.unshift(`Warning: ${plan.warning}.`);
   for (const [index, group] of plan.groups.entries()) {
     // Counting from none open: on GitHub, pull requests already open take places too.
     const waits =

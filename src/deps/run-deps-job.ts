@@ -21,7 +21,7 @@ import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
 import type { Update } from "./outdated.js";
-import { bunMessage, type ManagerTools, managerCommands } from "./package-manager.js";
+import { type ManagerTools, managerCommands, missingTool } from "./package-manager.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
 import { githubReleases } from "./releases.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
@@ -46,7 +46,7 @@ export interface DepsJobDeps {
   createModel: (modelId: string, settings?: ModelSettings) => Model;
   /** Groups run side by side (default 2); 1 runs them one after another. */
   groupConcurrency?: number | undefined;
-  /** How to start pnpm and yarn (default: corepack, which honours the project's pinned version). */
+  /** How to start pnpm, yarn and bun (default: corepack, which honours the project's pinned version; bun from the PATH). */
   packageManagers?: ManagerTools | undefined;
   /** Absent: branches are pushed but no pull requests are opened (the CLI). */
   octokit?: GitHubClient | undefined;
@@ -80,8 +80,7 @@ export interface DepsJobInput {
 }
 
 export interface DepsJobResult {
-  /** unsupported: the repository uses bun, which is not installed here. */
-  status: "done" | "config_error" | "unsupported" | "error";
+  status: "done" | "config_error" | "error";
   /** Set with config_error and error: what to tell the maintainer. */
   message?: string;
   plan?: DepsPlan;
@@ -159,15 +158,14 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       await planning.cleanup();
     }
     result.plan = planned.plan;
-    if (planned.project.manager.name === "bun") {
-      return { ...finish(), status: "unsupported", message: bunMessage(planned.project.manager) };
-    }
     const commands = managerCommands(planned.project.manager, deps.packageManagers);
     const isNpm = planned.project.manager.name === "npm";
     const wanted = planned.plan.groups.filter(
       (g) => !input.groups || input.groups.includes(g.slug),
     );
     if (wanted.length === 0) return { ...finish(), status: "done" };
+    const missing = missingTool(planned.project.manager, deps.packageManagers, deps.envSource.PATH);
+    if (missing) return { ...finish(), status: "error", message: missing };
 
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
     const pulls = deps.octokit

@@ -422,24 +422,6 @@ describe("runDepsJob", () => {
     expect(progress.filter((p) => p.startsWith("Bisecting"))).toEqual([]);
   }, 240_000);
 
-  it("changes nothing in a bun repository, and says why", async () => {
-    const { "package-lock.json": _npmLock, ...rest } = files;
-    const bun = createBareRepo({
-      root,
-      env,
-      files: { ...rest, "bun.lock": "{}\n" },
-      name: "bun",
-    });
-    const { result, model } = await run([], { url: bun.url });
-    expect(result.status).toBe("unsupported");
-    expect(result.message).toBe(
-      "this repository uses bun (bun.lock); bun is not installed where patchwright runs, so its lockfile cannot be updated by bun itself and nothing was changed",
-    );
-    expect(result.groups).toEqual([]);
-    expect(model.requests).toEqual([]);
-    expect(bun.sha("agent/deps/minor-and-patch")).toBeNull();
-  });
-
   it("reports a bad deps section instead of running", async () => {
     const { result } = await run([], {
       config: config({ schedule: "* * * * *", update_types: ["huge"] }),
