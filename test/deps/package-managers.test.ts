@@ -1,9 +1,6 @@
-import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/models/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
@@ -13,6 +10,7 @@ import { planDepsUpdates } from "../../src/deps/plan.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
 import { unsandboxed } from "../../src/sandbox/sandbox.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
+import { lockedProject, type Manager, TOOLS } from "./manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "./registry-fixtures.js";
 
 /**
@@ -23,14 +21,6 @@ import { createFixtureWorld, type FixtureWorld } from "./registry-fixtures.js";
  * corepack (which would download them). The sandbox is not the subject
  * here, and these binaries live in the repository the test sandbox hides.
  */
-
-const run = promisify(execFile);
-const bin = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
-const TOOLS: ManagerTools = {
-  pnpm: bin(".bin/pnpm"),
-  "yarn-classic": `node ${bin("yarn/bin/yarn.js")}`,
-  "yarn-berry": `node ${bin("@yarnpkg/cli-dist/bin/yarn.js")}`,
-};
 
 let world: FixtureWorld;
 let root: string;
@@ -47,68 +37,9 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-type Manager = keyof ManagerTools | "npm";
-const LOCKFILES: Record<Manager, string> = {
-  npm: "package-lock.json",
-  pnpm: "pnpm-lock.yaml",
-  "yarn-classic": "yarn.lock",
-  "yarn-berry": "yarn.lock",
-};
-
-/** A project at fx-greet 1.0.0 and fx-util 1.2.0 (exact by default, so the lock is at the old versions), locked by its tool. */
-async function project(
-  manager: Manager,
-  pin: string,
-  dependencies: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
-): Promise<Record<string, string>> {
-  const dir = join(root, `make-${manager}-${Object.values(dependencies).join("-")}`);
-  await mkdir(dir, { recursive: true });
-  const files: Record<string, string> = {
-    "package.json": `${JSON.stringify(
-      {
-        name: `app-${manager}`,
-        version: "1.0.0",
-        private: true,
-        packageManager: pin,
-        scripts: { test: "node test.js" },
-        dependencies,
-      },
-      null,
-      2,
-    )}\n`,
-    "test.js":
-      'const { greet } = require("fx-greet");\nif (greet("x") !== "Hello, x!") process.exit(1);\nconsole.log("fx-util", require("fx-util"));\n',
-    ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
-    // No audit, fund or update checks: the local registry is the only server npm may talk to.
-    ".npmrc": `registry=${world.registry.url}\naudit=false\nfund=false\nupdate-notifier=false\n`,
-  };
-  if (manager === "yarn-berry") {
-    files[".yarnrc.yml"] = [
-      "nodeLinker: node-modules",
-      `npmRegistryServer: "${world.registry.url.replace(/\/$/, "")}"`,
-      'unsafeHttpWhitelist: ["127.0.0.1"]',
-      "enableTelemetry: false",
-      "enableGlobalCache: false",
-      "",
-    ].join("\n");
-  }
-  for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
-  const tool = manager === "npm" ? "npm" : TOOLS[manager];
-  const toolEnv = {
-    ...env,
-    npm_config_registry: world.registry.url,
-    YARN_ENABLE_IMMUTABLE_INSTALLS: "false",
-  };
-  const noScripts = manager === "yarn-berry" ? "--mode=skip-build" : "--ignore-scripts";
-  await run("bash", ["-c", `${tool} install ${noScripts}`], { cwd: dir, env: toolEnv }).catch(
-    (error: { stdout?: string; stderr?: string }) => {
-      throw new Error(`${tool} install failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
-    },
-  );
-  const lockfile = LOCKFILES[manager];
-  files[lockfile] = await readFile(join(dir, lockfile), "utf8");
-  return files;
-}
+/** A project locked by its tool (see lockedProject). */
+const project = (manager: Manager, pin: string, dependencies?: Record<string, string>) =>
+  lockedProject({ registry: world.registry, root, env }, manager, pin, dependencies);
 
 const cases: Array<[keyof ManagerTools, string, string]> = [
   ["pnpm", "pnpm@10.34.8", "pnpm-lock.yaml"],

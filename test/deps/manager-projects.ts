@@ -1,0 +1,101 @@
+import { execFile } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import type { ManagerTools } from "../../src/deps/package-manager.js";
+import type { LocalRegistry } from "../helpers/npm-registry.js";
+
+/**
+ * Projects of each package manager, locked by the tool itself against the
+ * test's verdaccio. The tools are this repository's devDependencies, passed
+ * in where production uses corepack (which would download them).
+ */
+
+const run = promisify(execFile);
+const bin = (path: string) => fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
+
+export const TOOLS: ManagerTools = {
+  pnpm: bin(".bin/pnpm"),
+  "yarn-classic": `node ${bin("yarn/bin/yarn.js")}`,
+  "yarn-berry": `node ${bin("@yarnpkg/cli-dist/bin/yarn.js")}`,
+};
+
+export type Manager = keyof ManagerTools | "npm";
+
+export const LOCKFILES: Record<Manager, string> = {
+  npm: "package-lock.json",
+  pnpm: "pnpm-lock.yaml",
+  "yarn-classic": "yarn.lock",
+  "yarn-berry": "yarn.lock",
+  bun: "bun.lock",
+};
+
+export interface ProjectWorld {
+  registry: LocalRegistry;
+  /** Where the projects are made. */
+  root: string;
+  /** The tools' environment (HOME, git identity). */
+  env: Record<string, string>;
+}
+
+/**
+ * A project at fx-greet 1.0.0 and fx-util 1.2.0 by default (exact, so the
+ * lock is at the old versions), locked by its tool with what the registry
+ * holds now: its files, the lockfile included.
+ */
+export async function lockedProject(
+  world: ProjectWorld,
+  manager: Manager,
+  pin: string,
+  dependencies: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
+): Promise<Record<string, string>> {
+  const { registry, root, env } = world;
+  const dir = join(root, `make-${manager}-${Object.values(dependencies).join("-")}`);
+  await mkdir(dir, { recursive: true });
+  const files: Record<string, string> = {
+    "package.json": `${JSON.stringify(
+      {
+        name: `app-${manager}`,
+        version: "1.0.0",
+        private: true,
+        packageManager: pin,
+        scripts: { test: "node test.js" },
+        dependencies,
+      },
+      null,
+      2,
+    )}\n`,
+    "test.js":
+      'const { greet } = require("fx-greet");\nif (greet("x") !== "Hello, x!") process.exit(1);\nconsole.log("fx-util", require("fx-util"));\n',
+    ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
+    // No audit, fund or update checks: the local registry is the only server npm may talk to.
+    ".npmrc": `registry=${registry.url}\naudit=false\nfund=false\nupdate-notifier=false\n`,
+  };
+  if (manager === "yarn-berry") {
+    files[".yarnrc.yml"] = [
+      "nodeLinker: node-modules",
+      `npmRegistryServer: "${registry.url.replace(/\/$/, "")}"`,
+      'unsafeHttpWhitelist: ["127.0.0.1"]',
+      "enableTelemetry: false",
+      "enableGlobalCache: false",
+      "",
+    ].join("\n");
+  }
+  for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
+  const tool = manager === "npm" ? "npm" : TOOLS[manager];
+  const toolEnv = {
+    ...env,
+    npm_config_registry: registry.url,
+    YARN_ENABLE_IMMUTABLE_INSTALLS: "false",
+  };
+  const noScripts = manager === "yarn-berry" ? "--mode=skip-build" : "--ignore-scripts";
+  await run("bash", ["-c", `${tool} install ${noScripts}`], { cwd: dir, env: toolEnv }).catch(
+    (error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`${tool} install failed:\n${error.stdout ?? ""}${error.stderr ?? ""}`);
+    },
+  );
+  const lockfile = LOCKFILES[manager];
+  files[lockfile] = await readFile(join(dir, lockfile), "utf8");
+  return files;
+}
