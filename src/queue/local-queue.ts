@@ -241,11 +241,8 @@ class LocalWorker implements JobWorker {
 
   async #execute(queued: JobRecord, signal: AbortSignal): Promise<void> {
     const { ctx } = this;
-    if (queued.attempts >= ctx.maxAttempts) {
-      await this.handler.giveUp(queued, `it was tried ${queued.attempts} times`);
-      await ctx.save({ ...queued, state: "failed", finishedAt: ctx.clock.now() });
-      return;
-    }
+    // Out of attempts before this run: the earlier ones were cut short by crashes.
+    if (queued.attempts >= ctx.maxAttempts) return this.#giveUp(queued);
     let record = await ctx.save({
       ...queued,
       state: "running",
@@ -300,13 +297,42 @@ class LocalWorker implements JobWorker {
         // A deploy is not the job's fault: the attempt does not count.
         await ctx.save({ ...record, state: "queued", attempts: Math.max(0, record.attempts - 1) });
         return;
-      case "retry":
+      case "retry": {
+        const retrying = { conclusion: "retrying", message: result.message };
+        if (record.attempts >= ctx.maxAttempts) {
+          // The last attempt: nothing runs again, so its requester hears now,
+          // not after a retry delay. Saved first, so a crash while reporting
+          // still reports the same failure after the restart.
+          const last = await ctx.save({ ...record, outcome: retrying });
+          return this.#giveUp(last, result.message);
+        }
         await ctx.save({
           ...record,
           state: "queued",
           notBefore: now + retryDelayMs(record.attempts),
-          outcome: { conclusion: "retrying", message: result.message },
+          outcome: retrying,
         });
+      }
     }
+  }
+
+  /**
+   * Reports a job out of attempts, then records it failed. The record handed
+   * over still says what failed last ("retrying"), which the report quotes.
+   * A report that throws is the handler's to log; the job ends all the same,
+   * instead of staying "running" until the next restart.
+   */
+  async #giveUp(record: JobRecord, lastFailure?: string): Promise<void> {
+    const { ctx } = this;
+    const reason = `it was tried ${record.attempts} times`;
+    await this.handler
+      .giveUp({ ...record, state: "failed" }, reason)
+      .catch((error: unknown) => ctx.onError?.(error, record));
+    await ctx.save({
+      ...record,
+      state: "failed",
+      finishedAt: ctx.clock.now(),
+      outcome: { conclusion: "failure", message: lastFailure ?? reason },
+    });
   }
 }

@@ -7,10 +7,12 @@ import { createRedisIntake } from "./redis-intake.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   type JobHandler,
+  type JobOutcome,
   type JobQueue,
   type JobRecord,
   type JobResult,
   type JobWorker,
+  jobOutcomeSchema,
   type NewJob,
   retryDelayMs,
   type SubmitResult,
@@ -45,6 +47,21 @@ export interface RedisQueueOptions {
   stalledIntervalMs?: number;
   /** The first retry's delay; later ones double (default retryDelayMs(1), 5 s). */
   retryBaseMs?: number;
+}
+
+/**
+ * The record's outcome from what BullMQ keeps: a finished job's return
+ * value (the handler's result), a failed one's reason, and, while attempts
+ * are left, the reason the last one failed (BullMQ keeps it until the next
+ * failure), as the embedded queue records them.
+ */
+function outcomeOf(job: Job<JobData>, state: JobRecord["state"]): JobOutcome | undefined {
+  if (state === "done") {
+    const parsed = jobOutcomeSchema.safeParse(job.returnvalue);
+    return parsed.success ? parsed.data : undefined;
+  }
+  if (!job.failedReason) return undefined;
+  return { conclusion: state === "failed" ? "failure" : "retrying", message: job.failedReason };
 }
 
 /** What BullMQ stores as the job's data: the record without its state. */
@@ -218,6 +235,11 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     // BullMQ's token (the worker's id and a counter) differs between two runs that
     // overlap, so it tells this run from one it replaced.
     const run = token ?? randomUUID();
+    // BullMQ counts failures and stalls apart, so a job whose runs were cut
+    // short by crashes and failed in turn can start again past its last
+    // attempt: like the embedded queue, report it instead of running it.
+    const attempts = job.attemptsStarted - job.data.interruptions;
+    if (attempts > maxAttempts) throw new UnrecoverableError(`it was tried ${attempts - 1} times`);
     const lock: KeyLock | null = await locks.acquire(job.data.key, job.id ?? "", run);
     if (!lock) {
       // Another job on this issue is running: try again shortly, without counting an attempt.
@@ -233,28 +255,36 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         await job.updateData({ ...job.data, inputs });
       }
       const record = toRecord(job, "running");
-      const result = await handler.run({
-        record,
-        signal,
-        update: async (progress) => {
-          await job.updateData({ ...job.data, ...progress });
-        },
-        waitingBehind: () => intake.waiting(job.data.key),
-      });
-      return await settle(job, token, result);
+      const result = await handler
+        .run({
+          record,
+          signal,
+          update: async (progress) => {
+            await job.updateData({ ...job.data, ...progress });
+          },
+          waitingBehind: () => intake.waiting(job.data.key),
+        })
+        .catch((error: unknown): JobResult => ({ status: "retry", message: errorMessage(error) }));
+      return await settle(job, token, result, record.attempts >= maxAttempts);
     } finally {
       await lock.release();
     }
   }
 
-  async function settle(job: Job<JobData>, token: string | undefined, result: JobResult) {
+  async function settle(
+    job: Job<JobData>,
+    token: string | undefined,
+    result: JobResult,
+    lastAttempt: boolean,
+  ) {
     switch (result.status) {
       case "done":
         return result;
       case "failed":
         throw new ReportedFailure(result.message);
       case "retry":
-        throw new Error(result.message);
+        // On the last attempt it fails now (and is reported), whatever BullMQ's own count says.
+        throw lastAttempt ? new UnrecoverableError(result.message) : new Error(result.message);
       case "interrupted":
         await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
         await job.moveToDelayed(clock.now(), token);
@@ -264,6 +294,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
 
   function toRecord(job: Job<JobData>, state: JobRecord["state"]): JobRecord {
     const { coalesce: _coalesce, interruptions, ...data } = job.data;
+    const outcome = outcomeOf(job, state);
     return {
       ...data,
       id: job.id ?? "",
@@ -271,6 +302,12 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       state,
       attempts: Math.max(0, job.attemptsStarted - interruptions),
       updatedAt: clock.now(),
+      // BullMQ stamps each start and the end; the embedded queue keeps the same two.
+      ...(job.processedOn ? { startedAt: job.processedOn } : {}),
+      ...(job.finishedOn && (state === "done" || state === "failed")
+        ? { finishedAt: job.finishedOn }
+        : {}),
+      ...(outcome ? { outcome } : {}),
     };
   }
 

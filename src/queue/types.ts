@@ -6,12 +6,30 @@ import { z } from "zod";
  * closure. Stored before the webhook is answered; updated as the job goes.
  */
 
-/** base_moved: a branch moved; its job queues an update for each of the bot's pull requests on it. */
-export const jobKindSchema = z.enum(["request", "repository", "deps", "base_moved"]);
+/**
+ * request: an issue or pull request thread's request (the upkeep tasks too);
+ * deps: a repository's dependency run; base_moved: a branch moved, and its
+ * job queues an update for each of the bot's pull requests on it. Workflow
+ * prompts (dispatch, schedule) have no kind: only the Action runs them, in
+ * its own job, never through a queue.
+ */
+export const jobKindSchema = z.enum(["request", "deps", "base_moved"]);
 export type JobKind = z.infer<typeof jobKindSchema>;
 
 export const jobStateSchema = z.enum(["queued", "running", "done", "failed"]);
 export type JobState = z.infer<typeof jobStateSchema>;
+
+/**
+ * How the job ended (done: the handler's conclusion; failed: "failure"), or
+ * while attempts are left, "retrying" with what failed last.
+ */
+export const jobOutcomeSchema = z.object({
+  conclusion: z.string(),
+  message: z.string().optional(),
+  pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
+});
+
+export type JobOutcome = z.infer<typeof jobOutcomeSchema>;
 
 export const jobRecordSchema = z.object({
   id: z.string().min(1),
@@ -37,15 +55,10 @@ export const jobRecordSchema = z.object({
   checkpoint: z.string().optional(),
   createdAt: z.number(),
   updatedAt: z.number(),
+  /** When the latest attempt started. */
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
-  outcome: z
-    .object({
-      conclusion: z.string(),
-      message: z.string().optional(),
-      pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
-    })
-    .optional(),
+  outcome: jobOutcomeSchema.optional(),
 });
 
 export type JobRecord = z.infer<typeof jobRecordSchema>;

@@ -2,31 +2,9 @@ import { createHash } from "node:crypto";
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createLocalQueue, type SetTimer } from "../../src/queue/local-queue.js";
+import { createLocalQueue } from "../../src/queue/local-queue.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { job, manualHandler } from "./queue-fixtures.js";
-
-/** A clock and timers the test moves by hand. */
-function fakeTime() {
-  let now = 1_000_000;
-  const timers: Array<{ at: number; fn: () => void; cancelled: boolean }> = [];
-  const setTimer: SetTimer = (fn, ms) => {
-    const timer = { at: now + ms, fn, cancelled: false };
-    timers.push(timer);
-    return { cancel: () => (timer.cancelled = true) };
-  };
-  return {
-    clock: { now: () => now },
-    setTimer,
-    advance(ms: number) {
-      now += ms;
-      for (const timer of timers.filter((t) => !t.cancelled && t.at <= now)) {
-        timer.cancelled = true;
-        timer.fn();
-      }
-    },
-  };
-}
+import { fakeTime, job, manualHandler } from "./queue-fixtures.js";
 
 /** Until the handler has been asked to run `count` jobs (records are written to disk first). */
 const startedCount = (started: unknown[], count: number) =>
@@ -201,5 +179,92 @@ describe("the embedded job queue", () => {
     expect(results.filter((r) => r.status === "queued")).toHaveLength(40);
     expect(results.filter((r) => r.status === "duplicate")).toHaveLength(40);
     expect(readdirSync(join(dir, "records"))).toHaveLength(40);
+  });
+});
+
+describe("the embedded queue giving up on a job", () => {
+  it("reports the last attempt's failure at once, asking for no retry timer", async () => {
+    const dir = await makeTempDir();
+    const time = fakeTime();
+    const queue = await createLocalQueue({
+      dir,
+      maxAttempts: 1,
+      clock: time.clock,
+      setTimer: time.setTimer,
+    });
+    const { handler, started, gaveUp } = manualHandler();
+    queue.startWorker(handler, { concurrency: 1 });
+    await queue.submit(job("o/r#20"));
+    await startedCount(started, 1);
+    started[0]?.finish({ status: "retry", message: "GitHub answered 502" });
+    await vi.waitFor(() => expect(gaveUp).toHaveLength(1));
+    // The report quotes what failed last; no wait of retryDelayMs was ever asked for.
+    expect(gaveUp[0]?.outcome).toEqual({ conclusion: "retrying", message: "GitHub answered 502" });
+    expect(time.delays).toEqual([]);
+  });
+
+  it("after a crash while reporting the last attempt, reports the same failure after the restart", async () => {
+    const dir = await makeTempDir();
+    const first = await createLocalQueue({ dir, maxAttempts: 1 });
+    const runs = manualHandler();
+    first.startWorker(
+      // The process dies while the report is being written.
+      { run: runs.handler.run, giveUp: () => new Promise(() => {}) },
+      { concurrency: 1 },
+    );
+    const submitted = await first.submit(job("o/r#21"));
+    await startedCount(runs.started, 1);
+    runs.started[0]?.finish({ status: "retry", message: "GitHub answered 502" });
+    await vi.waitFor(async () =>
+      expect((await first.get(runs.started[0]?.job.record.id ?? ""))?.outcome?.conclusion).toBe(
+        "retrying",
+      ),
+    );
+    const restarted = await createLocalQueue({ dir, maxAttempts: 1 });
+    const after = manualHandler();
+    restarted.startWorker(after.handler, { concurrency: 1 });
+    await restarted.onIdle();
+    expect(after.started).toHaveLength(0);
+    expect(after.gaveUp).toHaveLength(1);
+    expect(after.gaveUp[0]).toMatchObject({
+      id: submitted.status === "queued" ? submitted.id : "",
+      outcome: { conclusion: "retrying", message: "GitHub answered 502" },
+    });
+  });
+
+  it("records the job failed even when its report throws, instead of leaving it running", async () => {
+    const dir = await makeTempDir();
+    const errors: unknown[] = [];
+    const queue = await createLocalQueue({
+      dir,
+      maxAttempts: 1,
+      onError: (error) => errors.push(error),
+    });
+    const runs = manualHandler();
+    queue.startWorker(
+      {
+        run: runs.handler.run,
+        giveUp: async () => {
+          throw new Error("GitHub is down");
+        },
+      },
+      { concurrency: 1 },
+    );
+    const submitted = await queue.submit(job("o/r#22"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    await startedCount(runs.started, 1);
+    runs.started[0]?.finish({ status: "retry", message: "GitHub answered 502" });
+    await vi.waitFor(async () => expect((await queue.get(id))?.state).toBe("failed"));
+    expect(await queue.get(id)).toMatchObject({
+      outcome: { conclusion: "failure", message: "GitHub answered 502" },
+    });
+    expect(String(errors[0])).toContain("GitHub is down");
+    // And on disk: a restart does not run it or report it again.
+    const restarted = await createLocalQueue({ dir, maxAttempts: 1 });
+    const after = manualHandler();
+    restarted.startWorker(after.handler, { concurrency: 1 });
+    await restarted.onIdle();
+    expect(after.started).toHaveLength(0);
+    expect(after.gaveUp).toHaveLength(0);
   });
 });

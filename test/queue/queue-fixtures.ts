@@ -1,3 +1,4 @@
+import type { SetTimer } from "../../src/queue/local-queue.js";
 import type {
   JobHandler,
   JobRecord,
@@ -39,4 +40,34 @@ export function manualHandler() {
     },
   };
   return { handler, started, gaveUp };
+}
+
+/** A clock and timers the test moves by hand; `delays` lists every wait asked for. */
+export function fakeTime() {
+  let now = 1_000_000;
+  const timers: Array<{ at: number; fn: () => void; cancelled: boolean }> = [];
+  const delays: number[] = [];
+  const setTimer: SetTimer = (fn, ms) => {
+    const timer = { at: now + ms, fn, cancelled: false };
+    timers.push(timer);
+    delays.push(ms);
+    return { cancel: () => (timer.cancelled = true) };
+  };
+  return {
+    clock: { now: () => now },
+    setTimer,
+    delays,
+    advance(ms: number) {
+      now += ms;
+      for (const timer of timers.filter((t) => !t.cancelled && t.at <= now)) {
+        timer.cancelled = true;
+        timer.fn();
+      }
+    },
+    /** The earliest timer still pending, if any. */
+    nextAt(): number | undefined {
+      const pending = timers.filter((t) => !t.cancelled).map((t) => t.at);
+      return pending.length > 0 ? Math.min(...pending) : undefined;
+    },
+  };
 }

@@ -79,6 +79,75 @@ describe("the Redis queue when runs end badly", () => {
     expect(gaveUp).toHaveLength(1);
   }, 30_000);
 
+  it("reports, without running it, a job whose failures and crashes used up its attempts", async () => {
+    const name = `t${++names}`;
+    const queue = await open(name, { maxAttempts: 2, retryBaseMs: 1_500 });
+    const failing = queue.startWorker(
+      {
+        run: async () => ({ status: "retry", message: "GitHub answered 502" }),
+        giveUp: async () => {},
+      },
+      { concurrency: 1 },
+    );
+    const submitted = await queue.submit(job("o/r#4"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    // Attempt 1 fails (a retry BullMQ counts); this worker leaves before the retry is due.
+    await vi.waitFor(async () =>
+      expect((await queue.get(id))?.outcome?.conclusion).toBe("retrying"),
+    );
+    await failing.stop(0);
+    // Attempt 2, the last, is killed: a stall, which BullMQ counts apart from failures.
+    await killWorkerMidJob(name, 2);
+    const gaveUp: Array<{ record: JobRecord; reason: string }> = [];
+    const survivor = manualHandler();
+    queue.startWorker(
+      {
+        run: survivor.handler.run,
+        giveUp: async (record, reason) => {
+          gaveUp.push({ record, reason });
+        },
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(() => expect(gaveUp).toHaveLength(1), { timeout: 15_000 });
+    expect(gaveUp[0]?.reason).toBe("it was tried 2 times");
+    expect(gaveUp[0]?.record).toMatchObject({ id, state: "failed" });
+    expect(survivor.started).toHaveLength(0);
+    expect(await queue.get(id)).toMatchObject({
+      state: "failed",
+      outcome: { conclusion: "failure", message: "it was tried 2 times" },
+    });
+  }, 30_000);
+
+  it("reports at once a job whose crash took its first attempt and whose last asks for a retry", async () => {
+    const name = `t${++names}`;
+    // A retry would come in ten minutes: a report that waited for it would not come in this test.
+    const queue = await open(name, { maxAttempts: 2, retryBaseMs: 600_000 });
+    const submitted = await queue.submit(job("o/r#5"));
+    await killWorkerMidJob(name, 2);
+    const gaveUp: Array<{ record: JobRecord; reason: string }> = [];
+    const runs: JobRecord[] = [];
+    queue.startWorker(
+      {
+        run: async (running) => {
+          runs.push(running.record);
+          return { status: "retry", message: "GitHub answered 502" };
+        },
+        giveUp: async (record, reason) => {
+          gaveUp.push({ record, reason });
+        },
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(() => expect(gaveUp).toHaveLength(1), { timeout: 15_000 });
+    expect(runs.map((r) => r.attempts)).toEqual([2]);
+    expect(gaveUp[0]?.reason).toBe("GitHub answered 502");
+    expect(await queue.get(submitted.status === "queued" ? submitted.id : "")).toMatchObject({
+      state: "failed",
+      outcome: { conclusion: "failure", message: "GitHub answered 502" },
+    });
+  }, 30_000);
+
   it("does not report a job whose handler reported its own failure", async () => {
     const name = `t${++names}`;
     const queue = await open(name);
