@@ -2,9 +2,11 @@ import { rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { NetChange } from "../agent/file-history.js";
 import { type AgentSessionResult, runAgentSession } from "../agent/session.js";
+import { errorMessage } from "../error-message.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { treeChanges } from "../git/tree-guard.js";
 import type { AttemptContext } from "./attempt.js";
+import { writeFiles } from "./checkout.js";
 import type { Update } from "./outdated.js";
 import type { GroupRunContext } from "./run-deps-group.js";
 import { type BumpFailure, buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
@@ -19,10 +21,22 @@ export interface AgentFix {
   drift: string[];
 }
 
+/** The agent's work so far, as a checkpoint keeps it (see fix-checkpoint.ts). */
+export interface FixProgress {
+  kept: NetChange[];
+  finished: boolean;
+  stopReason: string;
+  costUsd: number;
+  summary: string;
+}
+
 /**
  * The agent fixing what a group's bump broke, with what changed upstream in
  * hand. Its work is read from the workspace itself, not from the records:
- * the group's retries reset the tree and apply that work again.
+ * the group's retries reset the tree and apply that work again. With `save`,
+ * the work is handed over after every turn that follows a change and once
+ * at the end (checkpoints); with `resume`, an earlier run's unfinished work
+ * is put back first and the agent is told to carry on from it.
  */
 export async function runAgentFix(
   ctx: GroupRunContext,
@@ -31,27 +45,63 @@ export async function runAgentFix(
     sandbox: AttemptContext["sandboxes"]["agent"];
     updates: readonly Update[];
     failure: BumpFailure;
+    save?: ((progress: FixProgress) => Promise<void>) | undefined;
+    resume?: { files: ReadonlyMap<string, Buffer | null>; summary: string } | undefined;
   },
 ): Promise<AgentFix> {
   const { dir } = options;
   const upstream = await upstreamFor(ctx, options.updates);
+  const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
   // The tool's cache holds registry responses: the agent never sees it.
   const hidden = await hideFolder(dir, TOOL_CACHE);
   let startTree: ReturnType<typeof captureWorkspaceTree>;
   let session: AgentSessionResult;
   let endTree: string;
+  let saves: Promise<void> = Promise.resolve();
+  let costUsd = 0;
+  const keptSince = async (start: string, end: string) =>
+    (await treeChanges(dir, ctx.gitEnv, start, end)).filter((c) => isKept(c.path));
+  const save = (progress: () => Promise<FixProgress>) => {
+    const saver = options.save;
+    if (!saver) return;
+    saves = saves
+      .then(async () => saver(await progress()))
+      .catch((error: unknown) =>
+        ctx.onStep(`Could not save a checkpoint of the fix: ${errorMessage(error)}`),
+      );
+  };
   try {
     startTree = captureWorkspaceTree(dir, ctx.gitEnv);
+    let task = buildDepsFixTask({ updates: options.updates, failure: options.failure, upstream });
+    if (options.resume) {
+      // Taken before the earlier work is put back, so the kept changes include it.
+      await startTree;
+      await writeFiles(dir, options.resume.files);
+      task = `${task}\n\n${resumeFixNote(options.resume)}`;
+    }
     session = await runAgentSession({
       root: dir,
-      task: buildDepsFixTask({ updates: options.updates, failure: options.failure, upstream }),
+      task,
       model: ctx.model(),
       policy: ctx.policy,
       limits: ctx.limits,
       envSource: ctx.envSource,
       clock: ctx.clock,
       signal: ctx.signal,
-      onEvent: ctx.onEvent,
+      onEvent: (event) => {
+        ctx.onEvent?.(event);
+        if (event.type === "usage") costUsd = event.totalCostUsd;
+        // A turn's tools have all run once the next turn starts.
+        if (event.type === "turn_start" && event.turn > 1 && options.save) {
+          save(async () => ({
+            kept: await keptSince(await startTree, await captureWorkspaceTree(dir, ctx.gitEnv)),
+            finished: false,
+            stopReason: "in_progress",
+            costUsd,
+            summary: options.resume?.summary ?? "",
+          }));
+        }
+      },
       sandbox: options.sandbox,
       extraRules: DEPS_FIX_RULES,
       beforeTools: startTree,
@@ -60,15 +110,31 @@ export async function runAgentFix(
   } finally {
     await hidden.restore();
   }
-  const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
-  const kept = (await treeChanges(dir, ctx.gitEnv, await startTree, endTree)).filter((c) =>
-    isKept(c.path),
-  );
+  const kept = await keptSince(await startTree, endTree);
   const drift = changedPathsDiffer(
     kept,
     session.history.netChanges().filter((c) => isKept(c.path)),
   );
+  // Stopped by a shutdown, the fix is unfinished: the next run carries on from it.
+  const finished = ctx.signal?.aborted !== true;
+  save(async () => ({
+    kept,
+    finished,
+    stopReason: session.result.stopReason,
+    costUsd: session.result.costUsd,
+    summary: session.result.finalText,
+  }));
+  await saves;
   return { session, kept, drift };
+}
+
+/** What the agent is told when an earlier run's fix, cut short, is back in the workspace. */
+function resumeFixNote(resume: { files: ReadonlyMap<string, Buffer | null> }): string {
+  return [
+    "Note: an earlier run of this fix was interrupted (the service restarted).",
+    `Its changes are already back in the workspace: ${[...resume.files.keys()].join(", ") || "none"}.`,
+    "Look at them first (git diff) and carry on from there; do not redo them.",
+  ].join("\n");
 }
 
 /** The upstream changes of the group's packages, majors first, for the agent; never fails the group. */

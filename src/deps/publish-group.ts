@@ -8,16 +8,15 @@ import { labelPullRequest, labelsFor } from "./pull-labels.js";
 import type { GroupRunContext } from "./run-deps-group.js";
 
 /**
- * Pushes a committed group's branch and opens or updates its pull request,
- * labelled; fills in the group's report (`push`, `pullRequest`, `warnings`,
- * or the error and where the commits went instead).
+ * Pushes a committed group's branch; fills in the group's report (`push`,
+ * or the error and where the commits went instead). False: not pushed.
  */
-export async function publishGroup(
+export async function pushGroup(
   ctx: GroupRunContext,
   workspace: PushWorkOptions["workspace"],
   result: DepsGroupResult,
-): Promise<void> {
-  const { group, branch } = result;
+): Promise<boolean> {
+  const { branch } = result;
   ctx.onStep(`Pushing ${branch}`);
   const pushed = await pushWork({
     workspace,
@@ -39,10 +38,19 @@ export async function publishGroup(
       stage: "publish",
       message: `${pushed.error?.message ?? "push failed"}${where}`,
     };
-    return;
+    return false;
   }
   result.push = pushed.push;
-  if (!ctx.octokit) return;
+  return true;
+}
+
+/**
+ * Opens or updates a pushed group's pull request, labelled; fills in
+ * `pullRequest` and `warnings`. Without GitHub (the CLI) the branch is all.
+ */
+export async function openGroupPull(ctx: GroupRunContext, result: DepsGroupResult): Promise<void> {
+  if (!ctx.octokit || !result.push) return;
+  const { group, branch } = result;
   const shipped = { ...group, updates: result.applied };
   result.pullRequest = await openOrUpdatePullRequest(ctx.octokit, {
     owner: ctx.owner,

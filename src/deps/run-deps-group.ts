@@ -5,29 +5,37 @@ import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
+import type { PushResult } from "../git/push.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { openJobRoom } from "../job/job-room.js";
+import { type KindWork, runJobSequence } from "../job/sequence.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { runAgentFix } from "./agent-fix.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import { type AttemptContext, type AttemptOutcome, attemptUpdates } from "./attempt.js";
 import { type BisectResult, isolateCulprits } from "./bisect.js";
 import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
+import { dropFixCheckpoint, type FixCheckpointTarget } from "./fix-checkpoint.js";
+import { fixForward } from "./fix-forward.js";
 import { bumpCommitText, commitGroup } from "./group-commits.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
 import { retargetedFix } from "./locked-check.js";
 import type { Update } from "./outdated.js";
-import { publishGroup } from "./publish-group.js";
+import { openGroupPull, pushGroup } from "./publish-group.js";
 import type { UpstreamSource } from "./upstream.js";
 import type { WarmInstall } from "./warm-install.js";
 
 /**
- * One group, one branch, one pull request: apply the bump, install and
- * verify; when that fails let the agent fix forward and verify again; when
- * it still fails bisect the group, leave the culprits out and ship the
- * rest; commit, push, open or update the pull request.
+ * One group, one branch, one pull request, on the sequence every job kind
+ * shares (job/sequence.ts). The group's work: apply the bump, install and
+ * verify; when that fails let the agent fix forward (checkpointed, see
+ * fix-checkpoint.ts) and verify again; when it still fails bisect the
+ * group, leave the culprits out and ship the rest; commit and push. Then it
+ * is published: the pull request is opened or updated. A group stopped by a
+ * shutdown is not published; its fix waits on the checkpoint ref for the
+ * job's next run.
  */
 
 export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes"> {
@@ -63,6 +71,13 @@ export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes
   labels: readonly string[];
   /** The lockfile's cutoff for security fixes, which skip the cooldown (not the package manager's own age gate). */
   securityBefore: Date | undefined;
+  /** The job can be cut short and run again (the App's): the agent's fix is saved under this ref per group. */
+  checkpoints?: { ref(group: UpdateGroup): string } | undefined;
+}
+
+/** The group's work, as the sequence sees it; the details are in the group's result. */
+interface GroupWork extends KindWork {
+  push?: PushResult | undefined;
 }
 
 export async function runDepsGroup(
@@ -80,9 +95,42 @@ export async function runDepsGroup(
     commits: [],
     durationMs: 0,
   };
-  const finish = () => ({ ...result, durationMs: ctx.clock.now() - started });
-  const auth = ctx.token ? { token: ctx.token } : {};
   ctx.onStep(`Updating ${groupTitle(group)} on ${branch}`);
+  try {
+    const outcome = await runJobSequence<GroupWork, void>(
+      {
+        work: () => groupWork(ctx, result),
+        publish: () => openGroupPull(ctx, result),
+      },
+      {
+        signal: ctx.signal,
+        checkpointed: ctx.checkpoints !== undefined,
+        onWarning: (message) => ctx.onStep(message),
+      },
+    );
+    if (outcome.interrupted) {
+      result.status = "error";
+      result.error = {
+        stage: "interrupted",
+        message: "stopped by a shutdown; the job's next run carries on from its checkpoint",
+      };
+    }
+  } catch (error) {
+    result.status = "error";
+    result.error = {
+      stage: result.commits.length > 0 ? "publish" : "bump",
+      message: errorMessage(error),
+    };
+  }
+  return { ...result, durationMs: ctx.clock.now() - started };
+}
+
+/** Everything up to the push; the result says what happened, the work what the sequence needs. */
+async function groupWork(ctx: GroupRunContext, result: DepsGroupResult): Promise<GroupWork> {
+  const { group, branch } = result;
+  const work: GroupWork = {};
+  const finish = () => work;
+  const auth = ctx.token ? { token: ctx.token } : {};
 
   const opened = await openJobRoom({
     launcher: ctx.sandbox,
@@ -108,6 +156,21 @@ export async function runDepsGroup(
   const { workspace, sandboxes } = opened.room;
   const dir = workspace.dir;
   await ctx.warm?.restore(dir).catch(() => false);
+  const fixTarget: FixCheckpointTarget | undefined = ctx.checkpoints && {
+    dir,
+    remoteUrl: workspace.remoteUrl,
+    mirrorDir: workspace.mirrorDir,
+    env: ctx.gitEnv,
+    identity: ctx.identity,
+    ...auth,
+    ref: ctx.checkpoints.ref(group),
+    secrets: secretsInEnv(ctx.envSource),
+  };
+  if (fixTarget) {
+    // Run from the mirror: by then the workspace is parked.
+    const { mirrorDir: _worktreeOf, ...target } = fixTarget;
+    work.dropCheckpoint = () => dropFixCheckpoint({ ...target, dir: workspace.mirrorDir });
+  }
   const attemptCtx: AttemptContext = {
     ...ctx,
     dir,
@@ -205,14 +268,14 @@ export async function runDepsGroup(
 
     if (!final.passed && final.failure && all.length > 0) {
       result.firstFailure = final.failure;
-      ctx.onStep("Running the agent on the breakage");
-      const fix = await runAgentFix(ctx, {
+      const fix = await fixForward(ctx, {
         dir,
         sandbox: sandboxes.agent,
         updates: all,
         failure: final.failure,
+        target: fixTarget,
+        base: workspace.baseSha,
       });
-      const { session } = fix;
       kept = fix.kept;
       if (fix.drift.length > 0) result.drift = fix.drift;
       keptFiles = new Map(kept.map((c) => [c.path, c.after]));
@@ -221,13 +284,7 @@ export async function runDepsGroup(
         ctx.onStep("Verifying the agent's fix");
         final = await attempt(all, keptFiles);
       }
-      result.agent = {
-        stopReason: session.result.stopReason,
-        summary: session.result.finalText,
-        files: kept.map((c) => c.path),
-        costUsd: session.result.costUsd,
-        fixed: final.passed,
-      };
+      result.agent = { ...fix.agent, fixed: final.passed };
       if (!final.passed) {
         const stillFailing = final.failure;
         const agentFiles = keptFiles;
@@ -282,7 +339,7 @@ export async function runDepsGroup(
     });
     if (!ctx.push) return finish();
 
-    await publishGroup(ctx, workspace, result);
+    if (await pushGroup(ctx, workspace, result)) work.push = result.push;
     return finish();
   } catch (error) {
     result.status = "error";

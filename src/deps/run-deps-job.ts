@@ -5,6 +5,7 @@ import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import { listRemoteBranches } from "../git/branch.js";
+import { checkpointRef } from "../git/checkpoint-ref.js";
 import type { Identity } from "../git/commits.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
@@ -53,6 +54,12 @@ export interface DepsJobDeps {
   signal?: AbortSignal | undefined;
   onStep?: ((step: string) => void) | undefined;
   onEvent?: AgentEventListener | undefined;
+  /**
+   * The job can be cut short and run again (the App's queue): each group's
+   * agent fix is saved on a checkpoint ref of this job as the agent goes,
+   * and the next run takes it up instead of starting the fix over.
+   */
+  checkpoints?: { jobId: string } | undefined;
 }
 
 export interface DepsJobInput {
@@ -237,6 +244,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       push: input.push ?? true,
       octokit: deps.octokit,
       maxBisectChecks: 12,
+      ...(deps.checkpoints ? { checkpoints: groupCheckpoints(deps.checkpoints.jobId) } : {}),
     };
 
     // Groups run side by side in lanes, each lane carrying its installed tree
@@ -386,4 +394,9 @@ function pick(
     if (value !== undefined) out[name] = value;
   }
   return out;
+}
+
+/** One checkpoint ref per group of the job: the groups of one run share nothing. */
+function groupCheckpoints(jobId: string): NonNullable<GroupRunContext["checkpoints"]> {
+  return { ref: (group) => checkpointRef(`${jobId}-deps-${group.slug}`) };
 }

@@ -1,27 +1,19 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
-import { errorMessage } from "../error-message.js";
 import type { PullRequestLink } from "./final-report.js";
 import type { CheckpointSettings, GitJobDeps, GitJobInput, GitJobResult } from "./git-job.js";
 import { finalReport } from "./report.js";
 import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
-import {
-  isTransientFailure,
-  isTransientJobFailure,
-  TransientJobError,
-} from "./transient-failure.js";
+import { runJobSequence } from "./sequence.js";
 
 /**
- * The one sequence every job kind goes through: the git job (workspace,
- * setup, agent, commits, verify, push), then the kind's publishing (a pull
- * request opened or updated, or an answer of its own such as a fork's
- * patch), then the final report. A kind is a plan: what to run and how to
- * publish it. A job cut short by a shutdown with checkpoints on is not
- * published: its work is on the checkpoint ref, and the job goes back to
- * the queue to resume from it. The checkpoint ref outlives the branch push
- * until the work is published: a job that dies in between resumes from it
- * instead of starting over.
+ * The agent's job kinds on the one sequence (sequence.ts): the git job
+ * (workspace, setup, agent, commits, verify, push) is the work, the kind's
+ * publishing (a pull request opened or updated, or an answer of its own
+ * such as a fork's patch) follows, then the final report. A kind is a plan:
+ * what to run and how to publish it. Dependency groups run on the same
+ * sequence with work of their own (deps/run-deps-group.ts).
  */
 
 /** Where a job's progress goes: the tracking comment, or a log. */
@@ -69,49 +61,45 @@ export async function runPipeline(
   options: PipelineOptions = {},
 ): Promise<PipelineResult> {
   const run = plan.run ?? runGitJob;
-  const job = await run(
+  let answer: string | undefined;
+  const outcome = await runJobSequence(
     {
-      cacheDir: deps.cacheDir,
-      sandbox: deps.sandbox,
-      secrets: deps.secrets,
-      envSource: deps.envSource,
-      clock: deps.clock,
-      signal: deps.signal,
-      onEvent: progress.onEvent,
-      onStep: progress.onStep,
-      onWarning: progress.onWarning,
-      checkpoints,
+      work: () =>
+        run(
+          {
+            cacheDir: deps.cacheDir,
+            sandbox: deps.sandbox,
+            secrets: deps.secrets,
+            envSource: deps.envSource,
+            clock: deps.clock,
+            signal: deps.signal,
+            onEvent: progress.onEvent,
+            onStep: progress.onStep,
+            onWarning: progress.onWarning,
+            checkpoints,
+          },
+          plan.input,
+        ),
+      // A kind's own answer (a fork's patch) stands instead of a pull request.
+      publish: async (job) => {
+        answer = await plan.answer?.(job);
+        return answer === undefined ? plan.publish(job) : undefined;
+      },
     },
-    plan.input,
+    {
+      signal: deps.signal,
+      checkpointed: checkpoints !== undefined,
+      throwTransient: options.throwTransient,
+      onPushed: (job) => progress.onPushed?.(job.branch),
+      onWarning: progress.onWarning,
+    },
   );
-  if (isInterrupted(deps, job, checkpoints)) return { job, conclusion: "interrupted" };
-  if (job.push) await progress.onPushed?.(job.branch);
-  if (options.throwTransient && job.error && !job.push && isTransientJobFailure(job.error)) {
-    throw new TransientJobError(job.error.stage, job.error.message);
-  }
-  const dropCheckpoint = async () => {
-    await job
-      .dropCheckpoint?.()
-      .catch((error: unknown) =>
-        progress.onWarning?.(`could not delete the checkpoint ref: ${errorMessage(error)}`),
-      );
-  };
-  const answer = await plan.answer?.(job);
+  const job = outcome.work;
+  if (outcome.interrupted) return { job, conclusion: "interrupted" };
   if (answer !== undefined) {
-    await dropCheckpoint();
     return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
   }
-  // A refusal here (GitHub would not open the pull request) is the caller's to
-  // report. The checkpoint stays for a retry (and after a crash here), so that
-  // run resumes from it; a final failure leaves no stray ref.
-  let pullRequest: PullRequestLink | undefined;
-  try {
-    pullRequest = await plan.publish(job);
-  } catch (error) {
-    if (!(options.throwTransient && isTransientFailure(error))) await dropCheckpoint();
-    throw error;
-  }
-  await dropCheckpoint();
+  const pullRequest = outcome.published;
   const report = finalReport(job, config, deps.redact, pullRequest);
   if (plan.frame) {
     const { before, after } = plan.frame;

@@ -1,6 +1,5 @@
 import { isTransientGitError, isTransientGitOutput } from "../git/retry.js";
 import { isTransientApiError, statusOf } from "../github/api-errors.js";
-import type { JobStage } from "./git-job.js";
 
 /**
  * Failures that outlasted the call-level retries but may still pass: GitHub
@@ -12,7 +11,8 @@ import type { JobStage } from "./git-job.js";
 /** The git job stopped on a transport failure (its fetch or push); thrown so the job can be retried. */
 export class TransientJobError extends Error {
   constructor(
-    readonly stage: JobStage,
+    /** The step that failed (a git job's: workspace or push). */
+    readonly stage: string,
     message: string,
   ) {
     super(message);
@@ -43,7 +43,7 @@ export function isTransientFailure(error: unknown): boolean {
 }
 
 /** Whether the git job's own failure was its fetch or push meeting a server that was down. */
-export function isTransientJobFailure(error: { stage: JobStage; message: string }): boolean {
+export function isTransientJobFailure(error: { stage: string; message: string }): boolean {
   return (
     (error.stage === "workspace" || error.stage === "push") && isTransientGitOutput(error.message)
   );

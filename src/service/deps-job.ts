@@ -50,6 +50,8 @@ export async function runDepsRecord(deps: WorkerDeps, job: RunningJob): Promise<
       createModel: deps.createModel,
       octokit,
       signal: job.signal,
+      // A deploy in the middle of an agent's fix keeps the fix for the next run.
+      checkpoints: { jobId: job.record.id },
     },
     {
       owner: repository.owner,

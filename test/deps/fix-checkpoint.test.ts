@@ -1,0 +1,215 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Octokit } from "@octokit/rest";
+import nock from "nock";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AgentEvent } from "../../src/agent/events.js";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import { defaultConfig } from "../../src/config/schema.js";
+import { runDepsJob } from "../../src/deps/run-deps-job.js";
+import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
+import { type BareRepo, createBareRepo, git, gitTestEnv } from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+import { realSandbox } from "../helpers/sandbox.js";
+import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "./registry-fixtures.js";
+
+/**
+ * A dependency group on the job sequence with checkpoints on (the App's
+ * queue): a shutdown in the middle of the agent's fix, or after it, keeps
+ * the fix on the job's checkpoint ref, publishes nothing, and the job's next
+ * run takes it up, so nothing is lost and a finished fix is not paid for
+ * twice. Against verdaccio, a local bare repository and the in-memory GitHub.
+ */
+
+let world: FixtureWorld;
+let root: string;
+let env: Record<string, string>;
+let files: Record<string, string>;
+let github: FakeGitHub;
+let api: { url: string; close(): Promise<void> };
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const BRANCH = "agent/deps/fx-greet-2";
+const HELLO = 'const { hello } = require("fx-greet");\n\nmodule.exports = () => hello("world");\n';
+
+beforeAll(async () => {
+  // The npm client's HTTP agent and nock's interceptor do not mix; loopback only here.
+  nock.restore();
+  root = await mkdtemp(join(tmpdir(), "pw-deps-checkpoint-"));
+  world = await createFixtureWorld(root);
+  env = { ...gitTestEnv(join(root, "home")), npm_config_cache: join(root, "job-npm-cache") };
+  files = await demoAppFiles(world);
+}, 120_000);
+
+/** A GitHub of its own per test: the tests' branches have the same name. */
+async function freshGitHub(): Promise<void> {
+  await api?.close();
+  github = createFakeGitHub({ owner: "o", repo: "r" });
+  api = await github.listen();
+}
+
+afterAll(async () => {
+  await api?.close();
+  await world?.registry.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+interface RunOptions {
+  jobId: string;
+  onStep?: (step: string, abort: () => void) => void;
+  onEvent?: (event: AgentEvent, abort: () => void) => void;
+}
+
+async function run(repo: BareRepo, steps: ScriptStep[], options: RunOptions) {
+  const model = createScriptedModel(steps);
+  const controller = new AbortController();
+  const abort = () => controller.abort(new Error("shutting down"));
+  const progress: string[] = [];
+  const result = await runDepsJob(
+    {
+      cacheDir: join(root, "cache"),
+      sandbox: await realSandbox(),
+      envSource: env,
+      clock: { now: () => world.now },
+      createModel: () => model,
+      groupConcurrency: 1,
+      signal: controller.signal,
+      checkpoints: { jobId: options.jobId },
+      onStep: (step) => {
+        progress.push(step);
+        options.onStep?.(step, abort);
+      },
+      onEvent: (event) => options.onEvent?.(event, abort),
+      octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
+    },
+    {
+      owner: "o",
+      repo: "r",
+      cloneUrl: repo.url,
+      token: undefined,
+      // Only fx-greet's breaking major: the patch would wait behind it.
+      config: {
+        ...defaultConfig(),
+        deps: { ignore: [{ name: "fx-greet", update_types: ["patch", "minor"] }] },
+      },
+      groups: ["fx-greet-2"],
+    },
+  );
+  return { result, model, progress };
+}
+
+/** The checkpoint ref's commit on the remote, or null. */
+function remoteRef(repo: BareRepo, ref: string): string | null {
+  try {
+    return git(repo.dir, ["rev-parse", "--verify", "--quiet", ref], env).trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+const pullsOn = (branch: string) => github.pulls.filter((p) => p.head.ref === branch);
+
+describe("a dependency group's fix across a shutdown", () => {
+  it("keeps an unfinished fix on the checkpoint ref and lets the next run's agent carry on from it", async () => {
+    await freshGitHub();
+    const repo = createBareRepo({ root, env, files, name: "unfinished" });
+    const ref = "refs/patchwright/wip/job-7-deps-fx-greet-2";
+    const first = await run(
+      repo,
+      [
+        // The agent reads a file before it may overwrite it.
+        callTool("read_file", { file_path: "index.js" }),
+        callTool(
+          "write_file",
+          { file_path: "index.js", content: HELLO },
+          { say: "fx-greet 2 renamed greet() to hello()." },
+        ),
+        reply("Done."),
+      ],
+      {
+        jobId: "job-7",
+        // The deploy lands once the agent's edit (its second turn) is over.
+        onEvent: (event, abort) => {
+          if (event.type === "turn_start" && event.turn === 3) abort();
+        },
+      },
+    );
+    expect(first.result.groups[0]?.error?.stage).toBe("interrupted");
+    expect(pullsOn(BRANCH)).toEqual([]);
+    const saved = remoteRef(repo, ref);
+    expect(saved).not.toBeNull();
+    expect(git(repo.dir, ["show", `${saved}:index.js`], env)).toBe(HELLO.trimEnd());
+    expect(git(repo.dir, ["log", "-1", "--format=%B", `${saved}`], env)).toContain(
+      "Patchwright-Finished: false",
+    );
+    // Only the agent's file: the bump's manifests and lockfile are the next run's to make again.
+    expect(
+      git(repo.dir, ["diff-tree", "--no-commit-id", "--name-only", "-r", `${saved}`], env),
+    ).toBe("index.js");
+
+    const second = await run(
+      repo,
+      [reply("The earlier run already calls hello() instead of greet(); nothing is left to do.")],
+      { jobId: "job-7" },
+    );
+    const [group] = second.result.groups;
+    expect(group?.status).toBe("green");
+    expect(group?.agent).toMatchObject({ fixed: true, files: ["index.js"] });
+    const task = JSON.stringify(second.model.requests[0]?.messages[0]);
+    expect(task).toContain("an earlier run of this fix was interrupted");
+    expect(task).toContain("already back in the workspace: index.js");
+    expect(repo.show(BRANCH, "index.js")).toContain('hello("world")');
+    expect(pullsOn(BRANCH)).toHaveLength(1);
+    // Published: the checkpoint is gone.
+    expect(remoteRef(repo, ref)).toBeNull();
+  }, 240_000);
+
+  it("takes a finished fix from the checkpoint without asking the model again", async () => {
+    await freshGitHub();
+    const repo = createBareRepo({ root, env, files, name: "finished" });
+    const ref = "refs/patchwright/wip/job-8-deps-fx-greet-2";
+    const first = await run(
+      repo,
+      [
+        callTool("read_file", { file_path: "index.js" }),
+        callTool("write_file", { file_path: "index.js", content: HELLO }),
+        reply("Call hello() instead of greet(): fx-greet 2.0.0 renamed the export."),
+      ],
+      {
+        jobId: "job-8",
+        // The deploy lands while the fix is being verified.
+        onStep: (step, abort) => {
+          if (step === "Verifying the agent's fix") abort();
+        },
+      },
+    );
+    expect(first.result.groups[0]?.error?.stage).toBe("interrupted");
+    expect(repo.sha(BRANCH)).toBeNull();
+    const saved = git(repo.dir, ["log", "-1", "--format=%B", ref], env);
+    expect(saved).toContain("Patchwright-Finished: true");
+    const cost = Number(/^Patchwright-Cost: (.*)$/m.exec(saved)?.[1]);
+    expect(cost).toBeGreaterThan(0);
+
+    const second = await run(repo, [], { jobId: "job-8" });
+    expect(second.model.requests).toHaveLength(0);
+    expect(second.progress).toContain("Taking the agent's fix from an earlier run of this job");
+    const [group] = second.result.groups;
+    expect(group?.status).toBe("green");
+    expect(group?.agent).toMatchObject({
+      fixed: true,
+      files: ["index.js"],
+      summary: "Call hello() instead of greet(): fx-greet 2.0.0 renamed the export.",
+    });
+    // The earlier run's cost is the fix's cost: it is reported, not lost.
+    expect(group?.agent?.costUsd).toBe(cost);
+    expect(repo.show(BRANCH, "index.js")).toContain('hello("world")');
+    expect(repo.subjects(BRANCH, 2)).toEqual([
+      expect.stringMatching(/^\w+(\(\w+\))?: adapt the code to fx-greet 2\.0\.0$/),
+      "chore(deps): bump fx-greet from 1.0.0 to 2.0.0",
+    ]);
+    expect(pullsOn(BRANCH)).toHaveLength(1);
+    expect(pullsOn(BRANCH)[0]?.body).toContain("> Call hello() instead of greet()");
+    expect(remoteRef(repo, ref)).toBeNull();
+  }, 240_000);
+});
