@@ -4,7 +4,7 @@ import { errorMessage } from "../error-message.js";
 import type { JobSandboxes } from "../job/job-sandboxes.js";
 import { runVerify, type VerifyResult } from "../job/verify.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
-import { applyBump, type CommandRunner } from "./bump.js";
+import { applyBump, type CommandRunner, type LockfileCommand } from "./bump.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import { type LockedMismatch, mismatchReason } from "./locked-check.js";
 import type { Update } from "./outdated.js";
@@ -36,7 +36,7 @@ export interface AttemptContext {
   /** Used instead of `install` when node_modules is already there (an earlier try or group left it). */
   reinstall?: string | undefined;
   /** The package manager's lockfile command (default npm's). */
-  lockfileCommand?: ((before?: Date) => string) | undefined;
+  lockfileCommand?: LockfileCommand | undefined;
   /** The tool's cache inside the workspace (the only place a sandboxed install may write). */
   cacheEnv?: ((dir: string) => Record<string, string>) | undefined;
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */

@@ -4,6 +4,7 @@ import { realPathInside } from "../sandbox/host-files.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import type { Update } from "./outdated.js";
 import { setDependencySpec } from "./package-json-edit.js";
+import { forgetLocked, type Relock, relockTargets } from "./relock.js";
 
 /**
  * Applying a set of updates to a checkout: rewrite the specs in package.json
@@ -32,15 +33,16 @@ export interface ApplyBumpOptions {
   /** Only versions published before this are chosen for what npm resolves anew (the cooldown). */
   before?: Date | undefined;
   /** The package manager's lockfile command (default: npm's, see lockfileCommand). */
-  lockfileCommand?: ((before?: Date) => string) | undefined;
+  lockfileCommand?: LockfileCommand | undefined;
 }
+
+/** The lockfile step for the edited manifests, re-resolving `relock`'s in-range updates too. */
+export type LockfileCommand = (before?: Date, relock?: readonly Relock[]) => string;
 
 export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome> {
   const files = new Set<string>();
   const byManifest = manifestEdits(options.updates);
-  const relockOnly = options.updates
-    .filter((u) => u.locations.some((l) => l.newSpec === null))
-    .map((u) => u.name);
+  const relock = relockTargets(options.updates);
   for (const [manifest, edits] of byManifest) {
     const path = await realPathInside(options.dir, manifest);
     await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
@@ -49,19 +51,26 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
   if (!options.lockfilePath) return { files: [...files] };
 
   const command = options.lockfileCommand ?? lockfileCommand;
-  // In-range updates are proposed for npm's lockfile only (see outdated.ts).
-  if (relockOnly.length > 0 && options.lockfilePath.endsWith(".json"))
-    await forgetLocked(await realPathInside(options.dir, options.lockfilePath), relockOnly);
-  let lockfile = await options.run(command(options.before));
+  const lockPath = await realPathInside(options.dir, options.lockfilePath);
+  const forgotten = forgetLocked(
+    options.lockfilePath,
+    await readFile(lockPath, "utf8"),
+    relock.map((r) => r.name),
+  );
+  if (forgotten !== undefined) await writeFile(lockPath, forgotten);
+  // A lockfile step never changes a range: what a tool rewrites in package.json (yarn 4 reformats it) is put back.
+  const manifests = await readManifests(options.dir, options.updates);
+  let lockfile = await options.run(command(options.before, relock));
   // npm refuses some existing locks under --before (a version the repository
   // already pinned is younger than the cutoff); the bump itself is still sound.
   if (!lockfile.passed && options.before) {
-    const again = command();
-    if (again !== command(options.before)) lockfile = await options.run(again);
+    const again = command(undefined, relock);
+    if (again !== command(options.before, relock)) lockfile = await options.run(again);
   }
+  await restoreManifests(manifests);
   files.add(options.lockfilePath);
   if (!lockfile.passed) return { files: [...files], lockfile };
-  const lockText = await readFile(await realPathInside(options.dir, options.lockfilePath), "utf8");
+  const lockText = await readFile(lockPath, "utf8");
   const mismatched = lockedMismatches(options.lockfilePath, lockText, options.updates);
   return mismatched.length > 0
     ? { files: [...files], lockfile, mismatched }
@@ -102,21 +111,27 @@ export function editManifest(text: string, edits: readonly ManifestEdit[]): stri
  * comes through the environment (see registryEnv), so a URL with
  * credentials never shows in a command line, a log or a pull request.
  */
-export function lockfileCommand(before?: Date): string {
+function lockfileCommand(before?: Date): string {
   const base = "npm install --package-lock-only --ignore-scripts --no-audit --no-fund";
   return before ? `${base} --before=${before.toISOString()}` : base;
 }
 
-/** Drops a package's lockfile entries so npm resolves it again within its (unchanged) range. */
-async function forgetLocked(path: string, names: string[]): Promise<void> {
-  const lock = JSON.parse(await readFile(path, "utf8")) as { packages?: Record<string, unknown> };
-  if (!lock.packages) return;
-  for (const key of Object.keys(lock.packages)) {
-    if (
-      names.some((name) => key === `node_modules/${name}` || key.endsWith(`/node_modules/${name}`))
-    ) {
-      delete lock.packages[key];
-    }
+/** Every manifest the updates name, as the bump left it. */
+async function readManifests(
+  dir: string,
+  updates: readonly Update[],
+): Promise<Map<string, string>> {
+  const paths = new Set(updates.flatMap((u) => u.locations.map((l) => l.manifest)));
+  const out = new Map<string, string>();
+  for (const manifest of paths) {
+    const path = await realPathInside(dir, manifest);
+    out.set(path, await readFile(path, "utf8"));
   }
-  await writeFile(path, `${JSON.stringify(lock, null, 2)}\n`);
+  return out;
+}
+
+async function restoreManifests(manifests: Map<string, string>): Promise<void> {
+  for (const [path, text] of manifests) {
+    if ((await readFile(path, "utf8").catch(() => undefined)) !== text) await writeFile(path, text);
+  }
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { readWorkspaceText } from "../sandbox/host-files.js";
+import { pnpmRelockCommands, type Relock, yarnBerryRelockCommand } from "./relock.js";
 
 /**
  * Which package manager a project uses, from package.json's `packageManager`
@@ -127,8 +128,12 @@ function findProgram(program: string, path: string): boolean {
 }
 
 export interface ManagerCommands {
-  /** Updates the lockfile for the edited manifests without running package scripts. */
-  lockfile(before?: Date): string;
+  /**
+   * Updates the lockfile for the edited manifests without running package
+   * scripts, and moves `relock`'s in-range updates inside their ranges
+   * (npm and yarn 1 get theirs dropped from the lockfile first; see relock.ts).
+   */
+  lockfile(before?: Date, relock?: readonly Relock[]): string;
   /** The first install of a job. */
   install: string;
   /** An install into a tree an earlier try or group left. */
@@ -164,8 +169,13 @@ export function managerCommands(
     const pnpm = tools.pnpm ?? DEFAULT_TOOLS.pnpm;
     return {
       // minimumReleaseAge (pnpm 10.16+): a range resolves to a version older than the cutoff.
-      lockfile: (before) =>
-        `${pnpm} install --lockfile-only --ignore-scripts${before ? ` --config.minimum-release-age=${ageMinutes(before)}` : ""}`,
+      lockfile: (before, relock = []) => {
+        const gate = before ? ` --config.minimum-release-age=${ageMinutes(before)}` : "";
+        return [
+          `${pnpm} install --lockfile-only --ignore-scripts${gate}`,
+          ...pnpmRelockCommands(pnpm, relock, gate),
+        ].join(" && ");
+      },
       install: hasLock ? `${pnpm} install --frozen-lockfile` : `${pnpm} install`,
       reinstall: hasLock
         ? `${pnpm} install --frozen-lockfile --prefer-offline`
@@ -192,8 +202,8 @@ export function managerCommands(
     const yarn = tools["yarn-berry"] ?? DEFAULT_TOOLS["yarn-berry"];
     return {
       // npmMinimalAgeGate (yarn 4.10+), in minutes; the variable outranks .yarnrc.yml.
-      lockfile: (before) =>
-        `${before ? `YARN_NPM_MINIMAL_AGE_GATE=${ageMinutes(before)} ` : ""}${yarn} install --mode=update-lockfile`,
+      lockfile: (before, relock = []) =>
+        `${before ? `YARN_NPM_MINIMAL_AGE_GATE=${ageMinutes(before)} ` : ""}${relock.length > 0 ? yarnBerryRelockCommand(yarn, relock) : `${yarn} install --mode=update-lockfile`}`,
       install: `${yarn} install --immutable`,
       reinstall: `${yarn} install --immutable`,
       test: `${yarn} test`,

@@ -1,0 +1,123 @@
+import { shellQuote } from "../agent/tools/text-file.js";
+import type { Update } from "./outdated.js";
+
+/**
+ * In-range updates move the lockfile only: package.json keeps its range and
+ * the lockfile takes the newer version inside it. Each tool does it its own
+ * way (learnt from how Renovate and Dependabot update lockfiles):
+ * - npm and yarn 1: the package's entries are dropped from the lockfile and
+ *   the lockfile step resolves the range again as on a first install (npm
+ *   under --before; yarn 1 has no age gate, so the locked-version check
+ *   refuses a version newer than the plan's);
+ * - pnpm: `pnpm update name@version --no-save --lockfile-only` per project,
+ *   which locks the plan's own version and leaves package.json alone;
+ * - yarn 2+: `yarn up -R name`, which resolves every range of the name
+ *   again, inside the ranges, under the age gate.
+ */
+
+export interface Relock {
+  name: string;
+  version: string;
+  /** The folders of the manifests whose range stays ("" for the root). */
+  dirs: string[];
+}
+
+/** The updates of a bump that leave a range as it is, per package and version. */
+export function relockTargets(updates: readonly Update[]): Relock[] {
+  return updates
+    .map((update) => ({
+      name: update.name,
+      version: update.to,
+      dirs: [
+        ...new Set(
+          update.locations.filter((l) => l.newSpec === null).map((l) => manifestDir(l.manifest)),
+        ),
+      ],
+    }))
+    .filter((relock) => relock.dirs.length > 0);
+}
+
+/**
+ * The lockfile without the entries of `names`, for the tools that resolve
+ * what their lockfile lacks (npm's package-lock.json, yarn 1's yarn.lock);
+ * undefined for the lockfiles whose tool is asked by command instead.
+ */
+export function forgetLocked(
+  lockfilePath: string,
+  text: string,
+  names: readonly string[],
+): string | undefined {
+  if (names.length === 0) return undefined;
+  if (lockfilePath.endsWith(".json")) return forgetInPackageLock(text, names);
+  if (lockfilePath.endsWith("yarn.lock") && !text.includes("__metadata:"))
+    return forgetInYarnClassic(text, names);
+  return undefined;
+}
+
+/** pnpm's update of each project's in-range packages to the plan's versions. */
+export function pnpmRelockCommands(
+  pnpm: string,
+  relock: readonly Relock[],
+  flags: string,
+): string[] {
+  const byDir = new Map<string, string[]>();
+  for (const { name, version, dirs } of relock) {
+    for (const dir of dirs) byDir.set(dir, [...(byDir.get(dir) ?? []), `${name}@${version}`]);
+  }
+  // --filter: a name given to a whole workspace would be locked at this version in every project, whatever its range.
+  return [...byDir].map(
+    ([dir, specs]) =>
+      `${pnpm} update --filter ${shellQuote(dir ? `{./${dir}}` : "{.}")} ${specs.map(shellQuote).join(" ")} --no-save --lockfile-only --ignore-scripts${flags}`,
+  );
+}
+
+/** yarn 2+'s resolution of the names again inside their ranges. */
+export function yarnBerryRelockCommand(yarn: string, relock: readonly Relock[]): string {
+  const names = [...new Set(relock.map((r) => r.name))].map(shellQuote).join(" ");
+  return `${yarn} up -R ${names} --mode=update-lockfile`;
+}
+
+function manifestDir(manifest: string): string {
+  return manifest.includes("/") ? manifest.slice(0, manifest.lastIndexOf("/")) : "";
+}
+
+function forgetInPackageLock(text: string, names: readonly string[]): string {
+  const lock = JSON.parse(text) as { packages?: Record<string, unknown> };
+  if (!lock.packages) return text;
+  for (const key of Object.keys(lock.packages)) {
+    if (
+      names.some((name) => key === `node_modules/${name}` || key.endsWith(`/node_modules/${name}`))
+    ) {
+      delete lock.packages[key];
+    }
+  }
+  return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
+/** Yarn 1's entries start at an unindented `"a@^1.0.0", a@~1.1.0:` line and run to the next one. */
+function forgetInYarnClassic(text: string, names: readonly string[]): string {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  let dropping = false;
+  for (const line of lines) {
+    if (/^\S.*:$/.test(line) && !line.startsWith("#")) {
+      const descriptors = line
+        .slice(0, -1)
+        .split(/,\s*/)
+        .map((d) => d.trim().replace(/^"|"$/g, ""));
+      dropping = descriptors.some((d) => names.includes(descriptorName(d)));
+    } else if (line === "" && dropping) {
+      // The blank line after an entry goes with it.
+      dropping = false;
+      continue;
+    }
+    if (!dropping) out.push(line);
+  }
+  return out.join("\n");
+}
+
+/** `@scope/a@^1.0.0` -> `@scope/a`. */
+function descriptorName(descriptor: string): string {
+  const at = descriptor.indexOf("@", descriptor.startsWith("@") ? 1 : 0);
+  return at < 0 ? descriptor : descriptor.slice(0, at);
+}

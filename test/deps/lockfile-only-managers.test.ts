@@ -1,0 +1,142 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/models/scripted.js";
+import { defaultConfig } from "../../src/config/schema.js";
+import { runDepsJob } from "../../src/deps/run-deps-job.js";
+import { unsandboxed } from "../../src/sandbox/sandbox.js";
+import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
+import { type LocalRegistry, startLocalRegistry } from "../helpers/npm-registry.js";
+import { LOCKFILES, lockedProject, type Manager, TOOLS } from "./manager-projects.js";
+
+/**
+ * In-range updates of an application with a lockfile (range_strategy auto)
+ * move the lockfile only, with each package manager's own tool, for real
+ * against verdaccio: package.json keeps its ranges, the lockfile takes the
+ * planned version, and the install from that lockfile passes.
+ * - fx-steady 1.x is locked at 1.0.0; 1.1.0 (20 days old) is the newest.
+ * - fx-range 1.0.x is locked at 1.0.0; the plan takes 1.0.1 (30 days old)
+ *   because 1.0.2 is a day old, inside the cooldown. npm, pnpm and yarn 4
+ *   get the cutoff and lock 1.0.1; yarn 1 has no age gate and locks 1.0.2,
+ *   so fx-range is left out with that reason rather than shipped.
+ */
+
+const DAY = 86_400_000;
+let registry: LocalRegistry;
+let root: string;
+let env: Record<string, string>;
+let now: number;
+const projects = new Map<Manager, Record<string, string>>();
+const pins: Record<Exclude<Manager, "bun">, string> = {
+  npm: "npm@11.19.1",
+  pnpm: "pnpm@10.34.8",
+  "yarn-classic": "yarn@1.22.22",
+  "yarn-berry": "yarn@4.18.1",
+};
+// Not plain ^ or ~ ranges, which range_strategy auto bumps on an application.
+const ranges = { "fx-range": "1.0.x", "fx-steady": "1.x" };
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-deps-relock-"));
+  registry = await startLocalRegistry(root);
+  env = { ...gitTestEnv(join(root, "home")), COREPACK_ENABLE_STRICT: "0" };
+  now = Date.now();
+  for (const name of ["fx-range", "fx-steady"]) {
+    await registry.publish({ name, version: "1.0.0" });
+    // yarn 4 quarantines fresh releases by default.
+    await registry.setPublishTime(name, "1.0.0", new Date(now - 300 * DAY));
+  }
+  // Each project is locked while only the first versions exist.
+  for (const [manager, pin] of Object.entries(pins) as Array<[Manager, string]>) {
+    projects.set(manager, await lockedProject({ registry, root, env }, manager, pin, ranges));
+  }
+  for (const [name, version] of [
+    ["fx-range", "1.0.1"],
+    ["fx-range", "1.0.2"],
+    ["fx-steady", "1.1.0"],
+  ] as const) {
+    await registry.publish({ name, version });
+  }
+  const ages: Array<[string, string, number]> = [
+    ["fx-range", "1.0.1", 30 * DAY],
+    ["fx-range", "1.0.2", DAY],
+    ["fx-steady", "1.1.0", 20 * DAY],
+  ];
+  for (const [name, version, age] of ages) {
+    await registry.setPublishTime(name, version, new Date(now - age));
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await registry?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** What the lockfile locks a package at, in each tool's format. */
+function lockedAt(lock: string, name: string): string[] {
+  const patterns = [
+    new RegExp(`node_modules/${name}"[^}]*?"version": "([\\d.]+)"`, "g"), // npm
+    new RegExp(`\\n\\s+${name}:\\n\\s+specifier: [^\\n]+\\n\\s+version: ([\\d.]+)`, "g"), // pnpm
+    new RegExp(`\\n"?${name}@[^\\n]*:\\n\\s+version:? "?([\\d.]+)"?`, "g"), // yarn 1 and 4
+  ];
+  return patterns.flatMap((p) => [...lock.matchAll(p)].map((m) => m[1] ?? ""));
+}
+
+describe.each(Object.keys(pins) as Array<Exclude<Manager, "bun">>)(
+  "a %s application",
+  (manager) => {
+    it("moves in-range updates in the lockfile only, with its own tool, at the planned versions", async () => {
+      const files = projects.get(manager) ?? {};
+      const lockfile = LOCKFILES[manager];
+      expect(lockedAt(files[lockfile] ?? "", "fx-range")).toEqual(["1.0.0"]);
+      expect(lockedAt(files[lockfile] ?? "", "fx-steady")).toEqual(["1.0.0"]);
+      const deps = {
+        range_strategy: "auto",
+        // The install from the new lockfile has to put both packages in place.
+        verify: `node -e "require('fx-range'); require('fx-steady')"`,
+      };
+      const repo = createBareRepo({ root, env, files, name: `relock-${manager}` });
+      const result = await runDepsJob(
+        {
+          cacheDir: join(root, `cache-${manager}`),
+          sandbox: unsandboxed,
+          envSource: { ...env, PATH: process.env.PATH ?? "" },
+          clock: { now: () => now },
+          createModel: () => createScriptedModel([]),
+          packageManagers: TOOLS,
+        },
+        { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
+      );
+      expect(result.message).toBeUndefined();
+      expect(result.plan?.skipped.map((s) => s.reason)).not.toContainEqual(
+        expect.stringContaining("lockfile-only updates are made for"),
+      );
+      expect(
+        result.plan?.groups.map((g) => [
+          g.slug,
+          g.updates.map((u) => `${u.name} ${u.from}->${u.to}`),
+        ]),
+      ).toEqual([["lockfile-only", ["fx-range 1.0.0->1.0.1", "fx-steady 1.0.0->1.1.0"]]]);
+      const [group] = result.groups;
+      const branch = group?.branch ?? "";
+      // package.json is not touched: the ranges already allow the new versions.
+      expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+      const lock = repo.show(branch, lockfile);
+      expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
+      expect(group?.verify?.passed).toBe(true);
+      if (manager === "yarn-classic") {
+        expect(group?.status).toBe("partial");
+        expect(group?.applied.map((u) => u.name)).toEqual(["fx-steady"]);
+        expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
+          expect.stringContaining("locked fx-range 1.0.2, not 1.0.1 as planned"),
+        ]);
+        expect(lockedAt(lock, "fx-range")).toEqual(["1.0.0"]);
+        return;
+      }
+      expect(group?.status).toBe("green");
+      expect(lockedAt(lock, "fx-range")).toEqual(["1.0.1"]);
+      expect(lock).not.toContain("1.0.2");
+    }, 240_000);
+  },
+);

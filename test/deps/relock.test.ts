@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import type { Update } from "../../src/deps/outdated.js";
+import {
+  forgetLocked,
+  pnpmRelockCommands,
+  relockTargets,
+  yarnBerryRelockCommand,
+} from "../../src/deps/relock.js";
+
+const update = (name: string, to: string, locations: Update["locations"]): Update => ({
+  name,
+  from: "1.0.0",
+  to,
+  type: "minor",
+  locations,
+  links: {},
+  newInstallScripts: [],
+  passedOver: [],
+});
+
+describe("lockfile-only updates per package manager", () => {
+  it("re-resolves only the locations whose range stays, per manifest folder", () => {
+    const updates = [
+      update("a", "1.2.0", [
+        { manifest: "package.json", section: "dependencies", spec: "1.x", newSpec: null },
+        {
+          manifest: "packages/w/package.json",
+          section: "dependencies",
+          spec: "1.x",
+          newSpec: null,
+        },
+        {
+          manifest: "packages/v/package.json",
+          section: "dependencies",
+          spec: "1.0.0",
+          newSpec: "1.2.0",
+        },
+      ]),
+      update("b", "2.0.0", [
+        { manifest: "package.json", section: "dependencies", spec: "^1.0.0", newSpec: "^2.0.0" },
+      ]),
+    ];
+    const relock = relockTargets(updates);
+    expect(relock).toEqual([{ name: "a", version: "1.2.0", dirs: ["", "packages/w"] }]);
+    // Each project gets its own versions: a name given to the whole workspace would be locked
+    // there in every project, whatever its range.
+    expect(
+      pnpmRelockCommands(
+        "pnpm",
+        [...relock, { name: "@s/c", version: "3.1.0", dirs: ["packages/my app"] }],
+        " --config.minimum-release-age=10",
+      ),
+    ).toEqual([
+      "pnpm update --filter '{.}' a@1.2.0 --no-save --lockfile-only --ignore-scripts --config.minimum-release-age=10",
+      "pnpm update --filter '{./packages/w}' a@1.2.0 --no-save --lockfile-only --ignore-scripts --config.minimum-release-age=10",
+      "pnpm update --filter '{./packages/my app}' @s/c@3.1.0 --no-save --lockfile-only --ignore-scripts --config.minimum-release-age=10",
+    ]);
+    expect(
+      yarnBerryRelockCommand("yarn", [...relock, { name: "a", version: "1.2.0", dirs: [""] }]),
+    ).toBe("yarn up -R a --mode=update-lockfile");
+  });
+
+  it("drops a package's entries from yarn 1's lockfile and from npm's, and leaves the others", () => {
+    const yarn1 = [
+      "# yarn lockfile v1",
+      "",
+      "",
+      '"@s/a@^1.0.0", "@s/a@~1.1.0":',
+      '  version "1.1.0"',
+      '  resolved "http://r/@s/a/-/a-1.1.0.tgz"',
+      "  dependencies:",
+      '    b "^2.0.0"',
+      "",
+      "b@^2.0.0:",
+      '  version "2.0.0"',
+      "",
+      "ab@1.x:",
+      '  version "1.0.0"',
+      "",
+    ].join("\n");
+    expect(forgetLocked("yarn.lock", yarn1, ["@s/a", "a"])).toBe(
+      [
+        "# yarn lockfile v1",
+        "",
+        "",
+        "b@^2.0.0:",
+        '  version "2.0.0"',
+        "",
+        "ab@1.x:",
+        '  version "1.0.0"',
+        "",
+      ].join("\n"),
+    );
+    const npm = JSON.stringify({
+      packages: {
+        "": { dependencies: { a: "1.x" } },
+        "node_modules/a": { version: "1.0.0" },
+        "node_modules/b/node_modules/a": { version: "1.0.0" },
+        "node_modules/ab": { version: "1.0.0" },
+      },
+    });
+    expect(
+      Object.keys(JSON.parse(forgetLocked("package-lock.json", npm, ["a"]) ?? "{}").packages),
+    ).toEqual(["", "node_modules/ab"]);
+    // pnpm and yarn 4 are asked by command; their lockfiles are left to them.
+    expect(forgetLocked("pnpm-lock.yaml", "lockfileVersion: '9.0'\n", ["a"])).toBeUndefined();
+    expect(
+      forgetLocked("yarn.lock", '__metadata:\n  version: 8\n\n"a@npm:1.x":\n', ["a"]),
+    ).toBeUndefined();
+  });
+});
