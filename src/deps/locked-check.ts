@@ -1,5 +1,5 @@
 import { gte, satisfies } from "semver";
-import { readPnpmLock, readYarnLock } from "./lockfiles.js";
+import { readBunLock, readPnpmLock, readYarnLock } from "./lockfiles.js";
 import type { Update } from "./outdated.js";
 import { type Lockfile, lockedVersion } from "./project.js";
 import { updateType } from "./versions.js";
@@ -8,7 +8,7 @@ import { updateType } from "./versions.js";
  * What the package manager actually locked, compared with what the plan
  * chose. The plan's version is the one that passed the cooldown, engines,
  * peers and deprecation checks; a tool that resolves a range on its own
- * (pnpm and yarn take the newest in range) can lock another one, and a pull
+ * (pnpm, yarn and bun take the newest in range) can lock another one, and a pull
  * request saying "2.0.0" while shipping 2.1.0 would be a lie.
  */
 
@@ -75,6 +75,7 @@ function lockReader(
 ): (dir: string, name: string, spec: string) => string | undefined {
   if (lockfilePath.endsWith("pnpm-lock.yaml")) return readPnpmLock(text);
   if (lockfilePath.endsWith("yarn.lock")) return readYarnLock(text);
+  if (lockfilePath.endsWith("bun.lock")) return readBunLock(text);
   const lock = JSON.parse(text) as Lockfile;
   return (dir, name) => lockedVersion(lock, dir, name);
 }

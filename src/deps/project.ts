@@ -3,7 +3,7 @@ import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceFile, readWorkspaceText } from "../sandbox/host-files.js";
-import { type LockedVersionOf, readPnpmLock, readYarnLock } from "./lockfiles.js";
+import { type LockedVersionOf, readBunLock, readPnpmLock, readYarnLock } from "./lockfiles.js";
 import { detectPackageManager, type PackageManager } from "./package-manager.js";
 
 /**
@@ -70,6 +70,14 @@ export class ProjectError extends Error {
   override name = "ProjectError";
 }
 
+/**
+ * bun's old binary lockfile: its diff cannot be reviewed in a pull request,
+ * and what bun locked cannot be checked against the plan without running
+ * bun on the host; bun 1.2+ writes and prefers the text one.
+ */
+const binaryBunLock =
+  "bun.lockb is bun's binary lockfile, which patchwright cannot read or show in a pull request; switch to the text lockfile with `bun install --save-text-lockfile` (bun 1.2+), commit bun.lock and delete bun.lockb";
+
 export async function readNpmProject(dir: string): Promise<NpmProject> {
   const rootText = await readWorkspaceText(dir, "package.json").catch(() => {
     throw new ProjectError(`no package.json in ${dir}: dependency bumps need an npm project`);
@@ -89,12 +97,14 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   let lockfile: Lockfile | undefined;
   const lockfilePath = manager.lockfile;
   let lockedVersionOf: LockedVersionOf | undefined;
+  if (lockfilePath === "bun.lockb") throw new ProjectError(binaryBunLock);
   if (lockfilePath) {
     const text = await readWorkspaceText(dir, lockfilePath);
     try {
       if (manager.name === "npm") lockfile = JSON.parse(text) as Lockfile;
       else if (manager.name === "pnpm") lockedVersionOf = readPnpmLock(text);
-      else if (manager.name !== "bun") lockedVersionOf = readYarnLock(text);
+      else if (manager.name === "bun") lockedVersionOf = readBunLock(text);
+      else lockedVersionOf = readYarnLock(text);
     } catch (error) {
       throw new ProjectError(
         `${lockfilePath} cannot be read (${(error as Error).message}); fix or regenerate it first`,

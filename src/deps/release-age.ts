@@ -6,7 +6,8 @@ import type { NpmConfig } from "./npmrc.js";
  * The minimum release age the project's package manager enforces: npm's
  * `min-release-age` (days, .npmrc), pnpm's `minimum-release-age` (minutes,
  * .npmrc) or `minimumReleaseAge` (minutes, pnpm-workspace.yaml), yarn's
- * `npmMinimalAgeGate` (.yarnrc.yml, minutes or a duration such as "3d").
+ * `npmMinimalAgeGate` (.yarnrc.yml, minutes or a duration such as "3d"),
+ * bun's `minimumReleaseAge` (bunfig.toml's `[install]`, seconds).
  * A version younger than this is refused by the package manager, so the plan
  * must never propose it, not even as a security fix.
  */
@@ -43,6 +44,12 @@ export async function readReleaseAge(
   const gateMs = gate === undefined ? undefined : durationMs(gate);
   if (gateMs)
     found.push({ ms: gateMs, source: `npmMinimalAgeGate: ${String(gate)} in .yarnrc.yml` });
+  const bunAge = bunfigReleaseAge(await readWorkspaceText(dir, "bunfig.toml").catch(() => ""));
+  if (bunAge)
+    found.push({
+      ms: bunAge * 1000,
+      source: `minimumReleaseAge = ${bunAge} in bunfig.toml [install]`,
+    });
   // The strictest wins: every one of them would refuse a younger version.
   return found.reduce<ReleaseAge | undefined>(
     (best, age) => (!best || age.ms >= best.ms ? age : best),
@@ -55,6 +62,31 @@ async function readYaml(dir: string, file: string): Promise<Record<string, unkno
   if (text === undefined) return undefined;
   const parsed = safe(() => parseYaml(text) as unknown);
   return parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : undefined;
+}
+
+/**
+ * `[install] minimumReleaseAge = 259200` or `install.minimumReleaseAge = …`
+ * at the top, in seconds: the one key read, so no TOML parser is needed.
+ */
+function bunfigReleaseAge(text: string): number | undefined {
+  let table = "";
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/\s+#.*$/, "").trim();
+    const header = /^\[\s*([^\]]+?)\s*\]$/.exec(line);
+    if (header) {
+      table = header[1] ?? "";
+      continue;
+    }
+    const match =
+      table === "install"
+        ? /^minimumReleaseAge\s*=\s*([\d_]+)$/.exec(line)
+        : table === ""
+          ? /^install\.minimumReleaseAge\s*=\s*([\d_]+)$/.exec(line)
+          : null;
+    const seconds = match?.[1] ? Number(match[1].replace(/_/g, "")) : Number.NaN;
+    if (Number.isFinite(seconds) && seconds > 0) return seconds;
+  }
+  return undefined;
 }
 
 /** Yarn's durations: a number of minutes, or "90m", "12h", "3d", "1w". */

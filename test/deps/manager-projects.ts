@@ -9,7 +9,8 @@ import type { LocalRegistry } from "../helpers/npm-registry.js";
 /**
  * Projects of each package manager, locked by the tool itself against the
  * test's verdaccio. The tools are this repository's devDependencies, passed
- * in where production uses corepack (which would download them).
+ * in where production uses corepack (which would download them) or bun from
+ * the PATH.
  */
 
 const run = promisify(execFile);
@@ -19,6 +20,8 @@ export const TOOLS: ManagerTools = {
   pnpm: bin(".bin/pnpm"),
   "yarn-classic": `node ${bin("yarn/bin/yarn.js")}`,
   "yarn-berry": `node ${bin("@yarnpkg/cli-dist/bin/yarn.js")}`,
+  // The binary itself (bun's postinstall put it there), where production finds `bun` on the PATH.
+  bun: bin("bun/bin/bun.exe"),
 };
 
 export type Manager = keyof ManagerTools | "npm";
