@@ -79,7 +79,7 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
   // A missing key or region is a usage error before any group runs.
   const model = buildCliModel(io, config.model, config.pricing);
   const redact = createRedactor(
-    [...providerSecrets(io.env), io.env.GITHUB_TOKEN ?? ""].filter(Boolean),
+    [...providerSecrets(io.env), io.env.GITHUB_TOKEN ?? "", io.env.GH_TOKEN ?? ""].filter(Boolean),
   );
   const identity = await readUserIdentity(io);
   const status = values.json ? NO_STATUS : createLiveStatus(io.stderr, io.clock);

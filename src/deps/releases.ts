@@ -1,3 +1,4 @@
+import { Octokit } from "@octokit/rest";
 import type { GitHubClient } from "../github/octokit.js";
 import type { UpstreamSource } from "./upstream.js";
 
@@ -17,4 +18,20 @@ export function githubReleases(octokit: GitHubClient): NonNullable<UpstreamSourc
     });
     return data.map((release) => ({ tag: release.tag_name, body: release.body ?? "" }));
   };
+}
+
+/**
+ * The release lookup of a caller that has no App or Action client (the
+ * CLI): a client of its own with the user's token (`GITHUB_TOKEN`, else
+ * `GH_TOKEN`, as the gh CLI reads them); none without one, since
+ * unauthenticated calls run out after 60 an hour.
+ */
+export function releasesFromEnv(
+  env: Record<string, string | undefined>,
+): UpstreamSource["releases"] {
+  const token = env.GITHUB_TOKEN || env.GH_TOKEN;
+  if (!token) return undefined;
+  // Failed requests become the upstream text's problems; Octokit's own log would print them again.
+  const quiet = { debug() {}, info() {}, warn() {}, error() {} };
+  return githubReleases(new Octokit({ auth: token, userAgent: "patchwright-cli", log: quiet }));
 }

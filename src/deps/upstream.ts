@@ -1,3 +1,4 @@
+import { structuredPatch } from "diff";
 import { gt, lte, valid } from "semver";
 import { errorMessage } from "../error-message.js";
 import type { Update } from "./outdated.js";
@@ -17,10 +18,12 @@ export interface UpstreamSource {
   /** The version's tarball, gzipped, as the registry serves it. */
   tarball(name: string, version: string, signal?: AbortSignal): Promise<Buffer>;
   /** Release notes per version tag (GitHub releases), newest first; optional. */
-  releases?(
-    repositoryUrl: string,
-    signal?: AbortSignal,
-  ): Promise<Array<{ tag: string; body: string }>>;
+  releases?:
+    | ((
+        repositoryUrl: string,
+        signal?: AbortSignal,
+      ) => Promise<Array<{ tag: string; body: string }>>)
+    | undefined;
 }
 
 export interface UpstreamChanges {
@@ -75,7 +78,11 @@ export async function gatherUpstream(
     const diff = apiDiff(before, after);
     if (diff) out.apiDiff = diff;
   }
-  if (source.releases && update.links.repository) {
+  if (!source.releases && update.links.repository?.startsWith("https://github.com/")) {
+    out.problems.push(
+      "release notes: not looked up, no GitHub access (the CLI reads them with GITHUB_TOKEN or GH_TOKEN)",
+    );
+  } else if (source.releases && update.links.repository) {
     try {
       const notes = (await source.releases(update.links.repository, signal))
         .filter((r) => {
@@ -111,41 +118,153 @@ export function changelogSection(text: string, from: string, to: string): string
 }
 
 /**
- * Declarations that left or appeared between the two versions: exported
- * lines of the .d.ts files (whitespace-normalized), and the subpaths of
- * package.json's `exports`. Lines, not a semantic model: enough to show a
- * rename, a removed export or a changed signature.
+ * The public API between the two versions: a compact unified diff of each
+ * type definition file, normalized first (comments and blank lines gone,
+ * whitespace collapsed) so only declarations show, with one line of
+ * context; files that went, came or moved said as such; and the subpaths
+ * of package.json's `exports`. Lines, not a semantic model: enough to show
+ * a removed member, a renamed option or a changed signature. Cut at
+ * MAX_DIFF_LINES, saying what was cut.
  */
 export function apiDiff(
   before: Map<string, string>,
   after: Map<string, string>,
 ): string | undefined {
-  const surface = (files: Map<string, string>) => {
-    const lines = new Set<string>();
-    for (const [path, text] of files) {
-      if (path === "package.json") {
-        for (const key of exportKeys(text)) lines.add(`package.json exports ${key}`);
-        continue;
-      }
-      if (!/\.d\.[cm]?ts$/.test(path)) continue;
-      for (const raw of text.split(/\r?\n/)) {
-        const line = raw.trim().replace(/\s+/g, " ");
-        if (/^(export|declare)\b/.test(line)) lines.add(`${path}: ${line}`);
-      }
+  const [old, now] = [typeFiles(before), typeFiles(after)];
+  const sections: Array<{ path: string; lines: string[] }> = [];
+  const oldKeys = exportKeys(before.get("package.json") ?? "");
+  const newKeys = exportKeys(after.get("package.json") ?? "");
+  const keyLines = [
+    ...oldKeys.filter((k) => !newKeys.includes(k)).map((k) => `- ${k}`),
+    ...newKeys.filter((k) => !oldKeys.includes(k)).map((k) => `+ ${k}`),
+  ];
+  if (keyLines.length > 0) sections.push({ path: "package.json exports", lines: keyLines });
+
+  const gone = [...old.keys()].filter((path) => !now.has(path));
+  const came = [...now.keys()].filter((path) => !old.has(path));
+  for (const path of gone) {
+    const text = old.get(path) ?? "";
+    // Moved: the same declarations, or the one file of the same name, elsewhere.
+    const moved =
+      came.find((p) => now.get(p) === text) ??
+      (() => {
+        const same = came.filter((p) => baseName(p) === baseName(path));
+        const others = gone.filter((p) => baseName(p) === baseName(path));
+        return same.length === 1 && others.length === 1 ? same[0] : undefined;
+      })();
+    if (moved !== undefined) {
+      came.splice(came.indexOf(moved), 1);
+      const lines = hunks(path, text, now.get(moved) ?? "");
+      const note = lines.length > 0 ? `moved to ${moved}` : `moved to ${moved}, unchanged`;
+      sections.push({ path: `${path} (${note})`, lines });
+    } else {
+      sections.push({ path: `${path} (removed)`, lines: asLines(text, "-") });
     }
-    return lines;
-  };
-  const [old, now] = [surface(before), surface(after)];
-  const removed = [...old].filter((l) => !now.has(l)).map((l) => `- ${l}`);
-  const added = [...now].filter((l) => !old.has(l)).map((l) => `+ ${l}`);
-  const all = [...removed, ...added];
-  if (all.length === 0) return undefined;
-  const shown = all.slice(0, MAX_DIFF_LINES);
-  if (all.length > shown.length) shown.push(`… ${all.length - shown.length} more lines`);
-  return shown.join("\n");
+  }
+  for (const [path, text] of old) {
+    const next = now.get(path);
+    if (next === undefined || next === text) continue;
+    sections.push({ path, lines: hunks(path, text, next) });
+  }
+  for (const path of came) {
+    sections.push({ path: `${path} (new)`, lines: asLines(now.get(path) ?? "", "+") });
+  }
+  return render(sections);
+}
+
+/** The type definition files, normalized; unchanged files compare equal whatever their comments. */
+function typeFiles(files: Map<string, string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, text] of files) {
+    if (/\.d\.[cm]?ts$/.test(path)) out.set(path, normalizeDeclarations(text));
+  }
+  return out;
+}
+
+/** Comments and blank lines dropped, whitespace collapsed, one line per source line. */
+function normalizeDeclarations(text: string): string {
+  const lines = stripComments(text)
+    .split(/\r?\n/)
+    .map((line) => line.trim().replace(/\s+/g, " "))
+    .filter((line) => line !== "");
+  return lines.length > 0 ? `${lines.join("\n")}\n` : "";
+}
+
+/** Removes // and /* *\/ comments, leaving string literals (and the newlines inside comments) alone. */
+function stripComments(text: string): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i] as string;
+    if (c === '"' || c === "'" || c === "`") {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== "\n") j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else if (c === "/" && text[i + 1] === "/") {
+      while (i < text.length && text[i] !== "\n") i += 1;
+    } else if (c === "/" && text[i + 1] === "*") {
+      const end = text.indexOf("*/", i + 2);
+      const stop = end < 0 ? text.length : end + 2;
+      out += text.slice(i, stop).replace(/[^\n]/g, "");
+      i = stop;
+    } else {
+      out += c;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+/** The changed lines with one line of context, hunks separated by `@@`. */
+function hunks(path: string, oldText: string, newText: string): string[] {
+  // A rewritten file of thousands of lines is no compact diff, and the diff would take long.
+  const patch = structuredPatch(path, path, oldText, newText, undefined, undefined, {
+    context: 1,
+    maxEditLength: 2_000,
+  });
+  if (!patch) return ["(rewritten: too many changes to show line by line)"];
+  return patch.hunks.flatMap((hunk, i) => [
+    ...(i > 0 ? ["@@"] : []),
+    ...hunk.lines.filter((line) => !line.startsWith("\\")),
+  ]);
+}
+
+function asLines(text: string, sign: "-" | "+"): string[] {
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => `${sign}${line}`);
+}
+
+function baseName(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+function render(sections: Array<{ path: string; lines: string[] }>): string | undefined {
+  if (sections.length === 0) return undefined;
+  const out: string[] = [];
+  const cut: string[] = [];
+  let cutLines = 0;
+  for (const { path, lines } of sections) {
+    const room = MAX_DIFF_LINES - out.length - 1;
+    if (room < 2) {
+      cut.push(path);
+      cutLines += lines.length;
+      continue;
+    }
+    out.push(`## ${path}`, ...lines.slice(0, room));
+    if (lines.length > room) {
+      cut.push(path);
+      cutLines += lines.length - room;
+    }
+  }
+  if (cut.length > 0) out.push(`… ${cutLines} more lines cut, of ${cut.join(", ")}`);
+  return out.join("\n");
 }
 
 function exportKeys(text: string): string[] {
+  if (!text) return [];
   try {
     const exports = (JSON.parse(text) as { exports?: unknown }).exports;
     if (exports && typeof exports === "object" && !Array.isArray(exports)) {
@@ -161,12 +280,14 @@ function exportKeys(text: string): string[] {
 /** The agent's view: every package's upstream changes, fenced as data. */
 export function renderUpstream(changes: readonly UpstreamChanges[]): string {
   const blocks = changes
-    .filter((c) => c.releaseNotes || c.changelog || c.apiDiff)
+    .filter((c) => c.releaseNotes || c.changelog || c.apiDiff || c.problems.length > 0)
     .map((c) => {
       const parts = [`### ${c.name} ${c.from} -> ${c.to}`];
       if (c.releaseNotes) parts.push("Release notes:", fence(c.releaseNotes));
       if (c.changelog) parts.push("Its changelog:", fence(c.changelog));
       if (c.apiDiff) parts.push("Public API, old (-) and new (+):", fence(c.apiDiff));
+      // Said, so the agent knows what it is missing rather than assuming there was nothing.
+      if (c.problems.length > 0) parts.push("Not available:", fence(c.problems.join("\n")));
       return parts.join("\n");
     });
   if (blocks.length === 0) return "";
