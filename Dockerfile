@@ -20,6 +20,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# bun, for bun projects' dependency bumps: corepack does not manage it, and
+# /app is hidden in every sandbox, so the binary npm installed (the
+# devDependency package-lock.json pins, in its platform package since scripts
+# did not run) goes to /usr/local/bin, where a sandboxed install finds it.
+RUN set -- node_modules/@oven/bun-linux-*/bin/bun \
+ && if [ "$#" -ne 1 ] || [ ! -x "$1" ]; then echo "expected one bun binary, found: $*" >&2; exit 1; fi \
+ && install -D -m 0755 "$1" /opt/bun/bun
 # The shell policy loads tree-sitter-bash as wasm; its C sources and native
 # prebuilds (about 18 MB) are never loaded.
 RUN npm run build \
@@ -52,6 +59,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/build ./build
+COPY --from=build /opt/bun/bun /usr/local/bin/bun
+RUN bun --version
 # Probot reads app.yml from the working directory.
 COPY app.yml ./app.yml
 
