@@ -29,7 +29,8 @@ Options:
   --mcp-config FILE    MCP servers from a .mcp.json file ({"mcpServers": {...}}), added to
                        the config's mcp_servers
   --network NET        the network of the agent's commands and verify: off (default),
-                       on, or hosts, e.g. registry.npmjs.org,*.github.com
+                       on, public (any public host, not this machine or a private
+                       network), or hosts, e.g. registry.npmjs.org,*.github.com
   --transcript FILE    where to write the JSONL transcript
   --json               print events as JSON lines instead of text
   --verbose            also print the last lines of each command's output
@@ -138,15 +139,15 @@ function ruleFlag(flag: string) {
   });
 }
 
-/** off, on, or a comma-separated host list, as `network:` takes in the config. */
+/** off, on, public, or a comma-separated host list, as `network:` takes in the config. */
 function networkFlag(flag: string) {
   return z.string().transform((text, ctx) => {
-    const setting = text === "on" || text === "off" ? text : text.split(",");
+    const setting = text === "on" || text === "off" || text === "public" ? text : text.split(",");
     const parsed = networkSettingSchema.safeParse(setting);
     if (parsed.success) return networkPolicy(parsed.data);
     ctx.addIssue({
       code: "custom",
-      message: `${flag} must be off, on, or a comma-separated list of hosts (e.g. registry.npmjs.org,*.github.com)`,
+      message: `${flag} must be off, on, public, or a comma-separated list of hosts (e.g. registry.npmjs.org,*.github.com; * for any public host)`,
     });
     return z.NEVER;
   });

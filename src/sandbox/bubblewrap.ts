@@ -45,7 +45,7 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
     proxy ??= (async () => {
       const dir = await mkdtemp(join(tmpdir(), "patchwright-net-"));
       const socket = join(dir, "proxy.sock");
-      const server = await startHostProxy(socket, policy.hosts);
+      const server = await startHostProxy(socket, policy.hosts, { anyPublic: policy.anyPublic });
       return {
         socket,
         close: async () => {
@@ -130,11 +130,21 @@ function sandboxEnv(env: Record<string, string>, network: NetworkPolicy): Record
     "https_proxy",
     "NO_PROXY",
     "no_proxy",
+    "YARN_HTTP_PROXY",
+    "YARN_HTTPS_PROXY",
   ];
   if (network.kind !== "on") for (const name of proxyVars) delete result[name];
   if (network.kind === "hosts") {
     const url = `http://127.0.0.1:${PROXY_BRIDGE_PORT}`;
-    Object.assign(result, { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url });
+    Object.assign(result, {
+      HTTP_PROXY: url,
+      HTTPS_PROXY: url,
+      http_proxy: url,
+      https_proxy: url,
+      // Yarn 2+ reads its own settings only, never the variables above.
+      YARN_HTTP_PROXY: url,
+      YARN_HTTPS_PROXY: url,
+    });
   }
   return result;
 }

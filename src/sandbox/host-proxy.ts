@@ -22,12 +22,21 @@ export type Resolve = (name: string) => Promise<string[]>;
 const systemResolve: Resolve = async (name) =>
   (await lookup(name, { all: true }).catch(() => [])).map((a) => a.address);
 
+export interface HostProxyOptions {
+  /** Any host with a public address too, beside the rules (NetworkPolicy's `anyPublic`). */
+  anyPublic?: boolean | undefined;
+  resolveName?: Resolve | undefined;
+}
+
 export async function startHostProxy(
   socketPath: string,
   rules: readonly HostRule[],
-  resolveName: Resolve = systemResolve,
+  options: HostProxyOptions = {},
 ): Promise<HostProxy> {
-  const check = (host: string, port: number) => checkTarget(rules, host, port, resolveName);
+  const resolveName = options.resolveName ?? systemResolve;
+  const anyPublic = options.anyPublic === true;
+  const check = (host: string, port: number) =>
+    checkTarget({ rules, anyPublic }, host, port, resolveName);
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void forwardPlain(req, check).then(
@@ -113,29 +122,39 @@ async function forwardPlain(req: IncomingMessage, check: Check) {
   });
 }
 
-type Target = { ok: true; address: string } | { ok: false; reason: string };
+export type Target = { ok: true; address: string } | { ok: false; reason: string };
 
-/** The address to dial, or why not. */
-async function checkTarget(
-  rules: readonly HostRule[],
+/**
+ * The address to dial, or why not. A host a rule names may have any
+ * address but this machine's (unless the rule names such a target itself);
+ * any other host, when public hosts are allowed, only a public one.
+ */
+export async function checkTarget(
+  policy: { rules: readonly HostRule[]; anyPublic: boolean },
   host: string,
   port: number,
   resolveName: Resolve,
 ): Promise<Target> {
+  const { rules } = policy;
   const name = host.replace(/^\[|\]$/g, "");
   const validPort = Number.isInteger(port) && port > 0 && port <= 65_535;
-  if (!name || !validPort || !hostAllowed(rules, name, port)) {
+  const named = validPort && name !== "" && hostAllowed(rules, name, port);
+  if (!named && !(policy.anyPublic && validPort && name !== "")) {
     const reason = `patchwright sandbox: ${host}:${port} is not in this repository's network allow-list (\`network:\` in .github/patchwright.yml)`;
     return { ok: false, reason };
   }
   const explicit = rules.some((rule) => namesLocalTarget(rule) && hostAllowed([rule], name, port));
   const addresses = isIP(name) ? [name] : await resolveName(name);
-  const usable = addresses.filter((address) => explicit || !isLocalAddress(address));
+  const usable = addresses.filter(
+    (address) => explicit || (!isLocalAddress(address) && (named || !isPrivateAddress(address))),
+  );
   if (usable[0]) return { ok: true, address: usable[0] };
   const reason =
     addresses.length === 0
       ? `patchwright sandbox: ${name} did not resolve`
-      : `patchwright sandbox: ${name} resolves to an address of this machine, which the sandbox does not reach`;
+      : named
+        ? `patchwright sandbox: ${name} resolves to an address of this machine, which the sandbox does not reach`
+        : `patchwright sandbox: ${name} resolves to an address of this machine or of a private network, which the sandbox reaches only when the repository's config names it`;
   return { ok: false, reason };
 }
 
@@ -152,4 +171,27 @@ function isLocalAddress(address: string): boolean {
   }
   const v6 = address.toLowerCase();
   return v6 === "::1" || v6 === "::" || /^fe[89ab]/.test(v6) || v6.startsWith("fd00:ec2::");
+}
+
+/**
+ * Private, shared and reserved ranges: where a server's neighbours live (a
+ * Redis on the compose network, a company's internal services), never the
+ * public internet.
+ */
+function isPrivateAddress(address: string): boolean {
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  if (isIP(v4) === 4) {
+    const [a = 0, b = 0] = v4.split(".").map(Number);
+    return (
+      a === 10 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 192 && b === 0) ||
+      (a === 198 && (b === 18 || b === 19)) ||
+      a >= 224
+    );
+  }
+  const v6 = address.toLowerCase();
+  return /^f[cd]/.test(v6) || /^ff/.test(v6) || /^fe[c-f]/.test(v6);
 }

@@ -4,12 +4,19 @@ import { z } from "zod";
 /**
  * What the network looks like from inside the sandbox: nothing (the
  * default for the agent's commands), the host's network, or only named
- * hosts, reached through an allow-list proxy (see host-proxy.ts).
+ * hosts, reached through an allow-list proxy (see host-proxy.ts). With
+ * `anyPublic` the proxy takes any host on the internet too, but never an
+ * address of this machine or of a private network (the server's Redis, a
+ * cloud's metadata service) unless a rule names it: the internet an install
+ * needs without the server's neighbourhood.
  */
 export type NetworkPolicy =
   | { kind: "off" }
   | { kind: "on" }
-  | { kind: "hosts"; hosts: readonly HostRule[] };
+  | { kind: "hosts"; hosts: readonly HostRule[]; anyPublic?: boolean };
+
+/** In a host list: any public host (`public` is the list `["*"]`). */
+export const ANY_PUBLIC_HOST = "*";
 
 /** `example.com`, `*.example.com` (any subdomain), optionally `:port`. */
 export interface HostRule {
@@ -24,18 +31,21 @@ const hostPattern = z
   .string({ error: "expected a host name such as registry.npmjs.org" })
   .trim()
   .toLowerCase()
-  .refine((text) => HOST_PATTERN.test(text), {
-    error: 'expected a host such as "registry.npmjs.org", "*.github.com" or "localhost:4873"',
+  .refine((text) => text === ANY_PUBLIC_HOST || HOST_PATTERN.test(text), {
+    error:
+      'expected a host such as "registry.npmjs.org", "*.github.com", "localhost:4873", or "*" for any public host',
   });
 
-/** `network:` and `setup_network:` in the config: on/off (or true/false), or a list of hosts. */
+/** `network:` and `setup_network:` in the config: on/off (or true/false), public, or a list of hosts. */
 export const networkSettingSchema = z.union(
   [
     z.boolean(),
-    z.enum(["on", "off"]),
+    z.enum(["on", "off", "public"]),
     z.array(hostPattern, { error: "expected a list of host names" }),
   ],
-  { error: 'expected "on", "off", or a list of host names such as ["registry.npmjs.org"]' },
+  {
+    error: 'expected "on", "off", "public", or a list of host names such as ["registry.npmjs.org"]',
+  },
 );
 
 export type NetworkSetting = z.output<typeof networkSettingSchema>;
@@ -43,8 +53,14 @@ export type NetworkSetting = z.output<typeof networkSettingSchema>;
 export function networkPolicy(setting: NetworkSetting): NetworkPolicy {
   if (setting === true || setting === "on") return { kind: "on" };
   if (setting === false || setting === "off") return { kind: "off" };
-  if (setting.length === 0) return { kind: "off" };
-  return { kind: "hosts", hosts: setting.map(parseHostRule) };
+  const list = setting === "public" ? [ANY_PUBLIC_HOST] : setting;
+  if (list.length === 0) return { kind: "off" };
+  const named = list.filter((entry) => entry !== ANY_PUBLIC_HOST);
+  return {
+    kind: "hosts",
+    hosts: named.map(parseHostRule),
+    ...(named.length < list.length ? { anyPublic: true } : {}),
+  };
 }
 
 export function parseHostRule(pattern: string): HostRule {
@@ -79,7 +95,8 @@ export function namesLocalTarget(rule: HostRule): boolean {
 /** One line for logs and reports. */
 export function describeNetwork(policy: NetworkPolicy): string {
   if (policy.kind !== "hosts") return policy.kind;
-  return policy.hosts
-    .map((r) => `${r.wildcard ? "*." : ""}${r.host}${r.port ? `:${r.port}` : ""}`)
-    .join(", ");
+  return [
+    ...(policy.anyPublic ? ["public hosts"] : []),
+    ...policy.hosts.map((r) => `${r.wildcard ? "*." : ""}${r.host}${r.port ? `:${r.port}` : ""}`),
+  ].join(", ");
 }

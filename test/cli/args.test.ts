@@ -57,7 +57,7 @@ describe("CLI arguments", () => {
 
   it("refuses a network that is not off, on or hosts, in one line", () => {
     expect(() => parseCommand(["run", "t", "--network", "everything please"], "/x")).toThrow(
-      "--network must be off, on, or a comma-separated list of hosts",
+      "--network must be off, on, public, or a comma-separated list of hosts",
     );
   });
 

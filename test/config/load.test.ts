@@ -76,7 +76,7 @@ describe("parseConfig", () => {
     ["max_turns: lots", "max_turns", 'expected a whole number above 0, got "lots"'],
     ["verify_timeout: soon", "verify_timeout", 'expected a duration such as "90s"'],
     ["verify_timeout: 0", "verify_timeout", 'expected a duration such as "90s"'],
-    ["network: everywhere", "network", 'expected "on", "off", or a list of host names'],
+    ["network: everywhere", "network", 'expected "on", "off", "public", or a list of host names'],
     ["network: [https://x.org/]", "network[0]", 'expected a host such as "registry.npmjs.org"'],
     ["max_turns: 0", "max_turns", "expected a whole number above 0, got 0"],
     ["max_turns: 2.5", "max_turns", "expected a whole number above 0, got 2.5"],

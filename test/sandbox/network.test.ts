@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findShell, runShellProcess } from "../../src/agent/shell-process.js";
-import { startHostProxy } from "../../src/sandbox/host-proxy.js";
+import { checkTarget, startHostProxy } from "../../src/sandbox/host-proxy.js";
 import { hostAllowed, networkPolicy, parseHostRule } from "../../src/sandbox/network.js";
 import { sandboxFor } from "../helpers/sandbox.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -63,6 +63,65 @@ describe("the sandbox's network", () => {
   });
 });
 
+describe("the network public", () => {
+  it("reaches a host the setting names, and not the server's own loopback services", async () => {
+    const setting = ["*", `127.0.0.1:${allowed}`];
+    expect(await curl(setting, `http://127.0.0.1:${allowed}/`)).toContain("ALLOWED-HOST");
+    const refused = await curl("public", `http://127.0.0.1:${other}/`);
+    expect(refused).not.toContain("OTHER-HOST");
+    expect(refused).toContain("of this machine or of a private network");
+  });
+
+  it("takes any public address, and no address of this machine or a private network unless named", async () => {
+    const dns: Record<string, string[]> = {
+      "registry.npmjs.org": ["104.16.0.35"],
+      "redis.compose.internal": ["172.18.0.3"],
+      "rebound.example": ["127.0.0.1"],
+      "metadata.example": ["169.254.169.254"],
+      "lan.example": ["192.168.1.20"],
+      "cgnat.example": ["100.64.0.9"],
+      "ula.example": ["fd12:3456::1"],
+      "mixed.example": ["10.0.0.8", "93.184.215.14"],
+      "registry.corp": ["10.1.2.3"],
+    };
+    const resolveName = async (name: string) => dns[name] ?? [];
+    const policy = { rules: [parseHostRule("registry.corp")], anyPublic: true };
+    const check = (host: string, port = 443) => checkTarget(policy, host, port, resolveName);
+    expect(await check("registry.npmjs.org")).toEqual({ ok: true, address: "104.16.0.35" });
+    // Only the public address of a name with both is dialled.
+    expect(await check("mixed.example")).toEqual({ ok: true, address: "93.184.215.14" });
+    // A company registry the config names may sit on a private network.
+    expect(await check("registry.corp")).toEqual({ ok: true, address: "10.1.2.3" });
+    for (const host of [
+      "redis.compose.internal",
+      "rebound.example",
+      "metadata.example",
+      "lan.example",
+      "cgnat.example",
+      "ula.example",
+      "127.0.0.1",
+      "169.254.169.254",
+      "10.0.0.1",
+      "[::1]",
+    ]) {
+      const target = await check(host, 6379);
+      expect(target, host).toMatchObject({ ok: false });
+    }
+    expect(await check("nowhere.example")).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("did not resolve"),
+    });
+    // Without public hosts, a host no rule names is refused before any lookup.
+    const closed = await checkTarget(
+      { rules: policy.rules, anyPublic: false },
+      "registry.npmjs.org",
+      443,
+      resolveName,
+    );
+    expect(closed).toMatchObject({ ok: false, reason: expect.stringContaining("allow-list") });
+  });
+});
+
 describe("the allow-list proxy", () => {
   /** CONNECT through the proxy's socket, as curl inside the sandbox does; the status line. */
   function connectThrough(socket: string, authority: string): Promise<string> {
@@ -86,7 +145,7 @@ describe("the allow-list proxy", () => {
     const proxy = await startHostProxy(
       socket,
       ["registry.example.test", `127.0.0.1:${allowed}`].map(parseHostRule),
-      resolveName,
+      { resolveName },
     );
     try {
       expect(await connectThrough(socket, `registry.example.test:${allowed}`)).toBe("403");
@@ -119,6 +178,12 @@ describe("host rules", () => {
     expect(networkPolicy(["[::1]:80"])).toEqual({
       kind: "hosts",
       hosts: [{ host: "::1", wildcard: false, port: 80 }],
+    });
+    expect(networkPolicy("public")).toEqual({ kind: "hosts", hosts: [], anyPublic: true });
+    expect(networkPolicy(["*", "localhost:4873"])).toEqual({
+      kind: "hosts",
+      hosts: [{ host: "localhost", wildcard: false, port: 4873 }],
+      anyPublic: true,
     });
   });
 });
