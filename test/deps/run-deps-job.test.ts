@@ -185,8 +185,11 @@ describe("runDepsJob", () => {
       ),
     );
     expect(task).not.toContain("hello() trims the name");
-    expect(task).toContain("- index.d.ts: export declare function greet(name: string): string;");
-    expect(task).toContain("+ index.d.ts: export declare function hello(name: string): string;");
+    expect(task).toContain(
+      json(
+        "## index.d.ts\n-export declare function greet(name: string): string;\n+export declare function hello(name: string): string;",
+      ),
+    );
     expect(JSON.stringify(model.requests[1]?.system)).toContain(
       "Never revert, downgrade or pin back a bumped package",
     );
