@@ -10,6 +10,7 @@ import {
   type JobResult,
   type JobWorker,
   type NewJob,
+  outOfAttempts,
   retryDelayMs,
   type SubmitResult,
   type WorkerOptions,
@@ -324,7 +325,7 @@ class LocalWorker implements JobWorker {
    */
   async #giveUp(record: JobRecord, lastFailure?: string): Promise<void> {
     const { ctx } = this;
-    const reason = `it was tried ${record.attempts} times`;
+    const reason = outOfAttempts(record.attempts);
     await this.handler
       .giveUp({ ...record, state: "failed" }, reason)
       .catch((error: unknown) => ctx.onError?.(error, record));

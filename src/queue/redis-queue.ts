@@ -4,16 +4,16 @@ import { Redis } from "ioredis";
 import { errorMessage } from "../error-message.js";
 import { createKeyLock, type KeyLock } from "./key-lock.js";
 import { createRedisIntake } from "./redis-intake.js";
+import { attemptsOf, type JobData, lastFailureOf, recordState, toRecord } from "./redis-record.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   type JobHandler,
-  type JobOutcome,
   type JobQueue,
   type JobRecord,
   type JobResult,
   type JobWorker,
-  jobOutcomeSchema,
   type NewJob,
+  outOfAttempts,
   retryDelayMs,
   type SubmitResult,
   type WorkerOptions,
@@ -48,29 +48,6 @@ export interface RedisQueueOptions {
   /** The first retry's delay; later ones double (default retryDelayMs(1), 5 s). */
   retryBaseMs?: number;
 }
-
-/**
- * The record's outcome from what BullMQ keeps: a finished job's return
- * value (the handler's result), a failed one's reason, and, while attempts
- * are left, the reason the last one failed (BullMQ keeps it until the next
- * failure), as the embedded queue records them.
- */
-function outcomeOf(job: Job<JobData>, state: JobRecord["state"]): JobOutcome | undefined {
-  if (state === "done") {
-    const parsed = jobOutcomeSchema.safeParse(job.returnvalue);
-    return parsed.success ? parsed.data : undefined;
-  }
-  if (!job.failedReason) return undefined;
-  return { conclusion: state === "failed" ? "failure" : "retrying", message: job.failedReason };
-}
-
-/** What BullMQ stores as the job's data: the record without its state. */
-type JobData = Omit<JobRecord, "id" | "state" | "attempts" | "updatedAt"> & {
-  /** Inputs wait in the key's list until the job starts. */
-  coalesce: boolean;
-  /** Starts cut short by a shutdown: they do not count as attempts. */
-  interruptions: number;
-};
 
 const SEEN_TTL_SECONDS = 7 * 24 * 3600;
 const RETRY_LATER_MS = 2_000;
@@ -200,7 +177,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       if (!unrecoverable && job.attemptsMade < maxAttempts) return;
       void left(job).catch(() => {});
       if (error instanceof ReportedFailure) return;
-      const record = toRecord(job, "failed");
+      const record = toRecord(job, "failed", clock.now());
       void handler
         .giveUp(record, errorMessage(error))
         .catch((failure: unknown) => options.onError?.(failure, record));
@@ -238,8 +215,11 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     // BullMQ counts failures and stalls apart, so a job whose runs were cut
     // short by crashes and failed in turn can start again past its last
     // attempt: like the embedded queue, report it instead of running it.
-    const attempts = job.attemptsStarted - job.data.interruptions;
-    if (attempts > maxAttempts) throw new UnrecoverableError(`it was tried ${attempts - 1} times`);
+    if (attemptsOf(job) > maxAttempts) {
+      // This start only reports: it is not one of the job's attempts.
+      await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
+      return giveUpNow(job, handler, attemptsOf(job));
+    }
     const lock: KeyLock | null = await locks.acquire(job.data.key, job.id ?? "", run);
     if (!lock) {
       // Another job on this issue is running: try again shortly, without counting an attempt.
@@ -254,7 +234,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         if (inputs.length === 0) return { conclusion: "coalesced" };
         await job.updateData({ ...job.data, inputs });
       }
-      const record = toRecord(job, "running");
+      const record = toRecord(job, "running", clock.now());
       const result = await handler
         .run({
           record,
@@ -265,50 +245,48 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
           waitingBehind: () => intake.waiting(job.data.key),
         })
         .catch((error: unknown): JobResult => ({ status: "retry", message: errorMessage(error) }));
-      return await settle(job, token, result, record.attempts >= maxAttempts);
+      // The last attempt asks for a retry: it ends now and is reported, whatever BullMQ's count says.
+      if (result.status === "retry" && record.attempts >= maxAttempts) {
+        await job.updateData({ ...job.data, lastFailure: result.message });
+        return await giveUpNow(job, handler, record.attempts);
+      }
+      return await settle(job, token, result);
     } finally {
       await lock.release();
     }
   }
 
-  async function settle(
-    job: Job<JobData>,
-    token: string | undefined,
-    result: JobResult,
-    lastAttempt: boolean,
-  ) {
+  /**
+   * Reports a job out of attempts from inside its run, before BullMQ marks
+   * it failed: a worker killed while reporting leaves the job stalled, and
+   * the worker that takes it up reports it again (as the embedded queue
+   * does after a restart). The record handed over says what failed last.
+   */
+  async function giveUpNow(job: Job<JobData>, handler: JobHandler, tried: number): Promise<never> {
+    const failure = lastFailureOf(job);
+    const record: JobRecord = {
+      ...toRecord(job, "failed", clock.now()),
+      ...(failure ? { outcome: { conclusion: "retrying", message: failure } } : {}),
+    };
+    await handler
+      .giveUp(record, outOfAttempts(tried))
+      .catch((error: unknown) => options.onError?.(error, record));
+    throw new ReportedFailure(failure ?? outOfAttempts(tried));
+  }
+
+  async function settle(job: Job<JobData>, token: string | undefined, result: JobResult) {
     switch (result.status) {
       case "done":
         return result;
       case "failed":
         throw new ReportedFailure(result.message);
       case "retry":
-        // On the last attempt it fails now (and is reported), whatever BullMQ's own count says.
-        throw lastAttempt ? new UnrecoverableError(result.message) : new Error(result.message);
+        throw new Error(result.message);
       case "interrupted":
         await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
         await job.moveToDelayed(clock.now(), token);
         throw new DelayedError();
     }
-  }
-
-  function toRecord(job: Job<JobData>, state: JobRecord["state"]): JobRecord {
-    const { coalesce: _coalesce, interruptions, ...data } = job.data;
-    const outcome = outcomeOf(job, state);
-    return {
-      ...data,
-      id: job.id ?? "",
-      inputs: data.inputs.length > 0 ? data.inputs : [null],
-      state,
-      attempts: Math.max(0, job.attemptsStarted - interruptions),
-      updatedAt: clock.now(),
-      // BullMQ stamps each start and the end; the embedded queue keeps the same two.
-      ...(job.processedOn ? { startedAt: job.processedOn } : {}),
-      ...(job.finishedOn && (state === "done" || state === "failed")
-        ? { finishedAt: job.finishedOn }
-        : {}),
-      ...(outcome ? { outcome } : {}),
-    };
   }
 
   return {
@@ -317,16 +295,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     async get(id) {
       const job = await queue.getJob(id);
       if (!job) return undefined;
-      const state = await job.getState();
-      const mapped: JobRecord["state"] =
-        state === "completed"
-          ? "done"
-          : state === "failed"
-            ? "failed"
-            : state === "active"
-              ? "running"
-              : "queued";
-      return toRecord(job, mapped);
+      return toRecord(job, recordState(await job.getState()), clock.now());
     },
     async onIdle() {
       for (;;) {

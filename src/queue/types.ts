@@ -162,3 +162,8 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 export function retryDelayMs(attempt: number): number {
   return Math.min(5_000 * 2 ** Math.max(0, attempt - 1), 300_000);
 }
+
+/** Why a job out of attempts stopped, when no failure of its own says more. */
+export function outOfAttempts(tried: number): string {
+  return `it was tried ${tried} time${tried === 1 ? "" : "s"}`;
+}

@@ -22,8 +22,15 @@ beforeAll(() => {
 });
 afterAll(() => raw.disconnect());
 
-/** A worker in its own process takes the job and is killed with SIGKILL mid-run. */
-async function killWorkerMidJob(name: string, maxAttempts: number): Promise<void> {
+/**
+ * A worker in its own process takes the job and is killed with SIGKILL
+ * mid-run, or ("report") once it has begun to report the job out of attempts.
+ */
+async function killWorkerMidJob(
+  name: string,
+  maxAttempts: number,
+  during: "run" | "report" = "run",
+): Promise<void> {
   const child = spawn(
     process.execPath,
     [
@@ -33,11 +40,13 @@ async function killWorkerMidJob(name: string, maxAttempts: number): Promise<void
       redis.url,
       name,
       String(maxAttempts),
+      during,
     ],
     { stdio: ["ignore", "pipe", "inherit"] },
   );
-  await new Promise<void>((picked) =>
-    child.stdout?.on("data", (chunk: Buffer) => String(chunk).includes("picked") && picked()),
+  const said = during === "run" ? "picked" : "reporting";
+  await new Promise<void>((reached) =>
+    child.stdout?.on("data", (chunk: Buffer) => String(chunk).includes(said) && reached()),
   );
   const exited = new Promise((done) => child.once("exit", done));
   child.kill("SIGKILL");
@@ -111,12 +120,22 @@ describe("the Redis queue when runs end badly", () => {
     );
     await vi.waitFor(() => expect(gaveUp).toHaveLength(1), { timeout: 15_000 });
     expect(gaveUp[0]?.reason).toBe("it was tried 2 times");
-    expect(gaveUp[0]?.record).toMatchObject({ id, state: "failed" });
-    expect(survivor.started).toHaveLength(0);
-    expect(await queue.get(id)).toMatchObject({
+    // What failed last (attempt 1; attempt 2 was killed), for the report to quote.
+    expect(gaveUp[0]?.record).toMatchObject({
+      id,
       state: "failed",
-      outcome: { conclusion: "failure", message: "it was tried 2 times" },
+      attempts: 2,
+      outcome: { conclusion: "retrying", message: "GitHub answered 502" },
     });
+    expect(survivor.started).toHaveLength(0);
+    // Reported first, then marked failed.
+    await vi.waitFor(async () =>
+      expect(await queue.get(id)).toMatchObject({
+        state: "failed",
+        attempts: 2,
+        outcome: { conclusion: "failure", message: "GitHub answered 502" },
+      }),
+    );
   }, 30_000);
 
   it("reports at once a job whose crash took its first attempt and whose last asks for a retry", async () => {
@@ -141,11 +160,54 @@ describe("the Redis queue when runs end badly", () => {
     );
     await vi.waitFor(() => expect(gaveUp).toHaveLength(1), { timeout: 15_000 });
     expect(runs.map((r) => r.attempts)).toEqual([2]);
-    expect(gaveUp[0]?.reason).toBe("GitHub answered 502");
-    expect(await queue.get(submitted.status === "queued" ? submitted.id : "")).toMatchObject({
-      state: "failed",
-      outcome: { conclusion: "failure", message: "GitHub answered 502" },
+    expect(gaveUp[0]?.reason).toBe("it was tried 2 times");
+    expect(gaveUp[0]?.record.outcome).toEqual({
+      conclusion: "retrying",
+      message: "GitHub answered 502",
     });
+    const id = submitted.status === "queued" ? submitted.id : "";
+    await vi.waitFor(async () =>
+      expect(await queue.get(id)).toMatchObject({
+        state: "failed",
+        attempts: 2,
+        outcome: { conclusion: "failure", message: "GitHub answered 502" },
+      }),
+    );
+  }, 30_000);
+
+  it("reports a job again when its worker is killed while reporting it out of attempts", async () => {
+    const name = `t${++names}`;
+    const queue = await open(name, { maxAttempts: 2 });
+    const submitted = await queue.submit(job("o/r#6"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    // Both attempts ask for a retry; the report after the last never ends: SIGKILL.
+    await killWorkerMidJob(name, 2, "report");
+    const gaveUp: Array<{ record: JobRecord; reason: string }> = [];
+    const survivor = manualHandler();
+    queue.startWorker(
+      {
+        run: survivor.handler.run,
+        giveUp: async (record, reason) => {
+          gaveUp.push({ record, reason });
+        },
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(() => expect(gaveUp).toHaveLength(1), { timeout: 15_000 });
+    expect(survivor.started).toHaveLength(0);
+    expect(gaveUp[0]?.reason).toBe("it was tried 2 times");
+    expect(gaveUp[0]?.record.outcome).toEqual({
+      conclusion: "retrying",
+      message: "GitHub answered 502",
+    });
+    // Reported first, then marked failed.
+    await vi.waitFor(async () =>
+      expect(await queue.get(id)).toMatchObject({
+        state: "failed",
+        attempts: 2,
+        outcome: { conclusion: "failure", message: "GitHub answered 502" },
+      }),
+    );
   }, 30_000);
 
   it("does not report a job whose handler reported its own failure", async () => {

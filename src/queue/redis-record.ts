@@ -1,0 +1,77 @@
+import type { JobState as BullState, Job } from "bullmq";
+import { type JobOutcome, type JobRecord, jobOutcomeSchema } from "./types.js";
+
+/**
+ * A BullMQ job read as a job record, with the same fields for the same life
+ * cycle as the embedded queue's: BullMQ keeps the state, the starts, when
+ * the last one began and when the job ended, the handler's result and why
+ * it last failed; the rest is the job's data.
+ */
+
+/** What BullMQ stores as the job's data: the record without its state. */
+export type JobData = Omit<JobRecord, "id" | "state" | "attempts" | "updatedAt"> & {
+  /** Inputs wait in the key's list until the job starts. */
+  coalesce: boolean;
+  /** Starts cut short by a shutdown: they do not count as attempts. */
+  interruptions: number;
+  /**
+   * What failed on the last attempt, kept before it is reported: a worker
+   * killed while reporting leaves it for the one that reports it again.
+   */
+  lastFailure?: string;
+};
+
+export function recordState(state: BullState | "unknown"): JobRecord["state"] {
+  if (state === "completed") return "done";
+  if (state === "failed") return "failed";
+  return state === "active" ? "running" : "queued";
+}
+
+/** Runs started, less those a shutdown or a busy issue cut short. */
+export function attemptsOf(job: Job<JobData>): number {
+  return Math.max(0, job.attemptsStarted - job.data.interruptions);
+}
+
+/** Why the job last failed, newest first: BullMQ keeps a reason until the next failure. */
+export function lastFailureOf(job: Job<JobData>): string | undefined {
+  return job.data.lastFailure ?? (job.failedReason || undefined);
+}
+
+export function toRecord(job: Job<JobData>, state: JobRecord["state"], now: number): JobRecord {
+  const {
+    coalesce: _coalesce,
+    interruptions: _interruptions,
+    lastFailure: _last,
+    ...data
+  } = job.data;
+  const outcome = outcomeOf(job, state);
+  return {
+    ...data,
+    id: job.id ?? "",
+    inputs: data.inputs.length > 0 ? data.inputs : [null],
+    state,
+    attempts: attemptsOf(job),
+    updatedAt: now,
+    // BullMQ stamps each start and the end, as the embedded queue does.
+    ...(job.processedOn ? { startedAt: job.processedOn } : {}),
+    ...(job.finishedOn && (state === "done" || state === "failed")
+      ? { finishedAt: job.finishedOn }
+      : {}),
+    ...(outcome ? { outcome } : {}),
+  };
+}
+
+/**
+ * A finished job's outcome is the handler's result (BullMQ's return value);
+ * a failed one's, "failure" and why; while attempts are left, "retrying"
+ * and what failed last.
+ */
+function outcomeOf(job: Job<JobData>, state: JobRecord["state"]): JobOutcome | undefined {
+  if (state === "done") {
+    const parsed = jobOutcomeSchema.safeParse(job.returnvalue);
+    return parsed.success ? parsed.data : undefined;
+  }
+  const failure = state === "failed" ? job.failedReason || undefined : lastFailureOf(job);
+  if (!failure) return undefined;
+  return { conclusion: state === "failed" ? "failure" : "retrying", message: failure };
+}
