@@ -19,6 +19,7 @@ import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
 import type { GitJobResult } from "../job/git-job.js";
+import { guardRepositoryServers } from "../job/job-mcp.js";
 import { runGitJob } from "../job/run-git-job.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
@@ -181,7 +182,10 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   const readOnly = await gitMetadataPaths(cwd, io.env);
   const contained = context.sandbox.open({ workspace: cwd, readOnly, network: args.network });
   const { repository, runner } = context.settings.mcpServers;
-  const fromRepository = resolveMcpServers(repository, io.env, "repository");
+  // The checkout's config is the repository's word: its HTTP servers are checked as in a job.
+  const fromRepository = await guardRepositoryServers(
+    resolveMcpServers(repository, io.env, "repository"),
+  );
   const fromRunner = resolveMcpServers(runner, io.env, "runner");
   const mcp = {
     servers: [...fromRepository.servers, ...fromRunner.servers],

@@ -1,5 +1,9 @@
 import { checkHost, type Resolve, systemResolve } from "../agent/mcp/address-guard.js";
-import { type McpServersConfig, resolveMcpServers } from "../agent/mcp/config.js";
+import {
+  type McpServersConfig,
+  type ResolvedMcpServers,
+  resolveMcpServers,
+} from "../agent/mcp/config.js";
 import { guardedFetch } from "../agent/mcp/guarded-fetch.js";
 import type { SessionMcp } from "../agent/session.js";
 import type { GitEnv } from "../git/git-client.js";
@@ -26,27 +30,43 @@ export async function jobMcp(options: {
   /** Resolves HTTP servers' names; the system's resolver unless a test gives one. */
   resolve?: Resolve | undefined;
 }): Promise<SessionMcp> {
-  const resolve = options.resolve ?? systemResolve;
-  const resolved = resolveMcpServers(options.servers, options.env, "repository");
+  const resolved = await guardRepositoryServers(
+    resolveMcpServers(options.servers, options.env, "repository"),
+    options.resolve ?? systemResolve,
+  );
+  // The git metadata the job's own git trusts stays read-only, as in the agent's sandbox.
+  const readOnly = await gitMetadataPaths(options.dir, options.env);
+  return {
+    ...resolved,
+    sandboxFor: (network) => options.launcher.open({ workspace: options.dir, readOnly, network }),
+  };
+}
+
+/**
+ * A repository's servers with its HTTP ones checked: a refused one is
+ * dropped and reported among the problems, the others connect only to the
+ * address checked. The CLI runs a checkout's config through this too.
+ */
+export async function guardRepositoryServers(
+  resolved: ResolvedMcpServers,
+  resolve: Resolve = systemResolve,
+): Promise<ResolvedMcpServers> {
+  const problems = [...resolved.problems];
   const checked = await Promise.all(
     resolved.servers.map(async (server) => {
       if (server.transport !== "http") return server;
       const refusal = await refusedUrl(server.url, resolve);
       if (refusal) {
-        resolved.problems.push({ server: server.name, message: refusal });
+        problems.push({ server: server.name, message: refusal });
         return undefined;
       }
       return { ...server, fetch: guardedFetch(resolve) };
     }),
   );
-  const servers = checked.filter((server) => server !== undefined);
-  // The git metadata the job's own git trusts stays read-only, as in the agent's sandbox.
-  const readOnly = await gitMetadataPaths(options.dir, options.env);
   return {
-    servers,
-    problems: resolved.problems,
-    secrets: resolved.secrets,
-    sandboxFor: (network) => options.launcher.open({ workspace: options.dir, readOnly, network }),
+    ...resolved,
+    servers: checked.filter((server) => server !== undefined),
+    problems,
   };
 }
 

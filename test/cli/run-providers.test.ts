@@ -1,4 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai-server.js";
@@ -90,6 +92,38 @@ describe("patchwright run with the checkout's config", () => {
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     const usage = lines.filter((line) => line.type === "usage").at(-1);
     expect(usage?.totalCostUsd).toBeCloseTo(0.5 + (100 * 2 * 0.5 + 20 * 2 * 1) / 1e6, 9);
+  }, 30_000);
+
+  it("does not let a checkout's config point an HTTP MCP server at this machine", async () => {
+    server = await startFakeOpenAi([reply("Nothing to do.")]);
+    // Something on the user's loopback (a dev database's admin API, a metadata proxy).
+    let reached = 0;
+    const local = createServer((_req, res) => {
+      reached += 1;
+      res.end("{}");
+    });
+    await new Promise<void>((done) => local.listen(0, "127.0.0.1", done));
+    const port = (local.address() as AddressInfo).port;
+    try {
+      const root = await checkout(
+        [
+          "model: openai/house-model",
+          "pricing:",
+          '  "openai/house-model": { input: 0.5, output: 1, context_window: 65536 }',
+          "mcp_servers:",
+          `  internal: { url: "https://127.0.0.1:${port}/mcp" }`,
+          "",
+        ].join("\n"),
+      );
+      const run = await runMain(["run", "look around", "--cwd", root], { env: env(server.url) });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(
+        "a repository's MCP server must be on a public address, not the host's own network",
+      );
+      expect(reached).toBe(0);
+    } finally {
+      await new Promise((done) => local.close(done));
+    }
   }, 30_000);
 
   it("refuses to run a model with no known price, and flags win over the config", async () => {

@@ -26,7 +26,7 @@ afterAll(async () => {
   await registry?.close();
 });
 
-async function install(network: string | string[]) {
+async function install(network: "public" | string[]) {
   const workspace = await makeTempDir();
   await writeFile(
     join(workspace, "package.json"),
