@@ -52,11 +52,7 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
 
   const command = options.lockfileCommand ?? lockfileCommand;
   const lockPath = await realPathInside(options.dir, options.lockfilePath);
-  const forgotten = forgetLocked(
-    options.lockfilePath,
-    await readFile(lockPath, "utf8"),
-    relock.map((r) => r.name),
-  );
+  const forgotten = forgetLocked(options.lockfilePath, await readFile(lockPath, "utf8"), relock);
   if (forgotten !== undefined) await writeFile(lockPath, forgotten);
   // A lockfile step never changes a range: what a tool rewrites in package.json (yarn 4 reformats it) is put back.
   const manifests = await readManifests(options.dir, options.updates);

@@ -5,8 +5,8 @@ import type { Update } from "./outdated.js";
  * In-range updates move the lockfile only: package.json keeps its range and
  * the lockfile takes the newer version inside it. Each tool does it its own
  * way (learnt from how Renovate and Dependabot update lockfiles):
- * - npm and yarn 1: the package's entries are dropped from the lockfile and
- *   the lockfile step resolves the range again as on a first install (npm
+ * - npm and yarn 1: the lockfile entries are dropped and the lockfile
+ *   step resolves the range again as on a first install (npm
  *   under --before; yarn 1 has no age gate, so the locked-version check
  *   refuses a version newer than the plan's);
  * - pnpm: `pnpm update name@version --no-save --lockfile-only` per project,
@@ -20,37 +20,48 @@ export interface Relock {
   version: string;
   /** The folders of the manifests whose range stays ("" for the root). */
   dirs: string[];
+  /** Those ranges, as the manifests write them. */
+  specs: string[];
 }
 
 /** The updates of a bump that leave a range as it is, per package and version. */
 export function relockTargets(updates: readonly Update[]): Relock[] {
   return updates
-    .map((update) => ({
-      name: update.name,
-      version: update.to,
-      dirs: [
-        ...new Set(
-          update.locations.filter((l) => l.newSpec === null).map((l) => manifestDir(l.manifest)),
-        ),
-      ],
-    }))
+    .map((update) => {
+      const kept = update.locations.filter((l) => l.newSpec === null);
+      return {
+        name: update.name,
+        version: update.to,
+        dirs: [...new Set(kept.map((l) => manifestDir(l.manifest)))],
+        specs: [...new Set(kept.map((l) => l.spec))],
+      };
+    })
     .filter((relock) => relock.dirs.length > 0);
 }
 
 /**
- * The lockfile without the entries of `names`, for the tools that resolve
- * what their lockfile lacks (npm's package-lock.json, yarn 1's yarn.lock);
- * undefined for the lockfiles whose tool is asked by command instead.
+ * The lockfile without the entries `relock` moves, for the tools that
+ * resolve what their lockfile lacks (npm's package-lock.json: the
+ * package's entries; yarn 1's yarn.lock: the entries of the kept ranges,
+ * so other ranges of the package elsewhere in the tree stay where they
+ * are); undefined for the lockfiles whose tool is asked by command instead.
  */
 export function forgetLocked(
   lockfilePath: string,
   text: string,
-  names: readonly string[],
+  relock: readonly Relock[],
 ): string | undefined {
-  if (names.length === 0) return undefined;
-  if (lockfilePath.endsWith(".json")) return forgetInPackageLock(text, names);
+  if (relock.length === 0) return undefined;
+  if (lockfilePath.endsWith(".json"))
+    return forgetInPackageLock(
+      text,
+      relock.map((r) => r.name),
+    );
   if (lockfilePath.endsWith("yarn.lock") && !text.includes("__metadata:"))
-    return forgetInYarnClassic(text, names);
+    return forgetInYarnClassic(
+      text,
+      relock.flatMap((r) => r.specs.map((spec) => `${r.name}@${spec}`)),
+    );
   return undefined;
 }
 
@@ -95,17 +106,16 @@ function forgetInPackageLock(text: string, names: readonly string[]): string {
 }
 
 /** Yarn 1's entries start at an unindented `"a@^1.0.0", a@~1.1.0:` line and run to the next one. */
-function forgetInYarnClassic(text: string, names: readonly string[]): string {
+function forgetInYarnClassic(text: string, descriptors: readonly string[]): string {
   const lines = text.split("\n");
   const out: string[] = [];
   let dropping = false;
   for (const line of lines) {
     if (/^\S.*:$/.test(line) && !line.startsWith("#")) {
-      const descriptors = line
+      dropping = line
         .slice(0, -1)
         .split(/,\s*/)
-        .map((d) => d.trim().replace(/^"|"$/g, ""));
-      dropping = descriptors.some((d) => names.includes(descriptorName(d)));
+        .some((d) => descriptors.includes(d.trim().replace(/^"|"$/g, "")));
     } else if (line === "" && dropping) {
       // The blank line after an entry goes with it.
       dropping = false;
@@ -114,10 +124,4 @@ function forgetInYarnClassic(text: string, names: readonly string[]): string {
     if (!dropping) out.push(line);
   }
   return out.join("\n");
-}
-
-/** `@scope/a@^1.0.0` -> `@scope/a`. */
-function descriptorName(descriptor: string): string {
-  const at = descriptor.indexOf("@", descriptor.startsWith("@") ? 1 : 0);
-  return at < 0 ? descriptor : descriptor.slice(0, at);
 }

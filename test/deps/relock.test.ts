@@ -41,13 +41,15 @@ describe("lockfile-only updates per package manager", () => {
       ]),
     ];
     const relock = relockTargets(updates);
-    expect(relock).toEqual([{ name: "a", version: "1.2.0", dirs: ["", "packages/w"] }]);
+    expect(relock).toEqual([
+      { name: "a", version: "1.2.0", dirs: ["", "packages/w"], specs: ["1.x"] },
+    ]);
     // Each project gets its own versions: a name given to the whole workspace would be locked
     // there in every project, whatever its range.
     expect(
       pnpmRelockCommands(
         "pnpm",
-        [...relock, { name: "@s/c", version: "3.1.0", dirs: ["packages/my app"] }],
+        [...relock, { name: "@s/c", version: "3.1.0", dirs: ["packages/my app"], specs: ["3"] }],
         " --config.minimum-release-age=10",
       ),
     ).toEqual([
@@ -56,11 +58,20 @@ describe("lockfile-only updates per package manager", () => {
       "pnpm update --filter '{./packages/my app}' @s/c@3.1.0 --no-save --lockfile-only --ignore-scripts --config.minimum-release-age=10",
     ]);
     expect(
-      yarnBerryRelockCommand("yarn", [...relock, { name: "a", version: "1.2.0", dirs: [""] }]),
+      yarnBerryRelockCommand("yarn", [
+        ...relock,
+        { name: "a", version: "1.2.0", dirs: [""], specs: ["1.x"] },
+      ]),
     ).toBe("yarn up -R a --mode=update-lockfile");
   });
 
-  it("drops a package's entries from yarn 1's lockfile and from npm's, and leaves the others", () => {
+  it("drops the kept ranges' entries from yarn 1's lockfile and the package's from npm's, and leaves the others", () => {
+    const relock = (name: string, ...specs: string[]) => ({
+      name,
+      version: "9.9.9",
+      dirs: [""],
+      specs,
+    });
     const yarn1 = [
       "# yarn lockfile v1",
       "",
@@ -77,8 +88,12 @@ describe("lockfile-only updates per package manager", () => {
       "ab@1.x:",
       '  version "1.0.0"',
       "",
+      // Another range of a package, deeper in the tree: not the manifest's, so it stays.
+      "ab@^2.0.0:",
+      '  version "2.0.0"',
+      "",
     ].join("\n");
-    expect(forgetLocked("yarn.lock", yarn1, ["@s/a", "a"])).toBe(
+    expect(forgetLocked("yarn.lock", yarn1, [relock("@s/a", "~1.1.0"), relock("ab", "1.x")])).toBe(
       [
         "# yarn lockfile v1",
         "",
@@ -86,8 +101,8 @@ describe("lockfile-only updates per package manager", () => {
         "b@^2.0.0:",
         '  version "2.0.0"',
         "",
-        "ab@1.x:",
-        '  version "1.0.0"',
+        "ab@^2.0.0:",
+        '  version "2.0.0"',
         "",
       ].join("\n"),
     );
@@ -100,12 +115,18 @@ describe("lockfile-only updates per package manager", () => {
       },
     });
     expect(
-      Object.keys(JSON.parse(forgetLocked("package-lock.json", npm, ["a"]) ?? "{}").packages),
+      Object.keys(
+        JSON.parse(forgetLocked("package-lock.json", npm, [relock("a", "1.x")]) ?? "{}").packages,
+      ),
     ).toEqual(["", "node_modules/ab"]);
     // pnpm and yarn 4 are asked by command; their lockfiles are left to them.
-    expect(forgetLocked("pnpm-lock.yaml", "lockfileVersion: '9.0'\n", ["a"])).toBeUndefined();
     expect(
-      forgetLocked("yarn.lock", '__metadata:\n  version: 8\n\n"a@npm:1.x":\n', ["a"]),
+      forgetLocked("pnpm-lock.yaml", "lockfileVersion: '9.0'\n", [relock("a", "1.x")]),
+    ).toBeUndefined();
+    expect(
+      forgetLocked("yarn.lock", '__metadata:\n  version: 8\n\n"a@npm:1.x":\n', [
+        relock("a", "1.x"),
+      ]),
     ).toBeUndefined();
   });
 });
