@@ -22,9 +22,11 @@ import {
 /**
  * The queue when REDIS_URL is set: BullMQ, so any number of `patchwright
  * worker` processes on any machines share the jobs. BullMQ brings durable
- * jobs, retries with backoff and stalled-job recovery (a worker killed
- * mid-job: another takes the job up again). What open-source BullMQ lacks
- * is added here with plain Redis keys: one job at a time per issue (a lock
+ * jobs, delays and stalled-job recovery (a worker killed mid-job: another
+ * takes the job up again). Attempts are counted here, as runs started
+ * (BullMQ counts failures and stalls apart), so a retry waits, and a job
+ * out of attempts is reported, as on the embedded queue. What open-source
+ * BullMQ lacks is added with plain Redis keys: one job at a time per issue (a lock
  * per key, see key-lock.ts; a job whose key is taken is delayed and tried
  * again), deduplication on the delivery id and the triggering comment, and
  * coalescing of rapid requests on one issue (inputs wait in a list per key;
@@ -45,7 +47,7 @@ export interface RedisQueueOptions {
    */
   lockDurationMs?: number;
   stalledIntervalMs?: number;
-  /** The first retry's delay; later ones double (default retryDelayMs(1), 5 s). */
+  /** The first retry's delay; later ones double (default retryDelayMs(1), 5 s). Tests shorten it. */
   retryBaseMs?: number;
 }
 
@@ -128,6 +130,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         jobId: id,
         priority: await priorityFor(job.installationId),
         attempts: maxAttempts,
+        // For failures outside the handler (Redis errors); the handler's retries are settle()'s.
         backoff: { type: "exponential", delay: options.retryBaseMs ?? retryDelayMs(1) },
         removeOnComplete: { age: SEEN_TTL_SECONDS },
         removeOnFail: { age: SEEN_TTL_SECONDS },
@@ -250,7 +253,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
         await job.updateData({ ...job.data, lastFailure: result.message });
         return await giveUpNow(job, handler, record.attempts);
       }
-      return await settle(job, token, result);
+      return await settle(job, token, result, record.attempts);
     } finally {
       await lock.release();
     }
@@ -274,14 +277,27 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     throw new ReportedFailure(failure ?? outOfAttempts(tried));
   }
 
-  async function settle(job: Job<JobData>, token: string | undefined, result: JobResult) {
+  async function settle(
+    job: Job<JobData>,
+    token: string | undefined,
+    result: JobResult,
+    attempts: number,
+  ) {
     switch (result.status) {
       case "done":
         return result;
       case "failed":
         throw new ReportedFailure(result.message);
       case "retry":
-        throw new Error(result.message);
+        // Delayed here rather than by BullMQ's backoff, which counts failures
+        // only: after a crash that would be sooner than the tracking comment
+        // says (retryDelayMs of the job's attempts, as on the embedded queue).
+        await job.updateData({ ...job.data, lastFailure: result.message });
+        await job.moveToDelayed(
+          clock.now() + retryDelayMs(attempts, options.retryBaseMs ?? retryDelayMs(1)),
+          token,
+        );
+        throw new DelayedError();
       case "interrupted":
         await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
         await job.moveToDelayed(clock.now(), token);

@@ -159,8 +159,8 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
  * Doubling, as BullMQ's "exponential" backoff does, so the wait a tracking
  * comment announces is the wait on either queue.
  */
-export function retryDelayMs(attempt: number): number {
-  return Math.min(5_000 * 2 ** Math.max(0, attempt - 1), 300_000);
+export function retryDelayMs(attempt: number, firstMs = 5_000): number {
+  return Math.min(firstMs * 2 ** Math.max(0, attempt - 1), 300_000);
 }
 
 /** Why a job out of attempts stopped, when no failure of its own says more. */

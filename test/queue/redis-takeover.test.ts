@@ -175,6 +175,38 @@ describe("the Redis queue when runs end badly", () => {
     );
   }, 30_000);
 
+  it("waits before a retry as long as the job's attempts say, also when a crash took one", async () => {
+    const name = `t${++names}`;
+    const queue = await open(name, { maxAttempts: 3, retryBaseMs: 60_000 });
+    const submitted = await queue.submit(job("o/r#7"));
+    const id = submitted.status === "queued" ? submitted.id : "";
+    await killWorkerMidJob(name, 3);
+    const runs: JobRecord[] = [];
+    queue.startWorker(
+      {
+        run: async (running) => {
+          runs.push(running.record);
+          return { status: "retry", message: "GitHub answered 502" };
+        },
+        giveUp: async () => {},
+      },
+      { concurrency: 1 },
+    );
+    await vi.waitFor(
+      async () =>
+        expect(await queue.get(id)).toMatchObject({
+          state: "queued",
+          attempts: 2,
+          outcome: { conclusion: "retrying", message: "GitHub answered 502" },
+        }),
+      { timeout: 15_000 },
+    );
+    expect(runs.map((r) => r.attempts)).toEqual([2]);
+    // Attempt 2's retry: retryDelayMs(2), what the tracking comment announces; BullMQ's
+    // backoff, counting failures only, would have waited retryDelayMs(1).
+    expect(Number(await raw.hget(`bull:${name}:${id}`, "delay"))).toBe(120_000);
+  }, 30_000);
+
   it("reports a job again when its worker is killed while reporting it out of attempts", async () => {
     const name = `t${++names}`;
     const queue = await open(name, { maxAttempts: 2 });
