@@ -223,7 +223,15 @@ function hunks(path: string, oldText: string, newText: string): string[] {
     context: 1,
     maxEditLength: 2_000,
   });
-  if (!patch) return ["(rewritten: too many changes to show line by line)"];
+  if (!patch) {
+    // Too many changes to align: the lines that left and the lines that came, without context.
+    const [old, now] = [new Set(oldText.split("\n")), new Set(newText.split("\n"))];
+    return [
+      "(rewritten: lines that left and lines that came, out of order)",
+      ...[...old].filter((line) => line && !now.has(line)).map((line) => `-${line}`),
+      ...[...now].filter((line) => line && !old.has(line)).map((line) => `+${line}`),
+    ];
+  }
   return patch.hunks.flatMap((hunk, i) => [
     ...(i > 0 ? ["@@"] : []),
     ...hunk.lines.filter((line) => !line.startsWith("\\")),

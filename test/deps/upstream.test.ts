@@ -201,6 +201,21 @@ describe("upstream changes for the agent", () => {
     ]);
   });
 
+  it("shows a rewritten type file as the lines that left and came, without aligning them", () => {
+    const lines = (make: (i: number) => string) =>
+      Array.from({ length: 1500 }, (_, i) => make(i)).join("\n");
+    const diff = apiDiff(
+      new Map([["index.d.ts", lines((i) => `export declare const a${i}: number;`)]]),
+      new Map([["index.d.ts", lines((i) => `export declare function b${i}(): string;`)]]),
+    );
+    expect(diff?.split("\n").slice(0, 3)).toEqual([
+      "## index.d.ts",
+      "(rewritten: lines that left and lines that came, out of order)",
+      "-export declare const a0: number;",
+    ]);
+    expect(diff?.split("\n").at(-1)).toBe("… 2922 more lines cut, of index.d.ts");
+  });
+
   describe("release notes without an App or Action client (the CLI)", () => {
     const update = {
       name: "x",
