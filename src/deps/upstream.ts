@@ -169,7 +169,27 @@ export function apiDiff(
   for (const path of came) {
     sections.push({ path: `${path} (new)`, lines: asLines(now.get(path) ?? "", "+") });
   }
-  return render(sections);
+  return render(mergeSame(sections));
+}
+
+/** Dual packages ship the same declarations as .d.ts and .d.cts: one diff, named once per file. */
+function mergeSame(
+  sections: Array<{ path: string; lines: string[] }>,
+): Array<{ path: string; lines: string[] }> {
+  const byBody = new Map<string, { path: string; lines: string[] }>();
+  const out: Array<{ path: string; lines: string[] }> = [];
+  for (const section of sections) {
+    const body = section.lines.join("\n");
+    const same = body ? byBody.get(body) : undefined;
+    if (same) {
+      same.path = `${same.path}, ${section.path}`;
+      continue;
+    }
+    const copy = { ...section };
+    if (body) byBody.set(body, copy);
+    out.push(copy);
+  }
+  return out;
 }
 
 /** The type definition files, normalized; unchanged files compare equal whatever their comments. */

@@ -87,6 +87,8 @@ describe("upstream changes for the agent", () => {
         "};",
       ].join("\n"),
       "lib/stable.d.ts": "// Stable.\nexport declare const stable: 1;\n",
+      "index.d.cts": "export declare const twin: 1;\nexport declare const gone: 1;\n",
+      "lib/twin.d.cts": "export declare const twin: 1;\nexport declare const gone: 1;\n",
       "lib/legacy.d.ts": "export declare function legacy(): void;\n",
       "lib/util.d.ts": "export declare function util(x: string): string;\n",
       "README.md": "not part of the API\n",
@@ -112,6 +114,8 @@ describe("upstream changes for the agent", () => {
       // The same declarations with other comments and spacing: no change.
       "lib/stable.d.ts": "/* Still stable. */\nexport   declare const stable: 1;\n\n",
       "lib/helpers/util.d.ts": "export declare function util(x: string): string;\n",
+      "index.d.cts": "export declare const twin: 1;\n",
+      "lib/twin.d.cts": "export declare const twin: 1;\n",
     });
     const changes = await gatherUpstream(
       { tarball: async (_name, version) => (version === "1.0.0" ? v1 : v2) },
@@ -126,6 +130,10 @@ describe("upstream changes for the agent", () => {
         "## lib/legacy.d.ts (removed)",
         "-export declare function legacy(): void;",
         "## lib/util.d.ts (moved to lib/helpers/util.d.ts, unchanged)",
+        // The same change in two files is shown once.
+        "## index.d.cts, lib/twin.d.cts",
+        " export declare const twin: 1;",
+        "-export declare const gone: 1;",
         "## index.d.ts",
         " timeout: number;",
         "-retries?: number;",
