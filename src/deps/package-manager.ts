@@ -1,5 +1,3 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, isAbsolute, join } from "node:path";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import { pnpmRelockCommands, type Relock, yarnBerryRelockCommand } from "./relock.js";
 
@@ -85,46 +83,9 @@ export async function detectPackageManager(
   return { name, lockfile: first.file, evidence: first.file };
 }
 
-/**
- * Why the project's tool cannot be started, before any group is tried: a
- * missing binary would otherwise fail every group's lockfile step with the
- * shell's "not found", and the agent would be asked to fix it. npm comes
- * with the Node that runs us.
- */
-export function missingTool(
-  manager: PackageManager,
-  tools: ManagerTools = {},
-  path = "",
-): string | undefined {
-  if (manager.name === "npm") return undefined;
-  const command = tools[manager.name] ?? DEFAULT_TOOLS[manager.name];
-  const program = command.trim().split(/\s+/)[0] ?? command;
-  if (findProgram(program, path)) return undefined;
-  const where = program.includes("/")
-    ? `${program} does not exist or is not executable`
-    : `${program} is not on the PATH (${path || "empty"})`;
-  const fix =
-    manager.name === "bun"
-      ? "install bun where patchwright runs (the Docker image has it; in GitHub Actions, add oven-sh/setup-bun before patchwright)"
-      : "install corepack (Node 25 and later no longer ship it: npm install -g corepack)";
-  return `this repository uses ${manager.name} (${manager.evidence}), but ${where}; ${fix}. Nothing was changed.`;
-}
-
-function findProgram(program: string, path: string): boolean {
-  const candidates = program.includes("/")
-    ? [program]
-    : path
-        .split(delimiter)
-        .filter((dir) => isAbsolute(dir))
-        .map((dir) => join(dir, program));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
+/** The command that starts a project's tool: `tools`' own, else the default. */
+export function toolCommand(name: Exclude<ManagerName, "npm">, tools: ManagerTools = {}): string {
+  return tools[name] ?? DEFAULT_TOOLS[name];
 }
 
 export interface ManagerCommands {
@@ -166,7 +127,7 @@ export function managerCommands(
 ): ManagerCommands {
   const hasLock = manager.lockfile !== undefined;
   if (manager.name === "pnpm") {
-    const pnpm = tools.pnpm ?? DEFAULT_TOOLS.pnpm;
+    const pnpm = toolCommand("pnpm", tools);
     return {
       // minimumReleaseAge (pnpm 10.16+): a range resolves to a version older than the cutoff.
       lockfile: (before, relock = []) => {
@@ -186,7 +147,7 @@ export function managerCommands(
     };
   }
   if (manager.name === "yarn-classic") {
-    const yarn = tools["yarn-classic"] ?? DEFAULT_TOOLS["yarn-classic"];
+    const yarn = toolCommand("yarn-classic", tools);
     return {
       // Yarn 1 has no lockfile-only mode: this installs too, without scripts. It
       // has no age gate either: the locked-version check (locked-check.ts) catches a range it resolves too new.
@@ -199,7 +160,7 @@ export function managerCommands(
     };
   }
   if (manager.name === "yarn-berry") {
-    const yarn = tools["yarn-berry"] ?? DEFAULT_TOOLS["yarn-berry"];
+    const yarn = toolCommand("yarn-berry", tools);
     return {
       // npmMinimalAgeGate (yarn 4.10+), in minutes; the variable outranks .yarnrc.yml.
       lockfile: (before, relock = []) =>
@@ -220,7 +181,7 @@ export function managerCommands(
     };
   }
   if (manager.name === "bun") {
-    const bun = tools.bun ?? DEFAULT_TOOLS.bun;
+    const bun = toolCommand("bun", tools);
     return {
       // minimumReleaseAge (bun 1.3+), in seconds; the flag outranks bunfig.toml.
       lockfile: (before) =>

@@ -22,10 +22,11 @@ import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
 import type { Update } from "./outdated.js";
-import { type ManagerTools, managerCommands, missingTool } from "./package-manager.js";
+import { type ManagerTools, managerCommands } from "./package-manager.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
 import { githubReleases } from "./releases.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
+import { missingTool } from "./tool-check.js";
 import { createWarmInstall, type WarmInstall } from "./warm-install.js";
 
 /**
@@ -171,7 +172,12 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       (g) => !input.groups || input.groups.includes(g.slug),
     );
     if (wanted.length === 0) return { ...finish(), status: "done" };
-    const missing = missingTool(planned.project.manager, deps.packageManagers, deps.envSource.PATH);
+    const missing = await missingTool({
+      manager: planned.project.manager,
+      tools: deps.packageManagers,
+      env: buildShellEnv(deps.envSource),
+      sandbox: deps.sandbox,
+    });
     if (missing) return { ...finish(), status: "error", message: missing };
 
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });

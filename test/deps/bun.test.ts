@@ -10,15 +10,12 @@ import { parseDepsConfig } from "../../src/deps/config.js";
 import { lockedMismatches } from "../../src/deps/locked-check.js";
 import { readBunLock } from "../../src/deps/lockfiles.js";
 import type { Update } from "../../src/deps/outdated.js";
-import {
-  detectPackageManager,
-  managerCommands,
-  missingTool,
-} from "../../src/deps/package-manager.js";
+import { detectPackageManager, managerCommands } from "../../src/deps/package-manager.js";
 import { planDepsUpdates } from "../../src/deps/plan.js";
 import { ProjectError, readNpmProject } from "../../src/deps/project.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
-import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
+import { missingTool } from "../../src/deps/tool-check.js";
+import { type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
 import { chooseSandbox } from "../../src/sandbox/select.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
 import { lockedProject, TOOLS } from "./manager-projects.js";
@@ -36,6 +33,8 @@ const BUN = TOOLS.bun as string;
 const PIN = "bun@1.4.5";
 const BIN_PATH = [join(dirname(dirname(dirname(BUN))), ".bin"), dirname(BUN)].join(delimiter);
 const PATH = `${BIN_PATH}${delimiter}${process.env.PATH ?? ""}`;
+const FIX =
+  "install bun in a folder the sandbox shows (the Docker image has it in /usr/local/bin; in GitHub Actions run `npm install -g bun`: oven-sh/setup-bun puts it in the home folder, which the sandbox hides)";
 
 let world: FixtureWorld;
 let root: string;
@@ -211,7 +210,7 @@ describe("a bun project", () => {
     );
     expect(result.status).toBe("error");
     expect(result.message).toBe(
-      `this repository uses bun (package.json "packageManager": "${PIN}"), but ${join(root, "nowhere", "bun")} does not exist or is not executable; install bun where patchwright runs (the Docker image has it; in GitHub Actions, add oven-sh/setup-bun before patchwright). Nothing was changed.`,
+      `this repository uses bun (package.json "packageManager": "${PIN}"), but ${join(root, "nowhere", "bun")} does not exist or is not executable; ${FIX}. Nothing was changed.`,
     );
     expect(result.plan?.groups.length).toBeGreaterThan(0);
     expect(result.groups).toEqual([]);
@@ -313,15 +312,37 @@ describe("bun's commands", () => {
     );
   });
 
-  it("find bun on the PATH, or say it is missing", () => {
-    expect(missingTool(manager, {}, PATH)).toBeUndefined();
-    expect(missingTool(manager, {}, "/nonexistent/bin")).toBe(
-      "this repository uses bun (bun.lock), but bun is not on the PATH (/nonexistent/bin); install bun where patchwright runs (the Docker image has it; in GitHub Actions, add oven-sh/setup-bun before patchwright). Nothing was changed.",
+  it("find bun on the PATH and in the sandbox, or say where it is missing", async () => {
+    const check = (path: string, launcher = sandbox, bun?: string) =>
+      missingTool({
+        manager,
+        tools: bun ? { bun } : {},
+        env: { PATH: path },
+        sandbox: launcher,
+      });
+    expect(await check(PATH)).toBeUndefined();
+    expect(await check("/nonexistent/bin")).toBe(
+      `this repository uses bun (bun.lock), but bun is not on the PATH (/nonexistent/bin); ${FIX}. Nothing was changed.`,
     );
     // A folder named bun is no program.
-    expect(missingTool(manager, { bun: root }, PATH)).toContain("is not executable");
-    expect(
-      missingTool({ name: "npm", lockfile: undefined, evidence: "no lockfile" }, {}, ""),
-    ).toBeUndefined();
-  });
+    expect(await check(PATH, sandbox, root)).toContain(
+      `${root} does not exist or is not executable`,
+    );
+    // The host has it, but the sandbox hides where it is (as it hides ~/.bun/bin).
+    const hiding = await chooseSandbox({
+      mode: "service",
+      optOut: false,
+      optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
+      path: PATH,
+      home: process.env.HOME || homedir(),
+      hidden: [dirname(dirname(dirname(BUN)))],
+    });
+    expect(await check(PATH, hiding.launcher)).toBe(
+      `this repository uses bun (bun.lock), but the sandbox its installs run in cannot see ${join(dirname(dirname(dirname(BUN))), ".bin", "bun")} (home folders and patchwright's own folder are hidden from it); ${FIX}. Nothing was changed.`,
+    );
+    // Unsandboxed, the host's PATH is all there is.
+    expect(await check(PATH, unsandboxed)).toBeUndefined();
+    const npm = { name: "npm", lockfile: undefined, evidence: "no lockfile" } as const;
+    expect(await missingTool({ manager: npm, env: {}, sandbox })).toBeUndefined();
+  }, 60_000);
 });
