@@ -5,13 +5,9 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import nock from "nock";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { apiDiff } from "../../src/deps/api-diff.js";
 import { releasesFromEnv } from "../../src/deps/releases.js";
-import {
-  apiDiff,
-  changelogSection,
-  gatherUpstream,
-  renderUpstream,
-} from "../../src/deps/upstream.js";
+import { changelogSection, gatherUpstream, renderUpstream } from "../../src/deps/upstream.js";
 
 const run = promisify(execFile);
 const dirs: string[] = [];
