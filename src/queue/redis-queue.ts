@@ -180,10 +180,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       if (!unrecoverable && job.attemptsMade < maxAttempts) return;
       void left(job).catch(() => {});
       if (error instanceof ReportedFailure) return;
-      const record = toRecord(job, "failed", clock.now());
-      void handler
-        .giveUp(record, errorMessage(error))
-        .catch((failure: unknown) => options.onError?.(failure, record));
+      void reportFailed(job, handler, unrecoverable ? undefined : errorMessage(error));
     });
     worker.on("error", (error) => options.onError?.(error, undefined));
     // A worker that could not renew its hold (its process stalled past the
@@ -267,14 +264,44 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
    */
   async function giveUpNow(job: Job<JobData>, handler: JobHandler, tried: number): Promise<never> {
     const failure = lastFailureOf(job);
-    const record: JobRecord = {
-      ...toRecord(job, "failed", clock.now()),
-      ...(failure ? { outcome: { conclusion: "retrying", message: failure } } : {}),
-    };
+    const record = reportedRecord(job, failure);
     await handler
       .giveUp(record, outOfAttempts(tried))
       .catch((error: unknown) => options.onError?.(error, record));
     throw new ReportedFailure(failure ?? outOfAttempts(tried));
+  }
+
+  /**
+   * Reports a job BullMQ failed itself: one that stalled more often than
+   * allowed (`reason` unset), or a failure outside the handler. Reported as
+   * the embedded queue reports a job its crashes used up: how often it ran
+   * and what failed last, not BullMQ's wording.
+   */
+  async function reportFailed(
+    job: Job<JobData>,
+    handler: JobHandler,
+    reason: string | undefined,
+  ): Promise<void> {
+    // BullMQ fails a job that stalled too often when a worker next picks it
+    // up; that start ran nothing, so it is no attempt.
+    if (job.deferredFailure) {
+      await job
+        .updateData({ ...job.data, interruptions: job.data.interruptions + 1 })
+        .catch(() => {});
+    }
+    const record = reportedRecord(job, job.data.lastFailure);
+    await handler
+      .giveUp(record, reason ?? outOfAttempts(attemptsOf(job)))
+      .catch((failure: unknown) => options.onError?.(failure, record));
+  }
+
+  /** The record a report gets: failed, with what failed last as a retry's outcome, as on disk. */
+  function reportedRecord(job: Job<JobData>, lastFailure: string | undefined): JobRecord {
+    const { outcome: _outcome, ...record } = toRecord(job, "failed", clock.now());
+    return {
+      ...record,
+      ...(lastFailure ? { outcome: { conclusion: "retrying", message: lastFailure } } : {}),
+    };
   }
 
   async function settle(
