@@ -55,7 +55,7 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
   const forgotten = forgetLocked(options.lockfilePath, await readFile(lockPath, "utf8"), relock);
   if (forgotten !== undefined) await writeFile(lockPath, forgotten);
   // A lockfile step never changes a range: what a tool rewrites in package.json (yarn 4 reformats it) is put back.
-  const manifests = await readManifests(options.dir, options.updates);
+  const manifests = await readManifests(options.dir, options.updates, options.lockfilePath);
   let lockfile = await options.run(command(options.before, relock));
   // npm refuses some existing locks under --before (a version the repository
   // already pinned is younger than the cutoff); the bump itself is still sound.
@@ -112,12 +112,15 @@ function lockfileCommand(before?: Date): string {
   return before ? `${base} --before=${before.toISOString()}` : base;
 }
 
-/** Every manifest the updates name, as the bump left it. */
+/** Every manifest the updates name, as the bump left it (a transitive fix names the lockfile itself). */
 async function readManifests(
   dir: string,
   updates: readonly Update[],
+  lockfilePath: string,
 ): Promise<Map<string, string>> {
-  const paths = new Set(updates.flatMap((u) => u.locations.map((l) => l.manifest)));
+  const paths = new Set(
+    updates.flatMap((u) => u.locations.map((l) => l.manifest)).filter((p) => p !== lockfilePath),
+  );
   const out = new Map<string, string>();
   for (const manifest of paths) {
     const path = await realPathInside(dir, manifest);
