@@ -27,15 +27,19 @@ let registry: LocalRegistry;
 let root: string;
 let env: Record<string, string>;
 let now: number;
-const projects = new Map<Manager, Record<string, string>>();
+const projects = new Map<string, Record<string, string>>();
 const pins: Record<Exclude<Manager, "bun">, string> = {
   npm: "npm@11.19.1",
   pnpm: "pnpm@10.34.8",
   "yarn-classic": "yarn@1.22.22",
   "yarn-berry": "yarn@4.18.1",
 };
-// Not plain ^ or ~ ranges, which range_strategy auto bumps on an application.
-const ranges = { "fx-range": "1.0.x", "fx-steady": "1.x" };
+const layouts = {
+  // Not plain ^ or ~ ranges, which range_strategy auto bumps on an application.
+  ranges: { "fx-range": "1.0.x", "fx-steady": "1.x" },
+  // fx-steady's ^1.0.0 is bumped to ^1.1.0 while fx-range moves in the lockfile only.
+  mixed: { "fx-range": "1.0.x", "fx-steady": "^1.0.0" },
+};
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "pw-deps-relock-"));
@@ -49,7 +53,10 @@ beforeAll(async () => {
   }
   // Each project is locked while only the first versions exist.
   for (const [manager, pin] of Object.entries(pins) as Array<[Manager, string]>) {
-    projects.set(manager, await lockedProject({ registry, root, env }, manager, pin, ranges));
+    for (const [layout, dependencies] of Object.entries(layouts)) {
+      const files = await lockedProject({ registry, root, env }, manager, pin, dependencies);
+      projects.set(`${manager} ${layout}`, files);
+    }
   }
   for (const [name, version] of [
     ["fx-range", "1.0.1"],
@@ -83,32 +90,49 @@ function lockedAt(lock: string, name: string): string[] {
   return patterns.flatMap((p) => [...lock.matchAll(p)].map((m) => m[1] ?? ""));
 }
 
+/** A deps job on the project, with the tools from this repository. */
+async function depsJob(
+  manager: Manager,
+  layout: keyof typeof layouts,
+  deps: Record<string, unknown>,
+) {
+  const files = projects.get(`${manager} ${layout}`) ?? {};
+  const repo = createBareRepo({ root, env, files, name: `relock-${manager}-${layout}` });
+  const result = await runDepsJob(
+    {
+      cacheDir: join(root, `cache-${manager}-${layout}`),
+      sandbox: unsandboxed,
+      envSource: { ...env, PATH: process.env.PATH ?? "" },
+      clock: { now: () => now },
+      createModel: () => createScriptedModel([]),
+      packageManagers: TOOLS,
+    },
+    {
+      owner: "o",
+      repo: "r",
+      cloneUrl: repo.url,
+      config: {
+        ...defaultConfig(),
+        deps: {
+          range_strategy: "auto",
+          // The install from the new lockfile has to put both packages in place.
+          verify: `node -e "require('fx-range'); require('fx-steady')"`,
+          ...deps,
+        },
+      },
+    },
+  );
+  expect(result.message).toBeUndefined();
+  return { files, repo, result, lockfile: LOCKFILES[manager] };
+}
+
 describe.each(Object.keys(pins) as Array<Exclude<Manager, "bun">>)(
   "a %s application",
   (manager) => {
     it("moves in-range updates in the lockfile only, with its own tool, at the planned versions", async () => {
-      const files = projects.get(manager) ?? {};
-      const lockfile = LOCKFILES[manager];
+      const { files, repo, result, lockfile } = await depsJob(manager, "ranges", {});
       expect(lockedAt(files[lockfile] ?? "", "fx-range")).toEqual(["1.0.0"]);
       expect(lockedAt(files[lockfile] ?? "", "fx-steady")).toEqual(["1.0.0"]);
-      const deps = {
-        range_strategy: "auto",
-        // The install from the new lockfile has to put both packages in place.
-        verify: `node -e "require('fx-range'); require('fx-steady')"`,
-      };
-      const repo = createBareRepo({ root, env, files, name: `relock-${manager}` });
-      const result = await runDepsJob(
-        {
-          cacheDir: join(root, `cache-${manager}`),
-          sandbox: unsandboxed,
-          envSource: { ...env, PATH: process.env.PATH ?? "" },
-          clock: { now: () => now },
-          createModel: () => createScriptedModel([]),
-          packageManagers: TOOLS,
-        },
-        { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
-      );
-      expect(result.message).toBeUndefined();
       expect(result.plan?.skipped.map((s) => s.reason)).not.toContainEqual(
         expect.stringContaining("lockfile-only updates are made for"),
       );
@@ -137,6 +161,30 @@ describe.each(Object.keys(pins) as Array<Exclude<Manager, "bun">>)(
       expect(group?.status).toBe("green");
       expect(lockedAt(lock, "fx-range")).toEqual(["1.0.1"]);
       expect(lock).not.toContain("1.0.2");
+    }, 240_000);
+
+    it("rewrites one range and moves another in the lockfile only, in one group", async () => {
+      const { files, repo, result, lockfile } = await depsJob(manager, "mixed", {
+        groups: [{ name: "fx", patterns: ["fx-*"] }],
+      });
+      const [group] = result.groups;
+      expect(
+        result.plan?.groups.map((g) => [
+          g.slug,
+          g.updates.map((u) => `${u.name} ${u.locations.map((l) => l.newSpec ?? "(lockfile)")}`),
+        ]),
+      ).toEqual([["fx", ["fx-range (lockfile)", "fx-steady ^1.1.0"]]]);
+      const branch = group?.branch ?? "";
+      expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
+        "fx-range": "1.0.x",
+        "fx-steady": "^1.1.0",
+      });
+      const lock = repo.show(branch, lockfile);
+      expect(lock).not.toBe(files[lockfile]);
+      expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
+      expect(group?.verify?.passed).toBe(true);
+      expect(lockedAt(lock, "fx-range")).toEqual([manager === "yarn-classic" ? "1.0.0" : "1.0.1"]);
+      expect(group?.status).toBe(manager === "yarn-classic" ? "partial" : "green");
     }, 240_000);
   },
 );
