@@ -4,7 +4,7 @@ import type { Update } from "./outdated.js";
 /**
  * In-range updates move the lockfile only: package.json keeps its range and
  * the lockfile takes the newer version inside it. Each tool does it its own
- * way (learnt from how Renovate and Dependabot update lockfiles):
+ * way, the one that leaves package.json alone and honours the age gate:
  * - npm and yarn 1: the lockfile entries are dropped and the lockfile
  *   step resolves the range again as on a first install (npm
  *   under --before; yarn 1 has no age gate, so the locked-version check
