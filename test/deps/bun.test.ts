@@ -13,6 +13,7 @@ import type { Update } from "../../src/deps/outdated.js";
 import { detectPackageManager, managerCommands } from "../../src/deps/package-manager.js";
 import { planDepsUpdates } from "../../src/deps/plan.js";
 import { ProjectError, readNpmProject } from "../../src/deps/project.js";
+import { readReleaseAge } from "../../src/deps/release-age.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
 import { missingTool } from "../../src/deps/tool-check.js";
 import { type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
@@ -216,6 +217,31 @@ describe("a bun project", () => {
     expect(result.groups).toEqual([]);
     expect(repo.sha("agent/deps/minor-and-patch")).toBeNull();
   }, 120_000);
+});
+
+describe("bunfig.toml's minimumReleaseAge", () => {
+  it("is read from [install] or as a dotted key, never from another table", async () => {
+    let made = 0;
+    const age = async (bunfig: string) => {
+      const dir = await writeProject(`bunfig-${made++}`, { "bunfig.toml": bunfig });
+      return readReleaseAge(dir, { options: {} });
+    };
+    expect(await age("install.minimumReleaseAge = 3600\n")).toEqual({
+      ms: 3_600_000,
+      source: "minimumReleaseAge = 3600 in bunfig.toml [install]",
+    });
+    expect(
+      await age("[install.cache]\nminimumReleaseAge = 3600\n[test]\nroot = 1\n"),
+    ).toBeUndefined();
+    expect(await age("[test]\nminimumReleaseAge = 3600\n")).toBeUndefined();
+    // npm's min-release-age (days) is stricter than bun's hour: the strictest wins.
+    const dir = await writeProject("bunfig-npm", {
+      "bunfig.toml": "[install]\nminimumReleaseAge = 3600\n",
+    });
+    expect((await readReleaseAge(dir, { options: { "min-release-age": "2" } }))?.source).toBe(
+      "min-release-age=2 (.npmrc)",
+    );
+  });
 });
 
 describe("bun's lockfile", () => {
