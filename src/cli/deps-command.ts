@@ -8,6 +8,7 @@ import { DEFAULT_CONFIG_PATH, defaultConfig, type RepoConfig } from "../config/s
 import { parseDepsConfig } from "../deps/config.js";
 import { renderDepsJobSummary } from "../deps/job-summary.js";
 import { planDepsUpdates } from "../deps/plan.js";
+import { releasesFromEnv } from "../deps/releases.js";
 import { renderDepsPlan } from "../deps/render-plan.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import { buildCliModel } from "./build-model.js";
@@ -26,7 +27,7 @@ import { readVersion } from "./version.js";
 
 export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json]
 
-Finds dependency updates for the npm, pnpm or yarn project in DIR (package.json, its
+Finds dependency updates for the npm, pnpm, yarn or bun project in DIR (package.json, its
 lockfile, workspaces, .npmrc registries, advisories) and groups them as
 .github/patchwright.yml's deps: section says.
 
@@ -42,7 +43,9 @@ Options:
 Without --dry-run each group is applied on a fresh clone of DIR, installed and verified; the
 agent fixes what broke (the config's model: ANTHROPIC_API_KEY for Anthropic, or the provider's
 settings) and each group's branch (agent/deps/<group>) is pushed back to DIR, committed as you
-(GIT_AUTHOR_NAME/EMAIL, else git's user.name/email). Nothing is sent to GitHub.`;
+(GIT_AUTHOR_NAME/EMAIL, else git's user.name/email). Nothing is sent to GitHub; with
+GITHUB_TOKEN or GH_TOKEN set, the agent also gets the packages' release notes from their
+GitHub releases (read only).`;
 
 /** `patchwright deps`: exit 0 when every group is green (or nothing to do), 1 otherwise. */
 export async function runDepsCommand(argv: string[], io: CliIo): Promise<number> {
@@ -94,6 +97,8 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
         envSource: io.env,
         clock: io.clock,
         signal: controller.signal,
+        // Release notes for the agent, when the environment has a GitHub token.
+        releases: releasesFromEnv(io.env),
         createModel: (id, settings) =>
           id === config.model ? model : buildCliModel(io, id, settings?.pricing),
         onStep: values.json

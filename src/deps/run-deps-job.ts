@@ -27,6 +27,7 @@ import { type DepsPlan, planDepsUpdates } from "./plan.js";
 import { githubReleases } from "./releases.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
 import { missingTool } from "./tool-check.js";
+import type { UpstreamSource } from "./upstream.js";
 import { createWarmInstall, type WarmInstall } from "./warm-install.js";
 
 /**
@@ -52,6 +53,12 @@ export interface DepsJobDeps {
   packageManagers?: ManagerTools | undefined;
   /** Absent: branches are pushed but no pull requests are opened (the CLI). */
   octokit?: GitHubClient | undefined;
+  /**
+   * Where the agent's release notes come from; default: the repositories'
+   * GitHub releases through `octokit`. The CLI passes its own (a token from
+   * its environment) without an octokit that would open pull requests.
+   */
+  releases?: UpstreamSource["releases"] | undefined;
   signal?: AbortSignal | undefined;
   onStep?: ((step: string) => void) | undefined;
   onEvent?: AgentEventListener | undefined;
@@ -223,7 +230,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       cacheEnv: commands.cacheEnv,
       upstream: {
         tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
-        ...(deps.octokit ? { releases: githubReleases(deps.octokit) } : {}),
+        ...releasesOf(deps),
       },
       hideTreeFromLockfile: isNpm,
       warm,
@@ -405,4 +412,9 @@ function pick(
 /** One checkpoint ref per group of the job: the groups of one run share nothing. */
 function groupCheckpoints(jobId: string): NonNullable<GroupRunContext["checkpoints"]> {
   return { ref: (group) => checkpointRef(`${jobId}-deps-${group.slug}`) };
+}
+
+function releasesOf(deps: DepsJobDeps): Pick<UpstreamSource, "releases"> {
+  const releases = deps.releases ?? (deps.octokit ? githubReleases(deps.octokit) : undefined);
+  return releases ? { releases } : {};
 }
