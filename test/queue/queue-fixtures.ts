@@ -29,17 +29,37 @@ export function job(key: string, extra: Partial<NewJob> = {}): NewJob {
 export function manualHandler() {
   const started: Array<{ job: RunningJob; finish(result: JobResult): void }> = [];
   const gaveUp: JobRecord[] = [];
+  const reasons: string[] = [];
   const handler: JobHandler = {
     run: (running) =>
       new Promise<JobResult>((finish) => {
         started.push({ job: running, finish });
         running.signal.addEventListener("abort", () => finish({ status: "interrupted" }));
       }),
-    giveUp: async (record) => {
+    giveUp: async (record, reason) => {
       gaveUp.push(record);
+      reasons.push(reason);
     },
   };
-  return { handler, started, gaveUp };
+  return { handler, started, gaveUp, reasons };
+}
+
+/** A handler whose every run asks for a retry, as after GitHub answered 502; runs and reports recorded. */
+export function retryingHandler() {
+  const runs: JobRecord[] = [];
+  const gaveUp: JobRecord[] = [];
+  const reasons: string[] = [];
+  const handler: JobHandler = {
+    run: async (running) => {
+      runs.push(running.record);
+      return { status: "retry", message: "GitHub answered 502" };
+    },
+    giveUp: async (record, reason) => {
+      gaveUp.push(record);
+      reasons.push(reason);
+    },
+  };
+  return { handler, runs, gaveUp, reasons };
 }
 
 /** A clock and timers the test moves by hand; `delays` lists every wait asked for. */
