@@ -21,6 +21,14 @@ export interface AgentFix {
   drift: string[];
 }
 
+/** What broke, where: the group's workspace, its agent sandbox, its updates and their failure. */
+export interface FixRequest {
+  dir: string;
+  sandbox: AttemptContext["sandboxes"]["agent"];
+  updates: readonly Update[];
+  failure: BumpFailure;
+}
+
 /** The agent's work so far, as a checkpoint keeps it (see fix-checkpoint.ts). */
 export interface FixProgress {
   kept: NetChange[];
@@ -40,11 +48,7 @@ export interface FixProgress {
  */
 export async function runAgentFix(
   ctx: GroupRunContext,
-  options: {
-    dir: string;
-    sandbox: AttemptContext["sandboxes"]["agent"];
-    updates: readonly Update[];
-    failure: BumpFailure;
+  options: FixRequest & {
     save?: ((progress: FixProgress) => Promise<void>) | undefined;
     resume?: { files: ReadonlyMap<string, Buffer | null>; summary: string } | undefined;
   },

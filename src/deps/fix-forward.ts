@@ -1,8 +1,7 @@
 import type { AgentStopReason } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
 import { errorMessage } from "../error-message.js";
-import { runAgentFix } from "./agent-fix.js";
-import type { AttemptContext } from "./attempt.js";
+import { type FixRequest, runAgentFix } from "./agent-fix.js";
 import { readFiles } from "./checkout.js";
 import {
   type FixCheckpointTarget,
@@ -12,9 +11,7 @@ import {
   updatesKey,
 } from "./fix-checkpoint.js";
 import type { AgentAttempt } from "./group-result.js";
-import type { Update } from "./outdated.js";
 import type { GroupRunContext } from "./run-deps-group.js";
-import type { BumpFailure } from "./task.js";
 
 /**
  * The agent's fix of a broken group, with checkpoints when the job has
@@ -32,11 +29,7 @@ export interface ForwardFix {
 
 export async function fixForward(
   ctx: GroupRunContext,
-  options: {
-    dir: string;
-    sandbox: AttemptContext["sandboxes"]["agent"];
-    updates: readonly Update[];
-    failure: BumpFailure;
+  options: FixRequest & {
     target: FixCheckpointTarget | undefined;
     /** The base's tip: what the checkpoint grows from. */
     base: string;
