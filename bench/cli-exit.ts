@@ -1,8 +1,9 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { ADD_BUG_FILES } from "../test/helpers/demo-repo.js";
 import { startFakeAnthropic } from "../test/helpers/fake-anthropic-server.js";
 import { git, gitTestEnv } from "../test/helpers/git-repos.js";
@@ -18,7 +19,11 @@ import { median } from "./timing.js";
  */
 
 const RUNS = 5;
-const CHILD = fileURLToPath(new URL("./cli-exit-child.ts", import.meta.url));
+// The built CLI, as `npx patchwright` runs it: under tsx the compiler itself
+// would be most of the memory measured.
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const BUILT_CLI = join(ROOT, "build", "cli.js");
+const PEAK_RSS = fileURLToPath(new URL("./peak-rss.mjs", import.meta.url));
 
 function script() {
   return [
@@ -51,7 +56,7 @@ async function oneRun(root: string, n: number): Promise<{ exitMs: number; peakMb
   try {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", CHILD, "run", "fix the failing test", "--cwd", repo],
+      ["--import", PEAK_RSS, BUILT_CLI, "run", "fix the failing test", "--cwd", repo],
       {
         env: {
           ...env,
@@ -79,6 +84,8 @@ async function oneRun(root: string, n: number): Promise<{ exitMs: number; peakMb
 }
 
 export async function bench(): Promise<void> {
+  console.log("building the CLI (npm run build)...");
+  await promisify(execFile)("npm", ["run", "build"], { cwd: ROOT });
   const root = await mkdtemp(join(tmpdir(), "pw-bench-exit-"));
   try {
     const runs: Array<{ exitMs: number; peakMb: number }> = [];
