@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
 import { Redis } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
+import { killWorkerMidJob } from "./kill-worker.js";
 import { job, manualHandler } from "./queue-fixtures.js";
 import { useRedisQueues } from "./redis-fixtures.js";
 
@@ -57,15 +56,7 @@ describe("the Redis (BullMQ) job queue", () => {
     const submitted = await queue.submit(job("o/r#3"));
     const id = submitted.status === "queued" ? submitted.id : "";
     // A worker in its own process that picks the job and is then killed with SIGKILL.
-    const child = spawn(
-      process.execPath,
-      ["--import", "tsx", resolve(import.meta.dirname, "stuck-worker.ts"), redis.url, name],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
-    await new Promise<void>((picked) =>
-      child.stdout?.on("data", (chunk: Buffer) => String(chunk).includes("picked") && picked()),
-    );
-    child.kill("SIGKILL");
+    await killWorkerMidJob(redis.url, name, 3);
     const survivor = manualHandler();
     queue.startWorker(survivor.handler, { concurrency: 1 });
     await vi.waitFor(() => expect(survivor.started).toHaveLength(1), { timeout: 15_000 });
