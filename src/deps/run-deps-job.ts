@@ -12,23 +12,18 @@ import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import {
-  alreadyProposed,
-  declinedPull,
-  listBumpPulls,
-  pullMovingSamePackage,
-} from "./bump-pulls.js";
+import { listBumpPulls } from "./bump-pulls.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
+import { runGroupLanes } from "./group-lanes.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, type UpdateGroup } from "./groups.js";
-import type { Update } from "./outdated.js";
 import { type ManagerTools, managerCommands } from "./package-manager.js";
 import { type DepsPlan, planDepsUpdates } from "./plan.js";
 import { githubReleases } from "./releases.js";
 import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
 import { missingTool } from "./tool-check.js";
 import type { UpstreamSource } from "./upstream.js";
-import { createWarmInstall, type WarmInstall } from "./warm-install.js";
+import { createWarmInstall } from "./warm-install.js";
 
 /**
  * The scheduled dependency job for one repository: plan on a fresh checkout
@@ -260,88 +255,29 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       ...(deps.checkpoints ? { checkpoints: groupCheckpoints(deps.checkpoints.jobId) } : {}),
     };
 
-    // Groups run side by side in lanes, each lane carrying its installed tree
-    // from one group to the next; a new pull request takes its place under
-    // max_open_prs when its group starts, and gives it back if none is opened.
-    let open = pulls.open.size;
-    const outcomes: Array<DepsGroupResult[] | undefined> = [];
-    const lanes = Math.max(1, Math.min(deps.groupConcurrency ?? 2, wanted.length));
-    let next = 0;
-    const lane = async (shelf: WarmInstall, limit = Number.POSITIVE_INFINITY) => {
-      let ran = 0;
-      for (let index = next++; index < wanted.length; index = next++) {
-        signal.throwIfAborted();
-        const group = wanted[index] as UpdateGroup;
-        const branch = groupBranch(prefix, group);
-        const declined = declinedPull(pulls, branch, group.updates);
-        if (declined) {
-          result.declined.push({ group, pullRequest: declined.number, url: declined.url });
-          continue;
-        }
-        if (input.securityOnly && alreadyProposed(pulls, branch, group.updates)) {
-          result.waiting.push({
-            group,
-            reason: "its open pull request already proposes these versions",
-          });
-          continue;
-        }
-        // A security fix does not wait behind a regular pull request for the same package.
-        const clash = group.security
-          ? undefined
-          : pullMovingSamePackage(pulls, branch, group.updates);
-        if (clash) {
-          result.waiting.push({
-            group,
-            reason: `the open pull request on ${clash.branch} already moves ${clash.name}; one pull request per package at a time`,
-          });
-          continue;
-        }
-        const takesPlace = !pulls.open.has(branch) && deps.octokit !== undefined;
-        // Security fixes do not wait for max_open_prs: they skip the schedule and the cooldown too.
-        if (!group.security && takesPlace && open >= config.maxOpenPrs) {
-          result.deferred.push(group);
-          continue;
-        }
-        if (takesPlace) open += 1;
-        const onStep = lanes > 1 ? (text: string) => step(`${group.slug}: ${text}`) : ctx.onStep;
-        const runOne = (g: UpdateGroup) =>
-          runDepsGroup(
-            { ...ctx, onStep, warm: shelf, branchExists: remote.has(groupBranch(prefix, g)) },
-            g,
-          );
-        const outcome = await runOne(group);
-        if (outcome.status === "split" && outcome.split) {
-          const parts = splitGroup(group, outcome.split, prefix);
-          const asIs = await runOne(parts.asIs);
-          const fixes = await runOne(parts.fixes);
-          outcomes[index] = [asIs, fixes];
-          if (takesPlace && !asIs.pullRequest?.created) open -= 1;
-          // The fixes part is a new pull request beside it; it counts when it opens one.
-          if (fixes.pullRequest?.created && !pulls.open.has(fixes.branch)) open += 1;
-        } else {
-          outcomes[index] = [outcome];
-          if (takesPlace && !outcome.pullRequest?.created) open -= 1;
-        }
-        ran += 1;
-        if (ran >= limit) return;
-      }
-    };
-    const shelves = Array.from({ length: lanes }, (_, i) =>
-      i === 0 ? warm : createWarmInstall(deps.cacheDir),
-    );
-    try {
-      // The first group installs alone; the other lanes start from a copy of
-      // its tree, which costs a copy rather than a second full install.
-      const [first, ...others] = shelves as [WarmInstall, ...WarmInstall[]];
-      if (others.length > 0) {
-        await lane(first, 1);
-        await Promise.all(others.map((shelf) => shelf.seedFrom(first).catch(() => undefined)));
-      }
-      await Promise.all(shelves.map((shelf) => lane(shelf)));
-    } finally {
-      await Promise.all(shelves.slice(1).map((shelf) => shelf.dispose()));
-    }
-    result.groups = outcomes.flatMap((o) => o ?? []);
+    const lanes = await runGroupLanes({
+      groups: wanted,
+      pulls,
+      prefix,
+      maxOpenPrs: config.maxOpenPrs,
+      opensPulls: deps.octokit !== undefined,
+      securityOnly: input.securityOnly === true,
+      lanes: deps.groupConcurrency ?? 2,
+      warm,
+      newShelf: () => createWarmInstall(deps.cacheDir),
+      signal,
+      run: (group, shelf, sideBySide) =>
+        runDepsGroup(
+          {
+            ...ctx,
+            onStep: sideBySide ? (text) => step(`${group.slug}: ${text}`) : ctx.onStep,
+            warm: shelf,
+            branchExists: remote.has(groupBranch(prefix, group)),
+          },
+          group,
+        ),
+    });
+    Object.assign(result, lanes);
     signal.throwIfAborted();
     return { ...finish(), status: "done" };
   } catch (error) {
@@ -353,29 +289,6 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
   } finally {
     await warm.dispose();
   }
-}
-
-/** A split group's two parts: the same branch for what passes as it is, `-fixes` for the rest. */
-function splitGroup(
-  group: UpdateGroup,
-  split: { asIs: Update[]; fixes: Update[] },
-  prefix: string,
-): { asIs: UpdateGroup; fixes: UpdateGroup } {
-  const fixesSlug = `${group.slug}-fixes`;
-  return {
-    asIs: {
-      ...group,
-      updates: split.asIs,
-      split: { role: "as-is", other: groupBranch(prefix, { slug: fixesSlug }) },
-    },
-    fixes: {
-      ...group,
-      slug: fixesSlug,
-      name: `${group.name} (needs fixes)`,
-      updates: split.fixes,
-      split: { role: "fixes", other: groupBranch(prefix, group) },
-    },
-  };
 }
 
 /**
