@@ -111,10 +111,14 @@ function remoteRef(repo: BareRepo, ref: string): string | null {
 const pullsOn = (branch: string) => github.pulls.filter((p) => p.head.ref === branch);
 
 describe("a dependency group's fix across a shutdown", () => {
-  it("keeps an unfinished fix on the checkpoint ref and lets the next run's agent carry on from it", async () => {
+  it("keeps the fix on the checkpoint ref through two deploys: the agent carries on, then no model is asked again", async () => {
     await freshGitHub();
-    const repo = createBareRepo({ root, env, files, name: "unfinished" });
+    const repo = createBareRepo({ root, env, files, name: "deploys" });
     const ref = "refs/patchwright/wip/job-7-deps-fx-greet-2";
+    const trailer = (message: string, name: string) =>
+      new RegExp(`^Patchwright-${name}: (.*)$`, "m").exec(message)?.[1];
+
+    // 1. The deploy lands once the agent's edit (its second turn) is over.
     const first = await run(
       repo,
       [
@@ -129,7 +133,6 @@ describe("a dependency group's fix across a shutdown", () => {
       ],
       {
         jobId: "job-7",
-        // The deploy lands once the agent's edit (its second turn) is over.
         onEvent: (event, abort) => {
           if (event.type === "turn_start" && event.turn === 3) abort();
         },
@@ -137,71 +140,50 @@ describe("a dependency group's fix across a shutdown", () => {
     );
     expect(first.result.groups[0]?.error?.stage).toBe("interrupted");
     expect(pullsOn(BRANCH)).toEqual([]);
-    const saved = remoteRef(repo, ref);
-    expect(saved).not.toBeNull();
-    expect(git(repo.dir, ["show", `${saved}:index.js`], env)).toBe(HELLO.trimEnd());
-    expect(git(repo.dir, ["log", "-1", "--format=%B", `${saved}`], env)).toContain(
-      "Patchwright-Finished: false",
-    );
+    const unfinished = remoteRef(repo, ref);
+    expect(unfinished).not.toBeNull();
+    expect(git(repo.dir, ["show", `${unfinished}:index.js`], env)).toBe(HELLO.trimEnd());
+    const firstMessage = git(repo.dir, ["log", "-1", "--format=%B", `${unfinished}`], env);
+    expect(trailer(firstMessage, "Finished")).toBe("false");
     // Only the agent's file: the bump's manifests and lockfile are the next run's to make again.
     expect(
-      git(repo.dir, ["diff-tree", "--no-commit-id", "--name-only", "-r", `${saved}`], env),
+      git(repo.dir, ["diff-tree", "--no-commit-id", "--name-only", "-r", `${unfinished}`], env),
     ).toBe("index.js");
 
+    // 2. The next run's agent is handed the edit and finishes; the deploy lands in verify.
     const second = await run(
       repo,
-      [reply("The earlier run already calls hello() instead of greet(); nothing is left to do.")],
-      { jobId: "job-7" },
-    );
-    const [group] = second.result.groups;
-    expect(group?.status).toBe("green");
-    expect(group?.agent).toMatchObject({ fixed: true, files: ["index.js"] });
-    const task = JSON.stringify(second.model.requests[0]?.messages[0]);
-    expect(task).toContain("an earlier run of this fix was interrupted");
-    expect(task).toContain("already back in the workspace: index.js");
-    expect(repo.show(BRANCH, "index.js")).toContain('hello("world")');
-    expect(pullsOn(BRANCH)).toHaveLength(1);
-    // Published: the checkpoint is gone.
-    expect(remoteRef(repo, ref)).toBeNull();
-  }, 240_000);
-
-  it("takes a finished fix from the checkpoint without asking the model again", async () => {
-    await freshGitHub();
-    const repo = createBareRepo({ root, env, files, name: "finished" });
-    const ref = "refs/patchwright/wip/job-8-deps-fx-greet-2";
-    const first = await run(
-      repo,
-      [
-        callTool("read_file", { file_path: "index.js" }),
-        callTool("write_file", { file_path: "index.js", content: HELLO }),
-        reply("Call hello() instead of greet(): fx-greet 2.0.0 renamed the export."),
-      ],
+      [reply("Call hello() instead of greet(): fx-greet 2.0.0 renamed the export.")],
       {
-        jobId: "job-8",
-        // The deploy lands while the fix is being verified.
+        jobId: "job-7",
         onStep: (step, abort) => {
           if (step === "Verifying the agent's fix") abort();
         },
       },
     );
-    expect(first.result.groups[0]?.error?.stage).toBe("interrupted");
+    expect(second.result.groups[0]?.error?.stage).toBe("interrupted");
+    const task = JSON.stringify(second.model.requests[0]?.messages[0]);
+    expect(task).toContain("an earlier run of this fix was interrupted");
+    expect(task).toContain("already back in the workspace: index.js");
     expect(repo.sha(BRANCH)).toBeNull();
-    const saved = git(repo.dir, ["log", "-1", "--format=%B", ref], env);
-    expect(saved).toContain("Patchwright-Finished: true");
-    const cost = Number(/^Patchwright-Cost: (.*)$/m.exec(saved)?.[1]);
-    expect(cost).toBeGreaterThan(0);
+    const finished = git(repo.dir, ["log", "-1", "--format=%B", ref], env);
+    expect(trailer(finished, "Finished")).toBe("true");
+    const cost = Number(trailer(finished, "Cost"));
+    // Both runs' model calls are in it.
+    expect(cost).toBeGreaterThan(Number(trailer(firstMessage, "Cost")));
 
-    const second = await run(repo, [], { jobId: "job-8" });
-    expect(second.model.requests).toHaveLength(0);
-    expect(second.progress).toContain("Taking the agent's fix from an earlier run of this job");
-    const [group] = second.result.groups;
+    // 3. The third run takes the finished fix as it is.
+    const third = await run(repo, [], { jobId: "job-7" });
+    expect(third.model.requests).toHaveLength(0);
+    expect(third.progress).toContain("Taking the agent's fix from an earlier run of this job");
+    const [group] = third.result.groups;
     expect(group?.status).toBe("green");
     expect(group?.agent).toMatchObject({
       fixed: true,
       files: ["index.js"],
       summary: "Call hello() instead of greet(): fx-greet 2.0.0 renamed the export.",
     });
-    // The earlier run's cost is the fix's cost: it is reported, not lost.
+    // What the fix cost is reported, not lost.
     expect(group?.agent?.costUsd).toBe(cost);
     expect(repo.show(BRANCH, "index.js")).toContain('hello("world")');
     expect(repo.subjects(BRANCH, 2)).toEqual([
@@ -210,6 +192,7 @@ describe("a dependency group's fix across a shutdown", () => {
     ]);
     expect(pullsOn(BRANCH)).toHaveLength(1);
     expect(pullsOn(BRANCH)[0]?.body).toContain("> Call hello() instead of greet()");
+    // Published: the checkpoint is gone.
     expect(remoteRef(repo, ref)).toBeNull();
   }, 240_000);
 });
