@@ -4,7 +4,7 @@ import { realPathInside } from "../sandbox/host-files.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import type { Update } from "./outdated.js";
 import { setDependencySpec } from "./package-json-edit.js";
-import { forgetLocked, type Relock, relockTargets } from "./relock.js";
+import { forgetLocked, pinnedRanges, type Relock, relockTargets } from "./relock.js";
 
 /**
  * Applying a set of updates to a checkout: rewrite the specs in package.json
@@ -56,14 +56,36 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
   if (forgotten !== undefined) await writeFile(lockPath, forgotten);
   // A lockfile step never changes a range: what a tool rewrites in package.json (yarn 4 reformats it) is put back.
   const manifests = await readManifests(options.dir, options.updates, options.lockfilePath);
-  let lockfile = await options.run(command(options.before, relock));
-  // npm refuses some existing locks under --before (a version the repository
-  // already pinned is younger than the cutoff); the bump itself is still sound.
-  if (!lockfile.passed && options.before) {
-    const again = command(undefined, relock);
-    if (again !== command(options.before, relock)) lockfile = await options.run(again);
+  const pins = pinnedRanges(options.lockfilePath, relock);
+  let before = options.before;
+  let lockfile: VerifyResult;
+  try {
+    for (const [manifest, edits] of pins) {
+      const path = await realPathInside(options.dir, manifest);
+      await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
+    }
+    lockfile = await options.run(command(before, relock));
+    // npm refuses some existing locks under --before (a version the repository
+    // already pinned is younger than the cutoff); the bump itself is still sound.
+    if (!lockfile.passed && before) {
+      const again = command(undefined, relock);
+      if (again !== command(before, relock)) {
+        before = undefined;
+        lockfile = await options.run(again);
+      }
+    }
+  } finally {
+    await restoreManifests(manifests);
   }
-  await restoreManifests(manifests);
+  if (lockfile.passed && pins.size > 0) {
+    // The ranges are back: the tool records them and keeps the pinned versions, which they allow.
+    const settle = await options.run(command(before, []));
+    lockfile = {
+      ...settle,
+      command: `${settle.command} (twice: the in-range versions pinned, then the ranges restored)`,
+      durationMs: lockfile.durationMs + settle.durationMs,
+    };
+  }
   files.add(options.lockfilePath);
   if (!lockfile.passed) return { files: [...files], lockfile };
   const lockText = await readFile(lockPath, "utf8");

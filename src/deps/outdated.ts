@@ -1,6 +1,5 @@
 import PQueue from "p-queue";
 import type { DepsConfig, UpdateType } from "./config.js";
-import type { ManagerName } from "./package-manager.js";
 import {
   DEP_SECTIONS,
   type DepEntry,
@@ -81,8 +80,6 @@ export interface FindUpdatesOptions {
 }
 
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
-/** The tools that move a locked version inside its range without touching package.json (relock.ts). */
-const RELOCKS: ReadonlySet<ManagerName> = new Set(["npm", "pnpm", "yarn-classic", "yarn-berry"]);
 
 export interface DependencyList {
   wanted: Array<{ entry: DepEntry; current: string }>;
@@ -194,12 +191,6 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       });
       if (write.kind !== "write") {
         skip(`${current} -> ${target.version} not proposed: ${write.reason}`);
-        continue;
-      }
-      if (write.spec === null && !RELOCKS.has(project.manager.name)) {
-        skip(
-          `${current} -> ${target.version} not proposed: it is inside "${entry.spec}", and lockfile-only updates are made for npm, pnpm and yarn lockfiles only (use range_strategy bump)`,
-        );
         continue;
       }
       const location = {

@@ -12,7 +12,13 @@ import type { Update } from "./outdated.js";
  * - pnpm: `pnpm update name@version --no-save --lockfile-only` per project,
  *   which locks the plan's own version and leaves package.json alone;
  * - yarn 2+: `yarn up -R name`, which resolves every range of the name
- *   again, inside the ranges, under the age gate.
+ *   again, inside the ranges, under the age gate;
+ * - bun: each kept range is pinned at the plan's version in package.json
+ *   for a first lockfile step, then put back for a second one, which keeps
+ *   the pinned version since the range allows it (bump.ts). `bun update
+ *   name@version` writes the version into package.json and bun.lock's
+ *   record of the range, and `bun update name` takes the newest version in
+ *   range under the age gate, which need not be the plan's.
  */
 
 export interface Relock {
@@ -22,6 +28,21 @@ export interface Relock {
   dirs: string[];
   /** Those ranges, as the manifests write them. */
   specs: string[];
+  /** Where each of them is declared. */
+  locations: RelockLocation[];
+}
+
+export interface RelockLocation {
+  manifest: string;
+  section: string;
+  spec: string;
+}
+
+/** A range written in place of another in one manifest (bump.ts's ManifestEdit). */
+export interface PinEdit {
+  section: string;
+  name: string;
+  spec: string;
 }
 
 /** The updates of a bump that leave a range as it is, per package and version. */
@@ -34,6 +55,7 @@ export function relockTargets(updates: readonly Update[]): Relock[] {
         version: update.to,
         dirs: [...new Set(kept.map((l) => manifestDir(l.manifest)))],
         specs: [...new Set(kept.map((l) => l.spec))],
+        locations: kept.map(({ manifest, section, spec }) => ({ manifest, section, spec })),
       };
     })
     .filter((relock) => relock.dirs.length > 0);
@@ -63,6 +85,28 @@ export function forgetLocked(
       relock.flatMap((r) => r.specs.map((spec) => `${r.name}@${spec}`)),
     );
   return undefined;
+}
+
+/**
+ * The manifests' kept ranges pinned at the plan's versions, for the tools
+ * that lock an exact spec exactly and keep a locked version its range
+ * still allows (bun); empty for the others.
+ */
+export function pinnedRanges(
+  lockfilePath: string,
+  relock: readonly Relock[],
+): Map<string, PinEdit[]> {
+  const byManifest = new Map<string, PinEdit[]>();
+  if (!lockfilePath.endsWith("bun.lock")) return byManifest;
+  for (const { name, version, locations } of relock) {
+    for (const { manifest, section } of locations) {
+      byManifest.set(manifest, [
+        ...(byManifest.get(manifest) ?? []),
+        { section, name, spec: version },
+      ]);
+    }
+  }
+  return byManifest;
 }
 
 /** pnpm's update of each project's in-range packages to the plan's versions. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/models/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
+import { readBunLock } from "../../src/deps/lockfiles.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
 import { unsandboxed } from "../../src/sandbox/sandbox.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
@@ -17,8 +18,8 @@ import { LOCKFILES, lockedProject, type Manager, TOOLS } from "./manager-project
  * planned version, and the install from that lockfile passes.
  * - fx-steady 1.x is locked at 1.0.0; 1.1.0 (20 days old) is the newest.
  * - fx-range 1.0.x is locked at 1.0.0; the plan takes 1.0.1 (30 days old)
- *   because 1.0.2 is a day old, inside the cooldown. npm, pnpm and yarn 4
- *   get the cutoff and lock 1.0.1; yarn 1 has no age gate and locks 1.0.2,
+ *   because 1.0.2 is a day old, inside the cooldown. npm, pnpm, yarn 4 and
+ *   bun get the cutoff and lock 1.0.1; yarn 1 has no age gate and locks 1.0.2,
  *   so fx-range is left out with that reason rather than shipped.
  */
 
@@ -28,11 +29,12 @@ let root: string;
 let env: Record<string, string>;
 let now: number;
 const projects = new Map<string, Record<string, string>>();
-const pins: Record<Exclude<Manager, "bun">, string> = {
+const pins: Record<Manager, string> = {
   npm: "npm@11.19.1",
   pnpm: "pnpm@10.34.8",
   "yarn-classic": "yarn@1.22.22",
   "yarn-berry": "yarn@4.18.1",
+  bun: "bun@1.4.5",
 };
 const layouts = {
   // Not plain ^ or ~ ranges, which range_strategy auto bumps on an application.
@@ -58,6 +60,15 @@ beforeAll(async () => {
       projects.set(`${manager} ${layout}`, files);
     }
   }
+  // bun's workspace: the ranges are the member's, and bun.lock keeps them under its folder.
+  const member = await lockedProject(
+    { registry, root, env },
+    "bun",
+    pins.bun,
+    layouts.ranges,
+    "packages/x",
+  );
+  projects.set("bun workspace", member);
   for (const [name, version] of [
     ["fx-range", "1.0.1"],
     ["fx-range", "1.0.2"],
@@ -86,6 +97,7 @@ function lockedAt(lock: string, name: string): string[] {
     new RegExp(`node_modules/${name}"[^}]*?"version": "([\\d.]+)"`, "g"), // npm
     new RegExp(`\\n\\s+${name}:\\n\\s+specifier: [^\\n]+\\n\\s+version: ([\\d.]+)`, "g"), // pnpm
     new RegExp(`\\n"?${name}@[^\\n]*:\\n\\s+version:? "?([\\d.]+)"?`, "g"), // yarn 1 and 4
+    new RegExp(`"(?:[^"]+/)?${name}": \\["${name}@([\\d.]+)"`, "g"), // bun
   ];
   return patterns.flatMap((p) => [...lock.matchAll(p)].map((m) => m[1] ?? ""));
 }
@@ -93,7 +105,7 @@ function lockedAt(lock: string, name: string): string[] {
 /** A deps job on the project, with the tools from this repository. */
 async function depsJob(
   manager: Manager,
-  layout: keyof typeof layouts,
+  layout: keyof typeof layouts | "workspace",
   deps: Record<string, unknown>,
 ) {
   const files = projects.get(`${manager} ${layout}`) ?? {};
@@ -126,65 +138,101 @@ async function depsJob(
   return { files, repo, result, lockfile: LOCKFILES[manager] };
 }
 
-describe.each(Object.keys(pins) as Array<Exclude<Manager, "bun">>)(
-  "a %s application",
-  (manager) => {
-    it("moves in-range updates in the lockfile only, with its own tool, at the planned versions", async () => {
-      const { files, repo, result, lockfile } = await depsJob(manager, "ranges", {});
-      expect(lockedAt(files[lockfile] ?? "", "fx-range")).toEqual(["1.0.0"]);
-      expect(lockedAt(files[lockfile] ?? "", "fx-steady")).toEqual(["1.0.0"]);
-      expect(result.plan?.skipped.map((s) => s.reason)).not.toContainEqual(
-        expect.stringContaining("lockfile-only updates are made for"),
-      );
-      expect(
-        result.plan?.groups.map((g) => [
-          g.slug,
-          g.updates.map((u) => `${u.name} ${u.from}->${u.to}`),
-        ]),
-      ).toEqual([["lockfile-only", ["fx-range 1.0.0->1.0.1", "fx-steady 1.0.0->1.1.0"]]]);
-      const [group] = result.groups;
-      const branch = group?.branch ?? "";
-      // package.json is not touched: the ranges already allow the new versions.
-      expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
-      const lock = repo.show(branch, lockfile);
-      expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
-      expect(group?.verify?.passed).toBe(true);
-      if (manager === "yarn-classic") {
-        expect(group?.status).toBe("partial");
-        expect(group?.applied.map((u) => u.name)).toEqual(["fx-steady"]);
-        expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
-          expect.stringContaining("locked fx-range 1.0.2, not 1.0.1 as planned"),
-        ]);
-        expect(lockedAt(lock, "fx-range")).toEqual(["1.0.0"]);
-        return;
-      }
-      expect(group?.status).toBe("green");
-      expect(lockedAt(lock, "fx-range")).toEqual(["1.0.1"]);
-      expect(lock).not.toContain("1.0.2");
-    }, 240_000);
+describe.each(Object.keys(pins) as Manager[])("a %s application", (manager) => {
+  it("moves in-range updates in the lockfile only, with its own tool, at the planned versions", async () => {
+    const { files, repo, result, lockfile } = await depsJob(manager, "ranges", {});
+    expect(lockedAt(files[lockfile] ?? "", "fx-range")).toEqual(["1.0.0"]);
+    expect(lockedAt(files[lockfile] ?? "", "fx-steady")).toEqual(["1.0.0"]);
+    expect(result.plan?.skipped.map((s) => s.reason)).not.toContainEqual(
+      expect.stringContaining("lockfile-only updates are made for"),
+    );
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) => `${u.name} ${u.from}->${u.to}`),
+      ]),
+    ).toEqual([["lockfile-only", ["fx-range 1.0.0->1.0.1", "fx-steady 1.0.0->1.1.0"]]]);
+    const [group] = result.groups;
+    const branch = group?.branch ?? "";
+    // package.json is not touched: the ranges already allow the new versions.
+    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+    const lock = repo.show(branch, lockfile);
+    expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
+    expect(group?.verify?.passed).toBe(true);
+    if (manager === "yarn-classic") {
+      expect(group?.status).toBe("partial");
+      expect(group?.applied.map((u) => u.name)).toEqual(["fx-steady"]);
+      expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
+        expect.stringContaining("locked fx-range 1.0.2, not 1.0.1 as planned"),
+      ]);
+      expect(lockedAt(lock, "fx-range")).toEqual(["1.0.0"]);
+      return;
+    }
+    expect(group?.status).toBe("green");
+    expect(lockedAt(lock, "fx-range")).toEqual(["1.0.1"]);
+    expect(lock).not.toContain("1.0.2");
+    // bun locked the versions pinned, then again with the ranges back: bun.lock records the ranges.
+    if (manager === "bun") expect(lock).toContain('"fx-range": "1.0.x"');
+  }, 240_000);
 
-    it("rewrites one range and moves another in the lockfile only, in one group", async () => {
-      const { files, repo, result, lockfile } = await depsJob(manager, "mixed", {
-        groups: [{ name: "fx", patterns: ["fx-*"] }],
-      });
-      const [group] = result.groups;
-      expect(
-        result.plan?.groups.map((g) => [
-          g.slug,
-          g.updates.map((u) => `${u.name} ${u.locations.map((l) => l.newSpec ?? "(lockfile)")}`),
-        ]),
-      ).toEqual([["fx", ["fx-range (lockfile)", "fx-steady ^1.1.0"]]]);
-      const branch = group?.branch ?? "";
-      expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
-        "fx-range": "1.0.x",
-        "fx-steady": "^1.1.0",
-      });
-      const lock = repo.show(branch, lockfile);
-      expect(lock).not.toBe(files[lockfile]);
-      expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
-      expect(group?.verify?.passed).toBe(true);
-      expect(lockedAt(lock, "fx-range")).toEqual([manager === "yarn-classic" ? "1.0.0" : "1.0.1"]);
-      expect(group?.status).toBe(manager === "yarn-classic" ? "partial" : "green");
-    }, 240_000);
-  },
-);
+  it("rewrites one range and moves another in the lockfile only, in one group", async () => {
+    const { files, repo, result, lockfile } = await depsJob(manager, "mixed", {
+      groups: [{ name: "fx", patterns: ["fx-*"] }],
+    });
+    const [group] = result.groups;
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) => `${u.name} ${u.locations.map((l) => l.newSpec ?? "(lockfile)")}`),
+      ]),
+    ).toEqual([["fx", ["fx-range (lockfile)", "fx-steady ^1.1.0"]]]);
+    const branch = group?.branch ?? "";
+    expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
+      "fx-range": "1.0.x",
+      "fx-steady": "^1.1.0",
+    });
+    const lock = repo.show(branch, lockfile);
+    expect(lock).not.toBe(files[lockfile]);
+    expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
+    expect(group?.verify?.passed).toBe(true);
+    expect(lockedAt(lock, "fx-range")).toEqual([manager === "yarn-classic" ? "1.0.0" : "1.0.1"]);
+    expect(group?.status).toBe(manager === "yarn-classic" ? "partial" : "green");
+  }, 240_000);
+});
+
+describe("a bun workspace", () => {
+  it("moves a member's in-range updates in bun.lock only, under the member's folder", async () => {
+    const { files, repo, result, lockfile } = await depsJob("bun", "workspace", {
+      // bun links each member's own dependencies into its folder.
+      verify: `cd packages/x && node -e "require('fx-range'); require('fx-steady')"`,
+    });
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) => `${u.name} ${u.from}->${u.to} ${u.locations.map((l) => l.manifest)}`),
+      ]),
+    ).toEqual([
+      [
+        "lockfile-only",
+        [
+          "fx-range 1.0.0->1.0.1 packages/x/package.json",
+          "fx-steady 1.0.0->1.1.0 packages/x/package.json",
+        ],
+      ],
+    ]);
+    const [group] = result.groups;
+    const branch = group?.branch ?? "";
+    for (const manifest of ["package.json", "packages/x/package.json"])
+      expect(repo.show(branch, manifest)).toBe(files[manifest]?.trimEnd());
+    const before = readBunLock(files[lockfile] ?? "");
+    expect(before("packages/x", "fx-range", "1.0.x")).toBe("1.0.0");
+    const lock = repo.show(branch, lockfile);
+    const locked = readBunLock(lock);
+    expect(locked("packages/x", "fx-range", "1.0.x")).toBe("1.0.1");
+    expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
+    expect(lock).not.toContain("1.0.2");
+    expect(lock).toContain('"fx-range": "1.0.x"');
+    expect(group?.verify?.passed).toBe(true);
+    expect(group?.status).toBe("green");
+  }, 240_000);
+});

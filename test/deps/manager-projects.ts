@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { ManagerTools } from "../../src/deps/package-manager.js";
@@ -45,30 +45,35 @@ export interface ProjectWorld {
 /**
  * A project at fx-greet 1.0.0 and fx-util 1.2.0 by default (exact, so the
  * lock is at the old versions), locked by its tool with what the registry
- * holds now: its files, the lockfile included.
+ * holds now: its files, the lockfile included. With `member` (a folder such
+ * as "packages/x"), the root is a workspace and the member declares them.
  */
 export async function lockedProject(
   world: ProjectWorld,
   manager: Manager,
   pin: string,
   dependencies: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
+  member?: string,
 ): Promise<Record<string, string>> {
   const { registry, root, env } = world;
-  const dir = join(root, `make-${manager}-${Object.values(dependencies).join("-")}`);
+  const dir = join(
+    root,
+    `make-${manager}-${Object.values(dependencies).join("-")}${member ? `-${member.replaceAll("/", "-")}` : ""}`,
+  );
   await mkdir(dir, { recursive: true });
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
   const files: Record<string, string> = {
-    "package.json": `${JSON.stringify(
-      {
-        name: `app-${manager}`,
-        version: "1.0.0",
-        private: true,
-        packageManager: pin,
-        scripts: { test: "node test.js" },
-        dependencies,
-      },
-      null,
-      2,
-    )}\n`,
+    "package.json": json({
+      name: `app-${manager}`,
+      version: "1.0.0",
+      private: true,
+      packageManager: pin,
+      scripts: { test: "node test.js" },
+      ...(member ? { workspaces: [member] } : { dependencies }),
+    }),
+    ...(member
+      ? { [`${member}/package.json`]: json({ name: "member", version: "1.0.0", dependencies }) }
+      : {}),
     "test.js":
       'const { greet } = require("fx-greet");\nif (greet("x") !== "Hello, x!") process.exit(1);\nconsole.log("fx-util", require("fx-util"));\n',
     ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
@@ -85,7 +90,10 @@ export async function lockedProject(
       "",
     ].join("\n");
   }
-  for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
   const tool = manager === "npm" ? "npm" : TOOLS[manager];
   const toolEnv = {
     ...env,

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Update } from "../../src/deps/outdated.js";
 import {
   forgetLocked,
+  pinnedRanges,
   pnpmRelockCommands,
   relockTargets,
   yarnBerryRelockCommand,
@@ -42,14 +43,32 @@ describe("lockfile-only updates per package manager", () => {
     ];
     const relock = relockTargets(updates);
     expect(relock).toEqual([
-      { name: "a", version: "1.2.0", dirs: ["", "packages/w"], specs: ["1.x"] },
+      {
+        name: "a",
+        version: "1.2.0",
+        dirs: ["", "packages/w"],
+        specs: ["1.x"],
+        locations: [
+          { manifest: "package.json", section: "dependencies", spec: "1.x" },
+          { manifest: "packages/w/package.json", section: "dependencies", spec: "1.x" },
+        ],
+      },
     ]);
     // Each project gets its own versions: a name given to the whole workspace would be locked
     // there in every project, whatever its range.
     expect(
       pnpmRelockCommands(
         "pnpm",
-        [...relock, { name: "@s/c", version: "3.1.0", dirs: ["packages/my app"], specs: ["3"] }],
+        [
+          ...relock,
+          {
+            name: "@s/c",
+            version: "3.1.0",
+            dirs: ["packages/my app"],
+            specs: ["3"],
+            locations: [],
+          },
+        ],
         " --config.minimum-release-age=10",
       ),
     ).toEqual([
@@ -60,9 +79,16 @@ describe("lockfile-only updates per package manager", () => {
     expect(
       yarnBerryRelockCommand("yarn", [
         ...relock,
-        { name: "a", version: "1.2.0", dirs: [""], specs: ["1.x"] },
+        { name: "a", version: "1.2.0", dirs: [""], specs: ["1.x"], locations: [] },
       ]),
     ).toBe("yarn up -R a --mode=update-lockfile");
+    // bun locks an exact spec exactly: each kept range is pinned at the plan's version, where it is declared.
+    expect(Object.fromEntries(pinnedRanges("bun.lock", relock))).toEqual({
+      "package.json": [{ section: "dependencies", name: "a", spec: "1.2.0" }],
+      "packages/w/package.json": [{ section: "dependencies", name: "a", spec: "1.2.0" }],
+    });
+    for (const lockfile of ["package-lock.json", "pnpm-lock.yaml", "yarn.lock"])
+      expect(pinnedRanges(lockfile, relock).size).toBe(0);
   });
 
   it("drops the kept ranges' entries from yarn 1's lockfile and the package's from npm's, and leaves the others", () => {
@@ -71,6 +97,7 @@ describe("lockfile-only updates per package manager", () => {
       version: "9.9.9",
       dirs: [""],
       specs,
+      locations: specs.map((spec) => ({ manifest: "package.json", section: "dependencies", spec })),
     });
     const yarn1 = [
       "# yarn lockfile v1",
