@@ -92,7 +92,8 @@ export interface ManagerCommands {
   /**
    * Updates the lockfile for the edited manifests without running package
    * scripts, and moves `relock`'s in-range updates inside their ranges
-   * (npm and yarn 1 get theirs dropped from the lockfile first; see relock.ts).
+   * (npm and yarn 1 get theirs dropped from the lockfile first, bun's are
+   * pinned in package.json for this step and restored for a second; see relock.ts).
    */
   lockfile(before?: Date, relock?: readonly Relock[]): string;
   /** The first install of a job. */
