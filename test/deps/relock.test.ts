@@ -1,4 +1,8 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { applyBump } from "../../src/deps/bump.js";
 import type { Update } from "../../src/deps/outdated.js";
 import {
   forgetLocked,
@@ -155,5 +159,79 @@ describe("lockfile-only updates per package manager", () => {
         relock("a", "1.x"),
       ]),
     ).toBeUndefined();
+  });
+});
+
+describe("bun's in-range updates", () => {
+  const manifest = `${JSON.stringify({ dependencies: { a: "1.x", b: "^1.0.0" } }, null, 2)}\n`;
+  const updates = [
+    update("a", "1.2.0", [
+      { manifest: "package.json", section: "dependencies", spec: "1.x", newSpec: null },
+    ]),
+    update("b", "1.3.0", [
+      { manifest: "package.json", section: "dependencies", spec: "^1.0.0", newSpec: "^1.3.0" },
+    ]),
+  ];
+
+  /** Runs the bump on a bun project, with what package.json said at each lockfile step. */
+  async function bump(passes: (step: number) => boolean) {
+    const dir = await mkdtemp(join(tmpdir(), "pw-relock-bun-"));
+    try {
+      await writeFile(join(dir, "package.json"), manifest);
+      await writeFile(join(dir, "bun.lock"), "{}\n");
+      const seen: Array<Record<string, string>> = [];
+      const outcome = await applyBump({
+        dir,
+        updates,
+        lockfilePath: "bun.lock",
+        before: new Date(0),
+        lockfileCommand: (before) => `bun install --lockfile-only${before ? " --gate" : ""}`,
+        run: async (command) => {
+          const text = await readFile(join(dir, "package.json"), "utf8");
+          seen.push(JSON.parse(text).dependencies);
+          const passed = passes(seen.length);
+          return {
+            command,
+            passed,
+            exit: passed ? "0" : "1",
+            timedOut: false,
+            durationMs: 5,
+            outputTail: "",
+          };
+        },
+      });
+      return { outcome, seen, after: await readFile(join(dir, "package.json"), "utf8") };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("locks with the kept range pinned at the plan's version, then again with the range back", async () => {
+    const { outcome, seen, after } = await bump(() => true);
+    expect(seen).toEqual([
+      { a: "1.2.0", b: "^1.3.0" },
+      { a: "1.x", b: "^1.3.0" },
+    ]);
+    expect(JSON.parse(after).dependencies).toEqual({ a: "1.x", b: "^1.3.0" });
+    expect(outcome.lockfile?.passed).toBe(true);
+    expect(outcome.lockfile?.durationMs).toBe(10);
+  });
+
+  it("puts the range back when the pinned step fails, and does not lock again", async () => {
+    // The first try under the cutoff fails, the one without it too.
+    const { outcome, seen, after } = await bump(() => false);
+    expect(seen).toEqual([
+      { a: "1.2.0", b: "^1.3.0" },
+      { a: "1.2.0", b: "^1.3.0" },
+    ]);
+    expect(JSON.parse(after).dependencies).toEqual({ a: "1.x", b: "^1.3.0" });
+    expect(outcome.lockfile?.passed).toBe(false);
+  });
+
+  it("reports the second step's failure", async () => {
+    const { outcome, seen } = await bump((step) => step === 1);
+    expect(seen).toHaveLength(2);
+    expect(outcome.lockfile?.passed).toBe(false);
+    expect(outcome.mismatched).toBeUndefined();
   });
 });
