@@ -60,6 +60,7 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
   let before = options.before;
   let lockfile: VerifyResult;
   try {
+    // bun has no way to lock a given version inside a range: it locks the range pinned (relock.ts).
     for (const [manifest, edits] of pins) {
       const path = await realPathInside(options.dir, manifest);
       await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
