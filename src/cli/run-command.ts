@@ -14,7 +14,7 @@ import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
 import { loadLocalConfig } from "../config/load.js";
-import { defaultConfig, type RepoConfig } from "../config/schema.js";
+import { defaultConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
