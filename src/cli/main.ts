@@ -1,19 +1,26 @@
 import { errorMessage } from "../error-message.js";
 import { parseCommand, USAGE } from "./args.js";
 import type { CliIo } from "./cli-io.js";
-import { runDepsCommand } from "./deps-command.js";
 import { checkRunPaths } from "./local-paths.js";
-import { runCommand } from "./run-command.js";
 import { UsageError } from "./usage-error.js";
 import { readUserIdentity } from "./user-identity.js";
 import { readVersion } from "./version.js";
-import { runWorkerCommand } from "./worker-command.js";
 
-/** The CLI as a function: argv in, exit code out, all I/O through `io`. */
+/**
+ * The CLI as a function: argv in, exit code out, all I/O through `io`. Each
+ * command's modules load when it runs: `--version`, `--help` and a usage
+ * error answer without loading the agent, the queue or the registry client.
+ */
 export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
-    if (argv[0] === "deps") return await runDepsCommand(argv.slice(1), io);
-    if (argv[0] === "worker") return await runWorkerCommand(argv.slice(1), io);
+    if (argv[0] === "deps") {
+      const { runDepsCommand } = await import("./deps-command.js");
+      return await runDepsCommand(argv.slice(1), io);
+    }
+    if (argv[0] === "worker") {
+      const { runWorkerCommand } = await import("./worker-command.js");
+      return await runWorkerCommand(argv.slice(1), io);
+    }
     const command = parseCommand(argv, io.cwd);
     if (command.kind === "help") {
       io.stdout.write(`${USAGE}\n`);
@@ -26,6 +33,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     // Every usage error, flags and paths, comes before the API key is asked for.
     await checkRunPaths(command.args, io.cwd);
     const identity = await readUserIdentity(io);
+    const { runCommand } = await import("./run-command.js");
     return await runCommand(command.args, io, identity);
   } catch (error) {
     if (error instanceof UsageError) {
