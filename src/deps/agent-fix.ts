@@ -111,6 +111,10 @@ export async function runAgentFix(
       beforeTools: startTree,
     });
     endTree = await captureWorkspaceTree(dir, ctx.gitEnv);
+  } catch (error) {
+    // The checkpoints under way land before the failure goes up: none is left half pushed.
+    await saves;
+    throw error;
   } finally {
     await hidden.restore();
   }

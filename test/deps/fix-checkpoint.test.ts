@@ -138,7 +138,9 @@ describe("a dependency group's fix across a shutdown", () => {
         },
       },
     );
-    expect(first.result.groups[0]?.error?.stage).toBe("interrupted");
+    expect(first.result.groups[0]?.error?.stage, JSON.stringify(first.progress)).toBe(
+      "interrupted",
+    );
     expect(pullsOn(BRANCH)).toEqual([]);
     const unfinished = remoteRef(repo, ref);
     expect(unfinished).not.toBeNull();
@@ -161,7 +163,14 @@ describe("a dependency group's fix across a shutdown", () => {
         },
       },
     );
-    expect(second.result.groups[0]?.error?.stage).toBe("interrupted");
+    // On failure, say what the run did instead.
+    const told = JSON.stringify({
+      progress: second.progress,
+      groups: second.result.groups.map((g) => [g.status, g.error, g.agent, g.firstFailure?.stage]),
+      status: second.result.status,
+      message: second.result.message,
+    });
+    expect(second.result.groups[0]?.error?.stage, told).toBe("interrupted");
     const task = JSON.stringify(second.model.requests[0]?.messages[0]);
     expect(task).toContain("an earlier run of this fix was interrupted");
     expect(task).toContain("already back in the workspace: index.js");
