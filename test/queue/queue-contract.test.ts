@@ -1,15 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { createLocalQueue } from "../../src/queue/local-queue.js";
-import type {
-  JobHandler,
-  JobQueue,
-  JobRecord,
-  JobResult,
-  SubmitResult,
-} from "../../src/queue/types.js";
+import type { JobHandler, JobQueue, JobRecord, JobResult } from "../../src/queue/types.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { fakeTime, job } from "./queue-fixtures.js";
-import { useRedisQueues } from "./redis-fixtures.js";
+import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * One JobQueue interface, two back ends: the same life cycle gives the same
@@ -74,8 +68,6 @@ function scripted(results: Array<JobResult | (() => JobResult)>) {
   };
   return { handler, runs, gaveUp };
 }
-
-const idOf = (result: SubmitResult) => (result.status === "duplicate" ? "" : result.id);
 
 // Long enough that no retry comes during a test, on either back end.
 const NEVER_MS = 600_000;

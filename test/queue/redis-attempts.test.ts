@@ -1,9 +1,8 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { JobQueue, SubmitResult } from "../../src/queue/types.js";
+import { describe, expect, it, vi } from "vitest";
+import type { JobQueue } from "../../src/queue/types.js";
 import { killWorkerMidJob } from "./kill-worker.js";
 import { job, manualHandler, retryingHandler } from "./queue-fixtures.js";
-import { useRedisQueues } from "./redis-fixtures.js";
+import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * Attempts on a real redis-server, counted as runs started: BullMQ counts
@@ -15,15 +14,7 @@ import { useRedisQueues } from "./redis-fixtures.js";
 
 const redis = useRedisQueues();
 const open = redis.open.bind(redis);
-let raw: Redis;
 let names = 0;
-
-const idOf = (result: SubmitResult) => (result.status === "queued" ? result.id : "");
-
-beforeAll(() => {
-  raw = new Redis(redis.url);
-});
-afterAll(() => raw.disconnect());
 
 /** Until the job is marked failed, after its report: two attempts, and what failed last. */
 async function failedAfterTwo(queue: JobQueue, id: string, message: string): Promise<void> {
@@ -98,7 +89,7 @@ describe("attempts on the Redis queue", () => {
     expect(survivor.runs.map((r) => r.attempts)).toEqual([2]);
     // Attempt 2's retry: retryDelayMs(2), what the tracking comment announces; BullMQ's
     // backoff, counting failures only, would have waited retryDelayMs(1).
-    expect(Number(await raw.hget(`bull:${name}:${id}`, "delay"))).toBe(120_000);
+    expect(Number(await redis.raw.hget(`bull:${name}:${id}`, "delay"))).toBe(120_000);
   }, 30_000);
 
   it("reports a job again when its worker is killed while reporting it out of attempts", async () => {

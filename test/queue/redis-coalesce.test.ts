@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import type { JobHandler, JobQueue, SubmitResult } from "../../src/queue/types.js";
+import type { JobHandler, JobQueue } from "../../src/queue/types.js";
 import { job, manualHandler } from "./queue-fixtures.js";
-import { useRedisQueues } from "./redis-fixtures.js";
+import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * Requests folded into a waiting job on a real redis-server: a folded
@@ -13,8 +13,6 @@ import { useRedisQueues } from "./redis-fixtures.js";
 const redis = useRedisQueues();
 const open = redis.open.bind(redis);
 let names = 0;
-
-const idOf = (result: SubmitResult) => (result.status === "duplicate" ? "" : result.id);
 
 describe("folding requests into a waiting job on Redis", () => {
   it("refuses a folded request delivered again, or asked again under a new delivery id, before and after its job starts", async () => {

@@ -1,9 +1,8 @@
-import { Redis } from "ioredis";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { JobRecord, JobResult, SubmitResult } from "../../src/queue/types.js";
+import { describe, expect, it, vi } from "vitest";
+import type { JobRecord, JobResult } from "../../src/queue/types.js";
 import { killWorkerMidJob } from "./kill-worker.js";
 import { job, manualHandler } from "./queue-fixtures.js";
-import { useRedisQueues } from "./redis-fixtures.js";
+import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * Runs that end badly on a real redis-server: a job whose worker is killed
@@ -13,15 +12,7 @@ import { useRedisQueues } from "./redis-fixtures.js";
 
 const redis = useRedisQueues();
 const open = redis.open.bind(redis);
-let raw: Redis;
 let names = 0;
-
-const idOf = (result: SubmitResult) => (result.status === "queued" ? result.id : "");
-
-beforeAll(() => {
-  raw = new Redis(redis.url);
-});
-afterAll(() => raw.disconnect());
 
 describe("the Redis queue when runs end badly", () => {
   it("reports a job whose worker is killed until it is out of attempts, once", async () => {
@@ -92,7 +83,7 @@ describe("the Redis queue when runs end badly", () => {
     const firstId = first.status === "queued" ? first.id : "";
     await vi.waitFor(() => expect(runsOnA).toHaveLength(1));
     // As if a's process had stalled past the lock's duration: the stalled check hands the job to b.
-    await raw.del(`bull:${name}:${firstId}:lock`);
+    await redis.raw.del(`bull:${name}:${firstId}:lock`);
     const onB = manualHandler();
     b.startWorker(onB.handler, { concurrency: 1 });
     await vi.waitFor(() => expect(onB.started).toHaveLength(1), { timeout: 10_000 });
@@ -105,7 +96,7 @@ describe("the Redis queue when runs end badly", () => {
     const secondId = second.status === "queued" ? second.id : "";
     await vi.waitFor(
       async () => {
-        const data = await raw.hget(`bull:${name}:${secondId}`, "data");
+        const data = await redis.raw.hget(`bull:${name}:${secondId}`, "data");
         expect(JSON.parse(data ?? "{}").interruptions).toBeGreaterThanOrEqual(1);
       },
       { timeout: 10_000 },
