@@ -119,9 +119,17 @@ export async function runAgentFix(
     await hidden.restore();
   }
   const kept = await keptSince(await startTree, endTree);
+  // What this session recorded against what the workspace shows, leaving out
+  // the earlier run's files put back as they were (patchwright wrote those).
+  const recorded = session.history.netChanges().filter((c) => isKept(c.path));
+  const touched = new Set(recorded.map((c) => c.path));
+  const putBack = (c: NetChange) => {
+    const earlier = options.resume?.files.get(c.path);
+    return !touched.has(c.path) && earlier !== undefined && sameBytes(earlier, c.after);
+  };
   const drift = changedPathsDiffer(
-    kept,
-    session.history.netChanges().filter((c) => isKept(c.path)),
+    kept.filter((c) => !putBack(c)),
+    recorded,
   );
   // Stopped by a shutdown, the fix is unfinished: the next run carries on from it.
   const finished = ctx.signal?.aborted !== true;
@@ -175,6 +183,10 @@ async function hideFolder(dir: string, folder: string): Promise<{ restore(): Pro
   };
 }
 
+function sameBytes(a: Buffer | null, b: Buffer | null): boolean {
+  return a === null || b === null ? a === b : a.equals(b);
+}
+
 /** Paths where the recorded changes and the workspace's disagree. */
 function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): string[] {
   const seen = new Map(recorded.map((c) => [c.path, c.after]));
@@ -185,7 +197,7 @@ function changedPathsDiffer(workspace: NetChange[], recorded: NetChange[]): stri
       const a = actual.get(path);
       const b = seen.get(path);
       if (a === undefined || b === undefined) return true;
-      return a === null || b === null ? a !== b : !a.equals(b);
+      return !sameBytes(a, b);
     })
     .sort();
 }
