@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { connect, isIP, type Socket } from "node:net";
+import { nonPublicKind } from "./address-kind.js";
 import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
 
 /**
@@ -146,7 +147,8 @@ export async function checkTarget(
   const explicit = rules.some((rule) => namesLocalTarget(rule) && hostAllowed([rule], name, port));
   const addresses = isIP(name) ? [name] : await resolveName(name);
   const usable = addresses.filter(
-    (address) => explicit || (!isLocalAddress(address) && (named || !isPrivateAddress(address))),
+    (address) =>
+      explicit || (!isLocalAddress(address) && (named || nonPublicKind(address) === undefined)),
   );
   if (usable[0]) return { ok: true, address: usable[0] };
   const reason =
@@ -171,27 +173,4 @@ function isLocalAddress(address: string): boolean {
   }
   const v6 = address.toLowerCase();
   return v6 === "::1" || v6 === "::" || /^fe[89ab]/.test(v6) || v6.startsWith("fd00:ec2::");
-}
-
-/**
- * Private, shared and reserved ranges: where a server's neighbours live (a
- * Redis on the compose network, a company's internal services), never the
- * public internet.
- */
-function isPrivateAddress(address: string): boolean {
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  if (isIP(v4) === 4) {
-    const [a = 0, b = 0] = v4.split(".").map(Number);
-    return (
-      a === 10 ||
-      (a === 172 && b >= 16 && b <= 31) ||
-      (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127) ||
-      (a === 192 && b === 0) ||
-      (a === 198 && (b === 18 || b === 19)) ||
-      a >= 224
-    );
-  }
-  const v6 = address.toLowerCase();
-  return /^f[cd]/.test(v6) || /^ff/.test(v6) || /^fe[c-f]/.test(v6);
 }

@@ -2,7 +2,8 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { guardedLookup, type KindOf, nonPublicKind, type Resolve } from "./address-guard.js";
+import { type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
+import { guardedLookup, type Resolve } from "./address-guard.js";
 
 /** Statuses whose response has no body, which `new Response` refuses one for. */
 const NO_BODY = new Set([204, 205, 304]);

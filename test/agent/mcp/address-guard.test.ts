@@ -1,9 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkHost, nonPublicKind, type Resolve } from "../../../src/agent/mcp/address-guard.js";
+import { checkHost, type Resolve } from "../../../src/agent/mcp/address-guard.js";
 import { guardedFetch } from "../../../src/agent/mcp/guarded-fetch.js";
 import { startMcpServers } from "../../../src/agent/mcp/servers.js";
+import { nonPublicKind } from "../../../src/sandbox/address-kind.js";
 import { type FakeDocsServer, startDocsServer } from "../../helpers/mcp-http-server.js";
 import { noSandbox } from "../../helpers/sandbox.js";
 
