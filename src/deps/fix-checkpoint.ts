@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { deleteCheckpoint, fetchCheckpoint, pushCheckpoint } from "../git/checkpoint-ref.js";
 import type { Identity } from "../git/commits.js";
 import { diffTrees, readBlob } from "../git/diff-tree.js";
-import { createGit, gitRunner } from "../git/git-client.js";
+import { createGit, type GitEnv, gitRunner } from "../git/git-client.js";
 import type { PushTarget } from "../git/push-context.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { Update } from "./outdated.js";
@@ -23,6 +23,8 @@ import type { Update } from "./outdated.js";
 
 export interface FixCheckpointTarget extends PushTarget {
   ref: string;
+  /** The job's git environment (the process's, passed in). */
+  env: GitEnv;
   identity: Identity;
   /** The checkpoint is scanned like a branch before it leaves. */
   secrets: readonly KnownSecret[];
@@ -56,7 +58,7 @@ export async function saveFixCheckpoint(
   const scratch = await mkdtemp(join(tmpdir(), "pw-deps-checkpoint-"));
   try {
     const git = gitRunner(target.dir, {
-      env: target.env ?? process.env,
+      env: target.env,
       extraEnv: {
         GIT_INDEX_FILE: join(scratch, "index"),
         GIT_AUTHOR_NAME: target.identity.name,
@@ -104,14 +106,13 @@ export async function loadFixCheckpoint(
 ): Promise<SavedFix | undefined> {
   const sha = await fetchCheckpoint(target);
   if (!sha) return undefined;
-  const git = createGit(target.dir, { env: target.env ?? process.env });
+  const git = createGit(target.dir, { env: target.env });
   const parents = (await git.raw(["rev-list", "--parents", "-n", "1", sha])).trim().split(" ");
   if (parents.length !== 2 || parents[1] !== base) return undefined;
   const saved = parse(await git.raw(["log", "-1", "--format=%B", sha]));
   if (!saved || saved.updates.join(" ") !== [...updates].join(" ")) return undefined;
   const files = new Map<string, Buffer | null>();
-  const env = target.env ?? process.env;
-  for (const entry of await diffTrees(gitRunner(target.dir, { env }), base, sha)) {
+  for (const entry of await diffTrees(gitRunner(target.dir, { env: target.env }), base, sha)) {
     files.set(entry.path, entry.new ? await readBlob(git, entry.new.sha) : null);
   }
   return { ...saved, files };

@@ -5,7 +5,7 @@ import type { CheckpointSettings, GitJobDeps, GitJobInput, GitJobResult } from "
 import { finalReport } from "./report.js";
 import { runGitJob } from "./run-git-job.js";
 import type { JobDeps, JobOutcome } from "./run-job.js";
-import { runJobSequence } from "./sequence.js";
+import { handedBack, runJobSequence } from "./sequence.js";
 
 /**
  * The agent's job kinds on the one sequence (sequence.ts): the git job
@@ -110,13 +110,11 @@ export async function runPipeline(
   return { job, ...(pullRequest ? { pullRequest } : {}), conclusion, report };
 }
 
-/** Stopped by a shutdown, in a job that can resume: nothing is published, the queue runs it again. */
+/** Stopped by a shutdown, in a job that can resume (see handedBack). */
 export function isInterrupted(
   deps: Pick<JobDeps, "signal">,
   job: GitJobResult | undefined,
   checkpoints: CheckpointSettings | undefined,
 ): boolean {
-  return (
-    checkpoints !== undefined && (job?.interrupted !== undefined || deps.signal?.aborted === true)
-  );
+  return handedBack(checkpoints !== undefined, deps.signal, job);
 }

@@ -53,17 +53,21 @@ export type SequenceResult<W, P> =
   | { work: W; interrupted: true }
   | { work: W; interrupted: false; published: P };
 
+/** Stopped by a shutdown, in a job that can resume: nothing is published, the queue runs it again. */
+export function handedBack(
+  checkpointed: boolean,
+  signal: AbortSignal | undefined,
+  work: KindWork | undefined,
+): boolean {
+  return checkpointed && (work?.interrupted !== undefined || signal?.aborted === true);
+}
+
 export async function runJobSequence<W extends KindWork, P>(
   kind: JobKind<W, P>,
   options: SequenceOptions<W>,
 ): Promise<SequenceResult<W, P>> {
   const work = await kind.work();
-  if (
-    options.checkpointed &&
-    (work.interrupted !== undefined || options.signal?.aborted === true)
-  ) {
-    return { work, interrupted: true };
-  }
+  if (handedBack(options.checkpointed, options.signal, work)) return { work, interrupted: true };
   if (work.push) await options.onPushed?.(work);
   if (options.throwTransient && work.error && !work.push && isTransientJobFailure(work.error)) {
     throw new TransientJobError(work.error.stage, work.error.message);
