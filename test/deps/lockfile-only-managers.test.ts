@@ -2,14 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScriptedModel } from "../../src/agent/models/scripted.js";
-import { defaultConfig } from "../../src/config/schema.js";
 import { readBunLock } from "../../src/deps/lockfiles.js";
-import { runDepsJob } from "../../src/deps/run-deps-job.js";
-import { unsandboxed } from "../../src/sandbox/sandbox.js";
-import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
+import { gitTestEnv } from "../helpers/git-repos.js";
 import { type LocalRegistry, startLocalRegistry } from "../helpers/npm-registry.js";
-import { LOCKFILES, lockedProject, type Manager, TOOLS } from "./manager-projects.js";
+import { LOCKFILES, lockedProject, type Manager, toolDepsJob } from "./manager-projects.js";
 
 /**
  * In-range updates of an application with a lockfile (range_strategy auto)
@@ -109,29 +105,15 @@ async function depsJob(
   deps: Record<string, unknown>,
 ) {
   const files = projects.get(`${manager} ${layout}`) ?? {};
-  const repo = createBareRepo({ root, env, files, name: `relock-${manager}-${layout}` });
-  const result = await runDepsJob(
+  const { repo, result } = await toolDepsJob(
+    { registry, root, env, now },
+    `relock-${manager}-${layout}`,
+    files,
     {
-      cacheDir: join(root, `cache-${manager}-${layout}`),
-      sandbox: unsandboxed,
-      envSource: { ...env, PATH: process.env.PATH ?? "" },
-      clock: { now: () => now },
-      createModel: () => createScriptedModel([]),
-      packageManagers: TOOLS,
-    },
-    {
-      owner: "o",
-      repo: "r",
-      cloneUrl: repo.url,
-      config: {
-        ...defaultConfig(),
-        deps: {
-          range_strategy: "auto",
-          // The install from the new lockfile has to put both packages in place.
-          verify: `node -e "require('fx-range'); require('fx-steady')"`,
-          ...deps,
-        },
-      },
+      range_strategy: "auto",
+      // The install from the new lockfile has to put both packages in place.
+      verify: `node -e "require('fx-range'); require('fx-steady')"`,
+      ...deps,
     },
   );
   expect(result.message).toBeUndefined();

@@ -3,7 +3,12 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { createScriptedModel } from "../../src/agent/models/scripted.js";
+import { defaultConfig } from "../../src/config/schema.js";
 import type { ManagerTools } from "../../src/deps/package-manager.js";
+import { runDepsJob } from "../../src/deps/run-deps-job.js";
+import { unsandboxed } from "../../src/sandbox/sandbox.js";
+import { createBareRepo } from "../helpers/git-repos.js";
 import type { LocalRegistry } from "../helpers/npm-registry.js";
 
 /**
@@ -109,4 +114,30 @@ export async function lockedProject(
   const lockfile = LOCKFILES[manager];
   files[lockfile] = await readFile(join(dir, lockfile), "utf8");
   return files;
+}
+
+/**
+ * A deps job on `files` pushed to a new bare repository `name`, with this
+ * repository's tools and no agent: the package managers' own work, unsandboxed.
+ */
+export async function toolDepsJob(
+  world: ProjectWorld & { now: number },
+  name: string,
+  files: Record<string, string>,
+  deps: Record<string, unknown>,
+) {
+  const { root, env } = world;
+  const repo = createBareRepo({ root, env, files, name });
+  const result = await runDepsJob(
+    {
+      cacheDir: join(root, `cache-${name}`),
+      sandbox: unsandboxed,
+      envSource: { ...env, PATH: process.env.PATH ?? "" },
+      clock: { now: () => world.now },
+      createModel: () => createScriptedModel([]),
+      packageManagers: TOOLS,
+    },
+    { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
+  );
+  return { repo, result };
 }

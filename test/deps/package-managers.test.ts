@@ -2,15 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScriptedModel } from "../../src/agent/models/scripted.js";
-import { defaultConfig } from "../../src/config/schema.js";
 import { parseDepsConfig } from "../../src/deps/config.js";
 import { detectPackageManager, type ManagerTools } from "../../src/deps/package-manager.js";
 import { planDepsUpdates } from "../../src/deps/plan.js";
-import { runDepsJob } from "../../src/deps/run-deps-job.js";
-import { unsandboxed } from "../../src/sandbox/sandbox.js";
-import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
-import { lockedProject, type Manager, TOOLS } from "./manager-projects.js";
+import { gitTestEnv } from "../helpers/git-repos.js";
+import { lockedProject, type Manager, TOOLS, toolDepsJob } from "./manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "./registry-fixtures.js";
 
 /**
@@ -39,7 +35,7 @@ afterAll(async () => {
 
 /** A project locked by its tool (see lockedProject). */
 const project = (manager: Manager, pin: string, dependencies?: Record<string, string>) =>
-  lockedProject({ registry: world.registry, root, env }, manager, pin, dependencies);
+  lockedProject(jobWorld(), manager, pin, dependencies);
 
 const cases: Array<[keyof ManagerTools, string, string]> = [
   ["pnpm", "pnpm@10.34.8", "pnpm-lock.yaml"],
@@ -74,18 +70,7 @@ describe.each(cases)("a %s project", (manager, pin, lockfile) => {
       ["fx-greet 1.0.0->1.0.1", "fx-util 1.2.0->1.2.1"],
     ]);
 
-    const repo = createBareRepo({ root, env, files, name: `repo-${manager}` });
-    const result = await runDepsJob(
-      {
-        cacheDir: join(root, `cache-${manager}`),
-        sandbox: unsandboxed,
-        envSource: { ...env, PATH: process.env.PATH ?? "" },
-        clock: { now: () => world.now },
-        createModel: () => createScriptedModel([]),
-        packageManagers: TOOLS,
-      },
-      { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
-    );
+    const { repo, result } = await toolDepsJob(jobWorld(), `repo-${manager}`, files, deps);
     expect(result.message).toBeUndefined();
     expect(result.groups.map((g) => [g.group.slug, g.status, g.verify?.command])).toEqual([
       ["minor-and-patch", "green", `${TOOLS[manager]} test`],
@@ -110,6 +95,9 @@ describe.each(cases)("a %s project", (manager, pin, lockfile) => {
 });
 
 // npm gets the cooldown as --before on its lockfile step: without it, it would lock 2.1.0.
+/** The projects' and jobs' world: this file's registry, folder, environment and clock. */
+const jobWorld = () => ({ registry: world.registry, root, env, now: world.now });
+
 describe("an npm project", () => {
   it(
     "locks the planned version of a range, not a newer one inside the cooldown",
@@ -126,18 +114,7 @@ describe("an npm project", () => {
 async function expectPlannedVersionLocked(manager: Manager, pin: string, lockfile: string) {
   const ranged = await project(manager, pin, { "fx-greet": "^1.0.0", "fx-util": "1.2.0" });
   const deps = { ignore: ["fx-util"], update_types: ["major"], verify: null };
-  const repo = createBareRepo({ root, env, files: ranged, name: `range-${manager}` });
-  const result = await runDepsJob(
-    {
-      cacheDir: join(root, `cache-range-${manager}`),
-      sandbox: unsandboxed,
-      envSource: { ...env, PATH: process.env.PATH ?? "" },
-      clock: { now: () => world.now },
-      createModel: () => createScriptedModel([]),
-      packageManagers: TOOLS,
-    },
-    { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
-  );
+  const { repo, result } = await toolDepsJob(jobWorld(), `range-${manager}`, ranged, deps);
   expect(result.message).toBeUndefined();
   expect(result.plan?.groups.map((g) => g.updates.map((u) => `${u.name}->${u.to}`))).toEqual([
     ["fx-greet->2.0.0"],
