@@ -25,6 +25,8 @@ export async function bench(): Promise<void> {
     path: process.env.PATH ?? "",
     home: process.env.HOME ?? "/root",
     hidden: [],
+    env: {},
+    cwd: process.cwd(),
   });
   if (choice.launcher.kind !== "bubblewrap") {
     console.log(`\nsandbox benchmark skipped: ${choice.warning}`);

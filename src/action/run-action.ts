@@ -12,7 +12,6 @@ import { openTranscript } from "../agent/transcript.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { secretFilesInEnv } from "../sandbox/secret-files.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { ActionsIo } from "./actions-io.js";
@@ -64,15 +63,15 @@ async function actionSandbox(
     optOutName: "the input unsandboxed: true",
     path: deps.env.PATH ?? "",
     home: deps.env.HOME || homedir(),
-    hidden: [
-      cacheDir,
-      deps.env.GITHUB_WORKSPACE,
-      process.cwd(),
-      // Key files the workflow's environment names (cloud credentials, an npmrc).
-      ...secretFilesInEnv(deps.env, { cwd: process.cwd(), home: deps.env.HOME || homedir() }),
-    ].filter((path): path is string => Boolean(path)),
+    // Key files the workflow's environment names (cloud credentials, an npmrc).
+    env: deps.env,
+    cwd: process.cwd(),
+    hidden: [cacheDir, deps.env.GITHUB_WORKSPACE, process.cwd()].filter((path): path is string =>
+      Boolean(path),
+    ),
   });
   if (choice.warning) deps.io.warning(choice.warning);
+  for (const note of choice.notes) deps.io.info(note);
   return choice.launcher;
 }
 

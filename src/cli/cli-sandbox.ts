@@ -1,6 +1,5 @@
 import { homedir } from "node:os";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { secretFilesInEnv } from "../sandbox/secret-files.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import type { CliIo } from "./cli-io.js";
 
@@ -17,11 +16,11 @@ export async function cliSandbox(
     home: io.env.HOME || homedir(),
     // Key files the environment names (a Vertex service account, AWS
     // credentials) stay out of reach even where they sit in a visible folder.
-    hidden: [
-      cacheDir,
-      ...secretFilesInEnv(io.env, { cwd: io.cwd, home: io.env.HOME || homedir() }),
-    ],
+    env: io.env,
+    cwd: io.cwd,
+    hidden: [cacheDir],
   });
   if (choice.warning) io.stderr.write(`${choice.warning}\n`);
+  for (const note of choice.notes) io.stderr.write(`patchwright: note: ${note}\n`);
   return choice.launcher;
 }

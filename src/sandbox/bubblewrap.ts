@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHostProxy } from "./host-proxy.js";
@@ -6,6 +6,9 @@ import { type Mount, sandboxMounts } from "./layout.js";
 import type { NetworkPolicy } from "./network.js";
 import { PROXY_BRIDGE_PORT, PROXY_BRIDGE_SOURCE } from "./proxy-bridge.js";
 import type { Sandbox, SandboxLauncher, SandboxProfile } from "./sandbox.js";
+import type { HostTrust } from "./trust/host-trust.js";
+import { PROXY_VARIABLES } from "./trust/proxy-settings.js";
+import { type SandboxTrust, sandboxTrust } from "./trust/sandbox-trust.js";
 
 /**
  * Sandboxes made with bubblewrap: every namespace unshared (its own PID
@@ -25,11 +28,14 @@ export interface BubblewrapOptions {
   nodePath: string;
   /** bubblewrap 0.8 and later. */
   disableUserns: boolean;
+  /** The host's CA and proxy settings, given to every sandbox without credentials. */
+  trust: HostTrust;
 }
 
 /** Where the sandbox's private HOME and the proxy socket sit inside. */
 export const SANDBOX_HOME = "/tmp/home";
 const PROXY_SOCKET = "/tmp/.patchwright-proxy.sock";
+const BRIDGE_URL = `http://127.0.0.1:${PROXY_BRIDGE_PORT}`;
 
 export function bubblewrapLauncher(options: BubblewrapOptions): SandboxLauncher {
   return {
@@ -40,12 +46,17 @@ export function bubblewrapLauncher(options: BubblewrapOptions): SandboxLauncher 
 
 function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandbox {
   const mounts = sandboxMounts(options.machine, { ...profile, hidden: options.hidden });
+  const trust = sandboxTrust(options.trust, profile.network, BRIDGE_URL);
+  let homeFiles: Promise<{ binds: string[]; close(): Promise<void> }> | undefined;
   let proxy: Promise<{ socket: string; close(): Promise<void> }> | undefined;
   const startProxy = (policy: Extract<NetworkPolicy, { kind: "hosts" }>) => {
     proxy ??= (async () => {
       const dir = await mkdtemp(join(tmpdir(), "patchwright-net-"));
       const socket = join(dir, "proxy.sock");
-      const server = await startHostProxy(socket, policy.hosts, { anyPublic: policy.anyPublic });
+      const server = await startHostProxy(socket, policy.hosts, {
+        anyPublic: policy.anyPublic,
+        upstream: options.trust.proxy,
+      });
       return {
         socket,
         close: async () => {
@@ -62,8 +73,10 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
     network: profile.network,
     async wrap(request) {
       const network = profile.network;
-      const env = sandboxEnv(request.env, network);
+      const env = sandboxEnv(request.env, network, trust);
       const args = bwrapArgs(options, mounts, network);
+      homeFiles ??= writeHomeFiles(trust);
+      args.push(...(await homeFiles).binds);
       let argv = request.argv;
       if (network.kind === "hosts") {
         const { socket } = await startProxy(network);
@@ -82,6 +95,7 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
     },
     async close() {
       if (proxy) await (await proxy).close();
+      if (homeFiles) await (await homeFiles).close();
     },
   };
 }
@@ -115,36 +129,48 @@ function mountArgs(mount: Mount): string[] {
     case "dir":
       return ["--dir", mount.path];
     case "mask-file":
-      return ["--ro-bind", "/dev/null", mount.path];
+      // A device bind, so the file reads as empty: a plain bind of /dev/null
+      // is mounted nodev and answers EACCES, which some tools (yarn 1 on
+      // the masked global npmrc) treat as fatal.
+      return ["--dev-bind", "/dev/null", mount.path];
   }
 }
 
-/** The command's own environment, with a private HOME and /tmp, and the proxy when there is one. */
-function sandboxEnv(env: Record<string, string>, network: NetworkPolicy): Record<string, string> {
-  const result: Record<string, string> = { ...env, HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
-  for (const name of ["TMP", "TEMP"]) if (name in result) result[name] = "/tmp";
-  const proxyVars = [
-    "HTTP_PROXY",
-    "HTTPS_PROXY",
-    "http_proxy",
-    "https_proxy",
-    "NO_PROXY",
-    "no_proxy",
-    "YARN_HTTP_PROXY",
-    "YARN_HTTPS_PROXY",
-  ];
-  if (network.kind !== "on") for (const name of proxyVars) delete result[name];
-  if (network.kind === "hosts") {
-    const url = `http://127.0.0.1:${PROXY_BRIDGE_PORT}`;
-    Object.assign(result, {
-      HTTP_PROXY: url,
-      HTTPS_PROXY: url,
-      http_proxy: url,
-      https_proxy: url,
-      // Yarn 2+ reads its own settings only, never the variables above.
-      YARN_HTTP_PROXY: url,
-      YARN_HTTPS_PROXY: url,
-    });
+/**
+ * The user config files the sandbox's HOME shows (npm's and yarn's trust
+ * and network settings), written once per sandbox and bound read-only.
+ */
+async function writeHomeFiles(
+  trust: SandboxTrust,
+): Promise<{ binds: string[]; close(): Promise<void> }> {
+  const names = Object.keys(trust.homeFiles);
+  if (names.length === 0) return { binds: [], close: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), "patchwright-home-"));
+  const binds: string[] = [];
+  for (const name of names) {
+    await writeFile(join(dir, name), trust.homeFiles[name] ?? "");
+    binds.push("--ro-bind", join(dir, name), join(SANDBOX_HOME, name));
   }
+  return { binds, close: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The command's own environment, with a private HOME and /tmp, and the
+ * host's CA and proxy settings as this sandbox's network has them (no
+ * proxy without a network, the allow-list proxy behind one).
+ */
+function sandboxEnv(
+  env: Record<string, string>,
+  network: NetworkPolicy,
+  trust: SandboxTrust,
+): Record<string, string> {
+  const result: Record<string, string> = { ...env };
+  if (network.kind !== "on") {
+    for (const name of [...PROXY_VARIABLES, "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY"]) {
+      delete result[name];
+    }
+  }
+  Object.assign(result, trust.env, { HOME: SANDBOX_HOME, TMPDIR: "/tmp" });
+  for (const name of ["TMP", "TEMP"]) if (name in result) result[name] = "/tmp";
   return result;
 }

@@ -3,6 +3,8 @@ import { createServer, request as httpRequest, type IncomingMessage } from "node
 import { connect, isIP, type Socket } from "node:net";
 import { nonPublicKind } from "./address-kind.js";
 import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
+import { bypassesProxy, type OutboundProxy, proxyAuthorization } from "./trust/proxy-settings.js";
+import { tunnelThroughProxy } from "./trust/upstream-proxy.js";
 
 /**
  * The only way out of a sandbox whose network is limited to hosts: an HTTP
@@ -10,7 +12,10 @@ import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
  * its own) that tunnels CONNECT and forwards plain HTTP to allowed hosts
  * only. A name that resolves to this machine (loopback, link-local, cloud
  * metadata) is refused unless the rule names such a target itself, so an
- * allowed name cannot be pointed at the server's own ports.
+ * allowed name cannot be pointed at the server's own ports. When the host
+ * itself goes out through a proxy (a company network), allowed requests go
+ * through that proxy too, with its credentials, which the sandbox never
+ * sees; a name the host cannot resolve is then left to that proxy.
  */
 
 export interface HostProxy {
@@ -27,6 +32,8 @@ export interface HostProxyOptions {
   /** Any host with a public address too, beside the rules (NetworkPolicy's `anyPublic`). */
   anyPublic?: boolean | undefined;
   resolveName?: Resolve | undefined;
+  /** The host's own proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), credentials included. */
+  upstream?: OutboundProxy | undefined;
 }
 
 export async function startHostProxy(
@@ -36,8 +43,17 @@ export async function startHostProxy(
 ): Promise<HostProxy> {
   const resolveName = options.resolveName ?? systemResolve;
   const anyPublic = options.anyPublic === true;
-  const check = (host: string, port: number) =>
-    checkTarget({ rules, anyPublic }, host, port, resolveName);
+  const upstream = options.upstream;
+  const check = (host: string, port: number, scheme: "https" | "http") => {
+    const via = upstream?.[scheme];
+    const proxied = via && !bypassesProxy(upstream.noProxy, host, port) ? via : undefined;
+    return checkTarget(
+      { rules, anyPublic, proxied: proxied !== undefined },
+      host,
+      port,
+      resolveName,
+    ).then((target): Routed => (target.ok ? { ...target, via: proxied } : target));
+  };
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void forwardPlain(req, check).then(
@@ -79,7 +95,11 @@ export async function startHostProxy(
   };
 }
 
-type Check = (host: string, port: number) => Promise<Target>;
+/** Where to go: the address to dial, and the host's proxy to go through, if any. */
+type Routed =
+  | (Extract<Target, { ok: true }> & { via: URL | undefined })
+  | Extract<Target, { ok: false }>;
+type Check = (host: string, port: number, scheme: "https" | "http") => Promise<Routed>;
 
 async function tunnel(
   authority: string,
@@ -88,9 +108,25 @@ async function tunnel(
   head: Buffer,
 ): Promise<void> {
   const [host = "", portText = "443"] = splitHostPort(authority);
-  const target = await check(host, Number(portText));
+  const target = await check(host, Number(portText), "https");
   if (!target.ok) {
     client.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\n${target.reason}\n`);
+    return;
+  }
+  if (target.via) {
+    await tunnelThroughProxy(target.via, target.address, Number(portText)).then(
+      (upstream) => {
+        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        if (head.length > 0) upstream.write(head);
+        upstream.pipe(client).pipe(upstream);
+        upstream.on("error", () => client.destroy());
+        client.on("close", () => upstream.destroy());
+      },
+      (error: Error) => {
+        const reason = `patchwright sandbox: ${error.message}`;
+        client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\n\r\n${reason}\n`);
+      },
+    );
     return;
   }
   const upstream = connect(Number(portText), target.address, () => {
@@ -111,8 +147,20 @@ async function forwardPlain(req: IncomingMessage, check: Check) {
   }
   if (url.protocol !== "http:") return "patchwright sandbox: only http:// is forwarded; use https";
   const port = Number(url.port || 80);
-  const target = await check(url.hostname, port);
+  const target = await check(url.hostname, port, "http");
   if (!target.ok) return target.reason;
+  if (target.via) {
+    // Sent on as a proxy request, absolute URL and all, with the host's credentials.
+    const auth = proxyAuthorization(target.via);
+    return httpRequest({
+      host: target.via.hostname,
+      port: Number(target.via.port || 80),
+      method: req.method,
+      path: url.href,
+      headers: { ...req.headers, host: url.host, ...(auth ? { "proxy-authorization": auth } : {}) },
+      setHost: false,
+    });
+  }
   return httpRequest({
     host: target.address,
     port,
@@ -131,7 +179,7 @@ export type Target = { ok: true; address: string } | { ok: false; reason: string
  * any other host, when public hosts are allowed, only a public one.
  */
 export async function checkTarget(
-  policy: { rules: readonly HostRule[]; anyPublic: boolean },
+  policy: { rules: readonly HostRule[]; anyPublic: boolean; proxied?: boolean },
   host: string,
   port: number,
   resolveName: Resolve,
@@ -150,6 +198,11 @@ export async function checkTarget(
     (address) =>
       explicit || (!isLocalAddress(address) && (named || nonPublicKind(address) === undefined)),
   );
+  // Through the host's proxy the name goes on as it is (the proxy resolves
+  // it), once the addresses this machine sees for it, if any, are allowed.
+  if (policy.proxied && (usable.length > 0 || addresses.length === 0)) {
+    return { ok: true, address: name };
+  }
   if (usable[0]) return { ok: true, address: usable[0] };
   const reason =
     addresses.length === 0

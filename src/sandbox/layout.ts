@@ -13,7 +13,7 @@ export type Mount =
   | { kind: "ro" | "rw"; path: string }
   | { kind: "symlink"; target: string; path: string }
   | { kind: "tmpfs" | "dir"; path: string }
-  /** Hides a file by binding /dev/null over it. */
+  /** Hides a file by binding /dev/null over it: it reads as empty. */
   | { kind: "mask-file"; path: string };
 
 /** Directories every program needs; /etc gets masks for what only root should read. */
@@ -49,6 +49,11 @@ function globalNpmrcs(prefixes: Iterable<string>): string[] {
   );
 }
 
+/** Whether a path is inside the system folders every sandbox shows. */
+export function inSystemDirs(path: string): boolean {
+  return SYSTEM_DIRS.some((dir) => isInside(path, dir));
+}
+
 export interface MachineFacts {
   /** The host's PATH: toolchains outside the system directories are found through it. */
   path: string;
@@ -58,6 +63,8 @@ export interface MachineFacts {
   hidden: string[];
   /** The real HOME: never shown itself, nor a folder right under it (see toolchainRoot). */
   home: string;
+  /** CA files and folders the host's settings name (checked to hold certificates only). */
+  caPaths?: readonly string[] | undefined;
 }
 
 /** The mounts every sandbox on this machine shares. */
@@ -70,7 +77,7 @@ export function machineMounts(facts: MachineFacts): Mount[] {
       mounts.push({ kind: "symlink", target: readlinkSync(dir), path: dir });
     else if (info.isDirectory()) mounts.push({ kind: "ro", path: dir });
   }
-  const covered = (path: string) => SYSTEM_DIRS.some((dir) => isInside(path, dir));
+  const covered = inSystemDirs;
   const roots = new Set<string>();
   for (const entry of [...facts.path.split(delimiter), dirname(facts.nodePath)]) {
     if (!entry || !isAbsolute(entry) || covered(entry) || !isDir(entry)) continue;
@@ -80,6 +87,7 @@ export function machineMounts(facts: MachineFacts): Mount[] {
     if (!insideHidden && !isInside(facts.home, root)) roots.add(root);
   }
   for (const root of roots) mounts.push({ kind: "ro", path: root });
+  for (const path of facts.caPaths ?? []) mounts.push({ kind: "ro", path });
   const prefixes = [dirname(dirname(facts.nodePath)), ...roots];
   mounts.push(...maskMounts([...ETC_SECRETS, ...globalNpmrcs(prefixes)], shownPaths(mounts)));
   return mounts;

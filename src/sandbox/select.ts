@@ -4,8 +4,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { bubblewrapLauncher } from "./bubblewrap.js";
-import { type MachineFacts, machineMounts } from "./layout.js";
+import { inSystemDirs, type MachineFacts, machineMounts } from "./layout.js";
 import { type SandboxLauncher, unsandboxed } from "./sandbox.js";
+import { secretFilesInEnv } from "./secret-files.js";
+import { type HostTrust, readHostTrust } from "./trust/host-trust.js";
 
 /**
  * Chooses how this process runs repository code. bubblewrap when it can
@@ -18,9 +20,21 @@ export interface SandboxChoice {
   launcher: SandboxLauncher;
   /** One line to show the user or log once (unsandboxed). */
   warning?: string;
+  /** What of the host's trust and proxy settings sandboxes do not get, and why (for the log). */
+  notes: string[];
 }
 
-export interface ChooseSandboxOptions extends Omit<MachineFacts, "nodePath"> {
+export interface ChooseSandboxOptions extends Omit<MachineFacts, "nodePath" | "caPaths"> {
+  /**
+   * The process's environment: the key files it names are hidden, and its
+   * CA and proxy settings (and npm's, yarn's, git's, pip's config files
+   * under `home`) are given to sandboxes without credentials.
+   */
+  env: Record<string, string | undefined>;
+  /** Where relative paths in `env` are resolved from. */
+  cwd: string;
+  /** The host's trust when already read (tests give their own); default: read from `env` and `home`. */
+  hostTrust?: HostTrust | undefined;
   /** "cli": fall back with a warning; "service": refuse unless `optOut`. */
   mode: "cli" | "service";
   optOut: boolean;
@@ -44,18 +58,34 @@ export class SandboxUnavailableError extends Error {
 }
 
 export async function chooseSandbox(options: ChooseSandboxOptions): Promise<SandboxChoice> {
-  const found = await probeBubblewrap(options);
-  if (found.ok) return { launcher: found.launcher };
+  const nodePath = options.nodePath ?? process.execPath;
+  const trust =
+    options.hostTrust ??
+    (await readHostTrust({
+      env: options.env,
+      home: options.home,
+      nodePath,
+      alreadyShown: inSystemDirs,
+    }));
+  const hidden = [
+    ...options.hidden,
+    ...secretFilesInEnv(options.env, { cwd: options.cwd, home: options.home }),
+  ];
+  const found = await probeBubblewrap({ ...options, hidden, nodePath }, trust);
+  const notes = trust.notes;
+  if (found.ok) return { launcher: found.launcher, notes };
   if (options.mode === "cli") {
     return {
       launcher: unsandboxed,
       warning: `patchwright: warning: no sandbox (${found.reason}); commands run unsandboxed, as you`,
+      notes: [],
     };
   }
   if (options.optOut) {
     return {
       launcher: unsandboxed,
       warning: `no sandbox (${found.reason}); running repository code unsandboxed because ${options.optOutName} is set`,
+      notes: [],
     };
   }
   const error = new SandboxUnavailableError(found.reason, options.optOutName);
@@ -67,19 +97,23 @@ export async function chooseSandbox(options: ChooseSandboxOptions): Promise<Sand
       },
     },
     warning: error.message,
+    notes: [],
   };
 }
 
 type Probe = { ok: true; launcher: SandboxLauncher } | { ok: false; reason: string };
 
 /** Starts one real sandbox, as jobs will, and runs `true` in it. */
-async function probeBubblewrap(options: ChooseSandboxOptions): Promise<Probe> {
+async function probeBubblewrap(
+  options: Omit<MachineFacts, "caPaths"> & { nodePath: string },
+  trust: HostTrust,
+): Promise<Probe> {
   const bwrap = findOnPath("bwrap", options.path);
   if (!bwrap) return { ok: false, reason: "bubblewrap (bwrap) is not installed" };
-  const nodePath = options.nodePath ?? process.execPath;
-  const machine = machineMounts({ ...options, nodePath });
+  const { nodePath } = options;
+  const machine = machineMounts({ ...options, caPaths: trust.caPaths });
   const help = await run(bwrap, ["--help"], {});
-  const base = { bwrap, machine, hidden: options.hidden, nodePath };
+  const base = { bwrap, machine, hidden: options.hidden, nodePath, trust };
   const launcher = bubblewrapLauncher({
     ...base,
     disableUserns: help.output.includes("--disable-userns"),

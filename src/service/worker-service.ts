@@ -4,7 +4,6 @@ import { cleanStaleWorkspaces } from "../git/cache.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { secretFilesInEnv } from "../sandbox/secret-files.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import type { ServiceSettings } from "./env.js";
 import { createJobHandler } from "./job-handler.js";
@@ -65,13 +64,12 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
             home: settings.home,
             // The cache holds every repository's mirrors; the service's folder, its .env;
             // and the key files its environment names (PRIVATE_KEY_PATH may be in /etc).
-            hidden: [
-              settings.cacheDir,
-              process.cwd(),
-              ...secretFilesInEnv(options.env, { cwd: process.cwd(), home: settings.home }),
-            ],
+            env: options.env,
+            cwd: process.cwd(),
+            hidden: [settings.cacheDir, process.cwd()],
           }).then((choice) => {
             if (choice.warning) log.warn({}, choice.warning);
+            for (const note of choice.notes) log.info({}, note);
             return choice.launcher;
           });
       return sandbox;

@@ -18,6 +18,7 @@ import { runDepsJob } from "../../src/deps/run-deps-job.js";
 import { missingTool } from "../../src/deps/tool-check.js";
 import { type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
 import { chooseSandbox } from "../../src/sandbox/select.js";
+import { NO_HOST_TRUST } from "../../src/sandbox/trust/host-trust.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
 import { lockedProject, TOOLS } from "./manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "./registry-fixtures.js";
@@ -56,6 +57,9 @@ beforeAll(async () => {
     path: PATH,
     home: process.env.HOME || homedir(),
     hidden: [join(root, "caches")],
+    env: {},
+    cwd: root,
+    hostTrust: NO_HOST_TRUST,
   });
   if (choice.launcher.kind !== "bubblewrap") throw new Error(`no sandbox: ${choice.warning}`);
   sandbox = choice.launcher;
@@ -362,6 +366,9 @@ describe("bun's commands", () => {
       path: PATH,
       home: process.env.HOME || homedir(),
       hidden: [dirname(dirname(dirname(BUN)))],
+      env: {},
+      cwd: process.cwd(),
+      hostTrust: NO_HOST_TRUST,
     });
     expect(await check(PATH, hiding.launcher)).toBe(
       `this repository uses bun (bun.lock), but the sandbox its installs run in cannot see ${join(dirname(dirname(dirname(BUN))), ".bin", "bun")} (home folders and patchwright's own folder are hidden from it); ${FIX}. Nothing was changed.`,

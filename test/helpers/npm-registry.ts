@@ -4,6 +4,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { gunzipSync } from "node:zlib";
 import { satisfies } from "semver";
 import { runServer } from "verdaccio";
 
@@ -83,10 +84,18 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        const asked = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as Record<
-          string,
-          string[]
-        >;
+        // npm's own audit sends the body gzipped.
+        const body = Buffer.concat(chunks);
+        let asked: Record<string, string[]>;
+        try {
+          const text = (
+            req.headers["content-encoding"] === "gzip" ? gunzipSync(body) : body
+          ).toString("utf8");
+          asked = JSON.parse(text || "{}") as Record<string, string[]>;
+        } catch {
+          res.writeHead(400).end();
+          return;
+        }
         advisoryRequests.push(asked);
         const answer: Record<string, FixtureAdvisory[]> = {};
         for (const [name, versions] of Object.entries(asked)) {

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { networkPolicy } from "../../src/sandbox/network.js";
 import { type Sandbox, type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
 import { chooseSandbox } from "../../src/sandbox/select.js";
+import { NO_HOST_TRUST } from "../../src/sandbox/trust/host-trust.js";
 
 let chosen: Promise<SandboxLauncher> | undefined;
 
@@ -19,8 +20,33 @@ export function realSandbox(): Promise<SandboxLauncher> {
     path: process.env.PATH ?? "",
     home: process.env.HOME || homedir(),
     hidden: [join(import.meta.dirname, "..", "..")],
+    // Not this machine's own proxy or CA settings: a test that wants them passes its own.
+    env: { PATH: process.env.PATH ?? "" },
+    cwd: process.cwd(),
+    hostTrust: NO_HOST_TRUST,
   }).then((choice) => choice.launcher);
   return chosen;
+}
+
+/**
+ * The real sandbox, given the trust a host with this environment and HOME
+ * has (its CA variables, proxies, npmrc files), as an entry point reads it.
+ */
+export async function sandboxTrusting(host: {
+  env: Record<string, string | undefined>;
+  home: string;
+}): Promise<{ launcher: SandboxLauncher; notes: string[] }> {
+  const choice = await chooseSandbox({
+    mode: "service",
+    optOut: false,
+    optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
+    path: process.env.PATH ?? "",
+    home: host.home,
+    hidden: [join(import.meta.dirname, "..", "..")],
+    env: host.env,
+    cwd: process.cwd(),
+  });
+  return { launcher: choice.launcher, notes: choice.notes };
 }
 
 /** A workspace's sandbox from the real launcher, network off unless asked. */

@@ -2,6 +2,7 @@ import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chooseSandbox, SandboxUnavailableError } from "../../src/sandbox/select.js";
+import { NO_HOST_TRUST } from "../../src/sandbox/trust/host-trust.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 /** A PATH whose bwrap is missing, or one that fails as it does without user namespaces. */
@@ -19,7 +20,14 @@ async function pathWith(bwrap: "missing" | "refusing"): Promise<string> {
   return bwrap === "missing" ? dir : `${dir}:/usr/bin:/bin`;
 }
 
-const base = { optOutName: "PATCHWRIGHT_UNSANDBOXED=1", home: "/root", hidden: [] };
+const base = {
+  optOutName: "PATCHWRIGHT_UNSANDBOXED=1",
+  home: "/root",
+  hidden: [],
+  env: {},
+  cwd: "/",
+  hostTrust: NO_HOST_TRUST,
+};
 
 describe("choosing the sandbox", () => {
   it("uses bubblewrap where it starts", async () => {

@@ -1,0 +1,81 @@
+/**
+ * The host's outbound proxy, as curl, git, npm and most tools read it from
+ * the environment: `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` (either case,
+ * lowercase first, as curl does) and `NO_PROXY`. A proxy URL that carries a
+ * user or password is a credential: the host's own proxy (host-proxy.ts)
+ * may use it, a sandbox never sees it.
+ */
+
+export interface OutboundProxy {
+  /** For https:// targets (and CONNECT tunnels). */
+  https?: URL | undefined;
+  /** For plain http:// targets. */
+  http?: URL | undefined;
+  /** The NO_PROXY list, as written. */
+  noProxy: string;
+}
+
+const NAMES = {
+  https: ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"],
+  http: ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"],
+  noProxy: ["no_proxy", "NO_PROXY"],
+} as const;
+
+/** Every variable a tool may read a proxy from; a sandbox gets them only as this module says. */
+export const PROXY_VARIABLES = [...new Set([...NAMES.https, ...NAMES.http, ...NAMES.noProxy])];
+
+export function outboundProxyFromEnv(
+  env: Record<string, string | undefined>,
+): OutboundProxy | undefined {
+  const pick = (names: readonly string[]) =>
+    names.map((name) => env[name]?.trim()).find((value) => Boolean(value));
+  const https = parseProxyUrl(pick(NAMES.https));
+  const http = parseProxyUrl(pick(NAMES.http));
+  if (!https && !http) return undefined;
+  return { https, http, noProxy: pick(NAMES.noProxy) ?? "" };
+}
+
+/** `proxy.corp:3128` is read as http://, as curl and npm do. */
+export function parseProxyUrl(value: string | undefined): URL | undefined {
+  if (!value) return undefined;
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`);
+    return url.protocol === "http:" || url.protocol === "https:" ? url : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function hasCredentials(url: URL): boolean {
+  return url.username !== "" || url.password !== "";
+}
+
+/** `Basic …` for a proxy URL with a user, for Proxy-Authorization. */
+export function proxyAuthorization(url: URL): string | undefined {
+  if (!hasCredentials(url)) return undefined;
+  const pair = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return `Basic ${Buffer.from(pair).toString("base64")}`;
+}
+
+/**
+ * Whether NO_PROXY says to go to `host:port` directly: `*`, a name and its
+ * subdomains (`corp.example`, `.corp.example`, `*.corp.example`), with an
+ * optional `:port`, or an exact address.
+ */
+export function bypassesProxy(noProxy: string, host: string, port: number): boolean {
+  const name = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
+  return noProxy
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .some((raw) => {
+      const entry = raw.toLowerCase();
+      if (entry === "*") return true;
+      const match = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[([^\]]+)\]/, "$1"));
+      const pattern = (match?.[1] ?? "").replace(/^\*?\./, "");
+      if (match?.[2] && Number(match[2]) !== port) return false;
+      return pattern !== "" && (name === pattern || name.endsWith(`.${pattern}`));
+    });
+}

@@ -1,0 +1,68 @@
+import { connect as netConnect, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+import { proxyAuthorization } from "./proxy-settings.js";
+
+/**
+ * A tunnel through the host's own proxy: CONNECT host:port, with the
+ * proxy's credentials when its URL has them (they stay on the host side).
+ * An https:// proxy is reached over TLS with node's trust, which includes
+ * NODE_EXTRA_CA_CERTS as the host set it.
+ */
+
+export class UpstreamProxyError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "UpstreamProxyError";
+  }
+}
+
+const MAX_HEAD_BYTES = 16 * 1024;
+
+export function tunnelThroughProxy(proxy: URL, host: string, port: number): Promise<Socket> {
+  const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
+  const socket =
+    proxy.protocol === "https:"
+      ? tlsConnect({ host: proxy.hostname, port: proxyPort, servername: proxy.hostname })
+      : netConnect(proxyPort, proxy.hostname);
+  const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+  const auth = proxyAuthorization(proxy);
+  return new Promise((resolve, reject) => {
+    let head = Buffer.alloc(0);
+    const fail = (error: Error) => {
+      socket.destroy();
+      reject(error);
+    };
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const end = head.indexOf("\r\n\r\n");
+      if (end === -1) {
+        if (head.length > MAX_HEAD_BYTES)
+          fail(new UpstreamProxyError("the proxy's answer has no end"));
+        return;
+      }
+      socket.off("data", onData);
+      socket.off("error", fail);
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head.toString("latin1"))?.[1] ?? 0);
+      if (status !== 200) {
+        fail(
+          new UpstreamProxyError(
+            `the host's proxy ${proxy.host} answered ${status || "something else than HTTP"} to CONNECT ${authority}`,
+            status || undefined,
+          ),
+        );
+        return;
+      }
+      const rest = head.subarray(end + 4);
+      if (rest.length > 0) socket.unshift(rest);
+      resolve(socket);
+    };
+    socket.on("data", onData);
+    socket.once("error", fail);
+    socket.write(
+      `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n${auth ? `Proxy-Authorization: ${auth}\r\n` : ""}\r\n`,
+    );
+  });
+}
