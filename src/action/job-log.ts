@@ -11,7 +11,7 @@ import type { StatusReporter } from "../github/status.js";
  */
 export interface JobLog {
   onEvent(event: AgentEvent): void;
-  onStep(step: string): void;
+  onStep(step: string, note?: string): void;
 }
 
 const MAX_LOG_TEXT = 2_000;
@@ -35,7 +35,7 @@ export function createJobLog(options: {
       else if (event.type === "stop")
         say(`Agent stopped after ${plural(event.turns, "turn")}: ${event.reason}`);
     },
-    onStep: (step) => say(plainStep(step)),
+    onStep: (step, note) => say(note ? `  ⚠ ${plainStep(note)}` : plainStep(step)),
   };
 }
 
@@ -47,9 +47,9 @@ export function withJobLog(status: StatusReporter, log: JobLog): StatusReporter 
       log.onEvent(event);
       status.update(event);
     },
-    step(text) {
-      log.onStep(text);
-      status.step(text);
+    step(text, note) {
+      log.onStep(text, note);
+      status.step(text, note);
     },
   };
 }

@@ -29,6 +29,10 @@ export interface ShellProcessOptions {
   closeGraceMs?: number;
   /** Characters kept per stream (head and tail). */
   maxStreamChars?: number;
+  /** Sees all of the output as it arrives, both streams, before any is cut. */
+  onOutput?: ((text: string) => void) | undefined;
+  /** Host folders the command may write to besides the workspace (see SandboxRequest). */
+  writable?: readonly string[] | undefined;
 }
 
 export async function findShell(path: string | undefined): Promise<string> {
@@ -67,6 +71,7 @@ export async function runShellProcess(
     argv: [shell, "-c", command],
     cwd: ctx.cwd,
     env: ctx.env,
+    writable: options.writable,
   });
   const killGraceMs = options.killGraceMs ?? 3000;
   const closeGraceMs = options.closeGraceMs ?? 1000;
@@ -119,8 +124,15 @@ export async function runShellProcess(
       });
     };
 
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
+    const onOutput = options.onOutput;
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout.push(chunk);
+      onOutput?.(chunk.toString("utf8"));
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr.push(chunk);
+      onOutput?.(chunk.toString("utf8"));
+    });
     child.on("error", (error) => {
       if (settled) return;
       settled = true;

@@ -86,6 +86,7 @@ function checkLines(
   if (verify) {
     const verdict = verify.passed ? "passed" : `failed (exit ${verify.exit})`;
     lines.push(`verify: ${verify.command} ${verdict}`);
+    if (verify.networkTrouble) lines.push(verify.networkTrouble);
     if (!verify.passed) lines.push(...lastLines(verify.outputTail));
   } else {
     lines.push("verify: none ran after the agent");

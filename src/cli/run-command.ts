@@ -49,7 +49,7 @@ interface RunContext {
   identity: Identity;
   signal: AbortSignal;
   onEvent: AgentEventListener;
-  onStep: ((step: string) => void) | undefined;
+  onStep: ((step: string, note?: string) => void) | undefined;
 }
 
 /**

@@ -10,10 +10,17 @@ import type { Spinner } from "./render.js";
 export function createStepReporter(out: {
   write(text: string): void;
   status: Spinner;
-}): (step: string) => void {
-  return (step) => {
+}): (step: string, note?: string) => void {
+  return (step, note) => {
     const text = plainStep(step);
     out.status.stop();
+    if (note) {
+      // Said once, and kept on the status line while the step runs on.
+      const said = plainStep(note);
+      out.write(`  ⚠ ${said}\n`);
+      out.status.start(`${text} · ${said.split(". ")[0]}`);
+      return;
+    }
     out.write(`${text}…\n`);
     out.status.start(text);
   };

@@ -16,6 +16,8 @@ interface JobStep {
   kind: "step";
   text: string;
   state: StepState;
+  /** Said under the step while it runs (a network failure seen in its output). */
+  note?: string | undefined;
 }
 
 interface CommandItem {
@@ -63,10 +65,19 @@ export class Checklist {
     this.#facts = facts;
   }
 
-  /** Starts a job-level step; the step before it counts as done. */
-  step(text: string): void {
+  /**
+   * Starts a job-level step; the step before it counts as done. With a
+   * note, for the step already running with the same text, adds the note
+   * to it instead.
+   */
+  step(text: string, note?: string): void {
+    const last = this.#entries.at(-1);
+    if (note && last?.kind === "step" && last.state === "running" && last.text === text) {
+      last.note = note;
+      return;
+    }
     this.#settleRunning("done");
-    this.#entries.push({ kind: "step", text, state: "running" });
+    this.#entries.push({ kind: "step", text, state: "running", note });
   }
 
   /** Folds one agent event into the agent's step; returns whether anything visible changed. */
@@ -120,7 +131,10 @@ export class Checklist {
   render(): string {
     const lines: string[] = [];
     for (const entry of this.#entries) {
-      if (entry.kind === "step") lines.push(checkbox(entry.state, entry.text));
+      if (entry.kind === "step") {
+        lines.push(checkbox(entry.state, entry.text));
+        if (entry.note) lines.push(`  - ⚠️ ${entry.note}`);
+      }
       else lines.push(...renderAgent(entry));
     }
     return lines.join("\n");

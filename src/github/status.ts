@@ -50,8 +50,12 @@ export interface StatusReporter {
   start(headline: string): Promise<void>;
   /** Folds an agent event into the checklist; the comment is edited at most once per throttle window. */
   update(event: AgentEvent): void;
-  /** A job-level step (preparing the workspace, verifying, pushing); the previous step is done. */
-  step(text: string): void;
+  /**
+   * A job-level step (preparing the workspace, verifying, pushing); the
+   * previous step is done. With a note: said under the running step of
+   * the same text (a network failure seen while it runs).
+   */
+  step(text: string, note?: string): void;
   /** Replaces the comment with the final report and reacts 🚀 or 😕. Later updates are ignored. */
   finish(markdown: string, outcome: "success" | "failure"): Promise<void>;
   /**
@@ -253,9 +257,9 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
       if (checklist.apply(event)) markChanged();
     },
 
-    step(text) {
+    step(text, note) {
       if (finished) return;
-      checklist.step(text);
+      checklist.step(text, note);
       markChanged();
     },
 

@@ -14,6 +14,8 @@ interface VerifySummary {
   /** Exit code, or `143 (killed by SIGTERM)` style. */
   exit: string;
   outputTail: string;
+  /** A network failure seen while it ran, described. */
+  networkTrouble?: string | undefined;
 }
 
 export interface CheckFacts {
@@ -76,7 +78,8 @@ function renderCheckOutput(run: CheckRun): string {
 function renderVerify(verify: VerifySummary): string {
   const command = inlineCode(verify.command);
   const exit = verify.exit.replace(/\s+/g, " ");
-  const line = verify.passed ? `✅ ${command} passed` : `❌ ${command} failed (exit ${exit})`;
+  const verdict = verify.passed ? `✅ ${command} passed` : `❌ ${command} failed (exit ${exit})`;
+  const line = verify.networkTrouble ? `${verdict}\n\n⚠️ ${verify.networkTrouble}` : verdict;
   if (!verify.outputTail.trim()) return line;
   const output = codeBlock(tail(verify.outputTail.trimEnd(), MAX_OUTPUT_CHARS), "text");
   return `${line}\n\n${details("Output (last lines)", output)}`;

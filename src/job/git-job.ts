@@ -81,8 +81,12 @@ export interface GitJobDeps {
   clock: { now(): number };
   signal?: AbortSignal | undefined;
   onEvent?: AgentEventListener | undefined;
-  /** Job-level progress ("Preparing the workspace", "Verifying"...). */
-  onStep?: ((step: string) => void) | undefined;
+  /**
+   * Job-level progress ("Preparing the workspace", "Verifying"...); a call
+   * with the running step's text and a note says something about that step
+   * while it runs (a network failure in its output).
+   */
+  onStep?: ((step: string, note?: string) => void) | undefined;
   /** Something went wrong that does not stop the job (a checkpoint not saved). */
   onWarning?: ((message: string) => void) | undefined;
   /**

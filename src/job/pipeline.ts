@@ -19,7 +19,7 @@ import { handedBack, runJobSequence } from "./sequence.js";
 /** Where a job's progress goes: the tracking comment, or a log. */
 export interface Progress {
   onEvent?: ((event: AgentEvent) => void) | undefined;
-  onStep?: ((step: string) => void) | undefined;
+  onStep?: ((step: string, note?: string) => void) | undefined;
   onWarning?: ((message: string) => void) | undefined;
   /** The work is on its branch (not yet published): a job record keeps the name for a re-run. */
   onPushed?: ((branch: string) => Promise<void> | void) | undefined;

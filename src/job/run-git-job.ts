@@ -121,7 +121,8 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
 
   try {
     for (const command of input.setup) {
-      step(`Running setup: \`${command}\``);
+      const label = `Running setup: \`${command}\``;
+      step(label);
       const outcome = await runVerify({
         command,
         cwd: workspace.dir,
@@ -130,13 +131,16 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         signal,
         clock: deps.clock,
         timeoutSeconds: input.verifyTimeoutSeconds,
+        networkSetting: "setup_network",
+        onNetworkTrouble: (note) => step(label, note),
       });
       if (!outcome.passed) {
+        const trouble = outcome.networkTrouble ? `\n${outcome.networkTrouble}` : "";
         result.error = {
           stage: "setup",
           message: signal.aborted
             ? `the job was stopped during setup command \`${command}\``
-            : `setup command \`${command}\` failed (exit ${outcome.exit}):\n${outcome.outputTail}`,
+            : `setup command \`${command}\` failed (exit ${outcome.exit})${trouble}\n\nIts last output:\n${outcome.outputTail}`,
         };
         return finish();
       }
@@ -245,7 +249,8 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
     // Stopped (Ctrl+C, a deploy): the work so far is committed and pushed, but
     // not checked, since a check cut short says nothing.
     if (input.verify && !result.error && !signal.aborted) {
-      step(`Verifying: \`${input.verify}\``);
+      const label = `Verifying: \`${input.verify}\``;
+      step(label);
       result.verify = await runVerify({
         command: input.verify,
         cwd: workspace.dir,
@@ -254,6 +259,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
         signal,
         clock: deps.clock,
         timeoutSeconds: input.verifyTimeoutSeconds,
+        onNetworkTrouble: (note) => step(label, note),
       });
     }
 

@@ -155,7 +155,7 @@ export async function runJob(
       plan,
       {
         onEvent: (event) => status.update(event),
-        onStep: (step) => status.step(step),
+        onStep: (step, note) => status.step(step, note),
         onWarning: options.onWarning,
         onPushed: options.onPushed,
       },

@@ -1,5 +1,6 @@
 import { describeExit, findShell, runShellProcess } from "../agent/shell-process.js";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import { watchCommandNetwork } from "./network-watch.js";
 
 /** The result of the repository's own check (its test command), as reported in the PR. */
 export interface VerifyResult {
@@ -11,6 +12,8 @@ export interface VerifyResult {
   durationMs: number;
   /** The end of the output, where test runners put their summary. */
   outputTail: string;
+  /** A network failure seen while it ran (in its output or npm's log), described. */
+  networkTrouble?: string | undefined;
 }
 
 export interface VerifyOptions {
@@ -24,6 +27,10 @@ export interface VerifyOptions {
   clock: { now(): number };
   timeoutSeconds?: number | undefined;
   tailChars?: number;
+  /** The config key that sets this sandbox's network, named in network failures (default `network`). */
+  networkSetting?: string | undefined;
+  /** Each kind of network failure, described, as soon as it is seen. */
+  onNetworkTrouble?: ((description: string) => void) | undefined;
 }
 
 const DEFAULT_TIMEOUT_SECONDS = 15 * 60;
@@ -33,13 +40,28 @@ const DEFAULT_TAIL_CHARS = 4_000;
 export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const started = options.clock.now();
   const shell = await findShell(options.env.PATH);
+  const watch = await watchCommandNetwork({
+    network: options.sandbox.network,
+    setting: options.networkSetting ?? "network",
+    onTrouble: options.onNetworkTrouble,
+  });
   const outcome = await runShellProcess(
     shell,
     options.command,
     options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS,
-    { cwd: options.cwd, env: options.env, signal: options.signal, sandbox: options.sandbox },
-    { maxStreamChars: options.tailChars ?? DEFAULT_TAIL_CHARS },
-  );
+    {
+      cwd: options.cwd,
+      env: { ...options.env, ...watch.env },
+      signal: options.signal,
+      sandbox: options.sandbox,
+    },
+    {
+      maxStreamChars: options.tailChars ?? DEFAULT_TAIL_CHARS,
+      onOutput: watch.onOutput,
+      writable: watch.writable,
+    },
+  ).finally(() => watch.stop());
+  const networkTrouble = await watch.stop();
   const output = [outcome.stdout, outcome.stderr].filter(Boolean).join("\n").trimEnd();
   const tailChars = options.tailChars ?? DEFAULT_TAIL_CHARS;
   return {
@@ -49,5 +71,6 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
     timedOut: outcome.stoppedBy === "timeout",
     durationMs: options.clock.now() - started,
     outputTail: output.length > tailChars ? output.slice(-tailChars) : output,
+    ...(networkTrouble ? { networkTrouble } : {}),
   };
 }

@@ -77,6 +77,7 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
       const args = bwrapArgs(options, mounts, network);
       homeFiles ??= writeHomeFiles(trust);
       args.push(...(await homeFiles).binds);
+      for (const dir of request.writable ?? []) args.push("--bind", dir, dir);
       let argv = request.argv;
       if (network.kind === "hosts") {
         const { socket } = await startProxy(network);

@@ -13,6 +13,11 @@ export interface SandboxRequest {
   cwd: string;
   /** The command's environment: already secret-free (buildShellEnv). */
   env: Record<string, string>;
+  /**
+   * Host folders of the caller's own (a scratch folder it reads the
+   * command's logs from) shown writable at the same path.
+   */
+  writable?: readonly string[] | undefined;
 }
 
 export interface SandboxCommand {

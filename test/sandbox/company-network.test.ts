@@ -1,111 +1,41 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, realpath, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findShell, runShellProcess } from "../../src/agent/shell-process.js";
 import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
+import { runVerify } from "../../src/job/verify.js";
 import { type NetworkSetting, networkPolicy } from "../../src/sandbox/network.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
-import { type LocalRegistry, startLocalRegistry } from "../helpers/npm-registry.js";
+import {
+  CORP_SECRETS,
+  type CompanyNetwork,
+  startCompanyNetwork,
+} from "../helpers/company-network.js";
 import { sandboxTrusting } from "../helpers/sandbox.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import {
-  type InspectingProxy,
-  makeThrowawayCa,
-  startInspectingProxy,
-  type ThrowawayCa,
-} from "../helpers/tls-proxy.js";
 
 /**
- * A company network on loopback: the registry is reached only as
- * https://registry.corp.test through a proxy that inspects HTTPS with a
- * throwaway CA. The host trusts that CA the usual ways, and only those:
- * `cafile=` and the proxy in npm's global npmrc (which also holds a
- * token), NODE_EXTRA_CA_CERTS and HTTPS_PROXY in the environment, and
- * yarn 2+'s own ~/.yarnrc.yml (with its own token). npm, pnpm, yarn 1 and
- * yarn 4 install in a setup sandbox as they would on the host, and none of
- * the credentials in those files can be read there.
+ * Setup in a sandbox on a company network (test/helpers/company-network.ts):
+ * npm, pnpm, yarn 1 and yarn 4 install as they would on the host, with the
+ * trust the host has and nothing else, and none of the credentials in the
+ * host's npmrc and yarnrc files (nor its proxy's password) can be read
+ * there. A network failure is named while the command still runs.
  */
-
-const NPM_TOKEN = "npm_CorpToken0123456789abcdefABCDEF0123";
-const YARN_TOKEN = "npm_YarnToken0123456789abcdefABCDEF0123";
-const AUTH = "Y29ycDpodW50ZXIy"; // base64 corp:hunter2
-const PROXY_PASSWORD = "proxy-pass-7f3a9c";
 
 const modules = (path: string) =>
   fileURLToPath(new URL(`../../node_modules/${path}`, import.meta.url));
 
-let root: string;
-let registry: LocalRegistry;
-let ca: ThrowawayCa;
-let proxy: InspectingProxy;
-let lockedProxy: InspectingProxy;
-/** The host: its environment and HOME. */
-let host: { env: Record<string, string>; home: string };
+let corp: CompanyNetwork;
+let host: CompanyNetwork["host"];
 let launcher: SandboxLauncher;
 let notes: string[];
 /** The package managers, shown read-only in each sandbox. */
 let tools: Record<"pnpm" | "yarn1" | "yarn4", string>;
 
 beforeAll(async () => {
-  // Not makeTempDir: that one is emptied after every test, and this world outlives them.
-  root = await realpath(await mkdtemp(join(tmpdir(), "pw-corp-")));
-  registry = await startLocalRegistry(root);
-  await registry.publish({ name: "px-lib", version: "1.2.3" });
-  // Older than yarn 4's default age gate.
-  await registry.setPublishTime("px-lib", "1.2.3", new Date(Date.now() - 30 * 86_400_000));
-  ca = await makeThrowawayCa(root);
-  const routes = { "registry.corp.test:443": registry.url };
-  proxy = await startInspectingProxy({ ca, routes });
-  lockedProxy = await startInspectingProxy({
-    ca,
-    routes,
-    credentials: { user: "corp", password: PROXY_PASSWORD },
-  });
-  const home = join(root, "home");
-  await mkdir(home, { recursive: true });
-  const globalrc = join(root, "etc-npmrc");
-  await writeFile(
-    globalrc,
-    [
-      `cafile=${ca.certPath}`,
-      "registry=https://registry.corp.test/",
-      `https-proxy=${proxy.url}`,
-      `proxy=${proxy.url}`,
-      `//registry.corp.test/:_authToken=${NPM_TOKEN}`,
-      "audit=false",
-      "",
-    ].join("\n"),
-  );
-  await writeFile(
-    join(home, ".npmrc"),
-    `_auth=${AUTH}\nemail=dev@corp.test\nfund=false\n//registry.corp.test/:username=corp\n`,
-  );
-  await writeFile(
-    join(home, ".yarnrc.yml"),
-    [
-      'npmRegistryServer: "https://registry.corp.test"',
-      `httpsProxy: "${proxy.url}"`,
-      `npmAuthToken: "${YARN_TOKEN}"`,
-      "npmScopes:",
-      "  corp:",
-      '    npmRegistryServer: "https://registry.corp.test"',
-      `    npmAuthToken: "${YARN_TOKEN}"`,
-      "",
-    ].join("\n"),
-  );
-  host = {
-    home,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      NPM_CONFIG_GLOBALCONFIG: globalrc,
-      NODE_EXTRA_CA_CERTS: ca.certPath,
-      HTTPS_PROXY: proxy.url,
-      HTTP_PROXY: proxy.url,
-    },
-  };
+  corp = await startCompanyNetwork();
+  host = corp.host;
   ({ launcher, notes } = await sandboxTrusting(host));
   tools = {
     pnpm: await realpath(modules("pnpm")),
@@ -115,9 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all([proxy?.close(), lockedProxy?.close()]);
-  await registry?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  await corp?.close();
 });
 
 /** A project needing px-lib, and a command run in a setup sandbox as the job runs setup. */
@@ -163,11 +91,11 @@ async function installedVersion(workspace: string): Promise<string | undefined> 
 
 describe("setup on a network that inspects HTTPS", () => {
   it("npm install works with the trust the host has, through its proxy", async () => {
-    const asked = proxy.asked.length;
+    const asked = corp.proxy.asked.length;
     const { output, workspace } = await inSandbox("npm install --no-package-lock");
     expect(output).toContain("exit=0");
     expect(await installedVersion(workspace)).toBe("1.2.3");
-    expect(proxy.asked.slice(asked)).toContain("registry.corp.test:443");
+    expect(corp.proxy.asked.slice(asked)).toContain("registry.corp.test:443");
   }, 120_000);
 
   it("pnpm install works the same way", async () => {
@@ -194,19 +122,45 @@ describe("setup on a network that inspects HTTPS", () => {
     expect(await installedVersion(workspace)).toBe("1.2.3");
   }, 120_000);
 
-  it("with no CA settings, the install fails the way the issue saw it", async () => {
+  it("without the host's CA, a retrying npm install is named while it runs, and in the result", async () => {
+    const bareEnv = { PATH: host.env.PATH ?? "", HTTPS_PROXY: corp.proxy.url };
     const { launcher: bare } = await sandboxTrusting({
       home: await makeTempDir("pw-bare-home-"),
-      env: { PATH: host.env.PATH ?? "", HTTPS_PROXY: proxy.url },
+      env: bareEnv,
     });
-    const { output } = await inSandbox(
-      "npm install --no-package-lock --fetch-retries=0 --registry=https://registry.corp.test/",
-      { launcher: bare, env: { PATH: host.env.PATH ?? "", HTTPS_PROXY: proxy.url } },
+    const workspace = await makeTempDir("pw-corp-ws-");
+    await writeFile(
+      join(workspace, "package.json"),
+      JSON.stringify({ name: "app", version: "1.0.0", dependencies: { "px-lib": "^1.0.0" } }),
     );
-    expect(output).not.toContain("exit=0");
-    expect(output).toMatch(
-      /SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE/,
-    );
+    const sandbox = bare.open({ workspace, readOnly: [], network: networkPolicy("on") });
+    const live: Array<{ note: string; running: boolean }> = [];
+    let running = true;
+    try {
+      // npm retries in silence (its output says nothing until it gives up); its log does.
+      const result = await runVerify({
+        command:
+          "npm install --no-package-lock --registry=https://registry.corp.test/ --fetch-retries=2 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=2000",
+        cwd: workspace,
+        env: buildShellEnv(bareEnv),
+        sandbox,
+        signal: new AbortController().signal,
+        clock: Date,
+        networkSetting: "setup_network",
+        onNetworkTrouble: (note) => live.push({ note, running }),
+      });
+      running = false;
+      expect(result.passed).toBe(false);
+      expect(result.networkTrouble).toMatch(
+        /^network: the TLS certificate of registry\.corp\.test is not trusted \((SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\)/,
+      );
+      expect(result.networkTrouble).toContain("NODE_EXTRA_CA_CERTS");
+      expect(live).toHaveLength(1);
+      expect(live[0]?.running).toBe(true);
+      expect(live[0]?.note).toContain("registry.corp.test is not trusted");
+    } finally {
+      await sandbox.close();
+    }
   }, 120_000);
 });
 
@@ -227,35 +181,40 @@ describe("credentials stay on the host", () => {
     expect(output).toContain("registry=https://registry.corp.test/");
     expect(output).toContain("cafile=");
     // ...and none of the credentials beside them.
-    for (const secret of [NPM_TOKEN, YARN_TOKEN, AUTH, "dev@corp.test"]) {
+    for (const secret of [
+      CORP_SECRETS.npmToken,
+      CORP_SECRETS.yarnToken,
+      CORP_SECRETS.auth,
+      CORP_SECRETS.email,
+    ]) {
       expect(output).not.toContain(secret);
     }
   }, 120_000);
 
   it("a proxy URL with a password is not given to sandboxes, and the log says why", async () => {
-    const lockedUrl = lockedProxy.url.replace("http://", `http://corp:${PROXY_PASSWORD}@`);
+    const lockedUrl = corp.lockedProxyUrl;
     const env = { ...host.env, HTTPS_PROXY: lockedUrl, HTTP_PROXY: lockedUrl };
     const withLocked = await sandboxTrusting({ env, home: host.home });
     expect(withLocked.notes.join("\n")).toMatch(/HTTPS_PROXY carries a user or password/);
     const { output } = await inSandbox("env; cat ~/.npmrc", { launcher: withLocked.launcher, env });
-    expect(output).not.toContain(PROXY_PASSWORD);
+    expect(output).not.toContain(CORP_SECRETS.proxyPassword);
   }, 120_000);
 
   it("setup_network: public reaches the registry through the host's proxy with its password, which the sandbox never sees", async () => {
-    const lockedUrl = lockedProxy.url.replace("http://", `http://corp:${PROXY_PASSWORD}@`);
+    const lockedUrl = corp.lockedProxyUrl;
     const env = { ...host.env, HTTPS_PROXY: lockedUrl, HTTP_PROXY: lockedUrl };
     const withLocked = await sandboxTrusting({ env, home: host.home });
-    const asked = lockedProxy.asked.length;
-    const refused = lockedProxy.refused;
+    const asked = corp.lockedProxy.asked.length;
+    const refused = corp.lockedProxy.refused;
     const { output, workspace } = await inSandbox(
       "npm install --no-package-lock --fetch-retries=0; env; cat ~/.npmrc",
       { network: "public", launcher: withLocked.launcher, env },
     );
     expect(output).toContain("exit=0");
     expect(await installedVersion(workspace)).toBe("1.2.3");
-    expect(lockedProxy.asked.slice(asked)).toContain("registry.corp.test:443");
-    expect(lockedProxy.refused).toBe(refused);
-    expect(output).not.toContain(PROXY_PASSWORD);
+    expect(corp.lockedProxy.asked.slice(asked)).toContain("registry.corp.test:443");
+    expect(corp.lockedProxy.refused).toBe(refused);
+    expect(output).not.toContain(CORP_SECRETS.proxyPassword);
   }, 120_000);
 
   it("the host's trust settings were all kept: nothing was left out but credentials", () => {
