@@ -134,8 +134,7 @@ export class Checklist {
       if (entry.kind === "step") {
         lines.push(checkbox(entry.state, entry.text));
         if (entry.note) lines.push(`  - ⚠️ ${entry.note}`);
-      }
-      else lines.push(...renderAgent(entry));
+      } else lines.push(...renderAgent(entry));
     }
     return lines.join("\n");
   }

@@ -1,6 +1,8 @@
 import { lookup } from "node:dns/promises";
 import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
 import { connect, isIP, type Socket } from "node:net";
+import { rootCertificates } from "node:tls";
 import { nonPublicKind } from "./address-kind.js";
 import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
 import { bypassesProxy, type OutboundProxy, proxyAuthorization } from "./trust/proxy-settings.js";
@@ -52,7 +54,9 @@ export async function startHostProxy(
       host,
       port,
       resolveName,
-    ).then((target): Routed => (target.ok ? { ...target, via: proxied } : target));
+    ).then(
+      (target): Routed => (target.ok ? { ...target, via: proxied, ca: upstream?.ca } : target),
+    );
   };
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
@@ -97,7 +101,7 @@ export async function startHostProxy(
 
 /** Where to go: the address to dial, and the host's proxy to go through, if any. */
 type Routed =
-  | (Extract<Target, { ok: true }> & { via: URL | undefined })
+  | (Extract<Target, { ok: true }> & { via: URL | undefined; ca?: string[] | undefined })
   | Extract<Target, { ok: false }>;
 type Check = (host: string, port: number, scheme: "https" | "http") => Promise<Routed>;
 
@@ -114,7 +118,7 @@ async function tunnel(
     return;
   }
   if (target.via) {
-    await tunnelThroughProxy(target.via, target.address, Number(portText)).then(
+    await tunnelThroughProxy(target.via, target.address, Number(portText), target.ca).then(
       (upstream) => {
         client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
         if (head.length > 0) upstream.write(head);
@@ -152,9 +156,11 @@ async function forwardPlain(req: IncomingMessage, check: Check) {
   if (target.via) {
     // Sent on as a proxy request, absolute URL and all, with the host's credentials.
     const auth = proxyAuthorization(target.via);
-    return httpRequest({
+    const secure = target.via.protocol === "https:";
+    return (secure ? httpsRequest : httpRequest)({
       host: target.via.hostname,
-      port: Number(target.via.port || 80),
+      port: Number(target.via.port || (secure ? 443 : 80)),
+      ...(secure && target.ca ? { ca: [...rootCertificates, ...target.ca] } : {}),
       method: req.method,
       path: url.href,
       headers: { ...req.headers, host: url.host, ...(auth ? { "proxy-authorization": auth } : {}) },

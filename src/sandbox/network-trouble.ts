@@ -53,7 +53,8 @@ const RULES: Rule[] = [
   },
   {
     kind: "blocked",
-    pattern: /statusCode=403|CONNECT tunnel failed, response 403|Received HTTP code 403 from proxy/i,
+    pattern:
+      /statusCode=403|CONNECT tunnel failed, response 403|Received HTTP code 403 from proxy/i,
     code: () => "403 from the proxy",
   },
   { kind: "tls", pattern: new RegExp(`\\b(${NODE_TLS_CODES})\\b`), code: (m) => m[1] ?? "" },

@@ -7,6 +7,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { TLSSocket } from "node:tls";
@@ -108,7 +109,7 @@ export async function makeThrowawayCa(dir: string): Promise<ThrowawayCa> {
 }
 
 export interface InspectingProxy {
-  /** `http://127.0.0.1:<port>` (add a user and password yourself when `credentials` is set). */
+  /** `http://127.0.0.1:<port>` (`https://` when secure; add a user and password yourself when `credentials` is set). */
   url: string;
   /** Every CONNECT target and absolute URL asked for, in order. */
   asked: string[];
@@ -123,6 +124,8 @@ export interface InspectingProxyOptions {
   routes: Record<string, string>;
   /** When set, requests without this user and password get 407. */
   credentials?: { user: string; password: string };
+  /** The proxy itself is reached over TLS (`https://127.0.0.1:<port>`), with a certificate from the CA. */
+  secure?: boolean;
 }
 
 export async function startInspectingProxy(
@@ -144,7 +147,7 @@ export async function startInspectingProxy(
     forward(options.routes[authority], req, res, "https");
   });
   const sockets = new Set<Socket>();
-  const proxy: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     asked.push(req.url ?? "");
     if (!authorized(req)) {
       refused++;
@@ -159,7 +162,10 @@ export async function startInspectingProxy(
       return;
     }
     forward(options.routes[url.host] ?? options.routes[`${url.hostname}:80`], req, res, "http");
-  });
+  };
+  const proxy: Server = options.secure
+    ? createHttpsServer(await options.ca.issue(["127.0.0.1", "localhost"]), handle)
+    : createServer(handle);
   proxy.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -189,7 +195,7 @@ export async function startInspectingProxy(
   await new Promise<void>((done) => proxy.listen(0, "127.0.0.1", done));
   const { port } = proxy.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.secure ? "https" : "http"}://127.0.0.1:${port}`,
     asked,
     get refused() {
       return refused;

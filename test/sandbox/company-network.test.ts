@@ -14,6 +14,7 @@ import {
 } from "../helpers/company-network.js";
 import { sandboxTrusting } from "../helpers/sandbox.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
+import { startInspectingProxy } from "../helpers/tls-proxy.js";
 
 /**
  * Setup in a sandbox on a company network (test/helpers/company-network.ts):
@@ -215,6 +216,33 @@ describe("credentials stay on the host", () => {
     expect(corp.lockedProxy.asked.slice(asked)).toContain("registry.corp.test:443");
     expect(corp.lockedProxy.refused).toBe(refused);
     expect(output).not.toContain(CORP_SECRETS.proxyPassword);
+  }, 120_000);
+
+  it("the allow-list proxy reaches an https:// host proxy with the CA only npm's cafile names", async () => {
+    const secure = await startInspectingProxy({
+      ca: corp.ca,
+      routes: { "registry.corp.test:443": corp.registry.url },
+      secure: true,
+    });
+    try {
+      // No NODE_EXTRA_CA_CERTS: the host trusts the company CA through npm's config alone.
+      const { NODE_EXTRA_CA_CERTS: _ca, ...rest } = host.env;
+      const env = { ...rest, HTTPS_PROXY: secure.url, HTTP_PROXY: secure.url };
+      const { launcher: viaHttps } = await sandboxTrusting({ env, home: host.home });
+      const { output, workspace } = await inSandbox(
+        "npm install --no-package-lock --fetch-retries=0",
+        {
+          network: "public",
+          launcher: viaHttps,
+          env,
+        },
+      );
+      expect(output).toContain("exit=0");
+      expect(await installedVersion(workspace)).toBe("1.2.3");
+      expect(secure.asked).toContain("registry.corp.test:443");
+    } finally {
+      await secure.close();
+    }
   }, 120_000);
 
   it("the host's trust settings were all kept: nothing was left out but credentials", () => {

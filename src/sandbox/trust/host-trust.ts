@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { type CaPaths, safeCaPaths } from "./ca-files.js";
 import { type NpmSettings, readNpmSettings } from "./npm-settings.js";
 import {
@@ -98,12 +99,22 @@ export async function readHostTrust(options: HostTrustOptions): Promise<HostTrus
     caEnv,
     toolEnv,
     proxyEnv,
-    proxy: outboundProxyFromEnv(env),
+    proxy: withCa(outboundProxyFromEnv(env), await certificateTexts(paths.shown)),
     npm: typeof cafile === "string" && refused.has(cafile) ? withoutCafile(npm.values) : npm.values,
     yarn: yarn.values,
     caPaths: paths.shown,
     notes: [...npm.notes, ...yarn.notes, ...tools.notes, ...proxyNotes, ...refusedNotes(paths)],
   };
+}
+
+/** The host's proxy, trusting the CA files the host's settings name when it is itself https://. */
+function withCa(proxy: OutboundProxy | undefined, ca: string[]): OutboundProxy | undefined {
+  return proxy && ca.length > 0 ? { ...proxy, ca } : proxy;
+}
+
+async function certificateTexts(paths: readonly string[]): Promise<string[]> {
+  const texts = await Promise.all(paths.map((path) => readFile(path, "utf8").catch(() => "")));
+  return texts.filter((text) => text.includes("-----BEGIN"));
 }
 
 function credentialFreeProxies(env: Record<string, string | undefined>) {

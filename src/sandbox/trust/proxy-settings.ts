@@ -13,6 +13,8 @@ export interface OutboundProxy {
   http?: URL | undefined;
   /** The NO_PROXY list, as written. */
   noProxy: string;
+  /** Certificates (PEM) to trust beside node's own when the proxy itself is reached over https. */
+  ca?: string[] | undefined;
 }
 
 const NAMES = {

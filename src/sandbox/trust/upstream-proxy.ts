@@ -1,12 +1,12 @@
 import { connect as netConnect, type Socket } from "node:net";
-import { connect as tlsConnect } from "node:tls";
+import { rootCertificates, connect as tlsConnect } from "node:tls";
 import { proxyAuthorization } from "./proxy-settings.js";
 
 /**
  * A tunnel through the host's own proxy: CONNECT host:port, with the
  * proxy's credentials when its URL has them (they stay on the host side).
- * An https:// proxy is reached over TLS with node's trust, which includes
- * NODE_EXTRA_CA_CERTS as the host set it.
+ * An https:// proxy is reached over TLS with what the host trusts: node's
+ * own list (NODE_EXTRA_CA_CERTS included) and the CA files its settings name.
  */
 
 export class UpstreamProxyError extends Error {
@@ -21,11 +21,18 @@ export class UpstreamProxyError extends Error {
 
 const MAX_HEAD_BYTES = 16 * 1024;
 
-export function tunnelThroughProxy(proxy: URL, host: string, port: number): Promise<Socket> {
+export function tunnelThroughProxy(
+  proxy: URL,
+  host: string,
+  port: number,
+  /** Extra CAs the host trusts (npm's cafile…), beside node's own. */
+  extraCa: readonly string[] = [],
+): Promise<Socket> {
+  const ca = extraCa.length > 0 ? [...rootCertificates, ...extraCa] : undefined;
   const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
   const socket =
     proxy.protocol === "https:"
-      ? tlsConnect({ host: proxy.hostname, port: proxyPort, servername: proxy.hostname })
+      ? tlsConnect({ host: proxy.hostname, port: proxyPort, servername: proxy.hostname, ca })
       : netConnect(proxyPort, proxy.hostname);
   const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
   const auth = proxyAuthorization(proxy);
