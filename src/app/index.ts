@@ -2,9 +2,10 @@ import type { ApplicationFunctionOptions, Probot } from "probot";
 import type { Model } from "../agent/model.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { isOwnRequest } from "../job/start-rules.js";
+import { reactToTrigger } from "../github/reactions.js";
+import { isOwnRequest, isUpkeepEvent } from "../job/start-rules.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
-import { jobKey, triggerKey } from "../requests/request.js";
+import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -55,6 +56,11 @@ function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<
     timer = setTimeout(() => fail(new Error(message)), ms);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+function acknowledgeFolded(octokit: GitHubClient, request: JobRequest): Promise<void> {
+  const repo = { owner: request.repo.owner, repo: request.repo.name };
+  return reactToTrigger(octokit, repo, request.target.number, request.source, "eyes");
 }
 
 /**
@@ -141,7 +147,7 @@ export function createApp(settings: AppSettings) {
       const work = (async () => {
         if (!(await gate.admits(context.octokit as unknown as GitHubClient, request))) {
           log.debug({ key: jobKey(request), delivery: request.deliveryId }, "not for the bot");
-          return;
+          return undefined;
         }
         // Thrown when the store fails or hangs (Redis unreachable): the webhook
         // gets a 5xx before GitHub's own 10 s timeout, and may be delivered again.
@@ -162,12 +168,26 @@ export function createApp(settings: AppSettings) {
           { key: jobKey(request), delivery: request.deliveryId, ...submitted },
           submitted.status === "duplicate" ? "duplicate delivery" : "job stored",
         );
+        return submitted;
       })();
       inFlight.add(work);
+      let submitted: Awaited<typeof work>;
       try {
-        await work;
+        submitted = await work;
       } finally {
         inFlight.delete(work);
+      }
+      // Folded into the job waiting on this thread: its requester sees it was
+      // taken now, not when that job starts; the job's 🚀 or 😕 ends it
+      // (service/answered-requests.ts). After the answer: a write may wait
+      // for GitHub's spacing, the webhook need not.
+      if (submitted?.status === "coalesced" && !isUpkeepEvent(request)) {
+        const seen = acknowledgeFolded(context.octokit as unknown as GitHubClient, request).catch(
+          (error: unknown) =>
+            log.warn({ err: error, key: jobKey(request) }, "could not add the eyes reaction"),
+        );
+        inFlight.add(seen);
+        void seen.finally(() => inFlight.delete(seen));
       }
     });
 
