@@ -9,16 +9,17 @@ import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
-import { openJobQueue } from "../service/open-queue.js";
+import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
 import type { SetTimer } from "../service/queue-note.js";
 import { exitOnSignals } from "../service/shutdown.js";
+import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { createTriggerGate } from "../service/trigger-gate.js";
 import { startWorkerService, workerDeps } from "../service/worker-service.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
 import { createParsedDeliveries } from "./parsed-deliveries.js";
+import { appServiceSettings } from "./start-checks.js";
 
 export const TRIGGER_EVENTS = [
   "issue_comment.created",
@@ -45,6 +46,11 @@ export interface AppSettings {
   setTimer?: SetTimer;
   /** How often a running job looks at the requests queued behind it (default 10 s). */
   queuePollMs?: number;
+  /**
+   * `npm start`: what a refusal to start (a setting, the cache folder, Redis)
+   * does instead of rejecting Probot's load with a stack trace.
+   */
+  refuse?: (error: unknown) => never;
 }
 
 const SCHEDULER_TICK_MS = 60_000;
@@ -74,14 +80,7 @@ function acknowledgeFolded(octokit: GitHubClient, request: JobRequest): Promise<
  */
 export function createApp(settings: AppSettings) {
   // Parsed once, here at the entry: a bad value stops the start with its name.
-  const service = parseServiceEnv(settings.env);
-  // The embedded store lives in this process's cache: with no worker here,
-  // nothing anywhere would ever run the jobs the webhooks store.
-  if (!service.inProcessWorker && !service.redisUrl && !settings.queue) {
-    throw new ServiceEnvError(
-      "bad environment: PATCHWRIGHT_WORKER=off needs REDIS_URL, so that `patchwright worker` processes can run the jobs; without Redis only this process's own worker could reach them",
-    );
-  }
+  const service = appServiceSettings(settings.env, settings.queue !== undefined);
   const clock = settings.clock ?? Date;
   const inFlight = new Set<Promise<unknown>>();
   let queue: JobQueue | undefined;
@@ -91,33 +90,42 @@ export function createApp(settings: AppSettings) {
 
   const app = async (probot: Probot, _options?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
-    const jobs =
-      settings.queue ??
-      (await openJobQueue(service, {
+    let jobs: JobQueue;
+    let deps: ReturnType<typeof workerDeps>;
+    try {
+      // The worker's mirrors and worktrees live in the cache: a folder it cannot write stops the start.
+      if (service.inProcessWorker && !settings.queue) await requireCacheFolder(service.cacheDir);
+      jobs =
+        settings.queue ??
+        (await openJobQueue(service, {
+          clock,
+          onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
+        }));
+      queue = jobs;
+      let github = settings.github;
+      if (!github) {
+        const own = serviceGitHubClients(service, probot.log);
+        github = own.clients;
+        closeClients = own.close;
+      }
+      const options = {
+        settings: service,
+        env: settings.env,
+        queue: jobs,
+        github,
+        log,
         clock,
-        onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
-      }));
-    queue = jobs;
-    let github = settings.github;
-    if (!github) {
-      const own = serviceGitHubClients(service, probot.log);
-      github = own.clients;
-      closeClients = own.close;
+        createModel: settings.createModel,
+        sandbox: settings.sandbox,
+        setTimer: settings.setTimer,
+        queuePollMs: settings.queuePollMs,
+      };
+      deps = workerDeps(options);
+      if (service.inProcessWorker) worker = startWorkerService(options);
+    } catch (error) {
+      if (settings.refuse) settings.refuse(error);
+      throw error;
     }
-    const options = {
-      settings: service,
-      env: settings.env,
-      queue: jobs,
-      github,
-      log,
-      clock,
-      createModel: settings.createModel,
-      sandbox: settings.sandbox,
-      setTimer: settings.setTimer,
-      queuePollMs: settings.queuePollMs,
-    };
-    const deps = workerDeps(options);
-    if (service.inProcessWorker) worker = startWorkerService(options);
 
     // Scheduled dependency bumps: every minute, each repository whose `deps:`
     // cron fired gets one job (PATCHWRIGHT_DEPS_SCHEDULER=off disables).
@@ -256,4 +264,21 @@ export function createApp(settings: AppSettings) {
   return { app, idle, stop };
 }
 
-export default createApp({ env: process.env, exitOnSignals: true }).app;
+/**
+ * The App of `npm start` (probot run ./build/app/index.js). A reason not to
+ * start (a setting, the cache folder, Redis) is printed as one line that
+ * names it, with no stack unless LOG_LEVEL=debug, and the process exits 1.
+ */
+function processApp(env: Record<string, string | undefined>) {
+  const refuse = (error: unknown): never => {
+    process.stderr.write(refusalText(error, { debug: isDebugLevel(env.LOG_LEVEL) }));
+    process.exit(1);
+  };
+  try {
+    return createApp({ env, exitOnSignals: true, refuse }).app;
+  } catch (error) {
+    return refuse(error);
+  }
+}
+
+export default processApp(process.env);
