@@ -62,6 +62,14 @@ const reactionsOn = (h: Harness, commentId: number) =>
 
 const FINAL = ["rocket", "confused"];
 
+async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
 // Bursts kept short: every job runs the whole pipeline (workspace, sandbox, agent).
 describe.each<[QueueKind, number]>([
   ["disk", 6],
@@ -127,31 +135,49 @@ describe.each<[QueueKind, number]>([
     expect(h.models).toHaveLength(burst.length - folded.length);
   }, 120_000);
 
-  it("a permission check GitHub fails every time goes back to the queue, then the requester is told what failed and to ask again", async () => {
-    const delays: number[] = [];
-    harness = await startHarness({
-      steps: [reply("unused")],
-      queue: queueFor(kind, delays),
-    });
-    const h = harness;
-    const PERMISSION = /\/collaborators\/octocat\/permission$/;
-    h.github.inject({ method: "GET", path: PERMISSION, status: 500, times: 10_000 });
-    await h.probot.receive({
-      id: "d-500",
-      name: "issue_comment",
-      payload: mention(h, 7, 555, "@agent fix add"),
-    } as never);
-    await h.idle();
+  it.each([
+    [
+      "permission check",
+      /\/collaborators\/octocat\/permission$/,
+      "@octocat may ask me for changes",
+    ],
+    [
+      "config read",
+      /\/contents\/\.github%2Fpatchwright\.yml$/,
+      "when I read `.github/patchwright.yml`",
+    ],
+  ])(
+    "a %s GitHub fails every time goes back to the queue, then the requester is told what failed and to ask again",
+    async (what, path, words) => {
+      const delays: number[] = [];
+      harness = await startHarness({
+        steps: [reply("unused")],
+        queue: queueFor(kind, delays),
+      });
+      const h = harness;
+      h.github.inject({ method: "GET", path, status: 500, times: 10_000 });
+      await h.probot.receive({
+        id: "d-500",
+        name: "issue_comment",
+        payload: mention(h, 7, 555, "@agent fix add"),
+      } as never);
+      // BullMQ's idle leaves out a retry waiting its (millisecond) delay: wait for the answer.
+      await until(() => reactionsOn(h, 555).length > 0, "the final reaction");
+      await h.idle();
 
-    // Three attempts (the queue's), each asking as often as the client retries (1 + 3).
-    expect(h.github.calls.filter((c) => PERMISSION.test(c.path))).toHaveLength(12);
-    if (kind === "disk") expect(delays).toEqual([5_000, 10_000]);
-    expect(h.models).toHaveLength(0);
-    const bodies = (h.github.comments.get(7) ?? []).map((c) => c.body);
-    expect(bodies).toHaveLength(1);
-    expect(bodies[0]).toContain("GitHub did not answer (500)");
-    expect(bodies[0]).toContain("@octocat may ask me for changes");
-    expect(bodies[0]).toContain("ask again");
-    expect(reactionsOn(h, 555)).toEqual(["confused"]);
-  }, 60_000);
+      // Three attempts (the queue's), each asking as often as the client retries
+      // (1 + 3); the config was also read once by the webhook's trigger gate.
+      const asked = h.github.calls.filter((c) => path.test(c.path)).length;
+      expect(asked).toBe(what === "config read" ? 13 : 12);
+      if (kind === "disk") expect(delays).toEqual([5_000, 10_000]);
+      expect(h.models).toHaveLength(0);
+      const bodies = (h.github.comments.get(7) ?? []).map((c) => c.body);
+      expect(bodies).toHaveLength(1);
+      expect(bodies[0]).toContain("GitHub did not answer (500)");
+      expect(bodies[0]).toContain(words);
+      expect(bodies[0]).toContain("ask again");
+      expect(reactionsOn(h, 555)).toEqual(["confused"]);
+    },
+    60_000,
+  );
 });
