@@ -10,6 +10,7 @@ import {
 import { instantRetries } from "../helpers/instant-queue.js";
 import { reply } from "../helpers/model-script.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { eventually } from "../helpers/service-process.js";
 
 /**
  * Every mention is answered on its own comment, whatever happens to it on
@@ -61,14 +62,6 @@ const reactionsOn = (h: Harness, commentId: number) =>
   h.github.reactions.filter((r) => r.on === `issues/comments/${commentId}`).map((r) => r.content);
 
 const FINAL = ["rocket", "confused"];
-
-async function until(check: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
 
 // Bursts kept short: every job runs the whole pipeline (workspace, sandbox, agent).
 describe.each<[QueueKind, number]>([
@@ -162,7 +155,7 @@ describe.each<[QueueKind, number]>([
         payload: mention(h, 7, 555, "@agent fix add"),
       } as never);
       // BullMQ's idle leaves out a retry waiting its (millisecond) delay: wait for the answer.
-      await until(() => reactionsOn(h, 555).length > 0, "the final reaction");
+      await eventually(() => reactionsOn(h, 555).length > 0, "the final reaction", 30_000);
       await h.idle();
 
       // Three attempts (the queue's), each asking as often as the client retries
