@@ -72,5 +72,6 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/ping`, { signal: AbortSignal.timeout(4000) }).then(async (r) => process.exit(r.ok && (await r.text()) === 'PONG' ? 0 : 1), () => process.exit(1))"]
 
 ENTRYPOINT ["/usr/bin/tini", "--"]
-# What `npm start` runs, without npm in between (npm does not pass SIGTERM on reliably).
-CMD ["node", "node_modules/probot/bin/probot.js", "run", "./build/app/index.js"]
+# What `npm start` runs, without npm in between (npm does not pass SIGTERM on reliably):
+# the start-up checks (one line naming the setting when one is wrong), then Probot.
+CMD ["node", "build/app/start.js"]

@@ -2,22 +2,24 @@ import type { ApplicationFunctionOptions, Probot } from "probot";
 import type { Model } from "../agent/model.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { isOwnRequest } from "../job/start-rules.js";
+import { reactToTrigger } from "../github/reactions.js";
+import { isOwnRequest, isUpkeepEvent } from "../job/start-rules.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
-import { jobKey, triggerKey } from "../requests/request.js";
+import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
-import { openJobQueue } from "../service/open-queue.js";
+import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
 import type { SetTimer } from "../service/queue-note.js";
 import { exitOnSignals } from "../service/shutdown.js";
+import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { createTriggerGate } from "../service/trigger-gate.js";
 import { startWorkerService, workerDeps } from "../service/worker-service.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
 import { createParsedDeliveries } from "./parsed-deliveries.js";
+import { appServiceSettings } from "./start-checks.js";
 
 export const TRIGGER_EVENTS = [
   "issue_comment.created",
@@ -44,6 +46,11 @@ export interface AppSettings {
   setTimer?: SetTimer;
   /** How often a running job looks at the requests queued behind it (default 10 s). */
   queuePollMs?: number;
+  /**
+   * `npm start`: what a refusal to start (a setting, the cache folder, Redis)
+   * does instead of rejecting Probot's load with a stack trace.
+   */
+  refuse?: (error: unknown) => never;
 }
 
 const SCHEDULER_TICK_MS = 60_000;
@@ -57,6 +64,11 @@ function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
+function acknowledgeFolded(octokit: GitHubClient, request: JobRequest): Promise<void> {
+  const repo = { owner: request.repo.owner, repo: request.repo.name };
+  return reactToTrigger(octokit, repo, request.target.number, request.source, "eyes");
+}
+
 /**
  * Builds the Probot app. A webhook is answered once its job is stored:
  * parse, drop what is not for the bot (before any API call, see
@@ -68,14 +80,7 @@ function withTimeout<T>(ms: number, message: string, work: Promise<T>): Promise<
  */
 export function createApp(settings: AppSettings) {
   // Parsed once, here at the entry: a bad value stops the start with its name.
-  const service = parseServiceEnv(settings.env);
-  // The embedded store lives in this process's cache: with no worker here,
-  // nothing anywhere would ever run the jobs the webhooks store.
-  if (!service.inProcessWorker && !service.redisUrl && !settings.queue) {
-    throw new ServiceEnvError(
-      "bad environment: PATCHWRIGHT_WORKER=off needs REDIS_URL, so that `patchwright worker` processes can run the jobs; without Redis only this process's own worker could reach them",
-    );
-  }
+  const service = appServiceSettings(settings.env, settings.queue !== undefined);
   const clock = settings.clock ?? Date;
   const inFlight = new Set<Promise<unknown>>();
   let queue: JobQueue | undefined;
@@ -85,33 +90,42 @@ export function createApp(settings: AppSettings) {
 
   const app = async (probot: Probot, _options?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
-    const jobs =
-      settings.queue ??
-      (await openJobQueue(service, {
+    let jobs: JobQueue;
+    let deps: ReturnType<typeof workerDeps>;
+    try {
+      // The worker's mirrors and worktrees live in the cache: a folder it cannot write stops the start.
+      if (service.inProcessWorker && !settings.queue) await requireCacheFolder(service.cacheDir);
+      jobs =
+        settings.queue ??
+        (await openJobQueue(service, {
+          clock,
+          onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
+        }));
+      queue = jobs;
+      let github = settings.github;
+      if (!github) {
+        const own = serviceGitHubClients(service, probot.log);
+        github = own.clients;
+        closeClients = own.close;
+      }
+      const options = {
+        settings: service,
+        env: settings.env,
+        queue: jobs,
+        github,
+        log,
         clock,
-        onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
-      }));
-    queue = jobs;
-    let github = settings.github;
-    if (!github) {
-      const own = serviceGitHubClients(service, probot.log);
-      github = own.clients;
-      closeClients = own.close;
+        createModel: settings.createModel,
+        sandbox: settings.sandbox,
+        setTimer: settings.setTimer,
+        queuePollMs: settings.queuePollMs,
+      };
+      deps = workerDeps(options);
+      if (service.inProcessWorker) worker = startWorkerService(options);
+    } catch (error) {
+      if (settings.refuse) settings.refuse(error);
+      throw error;
     }
-    const options = {
-      settings: service,
-      env: settings.env,
-      queue: jobs,
-      github,
-      log,
-      clock,
-      createModel: settings.createModel,
-      sandbox: settings.sandbox,
-      setTimer: settings.setTimer,
-      queuePollMs: settings.queuePollMs,
-    };
-    const deps = workerDeps(options);
-    if (service.inProcessWorker) worker = startWorkerService(options);
 
     // Scheduled dependency bumps: every minute, each repository whose `deps:`
     // cron fired gets one job (PATCHWRIGHT_DEPS_SCHEDULER=off disables).
@@ -141,7 +155,7 @@ export function createApp(settings: AppSettings) {
       const work = (async () => {
         if (!(await gate.admits(context.octokit as unknown as GitHubClient, request))) {
           log.debug({ key: jobKey(request), delivery: request.deliveryId }, "not for the bot");
-          return;
+          return undefined;
         }
         // Thrown when the store fails or hangs (Redis unreachable): the webhook
         // gets a 5xx before GitHub's own 10 s timeout, and may be delivered again.
@@ -162,12 +176,26 @@ export function createApp(settings: AppSettings) {
           { key: jobKey(request), delivery: request.deliveryId, ...submitted },
           submitted.status === "duplicate" ? "duplicate delivery" : "job stored",
         );
+        return submitted;
       })();
       inFlight.add(work);
+      let submitted: Awaited<typeof work>;
       try {
-        await work;
+        submitted = await work;
       } finally {
         inFlight.delete(work);
+      }
+      // Folded into the job waiting on this thread: its requester sees it was
+      // taken now, not when that job starts; the job's 🚀 or 😕 ends it
+      // (service/answered-requests.ts). After the answer: a write may wait
+      // for GitHub's spacing, the webhook need not.
+      if (submitted?.status === "coalesced" && !isUpkeepEvent(request)) {
+        const seen = acknowledgeFolded(context.octokit as unknown as GitHubClient, request).catch(
+          (error: unknown) =>
+            log.warn({ err: error, key: jobKey(request) }, "could not add the eyes reaction"),
+        );
+        inFlight.add(seen);
+        void seen.finally(() => inFlight.delete(seen));
       }
     });
 
@@ -236,4 +264,21 @@ export function createApp(settings: AppSettings) {
   return { app, idle, stop };
 }
 
-export default createApp({ env: process.env, exitOnSignals: true }).app;
+/**
+ * The App of `npm start` (probot run ./build/app/index.js). A reason not to
+ * start (a setting, the cache folder, Redis) is printed as one line that
+ * names it, with no stack unless LOG_LEVEL=debug, and the process exits 1.
+ */
+function processApp(env: Record<string, string | undefined>) {
+  const refuse = (error: unknown): never => {
+    process.stderr.write(refusalText(error, { debug: isDebugLevel(env.LOG_LEVEL) }));
+    process.exit(1);
+  };
+  try {
+    return createApp({ env, exitOnSignals: true, refuse }).app;
+  } catch (error) {
+    return refuse(error);
+  }
+}
+
+export default processApp(process.env);

@@ -1,7 +1,15 @@
+import { resolve } from "node:path";
 import { errorMessage } from "../error-message.js";
+import {
+  isDebugLevel,
+  refusalText,
+  requireWritableFolder,
+  StartupRefusal,
+} from "../service/startup-refusal.js";
 import { parseCommand, USAGE } from "./args.js";
 import type { CliIo } from "./cli-io.js";
 import { checkRunPaths } from "./local-paths.js";
+import { defaultCacheDir } from "./state-paths.js";
 import { UsageError } from "./usage-error.js";
 import { readUserIdentity } from "./user-identity.js";
 import { readVersion } from "./version.js";
@@ -32,6 +40,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     }
     // Every usage error, flags and paths, comes before the API key is asked for.
     await checkRunPaths(command.args, io.cwd);
+    // Mirrors and worktrees live there: a file in the way is said before the run, not as its failure.
+    await requireWritableFolder(
+      resolve(io.cwd, command.args.cacheDir ?? defaultCacheDir(io.env)),
+      "the cache folder",
+      command.args.cacheDir
+        ? "Pass --cache-dir a folder you can write."
+        : "Pass --cache-dir a folder you can write (or set XDG_CACHE_HOME).",
+    );
     const identity = await readUserIdentity(io);
     const { runCommand } = await import("./run-command.js");
     return await runCommand(command.args, io, identity);
@@ -40,7 +56,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stderr.write(`patchwright: ${error.message}\n`);
       return 2;
     }
-    io.stderr.write(`patchwright: ${errorMessage(error)}\n`);
+    const debug = isDebugLevel(io.env.LOG_LEVEL);
+    // A setting, a folder or Redis: one line that names it (the worker's, the run's cache).
+    if (error instanceof StartupRefusal) {
+      io.stderr.write(refusalText(error, { debug }));
+      return 1;
+    }
+    const stack = debug && error instanceof Error && error.stack ? `\n${error.stack}` : "";
+    io.stderr.write(`patchwright: ${errorMessage(error)}${stack}\n`);
     return 1;
   }
 }

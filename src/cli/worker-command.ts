@@ -2,8 +2,7 @@ import { errorMessage } from "../error-message.js";
 import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import { createLineLog } from "../service/line-log.js";
-import { openJobQueue } from "../service/open-queue.js";
-import { startWorkerService } from "../service/worker-service.js";
+import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
 import type { CliIo } from "./cli-io.js";
 import { UsageError } from "./usage-error.js";
 
@@ -27,23 +26,20 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
     return 0;
   }
   if (argv.length > 0) throw new UsageError(`worker takes no arguments, got "${argv[0]}"`);
-  let settings: ReturnType<typeof parseServiceEnv>;
-  try {
-    settings = parseServiceEnv(io.env);
-  } catch (error) {
-    if (error instanceof ServiceEnvError) throw new UsageError(error.message);
-    throw error;
-  }
+  // Each reason not to start is a StartupRefusal naming the setting (main.ts prints it, exit 1).
+  const settings = parseServiceEnv(io.env);
   if (!settings.redisUrl) {
-    throw new UsageError(
-      "patchwright worker takes its jobs from Redis: set REDIS_URL (without Redis, npm start runs the jobs itself)",
+    throw new ServiceEnvError(
+      "the worker takes its jobs from Redis: set REDIS_URL (without Redis, npm start runs the jobs itself)",
     );
   }
   if (!settings.appId || !settings.privateKey) {
-    throw new UsageError(
-      "patchwright worker acts as the GitHub App: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH)",
+    throw new ServiceEnvError(
+      "the worker acts as the GitHub App: set APP_ID and PRIVATE_KEY (or PRIVATE_KEY_PATH)",
     );
   }
+  // Mirrors and worktrees live there: every job would fail without it.
+  await requireCacheFolder(settings.cacheDir);
   const log = createLineLog(io.stderr, { json: io.env.LOG_FORMAT === "json", clock: io.clock });
   const queue = await openJobQueue(settings, {
     clock: io.clock,
@@ -55,6 +51,8 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
     warn: (message) => log.warn({}, message),
     error: (message) => log.error({}, message),
   });
+  // The jobs' code (the agent, git, the sandbox) loads once nothing stands in the way.
+  const { startWorkerService } = await import("../service/worker-service.js");
   const worker = startWorkerService({ settings, env: io.env, queue, github, log, clock: io.clock });
   log.info({ concurrency: settings.concurrency }, "worker started");
 

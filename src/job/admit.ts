@@ -3,6 +3,7 @@ import { defaultConfig, type RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import { type Sleep, withRetries } from "../git/retry.js";
 import { isTransientApiError } from "../github/api-errors.js";
+import { inlineCode } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { canStartJob, getPermission } from "../github/permissions.js";
 import type { StatusReporter } from "../github/status.js";
@@ -12,7 +13,9 @@ import {
   renderConfigErrorAnswer,
   renderUnauthorizedAnswer,
 } from "./answers.js";
+import { CONFIG_FILE } from "./final-report.js";
 import { closedOrLocked, isUpkeepEvent, shouldStart } from "./start-rules.js";
+import { whatFailed } from "./transient-failure.js";
 
 export type Admission =
   | { admitted: true; config: RepoConfig }
@@ -21,8 +24,13 @@ export type Admission =
       reason: "not_for_us" | "config_error" | "closed" | "locked" | "unauthorized" | "check_failed";
       /** For `config_error`: what is wrong with the file (already answered on the thread). */
       configError?: ConfigError | undefined;
-      /** For `check_failed`: the API failure that outlasted the retries (the requester was told to ask again). */
+      /**
+       * For `check_failed`: the API failure that outlasted the retries (the
+       * requester was told to ask again, unless `retryLater` held the answer back).
+       */
       checkError?: string | undefined;
+      /** For `check_failed`: who did not answer and when, in words ("GitHub did not answer (500) when I checked…"). */
+      checkFailure?: string | undefined;
     };
 
 export interface AdmitDeps {
@@ -39,12 +47,39 @@ export interface AdmitDeps {
    */
   retryDelaysMs?: readonly number[] | undefined;
   sleep?: Sleep | undefined;
+  /**
+   * The caller runs the request again later when a check keeps failing (a
+   * queue with attempts left): the requester is not answered yet, and the
+   * admission's `check_failed` tells the caller to hand the job back. Unset
+   * (the Action, a queue's last attempt): the requester is answered now.
+   */
+  retryLater?: boolean | undefined;
 }
 
 const RETRY_DELAYS_MS = [1_000, 4_000];
 
-const CHECK_FAILED_ANSWER =
-  "I couldn't check this request: GitHub did not answer when I asked about the repository, so nothing was started. Please ask again in a few minutes.";
+type CheckName = "config" | "permission";
+
+/** What admission was asking GitHub when it kept failing, in words. */
+function failedCheck(
+  check: CheckName,
+  error: unknown,
+  request: JobRequest,
+  configPath: string | undefined,
+): string {
+  const who = whatFailed(error).replace(/^A /, "a ");
+  const file = configPath ? inlineCode(configPath) : CONFIG_FILE;
+  const when =
+    check === "permission"
+      ? `when I checked whether @${request.requester.login} may ask me for changes here`
+      : `when I read ${file} from the default branch`;
+  return `${who} ${when}`;
+}
+
+/** The answer (with 😕) to a request whose checks GitHub kept failing: what failed, and to ask again. */
+function renderCheckFailedAnswer(failure: string): string {
+  return `😕 I couldn't start on this request: ${failure}, so nothing was started. Please ask again in a few minutes.`;
+}
 
 /**
  * Decides whether a request starts a job, and answers when it does not but
@@ -52,8 +87,9 @@ const CHECK_FAILED_ANSWER =
  * phrase or label, bots, closed or locked threads, then the sender's
  * permission through the API. A request that passes gets its 👀. When
  * GitHub keeps failing the config read or the permission check (5xx,
- * network, rate limit; retried first), the requester is told to ask again
- * and the reason is `check_failed`, never a silent drop.
+ * network, rate limit; retried first), the reason is `check_failed`, never a
+ * silent drop: the requester is told what failed and to ask again (with
+ * 😕), or, with `retryLater`, the caller's queue tries again first.
  */
 export async function admitRequest(
   deps: AdmitDeps,
@@ -65,9 +101,16 @@ export async function admitRequest(
       delaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS,
       sleep: deps.sleep,
     });
-  const checkFailed = async (error: unknown): Promise<Admission> => {
-    await status.reply(CHECK_FAILED_ANSWER);
-    return { admitted: false, reason: "check_failed", checkError: errorMessage(error) };
+  const checkFailed = async (check: CheckName, error: unknown): Promise<Admission> => {
+    const failure = failedCheck(check, error, request, deps.configPath);
+    // The reply and 😕 on the trigger: the requester's last word on this request.
+    if (!deps.retryLater) await status.finish(renderCheckFailedAnswer(failure), "failure");
+    return {
+      admitted: false,
+      reason: "check_failed",
+      checkError: errorMessage(error),
+      checkFailure: failure,
+    };
   };
 
   const loaded = await ask(() =>
@@ -89,7 +132,7 @@ export async function admitRequest(
     botLogin: deps.botLogin,
   });
   if (!decision.start) return { admitted: false, reason: "not_for_us" };
-  if (!isConfig(loaded)) return checkFailed(loaded.failed);
+  if (!isConfig(loaded)) return checkFailed("config", loaded.failed);
   if (!loaded.ok) {
     await status.reply(renderConfigErrorAnswer(loaded.error.toMarkdown()));
     return { admitted: false, reason: "config_error", configError: loaded.error };
@@ -111,7 +154,7 @@ export async function admitRequest(
       username: request.requester.login,
     }),
   ).catch(unlessTransient);
-  if (typeof level !== "string") return checkFailed(level.failed);
+  if (typeof level !== "string") return checkFailed("permission", level.failed);
   if (!canStartJob(level)) {
     if (config.answerUnauthorized)
       await status.reply(renderUnauthorizedAnswer(request.requester.login));

@@ -296,3 +296,22 @@ const FAILURES: Record<FailureKind, FailureText> = {
 function link(text: string, url: string | undefined): string {
   return url ? `[${text}](${url})` : text;
 }
+
+/** A request a job took, and where it was asked. */
+export interface AnsweredRequest {
+  login: string;
+  url?: string | undefined;
+}
+
+/**
+ * The requests one job answered (rapid mentions folded into it), oldest
+ * first, each linked to the comment that asked: every requester finds their
+ * own request in the report, not only the last one's author.
+ */
+export function renderAnsweredRequests(requests: readonly AnsweredRequest[]): string {
+  const items = requests.map((request, index) => {
+    const who = `@${request.login}'s request`;
+    return `${index + 1}. ${request.url ? `[${who}](${request.url})` : who}`;
+  });
+  return [`**This answers ${requests.length} requests** (oldest first):`, ...items].join("\n");
+}

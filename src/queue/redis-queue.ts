@@ -3,6 +3,7 @@ import { type Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { createKeyLock } from "./key-lock.js";
 import { createRedisIntake } from "./redis-intake.js";
+import { REDIS_READY, whenReady } from "./redis-ready.js";
 import { type JobData, recordState, toRecord } from "./redis-record.js";
 import { startRedisWorker } from "./redis-worker.js";
 import {
@@ -27,7 +28,8 @@ import {
  * deduplication on the delivery id and the triggering comment, and
  * coalescing of rapid requests on one issue (inputs wait in a list per key;
  * the job that starts takes them all), see redis-intake.ts. Runs, attempts
- * and reports: redis-worker.ts.
+ * and reports: redis-worker.ts. A Redis that cannot be reached when the
+ * queue opens is refused (redis-ready.ts), not waited for forever.
  */
 
 export interface RedisQueueOptions {
@@ -46,6 +48,8 @@ export interface RedisQueueOptions {
   stalledIntervalMs?: number;
   /** The first retry's delay; later ones double (default retryDelayMs(1), 5 s). Tests shorten it. */
   retryBaseMs?: number;
+  /** How long opening the queue waits for Redis before it refuses (default 5 s; see redis-ready.ts). */
+  readyTimeoutMs?: number;
 }
 
 const SEEN_TTL_SECONDS = 7 * 24 * 3600;
@@ -56,6 +60,25 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   // Workers block on Redis: BullMQ needs retries unbounded on their connection.
   const redis = new Redis(options.url, { maxRetriesPerRequest: null });
+  // Reported once per outage (ioredis retries and would print every attempt
+  // itself); while the queue opens, whenReady says what failed.
+  let down = true;
+  redis.on("error", (error) => {
+    if (!down) options.onError?.(error, undefined);
+    down = true;
+  });
+  redis.on("ready", () => {
+    down = false;
+  });
+  try {
+    await whenReady(redis, {
+      ...REDIS_READY,
+      ...(options.readyTimeoutMs ? { timeoutMs: options.readyTimeoutMs } : {}),
+    });
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
   // BullMQ leaves a connection it was handed open: each one is ours to close.
   const connections: Redis[] = [redis];
   const connection = () => {

@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
 import { errorMessage } from "../error-message.js";
+import { StartupRefusal } from "./startup-refusal.js";
 
 /**
  * The environment of the server processes (`npm start` and `patchwright
@@ -39,6 +40,32 @@ const optionalText = z
   .optional()
   .transform((value) => (value?.trim() ? value.trim() : undefined));
 
+/** A URL as it may be shown: its password (and a user with one) masked. */
+export function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.password) return url;
+    parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
+// ioredis also takes `host:port` and a socket path; a scheme must be Redis's own.
+const redisUrl = optionalText.superRefine((value, ctx) => {
+  if (!value?.includes("://")) return;
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {}
+  if (parsed && /^rediss?:$/.test(parsed.protocol) && parsed.hostname) return;
+  ctx.addIssue({
+    code: "custom",
+    message: `expected redis://[user:password@]host:port[/db] (or rediss:// for TLS), got "${withoutCredentials(value)}"`,
+  });
+});
+
 const serviceEnvSchema = z.object({
   APP_ID: optionalText,
   PRIVATE_KEY: optionalText,
@@ -48,7 +75,7 @@ const serviceEnvSchema = z.object({
   GHE_PROTOCOL: optionalText,
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalText,
-  REDIS_URL: optionalText,
+  REDIS_URL: redisUrl,
   HOME: optionalText,
   PATH: optionalText,
   PATCHWRIGHT_CACHE_DIR: optionalText,
@@ -92,7 +119,8 @@ export interface ServiceSettings {
   home: string;
 }
 
-export class ServiceEnvError extends Error {
+/** A setting that is missing or malformed: the process refuses to start, naming it. */
+export class ServiceEnvError extends StartupRefusal {
   override name = "ServiceEnvError";
 }
 

@@ -5,6 +5,7 @@ import { findMarkedComment } from "../github/status.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import type { JobHandler, JobRecord, JobResult, RunningJob } from "../queue/types.js";
 import { secretsInEnv } from "../secrets/patterns.js";
+import { answeringEach, reactTo } from "./answered-requests.js";
 import { runBaseMovedRecord } from "./base-moved-job.js";
 import { runDepsRecord } from "./deps-job.js";
 import { requestsOf, runRequestRecord } from "./request-job.js";
@@ -56,9 +57,13 @@ export function createJobHandler(deps: WorkerDeps): JobHandler {
   };
 }
 
-/** The last word on the tracking comment (or a new one): why it stopped, and where the work is. */
+/**
+ * The last word on the tracking comment (or a new one): why it stopped, and
+ * where the work is; every request folded into the job gets its 😕 too.
+ */
 async function reportGivenUp(deps: WorkerDeps, record: JobRecord, reason: string): Promise<void> {
-  const request = requestsOf(record.inputs).at(-1);
+  const requests = requestsOf(record.inputs);
+  const request = requests.at(-1);
   if (!request || record.installationId === undefined) return;
   const octokit = deps.github.installation(record.installationId);
   const marker = `patchwright-job ${record.id}`;
@@ -72,17 +77,21 @@ async function reportGivenUp(deps: WorkerDeps, record: JobRecord, reason: string
       marker,
       since: new Date(record.createdAt - 60_000),
     }).catch(() => undefined));
-  const status = createRequestStatus(
-    {
-      octokit,
-      clock: deps.clock,
-      redact: createRedactor(secretsInEnv(deps.env).map((secret) => secret.value)),
-      onError: (error, action) =>
-        deps.log.warn({ err: error, action, job: record.id }, "status update failed"),
-      existingComment,
-      marker,
-    },
-    request,
+  const status = answeringEach(
+    createRequestStatus(
+      {
+        octokit,
+        clock: deps.clock,
+        redact: createRedactor(secretsInEnv(deps.env).map((secret) => secret.value)),
+        onError: (error, action) =>
+          deps.log.warn({ err: error, action, job: record.id }, "status update failed"),
+        existingComment,
+        marker,
+      },
+      request,
+    ),
+    requests,
+    reactTo(deps, record.installationId, record.id),
   );
   await status.finish(givenUpAnswer(record, reason, request.repo.htmlUrl), "failure");
 }

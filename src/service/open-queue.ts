@@ -1,15 +1,19 @@
 import { join } from "node:path";
 import { createLocalQueue } from "../queue/local-queue.js";
 import { createRedisQueue } from "../queue/redis-queue.js";
+import { probeRedis, REDIS_READY, RedisUnavailableError } from "../queue/redis-ready.js";
 import type { JobQueue, JobRecord } from "../queue/types.js";
-import type { ServiceSettings } from "./env.js";
+import { type ServiceSettings, withoutCredentials } from "./env.js";
+import { folderProblem, requireWritableFolder, StartupRefusal } from "./startup-refusal.js";
 
 /**
  * The job queue the settings ask for: BullMQ on REDIS_URL when it is set
  * (any number of processes share it), otherwise the embedded one on disk in
- * the cache directory (one process: `npm start` with nothing else).
+ * the cache directory (one process: `npm start` with nothing else). A store
+ * that cannot be used (a Redis that does not answer, a folder that cannot
+ * be written) is a StartupRefusal naming the setting.
  */
-export function openJobQueue(
+export async function openJobQueue(
   settings: Pick<ServiceSettings, "redisUrl" | "cacheDir" | "maxAttempts" | "jobLockMs">,
   options: {
     clock?: { now(): number };
@@ -22,12 +26,52 @@ export function openJobQueue(
     ...(options.onError ? { onError: options.onError } : {}),
   };
   if (settings.redisUrl) {
-    return createRedisQueue({
-      url: settings.redisUrl,
-      lockDurationMs: settings.jobLockMs,
-      stalledIntervalMs: settings.jobLockMs,
-      ...common,
-    });
+    try {
+      return await createRedisQueue({
+        url: settings.redisUrl,
+        lockDurationMs: settings.jobLockMs,
+        stalledIntervalMs: settings.jobLockMs,
+        ...common,
+      });
+    } catch (error) {
+      throw redisRefusal(error, settings.redisUrl);
+    }
   }
-  return createLocalQueue({ dir: join(settings.cacheDir, "jobs"), ...common });
+  await requireCacheFolder(settings.cacheDir);
+  const dir = join(settings.cacheDir, "jobs");
+  try {
+    return await createLocalQueue({ dir, ...common });
+  } catch (error) {
+    const path = (error as NodeJS.ErrnoException | null)?.path;
+    if (!path) throw error;
+    throw new StartupRefusal(
+      `the job store ${dir} cannot be used: ${await folderProblem(path, error)}. It lives in PATCHWRIGHT_CACHE_DIR: set that to a folder this process can write.`,
+    );
+  }
+}
+
+/**
+ * Whether Redis answers at REDIS_URL, before anything else connects to it
+ * (`npm start` checks before Probot, which connects to it too, starts).
+ */
+export async function requireRedis(url: string): Promise<void> {
+  await probeRedis(url, REDIS_READY).catch((error: unknown) => {
+    throw redisRefusal(error, url);
+  });
+}
+
+function redisRefusal(error: unknown, url: string): unknown {
+  if (!(error instanceof RedisUnavailableError)) return error;
+  return new StartupRefusal(
+    `the job queue's ${error.message}. Check REDIS_URL (now ${withoutCredentials(url)}) and that Redis runs there.`,
+  );
+}
+
+/** Mirrors, worktrees and the embedded job store live here: a worker cannot run without it. */
+export function requireCacheFolder(cacheDir: string): Promise<void> {
+  return requireWritableFolder(
+    cacheDir,
+    "the cache folder",
+    "Set PATCHWRIGHT_CACHE_DIR to a folder this process can write.",
+  );
 }

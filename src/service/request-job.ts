@@ -6,6 +6,7 @@ import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { admitRequest } from "../job/admit.js";
 import { createRequestStatus } from "../job/job-deps.js";
 import { runJob } from "../job/run-job.js";
+import { isUpkeepEvent } from "../job/start-rules.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   type JobResult,
@@ -14,15 +15,19 @@ import {
 } from "../queue/types.js";
 import { type JobRequest, jobRequestSchema } from "../requests/request.js";
 import { secretsInEnv } from "../secrets/patterns.js";
+import { answeringEach, reactTo } from "./answered-requests.js";
 import { queueNote, watchQueue } from "./queue-note.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
 /**
  * A request job as a worker runs it from its record: every request folded
  * into it is admitted (oldest first; each requester gets their 👀 or their
- * answer), the token is minted, the tracking comment from an earlier
- * attempt is found again, and the job runs with checkpoints, so a deploy
- * or a crash costs at most the turn in progress.
+ * answer, and at the end the job's 🚀 or 😕), the token is minted, the
+ * tracking comment from an earlier attempt is found again, and the job runs
+ * with checkpoints, so a deploy or a crash costs at most the turn in
+ * progress. A check GitHub keeps failing hands the job back to the queue
+ * like any transient failure; on the last attempt the requester is told
+ * what failed and to ask again.
  */
 
 export const PAUSED_ANSWER =
@@ -47,13 +52,31 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
   const onError = (error: unknown, action: string) =>
     deps.log.warn({ err: error, action, job: record.id }, "status update failed");
   const redact = createRedactor(known.map((secret) => secret.value));
+  const react = reactTo(deps, record.installationId, record.id);
+  // Before the last attempt, a check GitHub keeps failing sends the job back
+  // to the queue, whose waits are the retries; the last one answers.
+  const retryLater = record.attempts < (deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const admitted: Array<{ request: JobRequest; config: RepoConfig }> = [];
-  for (const request of requests) {
+  for (const [index, request] of requests.entries()) {
+    // A mention folded into this job after the first: its 👀 came when it was stored (app/index.ts).
+    const folded = index > 0 && !isUpkeepEvent(request);
     // Its own reporter: the 👀, or the answer to a request that does not start.
     const answers = createRequestStatus({ octokit, clock: deps.clock, redact, onError }, request);
-    const admission = await admitRequest({ octokit, botLogin }, request, answers);
-    if (admission.admitted) admitted.push({ request, config: admission.config });
-    else deps.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
+    const admission = await admitRequest(
+      { octokit, botLogin, retryLater, retryDelaysMs: [] },
+      request,
+      folded ? { ...answers, acknowledge: async () => {} } : answers,
+    );
+    if (admission.admitted) {
+      admitted.push({ request, config: admission.config });
+      continue;
+    }
+    if (admission.reason === "check_failed" && retryLater) {
+      return { status: "retry", message: `${admission.checkFailure}: ${admission.checkError}` };
+    }
+    deps.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
+    // The 👀 it got when stored ends here (a failed check was answered with 😕 already).
+    if (folded && admission.reason !== "check_failed") await react(request, "confused");
   }
   const main = admitted.at(-1);
   if (!main) return { status: "done", conclusion: "not_admitted" };
@@ -75,16 +98,21 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
           since: new Date(record.createdAt - 60_000),
         }).catch(() => undefined)
       : undefined);
-  const status: StatusReporter = createRequestStatus(
-    {
-      octokit,
-      clock: deps.clock,
-      redact: createRedactor([...known.map((secret) => secret.value), token]),
-      onError,
-      existingComment,
-      marker,
-    },
-    main.request,
+  // Every request the job took gets the final word, not only the last one.
+  const status: StatusReporter = answeringEach(
+    createRequestStatus(
+      {
+        octokit,
+        clock: deps.clock,
+        redact: createRedactor([...known.map((secret) => secret.value), token]),
+        onError,
+        existingComment,
+        marker,
+      },
+      main.request,
+    ),
+    admitted.map((a) => a.request),
+    react,
   );
   const watcher = watchQueue(
     job,

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -81,5 +82,51 @@ describe("patchwright's command line", () => {
     });
     expect(code).toBe(2);
     expect(stderr).toContain("ANTHROPIC_API_KEY is not set");
+  });
+
+  it("refuses to start a worker in one line that names the setting, exit 1", async () => {
+    const home = await makeTempDir();
+    const file = join(home, "not-a-folder");
+    await writeFile(file, "");
+    const redis = { REDIS_URL: "redis://127.0.0.1:6379" };
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, "the worker takes its jobs from Redis: set REDIS_URL"],
+      [redis, "set APP_ID and PRIVATE_KEY"],
+      [
+        { PATCHWRIGHT_MAX_ATTEMPTS: "none" },
+        'PATCHWRIGHT_MAX_ATTEMPTS: expected a whole number above 0, got "none"',
+      ],
+      [
+        { ...redis, APP_ID: "1", PRIVATE_KEY: "key", PATCHWRIGHT_CACHE_DIR: file },
+        `the cache folder ${file} cannot be used: it is a file, not a folder. Set PATCHWRIGHT_CACHE_DIR`,
+      ],
+    ];
+    for (const [env, message] of cases) {
+      const { code, stdout, stderr } = await runMain(["worker"], { env: { HOME: home, ...env } });
+      expect({ env, code, stdout }).toEqual({ env, code: 1, stdout: "" });
+      expect(stderr).toMatch(/^patchwright cannot start: [^\n]+\n$/);
+      expect(stderr).toContain(message);
+    }
+    // Where it stopped, only when asked for.
+    const debug = await runMain(["worker"], { env: { HOME: home, LOG_LEVEL: "debug" } });
+    expect(debug.code).toBe(1);
+    expect(debug.stderr).toMatch(/\n\s+at .+:\d+:\d+/);
+  });
+
+  it("refuses a run whose cache folder is a file before anything runs, exit 1", async () => {
+    const home = await makeTempDir();
+    const file = join(home, "not-a-folder");
+    await writeFile(file, "");
+    const repo = join(home, "repo.git");
+    execFileSync("git", ["init", "--quiet", "--bare", repo]);
+    const { code, stderr } = await runMain(["run", "t", "--repo", repo, "--cache-dir", file], {
+      env: { HOME: home, ANTHROPIC_API_KEY: API_KEY, PATH: process.env.PATH },
+    });
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `patchwright cannot start: the cache folder ${file} cannot be used: it is a file, not a folder. Pass --cache-dir a folder you can write.\n`,
+    );
+    // Nothing ran: no transcript.
+    expect(existsSync(join(home, ".local"))).toBe(false);
   });
 });

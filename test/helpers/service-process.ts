@@ -67,17 +67,33 @@ function start(args: string[], env: Record<string, string>, cwd: string): Servic
   return { child, output: () => output, exited };
 }
 
+/**
+ * The App as `npm start` runs it (its start-up checks, then Probot), or as
+ * `probot run` runs it without them (`viaProbot`), on the sources.
+ */
+export function spawnApp(
+  env: Record<string, string>,
+  cwd: string,
+  options: { viaProbot?: boolean } = {},
+): ServiceProcess {
+  const entry = options.viaProbot
+    ? [join(ROOT, "node_modules/probot/bin/probot.js"), "run", join(ROOT, "src/app/index.ts")]
+    : [join(ROOT, "src/app/start.ts")];
+  return start(entry, env, cwd);
+}
+
+/** `patchwright` (the CLI: `worker`, `run`...) on the sources. */
+export function spawnCli(args: string[], env: Record<string, string>, cwd: string): ServiceProcess {
+  return start([join(ROOT, "src/cli.ts"), ...args], env, cwd);
+}
+
 /** `npm start` on the sources; resolves once /ping answers. */
 export async function startAppProcess(
   env: Record<string, string>,
   cwd: string,
 ): Promise<ServiceProcess & { port: number }> {
   const port = await freePort();
-  const app = start(
-    [join(ROOT, "node_modules/probot/bin/probot.js"), "run", join(ROOT, "src/app/index.ts")],
-    { ...env, PORT: String(port), HOST: "127.0.0.1" },
-    cwd,
-  );
+  const app = spawnApp({ ...env, PORT: String(port), HOST: "127.0.0.1" }, cwd);
   let ready = false;
   await eventually(async () => {
     ready = await fetch(`http://127.0.0.1:${port}/ping`).then(
@@ -95,7 +111,7 @@ export async function startWorkerProcess(
   env: Record<string, string>,
   cwd: string,
 ): Promise<ServiceProcess> {
-  const worker = start([join(ROOT, "src/cli.ts"), "worker"], env, cwd);
+  const worker = spawnCli(["worker"], env, cwd);
   await eventually(
     () => worker.output().includes("worker started") || worker.child.exitCode !== null,
     "the worker to start",

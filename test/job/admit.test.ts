@@ -43,7 +43,7 @@ function recordingStatus(seen: string[]): StatusReporter {
     start: async () => {},
     update: () => {},
     step: () => {},
-    finish: async () => {},
+    finish: async (markdown, outcome) => void seen.push(`finish (${outcome}): ${markdown}`),
     note: () => {},
     suspend: async () => {},
     commentUrl: () => undefined,
@@ -161,19 +161,46 @@ describe("admitRequest", () => {
     it.each([
       ["permission check", PERMISSION, 500],
       ["config read", CONFIG, 502],
-    ])("answers and says check_failed when the %s keeps failing", async (_what, path, status) => {
-      const { admission, seen, asked } = await admit(COMMENT, {
-        method: "GET",
-        path,
-        status,
-        times: 10,
+    ])(
+      "answers with 😕 and says check_failed when the %s keeps failing",
+      async (what, path, status) => {
+        const { admission, seen, asked } = await admit(COMMENT, {
+          method: "GET",
+          path,
+          status,
+          times: 10,
+        });
+        expect(admission).toMatchObject({ admitted: false, reason: "check_failed" });
+        expect(!admission.admitted && admission.checkError).toContain(`GitHub answered ${status}`);
+        // What failed, in words, and what to do.
+        const when =
+          what === "config read"
+            ? "when I read `.github/patchwright.yml` from the default branch"
+            : "when I checked whether @octocat may ask me for changes here";
+        expect(seen).toEqual([
+          `finish (failure): 😕 I couldn't start on this request: GitHub did not answer (${status}) ${when}, so nothing was started. Please ask again in a few minutes.`,
+        ]);
+        expect(asked(path)).toBe(3);
+      },
+    );
+
+    it("leaves the answer to the caller's queue with retryLater: no reply, no reaction, check_failed", async () => {
+      const { github, octokit } = await serve();
+      github.inject({ method: "GET", path: PERMISSION, status: 500, times: 10 });
+      const seen: string[] = [];
+      const admission = await admitRequest(
+        { octokit, botLogin: "patchwright[bot]", retryLater: true, retryDelaysMs: [] },
+        COMMENT,
+        recordingStatus(seen),
+      );
+      expect(admission).toMatchObject({
+        admitted: false,
+        reason: "check_failed",
+        checkFailure:
+          "GitHub did not answer (500) when I checked whether @octocat may ask me for changes here",
       });
-      expect(admission).toMatchObject({ admitted: false, reason: "check_failed" });
-      expect(!admission.admitted && admission.checkError).toContain(`GitHub answered ${status}`);
-      expect(seen).toEqual([
-        expect.stringMatching(/^reply: I couldn't check this request.*ask again/),
-      ]);
-      expect(asked(path)).toBe(3);
+      expect(seen).toEqual([]);
+      expect(github.calls.filter((c) => PERMISSION.test(c.path))).toHaveLength(1);
     });
 
     it("does not answer a comment that was not for the bot while the config is unreadable", async () => {
