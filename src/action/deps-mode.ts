@@ -57,7 +57,7 @@ export async function runDepsMode(
       createModel: deps.createModel,
       octokit: deps.octokit,
       signal: deps.signal,
-      onStep: (step) => deps.info(plainStep(step)),
+      onStep: (step, note) => deps.info(note ? `  ⚠ ${plainStep(note)}` : plainStep(step)),
     },
     {
       owner: repo.owner.login,

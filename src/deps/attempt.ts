@@ -55,7 +55,7 @@ export interface AttemptContext {
   sandboxes: Pick<JobSandboxes, "setup" | "agent">;
   clock: { now(): number };
   signal: AbortSignal;
-  onStep: (step: string) => void;
+  onStep: (step: string, note?: string) => void;
 }
 
 export async function attemptUpdates(
@@ -66,7 +66,7 @@ export async function attemptUpdates(
   await resetCheckout(ctx.dir, ctx.gitEnv);
   if (extraFiles) await writeFiles(ctx.dir, extraFiles);
   const runner =
-    (env: Record<string, string>, sandbox: Sandbox): CommandRunner =>
+    (env: Record<string, string>, sandbox: Sandbox, step?: string): CommandRunner =>
     async (command) =>
       withRelativePaths(
         await runVerify({
@@ -77,6 +77,8 @@ export async function attemptUpdates(
           signal: ctx.signal,
           clock: ctx.clock,
           timeoutSeconds: ctx.commandTimeoutSeconds,
+          networkSetting: sandbox === ctx.sandboxes.setup ? "setup_network" : "network",
+          ...(step ? { onNetworkTrouble: (note: string) => ctx.onStep(step, note) } : {}),
         }),
         ctx.dir,
       );
@@ -141,17 +143,19 @@ export async function attemptUpdates(
     };
   }
   const command = ctx.reinstall && (await hasInstalledTree(ctx.dir)) ? ctx.reinstall : ctx.install;
-  ctx.onStep(`Installing: ${command}`);
+  const installing = `Installing: ${command}`;
+  ctx.onStep(installing);
   // An install into an existing tree may rewrite the manifests or the
   // lockfile; the bump's own versions of them are what is committed.
   const written = command === ctx.install ? undefined : await readFiles(ctx.dir, bump.files);
-  const install = await runner(toolEnv, ctx.sandboxes.setup)(command);
+  const install = await runner(toolEnv, ctx.sandboxes.setup, installing)(command);
   if (written) await writeFiles(ctx.dir, written);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
   if (!ctx.verify) return { passed: true, files: bump.files };
-  ctx.onStep(`Verifying: ${ctx.verify}`);
-  const verify = await runner(ctx.shellEnv, ctx.sandboxes.agent)(ctx.verify);
+  const verifying = `Verifying: ${ctx.verify}`;
+  ctx.onStep(verifying);
+  const verify = await runner(ctx.shellEnv, ctx.sandboxes.agent, verifying)(ctx.verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };

@@ -55,7 +55,7 @@ export interface DepsJobDeps {
    */
   releases?: UpstreamSource["releases"] | undefined;
   signal?: AbortSignal | undefined;
-  onStep?: ((step: string) => void) | undefined;
+  onStep?: ((step: string, note?: string) => void) | undefined;
   onEvent?: AgentEventListener | undefined;
   /**
    * The job can be cut short and run again (the App's queue): each group's
@@ -270,7 +270,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         runDepsGroup(
           {
             ...ctx,
-            onStep: sideBySide ? (text) => step(`${group.slug}: ${text}`) : ctx.onStep,
+            onStep: sideBySide ? (text, note) => step(`${group.slug}: ${text}`, note) : ctx.onStep,
             warm: shelf,
             branchExists: remote.has(groupBranch(prefix, group)),
           },
