@@ -73,6 +73,7 @@ function failureLines(g: DepsGroupResult): string[] {
   const lines = sameRun(result, g.verify)
     ? []
     : [`  ${context}${failure.stage} failed: ${result.command} (exit ${result.exit})`];
+  if (result.networkTrouble) lines.push(`  ${result.networkTrouble}`);
   const output = result.outputTail.trimEnd().split("\n").slice(-OUTPUT_LINES);
   if (output.join("").trim()) lines.push(...output.map((line) => `      ${line}`));
   return lines;

@@ -102,10 +102,13 @@ const RULES: Rule[] = [
   },
 ];
 
-const URL_HOST = /\bhttps?:\/\/(?:[^/\s@]+@)?([a-z0-9.-]+|\[[0-9a-f:]+\])/i;
-/** Lines around the error where the host may be named (npm says it on the next line). */
+const URL_HOST = /\bhttps?:\/\/(?:[^/\s@'"]+@)?([a-z0-9.-]+|\[[0-9a-f:]+\])/i;
+/** Python's connection pools name the host this way. */
+const POOL_HOST = /\bhost='([a-z0-9.-]+)'/i;
+/** Lines around the error where the host may be named (npm says it a few lines on). */
 const NEARBY = 3;
-
+/** A line nearby names the failing request, not a help page ("More details here: https://…"). */
+const REQUEST_LINE = /request to|unable to access|\bfailed\b|\bfetch|\bGET\b|could not/i;
 /** The first network failure in `text`, or undefined. */
 export function findNetworkTrouble(text: string): NetworkTrouble | undefined {
   const lines = text.split(/\r?\n/);
@@ -129,13 +132,21 @@ function troubleAt(lines: string[], index: number): NetworkTrouble | undefined {
 }
 
 function hostNear(lines: string[], index: number): string | undefined {
-  for (let offset = 0; offset <= NEARBY; offset++) {
-    for (const at of offset === 0 ? [index] : [index + offset, index - offset]) {
-      const host = URL_HOST.exec(lines[at] ?? "")?.[1];
+  const own = hostIn(lines[index] ?? "");
+  if (own) return own;
+  for (let offset = 1; offset <= NEARBY; offset++) {
+    for (const at of [index + offset, index - offset]) {
+      const line = lines[at] ?? "";
+      if (!REQUEST_LINE.test(line)) continue;
+      const host = hostIn(line);
       if (host) return host;
     }
   }
   return undefined;
+}
+
+function hostIn(line: string): string | undefined {
+  return URL_HOST.exec(line)?.[1] ?? POOL_HOST.exec(line)?.[1];
 }
 
 export interface TroubleContext {
@@ -181,17 +192,25 @@ function networkHint(context: TroubleContext, where: string): string {
 
 /**
  * Watches a command's output as it arrives and reports each kind of
- * failure once, as soon as its line is complete (the host from the lines
- * before it; a later line naming the host refines what `first` says).
+ * failure as soon as its line is complete (the host from the lines before
+ * it), and once more if it was reported without a host and a later line
+ * names one.
  */
 export function watchNetworkTrouble(onTrouble: (trouble: NetworkTrouble) => void): {
   /** `source` keeps lines of different streams (output, a log file) apart. */
   push(chunk: string, source?: string): void;
   first(): NetworkTrouble | undefined;
 } {
-  const reported = new Set<TroubleKind>();
+  /** Per kind: reported with its host, or reported without one (then said again once a host is known). */
+  const reported = new Map<TroubleKind, "with host" | "without host">();
   const found: NetworkTrouble[] = [];
   const streams = new Map<string, { recent: string[]; partial: string }>();
+  const report = (trouble: NetworkTrouble) => {
+    const before = reported.get(trouble.kind);
+    if (before === "with host" || (before === "without host" && !trouble.host)) return;
+    reported.set(trouble.kind, trouble.host ? "with host" : "without host");
+    onTrouble(trouble);
+  };
   return {
     push(chunk, source = "") {
       const stream = streams.get(source) ?? { recent: [], partial: "" };
@@ -203,9 +222,7 @@ export function watchNetworkTrouble(onTrouble: (trouble: NetworkTrouble) => void
         const trouble = troubleAt(stream.recent, stream.recent.length - 1);
         if (!trouble) continue;
         found.push(trouble);
-        if (reported.has(trouble.kind)) continue;
-        reported.add(trouble.kind);
-        onTrouble(trouble);
+        report(trouble);
       }
     },
     first() {

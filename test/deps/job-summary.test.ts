@@ -106,6 +106,28 @@ describe("the dependency run's summary", () => {
     expect(lines.at(-1)).toBe("      npm ERR! 39");
   });
 
+  it("says which network failure an install met, before its last lines", () => {
+    const install = {
+      ...verify(false, "npm error code SELF_SIGNED_CERT_IN_CHAIN"),
+      command: "npm ci",
+      networkTrouble:
+        "network: the TLS certificate of registry.corp.test is not trusted (SELF_SIGNED_CERT_IN_CHAIN).",
+    };
+    const { verify: _verify, ...unverified } = failedGroup;
+    const lines = summary([
+      {
+        ...unverified,
+        leftOut: [{ update: fxGreet, failure: { stage: "install", result: install } }],
+        firstFailure: { stage: "install", result: install },
+      },
+    ]).split("\n");
+    const at = lines.indexOf("  install failed: npm ci (exit 1)");
+    expect(lines.slice(at + 1, at + 3)).toEqual([
+      `  ${install.networkTrouble}`,
+      "      npm error code SELF_SIGNED_CERT_IN_CHAIN",
+    ]);
+  });
+
   it("says why a partial group left updates out", () => {
     const text = summary([
       {
