@@ -1,7 +1,8 @@
 import type { Redactor } from "../agent/redact.js";
 import type { JobRequest } from "../requests/request.js";
+import { stripInvisible } from "../secrets/invisible.js";
 import type { GitHubClient } from "./octokit.js";
-import { sanitizeUntrusted, stripInvisible } from "./sanitize.js";
+import { sanitizeUntrusted } from "./sanitize.js";
 import {
   type AgentTaskInput,
   type Attachment,
