@@ -1,10 +1,10 @@
 import { markInvisible } from "../secrets/invisible.js";
-import type { Message, Model, ModelRequest, UserBlock } from "./model.js";
+import type { Message, Model, ModelRequest, ToolSpec, UserBlock } from "./model.js";
 import type { Redactor } from "./redact.js";
 
 /**
- * The last door before the model provider: every request's system prompt
- * and user turns pass the secret detector, whatever built them (a task from
+ * The last door before the model provider: every request's system prompt,
+ * tool descriptions and user turns pass the secret detector, whatever built them (a task from
  * a thread, a CI log, release notes and API diffs, AGENTS.md, git log, a
  * compaction summary, tool results). Callers redact at the source too; this
  * catches what a caller forgot. Hidden characters in the prompt's own text
@@ -39,12 +39,18 @@ export function redactingModel(model: Model, redact: Redactor): Model {
   };
   const cleanMessage = (message: Message): Message =>
     message.role === "user" ? { ...message, content: message.content.map(cleanBlock) } : message;
+  // An MCP server writes its tools' descriptions: data like any other it sends.
+  const cleanTool = (tool: ToolSpec): ToolSpec => ({
+    ...tool,
+    description: cleanText(tool.description),
+  });
   const complete: Model["complete"] = (request: ModelRequest, onEvent) =>
     model.complete(
       {
         ...request,
         system: request.system.map(cleanText),
         messages: request.messages.map(cleanMessage),
+        tools: request.tools.map(cleanTool),
       },
       onEvent,
     );
