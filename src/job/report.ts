@@ -155,7 +155,14 @@ export function finalReport(
     };
   }
   const outcome = failure || job.verify?.passed === false ? "failure" : "success";
-  const mcp = renderMcp(job.agent?.mcp);
-  const markdown = mcp ? `${renderFinalReport(input)}\n\n${mcp}` : renderFinalReport(input);
+  const markdown = [renderFinalReport(input), renderMcp(job.agent?.mcp), renderCapped(config)]
+    .filter(Boolean)
+    .join("\n\n");
   return { markdown: redact(markdown), outcome };
+}
+
+/** What the operator's ceilings lowered, so the repository knows why a setting did not hold. */
+function renderCapped(config: RepoConfig): string {
+  if (!config.capped?.length) return "";
+  return ["**Operator limits**", ...config.capped.map((line) => `- ${line}`)].join("\n");
 }

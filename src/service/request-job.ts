@@ -51,7 +51,11 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
   for (const request of requests) {
     // Its own reporter: the 👀, or the answer to a request that does not start.
     const answers = createRequestStatus({ octokit, clock: deps.clock, redact, onError }, request);
-    const admission = await admitRequest({ octokit, botLogin }, request, answers);
+    const admission = await admitRequest(
+      { octokit, botLogin, ceilings: deps.ceilings },
+      request,
+      answers,
+    );
     if (admission.admitted) admitted.push({ request, config: admission.config });
     else deps.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
   }
