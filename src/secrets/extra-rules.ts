@@ -78,10 +78,11 @@ const SECRET_NAME =
 export const EXTRA_RULES: readonly SecretRule[] = [
   patternRule(
     "private-key",
-    // The whole block (its body key characters and headers only, so code
-    // that names the markers is left alone); a block cut off before its END
-    // line (a truncated log) loses what follows as far as the key goes.
-    /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[-A-Za-z0-9+/=\s:,.\\]{0,20000}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:[A-Za-z0-9+/=\s]|\\[nrt]){40,})/g,
+    // The whole block, whatever prefixes its lines (line numbers, a log's
+    // timestamps, a diff's +) but with no quote, brace or semicolon in it,
+    // so code that names the markers is left alone; a block cut off before
+    // its END line (a truncated log) loses its lines as far as they go.
+    /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[^"'`;{}()<>]{0,20000}?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|(?:\r?\n)?(?:(?:[^\n"'`;{}()<>\\]|\\[nrt])+(?:\r?\n|$|(?=["'`]))){1,80})/g,
   ),
   patternRule(
     "github-token",
