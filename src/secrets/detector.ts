@@ -1,6 +1,7 @@
 import { EXTRA_RULES } from "./extra-rules.js";
 import { hasHidden, visibleProjection } from "./invisible.js";
 import { MIN_SECRET_LENGTH } from "./patterns.js";
+import { PEM_LINES_RULE } from "./pem-lines.js";
 import type { SecretMatch, SecretRule } from "./rule.js";
 import { SECRETLINT_RULES } from "./secretlint-rules.js";
 
@@ -14,7 +15,11 @@ import { SECRETLINT_RULES } from "./secretlint-rules.js";
  * found whole (and redacted with them).
  */
 
-export const DETECTOR_RULES: readonly SecretRule[] = [...SECRETLINT_RULES, ...EXTRA_RULES];
+export const DETECTOR_RULES: readonly SecretRule[] = [
+  ...SECRETLINT_RULES,
+  ...EXTRA_RULES,
+  PEM_LINES_RULE,
+];
 
 export interface KnownSecret {
   /** What a finding calls it: "the installation token", "ANTHROPIC_API_KEY". */
