@@ -90,19 +90,20 @@ export function markInvisible(text: string): string {
  * character stood in the original, so a secret split by zero-width
  * characters is found whole and redacted with what split it.
  */
-export function visibleProjection(text: string): { text: string; offsets: number[] } {
-  const offsets: number[] = [];
+export function visibleProjection(text: string): { text: string; offsets: Int32Array } {
+  const offsets = new Int32Array(text.length + 1);
   const parts: string[] = [];
   let from = 0;
+  let kept = 0;
   const keep = (end: number) => {
     parts.push(text.slice(from, end));
-    for (let i = from; i < end; i++) offsets.push(i);
+    for (let i = from; i < end; i++) offsets[kept++] = i;
   };
   for (const run of text.matchAll(HIDDEN_RUN)) {
     keep(run.index);
     from = run.index + run[0].length;
   }
   keep(text.length);
-  offsets.push(text.length);
-  return { text: parts.join(""), offsets };
+  offsets[kept] = text.length;
+  return { text: parts.join(""), offsets: offsets.subarray(0, kept + 1) };
 }

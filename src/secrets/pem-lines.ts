@@ -10,85 +10,100 @@ import type { SecretMatch, SecretRule } from "./rule.js";
  * not secret.
  */
 
-/** PEM's 64 characters a line; OpenSSH's own format writes 70. */
-const PEM_WIDTH = /^(?:[A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})$/;
 const FULL_LINE = /^[A-Za-z0-9+/]{60,76}={0,2}$/;
 /** The last line of a body, right above its END line: as short as one group of four. */
 const LAST_LINE = /^[A-Za-z0-9+/]{2,76}={0,2}$/;
 const HEADER = /^(?:Proc-Type|DEK-Info):/;
-const END_PRIVATE = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/;
+const END_PRIVATE = /-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----/g;
 const BEGIN = /-----BEGIN([ A-Z0-9]*)-----/g;
 /** Shorter runs are too likely to be something else wrapped at 64 (and too short to use). */
 const MIN_RUN = 4;
 
-interface Line {
-  start: number;
-  end: number;
-  /** Where its last word starts, and the word. */
-  wordStart: number;
-  word: string;
+/** The last word of the line that ends at `end` (a log's timestamp or a line number before it). */
+function lastWord(text: string, lineStart: number, end: number): { start: number; word: string } {
+  const line = text.slice(lineStart, end).replace(/\s+$/, "");
+  const word = line.split(/[\s|]+/).pop() ?? "";
+  return { start: lineStart + line.length - word.length, word };
 }
 
-function linesOf(text: string): Line[] {
-  const lines: Line[] = [];
-  let start = 0;
-  while (start <= text.length) {
-    const newline = text.indexOf("\n", start);
-    const end = newline < 0 ? text.length : newline;
-    const line = text.slice(start, end).replace(/\s+$/, "");
-    const word = line.split(/[\s|]+/).pop() ?? "";
-    lines.push({ start, end, wordStart: start + line.length - word.length, word });
-    if (newline < 0) break;
-    start = newline + 1;
-  }
-  return lines;
-}
-
-const keyLine = (line: Line) => FULL_LINE.test(line.word) || HEADER.test(line.word);
+const lineStartBefore = (text: string, at: number) => text.lastIndexOf("\n", at - 1) + 1;
 
 /** Whether the last BEGIN before `at` opens something public that is still open there. */
 function insidePublicBlock(text: string, at: number): boolean {
+  const from = Math.max(0, at - 20_000);
   let last: RegExpExecArray | undefined;
-  for (const match of text.slice(Math.max(0, at - 20_000), at).matchAll(BEGIN)) last = match;
+  for (const match of text.slice(from, at).matchAll(BEGIN)) last = match;
   if (!last || /PRIVATE/.test(last[1] ?? "")) return false;
-  const after = text.slice(Math.max(0, at - 20_000) + last.index, at);
-  return !/-----END /.test(after);
+  return !/-----END /.test(text.slice(from + last.index, at));
+}
+
+/** The body lines right above each END line, walked back line by line. */
+function tails(text: string): SecretMatch[] {
+  const found: SecretMatch[] = [];
+  for (const end of text.matchAll(END_PRIVATE)) {
+    let lineStart = lineStartBefore(text, end.index);
+    let first: number | undefined;
+    for (let n = 0; lineStart > 0 && n < 100; n++) {
+      const previous = lineStartBefore(text, lineStart - 1);
+      const { start, word } = lastWord(text, previous, lineStart - 1);
+      const fits = n === 0 ? LAST_LINE.test(word) : FULL_LINE.test(word) || HEADER.test(word);
+      if (!fits) break;
+      first = start;
+      lineStart = previous;
+    }
+    if (first !== undefined) {
+      found.push({ start: first, end: end.index + end[0].length, rule: "private-key" });
+    }
+  }
+  return found;
+}
+
+const isBase64 = (code: number) =>
+  (code >= 65 && code <= 90) ||
+  (code >= 97 && code <= 122) ||
+  (code >= 48 && code <= 57) ||
+  code === 43 ||
+  code === 47;
+
+/**
+ * Where a word of PEM width (64, or OpenSSH's 70) that ends the line at
+ * `lineEnd` starts, or -1. Walked back by hand: a regex would retry inside
+ * every long base64 run of a minified file.
+ */
+function pemWordStart(text: string, lineEnd: number): number {
+  const end = text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
+  let at = end;
+  while (at > 0 && end - at <= 70 && isBase64(text.charCodeAt(at - 1))) at--;
+  const length = end - at;
+  const alone = at === 0 || !(isBase64(text.charCodeAt(at - 1)) || text.charCodeAt(at - 1) === 61);
+  return (length === 64 || length === 70) && alone ? at : -1;
+}
+
+/** Runs of lines that end in PEM-width words, one right under the other. */
+function runs(text: string): SecretMatch[] {
+  const found: SecretMatch[] = [];
+  let run: { start: number; end: number; lines: number } | undefined;
+  const close = () => {
+    if (run && run.lines >= MIN_RUN && !insidePublicBlock(text, run.start)) {
+      found.push({ start: run.start, end: run.end, rule: "private-key" });
+    }
+    run = undefined;
+  };
+  for (let lineEnd = text.indexOf("\n"); ; lineEnd = text.indexOf("\n", lineEnd + 1)) {
+    const end = lineEnd < 0 ? text.length : lineEnd;
+    const start = pemWordStart(text, end);
+    if (start < 0) close();
+    else if (run) {
+      run.end = end;
+      run.lines++;
+    } else run = { start, end, lines: 1 };
+    if (lineEnd < 0) break;
+  }
+  close();
+  return found;
 }
 
 export const PEM_LINES_RULE: SecretRule = {
   id: "private-key",
-  find(text: string): SecretMatch[] {
-    if (!/[A-Za-z0-9+/]{60}\r?\n/.test(text)) return [];
-    const lines = linesOf(text);
-    const found: SecretMatch[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i] as Line;
-      // A tail: the body lines right above an END line.
-      if (END_PRIVATE.test(text.slice(line.start, line.end))) {
-        let first = i;
-        if (first > 0 && LAST_LINE.test((lines[first - 1] as Line).word)) first--;
-        while (first > 0 && i - first < 100 && keyLine(lines[first - 1] as Line)) first--;
-        if (first < i) {
-          found.push({
-            start: (lines[first] as Line).wordStart,
-            end: line.end,
-            rule: "private-key",
-          });
-        }
-        continue;
-      }
-      // A run of PEM-width lines.
-      let last = i;
-      while (last < lines.length && PEM_WIDTH.test((lines[last] as Line).word)) last++;
-      if (last - i >= MIN_RUN && !insidePublicBlock(text, line.start)) {
-        found.push({
-          start: line.wordStart,
-          end: (lines[last - 1] as Line).end,
-          rule: "private-key",
-        });
-        i = last;
-      }
-    }
-    return found;
-  },
+  find: (text: string): SecretMatch[] => [...tails(text), ...runs(text)],
 };
