@@ -30,13 +30,6 @@ export interface OperatorCeilings {
   repoMcp: boolean;
 }
 
-/** Nothing capped: what a run without an operator's settings gets. */
-export const NO_CEILINGS: OperatorCeilings = {
-  pricingFromRepos: true,
-  maxNetwork: "on",
-  repoMcp: true,
-};
-
 const RANK: Record<NetworkCeiling, number> = { off: 0, hosts: 1, public: 2, on: 3 };
 
 function levelOf(policy: NetworkPolicy): NetworkCeiling {

@@ -74,7 +74,7 @@ function scan(rules: readonly SecretRule[], text: string): SecretMatch[] {
   return rules.flatMap((rule) => rule.find(text));
 }
 
-export function findWith(rules: readonly SecretRule[], text: string): SecretMatch[] {
+function findWith(rules: readonly SecretRule[], text: string): SecretMatch[] {
   if (!hasHidden(text)) return merge(scan(rules, text));
   const { text: visible, offsets } = visibleProjection(text);
   return merge(
@@ -86,7 +86,7 @@ export function findWith(rules: readonly SecretRule[], text: string): SecretMatc
   );
 }
 
-export function redactMatches(text: string, matches: readonly SecretMatch[]): string {
+function redactMatches(text: string, matches: readonly SecretMatch[]): string {
   if (matches.length === 0) return text;
   let out = "";
   let from = 0;

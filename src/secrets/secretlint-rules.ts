@@ -45,7 +45,7 @@ const LEFT_OUT = new Set(["filter-comments", "gcp"]);
 const OPTIONS: Record<string, Record<string, unknown>> = {};
 
 /** `AWSSecretAccessKey` -> `aws-secret-access-key`, `NPM_ACCESS_TOKEN` -> `npm-access-token`. */
-export function kebabId(messageId: string): string {
+function kebabId(messageId: string): string {
   return messageId
     .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
     .replace(/([A-Z]+)([A-Z][a-z])/g, "$1-$2")

@@ -3,7 +3,6 @@ import {
   applyCeilings,
   capNetwork,
   modelAllowed,
-  NO_CEILINGS,
   type OperatorCeilings,
 } from "../../src/config/ceilings.js";
 import { parseConfig } from "../../src/config/load.js";
@@ -93,6 +92,7 @@ describe("operator ceilings", () => {
       "model: claude-sonnet-4-5\nmax_cost_usd: 2\nnetwork: [registry.npmjs.org]\n",
     );
     expect(applyCeilings(modest, { ...closed, maxNetwork: "on" })).toEqual(modest);
-    expect(applyCeilings(config(GREEDY), NO_CEILINGS)).toEqual(config(GREEDY));
+    const none: OperatorCeilings = { pricingFromRepos: true, maxNetwork: "on", repoMcp: true };
+    expect(applyCeilings(config(GREEDY), none)).toEqual(config(GREEDY));
   });
 });

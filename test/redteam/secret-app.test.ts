@@ -85,7 +85,7 @@ describe("red team: secrets in the App's channels", () => {
     const routes: FakeRoute[] = [];
     harness = await startHarness({
       steps: fixAddSteps(),
-      github: { configYaml: "verify: npm test\n", routes },
+      github: { routes },
     });
     const h = harness;
     const actions = fakeActions("/repos/octo-org/demo");
