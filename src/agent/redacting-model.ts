@@ -21,7 +21,7 @@ export function redactingModel(model: Model, redact: Redactor): Model {
   const cleanText = (text: string): string => {
     let clean = texts.get(text);
     if (clean === undefined) {
-      clean = redact(markInvisible(text));
+      clean = markInvisible(redact(text));
       texts.set(text, clean);
     }
     return clean;
@@ -31,7 +31,7 @@ export function redactingModel(model: Model, redact: Redactor): Model {
     if (!clean) {
       clean =
         block.type === "text"
-          ? { ...block, text: redact(markInvisible(block.text)) }
+          ? { ...block, text: markInvisible(redact(block.text)) }
           : { ...block, content: redact(block.content) };
       blocks.set(block, clean);
     }

@@ -110,12 +110,11 @@ async function runOne(
         );
   // Before the model, the transcript or anything else sees it. What a
   // command or an MCP server printed is data: its hidden characters are
-  // shown, not passed on (a file read keeps the file as it is).
-  const shown =
-    tool?.kind === "shell" || tool?.kind === "external"
-      ? markInvisible(result.content)
-      : result.content;
-  const content = deps.redact(shown);
+  // shown, not passed on (a file read keeps the file as it is); after the
+  // redaction, which sees through them to a token they split.
+  const redacted = deps.redact(result.content);
+  const content =
+    tool?.kind === "shell" || tool?.kind === "external" ? markInvisible(redacted) : redacted;
   const isError = result.isError;
   deps.emit({
     type: "tool_result",

@@ -71,6 +71,9 @@ describe("red team: secrets in the App's channels", () => {
     expect(h.github.pulls).toHaveLength(1);
     expect(posted(h)).toContain("[redacted: aws-secret-access-key]");
     expect(leaks(families, posted(h))).toEqual([]);
+    // The model quoted the hidden characters too: shown, not posted.
+    expect(posted(h)).not.toMatch(HIDDEN);
+    expect(`${sent}\n${posted(h)}`).not.toMatch(/ghp_[A-Za-z0-9]{6,}/);
     const messages = execFileSync("git", [
       "--git-dir",
       h.repo.dir,

@@ -43,6 +43,8 @@ function sent(model: ScriptedModel): string {
 function expectClean(text: string): void {
   expect(leaks(families, text)).toEqual([]);
   expect(text).not.toMatch(HIDDEN);
+  // The token split by a zero-width space: no piece of it either.
+  expect(text).not.toMatch(/ghp_[A-Za-z0-9]{6,}/);
 }
 
 async function session(
