@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
   deps: () => import("./deps.js"),
   queue: () => import("./queue.js"),
   sandbox: () => import("./sandbox.js"),
+  secrets: () => import("./secrets.js"),
   snapshot: () => import("./snapshot.js"),
   tools: () => import("./tools.js"),
   workspace: () => import("./workspace.js"),

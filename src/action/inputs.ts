@@ -1,12 +1,17 @@
 import { z } from "zod";
 import { PRESET_NAMES } from "../agent/policy/presets.js";
 import { ruleProblem } from "../agent/policy/rules.js";
+import { applyCeilings, type OperatorCeilings } from "../config/ceilings.js";
 import type { RepoConfig } from "../config/schema.js";
+import { ACTION_DEFAULTS, ceilingEnvFields, ceilingsOf } from "../service/ceilings.js";
 
 /**
  * The Action's inputs (action.yml), parsed with zod. Every input is a string
  * on the runner, "" when not given; a given value overrides the repository
  * config file's setting. A bad value fails the step with `input <name>: ...`.
+ * The workflow's `env:` may set the operator's ceilings (PATCHWRIGHT_MAX_COST_USD
+ * and the rest, service/ceilings.ts): neither the config file nor an input
+ * exceeds them.
  */
 
 export const INPUT_NAMES = [
@@ -148,22 +153,36 @@ export interface ActionInputs {
   mode: "auto" | "deps" | "review";
   /** Run repository code without a sandbox where none can start (an explicit, logged choice). */
   unsandboxed: boolean;
+  /** From the workflow's environment; nothing capped where it sets none. */
+  ceilings: OperatorCeilings;
 }
 
 export type InputsResult = { ok: true; inputs: ActionInputs } | { ok: false; message: string };
 
-/** Reads every input through `getInput` and parses them; all problems are reported at once. */
-export function readInputs(getInput: (name: InputName) => string): InputsResult {
+const ceilingEnvSchema = z.object(ceilingEnvFields);
+
+/**
+ * Reads every input through `getInput` and the ceilings from the workflow's
+ * `env`, and parses them; all problems are reported at once.
+ */
+export function readInputs(
+  getInput: (name: InputName) => string,
+  env: Record<string, string | undefined> = {},
+): InputsResult {
   const raw = Object.fromEntries(INPUT_NAMES.map((name) => [name, getInput(name)]));
   const parsed = inputsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
+  const ceilings = ceilingEnvSchema.safeParse(env);
+  if (!parsed.success || !ceilings.success) {
+    const lines = (parsed.error?.issues ?? []).map((issue) => {
       const name = String(issue.path[0] ?? "inputs") as InputName;
       const value = raw[name];
       const shown =
         value && !SECRET_INPUTS.includes(name) && !value.includes("\n") ? ` (got "${value}")` : "";
       return `input ${name}: ${issue.message}${shown}`;
     });
+    for (const issue of ceilings.error?.issues ?? []) {
+      lines.push(`env ${String(issue.path[0])}: ${issue.message}`);
+    }
     return { ok: false, message: [...new Set(lines)].join("\n") };
   }
   const data = parsed.data;
@@ -187,12 +206,17 @@ export function readInputs(getInput: (name: InputName) => string): InputsResult 
       configPath: data.config_path,
       mode: data.mode,
       unsandboxed: data.unsandboxed,
+      ceilings: ceilingsOf(ceilings.data, ACTION_DEFAULTS),
     },
   };
 }
 
-/** The repository's config with the given inputs laid over it. */
+/** The repository's config with the given inputs laid over it, within the ceilings. */
 export function applyInputs(config: RepoConfig, inputs: ActionInputs): RepoConfig {
+  return applyCeilings(withInputs(config, inputs), inputs.ceilings);
+}
+
+function withInputs(config: RepoConfig, inputs: ActionInputs): RepoConfig {
   return {
     ...config,
     triggerPhrase: inputs.triggerPhrase ?? config.triggerPhrase,

@@ -117,7 +117,7 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
     return skipped(forkNote);
   }
 
-  const parsed = readInputs((name) => io.getInput(name));
+  const parsed = readInputs((name) => io.getInput(name), env);
   if (!parsed.ok) return failed(parsed.message);
   const inputs = parsed.inputs;
   if (inputs.mode === "deps") {

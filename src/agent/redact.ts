@@ -1,33 +1,25 @@
-import { MIN_SECRET_LENGTH, TOKEN_PATTERNS } from "../secrets/patterns.js";
+import { createSecretDetector } from "../secrets/detector.js";
+import type { SecretMatch } from "../secrets/rule.js";
 
 /**
- * Removes secrets from text before it is stored or shown: transcripts, logs,
- * comments and PR bodies all pass through here. Known secret values (the
- * tokens and keys this process holds) are replaced exactly; well-known token
- * shapes are replaced wherever they appear, since text from issues, files or
- * command output may carry someone else's.
+ * Removes secrets from text before it leaves: for the model, a transcript,
+ * a log, a comment or a PR body. The values this process holds (its tokens
+ * and keys) are replaced exactly, and so is everything the secret detector
+ * (secrets/detector.ts: secretlint's rules and ours) finds, since text from
+ * issues, files, CI logs or command output may carry someone else's. Each
+ * becomes `[redacted: <rule>]`, so the model knows something was there.
  */
 
-export const REDACTED = "[REDACTED]";
-
-export type Redactor = (text: string) => string;
+export interface Redactor {
+  (text: string): string;
+  /** Where the secrets are (the agent puts a quoted placeholder back to its value in an edit). */
+  find?: ((text: string) => SecretMatch[]) | undefined;
+}
 
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
-  const values = [
-    ...new Set([...secrets].filter((s): s is string => !!s && s.length >= MIN_SECRET_LENGTH)),
-  ]
-    // Longest first, so a secret that contains another is replaced whole.
-    .sort((a, b) => b.length - a.length);
-  return (text) => {
-    let out = text;
-    for (const value of values) out = out.split(value).join(REDACTED);
-    for (const { pattern } of TOKEN_PATTERNS) {
-      out = out.replace(pattern, (_match, prefix?: string) =>
-        typeof prefix === "string" && prefix.endsWith(":") ? `${prefix}${REDACTED}@` : REDACTED,
-      );
-    }
-    return out;
-  };
+  const values = [...new Set([...secrets].filter((s): s is string => !!s))];
+  const detector = createSecretDetector(values.map((value) => ({ name: "known-secret", value })));
+  return Object.assign((text: string) => detector.redact(text), { find: detector.find });
 }
 
 /** Deeply redacts every string inside a JSON-like value. */

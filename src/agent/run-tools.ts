@@ -1,6 +1,9 @@
+import { markInvisible } from "../secrets/invisible.js";
 import type { AgentEventListener } from "./events.js";
 import type { FileHistory } from "./file-history.js";
 import type { ToolResultBlock, ToolUseBlock } from "./model.js";
+import type { Redactor } from "./redact.js";
+import { restoreRedacted } from "./redaction-edits.js";
 import type { AnyTool, ChangeRecord, PolicyCheck, ToolContext } from "./tools/define-tool.js";
 import { executeToolCall, type ToolRegistry } from "./tools/registry.js";
 import type { WorkspaceSnapshotter } from "./workspace-snapshot.js";
@@ -15,8 +18,8 @@ export interface ToolRunDeps {
   sandbox: ToolContext["sandbox"];
   reads: ToolContext["reads"];
   signal: AbortSignal;
-  /** Applied to every tool result: secrets and token shapes never reach the model. */
-  redact: (text: string) => string;
+  /** Applied to every tool result: secrets never reach the model. */
+  redact: Redactor;
   now: () => number;
   emit: AgentEventListener;
 }
@@ -92,9 +95,26 @@ async function runOne(
       }
     },
   };
-  const result = await executeToolCall(deps.registry, call, ctx, deps.check);
-  // Before the model, the transcript or anything else sees it.
-  const content = deps.redact(result.content);
+  const restored =
+    tool && deps.redact.find
+      ? await restoreRedacted(tool, call.input, deps.root, deps.redact.find)
+      : null;
+  const result =
+    restored && "error" in restored
+      ? { content: restored.error, isError: true }
+      : await executeToolCall(
+          deps.registry,
+          restored ? { ...call, input: restored.input } : call,
+          ctx,
+          deps.check,
+        );
+  // Before the model, the transcript or anything else sees it. What a
+  // command or an MCP server printed is data: its hidden characters are
+  // shown, not passed on (a file read keeps the file as it is); after the
+  // redaction, which sees through them to a token they split.
+  const redacted = deps.redact(result.content);
+  const content =
+    tool?.kind === "shell" || tool?.kind === "external" ? markInvisible(redacted) : redacted;
   const isError = result.isError;
   deps.emit({
     type: "tool_result",

@@ -19,6 +19,7 @@ import type { InstructionFile } from "./prompt.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
 import { createRedactor } from "./redact.js";
+import { redactingModel } from "./redacting-model.js";
 import type { AnyTool, PolicyCheck, PolicyDecision, ToolFacts } from "./tools/define-tool.js";
 import { defaultTools } from "./tools/index.js";
 import { createToolRegistry } from "./tools/registry.js";
@@ -37,8 +38,9 @@ export interface AgentSessionOptions {
   /** Where the agent's commands run: the workspace's sandbox. */
   sandbox: Sandbox;
   /**
-   * Secrets beyond those in envSource (a token minted for the job): tool
-   * results are redacted of them, and of every known token shape.
+   * Secrets beyond those in envSource (a token minted for the job): every
+   * model request and tool result is redacted of them, and of everything the
+   * secret detector finds.
    */
   secrets?: readonly string[] | undefined;
   clock: { now(): number };
@@ -147,9 +149,15 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
       extraRules: options.extraRules,
       tools: registry.tools,
     });
+    const redact = createRedactor([
+      ...secretsInEnv(options.envSource).map((secret) => secret.value),
+      ...providerSecrets(options.envSource),
+      ...(options.secrets ?? []),
+      ...(options.mcp?.secrets ?? []),
+    ]);
     const result = await runAgent(
       {
-        model: options.model,
+        model: redactingModel(options.model, redact),
         registry,
         check,
         history,
@@ -157,12 +165,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         root,
         env,
         sandbox: options.sandbox,
-        redact: createRedactor([
-          ...secretsInEnv(options.envSource).map((secret) => secret.value),
-          ...providerSecrets(options.envSource),
-          ...(options.secrets ?? []),
-          ...(options.mcp?.secrets ?? []),
-        ]),
+        redact,
         clock: options.clock,
         signal: options.signal,
         onEvent: options.onEvent,

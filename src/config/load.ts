@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { applyCeilings, type OperatorCeilings } from "./ceilings.js";
 import {
   ConfigError,
   type ConfigProblem,
@@ -144,6 +145,8 @@ export interface LoadRepoConfigOptions {
    */
   ref: string;
   path?: string;
+  /** The operator's ceilings, applied to the file's settings (config/ceilings.ts). */
+  ceilings?: OperatorCeilings | undefined;
 }
 
 function isNotFound(error: unknown): boolean {
@@ -163,6 +166,10 @@ export async function loadRepoConfig(
   const path = options.path ?? DEFAULT_CONFIG_PATH;
   const where = { path, ref: options.ref };
   let data: unknown;
+  const capped = (result: ConfigResult): ConfigResult =>
+    result.ok && options.ceilings
+      ? { ...result, config: applyCeilings(result.config, options.ceilings) }
+      : result;
   try {
     const response = await octokit.rest.repos.getContent({
       owner: options.owner,
@@ -172,7 +179,7 @@ export async function loadRepoConfig(
     });
     data = response.data;
   } catch (error) {
-    if (isNotFound(error)) return { ok: true, config: defaultConfig(), source: "default" };
+    if (isNotFound(error)) return capped({ ok: true, config: defaultConfig(), source: "default" });
     throw error;
   }
   const file = data as { type?: string; content?: string; encoding?: string; size?: number };
@@ -186,7 +193,7 @@ export async function loadRepoConfig(
     );
     return { ok: false, error: new ConfigError([problem], where) };
   }
-  return parseConfig(Buffer.from(file.content, "base64").toString("utf8"), where);
+  return capped(parseConfig(Buffer.from(file.content, "base64").toString("utf8"), where));
 }
 
 /**

@@ -147,6 +147,8 @@ export interface RepoConfig extends UpkeepConfig {
   /** Prices for models the table does not know (see agent/pricing.ts). */
   pricing?: Record<string, PriceSetting>;
   mcpServers?: McpServersConfig;
+  /** Settings the operator's ceilings lowered, one line each for the report (config/ceilings.ts). */
+  capped?: string[];
 }
 
 function toRepoConfig(file: ParsedConfigFile): RepoConfig {

@@ -1,21 +1,23 @@
-import { TOKEN_PATTERNS } from "../secrets/patterns.js";
+import {
+  createSecretDetector,
+  type KnownSecret,
+  type SecretDetector,
+} from "../secrets/detector.js";
 import { parseDiffTree } from "./diff-tree.js";
 import { type GitEnv, runGit, runGitBuffer } from "./git-client.js";
 
+export type { KnownSecret };
+
 /**
  * The last look before a push: every commit the remote does not have yet
- * is searched for the secrets this process knows (exactly, and in the
- * encodings a header or a URL would carry them) and for well-known token
- * shapes, in its message, its file names and its files. A hit blocks the
- * push; the report names the commit, the place and the kind of secret,
- * never the value.
+ * is searched with the secret detector (secrets/detector.ts: the rule set,
+ * and the secrets this process knows, exactly and in the encodings a header
+ * or a URL would carry them), in its message, its file names and what it
+ * changed in its files. A file is judged by what the commit brings into it:
+ * a value its parent's version already held is not new to the remote (a test
+ * fixture the agent edits around). A hit blocks the push; the report names
+ * the commit, the place and the kind of secret, never the value.
  */
-
-export interface KnownSecret {
-  /** What to call it in a report: "the installation token", "ANTHROPIC_API_KEY". */
-  name: string;
-  value: string;
-}
 
 export interface SecretFinding {
   commit: string;
@@ -51,7 +53,7 @@ export async function findSecretsInNewCommits(options: {
   tip?: string | undefined;
 }): Promise<SecretFinding[]> {
   const git = { env: options.env };
-  const needles = needlesOf(options.secrets);
+  const detector = createSecretDetector(options.secrets);
   const log = await runGit(
     options.dir,
     ["log", "-z", "--format=%H%x01%B", options.tip ?? "HEAD", "--not", "--remotes"],
@@ -60,7 +62,7 @@ export async function findSecretsInNewCommits(options: {
   const findings: SecretFinding[] = [];
   for (const entry of log.split("\0").filter(Boolean)) {
     const [commit = "", message = ""] = entry.split("\x01");
-    for (const what of matches(Buffer.from(message), needles)) {
+    for (const what of kindsIn(detector, message)) {
       findings.push({ commit, where: "message", what });
     }
     const changes = parseDiffTree(
@@ -72,51 +74,39 @@ export async function findSecretsInNewCommits(options: {
     ).filter((change) => change.new !== null);
     const blobs = await readBlobs(
       options.dir,
-      changes.map((c) => c.new?.sha ?? ""),
+      changes.flatMap((c) => [c.new?.sha ?? "", ...(c.old ? [c.old.sha] : [])]),
       git,
     );
-    changes.forEach((change, i) => {
-      for (const what of matches(Buffer.from(change.path), needles)) {
+    let next = 0;
+    for (const change of changes) {
+      const added = blobs[next++] ?? Buffer.alloc(0);
+      const before = change.old ? (blobs[next++] ?? Buffer.alloc(0)) : undefined;
+      for (const what of kindsIn(detector, change.path)) {
         findings.push({ commit, where: "file name", path: change.path, what });
       }
-      for (const what of matches(blobs[i] ?? Buffer.alloc(0), needles)) {
+      for (const what of introduced(detector, added, before)) {
         findings.push({ commit, where: "file", path: change.path, what });
       }
-    });
+    }
   }
   return findings;
 }
 
-interface Needle {
-  what: string;
-  bytes: Buffer;
+function kindsIn(detector: SecretDetector, text: string): string[] {
+  return [...new Set(detector.find(text).map((match) => match.rule))];
 }
 
-/** Each value as is, base64 (an auth header), and inside git's basic-auth pair. */
-function needlesOf(secrets: readonly KnownSecret[]): Needle[] {
-  return secrets.flatMap(({ name, value }) =>
-    [value, base64(value), base64(`x-access-token:${value}`)].map((form) => ({
-      what: name,
-      bytes: Buffer.from(form),
-    })),
-  );
-}
-
-function base64(text: string): string {
-  return Buffer.from(text).toString("base64");
-}
-
-function matches(data: Buffer, needles: readonly Needle[]): string[] {
-  const found = new Set<string>();
-  for (const needle of needles) if (data.includes(needle.bytes)) found.add(needle.what);
+/** The kinds of secret in `added` whose values `before` did not hold. */
+function introduced(detector: SecretDetector, added: Buffer, before: Buffer | undefined): string[] {
   // latin1 keeps every byte as one character, so binary files are searched too.
-  const text = data.toString("latin1");
-  for (const { name, pattern } of TOKEN_PATTERNS) {
-    pattern.lastIndex = 0;
-    if (pattern.test(text)) found.add(name);
-    pattern.lastIndex = 0;
+  const text = added.toString("latin1");
+  const old = before?.toString("latin1");
+  const kinds = new Set<string>();
+  for (const match of detector.find(text)) {
+    if (old?.includes(text.slice(match.start, match.end))) continue;
+    kinds.add(match.rule);
   }
-  return [...found];
+  return [...kinds];
 }
 
 /** Reads blobs in one `cat-file --batch`: "<sha> blob <size>\n<bytes>\n" each. */

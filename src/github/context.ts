@@ -1,7 +1,8 @@
 import type { Redactor } from "../agent/redact.js";
 import type { JobRequest } from "../requests/request.js";
+import { stripInvisible } from "../secrets/invisible.js";
 import type { GitHubClient } from "./octokit.js";
-import { sanitizeUntrusted, stripInvisible } from "./sanitize.js";
+import { sanitizeUntrusted } from "./sanitize.js";
 import {
   type AgentTaskInput,
   type Attachment,
@@ -258,7 +259,13 @@ export async function buildAgentTask(
     },
   };
   if (options.attachments) {
-    input.attachments = options.attachments.map((a) => ({ ...a, text: plain(a.text) }));
+    // A check's or a workflow's name is the repository's (or a CI service's) words too.
+    input.attachments = options.attachments.map((a) => ({
+      ...a,
+      name: plain(a.name),
+      note: plain(a.note),
+      text: plain(a.text),
+    }));
   }
   if (request.target.kind === "pull_request") {
     const files = await fetchChangedFiles(octokit, request, options.maxFiles ?? DEFAULT_MAX_FILES);

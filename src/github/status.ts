@@ -1,6 +1,7 @@
 import type { AgentEvent } from "../agent/events.js";
 import type { Redactor } from "../agent/redact.js";
 import type { JobRequest } from "../requests/request.js";
+import { markInvisible } from "../secrets/invisible.js";
 import { isAmbiguousFailure, isNotFound } from "./api-errors.js";
 import { Checklist } from "./checklist.js";
 import { details, fitBody, GITHUB_BODY_LIMIT } from "./markdown.js";
@@ -119,8 +120,10 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
   };
 
   const hidden = deps.marker ? `\n\n${markerLine(deps.marker)}` : "";
+  // The model's words and the text it quotes: no secret, and no character a
+  // reader cannot see (it would carry what the thread's sanitizers took out).
   const prepare = (markdown: string) =>
-    `${fitBody(redact(markdown), GITHUB_BODY_LIMIT - hidden.length)}${hidden}`;
+    `${fitBody(markInvisible(redact(markdown)), GITHUB_BODY_LIMIT - hidden.length)}${hidden}`;
 
   const post = async (body: string, once: boolean): Promise<TrackingComment> => {
     // With a marker, a lost answer is settled by looking, not by posting again.

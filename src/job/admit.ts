@@ -1,3 +1,4 @@
+import { applyCeilings, type OperatorCeilings } from "../config/ceilings.js";
 import { type ConfigError, type ConfigResult, loadRepoConfig } from "../config/load.js";
 import { defaultConfig, type RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
@@ -40,6 +41,8 @@ export interface AdmitDeps {
   configPath?: string | undefined;
   /** Settings the entry point overrides (the Action's inputs), applied to the file's config. */
   adjustConfig?: ((config: RepoConfig) => RepoConfig) | undefined;
+  /** The operator's ceilings, applied last: neither the file nor an override exceeds them. */
+  ceilings?: OperatorCeilings | undefined;
   /**
    * The waits before asking GitHub again when the config read or the
    * permission check failed transiently (5xx, network, rate limit);
@@ -121,7 +124,10 @@ export async function admitRequest(
       ...(deps.configPath ? { path: deps.configPath } : {}),
     }),
   ).catch(unlessTransient);
-  const adjust = deps.adjustConfig ?? ((config: RepoConfig) => config);
+  const adjust = (config: RepoConfig) => {
+    const adjusted = deps.adjustConfig ? deps.adjustConfig(config) : config;
+    return deps.ceilings ? applyCeilings(adjusted, deps.ceilings) : adjusted;
+  };
   // A broken or unreadable file has no trigger phrase to go by: judge by the
   // default one, so only someone who was asking the bot hears about it.
   const config = adjust(isConfig(loaded) && loaded.ok ? loaded.config : defaultConfig());

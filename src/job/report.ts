@@ -1,6 +1,7 @@
 import type { Redactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { JobRequest } from "../requests/request.js";
+import { markInvisible } from "../secrets/invisible.js";
 import { checksRun } from "./checks.js";
 import { fileStats } from "./diff-stats.js";
 import {
@@ -71,7 +72,7 @@ export function pullRequestBody(
   redact: Redactor,
 ): string {
   const stats = runStats(job, config.model);
-  return redact(
+  const body = redact(
     renderPullRequestBody({
       ...(stats ?? {
         usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
@@ -92,6 +93,8 @@ export function pullRequestBody(
       mcp: job.agent?.mcp,
     }),
   );
+  // No character a reader cannot see, whatever the model wrote.
+  return markInvisible(body);
 }
 
 /**
@@ -155,7 +158,14 @@ export function finalReport(
     };
   }
   const outcome = failure || job.verify?.passed === false ? "failure" : "success";
-  const mcp = renderMcp(job.agent?.mcp);
-  const markdown = mcp ? `${renderFinalReport(input)}\n\n${mcp}` : renderFinalReport(input);
+  const markdown = [renderFinalReport(input), renderMcp(job.agent?.mcp), renderCapped(config)]
+    .filter(Boolean)
+    .join("\n\n");
   return { markdown: redact(markdown), outcome };
+}
+
+/** What the operator's ceilings lowered, so the repository knows why a setting did not hold. */
+function renderCapped(config: RepoConfig): string {
+  if (!config.capped?.length) return "";
+  return ["**Operator limits**", ...config.capped.map((line) => `- ${line}`)].join("\n");
 }

@@ -15,6 +15,7 @@ import type { Attachment } from "../github/thread-render.js";
 import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { markInvisible } from "../secrets/invisible.js";
 import { renderForkPatchAnswer } from "./answers.js";
 import type { CheckpointSettings, GitJobInput, GitJobResult } from "./git-job.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
@@ -248,7 +249,8 @@ async function planRequest(
     baseBranch: fork ? undefined : (issuePull?.baseRef ?? request.repo.defaultBranch),
     defaultBranch: request.repo.defaultBranch,
     existingBranch,
-    branchTitle: request.target.title,
+    // A token in the title must not become part of a branch name.
+    branchTitle: deps.redact(request.target.title),
     issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
     task,
     ...jobSettingsFrom(config, deps.createModel),
@@ -297,7 +299,8 @@ async function planRequest(
         repo,
         head: job.branch,
         base: job.baseBranch,
-        title: `${request.target.title} (#${request.target.number})`,
+        // The issue's title is untrusted text like its body.
+        title: markInvisible(deps.redact(`${request.target.title} (#${request.target.number})`)),
         body: pullRequestBody(job, originOf(request), config, deps.redact),
         draft: opensAsDraft(job, config),
       });

@@ -3,6 +3,7 @@ import type { RepoConfig } from "../config/schema.js";
 import type { FetchedMirror } from "../git/workspace.js";
 import { openOrUpdatePullRequest } from "../github/pulls.js";
 import type { JobRequest, Person } from "../requests/request.js";
+import { markInvisible } from "../secrets/invisible.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { runPipeline } from "./pipeline.js";
 import { opensAsDraft, pullRequestBody } from "./report.js";
@@ -80,7 +81,7 @@ export async function runRepositoryJob(
         token: await deps.gitToken(),
         baseBranch: request.repo.defaultBranch,
         defaultBranch: request.repo.defaultBranch,
-        branchTitle: title,
+        branchTitle: deps.redact(title),
         task: renderRepositoryTask(request),
         ...jobSettingsFrom(config, deps.createModel),
         coAuthor: coAuthorOf(requester),
@@ -96,7 +97,7 @@ export async function runRepositoryJob(
           repo: request.repo.name,
           head: job.branch,
           base: job.baseBranch,
-          title,
+          title: markInvisible(deps.redact(title)),
           body: pullRequestBody(job, origin, config, deps.redact),
           draft: opensAsDraft(job, config),
         });

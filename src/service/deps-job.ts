@@ -33,6 +33,7 @@ export async function runDepsRecord(deps: WorkerDeps, job: RunningJob): Promise<
     owner: repository.owner,
     repo: repository.repo,
     ref: repository.defaultBranch,
+    ceilings: deps.ceilings,
   });
   if (!loaded.ok) {
     deps.log.info(

@@ -2,7 +2,9 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
+import type { OperatorCeilings } from "../config/ceilings.js";
 import { errorMessage } from "../error-message.js";
+import { ceilingEnvFields, ceilingsOf, SERVICE_DEFAULTS } from "./ceilings.js";
 import { StartupRefusal } from "./startup-refusal.js";
 
 /**
@@ -88,6 +90,7 @@ const serviceEnvSchema = z.object({
   PATCHWRIGHT_UNSANDBOXED: flag(false),
   PATCHWRIGHT_BOT_LOGIN: optionalText,
   PATCHWRIGHT_DEPS_SCHEDULER: flag(true),
+  ...ceilingEnvFields,
 });
 
 export interface ServiceSettings {
@@ -115,6 +118,8 @@ export interface ServiceSettings {
   unsandboxed: boolean;
   botLogin: string | undefined;
   depsScheduler: boolean;
+  /** What no repository may exceed (service/ceilings.ts). */
+  ceilings: OperatorCeilings;
   path: string;
   home: string;
 }
@@ -160,6 +165,7 @@ export function parseServiceEnv(env: Record<string, string | undefined>): Servic
     unsandboxed: e.PATCHWRIGHT_UNSANDBOXED,
     botLogin: e.PATCHWRIGHT_BOT_LOGIN,
     depsScheduler: e.PATCHWRIGHT_DEPS_SCHEDULER,
+    ceilings: ceilingsOf(e, SERVICE_DEFAULTS),
     path: e.PATH ?? "",
     home,
   };

@@ -63,7 +63,7 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
     // Its own reporter: the 👀, or the answer to a request that does not start.
     const answers = createRequestStatus({ octokit, clock: deps.clock, redact, onError }, request);
     const admission = await admitRequest(
-      { octokit, botLogin, retryLater, retryDelaysMs: [] },
+      { octokit, botLogin, retryLater, retryDelaysMs: [], ceilings: deps.ceilings },
       request,
       folded ? { ...answers, acknowledge: async () => {} } : answers,
     );

@@ -1,5 +1,6 @@
 import type { Model } from "../agent/model.js";
 import type { ModelSettings } from "../agent/models/factory.js";
+import type { OperatorCeilings } from "../config/ceilings.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { NewJob, SubmitResult } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -24,6 +25,8 @@ export interface WorkerDeps {
   queuePollMs?: number | undefined;
   /** Runs a job gets before the queue gives up on it (default DEFAULT_MAX_ATTEMPTS). */
   maxAttempts?: number | undefined;
+  /** What no repository's config may exceed (PATCHWRIGHT_MAX_COST_USD and the rest). */
+  ceilings?: OperatorCeilings | undefined;
 }
 
 /** Probot's (pino's) calling convention: fields first, then the message. */

@@ -47,6 +47,7 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
     setTimer: options.setTimer,
     queuePollMs: options.queuePollMs,
     maxAttempts: settings.maxAttempts,
+    ceilings: settings.ceilings,
     createModel:
       options.createModel ??
       // anthropic/, bedrock/, vertex/ or openai/, each from its own standard variables.

@@ -121,3 +121,17 @@ describe("applyInputs", () => {
     });
   });
 });
+
+describe("the operator's ceilings over the inputs", () => {
+  it("cap max_cost_usd and the model given as inputs", () => {
+    const result = readInputs(
+      (name) => ({ max_cost_usd: "50", model: "claude-opus-9" })[name as string] ?? "",
+      { PATCHWRIGHT_MAX_COST_USD: "5", PATCHWRIGHT_MODELS: "claude-sonnet-4-5" },
+    );
+    if (!result.ok) throw new Error(result.message);
+    const config = applyInputs(defaultConfig(), result.inputs);
+    expect(config.maxCostUsd).toBe(5);
+    expect(config.model).toBe("claude-sonnet-4-5");
+    expect(config.capped).toContainEqual(expect.stringContaining("capped at $5 by the operator"));
+  });
+});

@@ -92,7 +92,8 @@ describe("runAgentSession", () => {
     const { run } = await session(model, { secrets: ["minted-token-value-42"] });
     await run;
     const seen = JSON.stringify(model.requests[2]?.messages.at(-1));
-    expect(seen).toContain("[REDACTED]");
+    expect(seen).toContain("[redacted: github-token]");
+    expect(seen).toContain("[redacted: known-secret]");
     expect(seen).not.toContain("ghp_abcdef");
     expect(seen).not.toContain("minted-token-value-42");
   });

@@ -36,7 +36,10 @@ describe("transcript", () => {
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type)).toEqual(["run_start", "file_change", "stop"]);
-    expect(lines[0]).toMatchObject({ time: "1970-01-01T00:00:00.000Z", task: "use [REDACTED]" });
+    expect(lines[0]).toMatchObject({
+      time: "1970-01-01T00:00:00.000Z",
+      task: "use [redacted: known-secret]",
+    });
     expect(lines[1]).toMatchObject({ path: "a.ts", beforeBytes: 3, afterBytes: 5 });
     expect(JSON.stringify(lines)).not.toContain("my-secret-token");
   });

@@ -41,6 +41,8 @@ describe("MCP servers in App jobs", () => {
       ],
       files: { "tools/tickets.mjs": TICKETS_SERVER_SOURCE },
       github: { configYaml: CONFIG },
+      // The App starts no repository MCP server unless its operator allows them.
+      env: { PATCHWRIGHT_REPO_MCP: "true" },
     });
     await harness.probot.receive({
       id: "d1",

@@ -4,13 +4,19 @@ import { REVIEW_MARKER } from "../../src/github/pull-review.js";
 import { CI_FIX_MARKER } from "../../src/job/ci-fix.js";
 import {
   aim,
-  examplePayload,
   type Harness,
   issueComment,
   type Payload,
   startHarness,
   stopHarness,
 } from "../helpers/app-harness.js";
+import {
+  addBotPull,
+  BOT,
+  BOT_BRANCH,
+  ciFailed,
+  failingRun as failedRun,
+} from "../helpers/ci-world.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import type { FakeRoute } from "../helpers/fake-github.js";
 import { fakeActions, fakeGitData, fakeReviews } from "../helpers/fake-github-upkeep.js";
@@ -23,8 +29,6 @@ import { callTool, reply } from "../helpers/model-script.js";
  */
 
 const BASE = "/repos/octo-org/demo";
-const BOT = "patchwright[bot]";
-const BOT_BRANCH = "agent/issue-7-add-returns-the-wrong-sum";
 
 let harness: Harness | undefined;
 let closeGitData: (() => void) | undefined;
@@ -43,22 +47,6 @@ async function deliver(h: Harness, name: string, payload: unknown, id = "deliver
 const bodies = (h: Harness, issue: number) =>
   (h.github.comments.get(issue) ?? []).map((c) => c.body);
 
-function addBotPull(h: Harness, number: number, branch = BOT_BRANCH, user = BOT) {
-  h.github.addPull({
-    number,
-    title: "Fix add",
-    body: "",
-    draft: false,
-    head: {
-      ref: branch,
-      sha: h.repo.sha(branch) ?? "",
-      repo: { full_name: "octo-org/demo", clone_url: h.repo.url },
-    },
-    base: { ref: "main", repo: { full_name: "octo-org/demo" } },
-    user: { login: user, type: user.endsWith("[bot]") ? "Bot" : "User" },
-  });
-}
-
 const FAILING_LOG = [
   "2026-11-30T10:00:00.0000000Z ##[group]Run actions/checkout@v5",
   "2026-11-30T10:00:01.0000000Z Syncing repository: octo-org/demo",
@@ -73,55 +61,8 @@ const FAILING_LOG = [
   "2026-11-30T10:00:05.0000000Z ##[error]Process completed with exit code 1.",
 ].join("\n");
 
-function failingRun(sha: string, onRerun: "success" | "failure") {
-  return {
-    id: 901,
-    name: "CI",
-    head_sha: sha,
-    status: "completed",
-    conclusion: "failure",
-    run_attempt: 1,
-    onRerun,
-    jobs: [
-      {
-        id: 3301,
-        name: "test",
-        conclusion: "failure",
-        steps: [
-          { name: "Run actions/checkout@v5", conclusion: "success", number: 1 },
-          { name: "Run npm test", conclusion: "failure", number: 2 },
-        ],
-        log: FAILING_LOG,
-      },
-    ],
-  };
-}
-
-/** A failed `workflow_run` or `check_suite` on the head of pull request `number`. */
-function ciFailed(
-  h: Harness,
-  event: "workflow_run" | "check_suite",
-  number: number,
-  branch: string,
-): Payload {
-  const payload = aim(examplePayload(event, "completed"), h.repo.url, { login: BOT, type: "Bot" });
-  const sha = h.repo.sha(branch) ?? "";
-  Object.assign(payload[event], {
-    id: 901,
-    head_sha: sha,
-    conclusion: "failure",
-    pull_requests: [
-      {
-        number,
-        id: 1,
-        url: "x",
-        head: { ref: branch, sha, repo: {} },
-        base: { ref: "main", sha: "x", repo: {} },
-      },
-    ],
-  });
-  return payload;
-}
+const failingRun = (sha: string, onRerun: "success" | "failure") =>
+  failedRun(sha, onRerun, FAILING_LOG);
 
 const workflowRunFailed = (h: Harness, number: number, branch: string) =>
   ciFailed(h, "workflow_run", number, branch);

@@ -290,9 +290,9 @@ describe("buildAgentTask on an issue", () => {
     expect(task).not.toContain("\u200B");
     expect(task).not.toContain(SECRET);
     expect(task).not.toContain(TOKEN);
-    expect(task).toContain("<title>Leak [REDACTED]</title>");
-    expect(task).toContain("Looks good  token [REDACTED]");
-    expect(task).toContain("fix it  using [REDACTED]");
+    expect(task).toContain("<title>Leak [redacted: known-secret]</title>");
+    expect(task).toContain("Looks good  token [redacted: github-token]");
+    expect(task).toContain("fix it  using [redacted: github-token]");
     expect(task).toContain("with zerowidth and");
   });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createRedactor } from "../../src/agent/redact.js";
-import { sanitizeUntrusted, stripInvisible } from "../../src/github/sanitize.js";
+import { sanitizeUntrusted } from "../../src/github/sanitize.js";
+import { stripInvisible } from "../../src/secrets/invisible.js";
 
 const redact = createRedactor(["model-key-0123456789abcdef"]);
 const clean = (text: string) => sanitizeUntrusted(text, redact);
@@ -107,18 +108,18 @@ describe("sanitizeUntrusted: what a reader cannot see is removed", () => {
     [
       "a GitHub token",
       "token ghp_abcdefghijklmnopqrstuvwxyz0123456789 here",
-      "token [REDACTED] here",
+      "token [redacted: github-token] here",
     ],
     [
       "a token split by zero-width spaces",
       "ghp_abcdefghij\u200Bklmnopqrstuvwxyz0123456789",
-      "[REDACTED]",
+      "[redacted: github-token]",
     ],
-    ["a known secret", "key is model-key-0123456789abcdef.", "key is [REDACTED]."],
+    ["a known secret", "key is model-key-0123456789abcdef.", "key is [redacted: known-secret]."],
     [
       "a secret inside code",
       "```\nexport KEY=model-key-0123456789abcdef\n```",
-      "```\nexport KEY=[REDACTED]\n```",
+      "```\nexport KEY=[redacted: known-secret]\n```",
     ],
   ])("redacts %s", (_name, input, expected) => {
     expect(clean(input)).toBe(expected);

@@ -282,7 +282,7 @@ describe("tracking comment", () => {
     const sent = JSON.stringify([...created, ...edits]);
     expect(sent).not.toContain(SECRET);
     expect(sent).not.toContain(token);
-    expect(sent).toContain("[REDACTED]");
+    expect(sent).toContain("[redacted: ");
     expect(created).toHaveLength(2);
   });
 

@@ -108,6 +108,8 @@ export interface Harness {
   env: Record<string, string>;
   /** Where the next job's model comes from. */
   nextModel(): RecordingModel;
+  /** The model each job asked for, with the prices it gave (what the config and the ceilings left). */
+  asked: Array<{ model: string; pricing: unknown }>;
 }
 
 export interface HarnessOptions {
@@ -145,6 +147,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   });
   github.mountNock();
   const models: RecordingModel[] = [];
+  const asked: Harness["asked"] = [];
   const nextModel = (): RecordingModel => {
     const scripts = options.scripts;
     const script = scripts ? (scripts[models.length] ?? scripts.at(-1) ?? []) : options.steps;
@@ -165,10 +168,11 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
   const instance = await loadApp({
     env: appEnv,
     nextModel,
+    asked,
     sandbox: options.sandbox,
     ...(options.queue ? { queue: await options.queue(appEnv) } : {}),
   });
-  return { ...instance, github, repo, models, tmp, env: appEnv, nextModel };
+  return { ...instance, github, repo, models, tmp, env: appEnv, nextModel, asked };
 }
 
 /**
@@ -176,13 +180,14 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
  * repository: what a restart after a deploy or a crash finds.
  */
 export async function restartHarness(h: Harness, sandbox?: SandboxLauncher): Promise<Harness> {
-  const instance = await loadApp({ env: h.env, nextModel: h.nextModel, sandbox });
+  const instance = await loadApp({ env: h.env, nextModel: h.nextModel, asked: h.asked, sandbox });
   return { ...h, ...instance };
 }
 
 async function loadApp(options: {
   env: Record<string, string>;
   nextModel: () => RecordingModel;
+  asked: Harness["asked"];
   sandbox?: SandboxLauncher | undefined;
   queue?: JobQueue | undefined;
 }) {
@@ -191,7 +196,10 @@ async function loadApp(options: {
     // The worker's own clients, as npm start builds them, with waits shrunk to milliseconds.
     github: createGitHubAppClients({ appId: 1, privateKey: PRIVATE_KEY, secondMs: 1 }),
     env: options.env,
-    createModel: () => options.nextModel(),
+    createModel: (model: string, settings?: { pricing?: unknown }) => {
+      options.asked.push({ model, pricing: settings?.pricing });
+      return options.nextModel();
+    },
     // The queue behind a running job shows on its comment within moments.
     queuePollMs: 50,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),

@@ -187,7 +187,7 @@ describe("createCheckpointer", () => {
     const chain = await cp.finish();
     const message = git(work, ["log", "-1", "--format=%B", chain.tip], env);
     expect(chain.commits).toHaveLength(1);
-    expect(message).toContain("[REDACTED]");
+    expect(message).toContain("[redacted: ");
     expect(message).not.toContain(secret);
     expect(message).not.toContain("ghp_");
   });

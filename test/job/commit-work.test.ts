@@ -105,7 +105,7 @@ describe("commitWork", () => {
     expect(work.commits).toHaveLength(1);
     // The model's words become the message, redacted like everything it says.
     const message = git(dir, "log", "-1", "--format=%B");
-    expect(message).toContain("[REDACTED]");
+    expect(message).toContain("[redacted: ");
     expect(message).not.toContain("ghp_");
   });
 });

@@ -8,8 +8,10 @@ import { callTool, reply } from "../helpers/model-script.js";
 
 /**
  * Attacks through the App's front door: deliveries replayed under a new id,
- * a fork's pull request (its instructions, its code), and a machine where no
- * sandbox can start. Each got through before this layer existed.
+ * a fork's pull request (its instructions, its code), a machine where no
+ * sandbox can start, and a repository's config that asks for more than the
+ * operator allows (a $1000 cap, a model off the operator's list, free prices,
+ * the host's network, an MCP server). Each got through before this layer existed.
  */
 
 let harness: Harness | undefined;
@@ -113,5 +115,59 @@ describe("red team: the App", () => {
     expect(report).toContain("Could not start the sandbox");
     expect(report).toContain("apt-get install bubblewrap");
     expect(report).toContain("PATCHWRIGHT_UNSANDBOXED=1");
+  });
+
+  it("holds a repository's config to the operator's ceilings: cost, model, prices, network, MCP", async () => {
+    const port = await hostService();
+    harness = await startHarness({
+      steps: [
+        callTool("run_shell", {
+          command: `curl -s -m 3 http://127.0.0.1:${port}/ || echo offline`,
+        }),
+        // Sonnet 4.5's list price: $6 for these tokens, over $5 and far under $1000.
+        { ...callTool("list_files", { pattern: "*" }), usage: { inputTokens: 2_000_000 } },
+        reply("never reached under the operator's cap"),
+      ],
+      github: {
+        configYaml: [
+          "model: claude-opus-9",
+          "max_cost_usd: 1000",
+          'pricing: { "claude-opus-9": { input: 0, output: 0 } }',
+          "network: on",
+          "setup_network: on",
+          "policy: { preset: trusted }",
+          "mcp_servers:",
+          "  tickets: { command: node, args: [server.js], network: on }",
+          "",
+        ].join("\n"),
+      },
+      env: {
+        PATCHWRIGHT_MAX_COST_USD: "5",
+        PATCHWRIGHT_MODELS: "claude-sonnet-4-5, claude-haiku-*",
+        PATCHWRIGHT_MAX_NETWORK: "off",
+      },
+    });
+    const h = harness;
+    await deliver(h, issueComment(h, "@agent fix it"), "d-ceilings");
+    await h.idle();
+
+    expect(h.asked).toEqual([{ model: "claude-sonnet-4-5", pricing: undefined }]);
+    const [model] = h.models;
+    expect(model?.requests).toHaveLength(2);
+    expect(
+      model?.requests[0]?.tools.map((t) => t.name).filter((n) => n.startsWith("mcp__")),
+    ).toEqual([]);
+    const shell = JSON.stringify(model?.requests[1]?.messages.at(-1));
+    expect(shell).toContain("offline");
+    expect(shell).not.toContain("HOST-SERVICE-REACHED");
+    const report = (h.github.comments.get(7) ?? []).map((c) => c.body).join("\n");
+    expect(report).toContain("capped at $5 by the operator (the repository asked for $1000)");
+    expect(report).toContain("model: capped at claude-sonnet-4-5 by the operator");
+    expect(report).toContain("pricing: ignored by the operator");
+    expect(report).toContain(
+      "network: capped at off by the operator (the repository asked for on)",
+    );
+    expect(report).toContain("setup_network: capped at off by the operator");
+    expect(report).toContain("mcp_servers: not started (tickets)");
   });
 });

@@ -120,7 +120,7 @@ describe("red team: the job's own git", () => {
     expect(result.push).toBeUndefined();
     expect(result.error?.stage).toBe("push");
     expect(result.error?.message).toContain("ANTHROPIC_API_KEY in the file config.js");
-    expect(result.error?.message).toContain("a GitHub token in the file deploy.txt");
+    expect(result.error?.message).toContain("github-token in the file deploy.txt");
     expect(result.error?.message).not.toContain(API_KEY);
     expect(result.error?.message).not.toContain("ghp_abcdef");
     expect(

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { createSecretDetector } from "../../secrets/detector.js";
 import {
   ModelError,
   type ModelRequest,
@@ -248,11 +249,14 @@ export async function completeWithRetries(
   }
 }
 
-/** Replaces each secret in `text`; empty ones are skipped. */
+/**
+ * A provider's error text with its credentials out (and anything else the
+ * secret detector finds: a proxy's answer can quote a header).
+ */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length > 0) out = out.split(secret).join("[redacted]");
-  return out;
+  return createSecretDetector(secrets.map((value) => ({ name: "known-secret", value }))).redact(
+    text,
+  );
 }
 
 /** "Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1": the root cause is the useful part. */

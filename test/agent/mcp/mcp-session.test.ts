@@ -126,7 +126,9 @@ describe("MCP servers in an agent session", () => {
     );
     expect(seen.get("search")?.content).toBe("docs about parse: use parse() with a string");
     // Allowed by its rule; the server's echo of the header token is redacted before the model sees it.
-    expect(seen.get("publish")?.content).toBe('published "Parsing" (token [REDACTED])');
+    expect(seen.get("publish")?.content).toBe(
+      'published "Parsing" (token [redacted: known-secret])',
+    );
     expect(docs.published).toEqual(["Parsing"]);
     expect(new Set(docs.authorizations)).toEqual(new Set([`Bearer ${DOCS_TOKEN}`]));
     // The model saw the tools with their schemas, and the prompt introduced them.
@@ -194,7 +196,7 @@ describe("MCP servers in an agent session", () => {
     for (const name of [...Object.keys(HOST_SECRETS), "DOCS_TOKEN"])
       expect(env.names).not.toContain(name);
     // Passed to the server, but redacted from what the model reads.
-    expect(env.token).toBe("[REDACTED]");
+    expect(env.token).toBe("[redacted: known-secret]");
     expect(seen.get("host")).toMatchObject({ is_error: true, content: "cannot read: ENOENT" });
   }, 30_000);
 

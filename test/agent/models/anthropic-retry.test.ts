@@ -167,7 +167,7 @@ describe("createAnthropicModel errors that retrying cannot fix", () => {
     const { complete } = await setup([httpError(401, echo)]);
     const error = (await failure(complete())) as Error;
     expect(error.message).not.toContain(API_KEY);
-    expect(error.message).toContain("[redacted]");
+    expect(error.message).toContain("[redacted: known-secret]");
     await server?.close();
 
     const { complete: again } = await setup([overloaded(), overloaded()], { maxRetries: 1 });
