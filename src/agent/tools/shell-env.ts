@@ -1,3 +1,5 @@
+import { createSecretDetector } from "../../secrets/detector.js";
+
 /**
  * Variables the agent's shell may inherit. An allowlist, not a denylist: a
  * host can hold any number of credentials under names nobody predicted, and
@@ -38,16 +40,26 @@ const ALLOWED = [
   "COREPACK_HOME",
   "VOLTA_HOME",
   "NVM_DIR",
-  // Proxies and CA bundles, so installs work behind a corporate proxy.
+  // Proxies and CA bundles, so installs work behind a corporate proxy (a
+  // sandbox sets its own from the host's trust, see sandbox/trust/; these
+  // are for commands run without one). A proxy with a password is dropped below.
   "HTTP_PROXY",
   "HTTPS_PROXY",
   "NO_PROXY",
+  "ALL_PROXY",
   "http_proxy",
   "https_proxy",
   "no_proxy",
+  "all_proxy",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
   "NODE_EXTRA_CA_CERTS",
+  "REQUESTS_CA_BUNDLE",
+  "CURL_CA_BUNDLE",
+  "GIT_SSL_CAINFO",
+  "GIT_SSL_CAPATH",
+  "PIP_CERT",
+  "AWS_CA_BUNDLE",
 ] as const;
 
 /** Fixed values that keep every command non-interactive and its output plain. */
@@ -70,8 +82,10 @@ const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 const SECRET_VALUE =
   /\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_|sk-ant-|AKIA[0-9A-Z]{16})|-----BEGIN|:\/\/[^/\s:@]+:[^/\s@]+@/;
 
+const detector = createSecretDetector();
+
 export function looksLikeSecret(value: string): boolean {
-  return SECRET_VALUE.test(value);
+  return SECRET_VALUE.test(value) || detector.find(value).length > 0;
 }
 
 /**
