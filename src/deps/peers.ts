@@ -1,5 +1,7 @@
 import { satisfies, validRange } from "semver";
-import type { SkippedDependency, Update } from "./outdated.js";
+import type { SkippedDependency } from "./dependency-list.js";
+import type { Update } from "./outdated.js";
+import type { ManagerName } from "./package-manager.js";
 import type { Packument } from "./registry.js";
 
 /**
@@ -24,11 +26,21 @@ export interface LockedPeers {
   peers: Readonly<Record<string, string>>;
 }
 
+/** What the project's own tool does with a broken peer range, for the reason a bump is left out. */
+const PEER_OUTCOME: Record<ManagerName, string> = {
+  npm: "npm would override it with a warning",
+  pnpm: "pnpm would install it and report an unmet peer",
+  "yarn-classic": "yarn would install it with an incorrect-peer warning",
+  "yarn-berry": "yarn would install it with an incompatible-peer warning",
+  bun: "bun would install it with a peer warning",
+};
+
 export function checkPeers(
   updates: readonly Update[],
   installed: ReadonlyMap<string, string>,
   packuments: ReadonlyMap<string, Packument>,
   locked: ReadonlyMap<string, LockedPeers> = new Map(),
+  manager: ManagerName = "npm",
 ): PeerCheck {
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
@@ -68,7 +80,7 @@ export function checkPeers(
         if (peerMoves && !drop.has(peer)) {
           drop.set(
             peer,
-            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (npm would override it with a warning)`,
+            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (${PEER_OUTCOME[manager]})`,
           );
         } else if (declarerMoves && !peerMoves && !drop.has(declarer)) {
           drop.set(
