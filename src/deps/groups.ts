@@ -156,7 +156,9 @@ function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateG
 function newestPerPackage(updates: Update[]): Update[] {
   const taken = new Set<string>();
   const kept = new Map<Update, Update>();
-  const newestFirst = [...updates].sort((a, b) => (a.name === b.name ? rcompare(a.to, b.to) : 0));
+  const newestFirst = [...updates].sort(
+    (a, b) => a.name.localeCompare(b.name) || rcompare(a.to, b.to),
+  );
   for (const update of newestFirst) {
     const key = (l: Update["locations"][number]) => `${update.name}\0${l.manifest}\0${l.section}`;
     const free = update.locations.filter((l) => !taken.has(key(l)));

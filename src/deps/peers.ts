@@ -76,6 +76,9 @@ export function checkPeers(
             pairs.push([declarer, peer]);
           continue;
         }
+        // Broken already before the plan (babel 8 installed beside a plugin asking for ^7):
+        // a bump inside that state breaks nothing new, as with engines.
+        if (brokenBefore(declarer, peer, packument, fromLock, installed)) continue;
         // The plan breaks this range: leave out the bump that moved into the conflict.
         if (peerMoves && !drop.has(peer)) {
           drop.set(
@@ -100,6 +103,27 @@ export function checkPeers(
     }
     kept = kept.filter((u) => !drop.has(u.name));
   }
+}
+
+/** Whether the installed declarer's own peer range already leaves out the installed peer. */
+function brokenBefore(
+  declarer: string,
+  peer: string,
+  packument: Packument | undefined,
+  fromLock: LockedPeers | undefined,
+  installed: ReadonlyMap<string, string>,
+): boolean {
+  const declarerBefore = installed.get(declarer) ?? fromLock?.version;
+  const peerBefore = installed.get(peer);
+  if (!declarerBefore || !peerBefore) return false;
+  const range = packument
+    ? packument.versions[declarerBefore]?.peerDependencies?.[peer]
+    : fromLock?.peers[peer];
+  return (
+    range !== undefined &&
+    validRange(range) !== null &&
+    !satisfies(peerBefore, range, { includePrerelease: true })
+  );
 }
 
 function peersOf(packument: Packument, version: string): Array<[string, string]> {

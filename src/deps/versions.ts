@@ -8,7 +8,7 @@ import type { ReleaseAge } from "./release-age.js";
 /**
  * Picking the version to propose, with npm's semver: never past
  * `dist-tags.latest` (a maintainer who published 3.0.0 but kept `latest` on
- * 2.x is saying something), no prereleases, no deprecated versions, nothing
+ * 2.x is saying something) unless the project is already past it, no prereleases, no deprecated versions, nothing
  * younger than the cooldown, nothing an ignore rule excludes. A prerelease
  * pinned on purpose (`7.0.0-dev.20260210.1`) follows its own channel: the
  * newer builds of the same channel (`dev`), up to the dist-tag that points
@@ -100,7 +100,10 @@ export function chooseTargets(
   const latest = latestTag && valid(latestTag) ? latestTag : stable.at(-1);
   const choice: TargetChoice = { passedOver: [], latest };
   if (!latest) return choice;
-  const newer = stable.filter((v) => gt(v, current) && lte(v, latest));
+  // Already past `latest` (a project on the next line before it is tagged): never a
+  // downgrade, and the newer releases of that line are its updates, as Renovate does.
+  const cap = gt(current, latest) ? (stable.at(-1) ?? latest) : latest;
+  const newer = stable.filter((v) => gt(v, current) && lte(v, cap));
   // Newest first: a prerelease channel's builds beside the stable releases.
   const candidates = [...newer, ...channelBuilds(packument, current)].sort(compare).reverse();
   const notes = new Map<string, PassedOver>();

@@ -158,6 +158,33 @@ describe("checkPeers", () => {
     ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined })],
   ]);
 
+  it("lets a bump through a peer range the installed versions already break, naming the project's tool otherwise", () => {
+    // host 2.0.0 is installed beside plugin 1.0.0, which asks for host ^1: moving host within 2.x breaks nothing new.
+    const installed = new Map([
+      ["plugin", "1.0.0"],
+      ["host", "2.0.0"],
+    ]);
+    const withPatch = new Map([
+      ...packuments,
+      ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined, "2.0.1": undefined })],
+    ]);
+    const inside = checkPeers([update("host", "2.0.0", "2.0.1", "patch")], installed, withPatch);
+    expect([inside.updates.length, inside.skipped]).toEqual([1, []]);
+    const broken = checkPeers(
+      [update("ts", "5.9.0", "7.0.0", "major")],
+      new Map([
+        ["ts-lint", "8.0.0"],
+        ["ts", "5.9.0"],
+      ]),
+      packuments,
+      new Map(),
+      "pnpm",
+    );
+    expect(broken.skipped[0]?.reason).toBe(
+      '5.9.0 -> 7.0.0 is outside the peer range "<6.1.0" that ts-lint 8.0.0 declares (pnpm would install it and report an unmet peer)',
+    );
+  });
+
   it("leaves out a bump that breaks an installed package's peer range, with the range", () => {
     const installed = new Map([
       ["ts-lint", "8.0.0"],

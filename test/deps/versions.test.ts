@@ -133,6 +133,15 @@ describe("chooseTargets", () => {
     ).toBe(true);
   });
 
+  it("follows a line the project already uses past latest, never back to latest", () => {
+    const ahead = packument(
+      { "7.29.0": { daysAgo: 90 }, "8.0.1": { daysAgo: 80 }, "8.1.3": { daysAgo: 20 } },
+      "7.29.0",
+    );
+    expect(chooseTargets(ahead, "8.0.1", policy()).nonMajor?.version).toBe("8.1.3");
+    expect(chooseTargets(ahead, "7.0.0", policy()).nonMajor?.version).toBe("7.29.0");
+  });
+
   it("proposes nothing when the current version is the newest acceptable one", () => {
     expect(chooseTargets(doc, "2.0.0", policy())).toMatchObject({
       passedOver: [expect.anything()],
