@@ -21,6 +21,9 @@ import { advisoryRequest, findSecurityUpdates } from "./security.js";
 import { findTransitiveSecurityUpdates, readLockedGraph } from "./transitive-security.js";
 import { versionPolicy } from "./versions.js";
 
+/** Why a package's next update waits: the plan says it once, above the packages it holds back. */
+export const ONE_AT_A_TIME = "one pull request per package at a time";
+
 /**
  * A check the plan could not run: its absence must not read as "nothing
  * found" (no advisories is not the same as advisories not asked).
@@ -235,7 +238,7 @@ function onePerPackage(
     skipped.push({
       name: update.name,
       manifest,
-      reason: `${update.to} (major) waits until the update to ${first.to} is merged: one pull request per package at a time`,
+      reason: `${update.to} (major) waits until the update to ${first.to} is merged: ${ONE_AT_A_TIME}`,
     });
     return false;
   });
@@ -257,7 +260,7 @@ function waitingForSecurity(
       {
         name: update.name,
         manifest: update.locations[0]?.manifest ?? "package.json",
-        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: one pull request per package at a time`,
+        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: ${ONE_AT_A_TIME}`,
       },
     ];
   });

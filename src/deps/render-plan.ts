@@ -2,7 +2,7 @@ import type { SkippedDependency } from "./dependency-list.js";
 import { groupTitle, MAJOR_ORDER } from "./groups.js";
 import { fromVersions, type Update, type UpdateLocation } from "./outdated.js";
 import { managerLabel } from "./package-manager.js";
-import type { DepsPlan, PlanWarning } from "./plan.js";
+import { type DepsPlan, ONE_AT_A_TIME, type PlanWarning } from "./plan.js";
 import { nodeStatement } from "./project-node.js";
 import { formatAge } from "./versions.js";
 
@@ -58,7 +58,17 @@ export function renderDepsPlan(
       for (const note of update.passedOver) lines.push(`  ${pad}  passed over ${note}`);
     }
   }
-  if (plan.skipped.length > 0) lines.push("", "Left out:", ...leftOutLines(plan.skipped));
+  // Updates that wait for an earlier one of the same package: the rule said once, above them.
+  const waits = `: ${ONE_AT_A_TIME}`;
+  const waiting = plan.skipped.filter((s) => s.reason.endsWith(waits));
+  const leftOut = plan.skipped.filter((s) => !s.reason.endsWith(waits));
+  if (leftOut.length > 0) lines.push("", "Left out:", ...leftOutLines(leftOut));
+  if (waiting.length > 0)
+    lines.push(
+      "",
+      `Waiting, ${ONE_AT_A_TIME}:`,
+      ...leftOutLines(waiting.map((s) => ({ ...s, reason: s.reason.slice(0, -waits.length) }))),
+    );
   const dependencies = (n: number) => `${n} dependenc${n === 1 ? "y is" : "ies are"}`;
   const footer = [
     plan.upToDate > 0 ? `${dependencies(plan.upToDate)} up to date.` : "",

@@ -400,6 +400,11 @@ describe("a pnpm workspace", () => {
     expect(out).toContain(
       "2 dependencies are on this workspace's own packages (linked by pnpm, not bumped).",
     );
+    // The rule a waiting update follows is said once, above the packages it holds back.
+    expect(out).toContain(
+      "Waiting, one pull request per package at a time:\n  lib3 (package.json): 4.0.0 (major) waits until the update to 3.24.4 is merged\n",
+    );
+    expect(out.match(/one pull request per package/g)).toHaveLength(1);
   });
 
   it("shows the per-workspace table in the group's pull request when versions differ", async () => {
