@@ -25,7 +25,7 @@ import { UsageError } from "./usage-error.js";
 import { readUserIdentity } from "./user-identity.js";
 import { readVersion } from "./version.js";
 
-export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json]
+export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json] [--strict]
 
 Finds dependency updates for the npm, pnpm, yarn or bun project in DIR (package.json, its
 lockfile, workspaces, .npmrc registries, advisories) and groups them as
@@ -36,6 +36,8 @@ Options:
   --dry-run          print the plan (groups, packages, from -> to, what was left out and why);
                      needs no API key and no GitHub
   --json             print the plan or the result as JSON
+  --strict           exit 3 when a check could not run (the plan's warnings, such as the
+                     registry's security advisories); without it they are warnings, exit 0
   --cache-dir DIR    where repository mirrors are kept (default: ~/.cache/patchwright)
   -h, --help         show this help
   --version          print the version
@@ -47,7 +49,13 @@ settings) and each group's branch (agent/deps/<group>) is pushed back to DIR, co
 GITHUB_TOKEN or GH_TOKEN set, the agent also gets the packages' release notes from their
 GitHub releases (read only).`;
 
-/** `patchwright deps`: exit 0 when every group is green (or nothing to do), 1 otherwise. */
+/** A check the plan needed could not run, and --strict asked for that to fail the run. */
+const EXIT_WARNINGS = 3;
+
+/**
+ * `patchwright deps`: exit 0 when every group is green (or nothing to do), 1 otherwise;
+ * with --strict, 3 when it would be 0 but a check could not run.
+ */
 export async function runDepsCommand(argv: string[], io: CliIo): Promise<number> {
   const { values } = parseFlags("patchwright deps", () => parseDepsFlags(argv));
   if (values.help) {
@@ -76,7 +84,7 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
         ? `${JSON.stringify(plan)}\n`
         : `${renderDepsPlan(plan, { now: io.clock.now(), branchPrefix: config.branchPrefix })}\n`,
     );
-    return 0;
+    return values.strict && plan.warnings.length > 0 ? EXIT_WARNINGS : 0;
   }
 
   // A missing key or region is a usage error before any group runs.
@@ -111,7 +119,8 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
     if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);
     else io.stdout.write(`${redact(renderDepsJobSummary(result))}\n`);
     if (result.status !== "done") return 1;
-    return result.groups.every((g) => g.status === "green") ? 0 : 1;
+    if (!result.groups.every((g) => g.status === "green")) return 1;
+    return values.strict && (result.plan?.warnings.length ?? 0) > 0 ? EXIT_WARNINGS : 0;
   } finally {
     status.stop();
     interrupts.unsubscribe();
@@ -136,6 +145,7 @@ function parseDepsFlags(args: string[]) {
       "dry-run": { type: "boolean" },
       json: { type: "boolean" },
       "cache-dir": { type: "string" },
+      strict: { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean" },
     },

@@ -2,7 +2,7 @@ import type { NetChange } from "../agent/file-history.js";
 import { type CreatedCommit, createCommits, type Identity, type TurnFile } from "../git/commits.js";
 import { editManifest, manifestEdits } from "./bump.js";
 import { readFiles } from "./checkout.js";
-import type { Update } from "./outdated.js";
+import { fromVersions, type Update } from "./outdated.js";
 
 /**
  * The branch gets the bump as one commit (package.json files and the
@@ -85,7 +85,8 @@ export function bumpCommitText(
   single: boolean,
 ): string {
   const [only] = updates;
-  if (updates.length === 1 && only) return `Bump ${only.name} from ${only.from} to ${only.to}`;
-  const list = updates.map((u) => `- ${u.name} ${u.from} -> ${u.to}`).join("\n");
+  if (updates.length === 1 && only)
+    return `Bump ${only.name} from ${fromVersions(only)} to ${only.to}`;
+  const list = updates.map((u) => `- ${u.name} ${fromVersions(u)} -> ${u.to}`).join("\n");
   return `Bump the ${groupName} group${single ? "" : ` (${updates.length} packages)`}\n\n${list}`;
 }

@@ -1,14 +1,22 @@
 import picomatch from "picomatch";
-import { gt, major, minor } from "semver";
+import { major, minor, patch, rcompare } from "semver";
 import type { DepsConfig, UpdateType } from "./config.js";
-import type { Update } from "./outdated.js";
+import { addLocation, fromVersions, type Update } from "./outdated.js";
+import { updateType } from "./versions.js";
 
 /**
  * One pull request per group. A package joins the first configured group
  * whose patterns and update types match it; otherwise minor and patch
  * updates share one default group and every major update gets its own
  * pull request, so one breaking change never holds the safe ones hostage.
+ * Majors come in the order they are most likely to be merged (the smallest
+ * jump first, then the most used), which is the order they open in under
+ * `max_open_prs`.
  */
+
+/** How the majors are ordered, as the plan says it. */
+export const MAJOR_ORDER =
+  "smallest jump first (fewest breaking versions crossed), then the most used (most package.json files), then by name";
 
 export const DEFAULT_GROUP_NAME = "minor and patch";
 /** In-range updates that move the lockfile only. */
@@ -83,32 +91,35 @@ export function groupUpdates(
     }
   }
   const groups = mergeLinked(
-    [
-      ...configured.map((c) => c.group),
-      fallback,
-      lockfileOnly,
-      ...singles.sort((a, b) => a.slug.localeCompare(b.slug)),
-    ],
+    [...configured.map((c) => c.group), fallback, lockfileOnly, ...singles.sort(likelyFirst)],
     links,
   );
+  // The name stays the one the branch has: a title that says "minor" on a
+  // branch called minor-and-patch reads as two different pull requests.
   return groups
-    .map((group) => {
-      const updates = newestPerPackage(group.updates);
-      return group === fallback
-        ? { ...group, updates, name: contentName(updates) }
-        : { ...group, updates };
-    })
+    .map((group) => ({ ...group, updates: newestPerPackage(group.updates) }))
     .filter((group) => group.updates.length > 0);
 }
 
-/**
- * The default group is called after what it holds ("patch" when it holds
- * only patches); its slug, the branch, stays the one its enabled types give,
- * so the next run with a new minor updates the same pull request.
- */
-function contentName(updates: readonly Update[]): string {
-  const held = new Set(updates.map((u) => u.type));
-  return defaultGroupName(held.has("major") ? ["minor", "patch"] : [...held]);
+/** Majors most likely to be merged first: the smallest jump, then the most used, then by name. */
+function likelyFirst(a: UpdateGroup, b: UpdateGroup): number {
+  const [ua, ub] = [a.updates[0], b.updates[0]];
+  if (!ua || !ub) return a.slug.localeCompare(b.slug);
+  return (
+    breakingSteps(ua) - breakingSteps(ub) || users(ub) - users(ua) || a.slug.localeCompare(b.slug)
+  );
+}
+
+/** Breaking versions crossed: majors, or minors below 1.0.0 (0.0.x patches), as npm's caret sees them. */
+function breakingSteps(update: Update): number {
+  const { from, to } = update;
+  if (major(from) !== major(to)) return major(to) - major(from);
+  if (major(from) === 0 && minor(from) !== minor(to)) return minor(to) - minor(from);
+  return major(from) === 0 && minor(from) === 0 ? patch(to) - patch(from) : 0;
+}
+
+function users(update: Update): number {
+  return new Set(update.locations.map((l) => l.manifest)).size;
 }
 
 /**
@@ -137,14 +148,37 @@ function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateG
   return groups;
 }
 
-/** A group can only move a package once; keep its highest target. */
+/**
+ * A group can only move a dependency of one package.json once: its highest
+ * target wins there. Workspaces on different majors of a package each keep
+ * their own update (`@types/node` 22.x here, 24.x there).
+ */
 function newestPerPackage(updates: Update[]): Update[] {
-  const byName = new Map<string, Update>();
-  for (const update of updates) {
-    const seen = byName.get(update.name);
-    if (!seen || gt(update.to, seen.to)) byName.set(update.name, update);
+  const taken = new Set<string>();
+  const kept = new Map<Update, Update>();
+  const newestFirst = [...updates].sort(
+    (a, b) => a.name.localeCompare(b.name) || rcompare(a.to, b.to),
+  );
+  for (const update of newestFirst) {
+    const key = (l: Update["locations"][number]) => `${update.name}\0${l.manifest}\0${l.section}`;
+    const free = update.locations.filter((l) => !taken.has(key(l)));
+    for (const location of free) taken.add(key(location));
+    if (free.length === update.locations.length) kept.set(update, update);
+    else if (free.length > 0) kept.set(update, withLocations(update, free));
   }
-  return [...byName.values()];
+  return updates.flatMap((u) => kept.get(u) ?? []);
+}
+
+function withLocations(update: Update, locations: Update["locations"]): Update {
+  const [first, ...rest] = locations as [Update["locations"][number], ...Update["locations"]];
+  const out: Update = {
+    ...update,
+    from: first.from,
+    type: updateType(first.from, update.to),
+    locations: [first],
+  };
+  for (const location of rest) addLocation(out, location);
+  return out;
 }
 
 export function slugify(text: string): string {
@@ -169,9 +203,9 @@ export function groupTitle(group: UpdateGroup): string {
   if (group.security && only) {
     const severities = [...new Set((only.advisories ?? []).map((a) => a.severity))];
     const note = severities.length > 0 ? `security, ${severities.join("/")}` : "security";
-    return `Bump ${only.name} from ${only.from} to ${only.to} (${note})`;
+    return `Bump ${only.name} from ${fromVersions(only)} to ${only.to} (${note})`;
   }
   if (group.updates.length === 1 && only)
-    return `Bump ${only.name} from ${only.from} to ${only.to}`;
+    return `Bump ${only.name} from ${fromVersions(only)} to ${only.to}`;
   return `Bump the ${group.name} group: ${group.updates.length} updates`;
 }

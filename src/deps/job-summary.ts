@@ -1,6 +1,8 @@
 import type { VerifyResult } from "../job/verify.js";
 import type { DepsGroupResult } from "./group-result.js";
 import { groupTitle } from "./groups.js";
+import { fromVersions } from "./outdated.js";
+import { warningText } from "./render-plan.js";
 import type { DepsJobResult } from "./run-deps-job.js";
 import type { BumpFailure } from "./task.js";
 
@@ -11,14 +13,16 @@ import type { BumpFailure } from "./task.js";
  */
 export function renderDepsJobSummary(result: DepsJobResult): string {
   if (result.message) return `patchwright deps: ${result.message}`;
-  const blocks = result.groups.map(groupBlock);
+  const warnings = (result.plan?.warnings ?? []).map((w) => `WARNING ${warningText(w)}.`);
+  const blocks = [...warnings, ...result.groups.map(groupBlock)];
   for (const g of result.deferred)
     blocks.push(`WAITING ${groupTitle(g)}: deps.max_open_prs bump pull requests are open`);
   for (const w of result.waiting ?? []) blocks.push(`WAITING ${groupTitle(w.group)}: ${w.reason}`);
   for (const d of result.declined) {
     blocks.push(`SKIPPED ${groupTitle(d.group)}: ${d.url} proposing these versions was closed`);
   }
-  return blocks.length > 0 ? blocks.join("\n\n") : "No updates to propose.";
+  if (blocks.length === warnings.length) blocks.push("No updates to propose.");
+  return blocks.join("\n\n");
 }
 
 function groupBlock(g: DepsGroupResult): string {
@@ -27,11 +31,11 @@ function groupBlock(g: DepsGroupResult): string {
   for (const u of g.applied) {
     const advisories = (u.advisories ?? []).map((a) => `${a.id} (${a.severity})`).join(", ");
     lines.push(
-      `  ${u.name} ${u.from} -> ${u.to}${advisories ? `, fixes advisory ${advisories}` : ""}`,
+      `  ${u.name} ${fromVersions(u)} -> ${u.to}${advisories ? `, fixes advisory ${advisories}` : ""}`,
     );
   }
   for (const l of g.leftOut) {
-    lines.push(`  left out: ${l.update.name} ${l.update.from} -> ${l.update.to}`);
+    lines.push(`  left out: ${l.update.name} ${fromVersions(l.update)} -> ${l.update.to}`);
   }
   if (g.agent) {
     const files = g.agent.files.join(", ") || "no files";

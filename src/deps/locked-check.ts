@@ -1,5 +1,5 @@
 import { gte, satisfies } from "semver";
-import { readBunLock, readPnpmLock, readYarnLock } from "./lockfiles.js";
+import { readLockfile } from "./lockfiles.js";
 import type { Update } from "./outdated.js";
 import { type Lockfile, lockedVersion } from "./project.js";
 import { updateType } from "./versions.js";
@@ -27,6 +27,8 @@ export function lockedMismatches(
   const out: LockedMismatch[] = [];
   for (const update of updates) {
     for (const location of update.locations) {
+      // package.json's packageManager is no dependency: the lockfile does not hold it.
+      if (location.section === "packageManager") continue;
       const dir = location.manifest.includes("/")
         ? location.manifest.slice(0, location.manifest.lastIndexOf("/"))
         : "";
@@ -73,9 +75,9 @@ function lockReader(
   lockfilePath: string,
   text: string,
 ): (dir: string, name: string, spec: string) => string | undefined {
-  if (lockfilePath.endsWith("pnpm-lock.yaml")) return readPnpmLock(text);
-  if (lockfilePath.endsWith("yarn.lock")) return readYarnLock(text);
-  if (lockfilePath.endsWith("bun.lock")) return readBunLock(text);
-  const lock = JSON.parse(text) as Lockfile;
-  return (dir, name) => lockedVersion(lock, dir, name);
+  if (lockfilePath.endsWith(".json")) {
+    const lock = JSON.parse(text) as Lockfile;
+    return (dir, name) => lockedVersion(lock, dir, name);
+  }
+  return readLockfile(lockfilePath, text).versionOf;
 }

@@ -32,7 +32,7 @@ export interface ReadNpmConfigOptions {
 
 /** Keys that matter for reaching a registry or choosing versions; the rest of .npmrc is npm's business. */
 const KEPT_KEYS =
-  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy|min-release-age|minimum-release-age)$/;
+  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy|min-release-age|minimum-release-age|use-node-version)$/;
 
 export async function readNpmConfig(options: ReadNpmConfigOptions): Promise<NpmConfig> {
   const home = options.home ?? options.env.HOME;

@@ -1,39 +1,49 @@
 import PQueue from "p-queue";
+import { lt, valid } from "semver";
 import type { DepsConfig, UpdateType } from "./config.js";
 import {
-  DEP_SECTIONS,
-  type DepEntry,
-  type DepSection,
-  lockedVersion,
-  type NpmProject,
-} from "./project.js";
-import type { ProjectNode } from "./project-node.js";
+  type DependencyList,
+  listDependencies,
+  type SkippedDependency,
+  type WantedDependency,
+} from "./dependency-list.js";
+import { DEP_SECTIONS, type DepSection, type NpmProject } from "./project.js";
+import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { Advisory, Packument, RegistryClient } from "./registry.js";
 import type { ReleaseAge } from "./release-age.js";
 import { type ReleaseLinks, releaseLinks } from "./release-notes.js";
-import { nonRegistryReason, specFloor } from "./spec.js";
-import { chooseTargets, ignoresPackage, type PassedOver, rulesFor } from "./versions.js";
+import { withAlias } from "./spec.js";
+import { chooseTargets, type PassedOver, updateType, versionPolicy } from "./versions.js";
 
 /**
  * Finding updates: every registry dependency of every manifest, its
  * installed version (from the lockfile), the registry's packument, and the
  * versions `chooseTargets` accepts. Entries for the same package and target
- * in several workspaces become one update with several locations.
+ * in several workspaces become one update with several locations, each
+ * with the version its own workspace has now.
  */
 
 export interface UpdateLocation {
   manifest: string;
-  section: DepSection;
+  /** The package.json section, or its `packageManager` field. */
+  section: DepSection | "packageManager";
   spec: string;
   /** The spec to write, or null when the range already allows the new version (lockfile only). */
   newSpec: string | null;
+  /** The version this manifest has now (workspaces of one repository can differ). */
+  from: string;
 }
 
 export interface Update {
+  /** The dependency's name in package.json (an npm alias's own name). */
   name: string;
+  /** Set when the dependency is an npm alias: the package it installs from the registry. */
+  package?: string;
+  /** The lowest version among the locations (each has its own `from`). */
   from: string;
   to: string;
+  /** The biggest kind of change among the locations. */
   type: UpdateType;
   publishedAt?: string;
   locations: UpdateLocation[];
@@ -46,24 +56,19 @@ export interface Update {
   advisories?: Advisory[];
 }
 
-export interface SkippedDependency {
-  name: string;
-  manifest: string;
-  reason: string;
-}
-
 export interface FindUpdatesResult {
   updates: Update[];
   skipped: SkippedDependency[];
   /** Packages already at the newest acceptable version. */
   upToDate: number;
-  /** Dependencies of workspaces on each other: npm links them, there is nothing to bump. */
+  /** Dependencies of workspaces on each other: the package manager links them, there is nothing to bump. */
   internal: number;
   /** What is installed now, per package (the root's view): the peer check starts from it. */
   installed: Map<string, string>;
+  /** By registry package name. */
   packuments: Map<string, Packument>;
   /** Every registry dependency considered, with its installed version. */
-  entries: Array<{ entry: DepEntry; current: string }>;
+  entries: WantedDependency[];
 }
 
 export interface FindUpdatesOptions {
@@ -71,7 +76,8 @@ export interface FindUpdatesOptions {
   registry: RegistryClient;
   config: DepsConfig;
   now: number;
-  node?: ProjectNode | undefined;
+  /** The Nodes dependencies run on (development, engines); none: no engines check. */
+  nodes?: ProjectNodes | undefined;
   releaseAge?: ReleaseAge | undefined;
   /** Only these packages (a security-only run asks the registry about nothing else). */
   onlyNames?: ReadonlySet<string> | undefined;
@@ -81,51 +87,13 @@ export interface FindUpdatesOptions {
 
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
 
-export interface DependencyList {
-  wanted: Array<{ entry: DepEntry; current: string }>;
-  skipped: SkippedDependency[];
-  internal: number;
-}
-
-/** Every registry dependency the config covers, with its installed version; no registry asked. */
-export function listDependencies(
-  project: NpmProject,
-  config: Pick<DepsConfig, "depTypes" | "ignore">,
-): DependencyList {
-  const skipped: SkippedDependency[] = [];
-  const workspaceNames = new Set(project.manifests.map((m) => m.name).filter(Boolean));
-  const wanted: Array<{ entry: DepEntry; current: string }> = [];
-  let internal = 0;
-
-  for (const manifest of project.manifests) {
-    for (const entry of manifest.deps) {
-      const skip = (reason: string) =>
-        skipped.push({ name: entry.name, manifest: entry.manifest, reason });
-      const nonRegistry = nonRegistryReason(entry.spec);
-      if (!config.depTypes.includes(entry.section)) continue;
-      if (nonRegistry) skip(nonRegistry);
-      else if (workspaceNames.has(entry.name)) internal += 1;
-      else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
-      else {
-        const current =
-          lockedVersion(project.lockfile, manifest.dir, entry.name) ??
-          project.lockedVersionOf?.(manifest.dir, entry.name, entry.spec) ??
-          specFloor(entry.spec);
-        if (current) wanted.push({ entry, current });
-        else skip(`cannot tell the installed version of "${entry.spec}"`);
-      }
-    }
-  }
-  return { wanted, skipped, internal };
-}
-
 export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpdatesResult> {
   const { project, config } = options;
-  const listed = listDependencies(project, config);
+  const listed: DependencyList = listDependencies(project, config);
   const skipped = listed.skipped;
   const internal = listed.internal;
   const wanted = options.onlyNames
-    ? listed.wanted.filter((w) => options.onlyNames?.has(w.entry.name))
+    ? listed.wanted.filter((w) => options.onlyNames?.has(w.package))
     : listed.wanted;
 
   // Peer ranges are npm's view of the whole tree: packages left out of the
@@ -134,8 +102,8 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     ? wanted
     : listDependencies(project, { depTypes: [...DEP_SECTIONS], ignore: [] }).wanted;
   const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
-  const names = [...new Set(wanted.map((w) => w.entry.name))];
-  const peerOnly = [...new Set(everything.map((w) => w.entry.name))].filter(
+  const names = [...new Set(wanted.map((w) => w.package))];
+  const peerOnly = [...new Set(everything.map((w) => w.package))].filter(
     (name) => !names.includes(name),
   );
   const packuments = new Map<string, Packument | Error>();
@@ -148,14 +116,6 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     }),
   );
 
-  const policy = {
-    updateTypes: config.updateTypes,
-    cooldownMs: config.cooldownDays * 86_400_000,
-    ignore: config.ignore,
-    now: options.now,
-    node: options.node,
-    releaseAge: options.releaseAge,
-  };
   const installed = new Map<string, string>();
   for (const { entry, current } of everything) {
     if (entry.section !== "peerDependencies" && !installed.has(entry.name))
@@ -163,15 +123,21 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   }
   const byKey = new Map<string, Update>();
   let upToDate = 0;
-  for (const { entry, current } of wanted) {
+  for (const dependency of wanted) {
+    const { entry, current } = dependency;
     const skip = (reason: string) =>
       skipped.push({ name: entry.name, manifest: entry.manifest, reason });
-    const packument = packuments.get(entry.name);
+    const packument = packuments.get(dependency.package);
     if (!packument || packument instanceof Error) {
       skip(packument instanceof Error ? packument.message : "not fetched");
       continue;
     }
-    const choice = chooseTargets(packument, current, policy);
+    const node = options.nodes ? nodeTargetsFor(options.nodes, entry) : undefined;
+    const choice = chooseTargets(
+      packument,
+      current,
+      versionPolicy(config, options.now, node, options.releaseAge),
+    );
     const majorNotes = choice.passedOver.filter((p) => p.type === "major");
     const targets = [choice.nonMajor, choice.major].filter((c) => c !== undefined);
     // Every newer major that is not proposed is said, with why: no silent drops.
@@ -184,7 +150,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       continue;
     }
     for (const target of targets) {
-      const write = writeRange(entry.spec, target.version, {
+      const write = writeRange(dependency.range, target.version, {
         strategy: config.rangeStrategy,
         section: entry.section,
         hasLockfile: project.lockfilePath !== undefined,
@@ -193,20 +159,23 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
         skip(`${current} -> ${target.version} not proposed: ${write.reason}`);
         continue;
       }
-      const location = {
+      const location: UpdateLocation = {
         manifest: entry.manifest,
         section: entry.section,
         spec: entry.spec,
-        newSpec: write.spec,
+        newSpec: write.spec === null ? null : withAlias(entry.spec, write.spec),
+        from: current,
       };
-      const key = `${entry.name}@${target.version}`;
+      // A major for one workspace and a minor for another stay two updates: the minor never waits for the major.
+      const key = `${entry.name}@${target.version}@${target.type === "major" ? "major" : "minor"}`;
       const known = byKey.get(key);
       if (known) {
-        known.locations.push(location);
+        addLocation(known, location);
         continue;
       }
       byKey.set(key, {
         name: entry.name,
+        ...(dependency.package !== entry.name ? { package: dependency.package } : {}),
         from: current,
         to: target.version,
         type: target.type,
@@ -233,6 +202,37 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     packuments: fetched,
     entries: wanted,
   };
+}
+
+function lowerVersion(a: string, b: string): boolean {
+  return valid(a) !== null && valid(b) !== null && lt(a, b);
+}
+
+const TYPE_ORDER: readonly UpdateType[] = ["patch", "minor", "major"];
+
+/** One more workspace moves to the same version: its own from, the lowest from and biggest kind kept. */
+export function addLocation(update: Update, location: UpdateLocation): void {
+  update.locations.push(location);
+  if (lowerVersion(location.from, update.from)) update.from = location.from;
+  const type = updateType(location.from, update.to);
+  if (TYPE_ORDER.indexOf(type) > TYPE_ORDER.indexOf(update.type)) update.type = type;
+}
+
+/** More updates into `updates`: one already moving the same dependency to the same version takes their locations. */
+export function mergeUpdates(updates: Update[], more: readonly Update[]): void {
+  for (const update of more) {
+    const same = updates.find((u) => u.name === update.name && u.to === update.to);
+    if (same) for (const location of update.locations) addLocation(same, location);
+    else updates.push(update);
+  }
+}
+
+/** The versions an update moves from, lowest first: "5.8.2" or "5.5.4, 5.8.2, 5.9.2". */
+export function fromVersions(update: Pick<Update, "from" | "locations">): string {
+  const all = [...new Set(update.locations.map((l) => l.from))].sort((a, b) =>
+    lowerVersion(a, b) ? -1 : lowerVersion(b, a) ? 1 : 0,
+  );
+  return all.length > 1 ? all.join(", ") : update.from;
 }
 
 function describePassed(passed: PassedOver): string {

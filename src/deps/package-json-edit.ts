@@ -14,15 +14,17 @@ export class JsonEditError extends Error {
   override name = "JsonEditError";
 }
 
+/** A dependency's spec, or with section `packageManager` the top-level field of that name. */
 export function setDependencySpec(
   text: string,
   section: string,
   name: string,
   spec: string,
 ): string {
-  const span = findValueSpan(text, [section, name]);
+  const path = section === "packageManager" ? [section] : [section, name];
+  const span = findValueSpan(text, path);
   if (!span) throw new JsonEditError(`"${section}" has no "${name}" to update`);
-  if (text[span.start] !== '"') throw new JsonEditError(`"${section}.${name}" is not a string`);
+  if (text[span.start] !== '"') throw new JsonEditError(`"${path.join(".")}" is not a string`);
   return `${text.slice(0, span.start)}${JSON.stringify(spec)}${text.slice(span.end)}`;
 }
 

@@ -83,6 +83,11 @@ export async function detectPackageManager(
   return { name, lockfile: first.file, evidence: first.file };
 }
 
+/** The tool as a maintainer names it: "yarn" for yarn 1 and yarn 2+ alike. */
+export function managerLabel(name: ManagerName): string {
+  return name.startsWith("yarn") ? "yarn" : name;
+}
+
 /** The command that starts a project's tool: `tools`' own, else the default. */
 export function toolCommand(name: Exclude<ManagerName, "npm">, tools: ManagerTools = {}): string {
   return tools[name] ?? DEFAULT_TOOLS[name];

@@ -1,5 +1,7 @@
 import { satisfies, validRange } from "semver";
-import type { SkippedDependency, Update } from "./outdated.js";
+import type { SkippedDependency } from "./dependency-list.js";
+import type { Update } from "./outdated.js";
+import type { ManagerName } from "./package-manager.js";
 import type { Packument } from "./registry.js";
 
 /**
@@ -24,11 +26,21 @@ export interface LockedPeers {
   peers: Readonly<Record<string, string>>;
 }
 
+/** What the project's own tool does with a broken peer range, for the reason a bump is left out. */
+const PEER_OUTCOME: Record<ManagerName, string> = {
+  npm: "npm would override it with a warning",
+  pnpm: "pnpm would install it and report an unmet peer",
+  "yarn-classic": "yarn would install it with an incorrect-peer warning",
+  "yarn-berry": "yarn would install it with an incompatible-peer warning",
+  bun: "bun would install it with a peer warning",
+};
+
 export function checkPeers(
   updates: readonly Update[],
   installed: ReadonlyMap<string, string>,
   packuments: ReadonlyMap<string, Packument>,
   locked: ReadonlyMap<string, LockedPeers> = new Map(),
+  manager: ManagerName = "npm",
 ): PeerCheck {
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
@@ -64,11 +76,14 @@ export function checkPeers(
             pairs.push([declarer, peer]);
           continue;
         }
+        // Broken already before the plan (babel 8 installed beside a plugin asking for ^7):
+        // a bump inside that state breaks nothing new, as with engines.
+        if (brokenBefore(declarer, peer, packument, fromLock, installed)) continue;
         // The plan breaks this range: leave out the bump that moved into the conflict.
         if (peerMoves && !drop.has(peer)) {
           drop.set(
             peer,
-            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (npm would override it with a warning)`,
+            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (${PEER_OUTCOME[manager]})`,
           );
         } else if (declarerMoves && !peerMoves && !drop.has(declarer)) {
           drop.set(
@@ -88,6 +103,27 @@ export function checkPeers(
     }
     kept = kept.filter((u) => !drop.has(u.name));
   }
+}
+
+/** Whether the installed declarer's own peer range already leaves out the installed peer. */
+function brokenBefore(
+  declarer: string,
+  peer: string,
+  packument: Packument | undefined,
+  fromLock: LockedPeers | undefined,
+  installed: ReadonlyMap<string, string>,
+): boolean {
+  const declarerBefore = installed.get(declarer) ?? fromLock?.version;
+  const peerBefore = installed.get(peer);
+  if (!declarerBefore || !peerBefore) return false;
+  const range = packument
+    ? packument.versions[declarerBefore]?.peerDependencies?.[peer]
+    : fromLock?.peers[peer];
+  return (
+    range !== undefined &&
+    validRange(range) !== null &&
+    !satisfies(peerBefore, range, { includePrerelease: true })
+  );
 }
 
 function peersOf(packument: Packument, version: string): Array<[string, string]> {

@@ -1,12 +1,15 @@
 import picomatch from "picomatch";
 import { errorMessage } from "../error-message.js";
 import type { DepsConfig } from "./config.js";
+import { listDependencies, type SkippedDependency } from "./dependency-list.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
 import { type NpmConfig, readNpmConfig } from "./npmrc.js";
-import { findUpdates, listDependencies, type SkippedDependency, type Update } from "./outdated.js";
+import { findUpdates, mergeUpdates, type Update } from "./outdated.js";
+import type { ManagerName } from "./package-manager.js";
+import { findManagerUpdates } from "./package-manager-update.js";
 import { checkPeers } from "./peers.js";
 import { lockedPeerDeclarers, type NpmProject, readNpmProject } from "./project.js";
-import { type ProjectNode, readProjectNode } from "./project-node.js";
+import { type ProjectNodes, readProjectNodes } from "./project-node.js";
 import {
   type Advisory,
   createRegistryClient,
@@ -16,22 +19,40 @@ import {
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
 import { advisoryRequest, findSecurityUpdates } from "./security.js";
 import { findTransitiveSecurityUpdates, readLockedGraph } from "./transitive-security.js";
+import { versionPolicy } from "./versions.js";
+
+/** Why a package's next update waits: the plan says it once, above the packages it holds back. */
+export const ONE_AT_A_TIME = "one pull request per package at a time";
+
+/**
+ * A check the plan could not run: its absence must not read as "nothing
+ * found" (no advisories is not the same as advisories not asked).
+ */
+export interface PlanWarning {
+  check: "advisories";
+  error: string;
+}
 
 /** What a run would do: the groups (one pull request each) and what was left out, and why. */
 export interface DepsPlan {
   registry: string;
   manifests: string[];
+  /** In the order their pull requests open: security fixes, groups, then majors most likely merged first. */
   groups: UpdateGroup[];
   skipped: SkippedDependency[];
+  /** Checks that could not run; the plan is incomplete without them. */
+  warnings: PlanWarning[];
   upToDate: number;
-  /** Dependencies between the workspace's own packages (left to npm). */
+  /** Dependencies on the workspace's own packages (linked by the package manager, never bumped). */
   internal: number;
   /** The package manager that writes the lockfile: npm, pnpm, yarn-classic, yarn-berry, bun. */
-  manager: string;
+  manager: ManagerName;
+  /** package.json's `packageManager` field, when it has one ("pnpm@10.12.1"). */
+  packageManager?: string;
   /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
   maxOpenPrs: number;
-  /** The Node the engines check used, and where it came from. */
-  node: ProjectNode;
+  /** The Nodes the engines check used: the development Node, and engines.node per manifest. */
+  node: ProjectNodes;
   /** The package manager's minimum release age, when the project sets one. */
   releaseAge?: ReleaseAge;
 }
@@ -64,10 +85,15 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   const registry =
     options.registry ??
     createRegistryClient({ npm, ...(options.fetchJson ? { fetchJson: options.fetchJson } : {}) });
-  const rootJson = JSON.parse(project.manifests[0]?.text ?? "{}") as Record<string, unknown>;
-  const node = await readProjectNode(options.dir, rootJson, options.runningNode ?? process.version);
+  const node = await readProjectNodes({
+    dir: options.dir,
+    manifests: project.manifests.map((m) => ({ path: m.path, json: m.json })),
+    npmOptions: npm.options,
+    runningNode: options.runningNode ?? process.version,
+  });
   const releaseAge = await readReleaseAge(options.dir, npm);
   const now = options.clock.now();
+  const warnings: PlanWarning[] = [];
   // A security-only run asks about advisories first, and fetches packuments only for what has one.
   let known: Record<string, Advisory[]> | undefined;
   let securityError: unknown;
@@ -85,14 +111,27 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     registry,
     config: options.config,
     now,
-    node,
+    nodes: node,
     releaseAge,
     ...(known ? { onlyNames: new Set(Object.keys(known)) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const skipped = [...found.skipped];
+  if (!options.securityOnly) {
+    // package.json's packageManager: the tool runs where the project is developed.
+    const managed = await findManagerUpdates({
+      dir: options.dir,
+      pinned: project.manager.pinned,
+      registry,
+      policy: versionPolicy(options.config, now, [node.development], releaseAge),
+      signal: options.signal,
+    });
+    skipped.push(...managed.skipped);
+    // The same tool as a devDependency at the same version: one update, both places.
+    mergeUpdates(found.updates, managed.updates);
+  }
   let security: Update[] = [];
-  if (securityError) skipped.push(advisoryFailure(securityError));
+  if (securityError) warnings.push(advisoryFailure(securityError));
   else if (options.config.securityUpdates) {
     try {
       const findings = await findSecurityUpdates({
@@ -102,7 +141,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         config: options.config,
         hasLockfile: project.lockfilePath !== undefined,
         now,
-        node,
+        nodes: node,
         releaseAge,
         signal: options.signal,
         known,
@@ -126,8 +165,8 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         skipped.push(...transitive.skipped);
       }
     } catch (error) {
-      // No advisories is no reason to hold back the other updates; say so.
-      skipped.push(advisoryFailure(error));
+      // No advisories is no reason to hold back the other updates; say so, loudly.
+      warnings.push(advisoryFailure(error));
     }
   }
   const securityNames = new Set(security.map((u) => u.name));
@@ -144,6 +183,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     found.installed,
     found.packuments,
     lockedPeerDeclarers(project.lockfile),
+    project.manager.name,
   );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
@@ -160,10 +200,12 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       ),
     ],
     skipped,
+    warnings,
     upToDate: found.upToDate,
     internal: found.internal,
     maxOpenPrs: options.config.maxOpenPrs,
     manager: project.manager.name,
+    ...(project.manager.pinned ? { packageManager: project.manager.pinned } : {}),
     node,
     ...(releaseAge ? { releaseAge } : {}),
   };
@@ -196,7 +238,7 @@ function onePerPackage(
     skipped.push({
       name: update.name,
       manifest,
-      reason: `${update.to} (major) waits until the update to ${first.to} is merged: one pull request per package at a time`,
+      reason: `${update.to} (major) waits until the update to ${first.to} is merged: ${ONE_AT_A_TIME}`,
     });
     return false;
   });
@@ -218,14 +260,15 @@ function waitingForSecurity(
       {
         name: update.name,
         manifest: update.locations[0]?.manifest ?? "package.json",
-        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: one pull request per package at a time`,
+        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: ${ONE_AT_A_TIME}`,
       },
     ];
   });
 }
 
-function advisoryFailure(error: unknown): SkippedDependency {
-  return { name: "(security advisories)", manifest: "package.json", reason: errorMessage(error) };
+function advisoryFailure(error: unknown): PlanWarning {
+  // Shown in pull requests: a registry URL's credentials never are.
+  return { check: "advisories", error: errorMessage(error).replace(/\/\/[^/@\s]+@/g, "//") };
 }
 
 function securityGroups(updates: readonly Update[]): UpdateGroup[] {

@@ -12,7 +12,9 @@ import {
 import { renderDrift } from "../job/summary.js";
 import { updatesMarker } from "./bump-pulls.js";
 import type { DepsGroupResult } from "./group-result.js";
-import type { Update } from "./outdated.js";
+import { fromVersions, type Update } from "./outdated.js";
+import type { PlanWarning } from "./plan.js";
+import { displayName, warningText } from "./render-plan.js";
 import { formatAge } from "./versions.js";
 
 /**
@@ -22,17 +24,20 @@ import { formatAge } from "./versions.js";
  */
 
 const STAGE: Record<string, string> = {
-  lockfile: "npm could not resolve it",
+  lockfile: "the package manager could not resolve it",
   install: "the install failed",
   verify: "the checks failed",
 };
 
 export function renderDepsPullRequestBody(
   result: DepsGroupResult,
-  options: { now: number },
+  /** `warnings`: the plan's checks that could not run, said before anything else. */
+  options: { now: number; warnings?: readonly PlanWarning[] | undefined },
 ): string {
   // First, so cutting an overlong body never loses it.
   const parts: string[] = [updatesMarker(result.applied)];
+  for (const warning of options.warnings ?? [])
+    parts.push(`> [!WARNING]\n> ${tableCell(warningText(warning))}.`);
   const count = plural(result.applied.length, "npm package");
   parts.push(
     result.group.single
@@ -40,6 +45,8 @@ export function renderDepsPullRequestBody(
       : `Updates ${count} in the **${result.group.name}** group.`,
     updatesTable(result.applied, options.now),
   );
+  const perWorkspace = workspaceTable(result.applied);
+  if (perWorkspace) parts.push("#### Per workspace", perWorkspace);
   const split = result.group.split;
   if (split?.role === "as-is") {
     parts.push(
@@ -75,7 +82,7 @@ export function renderDepsPullRequestBody(
       const why = failure
         ? `with it ${STAGE[failure.stage] ?? "the checks failed"} (${inlineCode(failure.result.command)}, exit ${failure.result.exit}) even after the fix attempt, and the rest of the group passes without it`
         : "it could not be checked in time";
-      return `- **${tableCell(update.name)}** ${update.from} → ${update.to}: ${why}.`;
+      return `- **${tableCell(update.name)}** ${fromVersions(update)} → ${update.to}: ${why}.`;
     });
     const lastOutput = result.leftOut.find((l) => l.failure)?.failure?.result.outputTail;
     parts.push(
@@ -124,21 +131,35 @@ export function renderDepsPullRequestBody(
 function updatesTable(updates: readonly Update[], now: number): string {
   const rows = updates.map((u) => {
     const name = u.links.repository
-      ? `[${tableCell(u.name)}](${u.links.repository})`
-      : tableCell(u.name);
+      ? `[${tableCell(displayName(u))}](${u.links.repository})`
+      : tableCell(displayName(u));
     const age = u.publishedAt ? `${formatAge(now - Date.parse(u.publishedAt))} ago` : "unknown";
     const notes = u.links.releases
       ? `[release notes](${u.links.releases})`
       : u.links.repository
         ? `[repository](${u.links.repository})`
         : "";
-    return `| ${name} | \`${u.from}\` → \`${u.to}\` | ${u.type} | ${age} | ${notes} |`;
+    return `| ${name} | \`${fromVersions(u)}\` → \`${u.to}\` | ${u.type} | ${age} | ${notes} |`;
   });
   return [
     "| Package | Change | Type | Released | Notes |",
     "| --- | --- | --- | --- | --- |",
     ...rows,
   ].join("\n");
+}
+
+/** Where the workspaces of one repository start from different versions: each one's own row. */
+function workspaceTable(updates: readonly Update[]): string | undefined {
+  const rows = updates
+    .filter((u) => new Set(u.locations.map((l) => l.from)).size > 1)
+    .flatMap((u) =>
+      u.locations.map(
+        (l) =>
+          `| ${tableCell(displayName(u))} | \`${tableCell(l.manifest)}\` | \`${l.from}\` → \`${u.to}\` |`,
+      ),
+    );
+  if (rows.length === 0) return undefined;
+  return ["| Package | Workspace | Change |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
 function verification(result: DepsGroupResult): string {
@@ -156,7 +177,7 @@ export function warningsFor(updates: readonly Update[]): string[] {
   for (const u of updates) {
     if (u.type === "major") {
       warnings.push(
-        `- ⚠️ **${tableCell(u.name)}** crosses a major version (${u.from} → ${u.to}): read the release notes for breaking changes.`,
+        `- ⚠️ **${tableCell(u.name)}** crosses a major version (${fromVersions(u)} → ${u.to}): read the release notes for breaking changes.`,
       );
     }
     if (u.newInstallScripts.length > 0) {

@@ -3,7 +3,7 @@ import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceFile, readWorkspaceText } from "../sandbox/host-files.js";
-import { type LockedVersionOf, readBunLock, readPnpmLock, readYarnLock } from "./lockfiles.js";
+import { type LinkedOf, type LockedVersionOf, readLockfile } from "./lockfiles.js";
 import { detectPackageManager, type PackageManager } from "./package-manager.js";
 
 /**
@@ -34,7 +34,10 @@ export interface Manifest {
   /** Its directory, relative ("" for the root). */
   dir: string;
   name: string | undefined;
+  /** Its own version, which a dependency on it by a range must satisfy to be linked. */
+  version: string | undefined;
   text: string;
+  json: Record<string, unknown>;
   deps: DepEntry[];
 }
 
@@ -44,12 +47,12 @@ export interface NpmProject {
   /** package-lock.json (or npm-shrinkwrap.json) as parsed JSON, when there is one. */
   lockfile: Lockfile | undefined;
   lockfilePath: string | undefined;
-  /** The root package.json's engines.node, when it has one. */
-  nodeEngine?: string;
   /** npm, pnpm, yarn (classic or berry) or bun, and its lockfile. */
   manager: PackageManager;
-  /** Installed versions from pnpm's or yarn's lockfile (npm's is `lockfile`). */
+  /** Installed versions from pnpm's, yarn's or bun's lockfile (npm's is `lockfile`). */
   lockedVersionOf?: LockedVersionOf;
+  /** Whether pnpm's, yarn's or bun's lockfile links a dependency to a workspace package. */
+  linkedOf?: LinkedOf;
 }
 
 export interface Lockfile {
@@ -92,29 +95,25 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     const text = await readWorkspaceText(dir, path);
     manifests.push(parseManifest(path, text));
   }
-  const rootJson = JSON.parse(rootText) as Record<string, unknown>;
-  const manager = await detectPackageManager(dir, rootJson);
-  let lockfile: Lockfile | undefined;
+  const manager = await detectPackageManager(dir, root.json);
   const lockfilePath = manager.lockfile;
-  let lockedVersionOf: LockedVersionOf | undefined;
   if (lockfilePath === "bun.lockb") throw new ProjectError(binaryBunLock);
+  const project: NpmProject = { dir, manifests, lockfile: undefined, lockfilePath, manager };
   if (lockfilePath) {
     const text = await readWorkspaceText(dir, lockfilePath);
     try {
-      if (manager.name === "npm") lockfile = JSON.parse(text) as Lockfile;
-      else if (manager.name === "pnpm") lockedVersionOf = readPnpmLock(text);
-      else if (manager.name === "bun") lockedVersionOf = readBunLock(text);
-      else lockedVersionOf = readYarnLock(text);
+      if (manager.name === "npm") project.lockfile = JSON.parse(text) as Lockfile;
+      else {
+        const reader = readLockfile(lockfilePath, text);
+        project.lockedVersionOf = reader.versionOf;
+        project.linkedOf = reader.linkedOf;
+      }
     } catch (error) {
       throw new ProjectError(
         `${lockfilePath} cannot be read (${(error as Error).message}); fix or regenerate it first`,
       );
     }
   }
-  const project: NpmProject = { dir, manifests, lockfile, lockfilePath, manager };
-  if (lockedVersionOf) project.lockedVersionOf = lockedVersionOf;
-  const engines = (rootJson as { engines?: { node?: unknown } }).engines;
-  if (typeof engines?.node === "string") project.nodeEngine = engines.node;
   return project;
 }
 
@@ -135,7 +134,8 @@ function parseManifest(path: string, text: string): Manifest {
   }
   const dir = posix.dirname(path) === "." ? "" : posix.dirname(path);
   const name = typeof json.name === "string" ? json.name : undefined;
-  return { path, dir, name, text, deps };
+  const version = typeof json.version === "string" ? json.version : undefined;
+  return { path, dir, name, version, text, json, deps };
 }
 
 function workspacePatterns(json: Record<string, unknown>): string[] {
@@ -224,6 +224,24 @@ export function lockedVersion(
     return undefined;
   }
   return lockfile.dependencies?.[name]?.version;
+}
+
+/** Whether npm's lockfile links a manifest's dependency to a workspace package (`link: true`). */
+export function lockedLink(
+  lockfile: Lockfile | undefined,
+  manifestDir: string,
+  name: string,
+): boolean | undefined {
+  const packages = lockfile?.packages;
+  if (!packages) return undefined;
+  const keys = manifestDir
+    ? [`${manifestDir}/node_modules/${name}`, `node_modules/${name}`]
+    : [`node_modules/${name}`];
+  for (const key of keys) {
+    const entry = packages[key];
+    if (entry) return entry.link === true;
+  }
+  return undefined;
 }
 
 /**

@@ -58,7 +58,10 @@ export async function openGroupPull(ctx: GroupRunContext, result: DepsGroupResul
     head: branch,
     base: ctx.baseBranch,
     title: groupTitle(shipped),
-    body: renderDepsPullRequestBody({ ...result, group: shipped }, { now: ctx.clock.now() }),
+    body: renderDepsPullRequestBody(
+      { ...result, group: shipped },
+      { now: ctx.clock.now(), warnings: ctx.planWarnings },
+    ),
     draft: false,
   });
   const problem = await labelPullRequest(

@@ -45,12 +45,17 @@ export function writeRange(spec: string, to: string, context: RangeContext): Ran
     spec: next === spec ? null : next,
   });
   const untouched = (): RangeWrite =>
-    context.hasLockfile && context.section !== "peerDependencies"
-      ? { kind: "write", spec: null }
-      : {
+    context.section === "peerDependencies"
+      ? {
           kind: "leave",
-          reason: `${to} is inside "${spec}": without a lockfile ${context.section === "peerDependencies" ? "the range already accepts it" : "npm install already takes it"} (range strategy ${strategy})`,
-        };
+          reason: `${to} is inside the peer range "${spec}", which already accepts it (range strategy ${strategy})`,
+        }
+      : context.hasLockfile
+        ? { kind: "write", spec: null }
+        : {
+            kind: "leave",
+            reason: `${to} is inside "${spec}": without a lockfile an install already takes it (range strategy ${strategy})`,
+          };
 
   if (strategy === "pin") return changed(to);
   if (strategy === "bump") {

@@ -13,18 +13,20 @@ const repositorySchema = z
   .optional()
   .catch(undefined);
 
-const versionSchema = z.looseObject({
+// Parsed down to these fields (z.object drops the rest): a monorepo's plan holds a
+// hundred full packuments at once, and their dependency maps and readmes are most of them.
+const versionSchema = z.object({
   version: z.string(),
   deprecated: z.union([z.string(), z.boolean()]).optional().catch(undefined),
   scripts: z.record(z.string(), z.unknown()).optional().catch(undefined),
   hasInstallScript: z.boolean().optional().catch(undefined),
   engines: z.record(z.string(), z.unknown()).optional().catch(undefined),
   peerDependencies: z.record(z.string(), z.string()).optional().catch(undefined),
-  dist: z.looseObject({ tarball: z.string().optional() }).optional().catch(undefined),
+  dist: z.object({ tarball: z.string().optional() }).optional().catch(undefined),
   repository: repositorySchema,
 });
 
-const packumentSchema = z.looseObject({
+const packumentSchema = z.object({
   name: z.string(),
   "dist-tags": z.record(z.string(), z.string()).default({}),
   versions: z.record(z.string(), versionSchema).default({}),

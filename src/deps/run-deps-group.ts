@@ -23,6 +23,7 @@ import type { DepsGroupResult } from "./group-result.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "./groups.js";
 import { retargetedFix } from "./locked-check.js";
 import type { Update } from "./outdated.js";
+import type { PlanWarning } from "./plan.js";
 import { openGroupPull, pushGroup } from "./publish-group.js";
 import type { UpstreamSource } from "./upstream.js";
 import type { WarmInstall } from "./warm-install.js";
@@ -73,6 +74,8 @@ export interface GroupRunContext extends Omit<AttemptContext, "dir" | "sandboxes
   securityBefore: Date | undefined;
   /** The job can be cut short and run again (the App's): the agent's fix is saved under this ref per group. */
   checkpoints?: { ref(group: UpdateGroup): string } | undefined;
+  /** The plan's checks that could not run: every pull request says so at the top. */
+  planWarnings?: readonly PlanWarning[] | undefined;
 }
 
 /** The group's work, as the sequence sees it; the details are in the group's result. */

@@ -252,6 +252,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
       push: input.push ?? true,
       octokit: deps.octokit,
       maxBisectChecks: 12,
+      planWarnings: planned.plan.warnings,
       ...(deps.checkpoints ? { checkpoints: groupCheckpoints(deps.checkpoints.jobId) } : {}),
     };
 

@@ -1,12 +1,14 @@
 import { compare, gt, lte, major, prerelease, satisfies, valid } from "semver";
 import type { DepsConfig } from "./config.js";
-import type { SkippedDependency, Update, UpdateLocation } from "./outdated.js";
-import type { DepEntry } from "./project.js";
-import type { ProjectNode } from "./project-node.js";
+import type { SkippedDependency, WantedDependency } from "./dependency-list.js";
+import type { NodeTarget } from "./node-version.js";
+import { addLocation, type Update, type UpdateLocation } from "./outdated.js";
+import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { Advisory, Packument, RegistryClient } from "./registry.js";
 import type { ReleaseAge } from "./release-age.js";
 import { releaseLinks } from "./release-notes.js";
+import { withAlias } from "./spec.js";
 import { enginesProblem, ignoresPackage, rulesFor, updateType } from "./versions.js";
 
 /**
@@ -18,13 +20,14 @@ import { enginesProblem, ignoresPackage, rulesFor, updateType } from "./versions
  */
 
 export interface SecurityOptions {
-  entries: ReadonlyArray<{ entry: DepEntry; current: string }>;
+  entries: readonly WantedDependency[];
+  /** By registry package name. */
   packuments: ReadonlyMap<string, Packument>;
   registry: RegistryClient;
   config: Pick<DepsConfig, "ignore" | "rangeStrategy">;
   hasLockfile: boolean;
   now: number;
-  node?: ProjectNode | undefined;
+  nodes?: ProjectNodes | undefined;
   releaseAge?: ReleaseAge | undefined;
   signal?: AbortSignal | undefined;
   /** The registry's answer when it was already asked. */
@@ -38,14 +41,14 @@ export interface SecurityFindings {
 
 /** The installed versions to ask about: what `npm audit` sends for direct dependencies. */
 export function advisoryRequest(
-  entries: ReadonlyArray<{ entry: DepEntry; current: string }>,
+  entries: readonly WantedDependency[],
   config: Pick<DepsConfig, "ignore">,
 ): Record<string, string[]> {
   const request: Record<string, string[]> = {};
-  for (const { entry, current } of entries) {
+  for (const { entry, current, package: name } of entries) {
     if (entry.section === "peerDependencies") continue;
     if (ignoresPackage(rulesFor(entry.name, config.ignore))) continue;
-    request[entry.name] = [...new Set([...(request[entry.name] ?? []), current])];
+    request[name] = [...new Set([...(request[name] ?? []), current])];
   }
   return request;
 }
@@ -60,54 +63,99 @@ export async function findSecurityUpdates(options: SecurityOptions): Promise<Sec
   const updates: Update[] = [];
   const skipped: SkippedDependency[] = [];
   for (const [name, advisories] of Object.entries(found)) {
-    const entries = options.entries.filter(
-      (e) => e.entry.name === name && e.entry.section !== "peerDependencies",
-    );
     const packument = options.packuments.get(name);
-    const [first] = entries;
-    if (!first || !packument) continue;
-    const current = first.current;
-    const affecting = advisories.filter((a) => safeSatisfies(current, a.vulnerable_versions));
-    if (affecting.length === 0) continue;
-    const skip = (reason: string) => skipped.push({ name, manifest: first.entry.manifest, reason });
-    const target = fixingVersion(packument, current, affecting, options);
-    if (!target.version) {
-      skip(`${current} has ${describeAdvisories(affecting)}; ${target.reason}`);
+    if (!packument) continue;
+    // An alias and the package under its own name are two dependencies: one fix each.
+    const byDependency = new Map<string, WantedDependency[]>();
+    for (const wanted of options.entries) {
+      if (wanted.package !== name || wanted.entry.section === "peerDependencies") continue;
+      const affected = advisories.some((a) => safeSatisfies(wanted.current, a.vulnerable_versions));
+      if (affected)
+        byDependency.set(wanted.entry.name, [
+          ...(byDependency.get(wanted.entry.name) ?? []),
+          wanted,
+        ]);
+    }
+    for (const [dependency, entries] of byDependency) {
+      const update = securityUpdate(dependency, name, entries, advisories, packument, options);
+      if ("reason" in update) skipped.push(update);
+      else updates.push(update);
+    }
+  }
+  return { updates: updates.sort((a, b) => a.name.localeCompare(b.name)), skipped };
+}
+
+/** The fix for one dependency's affected installs: the lowest version above them all that no advisory affects. */
+function securityUpdate(
+  dependency: string,
+  name: string,
+  entries: readonly WantedDependency[],
+  advisories: readonly Advisory[],
+  packument: Packument,
+  options: SecurityOptions,
+): Update | SkippedDependency {
+  const [first] = entries as [WantedDependency, ...WantedDependency[]];
+  const highest = entries
+    .map((e) => e.current)
+    .sort(compare)
+    .at(-1) as string;
+  const affecting = advisories.filter((a) =>
+    entries.some((e) => safeSatisfies(e.current, a.vulnerable_versions)),
+  );
+  const nodes = options.nodes
+    ? uniqueTargets(entries.flatMap((e) => nodeTargetsFor(options.nodes as ProjectNodes, e.entry)))
+    : undefined;
+  const target = fixingVersion(packument, highest, affecting, nodes, options);
+  if (!target.version) {
+    return {
+      name: dependency,
+      manifest: first.entry.manifest,
+      reason: `${highest} has ${describeAdvisories(affecting)}; ${target.reason}`,
+    };
+  }
+  let update: Update | undefined;
+  for (const { entry, current, range } of entries) {
+    const write = writeRange(range, target.version, {
+      strategy: options.config.rangeStrategy,
+      section: entry.section,
+      hasLockfile: options.hasLockfile,
+    });
+    // A security fix must land: a range that already allows it still gets raised.
+    const spec =
+      write.kind === "write" && (write.spec !== null || options.hasLockfile)
+        ? write.spec
+        : raisedFloor(range, target.version);
+    const location: UpdateLocation = {
+      manifest: entry.manifest,
+      section: entry.section,
+      spec: entry.spec,
+      newSpec: spec === null ? null : withAlias(entry.spec, spec),
+      from: current,
+    };
+    if (update) {
+      addLocation(update, location);
       continue;
     }
-    const locations: UpdateLocation[] = [];
-    for (const { entry } of entries) {
-      const write = writeRange(entry.spec, target.version, {
-        strategy: options.config.rangeStrategy,
-        section: entry.section,
-        hasLockfile: options.hasLockfile,
-      });
-      // A security fix must land: a range that already allows it still gets raised.
-      const spec =
-        write.kind === "write" && (write.spec !== null || options.hasLockfile)
-          ? write.spec
-          : raisedFloor(entry.spec, target.version);
-      locations.push({
-        manifest: entry.manifest,
-        section: entry.section,
-        spec: entry.spec,
-        newSpec: spec,
-      });
-    }
-    updates.push({
-      name,
+    update = {
+      name: dependency,
+      ...(dependency !== name ? { package: name } : {}),
       from: current,
       to: target.version,
       type: updateType(current, target.version),
       ...(packument.time[target.version] ? { publishedAt: packument.time[target.version] } : {}),
-      locations,
+      locations: [location],
       links: releaseLinks(packument, target.version),
       newInstallScripts: [],
       passedOver: [],
       advisories: affecting,
-    });
+    };
   }
-  return { updates: updates.sort((a, b) => a.name.localeCompare(b.name)), skipped };
+  return update as Update;
+}
+
+function uniqueTargets(targets: readonly NodeTarget[]): NodeTarget[] {
+  const seen = new Map(targets.map((t) => [`${t.source} ${t.label}`, t]));
+  return [...seen.values()];
 }
 
 export function describeAdvisories(advisories: readonly Advisory[]): string {
@@ -118,6 +166,7 @@ function fixingVersion(
   packument: Packument,
   current: string,
   advisories: readonly Advisory[],
+  nodes: readonly NodeTarget[] | undefined,
   options: SecurityOptions,
 ): { version?: string; reason: string } {
   const latest = packument["dist-tags"].latest;
@@ -128,7 +177,7 @@ function fixingVersion(
   const acceptable = candidates.filter((version) => {
     if (advisories.some((a) => safeSatisfies(version, a.vulnerable_versions))) return false;
     if (packument.versions[version]?.deprecated) return false;
-    const engines = enginesProblem(packument, version, current, options.node);
+    const engines = enginesProblem(packument, version, current, nodes);
     if (engines) {
       reasons.push(`${version} ${engines}`);
       return false;

@@ -1,54 +1,80 @@
-import { minVersion, satisfies, validRange } from "semver";
+import { minVersion, validRange } from "semver";
 
 /**
- * How a dependency is written in package.json, and how to write the bumped
- * one in the same style: `^1.2.3` -> `^2.0.0`, `~1.2.3` -> `~1.2.9`,
- * `1.2.3` -> `1.3.0`. Other ranges are left alone when the new version
- * already satisfies them (only the lockfile moves), and skipped otherwise.
+ * What a dependency's spec in package.json points at: a registry range
+ * (an npm alias `npm:lib@~3.24.0` is one too, for the package it names), a
+ * workspace package (`workspace:`), a local folder (`file:`, `link:`,
+ * `portal:`, a path), or something a version bump cannot move (git, URLs,
+ * dist-tags, catalogs, patches), with why.
  */
 
-const SIMPLE = /^(\^|~|=|v|)(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/;
+export type SpecTarget =
+  | {
+      kind: "registry";
+      /** The package on the registry: the alias's target, else the dependency's own name. */
+      package: string;
+      /** The range inside the spec (`~3.24.0` of `npm:lib@~3.24.0`). */
+      range: string;
+      alias: boolean;
+    }
+  | { kind: "workspace" }
+  | { kind: "local"; path: string }
+  | { kind: "other"; reason: string };
 
-export type SpecRewrite = { ok: true; spec: string | null } | { ok: false; reason: string };
-
-/** Why a spec is not a registry version range, or null when it is one. */
-export function nonRegistryReason(spec: string): string | null {
+export function specTarget(name: string, spec: string): SpecTarget {
   const trimmed = spec.trim();
-  if (/^(workspace|file|link|portal|patch):/.test(trimmed)) return "a local or workspace package";
-  if (trimmed.startsWith("npm:")) return "an npm alias";
+  if (trimmed.startsWith("workspace:")) return { kind: "workspace" };
+  const local = /^(?:file|link|portal):(.*)$/.exec(trimmed)?.[1];
+  if (local !== undefined) return { kind: "local", path: local };
+  if (/^(\.{1,2}\/|\/|~\/)/.test(trimmed)) return { kind: "local", path: trimmed };
+  if (trimmed.startsWith("patch:"))
+    return {
+      kind: "other",
+      reason:
+        "a yarn patch (patch:): the version is written inside the patch: spec, which dependency bumps do not edit",
+    };
+  const alias = /^npm:((?:@[^/@\s]+\/)?[^@\s]+)(?:@(.*))?$/.exec(trimmed);
+  if (alias?.[1]) {
+    const range = alias[2]?.trim() || "*";
+    const problem = rangeProblem(range);
+    return problem
+      ? { kind: "other", reason: `an npm alias without a version range ("${trimmed}")` }
+      : { kind: "registry", package: alias[1], range, alias: true };
+  }
   // The version lives in pnpm-workspace.yaml's catalog, which the bump does not edit.
   if (/^catalog:/.test(trimmed))
-    return `a pnpm catalog entry ("${trimmed}"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit`;
-  if (/^(\.{1,2}\/|\/|~\/)/.test(trimmed)) return "a local path";
+    return {
+      kind: "other",
+      reason: `a pnpm catalog entry ("${trimmed}"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit`,
+    };
+  const problem = rangeProblem(trimmed);
+  return problem
+    ? { kind: "other", reason: problem }
+    : { kind: "registry", package: name, range: trimmed, alias: false };
+}
+
+function rangeProblem(range: string): string | undefined {
   if (
-    /^(git|git\+\w+|github|gitlab|bitbucket|gist|https?):/.test(trimmed) ||
-    /^[^@\s]+\/[^@\s]+/.test(trimmed)
+    /^(git|git\+\w+|github|gitlab|bitbucket|gist|https?):/.test(range) ||
+    /^[^@\s]+\/[^@\s]+/.test(range)
   ) {
     return "a git or URL dependency";
   }
-  if (validRange(trimmed) === null) return `"${spec}" is a dist-tag, not a version range`;
-  return null;
+  if (validRange(range) === null) return `"${range}" is a dist-tag, not a version range`;
+  return undefined;
 }
 
-/** The version a spec stands for when the lockfile says nothing: its lowest match. */
-export function specFloor(spec: string): string | undefined {
+/** The version a range stands for when the lockfile says nothing: its lowest match. */
+export function specFloor(range: string): string | undefined {
   try {
-    return minVersion(spec)?.version;
+    return minVersion(range)?.version;
   } catch {
     return undefined;
   }
 }
 
-export function rewriteSpec(spec: string, to: string): SpecRewrite {
-  const simple = SIMPLE.exec(spec.trim());
-  if (simple) {
-    const prefix = simple[1] === "v" ? "" : (simple[1] ?? "");
-    const next = `${prefix}${to}`;
-    return { ok: true, spec: next === spec ? null : next };
-  }
-  if (satisfies(to, spec)) return { ok: true, spec: null };
-  return {
-    ok: false,
-    reason: `the range "${spec}" does not allow ${to} and is not a plain ^, ~ or exact version to rewrite`,
-  };
+/** The spec to write for a dependency: the new range, inside its alias when it has one. */
+export function withAlias(spec: string, range: string): string {
+  const alias = /^(npm:(?:@[^/@\s]+\/)?[^@\s]+)(?:@.*)?$/.exec(spec.trim())?.[1];
+  return alias ? `${alias}@${range}` : range;
 }

@@ -1,5 +1,5 @@
 import type { VerifyResult } from "../job/verify.js";
-import type { Update } from "./outdated.js";
+import { fromVersions, type Update } from "./outdated.js";
 
 /**
  * The agent's task when a bump breaks the install or the checks: what was
@@ -25,7 +25,7 @@ export const DEPS_FIX_RULES = [
 ].join("\n");
 
 const STAGE_TEXT: Record<BumpStage, string> = {
-  lockfile: "npm could not resolve the new versions",
+  lockfile: "the package manager could not resolve the new versions",
   install: "installing the new versions failed",
   verify: "the repository's checks fail with the new versions",
 };
@@ -64,5 +64,5 @@ function describeUpdate(update: Update): string {
     .slice(0, 2);
   const where = [...new Set(update.locations.map((l) => l.manifest))].join(", ");
   const tail = links.length > 0 ? ` — ${links.join(" , ")}` : "";
-  return `- ${update.name} ${update.from} -> ${update.to} (${update.type}, ${where})${tail}`;
+  return `- ${update.name} ${fromVersions(update)} -> ${update.to} (${update.type}, ${where})${tail}`;
 }

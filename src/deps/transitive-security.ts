@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { compare, prerelease, satisfies, valid } from "semver";
 import type { DepsConfig } from "./config.js";
-import type { SkippedDependency, Update } from "./outdated.js";
+import type { SkippedDependency } from "./dependency-list.js";
+import type { Update } from "./outdated.js";
 import type { Advisory, RegistryClient } from "./registry.js";
 import type { ReleaseAge } from "./release-age.js";
 import { releaseLinks } from "./release-notes.js";
@@ -133,6 +134,7 @@ export async function findTransitiveSecurityUpdates(
           section: "dependencies",
           spec: [...new Set(wanted.map((w) => w.range))].join(" ") || "*",
           newSpec: null,
+          from,
         },
       ],
       links: releaseLinks(packument, to),

@@ -42,7 +42,7 @@ const MAX_SECTION = 6_000;
 
 export async function gatherUpstream(
   source: UpstreamSource,
-  update: Pick<Update, "name" | "from" | "to" | "links">,
+  update: Pick<Update, "name" | "package" | "from" | "to" | "links">,
   signal?: AbortSignal,
 ): Promise<UpstreamChanges> {
   const out: UpstreamChanges = {
@@ -60,7 +60,8 @@ export async function gatherUpstream(
   const [before, after] = await Promise.all(
     [update.from, update.to].map((version) =>
       source
-        .tarball(update.name, version, signal)
+        // An alias's tarball is its package's.
+        .tarball(update.package ?? update.name, version, signal)
         .then((gz) => readTarball(gz, want))
         .catch((error: unknown) => {
           out.problems.push(`${update.name}@${version} tarball: ${errorMessage(error)}`);

@@ -1,26 +1,18 @@
 import picomatch from "picomatch";
-import {
-  compare,
-  gt,
-  lte,
-  major,
-  minor,
-  minVersion,
-  prerelease,
-  satisfies,
-  valid,
-  validRange,
-} from "semver";
+import { compare, gt, lte, major, minor, prerelease, satisfies, valid, validRange } from "semver";
 import type { DepsIgnoreRule, UpdateType } from "./config.js";
-import type { ProjectNode } from "./project-node.js";
+import { describeNode, type NodeTarget, safeFloor } from "./node-version.js";
 import type { Packument } from "./registry.js";
 import type { ReleaseAge } from "./release-age.js";
 
 /**
  * Picking the version to propose, with npm's semver: never past
  * `dist-tags.latest` (a maintainer who published 3.0.0 but kept `latest` on
- * 2.x is saying something), no prereleases, no deprecated versions, nothing
- * younger than the cooldown, nothing an ignore rule excludes.
+ * 2.x is saying something) unless the project is already past it, no prereleases, no deprecated versions, nothing
+ * younger than the cooldown, nothing an ignore rule excludes. A prerelease
+ * pinned on purpose (`7.0.0-dev.20260210.1`) follows its own channel: the
+ * newer builds of the same channel (`dev`), up to the dist-tag that points
+ * at that channel, are candidates too.
  */
 
 export interface VersionPolicy {
@@ -28,10 +20,31 @@ export interface VersionPolicy {
   cooldownMs: number;
   ignore: readonly DepsIgnoreRule[];
   now: number;
-  /** The project's Node: versions whose engines.node leaves it out are passed over. */
-  node?: ProjectNode | undefined;
+  /** The Nodes the dependency runs on: versions whose engines.node leaves one out are passed over. */
+  node?: readonly NodeTarget[] | undefined;
   /** The package manager's own minimum release age: it refuses younger versions. */
   releaseAge?: ReleaseAge | undefined;
+}
+
+/** The policy deps.* sets, for the Nodes a dependency runs on. */
+export function versionPolicy(
+  config: {
+    updateTypes: readonly UpdateType[];
+    cooldownDays: number;
+    ignore: readonly DepsIgnoreRule[];
+  },
+  now: number,
+  node: readonly NodeTarget[] | undefined,
+  releaseAge: ReleaseAge | undefined,
+): VersionPolicy {
+  return {
+    updateTypes: config.updateTypes,
+    cooldownMs: config.cooldownDays * 86_400_000,
+    ignore: config.ignore,
+    now,
+    node,
+    releaseAge,
+  };
 }
 
 export interface Candidate {
@@ -87,10 +100,15 @@ export function chooseTargets(
   const latest = latestTag && valid(latestTag) ? latestTag : stable.at(-1);
   const choice: TargetChoice = { passedOver: [], latest };
   if (!latest) return choice;
-  const newer = stable.filter((v) => gt(v, current) && lte(v, latest)).reverse();
+  // Already past `latest` (a project on the next line before it is tagged): never a
+  // downgrade, and the newer releases of that line are its updates, as Renovate does.
+  const cap = gt(current, latest) ? (stable.at(-1) ?? latest) : latest;
+  const newer = stable.filter((v) => gt(v, current) && lte(v, cap));
+  // Newest first: a prerelease channel's builds beside the stable releases.
+  const candidates = [...newer, ...channelBuilds(packument, current)].sort(compare).reverse();
   const notes = new Map<string, PassedOver>();
 
-  for (const version of newer) {
+  for (const version of candidates) {
     const type = updateType(current, version);
     const slot = type === "major" ? "major" : "nonMajor";
     if (choice[slot]) continue;
@@ -106,6 +124,34 @@ export function chooseTargets(
   }
   choice.passedOver = [...notes.values()];
   return choice;
+}
+
+/**
+ * When the installed version is a prerelease: the newer builds of its
+ * channel (the first prerelease word: `dev`, `beta`, `rc`), up to the
+ * newest version a dist-tag gives that channel (`next`, `beta`, or
+ * `latest` itself for packages that only publish prereleases). A channel no
+ * dist-tag points at any more has ended: its builds are not proposed.
+ */
+function channelBuilds(packument: Packument, current: string): string[] {
+  const channel = channelOf(current);
+  if (channel === undefined) return [];
+  const heads = Object.values(packument["dist-tags"]).filter(
+    (v) => valid(v) !== null && channelOf(v) === channel && gt(v, current),
+  );
+  const head = heads.sort(compare).at(-1);
+  if (!head) return [];
+  return Object.keys(packument.versions).filter(
+    (v) => valid(v) !== null && channelOf(v) === channel && gt(v, current) && lte(v, head),
+  );
+}
+
+/** "dev" for 7.0.0-dev.20260210.1, "" for 1.0.0-0, undefined for a release. */
+function channelOf(version: string): string | undefined {
+  const parts = prerelease(version);
+  if (!parts) return undefined;
+  const [first] = parts;
+  return typeof first === "string" ? first.replace(/\d+$/, "") : "";
 }
 
 function rejection(
@@ -160,26 +206,32 @@ function rejection(
 }
 
 /**
- * Why the project's Node cannot take `version`, or undefined. Never stricter
- * than what the project already accepts: when the installed version's own
- * engines.node leaves the project's Node out too, a target with no higher
- * floor is no new problem (mocha 11.7.5 -> 11.8.0 with the same range).
+ * Why one of the Nodes the dependency runs on cannot take `version`, or
+ * undefined. Never stricter than what the project already accepts: when
+ * the installed version's own engines.node leaves that Node out too, a
+ * target with no higher floor is no new problem (mocha 11.7.5 -> 11.8.0
+ * with the same range), and the reason for one with a higher floor says
+ * so, so it never contradicts the version proposed beside it.
  */
 export function enginesProblem(
   packument: Packument,
   version: string,
   current: string,
-  node: ProjectNode | undefined,
+  nodes: readonly NodeTarget[] | undefined,
 ): string | undefined {
   const needs = nodeRange(packument, version);
-  if (!node || !needs || satisfies(node.version, needs)) return undefined;
-  const had = nodeRange(packument, current);
-  if (had && !satisfies(node.version, had)) {
-    const floor = (range: string) => minVersion(range)?.version;
-    const [before, after] = [floor(had), floor(needs)];
-    if (before && after && !gt(after, before)) return undefined;
+  if (!needs) return undefined;
+  for (const node of nodes ?? []) {
+    if (satisfies(node.version, needs)) continue;
+    const had = nodeRange(packument, current);
+    if (had && !satisfies(node.version, had)) {
+      const [before, after] = [safeFloor(had), safeFloor(needs)];
+      if (before && after && !gt(after, before)) continue;
+      return `needs Node ${needs}, more than the ${had} that ${current} already needs (${describeNode(node)})`;
+    }
+    return `needs Node ${needs}, and ${describeNode(node)}`;
   }
-  return `needs Node ${needs}, and the project's Node is ${node.version} (${node.source})`;
+  return undefined;
 }
 
 function nodeRange(packument: Packument, version: string): string | undefined {

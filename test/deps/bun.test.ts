@@ -8,7 +8,7 @@ import { createScriptedModel } from "../../src/agent/models/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { parseDepsConfig } from "../../src/deps/config.js";
 import { lockedMismatches } from "../../src/deps/locked-check.js";
-import { readBunLock } from "../../src/deps/lockfiles.js";
+import { readLockfile } from "../../src/deps/lockfiles.js";
 import type { Update } from "../../src/deps/outdated.js";
 import { detectPackageManager, managerCommands } from "../../src/deps/package-manager.js";
 import { planDepsUpdates } from "../../src/deps/plan.js";
@@ -22,6 +22,8 @@ import { NO_HOST_TRUST } from "../../src/sandbox/trust/host-trust.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
 import { lockedProject, TOOLS } from "./manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "./registry-fixtures.js";
+
+const readBunLock = (text: string) => readLockfile("bun.lock", text).versionOf;
 
 /**
  * bun projects bumped by bun itself, for real: against verdaccio, and in a
@@ -286,6 +288,7 @@ describe("bun's lockfile", () => {
           section: "dependencies",
           spec: "^1.0.0",
           newSpec: "^2.0.0",
+          from: "1.0.0",
         },
       ],
       links: {},

@@ -10,7 +10,9 @@ import { groupBranch, groupTitle, groupUpdates, type UpdateGroup } from "../../s
 import type { Update } from "../../src/deps/outdated.js";
 import { renderDepsPullRequestBody } from "../../src/deps/pr-body.js";
 import { normalizeRepositoryUrl } from "../../src/deps/release-notes.js";
+import { renderDepsPlan } from "../../src/deps/render-plan.js";
 import { buildDepsFixTask } from "../../src/deps/task.js";
+import { NVMRC_24 } from "./memory-registry.js";
 
 function update(
   name: string,
@@ -25,7 +27,13 @@ function update(
     to,
     type,
     locations: [
-      { manifest: "package.json", section: "dependencies", spec: `^${from}`, newSpec: `^${to}` },
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: `^${from}`,
+        newSpec: `^${to}`,
+        from,
+      },
     ],
     links: {},
     newInstallScripts: [],
@@ -81,23 +89,101 @@ describe("groupUpdates", () => {
       [["ts", "ts-lint"]],
     );
     expect(groups.map((g) => [g.slug, g.name, g.single, g.updates.map((u) => u.name)])).toEqual([
-      ["minor-and-patch", "patch", false, ["left-pad"]],
+      ["minor-and-patch", "minor and patch", false, ["left-pad"]],
       ["ts-and-ts-lint-peers", "ts and ts-lint", false, ["ts", "ts-lint"]],
     ]);
   });
 
-  it("names the default group after what it holds; its branch stays the one its types give", () => {
+  it("titles the default group as its branch is named, whatever it holds this time", () => {
     const [patches] = groupUpdates(
       [update("a", "1.0.0", "1.0.1", "patch"), update("b", "2.0.0", "2.0.3", "patch")],
       { groups: [] },
     );
-    expect([patches?.slug, patches?.name]).toEqual(["minor-and-patch", "patch"]);
-    expect(groupTitle(patches as UpdateGroup)).toBe("Bump the patch group: 2 updates");
+    expect([patches?.slug, patches?.name]).toEqual(["minor-and-patch", "minor and patch"]);
+    expect(groupTitle(patches as UpdateGroup)).toBe("Bump the minor and patch group: 2 updates");
     const [both] = groupUpdates(
       [update("a", "1.0.0", "1.0.1", "patch"), update("b", "2.0.0", "2.1.0", "minor")],
       { groups: [] },
     );
     expect(both?.name).toBe("minor and patch");
+  });
+});
+
+describe("the order pull requests open in", () => {
+  it("opens the majors most likely to be merged first: the smallest jump, then the most used", () => {
+    const shared = update("shared", "2.0.0", "3.0.0", "major");
+    shared.locations = ["package.json", "packages/a/package.json", "packages/b/package.json"].map(
+      (manifest) => ({
+        manifest,
+        section: "dependencies" as const,
+        spec: "^2.0.0",
+        newSpec: "^3.0.0",
+        from: "2.0.0",
+      }),
+    );
+    const groups = groupUpdates(
+      [
+        update("big", "1.0.0", "4.0.0", "major"),
+        update("zero", "0.1.0", "0.2.0", "major"),
+        update("oxc", "0.96.0", "0.159.0", "major"),
+        update("small", "1.0.0", "2.1.0", "major"),
+        shared,
+        update("left-pad", "1.0.0", "1.0.1", "patch"),
+      ],
+      { groups: [] },
+    );
+    expect(groups.map((g) => g.slug)).toEqual([
+      "minor-and-patch",
+      "shared-3",
+      "small-2",
+      "zero-0.2",
+      "big-4",
+      "oxc-0.159",
+    ]);
+    const plan = renderDepsPlan(
+      {
+        registry: "https://registry.npmjs.org/",
+        manifests: ["package.json"],
+        groups,
+        skipped: [],
+        warnings: [],
+        upToDate: 0,
+        internal: 0,
+        maxOpenPrs: 3,
+        manager: "npm",
+        node: {
+          development: NVMRC_24,
+          engines: {},
+        },
+      },
+      { now: 0, branchPrefix: "agent/" },
+    );
+    expect(plan).toContain(
+      "They open in this order: security fixes, then groups, then majors, smallest jump first (fewest breaking versions crossed), then the most used (most package.json files), then by name; past deps.max_open_prs (3) the rest wait.",
+    );
+    expect(plan).toContain(
+      "Bump big from 1.0.0 to 4.0.0  (branch agent/deps/big-4; waits: deps.max_open_prs is 3)",
+    );
+  });
+
+  it("keeps one update per package.json: workspaces on different majors each keep theirs", () => {
+    const at = (manifest: string, from: string, to: string): Update => ({
+      ...update("@types/node", from, to, "minor"),
+      locations: [
+        { manifest, section: "devDependencies", spec: `^${from}`, newSpec: `^${to}`, from },
+      ],
+    });
+    const [group] = groupUpdates(
+      [
+        at("packages/a/package.json", "22.1.0", "22.20.7"),
+        at("packages/b/package.json", "24.3.0", "24.19.4"),
+      ],
+      { groups: [] },
+    );
+    expect(group?.updates.map((u) => `${u.locations[0]?.manifest} ${u.to}`)).toEqual([
+      "packages/a/package.json 22.20.7",
+      "packages/b/package.json 24.19.4",
+    ]);
   });
 });
 

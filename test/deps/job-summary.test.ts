@@ -11,7 +11,9 @@ function update(name: string, from: string, to: string): Update {
     from,
     to,
     type: "minor",
-    locations: [{ manifest: "package.json", section: "dependencies", spec: from, newSpec: to }],
+    locations: [
+      { manifest: "package.json", section: "dependencies", spec: from, newSpec: to, from },
+    ],
     links: {},
     newInstallScripts: [],
     passedOver: [],

@@ -8,7 +8,7 @@ function update(name: string, from: string, to: string, manifest = "package.json
     from,
     to,
     type: "minor",
-    locations: [{ manifest, section: "dependencies", spec: `^${from}`, newSpec: `^${to}` }],
+    locations: [{ manifest, section: "dependencies", spec: `^${from}`, newSpec: `^${to}`, from }],
     links: {},
     newInstallScripts: [],
     passedOver: [],

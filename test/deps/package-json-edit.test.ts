@@ -4,7 +4,7 @@ import {
   JsonEditError,
   setDependencySpec,
 } from "../../src/deps/package-json-edit.js";
-import { nonRegistryReason, rewriteSpec } from "../../src/deps/spec.js";
+import { specTarget, withAlias } from "../../src/deps/spec.js";
 
 describe("setDependencySpec", () => {
   it("changes only the spec, keeping tabs, CRLF line ends, key order and the final newline", () => {
@@ -32,6 +32,14 @@ describe("setDependencySpec", () => {
     expect(span && text.slice(span.start, span.end)).toBe('"^1.0.0"');
   });
 
+  it("sets the packageManager field at the top, not a dependency of that name", () => {
+    const text =
+      '{\n  "packageManager": "pnpm@10.12.1",\n  "devDependencies": { "pnpm": "10.12.1" }\n}\n';
+    expect(setDependencySpec(text, "packageManager", "pnpm", "pnpm@10.34.8")).toBe(
+      text.replace('"pnpm@10.12.1"', '"pnpm@10.34.8"'),
+    );
+  });
+
   it("refuses to touch a dependency that is not there", () => {
     expect(() => setDependencySpec('{"dependencies": {}}', "dependencies", "q", "1.0.0")).toThrow(
       JsonEditError,
@@ -39,30 +47,43 @@ describe("setDependencySpec", () => {
   });
 });
 
-describe("nonRegistryReason", () => {
-  it("tells registry ranges from everything npm installs some other way", () => {
-    expect(nonRegistryReason("^1.2.3")).toBeNull();
-    expect(nonRegistryReason(">=1 <3 || 4.x")).toBeNull();
-    expect(nonRegistryReason("./test/fixtures/loader")).toBe("a local path");
-    expect(nonRegistryReason("file:../lib")).toBe("a local or workspace package");
-    expect(nonRegistryReason("workspace:*")).toBe("a local or workspace package");
-    expect(nonRegistryReason("npm:other@^1")).toBe("an npm alias");
-    expect(nonRegistryReason("github:o/r#v1")).toBe("a git or URL dependency");
-    expect(nonRegistryReason("o/r")).toBe("a git or URL dependency");
-    expect(nonRegistryReason("latest")).toBe('"latest" is a dist-tag, not a version range');
+describe("specTarget", () => {
+  it("tells registry ranges (aliases included) from everything installed some other way", () => {
+    expect(specTarget("a", "^1.2.3")).toEqual({
+      kind: "registry",
+      package: "a",
+      range: "^1.2.3",
+      alias: false,
+    });
+    expect(specTarget("a", ">=1 <3 || 4.x")).toMatchObject({ kind: "registry" });
+    expect(specTarget("lib3", "npm:@scope/lib@~3.24.0")).toEqual({
+      kind: "registry",
+      package: "@scope/lib",
+      range: "~3.24.0",
+      alias: true,
+    });
+    expect(specTarget("a", "./test/fixtures/loader")).toEqual({
+      kind: "local",
+      path: "./test/fixtures/loader",
+    });
+    expect(specTarget("a", "file:../lib")).toEqual({ kind: "local", path: "../lib" });
+    expect(specTarget("a", "workspace:*")).toEqual({ kind: "workspace" });
+    expect(specTarget("a", "github:o/r#v1")).toEqual({
+      kind: "other",
+      reason: "a git or URL dependency",
+    });
+    expect(specTarget("a", "o/r")).toMatchObject({ reason: "a git or URL dependency" });
+    expect(specTarget("a", "latest")).toMatchObject({
+      reason: '"latest" is a dist-tag, not a version range',
+    });
+    expect(specTarget("a", "npm:lib@next")).toMatchObject({
+      reason: 'an npm alias without a version range ("npm:lib@next")',
+    });
   });
-});
 
-describe("rewriteSpec", () => {
-  it("keeps the range style", () => {
-    expect(rewriteSpec("^1.2.3", "2.0.0")).toEqual({ ok: true, spec: "^2.0.0" });
-    expect(rewriteSpec("~1.2.3", "1.2.9")).toEqual({ ok: true, spec: "~1.2.9" });
-    expect(rewriteSpec("1.2.3", "1.3.0")).toEqual({ ok: true, spec: "1.3.0" });
-    expect(rewriteSpec("=1.2.3", "1.3.0")).toEqual({ ok: true, spec: "=1.3.0" });
-  });
-
-  it("leaves ranges that already allow the version to the lockfile and skips ones it cannot rewrite", () => {
-    expect(rewriteSpec("1.x", "1.4.0")).toEqual({ ok: true, spec: null });
-    expect(rewriteSpec(">=1 <2", "2.0.0")).toMatchObject({ ok: false });
+  it("writes a new range inside the alias it came from", () => {
+    expect(withAlias("npm:lib@~3.24.0", "~3.24.4")).toBe("npm:lib@~3.24.4");
+    expect(withAlias("npm:@s/lib@^1", "^2.0.0")).toBe("npm:@s/lib@^2.0.0");
+    expect(withAlias("^1.0.0", "^1.2.0")).toBe("^1.2.0");
   });
 });

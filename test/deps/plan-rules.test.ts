@@ -1,87 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDepsConfig } from "../../src/deps/config.js";
-import { planDepsUpdates } from "../../src/deps/plan.js";
-import type { Advisory, Packument, RegistryClient } from "../../src/deps/registry.js";
+import { describe, expect, it } from "vitest";
+import { memoryRegistry, npmLock, packument, projectPlanner } from "./memory-registry.js";
 
 /**
  * Plan rules that need no real registry: a registry client in memory
  * answers packuments and advisories, and the projects are files on disk.
  */
 
-const DAY = 86_400_000;
-const NOW = Date.parse("2026-12-01T00:00:00Z");
-
-function packument(name: string, versions: string[]): Packument {
-  return {
-    name,
-    "dist-tags": { latest: versions.at(-1) ?? "" },
-    versions: Object.fromEntries(versions.map((v) => [v, { version: v }])),
-    time: Object.fromEntries(versions.map((v) => [v, new Date(NOW - 100 * DAY).toISOString()])),
-  };
-}
-
-function memoryRegistry(
-  packuments: Packument[],
-  advisories: Record<string, Advisory[]> = {},
-): RegistryClient {
-  const byName = new Map(packuments.map((p) => [p.name, p]));
-  return {
-    packument: async (name) => {
-      const found = byName.get(name);
-      if (!found) throw new Error(`no packument for ${name}`);
-      return found;
-    },
-    tarball: async () => Buffer.alloc(0),
-    advisories: async (asked) =>
-      Object.fromEntries(Object.entries(advisories).filter(([name]) => name in asked)),
-    registryFor: () => "http://registry.invalid/",
-  };
-}
-
-const npmLock = (versions: Record<string, string>) =>
-  JSON.stringify({
-    lockfileVersion: 3,
-    packages: {
-      "": {},
-      ...Object.fromEntries(
-        Object.entries(versions).map(([name, version]) => [`node_modules/${name}`, { version }]),
-      ),
-    },
-  });
-
-let root: string;
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), "pw-plan-rules-"));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
-
-let count = 0;
-async function planOf(
-  files: Record<string, string>,
-  registry: RegistryClient,
-  deps: Record<string, unknown> = {},
-) {
-  const dir = join(root, `p${count++}`);
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-  const parsed = parseDepsConfig({ cooldown_days: 0, ...deps });
-  if (!parsed.ok) throw new Error(parsed.message);
-  return planDepsUpdates({
-    dir,
-    config: parsed.config,
-    env: { HOME: dir },
-    clock: { now: () => NOW },
-    registry,
-    runningNode: "v20.18.0",
-  });
-}
+const planOf = projectPlanner("pw-plan-rules-");
 
 const summary = (groups: Array<{ slug: string; updates: Array<{ name: string; to: string }> }>) =>
   groups.map((g) => [g.slug, g.updates.map((u) => `${u.name}@${u.to}`)]);
@@ -151,6 +76,7 @@ describe("the plan", () => {
               section: "dependencies",
               spec: "^1.0.0",
               newSpec: "^1.5.0",
+              from: "1.0.0",
             },
           ],
         ],

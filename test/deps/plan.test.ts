@@ -9,6 +9,7 @@ import { planDepsUpdates } from "../../src/deps/plan.js";
 import { renderDepsPlan } from "../../src/deps/render-plan.js";
 import { gitTestEnv } from "../helpers/git-repos.js";
 import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
+import { NVMRC_24 } from "./memory-registry.js";
 import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "./registry-fixtures.js";
 
 let world: FixtureWorld;
@@ -93,7 +94,10 @@ describe("planDepsUpdates against a local registry", () => {
       },
     ]);
     // The engines check used the Node this job runs on: the demo app names none.
-    expect(plan.node.source).toBe(`the Node running this job (${process.version.slice(1)})`);
+    expect(plan.node.development).toMatchObject({
+      role: "running",
+      label: process.version.slice(1),
+    });
     expect(world.registry.advisoryRequests.at(-1)).toMatchObject({
       "fx-greet": ["1.0.0"],
       "fx-util": ["1.2.0"],
@@ -117,8 +121,10 @@ describe("planDepsUpdates against a local registry", () => {
     expect(plan.groups.map((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
       ["fx-greet@1.0.1", "fx-new@1.0.1"],
     ]);
-    // Both updates are patches: the group is called what it holds.
-    expect(plan.groups.map((g) => g.name)).toEqual(["patch"]);
+    // Both updates are patches; the group keeps the name its branch has.
+    expect(plan.groups.map((g) => [g.name, g.slug])).toEqual([
+      ["minor and patch", "minor-and-patch"],
+    ]);
     expect(plan.skipped.map((s) => `${s.name} (${s.manifest}): ${s.reason}`)).toEqual([
       "fx-broken (package.json): ignored by deps.ignore",
       "fx-greet (package.json): newer major not proposed: 2.1.0: major updates are not enabled (deps.update_types)",
@@ -166,7 +172,9 @@ describe("planDepsUpdates against a local registry", () => {
     });
     expect(err).toBe("");
     expect(code).toBe(0);
-    expect(out).toContain(`Engines checked against Node ${process.version.slice(1)}`);
+    expect(out).toContain(
+      `Node ${process.version.slice(1)} (the Node running this job: the project names no development Node).`,
+    );
     expect(out).toContain("Bump the fixtures group: 3 updates  (branch agent/deps/fixtures)");
     expect(out).toMatch(
       /fx-greet +1\.0\.0 -> 1\.0\.1 {2}\(patch, released 200 days ago; package\.json, packages\/lib\/package\.json\)/,
@@ -203,11 +211,13 @@ describe("planDepsUpdates against a local registry", () => {
     });
     const text = renderDepsPlan(plan, { now: world.now, branchPrefix: "agent/" });
     // bun writes the lockfile now: no warning, bun named as the tool.
-    expect(text.split("\n")[0]).toMatch(/^Registry \S+; 2 package\.json files; bun\.$/);
+    expect(text.split("\n")[0]).toMatch(
+      /^Registry \S+; 2 package\.json files; bun \(package\.json packageManager bun@1\.2\.0\)\.$/,
+    );
     expect(text).toContain("(branch agent/deps/greet)\n");
     expect(text).toContain("(branch agent/deps/minor-and-patch; waits: deps.max_open_prs is 1)");
     expect(text).toContain(
-      "1 dependency is on this workspace's own packages (linked by npm, not bumped).",
+      "1 dependency is on this workspace's own packages (linked by bun, not bumped).",
     );
   });
 
@@ -303,16 +313,27 @@ describe("planDepsUpdates against a local registry", () => {
         manifests: ["package.json"],
         groups: [],
         skipped: [],
+        warnings: [],
         upToDate: 4,
         internal: 0,
         maxOpenPrs: 5,
         manager: "npm",
-        node: { version: "20.18.0", source: "the Node running this job (20.18.0)" },
+        node: {
+          development: NVMRC_24,
+          engines: {
+            "package.json": {
+              label: ">=16.9.0",
+              version: "16.9.0",
+              source: "package.json engines.node",
+              role: "engines",
+            },
+          },
+        },
       },
       { now: 0, branchPrefix: "agent/" },
     );
     expect(text).toBe(
-      "Registry https://registry.npmjs.org/; 1 package.json file; npm.\nEngines checked against Node 20.18.0 (the Node running this job (20.18.0)).\nNo updates to propose.\n\n4 dependencies are up to date.",
+      "Registry https://registry.npmjs.org/; 1 package.json file; npm.\nNode 24.x (from .nvmrc), runtime dependencies also checked against engines >=16.9.0.\nNo updates to propose.\n\n4 dependencies are up to date.",
     );
   });
 });

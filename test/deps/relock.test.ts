@@ -27,22 +27,36 @@ describe("lockfile-only updates per package manager", () => {
   it("re-resolves only the locations whose range stays, per manifest folder", () => {
     const updates = [
       update("a", "1.2.0", [
-        { manifest: "package.json", section: "dependencies", spec: "1.x", newSpec: null },
+        {
+          manifest: "package.json",
+          section: "dependencies",
+          spec: "1.x",
+          newSpec: null,
+          from: "1.0.0",
+        },
         {
           manifest: "packages/w/package.json",
           section: "dependencies",
           spec: "1.x",
           newSpec: null,
+          from: "1.0.0",
         },
         {
           manifest: "packages/v/package.json",
           section: "dependencies",
           spec: "1.0.0",
           newSpec: "1.2.0",
+          from: "1.0.0",
         },
       ]),
       update("b", "2.0.0", [
-        { manifest: "package.json", section: "dependencies", spec: "^1.0.0", newSpec: "^2.0.0" },
+        {
+          manifest: "package.json",
+          section: "dependencies",
+          spec: "^1.0.0",
+          newSpec: "^2.0.0",
+          from: "1.0.0",
+        },
       ]),
     ];
     const relock = relockTargets(updates);
@@ -166,10 +180,22 @@ describe("bun's in-range updates", () => {
   const manifest = `${JSON.stringify({ dependencies: { a: "1.x", b: "^1.0.0" } }, null, 2)}\n`;
   const updates = [
     update("a", "1.2.0", [
-      { manifest: "package.json", section: "dependencies", spec: "1.x", newSpec: null },
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: "1.x",
+        newSpec: null,
+        from: "1.0.0",
+      },
     ]),
     update("b", "1.3.0", [
-      { manifest: "package.json", section: "dependencies", spec: "^1.0.0", newSpec: "^1.3.0" },
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: "^1.0.0",
+        newSpec: "^1.3.0",
+        from: "1.0.0",
+      },
     ]),
   ];
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { groupTitle, groupUpdates } from "../../src/deps/groups.js";
 import type { Update } from "../../src/deps/outdated.js";
 import { checkPeers } from "../../src/deps/peers.js";
-import { readProjectNode } from "../../src/deps/project-node.js";
+import { readProjectNodes } from "../../src/deps/project-node.js";
 import { writeRange } from "../../src/deps/range-strategy.js";
 import type { Packument } from "../../src/deps/registry.js";
 import { readReleaseAge } from "../../src/deps/release-age.js";
@@ -20,7 +20,13 @@ function update(name: string, from: string, to: string, type: Update["type"]): U
     to,
     type,
     locations: [
-      { manifest: "package.json", section: "dependencies", spec: `^${from}`, newSpec: `^${to}` },
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: `^${from}`,
+        newSpec: `^${to}`,
+        from,
+      },
     ],
     links: {},
     newInstallScripts: [],
@@ -34,7 +40,7 @@ describe("writeRange", () => {
     expect(writeRange("^2.2.1", "2.2.2", library)).toEqual({
       kind: "leave",
       reason:
-        '2.2.2 is inside "^2.2.1": without a lockfile npm install already takes it (range strategy widen)',
+        '2.2.2 is inside "^2.2.1": without a lockfile an install already takes it (range strategy widen)',
     });
     expect(writeRange("^2.2.1", "3.0.0", library)).toEqual({
       kind: "write",
@@ -82,7 +88,13 @@ describe("groupUpdates", () => {
   it("names the default group after the update types it can hold, and keeps lockfile-only updates apart", () => {
     const inRange = update("b", "1.0.0", "1.0.3", "patch");
     inRange.locations = [
-      { manifest: "package.json", section: "dependencies", spec: ">=1", newSpec: null },
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: ">=1",
+        newSpec: null,
+        from: "1.0.0",
+      },
     ];
     const groups = groupUpdates([update("a", "1.0.0", "1.0.1", "patch"), inRange], {
       groups: [],
@@ -146,6 +158,33 @@ describe("checkPeers", () => {
     ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined })],
   ]);
 
+  it("lets a bump through a peer range the installed versions already break, naming the project's tool otherwise", () => {
+    // host 2.0.0 is installed beside plugin 1.0.0, which asks for host ^1: moving host within 2.x breaks nothing new.
+    const installed = new Map([
+      ["plugin", "1.0.0"],
+      ["host", "2.0.0"],
+    ]);
+    const withPatch = new Map([
+      ...packuments,
+      ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined, "2.0.1": undefined })],
+    ]);
+    const inside = checkPeers([update("host", "2.0.0", "2.0.1", "patch")], installed, withPatch);
+    expect([inside.updates.length, inside.skipped]).toEqual([1, []]);
+    const broken = checkPeers(
+      [update("ts", "5.9.0", "7.0.0", "major")],
+      new Map([
+        ["ts-lint", "8.0.0"],
+        ["ts", "5.9.0"],
+      ]),
+      packuments,
+      new Map(),
+      "pnpm",
+    );
+    expect(broken.skipped[0]?.reason).toBe(
+      '5.9.0 -> 7.0.0 is outside the peer range "<6.1.0" that ts-lint 8.0.0 declares (pnpm would install it and report an unmet peer)',
+    );
+  });
+
   it("leaves out a bump that breaks an installed package's peer range, with the range", () => {
     const installed = new Map([
       ["ts-lint", "8.0.0"],
@@ -196,26 +235,39 @@ describe("project settings", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("finds the project's Node in engines, version files, volta, or the running Node", async () => {
-    expect(await readProjectNode(dir, { engines: { node: ">=18.12" } }, "v20.18.0")).toEqual({
-      version: "18.12.0",
-      source: "package.json engines.node >=18.12",
+  it("finds the development Node in version files, volta, or the running Node, and engines per manifest", async () => {
+    const nodes = (json: Record<string, unknown>) =>
+      readProjectNodes({
+        dir,
+        manifests: [{ path: "package.json", json }],
+        npmOptions: {},
+        runningNode: "v20.18.0",
+      });
+    expect(await nodes({ engines: { node: ">=18.12" } })).toEqual({
+      development: { label: "20.18.0", version: "20.18.0", source: "this job", role: "running" },
+      engines: {
+        "package.json": {
+          label: ">=18.12",
+          version: "18.12.0",
+          source: "package.json engines.node",
+          role: "engines",
+        },
+      },
     });
-    expect(await readProjectNode(dir, {}, "v20.18.0")).toEqual({
-      version: "20.18.0",
-      source: "the Node running this job (20.18.0)",
-    });
-    expect(await readProjectNode(dir, { volta: { node: "18.20.4" } }, "v20.18.0")).toMatchObject({
+    expect((await nodes({ volta: { node: "18.20.4" } })).development).toMatchObject({
       version: "18.20.4",
+      source: "package.json volta.node",
     });
-    await writeFile(join(dir, ".tool-versions"), "python 3.12.0\nnodejs 19.9.0\n");
-    expect((await readProjectNode(dir, {}, "v20.18.0")).source).toBe(
-      ".tool-versions nodejs 19.9.0",
-    );
+    await writeFile(join(dir, ".tool-versions"), "python 3.12.0\nnodejs 19.9.0 18.0.0\n");
+    expect((await nodes({})).development).toMatchObject({
+      label: "19.9.0",
+      source: ".tool-versions",
+    });
     await writeFile(join(dir, ".nvmrc"), "v18\n");
-    expect(await readProjectNode(dir, {}, "v20.18.0")).toEqual({
-      version: "18.0.0",
-      source: ".nvmrc v18",
+    expect((await nodes({})).development).toMatchObject({
+      label: "18.x",
+      source: ".nvmrc",
+      role: "development",
     });
   });
 

@@ -104,7 +104,13 @@ describe("transitive security updates (npm)", () => {
     const leaf = security[0]?.updates[0];
     expect(leaf?.advisories?.map((a) => a.id)).toEqual([2001]);
     expect(leaf?.locations).toEqual([
-      { manifest: "package-lock.json", section: "dependencies", spec: "^1.0.0", newSpec: null },
+      {
+        manifest: "package-lock.json",
+        section: "dependencies",
+        spec: "^1.0.0",
+        newSpec: null,
+        from: "1.0.0",
+      },
     ]);
     const pinned = plan.skipped.find((s) => s.name === "tr-pinned");
     expect(pinned?.reason).toContain("pulled in by tr-old@1.0.0 (1.0.0)");
