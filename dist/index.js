@@ -1,3 +1,3 @@
 import { createRequire as __patchwrightCreateRequire } from "node:module";
 const require = __patchwrightCreateRequire(import.meta.url);
-await import("./main-KYSLV4FW.js").then(({main:t})=>t());
+await import("./main-WER3DFUA.js").then(({main:t})=>t());
