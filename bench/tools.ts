@@ -104,7 +104,7 @@ export async function bench(): Promise<void> {
     signal: new AbortController().signal,
     reads: new Map(),
     recordChange: () => undefined,
-    trackChanges: (fn) => fn(),
+    trackChanges: async (fn) => ({ value: await fn(), changes: [] }),
   };
   const git = (...args: string[]) =>
     run("git", args, { cwd: root, env, maxBuffer: 256 * 1024 * 1024 });
@@ -122,6 +122,13 @@ export async function bench(): Promise<void> {
       await timeMedian(RUNS, () => grepSearchTool.run({ pattern: "FIXME\\(bench-marker\\)" }, ctx)),
       await timeMedian(RUNS, () =>
         git("grep", "-n", "-I", "-E", "--untracked", "-e", "FIXME\\(bench-marker\\)"),
+      ),
+    ],
+    [
+      "grep_search no literal (JS)",
+      await timeMedian(3, () => grepSearchTool.run({ pattern: "[0-9]{4} = [0-9]" }, ctx)),
+      await timeMedian(3, () =>
+        git("grep", "-n", "-I", "-E", "--untracked", "-e", "[0-9]{4} = [0-9]"),
       ),
     ],
     [

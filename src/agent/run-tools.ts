@@ -3,7 +3,7 @@ import type { FileHistory } from "./file-history.js";
 import type { ToolResultBlock, ToolUseBlock } from "./model.js";
 import type { AnyTool, ChangeRecord, PolicyCheck, ToolContext } from "./tools/define-tool.js";
 import { executeToolCall, type ToolRegistry } from "./tools/registry.js";
-import type { WorkspaceSnapshotter } from "./workspace-snapshot.js";
+import { changeTracker, type WorkspaceSnapshotter } from "./workspace-snapshot.js";
 
 export interface ToolRunDeps {
   registry: ToolRegistry;
@@ -80,17 +80,7 @@ async function runOne(
     reads: deps.reads,
     signal: deps.signal,
     recordChange: record,
-    trackChanges: async (fn) => {
-      const snapshotter = deps.snapshotter;
-      if (!snapshotter) return fn();
-      const before = await snapshotter.snapshot();
-      try {
-        return await fn();
-      } finally {
-        const after = await snapshotter.snapshot();
-        for (const change of await snapshotter.diff(before, after)) record(change);
-      }
-    },
+    trackChanges: changeTracker(deps.snapshotter, record),
   };
   const result = await executeToolCall(deps.registry, call, ctx, deps.check);
   // Before the model, the transcript or anything else sees it.

@@ -8,16 +8,30 @@ export interface ChangeRecord {
   path: string;
   before: Buffer | null;
   after: Buffer | null;
+  /** Git's file modes on both sides when only they, or they too, changed (a `chmod +x`). */
+  modes?: { before: string; after: string } | undefined;
 }
 
-/** What a tool knows about the file when it was last read (for edit checks). */
-/** What a file looked like when the model last saw it; any difference means it changed. */
+/**
+ * What a file held when the model last saw it (read it, or wrote it itself).
+ * Content and mode, not timestamps: a `touch` changes nothing the model
+ * relies on, and a same-size rewrite within a clock tick still differs.
+ */
 export interface ReadStamp {
-  mtimeMs: number;
-  /** A command can set mtime back; it cannot set ctime back. */
-  ctimeMs: number;
-  ino: number;
-  size: number;
+  /** sha256 of the bytes. */
+  hash: string;
+  /** Permission bits (and file type) from stat. */
+  mode: number;
+  /** Set when a run_shell command changed the file after that: it must be read again. */
+  shellChange?: ShellChange | undefined;
+}
+
+/** What a run_shell command did to a file the model had seen. */
+export interface ShellChange {
+  command: string;
+  kind: "content" | "deleted" | "created" | "mode";
+  /** For "mode": git's modes, e.g. 100644 -> 100755. */
+  modes?: { before: string; after: string } | undefined;
 }
 
 /**
@@ -37,8 +51,11 @@ export interface ToolContext {
   reads: Map<string, ReadStamp>;
   /** Records a change the tool made itself (write_file, edit_file). */
   recordChange(change: ChangeRecord): void;
-  /** Runs `fn` and records every file it changed in the workspace (run_shell). */
-  trackChanges<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn`, records every file it changed in the workspace (run_shell)
+   * and returns those changes (none where nothing tracks them).
+   */
+  trackChanges<T>(fn: () => Promise<T>): Promise<{ value: T; changes: ChangeRecord[] }>;
 }
 
 /** Thrown by a tool for a failure the model should read and act on. */

@@ -33,10 +33,23 @@ const MAX_LISTED_LINES = 10;
  */
 export function planEdit(original: string, request: EditRequest, relative: string): EditPlan {
   const view = lfView(original);
-  const { oldString, newString, notes } = asShown(view.text, request, relative);
+  // A CR-only file is shown split at its CRs: a CR the model wrote is one of those line breaks.
+  const shown = view.crOnly
+    ? {
+        ...request,
+        oldString: request.oldString.replace(/\r\n?/g, "\n"),
+        newString: request.newString.replace(/\r\n?/g, "\n"),
+      }
+    : request;
+  const { oldString, newString, notes } = asShown(view.text, shown, relative);
   const positions = findAll(view.text, oldString);
   if (positions.length === 0) {
-    throw new ToolError(explainNotFound(view.text, oldString, newString, relative));
+    const message = explainNotFound(view.text, oldString, newString, relative);
+    throw new ToolError(
+      view.crOnly
+        ? `${message}\n(${relative} uses CR-only line endings: read_file shows its lines split at each \\r, and old_string is matched against those lines.)`
+        : message,
+    );
   }
   const overlapping =
     positions.length === 1 && view.text.indexOf(oldString, (positions[0] ?? 0) + 1) !== -1;

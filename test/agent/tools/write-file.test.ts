@@ -24,7 +24,9 @@ describe("write_file", () => {
       { path: "src/deep/new.ts", before: null, after: Buffer.from("export {};\n") },
     ]);
     const info = await stat(join(ws.root, "src/deep/new.ts"));
-    expect(ws.ctx.reads.get(join(ws.root, "src/deep/new.ts"))).toEqual(stampOf(info));
+    expect(ws.ctx.reads.get(join(ws.root, "src/deep/new.ts"))).toEqual(
+      stampOf(Buffer.from("export {};\n"), info),
+    );
   });
 
   it("refuses to overwrite a file that was not read", async () => {
