@@ -70,9 +70,10 @@ export class ToolError extends Error {
  * What a tool does, as the policy, the presets, the tracking comment and the
  * prompt see it: read and search never change anything, write changes files
  * named by its path fields, shell runs commands, external reaches outside the
- * workspace (an MCP server).
+ * workspace (an MCP server), report hands the job part of its answer (a
+ * review's inline comment) and changes nothing.
  */
-export type ToolKind = "read" | "search" | "write" | "shell" | "external";
+export type ToolKind = "read" | "search" | "write" | "shell" | "external" | "report";
 
 /** The facts about a tool that everything around it derives from, declared by the tool itself. */
 export interface ToolFacts {
@@ -111,7 +112,7 @@ export interface ToolOptions<Schema extends z.ZodObject> {
   inputJsonSchema?: { type: "object"; [key: string]: unknown } | undefined;
   pathFields?: readonly string[];
   globFields?: readonly string[];
-  /** Only external tools choose: read and search are read-only, write and shell never are. */
+  /** Only external tools choose: read, search and report are read-only, write and shell never are. */
   readOnly?: boolean;
   concurrencySafe?: boolean;
   summarize(input: z.infer<Schema>): string;
@@ -135,7 +136,9 @@ export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Sche
   }
   const kind = options.kind ?? "external";
   const readOnly =
-    kind === "read" || kind === "search" ? true : kind === "external" && options.readOnly === true;
+    kind === "read" || kind === "search" || kind === "report"
+      ? true
+      : kind === "external" && options.readOnly === true;
   return {
     ...options,
     kind,
