@@ -1,6 +1,7 @@
 import { ToolError } from "./define-tool.js";
 import { lfView, toOriginalIndex, withRegionEndings } from "./edit-endings.js";
 import { reindentAddedLines } from "./edit-indent.js";
+import { indentationProblem, indentRuleFor } from "./edit-indent-guard.js";
 import { explainNotFound } from "./edit-near-miss.js";
 import {
   allLinesPrefixed,
@@ -64,6 +65,13 @@ export function planEdit(original: string, request: EditRequest, relative: strin
     throw new ToolError(
       `old_string matches at line ${lines[repeated]} only as part of new_string, which is already there, so this edit looks made already and repeating it would apply it twice. Call read_file to check; if it really must change again, give old_string more surrounding text so it no longer matches inside new_string.`,
     );
+  }
+  const rule = indentRuleFor(relative);
+  if (rule) {
+    for (const at of positions) {
+      const problem = indentationProblem(rule, relative, view.text, at, newString);
+      if (problem) throw new ToolError(problem);
+    }
   }
   let updated = "";
   let from = 0;

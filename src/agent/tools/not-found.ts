@@ -1,5 +1,6 @@
 import type { ToolContext } from "./define-tool.js";
 import { ToolError } from "./define-tool.js";
+import { similarity } from "./edit-closest.js";
 import type { WorkspacePath } from "./paths.js";
 import { keepExisting, listWorkspaceFiles } from "./workspace-files.js";
 
@@ -90,26 +91,7 @@ function sameName(path: string, name: string): boolean {
 function roughScore(path: string, wanted: string, name: string): number {
   if (path.toLowerCase() === wanted.toLowerCase()) return 3;
   if (sameName(path, name)) return 2;
-  return dice(baseName(path).toLowerCase(), name);
-}
-
-function dice(a: string, b: string): number {
-  if (a.length < 2 || b.length < 2) return a === b ? 1 : 0;
-  const pairs = new Map<string, number>();
-  for (let i = 0; i + 1 < a.length; i++) {
-    const pair = a.slice(i, i + 2);
-    pairs.set(pair, (pairs.get(pair) ?? 0) + 1);
-  }
-  let shared = 0;
-  for (let i = 0; i + 1 < b.length; i++) {
-    const pair = b.slice(i, i + 2);
-    const left = pairs.get(pair) ?? 0;
-    if (left > 0) {
-      shared++;
-      pairs.set(pair, left - 1);
-    }
-  }
-  return (2 * shared) / (a.length + b.length - 2);
+  return similarity(baseName(path).toLowerCase(), name);
 }
 
 function editDistance(a: string, b: string): number {
