@@ -32,6 +32,8 @@ export interface ShellChange {
   kind: "content" | "deleted" | "created" | "mode";
   /** For "mode": git's modes, e.g. 100644 -> 100755. */
   modes?: { before: string; after: string } | undefined;
+  /** For "deleted": the file the same command created with this one's content (a move). */
+  movedTo?: string | undefined;
 }
 
 /**

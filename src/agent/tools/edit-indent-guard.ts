@@ -19,7 +19,8 @@ const RULE = /^[^\s#=][^=]*?:(?!=)/;
 
 /**
  * Why writing `newString` in place of the match at `at` would break the
- * file's indentation, or null. `text` is the whole file as LF text.
+ * file's indentation, or null. `text` is the whole file as LF text (empty
+ * for write_file's whole content, named by `field`).
  */
 export function indentationProblem(
   rule: IndentRule,
@@ -27,7 +28,9 @@ export function indentationProblem(
   text: string,
   at: number,
   newString: string,
+  field = "new_string",
 ): string | null {
+  const again = field === "new_string" ? "edit_file" : "write_file";
   // The lines as they will stand: the first one with whatever precedes the match on its line.
   const lineStart = text.lastIndexOf("\n", at - 1) + 1;
   const [first = "", ...rest] = newString.split("\n");
@@ -38,7 +41,7 @@ export function indentationProblem(
       for (const [i, line] of lines.entries()) {
         const recipe = RULE.test(previous) || previous.startsWith("\t");
         if (/^ +\S/.test(line) && recipe && !previous.endsWith("\\")) {
-          return `line ${i + 1} of new_string is a recipe line of ${relative} indented with spaces; make runs only recipe lines that start with a tab ("missing separator" otherwise). Start it with a tab (\\t in the JSON string), as the file's other recipe lines do, and call edit_file again`;
+          return `line ${i + 1} of ${field} is a recipe line of ${relative} indented with spaces; make runs only recipe lines that start with a tab ("missing separator" otherwise). Start it with a tab (\\t in the JSON string) and call ${again} again`;
         }
         if (line.trim() !== "") previous = line;
       }
@@ -48,7 +51,7 @@ export function indentationProblem(
       const tabbed = lines.findIndex((line) => /^ *\t/.test(line));
       return tabbed === -1
         ? null
-        : `line ${tabbed + 1} of new_string is indented with a tab, which YAML does not allow (${relative} would no longer parse). Indent it with spaces, as the file does, and call edit_file again`;
+        : `line ${tabbed + 1} of ${field} is indented with a tab, which YAML does not allow (${relative} would no longer parse). Indent it with spaces and call ${again} again`;
     }
     case "python": {
       const fileUses = indentStyle(text.split("\n"));
@@ -57,7 +60,7 @@ export function indentationProblem(
       const off = lines.findIndex((line) => line.trim() !== "" && other.test(line));
       if (off === -1) return null;
       const [has, wants] = fileUses === "space" ? ["a tab", "spaces"] : ["spaces", "tabs"];
-      return `line ${off + 1} of new_string is indented with ${has} but ${relative} indents with ${wants}; Python refuses a block that mixes them (TabError). Indent new_string with ${wants}, as the file does, and call edit_file again`;
+      return `line ${off + 1} of ${field} is indented with ${has} but ${relative} indents with ${wants}; Python refuses a block that mixes them (TabError). Indent ${field} with ${wants}, as the file does, and call ${again} again`;
     }
   }
 }

@@ -33,11 +33,13 @@ class Parser {
   readonly #chars: string[];
   #at = 0;
   readonly #tokens: Token[] = [];
-  readonly #open: Array<{ at: number; group: GroupKind }> = [];
+  readonly #open: Array<{ at: number; group: GroupKind; number?: number; name?: string }> = [];
   #groups = 0;
   readonly #names = new Set<string>();
-  readonly #backrefs: Array<{ at: number; group: number }> = [];
-  readonly #namedRefs: Array<{ at: number; name: string }> = [];
+  /** Groups (by number and by name) whose ")" has been read. */
+  readonly #closed = new Set<number | string>();
+  readonly #backrefs: Array<{ at: number; group: number; ready: boolean }> = [];
+  readonly #namedRefs: Array<{ at: number; name: string; ready: boolean }> = [];
 
   constructor(source: string) {
     this.#source = source;
@@ -66,6 +68,7 @@ class Parser {
           `\\${ref.group} at column ${ref.at + 1} refers to group ${ref.group}, but the pattern has ${this.#groups === 0 ? "no groups" : `only ${this.#groups}`}`,
         );
       }
+      if (!ref.ready) this.#unready(`\\${ref.group}`, ref.at);
     }
     for (const ref of this.#namedRefs) {
       if (!this.#names.has(ref.name)) {
@@ -73,6 +76,7 @@ class Parser {
           `the backreference at column ${ref.at + 1} names the group "${ref.name}", which the pattern does not define`,
         );
       }
+      if (!ref.ready) this.#unready(`the backreference to "${ref.name}"`, ref.at);
     }
     return { tokens: this.#tokens, ignoreCase };
   }
@@ -93,6 +97,13 @@ class Parser {
       ignoreCase ||= letters.includes("i");
       this.#at += Array.from(flags[0]).length;
     }
+  }
+
+  /** JavaScript matches such a reference as empty text where PCRE and Perl fail: refused. */
+  #unready(what: string, at: number): never {
+    this.#unsupported(
+      `${what} at column ${at + 1} comes before its group has matched (the group comes later, or the reference is inside it); put the reference after the group's ")"`,
+    );
   }
 
   #rest(): string {
@@ -128,6 +139,8 @@ class Parser {
             `the ")" at column ${at + 1} has no matching "("; escape it as \\) to match a literal parenthesis`,
           );
         }
+        if (open.number !== undefined) this.#closed.add(open.number);
+        if (open.name !== undefined) this.#closed.add(open.name);
         return { kind: "close", group: open.group };
       }
       case "|":
@@ -232,7 +245,11 @@ class Parser {
     const backref = /^P=([A-Za-z_][A-Za-z0-9_]*)\)/.exec(rest);
     if (backref) {
       this.#at += 1 + backref[0].length;
-      this.#namedRefs.push({ at, name: backref[1] ?? "" });
+      this.#namedRefs.push({
+        at,
+        name: backref[1] ?? "",
+        ready: this.#closed.has(backref[1] ?? ""),
+      });
       return { kind: "named-backref", name: backref[1] ?? "" };
     }
     if (rest.startsWith("#")) {
@@ -275,8 +292,14 @@ class Parser {
   }
 
   #openGroup(at: number, group: GroupKind, name?: string): Token {
-    if (group === "capture" || group === "named") this.#groups++;
-    this.#open.push({ at, group });
+    const captures = group === "capture" || group === "named";
+    if (captures) this.#groups++;
+    this.#open.push({
+      at,
+      group,
+      ...(captures ? { number: this.#groups } : {}),
+      ...(name === undefined ? {} : { name }),
+    });
     return { kind: "open", group, ...(name === undefined ? {} : { name }) };
   }
 
@@ -332,7 +355,7 @@ class Parser {
       let digits = c;
       while (/\d/.test(this.#chars[this.#at] ?? "")) digits += this.#chars[this.#at++];
       const group = Number(digits);
-      this.#backrefs.push({ at, group });
+      this.#backrefs.push({ at, group, ready: this.#closed.has(group) });
       return { kind: "backref", group };
     }
     const code = this.#codeEscape(c, at);
@@ -381,7 +404,7 @@ class Parser {
     if (!ref) this.#invalid(`\\k at column ${at + 1} must name a group, as in \\k<name>`);
     this.#at += ref[0].length;
     const name = ref[1] ?? ref[2] ?? ref[3] ?? "";
-    this.#namedRefs.push({ at, name });
+    this.#namedRefs.push({ at, name, ready: this.#closed.has(name) });
     return { kind: "named-backref", name };
   }
 
@@ -398,10 +421,10 @@ class Parser {
     }
     if (/^\d+$/.test(target)) {
       const group = Number(target);
-      this.#backrefs.push({ at, group });
+      this.#backrefs.push({ at, group, ready: this.#closed.has(group) });
       return { kind: "backref", group };
     }
-    this.#namedRefs.push({ at, name: target });
+    this.#namedRefs.push({ at, name: target, ready: this.#closed.has(target) });
     return { kind: "named-backref", name: target };
   }
 
@@ -539,8 +562,15 @@ class Parser {
     if (posix) {
       const [written, caret, name = ""] = posix;
       const ranges = POSIX_CLASSES[name];
-      if (ranges === undefined || caret) {
-        this.#invalid(`[:${caret}${name}:] at column ${at + 1} is not a POSIX character class`);
+      if (ranges === undefined) {
+        this.#invalid(
+          `[:${caret}${name}:] at column ${at + 1} is not a POSIX character class (alpha, digit, alnum, upper, lower, space, blank, punct, xdigit, cntrl, print, graph, word)`,
+        );
+      }
+      if (caret) {
+        this.#unsupported(
+          `the negated POSIX class [:^${name}:] at column ${at + 1} is not supported; write a negated set instead, e.g. [^${ranges}]`,
+        );
       }
       this.#at += written.length;
       return { kind: "posix", ranges };

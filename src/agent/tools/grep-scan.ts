@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { join } from "node:path";
 import type { MatchCollector } from "./grep-matches.js";
@@ -40,7 +41,8 @@ export async function scanFiles(
 }
 
 async function scanFile(absolute: string, test: LineTest): Promise<Array<[number, string]>> {
-  const handle = await open(absolute, "r").catch(() => null);
+  // A link is never followed (it may point out of the workspace); git grep skips links too.
+  const handle = await open(absolute, constants.O_RDONLY | constants.O_NOFOLLOW).catch(() => null);
   if (!handle) return [];
   try {
     const stats = await handle.stat();

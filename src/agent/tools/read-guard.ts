@@ -51,6 +51,12 @@ export function deletedSinceRead(ctx: ToolContext, absolute: string, relative: s
   const stamp = ctx.reads.get(absolute);
   if (!stamp) return null;
   const by = stamp.shellChange ? ` by the run_shell command \`${stamp.shellChange.command}\`` : "";
+  const movedTo = stamp.shellChange?.movedTo;
+  if (movedTo) {
+    return new ToolError(
+      `${relative} was moved to ${movedTo}${by} after you read it; call read_file on ${movedTo} and make the change there`,
+    );
+  }
   const q = shellQuote(relative);
   return new ToolError(
     `${relative} was deleted${by} after you read it, so there is no file to edit. If it should still exist, restore it with run_shell (e.g. \`git checkout -- ${q}\`) or create it with write_file; list_files shows what is there now`,
@@ -72,6 +78,11 @@ export function markShellChanges(
     const absolute = join(ctx.root, record.path);
     const stamp = ctx.reads.get(absolute);
     if (!stamp) continue;
+    const movedTo =
+      record.after === null
+        ? changes.find((c) => c.before === null && record.before && c.after?.equals(record.before))
+            ?.path
+        : undefined;
     const change: ShellChange = {
       command: shortCommand(command),
       kind:
@@ -83,6 +94,7 @@ export function markShellChanges(
               ? "mode"
               : "content",
       ...(record.modes ? { modes: record.modes } : {}),
+      ...(movedTo ? { movedTo } : {}),
     };
     ctx.reads.set(absolute, { ...stamp, shellChange: change });
     marked.push({ path: record.path, change });
@@ -96,7 +108,7 @@ export function describeShellChange(change: ShellChange): string {
     case "content":
       return "content changed";
     case "deleted":
-      return "deleted";
+      return change.movedTo ? `moved to ${change.movedTo}` : "deleted";
     case "created":
       return "deleted and created again";
     case "mode":

@@ -3,6 +3,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
+import { indentationProblem, indentRuleFor } from "./edit-indent-guard.js";
 import { looksLikeReadOutput } from "./edit-prefixes.js";
 import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
 import { assertReadAndUnchanged, stampOf } from "./read-guard.js";
@@ -10,6 +11,7 @@ import {
   fileLines,
   MAX_TEXT_FILE_BYTES,
   toCrlf,
+  toLf,
   tooLargeMessage,
   unreadableReason,
   usesCrlf,
@@ -80,6 +82,9 @@ export const writeFileTool = defineTool({
     } else {
       await makeParents(ctx.root, path);
     }
+    const rule = indentRuleFor(path.relative);
+    const broken = rule && indentationProblem(rule, path.relative, "", 0, toLf(content), "content");
+    if (broken) throw new ToolError(broken);
     const after = Buffer.from(content, "utf8");
     if (before?.equals(after)) {
       return `${path.relative} already has exactly this content; nothing was written`;

@@ -52,6 +52,9 @@ describe("compileSearchPattern: one JavaScript dialect", () => {
       ["a\nb", /holds a line break \(column 2\)/],
       ["\\p{Greek}", /write \\p\{Script=Greek\}/],
       ["\\g{-1}", /relative backreference.*write the group's number/],
+      ["\\1(a)", /\\1 at column 1 comes before its group has matched/],
+      ["(a\\1)", /\\1 at column 3 comes before its group has matched/],
+      ["\\k<q>(?<q>')", /the backreference to "q" at column 1 comes before/],
     ];
     for (const [pattern, reason] of cases) {
       expect(() => compileSearchPattern(pattern), pattern).toThrow(reason);

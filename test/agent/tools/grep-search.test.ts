@@ -1,3 +1,6 @@
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { grepSearchTool } from "../../../src/agent/tools/grep-search.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
@@ -98,6 +101,16 @@ describe("grep_search in a git repository", () => {
     await expect(grepSearchTool.run({ pattern: "x(?i)answer" }, ws.ctx)).rejects.toThrow(
       /set case_insensitive: true/,
     );
+  });
+
+  it("never reads through a link, even for a pattern without literal text", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "grep-outside-"));
+    await writeFile(join(outside, "secret.txt"), "token 12345\n");
+    await symlink(join(outside, "secret.txt"), join(ws.root, "linked.txt"));
+    ws.git("add", "linked.txt");
+    expect(await grepSearchTool.run({ pattern: "\\d{5}" }, ws.ctx)).toMatch(/^No matches/);
+    expect(await grepSearchTool.run({ pattern: "token" }, ws.ctx)).toMatch(/^No matches/);
+    await rm(outside, { recursive: true, force: true });
   });
 
   it("finds lines in a file too large to hold whole", async () => {

@@ -1,4 +1,4 @@
-import { type CorpusCase, edit, fails, read, shows } from "./case.js";
+import { type CorpusCase, edit, fails, read, shows, write } from "./case.js";
 import { expressCi, expressUtils, requestsHooks, requestsMakefile } from "./real-files.js";
 
 /*
@@ -198,5 +198,18 @@ export const quoteAndIndentCases: CorpusCase[] = [
       ),
     ],
     expect: { Makefile: requestsMakefile.replace("report.xml", "junit.xml") },
+  },
+  {
+    name: "Makefile: write_file with a recipe indented with spaces is refused",
+    category: "quotes and indentation",
+    files: { Makefile: requestsMakefile },
+    calls: [
+      read("Makefile"),
+      fails(
+        write("Makefile", "init:\n    pip install -r requirements-dev.txt\n"),
+        "line 2 of content is a recipe line of Makefile indented with spaces",
+        "call write_file again",
+      ),
+    ],
   },
 ];

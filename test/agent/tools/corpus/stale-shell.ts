@@ -196,4 +196,20 @@ export const staleCases: CorpusCase[] = [
       ),
     ],
   },
+  {
+    name: "git mv: the edit says where the file went",
+    category: "stale after run_shell",
+    git: true,
+    files: { "lib/utils.js": expressUtils },
+    calls: [
+      read("lib/utils.js"),
+      shows(shell("git mv lib/utils.js lib/util.js"), "lib/utils.js (moved to lib/util.js)"),
+      fails(
+        edit("lib/utils.js", "var qs = require('qs');", "var qs = require('qs'); // parser"),
+        "lib/utils.js was moved to lib/util.js",
+        "call read_file on lib/util.js",
+      ),
+    ],
+    expect: { "lib/utils.js": null, "lib/util.js": expressUtils },
+  },
 ];
