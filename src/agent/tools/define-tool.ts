@@ -24,6 +24,8 @@ export interface ReadStamp {
   mode: number;
   /** Set when a run_shell command changed the file after that: it must be read again. */
   shellChange?: ShellChange | undefined;
+  /** Set when the model saw only some lines of this content (read_file offset/limit): which. */
+  partial?: { total: number; seen: Array<[number, number]> } | undefined;
 }
 
 /** What a run_shell command did to a file the model had seen. */

@@ -81,7 +81,13 @@ export const editFileTool = defineTool({
     );
     const after = Buffer.from(plan.updated, "utf8");
     await writeFile(path.absolute, after);
-    ctx.reads.set(path.absolute, stampOf(after, await stat(path.absolute)));
+    // The model saw its own change; what it had not seen before, it still has not.
+    const seenBefore = ctx.reads.get(path.absolute)?.partial;
+    const written = stampOf(after, await stat(path.absolute));
+    ctx.reads.set(
+      path.absolute,
+      seenBefore ? { ...written, partial: { total: seenBefore.total, seen: [] } } : written,
+    );
     ctx.recordChange({ path: path.relative, before, after });
 
     const count = plan.count;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "./define-tool.js";
 import { notFoundError } from "./not-found.js";
 import { isNotFound, resolveInWorkspace } from "./paths.js";
-import { stampOf } from "./read-guard.js";
+import { readStamp, stampOf } from "./read-guard.js";
 import {
   decodeTextFile,
   fileLines,
@@ -78,9 +78,20 @@ export const readFileTool = defineTool({
       }
       const content = await handle.readFile();
       const text = decodeTextFile(content, path.relative, "read");
-      ctx.reads.set(path.absolute, stampOf(content, stats));
       const { lines, crOnly } = fileLines(text);
-      if (lines.length === 0) return `${path.relative} is empty (0 lines).`;
+      const stamp = (to: number) =>
+        ctx.reads.set(
+          path.absolute,
+          readStamp(ctx.reads.get(path.absolute), stampOf(content, stats), {
+            from: offset,
+            to,
+            total: lines.length,
+          }),
+        );
+      if (lines.length === 0) {
+        stamp(0);
+        return `${path.relative} is empty (0 lines).`;
+      }
       if (offset > lines.length) {
         throw new ToolError(
           `offset ${offset} is past the end of ${path.relative}, which has ${lines.length} line${lines.length === 1 ? "" : "s"}; call read_file with an offset from 1 to ${lines.length}`,
@@ -92,7 +103,8 @@ export const readFileTool = defineTool({
         offset,
         limit,
       );
-      return crOnly ? `${shown}\n${crOnlyNote(path.relative)}` : shown;
+      stamp(shown.end);
+      return crOnly ? `${shown.text}\n${crOnlyNote(path.relative)}` : shown.text;
     } finally {
       await handle.close();
     }
@@ -110,8 +122,13 @@ interface LinePart {
   total: number | null;
 }
 
-/** Lines `offset`.. numbered, with notes on what was cut and how to read on. */
-function formatLines(part: LinePart, relative: string, offset: number, limit: number): string {
+/** Lines `offset`.. numbered, with notes on what was cut and how to read on; `end` is the last shown. */
+function formatLines(
+  part: LinePart,
+  relative: string,
+  offset: number,
+  limit: number,
+): { text: string; end: number } {
   const stop = Math.min(part.first - 1 + part.lines.length, offset - 1 + limit);
   const out: string[] = [];
   let size = 0;
@@ -148,7 +165,7 @@ function formatLines(part: LinePart, relative: string, offset: number, limit: nu
       `[lines ${offset}-${end} of ${part.total} shown${why}; call read_file with offset ${end + 1} to read more]`,
     );
   }
-  return out.join("\n");
+  return { text: out.join("\n"), end };
 }
 
 /** "line 7", "lines 3, 9 and 12", "lines 1, 2, ... (40 in all)". */
@@ -226,7 +243,7 @@ async function readPart(
     relative,
     offset,
     limit,
-  );
+  ).text;
 }
 
 function withNewlines(lines: Buffer[]): Buffer[] {

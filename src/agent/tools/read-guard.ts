@@ -43,6 +43,52 @@ export function assertReadAndUnchanged(
 }
 
 /**
+ * The stamp after read_file showed lines `from`..`to` of `total`: reads of
+ * the same content add up, so a file read in parts is seen whole in the end.
+ */
+export function readStamp(
+  previous: ReadStamp | undefined,
+  now: ReadStamp,
+  shown: { from: number; to: number; total: number },
+): ReadStamp {
+  const same = previous && !previous.shellChange && previous.hash === now.hash;
+  if (same && !previous.partial) return now;
+  const seen = mergeRanges([
+    ...(same ? (previous.partial?.seen ?? []) : []),
+    [shown.from, shown.to],
+  ]);
+  const whole = seen.length === 1 && (seen[0]?.[0] ?? 1) <= 1 && (seen[0]?.[1] ?? 0) >= shown.total;
+  return whole || shown.total === 0 ? now : { ...now, partial: { total: shown.total, seen } };
+}
+
+/**
+ * write_file replaces every line: a model that saw only some of them would
+ * silently drop the rest.
+ */
+export function assertSeenWhole(stamp: ReadStamp | undefined, relative: string): void {
+  const partial = stamp?.partial;
+  if (!partial) return;
+  const ranges = partial.seen.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(", ");
+  const gap = (partial.seen[0]?.[0] ?? 1) > 1 ? 1 : (partial.seen[0]?.[1] ?? 0) + 1;
+  throw new ToolError(
+    ranges === ""
+      ? `write_file replaces all of ${relative}, but you have not seen all of it as it is now; call read_file on it (the whole file), or change just a part with edit_file`
+      : `write_file replaces all of ${relative}, but you have seen only lines ${ranges} of its ${partial.total} lines, so the rest would be lost. Read the rest first (read_file with offset ${gap}), or change just the part you saw with edit_file`,
+  );
+}
+
+function mergeRanges(ranges: Array<[number, number]>): Array<[number, number]> {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: Array<[number, number]> = [];
+  for (const [from, to] of sorted) {
+    const last = out.at(-1);
+    if (last && from <= last[1] + 1) last[1] = Math.max(last[1], to);
+    else out.push([from, to]);
+  }
+  return out;
+}
+
+/**
  * The refusal for a file the model read that is gone now. Said only when it
  * was read: "does not exist" alone would hide that the model's copy is of a
  * file someone deleted on purpose.

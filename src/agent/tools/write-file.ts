@@ -6,7 +6,7 @@ import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
 import { indentationProblem, indentRuleFor } from "./edit-indent-guard.js";
 import { looksLikeReadOutput } from "./edit-prefixes.js";
 import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
-import { assertReadAndUnchanged, stampOf } from "./read-guard.js";
+import { assertReadAndUnchanged, assertSeenWhole, stampOf } from "./read-guard.js";
 import {
   fileLines,
   MAX_TEXT_FILE_BYTES,
@@ -119,6 +119,7 @@ async function readExisting(
   }
   const content = await readFile(path.absolute);
   assertReadAndUnchanged(ctx, path.absolute, path.relative, { content, stats: existing });
+  assertSeenWhole(ctx.reads.get(path.absolute), path.relative);
   return content;
 }
 

@@ -38,6 +38,20 @@ describe("write_file", () => {
     expect(ws.changes).toEqual([]);
   });
 
+  it("refuses to overwrite a file seen only in part, until every part was read", async () => {
+    await ws.write("a.txt", "1\n2\n3\n4\n");
+    await readFileTool.run({ file_path: "a.txt", offset: 3 }, ws.ctx);
+    await expect(
+      writeFileTool.run({ file_path: "a.txt", content: "new\n" }, ws.ctx),
+    ).rejects.toThrow(
+      "write_file replaces all of a.txt, but you have seen only lines 3-4 of its 4 lines, so the rest would be lost. Read the rest first (read_file with offset 1)",
+    );
+    await readFileTool.run({ file_path: "a.txt", limit: 2 }, ws.ctx);
+    expect(await writeFileTool.run({ file_path: "a.txt", content: "new\n" }, ws.ctx)).toMatch(
+      /^Overwrote a\.txt/,
+    );
+  });
+
   it("overwrites a file that was read and not changed since", async () => {
     await ws.write("a.txt", "old\n");
     await readFileTool.run({ file_path: "a.txt" }, ws.ctx);
