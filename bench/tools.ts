@@ -104,7 +104,7 @@ export async function bench(): Promise<void> {
     signal: new AbortController().signal,
     reads: new Map(),
     recordChange: () => undefined,
-    trackChanges: (fn) => fn(),
+    trackChanges: async (fn) => ({ value: await fn(), changes: [] }),
   };
   const git = (...args: string[]) =>
     run("git", args, { cwd: root, env, maxBuffer: 256 * 1024 * 1024 });
@@ -123,6 +123,11 @@ export async function bench(): Promise<void> {
       await timeMedian(RUNS, () =>
         git("grep", "-n", "-I", "-E", "--untracked", "-e", "FIXME\\(bench-marker\\)"),
       ),
+    ],
+    [
+      "grep_search no literal (JS)",
+      await timeMedian(3, () => grepSearchTool.run({ pattern: "[0-9]{5}" }, ctx)),
+      await timeMedian(3, () => git("grep", "-n", "-I", "-E", "--untracked", "-e", "[0-9]{5}")),
     ],
     [
       "grep_search common (capped)",

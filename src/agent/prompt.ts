@@ -55,6 +55,7 @@ const KIND_LABELS: ReadonlyArray<readonly [ToolKind, string]> = [
   ["write", "Change files"],
   ["shell", "Run commands"],
   ["external", "Reach outside the workspace"],
+  ["report", "Hand in your answer"],
 ];
 
 /** The tools by kind, from their own facts; stable for a given tool set, so it stays in the cached part. */

@@ -6,7 +6,7 @@ import type { Redactor } from "./redact.js";
 import { restoreRedacted } from "./redaction-edits.js";
 import type { AnyTool, ChangeRecord, PolicyCheck, ToolContext } from "./tools/define-tool.js";
 import { executeToolCall, type ToolRegistry } from "./tools/registry.js";
-import type { WorkspaceSnapshotter } from "./workspace-snapshot.js";
+import { changeTracker, type WorkspaceSnapshotter } from "./workspace-snapshot.js";
 
 export interface ToolRunDeps {
   registry: ToolRegistry;
@@ -83,17 +83,7 @@ async function runOne(
     reads: deps.reads,
     signal: deps.signal,
     recordChange: record,
-    trackChanges: async (fn) => {
-      const snapshotter = deps.snapshotter;
-      if (!snapshotter) return fn();
-      const before = await snapshotter.snapshot();
-      try {
-        return await fn();
-      } finally {
-        const after = await snapshotter.snapshot();
-        for (const change of await snapshotter.diff(before, after)) record(change);
-      }
-    },
+    trackChanges: changeTracker(deps.snapshotter, record),
   };
   const restored =
     tool && deps.redact.find

@@ -5,7 +5,7 @@ import type { SimpleGit } from "simple-git";
 import { diffTrees, readBlob } from "../git/diff-tree.js";
 import { EXACT_INDEX_CONFIG } from "../git/exact-tree.js";
 import { createGit, GitCommandError, type GitRunner, gitRunner } from "../git/git-client.js";
-import type { ChangeRecord } from "./tools/define-tool.js";
+import type { ChangeRecord, ToolContext } from "./tools/define-tool.js";
 
 /**
  * Finds what a shell command changed in the workspace by comparing the whole
@@ -57,6 +57,30 @@ function workspaceGit(options: SnapshotOptions): SimpleGit {
 /** For everything else: direct, without simple-git's wait after silent commands. */
 function workspaceRunner(options: SnapshotOptions, extraEnv?: Record<string, string>): GitRunner {
   return gitRunner(options.root, clientOptions(options, extraEnv));
+}
+
+/**
+ * ToolContext.trackChanges over a snapshotter: the workspace before and after
+ * `fn`, every difference recorded and handed back to the tool (run_shell
+ * marks the files the model had read as stale). Without a snapshotter
+ * nothing is tracked.
+ */
+export function changeTracker(
+  snapshotter: WorkspaceSnapshotter | undefined,
+  record: (change: ChangeRecord) => void,
+): ToolContext["trackChanges"] {
+  return async (fn) => {
+    if (!snapshotter) return { value: await fn(), changes: [] };
+    const before = await snapshotter.snapshot();
+    const changes: ChangeRecord[] = [];
+    try {
+      return { value: await fn(), changes };
+    } finally {
+      const after = await snapshotter.snapshot();
+      changes.push(...(await snapshotter.diff(before, after)));
+      for (const change of changes) record(change);
+    }
+  };
 }
 
 /** Holds nothing until the first snapshot, so dropping it unclosed leaks nothing. */
@@ -121,10 +145,15 @@ function gitSnapshotter(
       const changes: ChangeRecord[] = [];
       for (const entry of await diffTrees(run, before.tree, after.tree)) {
         if (!entry.path.startsWith(prefix)) continue;
+        const modes =
+          entry.old && entry.new && entry.old.mode !== entry.new.mode
+            ? { modes: { before: entry.old.mode, after: entry.new.mode } }
+            : {};
         changes.push({
           path: entry.path.slice(prefix.length),
           before: entry.old ? await readBlob(git, entry.old.sha) : null,
           after: entry.new ? await readBlob(git, entry.new.sha) : null,
+          ...modes,
         });
       }
       return changes;

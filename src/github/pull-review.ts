@@ -2,6 +2,7 @@ import type { GitHubClient, RepoRef } from "./octokit.js";
 import {
   type CheckedComments,
   checkComments,
+  type DiffLines,
   diffLines,
   linesInBoth,
   type PatchedFile,
@@ -83,6 +84,16 @@ export function renderDiff(files: readonly PatchedFile[], maxChars = 40_000): st
   return out;
 }
 
+/**
+ * The lines a review may comment on: the pull request's diff (the only
+ * lines GitHub anchors a comment to), and for a re-review only those of
+ * them that changed since.
+ */
+export function commentableLines(scope: ReviewScope): DiffLines {
+  const pullLines = diffLines(scope.pullFiles);
+  return scope.since ? linesInBoth(pullLines, diffLines(scope.files)) : pullLines;
+}
+
 export interface PostedReview {
   url: string;
   checked: CheckedComments;
@@ -97,9 +108,7 @@ export async function postReview(
   review: { summary: string; comments: ProposedComment[]; scope: ReviewScope },
 ): Promise<PostedReview> {
   const { scope } = review;
-  const pullLines = diffLines(scope.pullFiles);
-  const lines = scope.since ? linesInBoth(pullLines, diffLines(scope.files)) : pullLines;
-  const checked = checkComments(review.comments, lines);
+  const checked = checkComments(review.comments, commentableLines(scope));
   const post = (comments: CheckedComments) =>
     octokit.rest.pulls.createReview({
       ...repo,

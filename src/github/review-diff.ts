@@ -130,3 +130,87 @@ function renderBody(comment: ProposedComment): string {
   const fence = "`".repeat(longest + 1);
   return `${comment.body.trim()}\n\n${fence}suggestion\n${code}\n${fence}`;
 }
+
+/** A hunk of one file's patch: its header and the lines it shows on each side. */
+interface Hunk {
+  header: string;
+  right: number[];
+  left: number[];
+}
+
+function hunksOf(patch: string): Hunk[] {
+  const hunks: Hunk[] = [];
+  for (const part of patch.split(/^(?=@@ )/m)) {
+    const header = /^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@/.exec(part)?.[0];
+    if (!header) continue;
+    const lines = diffLines([{ filename: "", patch: part }]);
+    hunks.push({
+      header,
+      right: [...(lines.right.get("") ?? [])],
+      left: [...(lines.left.get("") ?? [])],
+    });
+  }
+  return hunks;
+}
+
+/** "1-3, 7, 10-12" */
+function ranges(numbers: readonly number[]): string {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const out: string[] = [];
+  for (let i = 0; i < sorted.length; ) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
+    out.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return out.join(", ");
+}
+
+/**
+ * Why GitHub would not anchor `comment` on the diff, said so the agent can
+ * move it at once (the file's hunks and the lines each allows); null when it
+ * fits. `lines` may be narrower than the patches (a re-review).
+ */
+export function anchorProblem(
+  comment: ProposedComment,
+  files: readonly PatchedFile[],
+  lines: DiffLines,
+): string | null {
+  const file = files.find((f) => f.filename === comment.path);
+  if (!file) {
+    const names = files.map((f) => f.filename);
+    const listed = names.slice(0, 30).join(", ") + (names.length > 30 ? ", ..." : "");
+    return `${comment.path} is not in this pull request's diff, so no comment can be anchored in it. Files in the diff: ${listed}. Comment on one of those, or say it in your summary`;
+  }
+  if (!file.patch) {
+    return `${comment.path} has no diff GitHub can show (a binary file, or too large), so no comment can be anchored in it; say it in your summary instead`;
+  }
+  const side = comment.side ?? "RIGHT";
+  if (comment.suggestion !== undefined && side !== "RIGHT") {
+    return "a suggestion replaces lines of the new file: use side RIGHT (the default) with the new file's line numbers, or drop suggestion";
+  }
+  const start = comment.startLine ?? comment.line;
+  if (start > comment.line) {
+    return `start_line ${start} is after line ${comment.line}; start_line is the first line of the range and line the last`;
+  }
+  const allowed = (side === "RIGHT" ? lines.right : lines.left).get(comment.path) ?? new Set();
+  const wanted = Array.from({ length: comment.line - start + 1 }, (_, i) => start + i);
+  const hunks = hunksOf(file.patch);
+  const inOneHunk = hunks.some((h) =>
+    wanted.every((n) => (side === "RIGHT" ? h.right : h.left).includes(n) && allowed.has(n)),
+  );
+  if (inOneHunk) return null;
+  const which = side === "RIGHT" ? "new" : "old";
+  const where = start === comment.line ? `line ${comment.line}` : `lines ${start}-${comment.line}`;
+  const listed = hunks
+    .map((h) => {
+      const usable = (side === "RIGHT" ? h.right : h.left).filter((n) => allowed.has(n));
+      return `${h.header} (${which} lines ${usable.length > 0 ? ranges(usable) : "none you may use here"})`;
+    })
+    .join("; ");
+  const what =
+    start === comment.line
+      ? `is not a line of the diff`
+      : "are not all lines of one hunk of the diff (a comment's lines must be)";
+  return `${where} of ${comment.path} (side ${side}, the ${which} file) ${what}. Its hunks: ${listed}. Move the comment onto ${which} lines listed there (for code near a change, the closest changed or context line), or say it in your summary`;
+}

@@ -6,6 +6,7 @@ import type { McpServersConfig } from "../agent/mcp/config.js";
 import type { Model } from "../agent/model.js";
 import type { PolicyConfig } from "../agent/policy.js";
 import type { InstructionFile } from "../agent/prompt.js";
+import type { AnyTool } from "../agent/tools/define-tool.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { CreatedCommit, Identity } from "../git/commits.js";
 import type { PushResult } from "../git/push.js";
@@ -68,6 +69,8 @@ export interface GitJobInput {
   workflowsLocked?: boolean | undefined;
   /** The repository's `mcp_servers:` (see job-mcp.ts). */
   mcpServers?: McpServersConfig | undefined;
+  /** Tools of this job beside the built-in ones (a review's add_review_comment). */
+  tools?: readonly AnyTool[] | undefined;
 }
 
 export interface GitJobDeps {

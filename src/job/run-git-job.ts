@@ -3,6 +3,7 @@ import type { AgentEvent } from "../agent/events.js";
 import { FileHistory } from "../agent/file-history.js";
 import { createRedactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
+import { defaultTools } from "../agent/tools/index.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import { errorMessage } from "../error-message.js";
 import { branchName } from "../git/branch.js";
@@ -192,6 +193,7 @@ export async function runGitJob(deps: GitJobDeps, input: GitJobInput): Promise<G
       instructions: input.instructions,
       secrets: deps.secrets.map((secret) => secret.value),
       beforeTools: startTree,
+      ...(input.tools?.length ? { tools: [...defaultTools(), ...input.tools] } : {}),
       ...(input.mcpServers && Object.keys(input.mcpServers).length > 0
         ? {
             mcp: await jobMcp({

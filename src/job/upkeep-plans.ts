@@ -4,6 +4,7 @@ import type { StatusReporter } from "../github/status.js";
 import type { JobRequest, JobTask } from "../requests/request.js";
 import { CI_FIX_MARKER, prepareCiFix } from "./ci-fix.js";
 import { parseReview, REVIEW_FORMAT } from "./review-output.js";
+import { createReviewCommentTool } from "./review-tool.js";
 import type { JobDeps, PlanKind, RequestPlan, RunJobOptions } from "./run-job.js";
 import { type UpdateBranchResult, updateBranchRunner } from "./update-branch.js";
 
@@ -74,6 +75,7 @@ async function planReview(
   }
   const { scope } = start;
   const since = scope.since ? ` since your last review (commit ${scope.since.slice(0, 7)})` : "";
+  const reviewTool = createReviewCommentTool(scope);
   const plan = await ctx.planRequest({
     instruction: [
       `Review the changes of this pull request${since}. Read the diff (attached) and the code around it in the workspace; look for bugs, missing tests, unclear names and risky changes. Do not change any file.`,
@@ -95,6 +97,7 @@ async function planReview(
       verify: null,
       setup: [],
       wantPatch: false,
+      tools: [reviewTool.tool],
     },
   });
   return {
@@ -102,10 +105,16 @@ async function planReview(
     checkpoints: undefined,
     answer: async (job) => {
       if (job.error || !job.agent) return undefined;
+      // The tool's comments, and any the answer still carried as JSON.
       const parsed = parseReview(job.agent.finalText);
+      const comments = [...reviewTool.comments(), ...parsed.comments];
       const posted = await postReview(ctx.deps.octokit, repo, pull, {
         summary: ctx.deps.redact(parsed.summary),
-        comments: parsed.comments.map((c) => ({ ...c, body: ctx.deps.redact(c.body) })),
+        comments: comments.map((c) => ({
+          ...c,
+          body: ctx.deps.redact(c.body),
+          ...(c.suggestion !== undefined ? { suggestion: ctx.deps.redact(c.suggestion) } : {}),
+        })),
         scope,
       });
       const inline = posted.checked.inline.length;

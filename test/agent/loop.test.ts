@@ -127,6 +127,30 @@ describe("runAgent", () => {
     expect(history.all()[0]).toMatchObject({ turn: 1, tool: "run_shell" });
   });
 
+  it("makes a file a shell command changed stale for the next edit, until it is read again", async () => {
+    const root = await makeRepo({ "a.txt": "one\n" });
+    const snapshotter = await createSnapshotter({ root, env });
+    const { deps, model } = await setup(
+      [
+        callTool("read_file", { file_path: "a.txt" }),
+        callTool("run_shell", { command: "echo two >> a.txt" }),
+        callTool("edit_file", { file_path: "a.txt", old_string: "one", new_string: "1" }),
+        reply("ok"),
+      ],
+      { root, snapshotter },
+    );
+    await runAgent(deps, task());
+    await snapshotter.close();
+    expect(resultsOf(model.requests[2])[0]?.content).toContain(
+      "note: this command changed files you had read: a.txt (content changed)",
+    );
+    const refused = resultsOf(model.requests[3])[0];
+    expect(refused?.is_error).toBe(true);
+    expect(refused?.content).toMatch(
+      /^a\.txt is stale: the run_shell command `echo two >> a\.txt` changed it/,
+    );
+  });
+
   it("runs read-only calls together and writing calls alone, keeping result order", async () => {
     let active = 0;
     const log: string[] = [];

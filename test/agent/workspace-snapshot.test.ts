@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rm, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
@@ -38,6 +38,25 @@ describe("workspace snapshots", () => {
     });
     // The real index is untouched: git still sees everything as unstaged.
     expect(git(root, "diff", "--cached", "--name-only").trim()).toBe("");
+    await snapshotter.close();
+  });
+
+  it("reports a mode change with git's modes, and nothing for a touch", async () => {
+    const root = await makeRepo({ "run.sh": "echo hi\n", "a.txt": "a\n" });
+    const snapshotter = await createSnapshotter({ root, env });
+    const before = await snapshotter.snapshot();
+    await chmod(join(root, "run.sh"), 0o755);
+    const later = new Date(Date.now() + 5_000);
+    await utimes(join(root, "a.txt"), later, later);
+    const changes = await snapshotter.diff(before, await snapshotter.snapshot());
+    expect(changes).toEqual([
+      {
+        path: "run.sh",
+        before: Buffer.from("echo hi\n"),
+        after: Buffer.from("echo hi\n"),
+        modes: { before: "100644", after: "100755" },
+      },
+    ]);
     await snapshotter.close();
   });
 

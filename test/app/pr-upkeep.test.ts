@@ -561,6 +561,61 @@ describe("review mode", () => {
   });
 });
 
+describe("review comments through a tool", () => {
+  const ADD_JS =
+    "module.exports = { add: (a, b) => a - b };\n// subtracts\nmodule.exports.sub = (a, b) => a - b;\n";
+
+  it("anchors each add_review_comment call on the diff, refusing a line outside it with the hunks", async () => {
+    const { h, reviews } = await upkeepHarness({
+      steps: [
+        callTool("add_review_comment", { path: "src/add.js", line: 40, body: "Far away." }),
+        callTool("add_review_comment", {
+          path: "src/add.js",
+          line: 1,
+          body: "add() subtracts.",
+          suggestion: "module.exports = { add: (a, b) => a + b };",
+        }),
+        callTool("add_review_comment", {
+          path: "b/src/add.js",
+          start_line: 2,
+          line: 3,
+          body: "sub() needs a test.",
+        }),
+        reply("add() is wrong; see the inline comments."),
+      ],
+    });
+    harness = h;
+    h.repo.push({ branch: "feature/sub", files: { "src/add.js": ADD_JS } });
+    addBotPull(h, 44, "feature/sub", "octocat");
+    reviews.files.set(44, [{ filename: "src/add.js", patch: PR_PATCH }]);
+
+    await deliver(
+      h,
+      "issue_comment",
+      issueComment(h, "@agent review", "octocat", { pr: true, number: 44 }),
+    );
+
+    const model = h.models[0];
+    expect(model?.requests[0]?.tools.map((t) => t.name)).toContain("add_review_comment");
+    // The refusal came back at once, naming the file's hunk and the lines it allows.
+    expect(JSON.stringify(model?.requests[1]?.messages)).toMatch(
+      /line 40 of src\/add.js \(side RIGHT, the new file\) is not a line of the diff\. Its hunks: @@ -1 \+1,3 @@ \(new lines 1-3\)/,
+    );
+    expect(reviews.reviews).toHaveLength(1);
+    const [review] = reviews.reviews;
+    expect(review?.comments.map((c) => [c.path, c.start_line, c.line])).toEqual([
+      ["src/add.js", undefined, 1],
+      ["src/add.js", 2, 3],
+    ]);
+    expect(review?.comments[0]?.body).toContain(
+      "```suggestion\nmodule.exports = { add: (a, b) => a + b };\n```",
+    );
+    expect(review?.body).toContain("add() is wrong; see the inline comments.");
+    expect(review?.body).not.toContain("Far away.");
+    expect(bodies(h, 44).at(-1)).toContain("with 2 inline comments");
+  });
+});
+
 describe("re-review after a base merge", () => {
   it("anchors comments only on lines of the pull request's own diff that changed since", async () => {
     const { h, reviews } = await upkeepHarness({ steps: reviewSteps() });

@@ -22,6 +22,22 @@ describe("parseReview", () => {
     expect(parsed.problem).toMatch(/not JSON/);
   });
 
+  it("takes the same comments from a json block, as a list or under comments", () => {
+    const list = parseReview(
+      'Summary.\n\n```json\n[{"path": "a.js", "line": 2, "body": "x"}]\n```',
+    );
+    expect(list).toEqual({ summary: "Summary.", comments: [{ path: "a.js", line: 2, body: "x" }] });
+    const wrapped = parseReview(
+      'Summary.\n```json\n{"comments": [{"path": "a.js", "start_line": 1, "line": 2, "body": "y"}]}\n```',
+    );
+    expect(wrapped.comments).toEqual([{ path: "a.js", startLine: 1, line: 2, body: "y" }]);
+  });
+
+  it("leaves a json block that holds no comments in the summary", () => {
+    const text = 'Use this config:\n```json\n{"strict": true}\n```';
+    expect(parseReview(text)).toEqual({ summary: text, comments: [] });
+  });
+
   it("is all summary without a block", () => {
     expect(parseReview(" Fine. ")).toEqual({ summary: "Fine.", comments: [] });
   });

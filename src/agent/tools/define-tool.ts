@@ -8,16 +8,34 @@ export interface ChangeRecord {
   path: string;
   before: Buffer | null;
   after: Buffer | null;
+  /** Git's file modes on both sides when only they, or they too, changed (a `chmod +x`). */
+  modes?: { before: string; after: string } | undefined;
 }
 
-/** What a tool knows about the file when it was last read (for edit checks). */
-/** What a file looked like when the model last saw it; any difference means it changed. */
+/**
+ * What a file held when the model last saw it (read it, or wrote it itself).
+ * Content and mode, not timestamps: a `touch` changes nothing the model
+ * relies on, and a same-size rewrite within a clock tick still differs.
+ */
 export interface ReadStamp {
-  mtimeMs: number;
-  /** A command can set mtime back; it cannot set ctime back. */
-  ctimeMs: number;
-  ino: number;
-  size: number;
+  /** sha256 of the bytes. */
+  hash: string;
+  /** Permission bits (and file type) from stat. */
+  mode: number;
+  /** Set when a run_shell command changed the file after that: it must be read again. */
+  shellChange?: ShellChange | undefined;
+  /** Set when the model saw only some lines of this content (read_file offset/limit): which. */
+  partial?: { total: number; seen: Array<[number, number]> } | undefined;
+}
+
+/** What a run_shell command did to a file the model had seen. */
+export interface ShellChange {
+  command: string;
+  kind: "content" | "deleted" | "created" | "mode";
+  /** For "mode": git's modes, e.g. 100644 -> 100755. */
+  modes?: { before: string; after: string } | undefined;
+  /** For "deleted": the file the same command created with this one's content (a move). */
+  movedTo?: string | undefined;
 }
 
 /**
@@ -37,8 +55,11 @@ export interface ToolContext {
   reads: Map<string, ReadStamp>;
   /** Records a change the tool made itself (write_file, edit_file). */
   recordChange(change: ChangeRecord): void;
-  /** Runs `fn` and records every file it changed in the workspace (run_shell). */
-  trackChanges<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn`, records every file it changed in the workspace (run_shell)
+   * and returns those changes (none where nothing tracks them).
+   */
+  trackChanges<T>(fn: () => Promise<T>): Promise<{ value: T; changes: ChangeRecord[] }>;
 }
 
 /** Thrown by a tool for a failure the model should read and act on. */
@@ -53,9 +74,10 @@ export class ToolError extends Error {
  * What a tool does, as the policy, the presets, the tracking comment and the
  * prompt see it: read and search never change anything, write changes files
  * named by its path fields, shell runs commands, external reaches outside the
- * workspace (an MCP server).
+ * workspace (an MCP server), report hands the job part of its answer (a
+ * review's inline comment) and changes nothing.
  */
-export type ToolKind = "read" | "search" | "write" | "shell" | "external";
+export type ToolKind = "read" | "search" | "write" | "shell" | "external" | "report";
 
 /** The facts about a tool that everything around it derives from, declared by the tool itself. */
 export interface ToolFacts {
@@ -94,7 +116,7 @@ export interface ToolOptions<Schema extends z.ZodObject> {
   inputJsonSchema?: { type: "object"; [key: string]: unknown } | undefined;
   pathFields?: readonly string[];
   globFields?: readonly string[];
-  /** Only external tools choose: read and search are read-only, write and shell never are. */
+  /** Only external tools choose: read, search and report are read-only, write and shell never are. */
   readOnly?: boolean;
   concurrencySafe?: boolean;
   summarize(input: z.infer<Schema>): string;
@@ -118,7 +140,9 @@ export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Sche
   }
   const kind = options.kind ?? "external";
   const readOnly =
-    kind === "read" || kind === "search" ? true : kind === "external" && options.readOnly === true;
+    kind === "read" || kind === "search" || kind === "report"
+      ? true
+      : kind === "external" && options.readOnly === true;
   return {
     ...options,
     kind,

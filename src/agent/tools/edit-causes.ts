@@ -1,4 +1,5 @@
 import { characterName, lineAgrees } from "./edit-closest.js";
+import { type IndentRule, indentRuleFor } from "./edit-indent-guard.js";
 import { shellQuote } from "./text-file.js";
 
 /*
@@ -53,7 +54,7 @@ export const LABELS: Record<CauseId, string> = {
   "line-endings": "line endings",
   nbsp: "non-breaking or invisible spaces",
   unicode: "Unicode normalization",
-  quotes: "quote or dash style",
+  quotes: "quote or dash characters",
   whitespace: "whitespace",
 };
 
@@ -64,6 +65,8 @@ export function canonical(text: string, side: "file" | "old", skip?: CauseId): s
 }
 
 export function advice(needed: CauseId[], relative: string): string {
+  const rule = needed.includes("whitespace") ? indentRuleFor(relative) : null;
+  if (rule) return INDENT_ADVICE[rule];
   if (needed.includes("escaped")) {
     return "Send old_string with real line breaks (a newline character in the JSON string, not a backslash followed by n), then call edit_file again.";
   }
@@ -73,8 +76,18 @@ export function advice(needed: CauseId[], relative: string): string {
   if (needed.some((id) => id === "nbsp" || id === "unicode")) {
     return "Copy those characters exactly (in the JSON string they can be written as \\u00a0, \\u0301 and so on), or choose an old_string that leaves them out, then call edit_file again.";
   }
+  if (needed.includes("quotes")) {
+    return "Quotes are different characters, not a style: copy the lines above exactly (without the `   N | ` prefixes). If the file changed since you read it (a formatter rewrites quotes), call read_file again first.";
+  }
   return "Copy the lines above exactly (without the `   N | ` prefixes) and call edit_file again.";
 }
+
+const INDENT_ADVICE: Record<IndentRule, string> = {
+  make: "In a Makefile a tab and spaces are different: recipe lines start with a tab. Copy the lines above exactly, with a tab (\\t in the JSON string) where the file has one, in old_string and in new_string.",
+  yaml: "YAML indents with spaces only: copy the lines above exactly, with the same number of spaces, in old_string and in new_string.",
+  python:
+    "Python's indentation is part of the code: copy the lines above exactly, with the file's own tabs or spaces, in old_string and in new_string.",
+};
 
 /** One cause, named the way the model can act on it, with a line it shows on. */
 export function describeCause(
@@ -137,9 +150,14 @@ function quoteCause(region: string[], start: number, old: string): string {
   const fileOnly = [...fileSet].filter((q) => !oldSet.has(q));
   const oldOnly = [...oldSet].filter((q) => !fileSet.has(q));
   const at = region.findIndex((l) => fileOnly.some((q) => l.includes(q)));
-  const name = (q: string) => characterName(q.codePointAt(0) ?? 0) ?? `\`${q}\``;
+  const name = (q: string) =>
+    q === "`" ? "a backtick (`)" : (characterName(q.codePointAt(0) ?? 0) ?? `\`${q}\``);
   const where = at === -1 ? "the file" : `line ${start + at + 1}`;
-  return `quotes or dashes differ: ${where} has ${fileOnly.map(name).join(", ") || "other quotes"} where old_string has ${oldOnly.map(name).join(", ") || "other quotes"}`;
+  const ascii = [...fileOnly, ...oldOnly].every((q) => "'\"`".includes(q));
+  const kind = ascii
+    ? "quote characters differ (they are not interchangeable)"
+    : "quotes or dashes differ";
+  return `${kind}: ${where} has ${fileOnly.map(name).join(", ") || "other quotes"} where old_string has ${oldOnly.map(name).join(", ") || "other quotes"}`;
 }
 
 function whitespaceCause(region: string[], start: number, old: string): string {

@@ -83,7 +83,7 @@ function lineSimilarity(fileLine: string | undefined, oldLine: string, i: number
 }
 
 /** Dice coefficient over character pairs: cheap, and forgiving of one changed word. */
-function similarity(a: string, b: string): number {
+export function similarity(a: string, b: string): number {
   const x = a.slice(0, COMPARED_CHARS);
   const y = b.slice(0, COMPARED_CHARS);
   if (x === y) return 1;

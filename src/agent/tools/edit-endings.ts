@@ -2,22 +2,28 @@
  * A file as the model saw it. read_file shows every line without its CR and
  * models write "\n" whatever the file uses, so edits match on LF text; the
  * positions found there are mapped back to the text on disk, and each line
- * written keeps the ending the replaced line had.
+ * written keeps the ending the replaced line had. A file with CRs but no LF
+ * at all (classic Mac OS) is shown split at its CRs, so each CR is an LF here.
  */
 export interface LfView {
-  /** The file with every CRLF turned into LF. */
+  /** The file with every CRLF turned into LF (every CR, for a CR-only file). */
   text: string;
   /** Indices in `text` of the LFs that were CRLF on disk, ascending. */
   crlfAt: number[];
+  /** Every line break on disk is a lone CR: same length, so positions map one to one. */
+  crOnly: boolean;
 }
 
 export function lfView(original: string): LfView {
+  if (!original.includes("\n") && original.includes("\r")) {
+    return { text: original.replace(/\r/g, "\n"), crlfAt: [], crOnly: true };
+  }
   const crlfAt: number[] = [];
   const text = original.replace(/\r\n/g, (_crlf, offset: number) => {
     crlfAt.push(offset - crlfAt.length);
     return "\n";
   });
-  return { text, crlfAt };
+  return { text, crlfAt, crOnly: false };
 }
 
 /** How many CRLFs lie before `index` of the LF text. */
@@ -57,6 +63,7 @@ export function withRegionEndings(
   end: number,
   replacement: string,
 ): string {
+  if (view.crOnly) return replacement.replace(/\n/g, "\r");
   if (view.crlfAt.length === 0 || !replacement.includes("\n")) return replacement;
   const endings: boolean[] = [];
   for (

@@ -2,10 +2,12 @@ import { readFile, stat, writeFile } from "node:fs/promises";
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import { z } from "zod";
 import { defineTool, ToolError } from "./define-tool.js";
+import { lfView } from "./edit-endings.js";
 import { planEdit } from "./edit-plan.js";
+import { notFoundError } from "./not-found.js";
 import { isNotFound, resolveInWorkspace } from "./paths.js";
-import { assertReadAndUnchanged, stampOf } from "./read-guard.js";
-import { decodeTextFile, MAX_TEXT_FILE_BYTES, toLf, tooLargeMessage } from "./text-file.js";
+import { assertReadAndUnchanged, deletedSinceRead, stampOf } from "./read-guard.js";
+import { decodeTextFile, MAX_TEXT_FILE_BYTES, tooLargeMessage } from "./text-file.js";
 
 const MAX_DIFF_LINES = 60;
 
@@ -46,10 +48,11 @@ export const editFileTool = defineTool({
       );
     }
     const path = await resolveInWorkspace(ctx.root, args.file_path, { forWrite: true });
-    const current = await stat(path.absolute).catch((error: unknown) => {
+    const current = await stat(path.absolute).catch(async (error: unknown) => {
       if (isNotFound(error)) {
-        throw new ToolError(
-          `${path.relative} does not exist; use write_file to create it, or list_files to find the right path`,
+        throw (
+          deletedSinceRead(ctx, path.absolute, path.relative) ??
+          (await notFoundError(ctx, path, args.file_path, "edit"))
         );
       }
       throw error;
@@ -65,7 +68,7 @@ export const editFileTool = defineTool({
     }
     const before = await readFile(path.absolute);
     const text = decodeTextFile(before, path.relative, "edit");
-    assertReadAndUnchanged(ctx, path.absolute, path.relative, current);
+    assertReadAndUnchanged(ctx, path.absolute, path.relative, { content: before, stats: current });
 
     const plan = planEdit(
       text,
@@ -78,13 +81,20 @@ export const editFileTool = defineTool({
     );
     const after = Buffer.from(plan.updated, "utf8");
     await writeFile(path.absolute, after);
-    ctx.reads.set(path.absolute, stampOf(await stat(path.absolute)));
+    // The model saw its own change; what it had not seen before, it still has not.
+    const seenBefore = ctx.reads.get(path.absolute)?.partial;
+    const written = stampOf(after, await stat(path.absolute));
+    ctx.reads.set(
+      path.absolute,
+      seenBefore ? { ...written, partial: { total: seenBefore.total, seen: [] } } : written,
+    );
     ctx.recordChange({ path: path.relative, before, after });
 
     const count = plan.count;
     const head = `Edited ${path.relative}: replaced ${count} occurrence${count === 1 ? "" : "s"}.`;
     const notes = plan.notes.map((note) => `Note: ${note}.`);
-    return [head, ...notes, shortDiff(path.relative, toLf(text), toLf(plan.updated))].join("\n");
+    const shown = (t: string) => lfView(t).text;
+    return [head, ...notes, shortDiff(path.relative, shown(text), shown(plan.updated))].join("\n");
   },
 });
 

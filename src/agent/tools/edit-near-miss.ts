@@ -39,6 +39,8 @@ export function explainNotFound(
   if (applied) return [`${head}. ${applied}`, ...notes].join("\n");
   const ending = finalNewline(text, oldString, lines);
   if (ending) return [head + ending, ...notes].join("\n");
+  const escaped = overEscaped(text, oldString);
+  if (escaped) return [`${head}, but ${escaped}`, ...notes].join("\n");
   const known = knownCause(text, lines, oldString, relative);
   if (known) return [`${head}, but ${known}`, ...notes].join("\n");
   const closest = text.length <= MAX_FUZZY_CHARS ? closestText(lines, oldString) : null;
@@ -64,12 +66,38 @@ function markerMessage(
   return `${head}: old_string contains \`${marker}\`, a truncation marker the tools add to what they show; it is not in the file${where}. End old_string before the marker (the visible part of a long line is usually unique), or print the whole line with run_shell (e.g. \`sed -n '${found === -1 ? "N" : lineOf(text, found + before.length)}p' ${relative} | cut -c1-8000\`).`;
 }
 
+/** old_string runs on past the end of the file by line breaks only. */
 function finalNewline(text: string, old: string, lines: string[]): string | null {
-  if (text.endsWith("\n") || !old.endsWith("\n")) return null;
-  const trimmed = old.replace(/\n+$/, "");
-  if (trimmed === "" || !text.endsWith(trimmed)) return null;
-  const last = lines.length;
-  return `: old_string ends with a line break, but the file has no final newline after line ${last}. Drop the final line break from old_string (and from new_string, unless you mean to add one), then call edit_file again.`;
+  const oldBreaks = /\n*$/.exec(old)?.[0].length ?? 0;
+  const fileBreaks = /\n*$/.exec(text)?.[0].length ?? 0;
+  if (oldBreaks <= fileBreaks) return null;
+  const trimmed = old.slice(0, old.length - oldBreaks);
+  if (trimmed === "" || !text.slice(0, text.length - fileBreaks).endsWith(trimmed)) return null;
+  const last = lines.length - (fileBreaks > 0 ? 1 : 0);
+  const extra = oldBreaks - fileBreaks;
+  if (fileBreaks === 0) {
+    return `: old_string ends with a line break, but the file has no final newline after line ${last}. Drop the final line break from old_string (and from new_string, unless you mean to add one), then call edit_file again.`;
+  }
+  return `: old_string ends with ${oldBreaks} line breaks, but the file ends after line ${last} with ${fileBreaks === 1 ? "a single final newline" : `${fileBreaks} line breaks`}. Drop the last ${extra === 1 ? "line break" : `${extra} line breaks`} from old_string (and from new_string, unless you mean to add blank lines), then call edit_file again.`;
+}
+
+/**
+ * old_string escaped twice: \\n for the file's \n, \" for its ". The JSON of
+ * the call already decodes one level; the model added another.
+ */
+function overEscaped(text: string, old: string): string | null {
+  if (!old.includes("\\")) return null;
+  const once = old.replace(/\\(["'\\])/g, "$1");
+  if (once === old) return null;
+  const sample = /\\(["'\\])./.exec(old)?.[0] ?? "\\";
+  const next =
+    "Send old_string, and new_string, with the text exactly as the file has it (in the call's JSON a line break is written \\n and one backslash \\\\), then call edit_file again.";
+  if (text.includes(once)) {
+    return `old_string is escaped twice: it has \`${sample}\` where the file has \`${sample.replace(/\\(["'\\])/, "$1")}\` (the text with one backslash less is at line ${lineOf(text, text.indexOf(once))}). ${next}`;
+  }
+  const decoded = once.replace(/\\r\\n|\\n/g, "\n").replace(/\\t/g, "\t");
+  if (decoded === once || !text.includes(decoded)) return null;
+  return `old_string is escaped twice: it has \`\\\\n\` (two backslashes and n) where the file has a real line break (the text is at line ${lineOf(text, text.indexOf(decoded))}). ${next}`;
 }
 
 function alreadyApplied(text: string, old: string, neu: string): string | null {

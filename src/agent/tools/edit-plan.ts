@@ -1,6 +1,7 @@
 import { ToolError } from "./define-tool.js";
 import { lfView, toOriginalIndex, withRegionEndings } from "./edit-endings.js";
 import { reindentAddedLines } from "./edit-indent.js";
+import { indentationProblem, indentRuleFor } from "./edit-indent-guard.js";
 import { explainNotFound } from "./edit-near-miss.js";
 import {
   allLinesPrefixed,
@@ -33,10 +34,23 @@ const MAX_LISTED_LINES = 10;
  */
 export function planEdit(original: string, request: EditRequest, relative: string): EditPlan {
   const view = lfView(original);
-  const { oldString, newString, notes } = asShown(view.text, request, relative);
+  // A CR-only file is shown split at its CRs: a CR the model wrote is one of those line breaks.
+  const shown = view.crOnly
+    ? {
+        ...request,
+        oldString: request.oldString.replace(/\r\n?/g, "\n"),
+        newString: request.newString.replace(/\r\n?/g, "\n"),
+      }
+    : request;
+  const { oldString, newString, notes } = asShown(view.text, shown, relative);
   const positions = findAll(view.text, oldString);
   if (positions.length === 0) {
-    throw new ToolError(explainNotFound(view.text, oldString, newString, relative));
+    const message = explainNotFound(view.text, oldString, newString, relative);
+    throw new ToolError(
+      view.crOnly
+        ? `${message}\n(${relative} uses CR-only line endings: read_file shows its lines split at each \\r, and old_string is matched against those lines.)`
+        : message,
+    );
   }
   const overlapping =
     positions.length === 1 && view.text.indexOf(oldString, (positions[0] ?? 0) + 1) !== -1;
@@ -51,6 +65,13 @@ export function planEdit(original: string, request: EditRequest, relative: strin
     throw new ToolError(
       `old_string matches at line ${lines[repeated]} only as part of new_string, which is already there, so this edit looks made already and repeating it would apply it twice. Call read_file to check; if it really must change again, give old_string more surrounding text so it no longer matches inside new_string.`,
     );
+  }
+  const rule = indentRuleFor(relative);
+  if (rule) {
+    for (const at of positions) {
+      const problem = indentationProblem(rule, relative, view.text, at, newString);
+      if (problem) throw new ToolError(problem);
+    }
   }
   let updated = "";
   let from = 0;

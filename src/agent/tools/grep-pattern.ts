@@ -1,144 +1,89 @@
 import { ToolError } from "./define-tool.js";
 import { parseSearchPattern } from "./grep-regex.js";
-import type { ClassName, SetMember, Token } from "./grep-tokens.js";
+import { HORIZONTAL_SPACE, type SetMember, type Token } from "./grep-tokens.js";
 
-/** A grep_search pattern, written for both engines that may run it. */
+/** A grep_search pattern, ready to test lines with. */
 export interface SearchPattern {
-  /** For `git grep -E` (glibc POSIX extended, with its \b \< \> extensions). */
-  posix: string;
-  /** For the walk outside a git repository. */
-  js: RegExp;
+  /** Tests one line (without its line ending). */
+  regex: RegExp;
   ignoreCase: boolean;
+  /**
+   * Every matching line contains one of these (ASCII-lowercased when
+   * ignoreCase), for skipping lines and files cheaply; null when nothing
+   * is certain.
+   */
+  literals: string[] | null;
 }
 
 /**
- * Models write Perl-style patterns; git grep -E takes \d, \t and [\s=] as
- * plain letters, which turned real matches into "No matches". Each construct
- * is translated to what the engine means by it, or refused (grep-regex.ts).
+ * Compiles a pattern into the one engine grep_search uses everywhere:
+ * JavaScript's, with the u flag (code points, strict syntax) and the s flag
+ * (`.` is any character of the line). Lines are tested one at a time, so
+ * ^ and $ are a line's start and end.
  */
-export function compileSearchPattern(pattern: string): SearchPattern {
-  const { tokens, ignoreCase } = parseSearchPattern(pattern);
-  const hasBackrefs = tokens.some((t) => t.kind === "backref");
-  const posix = tokens.map((t) => posixToken(t, pattern, hasBackrefs)).join("");
-  let js: RegExp;
+export function compileSearchPattern(pattern: string, caseInsensitive = false): SearchPattern {
+  const parsed = parseSearchPattern(pattern);
+  const ignoreCase = caseInsensitive || parsed.ignoreCase;
+  const source = parsed.tokens.map(jsToken).join("");
+  let regex: RegExp;
   try {
-    js = new RegExp(tokens.map(jsToken).join(""), ignoreCase ? "iu" : "u");
+    regex = new RegExp(source, ignoreCase ? "isu" : "su");
   } catch (error) {
     throw new ToolError(
-      `grep_search cannot use the pattern /${pattern}/: ${(error as Error).message}.`,
+      `grep_search: the pattern /${pattern}/ is not a valid regular expression: ${(error as Error).message.replace(/^Invalid regular expression: /, "")}. Fix it and call grep_search again.`,
     );
   }
-  return { posix, js, ignoreCase };
+  return { regex, ignoreCase, literals: requiredLiterals(parsed.tokens, ignoreCase) };
 }
 
-interface ClassForms {
-  /** Inside a bracket expression. */
-  inner: string;
-  /** A whole expression matching one character outside the class. */
-  negated: string;
-}
+const SYNTAX = new Set([..."^$\\.*+?()[]{}|/"]);
+const SET_SYNTAX = new Set([..."\\]^[-"]);
 
-const POSIX_CLASSES: Readonly<Record<ClassName, ClassForms>> = {
-  digit: { inner: "0-9", negated: "[^0-9]" },
-  word: { inner: "[:alnum:]_", negated: "[^[:alnum:]_]" },
-  space: { inner: "[:space:]", negated: "[^[:space:]]" },
-  blank: { inner: "[:blank:]", negated: "[^[:blank:]]" },
-  alpha: { inner: "[:alpha:]", negated: "[^[:alpha:]]" },
-  alnum: { inner: "[:alnum:]", negated: "[^[:alnum:]]" },
-  upper: { inner: "[:upper:]", negated: "[^[:upper:]]" },
-  lower: { inner: "[:lower:]", negated: "[^[:lower:]]" },
-  xdigit: { inner: "[:xdigit:]", negated: "[^[:xdigit:]]" },
-  punct: { inner: "[:punct:]", negated: "[^[:punct:]]" },
-  cntrl: { inner: "[:cntrl:]", negated: "[^[:cntrl:]]" },
-  print: { inner: "[:print:]", negated: "[^[:print:]]" },
-  graph: { inner: "[:graph:]", negated: "[^[:graph:]]" },
-};
-
-const JS_CLASSES: Readonly<Record<ClassName, ClassForms>> = {
-  digit: { inner: "0-9", negated: "[^0-9]" },
-  word: { inner: "\\w", negated: "\\W" },
-  space: { inner: "\\s", negated: "\\S" },
-  blank: { inner: " \\t", negated: "[^ \\t]" },
-  alpha: { inner: "\\p{L}", negated: "\\P{L}" },
-  alnum: { inner: "\\p{L}\\p{N}", negated: "[^\\p{L}\\p{N}]" },
-  upper: { inner: "\\p{Lu}", negated: "\\P{Lu}" },
-  lower: { inner: "\\p{Ll}", negated: "\\P{Ll}" },
-  xdigit: { inner: "0-9A-Fa-f", negated: "[^0-9A-Fa-f]" },
-  punct: { inner: "!-\\/:-@\\[-`{-~", negated: "[^!-\\/:-@\\[-`{-~]" },
-  cntrl: { inner: "\\x00-\\x1f\\x7f", negated: "[^\\x00-\\x1f\\x7f]" },
-  print: { inner: "\\x20-\\x7e\\u{a0}-\\u{10ffff}", negated: "[^\\x20-\\x7e\\u{a0}-\\u{10ffff}]" },
-  graph: { inner: "\\x21-\\x7e\\u{a1}-\\u{10ffff}", negated: "[^\\x21-\\x7e\\u{a1}-\\u{10ffff}]" },
-};
-
-function posixToken(token: Token, pattern: string, hasBackrefs: boolean): string {
-  switch (token.kind) {
-    case "char":
-      return /[.[{()*+?^$|\\]/.test(token.char) ? `\\${token.char}` : token.char;
-    case "any":
-      return ".";
-    case "class":
-      return classText(POSIX_CLASSES[token.name], token.negated);
-    case "set":
-      return setText(
-        token.negated,
-        token.members,
-        posixBracket,
-        POSIX_CLASSES,
-        "(",
-        () => {
-          throw new ToolError(
-            `grep_search cannot use the pattern /${pattern}/: a negated class (\\S, \\W, \\D) inside [...] needs a group here, which would renumber the backreferences; write the set without it.`,
-          );
-        },
-        hasBackrefs,
-      );
-    case "backref":
-      return `\\${token.group}`;
-    case "open":
-      return "(";
-    case "close":
-      return ")";
-    case "alt":
-      return "|";
-    case "quantifier":
-      return quantifierText(token.min, token.max);
-    case "anchor":
-      // A CRLF file's lines reach grep with their \r, which `$` alone would not pass.
-      return {
-        start: "^",
-        end: "[\r]?$",
-        boundary: "\\b",
-        "non-boundary": "\\B",
-        "word-start": "\\<",
-        "word-end": "\\>",
-      }[token.anchor];
-  }
+/** A character as JavaScript reads it: printable ASCII as itself, the rest by code point. */
+function charText(char: string, syntax: ReadonlySet<string>): string {
+  if (syntax.has(char)) return `\\${char}`;
+  const code = char.codePointAt(0) ?? 0;
+  return code >= 0x20 && code < 0x7f ? char : `\\u{${code.toString(16)}}`;
 }
 
 function jsToken(token: Token): string {
   switch (token.kind) {
     case "char":
-      return /[\\^$.*+?()[\]{}|/]/.test(token.char) ? `\\${token.char}` : token.char;
+      return charText(token.char, SYNTAX);
     case "any":
-      return "[^\\n]";
+      return ".";
     case "class":
-      return classText(JS_CLASSES[token.name], token.negated);
+      if (token.name === "h")
+        return token.negated ? `[^${HORIZONTAL_SPACE}]` : `[${HORIZONTAL_SPACE}]`;
+      return `\\${token.negated ? token.name.toUpperCase() : token.name}`;
+    case "property":
+      return token.text;
     case "set":
-      return setText(token.negated, token.members, jsBracket, JS_CLASSES, "(?:", () => "", false);
+      return `[${token.negated ? "^" : ""}${token.members.map(setMember).join("")}]`;
     case "backref":
       return `\\${token.group}`;
+    case "named-backref":
+      return `\\k<${token.name}>`;
     case "open":
-      return "(";
+      return {
+        capture: "(",
+        plain: "(?:",
+        named: `(?<${token.name ?? ""}>`,
+        ahead: "(?=",
+        "not-ahead": "(?!",
+        behind: "(?<=",
+        "not-behind": "(?<!",
+      }[token.group];
     case "close":
       return ")";
     case "alt":
       return "|";
     case "quantifier":
-      return quantifierText(token.min, token.max);
+      return quantifierText(token.min, token.max) + (token.lazy ? "?" : "");
     case "anchor":
       return {
         start: "^",
-        end: "\\r?$",
+        end: "$",
         boundary: "\\b",
         "non-boundary": "\\B",
         "word-start": "\\b(?=\\w)",
@@ -147,8 +92,21 @@ function jsToken(token: Token): string {
   }
 }
 
-function classText(forms: ClassForms, negated: boolean): string {
-  return negated ? forms.negated : `[${forms.inner}]`;
+function setMember(member: SetMember): string {
+  switch (member.kind) {
+    case "char":
+      return charText(member.char, SET_SYNTAX);
+    case "range":
+      return `${charText(member.from, SET_SYNTAX)}-${charText(member.to, SET_SYNTAX)}`;
+    case "class":
+      return member.name === "h"
+        ? HORIZONTAL_SPACE
+        : `\\${member.negated ? member.name.toUpperCase() : member.name}`;
+    case "posix":
+      return member.ranges;
+    case "property":
+      return member.text;
+  }
 }
 
 function quantifierText(min: number, max: number | null): string {
@@ -159,89 +117,58 @@ function quantifierText(min: number, max: number | null): string {
   return `{${min},${max ?? ""}}`;
 }
 
-type Bracket = (
-  negated: boolean,
-  members: SetMember[],
-  classes: Readonly<Record<ClassName, ClassForms>>,
-) => string;
-
 /**
- * A set holding a negated class ([\S,]) is the union of that class and the
- * rest, which a bracket cannot say: it becomes a group of alternatives.
+ * Text every match must contain: for each top-level alternative, its
+ * longest run of plain characters outside groups and not made optional by a
+ * quantifier. Without case, only ASCII characters whose case JavaScript
+ * folds to ASCII alone (so not k or s, which also fold to U+212A and
+ * U+017F) are kept. Null when an alternative has no such run.
  */
-function setText(
-  negated: boolean,
-  members: SetMember[],
-  bracket: Bracket,
-  classes: Readonly<Record<ClassName, ClassForms>>,
-  group: string,
-  refuseGroup: () => string,
-  hasBackrefs: boolean,
-): string {
-  const negatedClasses = members.filter((m) => m.kind === "class" && m.negated);
-  if (negatedClasses.length === 0) return bracket(negated, members, classes);
-  const [only] = negatedClasses;
-  if (members.length === 1 && only?.kind === "class") {
-    // [^\S] is [[:space:]]; [\S] is \S.
-    return negated ? `[${classes[only.name].inner}]` : classes[only.name].negated;
+function requiredLiterals(tokens: readonly Token[], ignoreCase: boolean): string[] | null {
+  const branches: Token[][] = [[]];
+  let depth = 0;
+  for (const token of tokens) {
+    if (token.kind === "open") depth++;
+    if (token.kind === "close") depth--;
+    if (token.kind === "alt" && depth === 0) branches.push([]);
+    else branches.at(-1)?.push(token);
   }
-  if (hasBackrefs) return refuseGroup();
-  const rest = members.filter((m) => !(m.kind === "class" && m.negated));
-  const alternatives = negatedClasses.map((m) =>
-    m.kind === "class" ? classes[m.name].negated : "",
-  );
-  if (rest.length > 0) alternatives.push(bracket(false, rest, classes));
-  return `${group}${alternatives.join("|")})`;
+  const literals: string[] = [];
+  for (const branch of branches) {
+    const literal = longestRun(branch, ignoreCase);
+    if (literal === null) return null;
+    literals.push(literal);
+  }
+  return [...new Set(literals)];
 }
 
-/** POSIX brackets have no escapes: "]" goes first, "-" last, and "^" anywhere but first. */
-function posixBracket(
-  negated: boolean,
-  members: SetMember[],
-  classes: Readonly<Record<ClassName, ClassForms>>,
-): string {
-  const chars = new Set(members.flatMap((m) => (m.kind === "char" ? [m.char] : [])));
-  const endpoint = (c: string) => (/[\]\-^[]/.test(c) ? `[.${c}.]` : c);
-  let body = "";
-  for (const m of members) {
-    if (m.kind === "range") body += `${endpoint(m.from)}-${endpoint(m.to)}`;
-    else if (m.kind === "class") body += classes[m.name].inner;
-    else if (!"]-^[".includes(m.char)) body += m.char;
-  }
-  if (
-    !negated &&
-    body === "" &&
-    !chars.has("]") &&
-    !chars.has("[") &&
-    !chars.has("-") &&
-    chars.has("^")
-  ) {
-    return "\\^";
-  }
-  const head = chars.has("]") ? "]" : "";
-  const mark = (c: string) => (chars.has(c) ? c : "");
-  // With nothing before it, "^" would negate the set; "-" is literal when first.
-  const tail =
-    negated || head !== "" || body !== ""
-      ? `${mark("[")}${mark("^")}${mark("-")}`
-      : `${mark("-")}${mark("[")}${mark("^")}`;
-  return `[${negated ? "^" : ""}${head}${body}${tail}]`;
-}
-
-function jsBracket(
-  negated: boolean,
-  members: SetMember[],
-  classes: Readonly<Record<ClassName, ClassForms>>,
-): string {
-  const escapeChar = (c: string) => (/[\\\]^[-]/.test(c) ? `\\${c}` : c);
-  const body = members
-    .map((m) =>
-      m.kind === "range"
-        ? `${escapeChar(m.from)}-${escapeChar(m.to)}`
-        : m.kind === "class"
-          ? classes[m.name].inner
-          : escapeChar(m.char),
-    )
-    .join("");
-  return `[${negated ? "^" : ""}${body}]`;
+function longestRun(tokens: readonly Token[], ignoreCase: boolean): string | null {
+  let depth = 0;
+  const runs: string[] = [];
+  let run = "";
+  const end = () => {
+    if (run) runs.push(run);
+    run = "";
+  };
+  tokens.forEach((token, i) => {
+    const next = tokens[i + 1];
+    if (token.kind === "open") depth++;
+    if (token.kind === "close") depth--;
+    if (token.kind !== "char" || depth > 0) {
+      end();
+      return;
+    }
+    if (next?.kind === "quantifier") {
+      if (next.min > 0) run += token.char;
+      end();
+      return;
+    }
+    run += token.char;
+  });
+  end();
+  const pieces = ignoreCase
+    ? runs.flatMap((r) => r.split(/[^\x20-\x7e]|[ksKS]/)).map((r) => r.toLowerCase())
+    : runs;
+  const best = pieces.reduce((a, b) => (b.length > a.length ? b : a), "");
+  return best.length >= 2 ? best : null;
 }

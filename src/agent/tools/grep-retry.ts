@@ -1,17 +1,18 @@
-import type { GitGrepQuery } from "./grep-git.js";
 import { compileSearchPattern } from "./grep-pattern.js";
+import type { LineTest } from "./grep-scan.js";
 
-/** A way to run a search: for git grep, and for the walk outside a repository. */
-export type SearchQuery = GitGrepQuery & { regex: RegExp };
+/** One way to run a search: the test for each line, and the pattern as the model wrote it. */
+export interface SearchQuery extends LineTest {
+  written: string;
+}
 
-export function regexQuery(pattern: string): SearchQuery {
-  const compiled = compileSearchPattern(pattern);
+export function regexQuery(pattern: string, caseInsensitive = false): SearchQuery {
+  const compiled = compileSearchPattern(pattern, caseInsensitive);
   return {
-    expression: compiled.posix,
-    fixed: false,
+    regex: compiled.regex,
+    literals: compiled.literals,
     ignoreCase: compiled.ignoreCase,
     written: pattern,
-    regex: compiled.js,
   };
 }
 
@@ -29,22 +30,22 @@ const REGEX_OPERATORS = /[()[\]{}.*+?|\\^$]/;
  * what it finds is shown with the reading named, so "No matches" is never
  * the answer for a pattern read differently from how it was meant.
  */
-export function otherReadings(pattern: string): Reading[] {
+export function otherReadings(pattern: string, caseInsensitive: boolean): Reading[] {
   const readings: Reading[] = [];
   const slashes = /^\/(.+)\/([a-z]*)$/.exec(pattern);
   if (slashes) {
-    const inner = `${slashes[2]?.includes("i") ? "(?i)" : ""}${slashes[1] ?? ""}`;
-    const query = tryQuery(inner);
+    const inner = slashes[1] ?? "";
+    const query = tryQuery(inner, caseInsensitive || (slashes[2]?.includes("i") ?? false));
     if (query) {
       readings.push({
         query,
-        intro: `No matches for /${pattern}/: the slashes are part of that pattern. Without them (/${inner}/) it matches:`,
+        intro: `No matches for /${pattern}/: the slashes are part of that pattern. Without them (/${inner}/${query.ignoreCase ? ", without case" : ""}) it matches:`,
       });
     }
   }
   if (pattern.includes("\\|")) {
     const alternation = pattern.replace(/\\\|/g, "|");
-    const query = tryQuery(alternation);
+    const query = tryQuery(alternation, caseInsensitive);
     if (query) {
       readings.push({
         query,
@@ -52,14 +53,14 @@ export function otherReadings(pattern: string): Reading[] {
       });
     }
   }
-  if (REGEX_OPERATORS.test(pattern)) {
+  if (REGEX_OPERATORS.test(pattern) && !pattern.includes("\n")) {
+    const escaped = pattern.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
     readings.push({
       query: {
-        expression: pattern,
-        fixed: true,
-        ignoreCase: false,
+        regex: new RegExp(escaped, caseInsensitive ? "isu" : "su"),
+        literals: caseInsensitive ? null : [pattern],
+        ignoreCase: caseInsensitive,
         written: pattern,
-        regex: new RegExp(pattern.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"), "u"),
       },
       intro: `No matches for /${pattern}/ as a regular expression, where ( ) [ ] { } . * + ? | are operators. As plain text it is found here (escape those characters with a backslash to search for them in a regular expression):`,
     });
@@ -67,9 +68,9 @@ export function otherReadings(pattern: string): Reading[] {
   return readings;
 }
 
-function tryQuery(pattern: string): SearchQuery | null {
+function tryQuery(pattern: string, caseInsensitive: boolean): SearchQuery | null {
   try {
-    return regexQuery(pattern);
+    return regexQuery(pattern, caseInsensitive);
   } catch {
     return null;
   }

@@ -3,10 +3,12 @@ import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
 import { commaListToBraces, expandBraces } from "./glob-braces.js";
-import { searchWithoutGit } from "./grep-fallback.js";
-import { gitGrep } from "./grep-git.js";
+import { walkCandidates } from "./grep-fallback.js";
+import { gitSearch } from "./grep-git.js";
 import { MAX_MATCHES, MatchCollector } from "./grep-matches.js";
 import { otherReadings, regexQuery, type SearchQuery } from "./grep-retry.js";
+import { scanFiles } from "./grep-scan.js";
+import { notFoundError } from "./not-found.js";
 import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
 
 const input = z.object({
@@ -14,7 +16,7 @@ const input = z.object({
     .string()
     .min(1)
     .describe(
-      'Regular expression, e.g. "function\\s+\\w+", "TODO|FIXME", "(?i)readme"; \\d \\w \\s \\b \\t work, also inside [...]; lookarounds do not',
+      'JavaScript regular expression matched against each line, e.g. "function\\s+\\w+", "TODO|FIXME", "(?:get|post)\\(", "(?<=require\\()\\S+"',
     ),
   path: z
     .string()
@@ -26,13 +28,23 @@ const input = z.object({
     .string()
     .optional()
     .describe('Only search files whose names match this glob, e.g. "*.ts" or "*.{ts,tsx}"'),
+  case_insensitive: z
+    .boolean()
+    .optional()
+    .describe("Match letters in either case (default false); use this rather than an inline (?i)"),
 });
 
 export const grepSearchTool = defineTool({
   name: "grep_search",
   description: [
-    "Searches file contents with a regular expression (case-sensitive, one line at a time) over the files git would see:",
-    ".gitignore is honoured, binary files, node_modules and .git are skipped.",
+    "Searches file contents one line at a time over the files git would see (.gitignore is honoured; binary files, node_modules and .git are skipped).",
+    "The pattern is a JavaScript (ECMAScript) regular expression, with the same meaning in every workspace:",
+    ". [...] [^...] \\d \\w \\s \\b (\\d and \\w are ASCII), * + ? {n,m} and their lazy forms, (...) (?:...) (?<name>...) | \\1 \\k<name>,",
+    "lookahead (?=...) (?!...), lookbehind (?<=...) (?<!...), \\p{L}-style Unicode properties, \\t \\xHH \\u{HHHH}.",
+    "^ and $ are the start and end of a line; a line never holds its line break, so \\n cannot match.",
+    "Case-sensitive unless case_insensitive is true.",
+    "Also taken, meaning exactly the same: a leading (?i), POSIX classes such as [[:alpha:]] (ASCII), \\h, \\A, \\z, \\< \\>, (?P<name>...), \\Q...\\E.",
+    "Anything else (inline flags elsewhere, possessive or atomic groups, \\K, recursion) is refused with the rewrite to use; an invalid pattern is refused with where it is wrong.",
     `Returns matching lines as path:line:text, at most ${MAX_MATCHES}; narrow with path or include when there are more.`,
   ].join(" "),
   input,
@@ -42,23 +54,20 @@ export const grepSearchTool = defineTool({
   concurrencySafe: true,
   summarize: (args) => `grep_search ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
   async run(args, ctx) {
-    const query = regexQuery(args.pattern);
+    const caseInsensitive = args.case_insensitive ?? false;
+    const query = regexQuery(args.pattern, caseInsensitive);
     const include = args.include === undefined ? undefined : checkInclude(args.include);
     const base = args.path
       ? await resolveInWorkspace(ctx.root, args.path)
       : { absolute: ctx.root, relative: "." };
-    const info = await stat(base.absolute).catch((error: unknown) => {
-      if (isNotFound(error)) {
-        throw new ToolError(
-          `${base.relative} does not exist; leave path out to search the whole workspace, or find the folder with list_files`,
-        );
-      }
+    const info = await stat(base.absolute).catch(async (error: unknown) => {
+      if (isNotFound(error)) throw await notFoundError(ctx, base, args.path ?? ".", "search");
       throw error;
     });
     const scope = { base, info, include };
     const found = await search(ctx, scope, query);
     if (found.matches.total > 0) return found.matches.format("") + found.partial;
-    for (const reading of otherReadings(args.pattern)) {
+    for (const reading of otherReadings(args.pattern, caseInsensitive)) {
       const other = await search(ctx, scope, reading.query);
       if (other.matches.total > 0) {
         return `${reading.intro}\n${other.matches.format("")}${other.partial}`;
@@ -66,7 +75,8 @@ export const grepSearchTool = defineTool({
     }
     const where = base.relative === "." ? "the workspace" : base.relative;
     const files = args.include ? ` (files matching ${args.include})` : "";
-    return `No matches for /${args.pattern}/ in ${where}${files}.${includeHint(include, base.relative)}${found.partial}`;
+    const how = query.ignoreCase ? " (case-insensitive)" : "";
+    return `No matches for /${args.pattern}/${how} in ${where}${files}.${includeHint(include, base.relative)}${found.partial}`;
   },
 });
 
@@ -96,7 +106,7 @@ interface Scope {
   include: string | undefined;
 }
 
-/** One search, with git grep or (outside a repository) the bounded walk. */
+/** One search: with git's help (see grep-git.ts), or outside a repository the bounded walk. */
 async function search(
   ctx: ToolContext,
   scope: Scope,
@@ -104,20 +114,22 @@ async function search(
 ): Promise<{ matches: MatchCollector; partial: string }> {
   const matches = new MatchCollector();
   const specs = pathspecs(scope.base, scope.info.isFile(), scope.include);
-  if ((await gitGrep(ctx, query, specs, matches)) === "done") return { matches, partial: "" };
-  const complete = await searchWithoutGit(
-    {
-      root: ctx.root,
-      env: ctx.env,
-      signal: ctx.signal,
-      regex: query.regex,
-      under: scope.base.relative,
-      underIsFile: scope.info.isFile(),
-      include: scope.include,
-    },
-    matches,
-  );
-  const partial = complete
+  const git = await gitSearch(ctx, specs, query, matches);
+  if (git) {
+    const files = "files" in git ? git.files : git.rescan;
+    await scanFiles(ctx.root, files, query, matches, ctx.signal);
+    return { matches, partial: "" };
+  }
+  const walked = await walkCandidates({
+    root: ctx.root,
+    env: ctx.env,
+    signal: ctx.signal,
+    under: scope.base.relative,
+    underIsFile: scope.info.isFile(),
+    include: scope.include,
+  });
+  await scanFiles(ctx.root, walked.files, query, matches, ctx.signal);
+  const partial = walked.complete
     ? ""
     : "\n[the folder is large and was only partly searched; give a narrower path]";
   return { matches, partial };

@@ -1,37 +1,43 @@
 /**
  * A search pattern as a flat list of tokens: grep-regex.ts reads what models
- * write into them, grep-pattern.ts writes them out for each engine.
+ * write into them (JavaScript syntax, plus the PCRE and POSIX spellings that
+ * have an exact JavaScript meaning), grep-pattern.ts writes them out as one
+ * JavaScript regular expression.
  */
-export type ClassName =
-  | "digit"
-  | "word"
-  | "space"
-  | "blank"
-  | "alpha"
-  | "alnum"
-  | "upper"
-  | "lower"
-  | "xdigit"
-  | "punct"
-  | "cntrl"
-  | "print"
-  | "graph";
+
+/** \d \w \s as JavaScript has them (ASCII digits and word characters); \h is horizontal space. */
+export type Shorthand = "d" | "w" | "s" | "h";
 
 export type SetMember =
   | { kind: "char"; char: string }
   | { kind: "range"; from: string; to: string }
-  | { kind: "class"; name: ClassName; negated: boolean };
+  | { kind: "class"; name: Shorthand; negated: boolean }
+  /** `[:alpha:]` inside brackets: its ASCII characters, as ranges for JavaScript. */
+  | { kind: "posix"; ranges: string }
+  /** `\p{L}` / `\P{L}`, as JavaScript writes it. */
+  | { kind: "property"; text: string };
+
+export type GroupKind =
+  | "capture"
+  | "plain"
+  | "named"
+  | "ahead"
+  | "not-ahead"
+  | "behind"
+  | "not-behind";
 
 export type Token =
   | { kind: "char"; char: string }
   | { kind: "any" }
-  | { kind: "class"; name: ClassName; negated: boolean }
+  | { kind: "class"; name: Shorthand; negated: boolean }
+  | { kind: "property"; text: string }
   | { kind: "set"; negated: boolean; members: SetMember[] }
   | { kind: "backref"; group: number }
-  | { kind: "open" }
-  | { kind: "close" }
+  | { kind: "named-backref"; name: string }
+  | { kind: "open"; group: GroupKind; name?: string | undefined }
+  | { kind: "close"; group: GroupKind }
   | { kind: "alt" }
-  | { kind: "quantifier"; min: number; max: number | null }
+  | { kind: "quantifier"; min: number; max: number | null; lazy: boolean }
   | {
       kind: "anchor";
       anchor: "start" | "end" | "boundary" | "non-boundary" | "word-start" | "word-end";
@@ -39,31 +45,29 @@ export type Token =
 
 export interface ParsedPattern {
   tokens: Token[];
+  /** A leading (?i). */
   ignoreCase: boolean;
 }
 
-export const POSIX_CLASS_NAMES: ReadonlySet<string> = new Set<ClassName>([
-  "alpha",
-  "alnum",
-  "upper",
-  "lower",
-  "digit",
-  "xdigit",
-  "punct",
-  "space",
-  "blank",
-  "cntrl",
-  "print",
-  "graph",
-]);
-
-/** \d \w \s \h; upper case negates. */
-export const SHORTHANDS: Readonly<Record<string, ClassName>> = {
-  d: "digit",
-  w: "word",
-  s: "space",
-  h: "blank",
+/** POSIX bracket classes as PCRE (without UCP) and the C locale have them: ASCII only. */
+export const POSIX_CLASSES: Readonly<Record<string, string>> = {
+  alpha: "A-Za-z",
+  digit: "0-9",
+  alnum: "0-9A-Za-z",
+  upper: "A-Z",
+  lower: "a-z",
+  space: "\\t\\n\\v\\f\\r ",
+  blank: "\\t ",
+  punct: "!-\\/:-@\\[-`{-~",
+  xdigit: "0-9A-Fa-f",
+  cntrl: "\\x00-\\x1f\\x7f",
+  print: " -~",
+  graph: "!-~",
+  word: "0-9A-Za-z_",
 };
+
+/** PCRE's \h: the horizontal spaces. */
+export const HORIZONTAL_SPACE = "\\t \\u00a0\\u1680\\u180e\\u2000-\\u200a\\u202f\\u205f\\u3000";
 
 export const CONTROL_ESCAPES: Readonly<Record<string, string>> = {
   t: "\t",
@@ -72,14 +76,4 @@ export const CONTROL_ESCAPES: Readonly<Record<string, string>> = {
   v: "\v",
   e: "\x1b",
   a: "\x07",
-};
-
-export const ANCHOR_ESCAPES: Readonly<Record<string, Token>> = {
-  b: { kind: "anchor", anchor: "boundary" },
-  B: { kind: "anchor", anchor: "non-boundary" },
-  "<": { kind: "anchor", anchor: "word-start" },
-  ">": { kind: "anchor", anchor: "word-end" },
-  A: { kind: "anchor", anchor: "start" },
-  z: { kind: "anchor", anchor: "end" },
-  Z: { kind: "anchor", anchor: "end" },
 };

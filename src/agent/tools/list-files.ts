@@ -3,6 +3,7 @@ import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool, ToolError } from "./define-tool.js";
 import { commaListToBraces } from "./glob-braces.js";
+import { notFoundError } from "./not-found.js";
 import { isNotFound, resolveInWorkspace } from "./paths.js";
 import { keepExisting, listWorkspaceFiles } from "./workspace-files.js";
 
@@ -38,12 +39,8 @@ export const listFilesTool = defineTool({
     const base = args.path
       ? await resolveInWorkspace(ctx.root, args.path)
       : { absolute: ctx.root, relative: "." };
-    const info = await stat(base.absolute).catch((error: unknown) => {
-      if (isNotFound(error)) {
-        throw new ToolError(
-          `folder ${base.relative} does not exist; leave path out to search the whole workspace`,
-        );
-      }
+    const info = await stat(base.absolute).catch(async (error: unknown) => {
+      if (isNotFound(error)) throw await notFoundError(ctx, base, args.path ?? ".", "search");
       throw error;
     });
     if (!info.isDirectory()) {

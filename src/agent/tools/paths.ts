@@ -65,14 +65,13 @@ export async function resolveInWorkspace(
 /**
  * Paths that would silently mean something else here: a backslash is an
  * ordinary file-name character on Linux (so "lib\\a.js" would be one odd file
- * in the root), and nothing expands "~" to a home folder.
+ * in the root), and nothing expands "~" to a home folder. Spaces around a
+ * path are part of the name: a file may really have them, so they are
+ * judged by whether it exists (not-found.ts, write_file).
  */
 export function malformedPath(input: string): string | null {
   if (input.trim() === "") return "path is empty; give a path relative to the workspace root";
   if (input.includes("\0")) return `path "${input}" contains a NUL character; remove it`;
-  if (input !== input.trim()) {
-    return `path "${input}" starts or ends with spaces, which would be part of the file name; use "${input.trim()}"`;
-  }
   if (/^[A-Za-z]:[\\/]/.test(input)) {
     return `path "${input}" is a Windows drive path, which does not exist here; give the path relative to the workspace root, with forward slashes (e.g. "src/index.ts")`;
   }

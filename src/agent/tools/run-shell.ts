@@ -6,7 +6,8 @@ import {
   type ShellOutcome,
   type ShellProcessOptions,
 } from "../shell-process.js";
-import { defineTool, ToolError } from "./define-tool.js";
+import { defineTool, type ShellChange, ToolError } from "./define-tool.js";
+import { describeShellChange, markShellChanges } from "./read-guard.js";
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TIMEOUT_SECONDS = 600;
@@ -49,7 +50,7 @@ export function createRunShellTool(options: RunShellOptions = {}) {
         throw new ToolError("the run was cancelled before the command started");
       const shell = options.shell ?? (await findShell(ctx.env.PATH));
       const timeout = args.timeout ?? DEFAULT_TIMEOUT_SECONDS;
-      const outcome = await ctx.trackChanges(() =>
+      const { value: outcome, changes } = await ctx.trackChanges(() =>
         runShellProcess(
           shell,
           args.command,
@@ -58,7 +59,8 @@ export function createRunShellTool(options: RunShellOptions = {}) {
           options,
         ),
       );
-      return formatOutcome(outcome, timeout);
+      const stale = markShellChanges(ctx, args.command, changes);
+      return formatOutcome(outcome, timeout) + staleNote(stale);
     },
   });
 }
@@ -75,6 +77,19 @@ const EXIT_LINE = /^exit code: (.+)$/m;
 /** The exit status a run_shell result reports ("0", "1", "143 (killed by SIGTERM)"), or null. */
 export function exitOfResult(content: string): string | null {
   return EXIT_LINE.exec(content)?.[1]?.trim() ?? null;
+}
+
+const MAX_LISTED_STALE = 20;
+
+/** Files the model had read that this command changed: it must read them again before changing them. */
+function staleNote(stale: Array<{ path: string; change: ShellChange }>): string {
+  if (stale.length === 0) return "";
+  const listed = stale
+    .slice(0, MAX_LISTED_STALE)
+    .map(({ path, change }) => `${path} (${describeShellChange(change)})`);
+  const more =
+    stale.length > MAX_LISTED_STALE ? `, and ${stale.length - MAX_LISTED_STALE} more` : "";
+  return `\nnote: this command changed files you had read: ${listed.join(", ")}${more}. Call read_file on them again before edit_file or write_file changes them.`;
 }
 
 function formatOutcome(outcome: ShellOutcome, timeoutSeconds: number): string {

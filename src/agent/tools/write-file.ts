@@ -3,12 +3,15 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "./define-tool.js";
+import { indentationProblem, indentRuleFor } from "./edit-indent-guard.js";
 import { looksLikeReadOutput } from "./edit-prefixes.js";
 import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
-import { assertReadAndUnchanged, stampOf } from "./read-guard.js";
+import { assertReadAndUnchanged, assertSeenWhole, stampOf } from "./read-guard.js";
 import {
+  fileLines,
   MAX_TEXT_FILE_BYTES,
   toCrlf,
+  toLf,
   tooLargeMessage,
   unreadableReason,
   usesCrlf,
@@ -48,6 +51,9 @@ export const writeFileTool = defineTool({
       if (isNotFound(error)) return null;
       throw error;
     });
+    if (!existing && args.file_path !== args.file_path.trim()) {
+      throw new ToolError(spacedName(args.file_path, path.relative));
+    }
     if (existing?.isDirectory()) {
       throw new ToolError(
         `${path.relative} is a directory; give a file path inside it (e.g. "${path.relative}/index.ts")`,
@@ -56,6 +62,8 @@ export const writeFileTool = defineTool({
     let before: Buffer | null = null;
     let content = args.content;
     const kept: string[] = [];
+    // The model's copy was of a file a command deleted since: writing recreates it, and says so.
+    const recreated = !existing && ctx.reads.has(path.absolute);
     if (existing) {
       before = await readExisting(ctx, path, existing);
       const old = before.toString("utf8");
@@ -63,6 +71,9 @@ export const writeFileTool = defineTool({
       if (usesCrlf(old) && !content.includes("\r\n") && content.includes("\n")) {
         content = toCrlf(content);
         kept.push("CRLF line endings");
+      } else if (fileLines(old).crOnly && !content.includes("\r") && content.includes("\n")) {
+        content = content.replace(/\n/g, "\r");
+        kept.push("CR-only line endings");
       }
       if (old.startsWith("\uFEFF") && !content.startsWith("\uFEFF")) {
         content = `\uFEFF${content}`;
@@ -71,18 +82,23 @@ export const writeFileTool = defineTool({
     } else {
       await makeParents(ctx.root, path);
     }
+    const rule = indentRuleFor(path.relative);
+    const broken = rule && indentationProblem(rule, path.relative, "", 0, toLf(content), "content");
+    if (broken) throw new ToolError(broken);
     const after = Buffer.from(content, "utf8");
     if (before?.equals(after)) {
       return `${path.relative} already has exactly this content; nothing was written`;
     }
     await writeFile(path.absolute, after);
-    ctx.reads.set(path.absolute, stampOf(await stat(path.absolute)));
+    ctx.reads.set(path.absolute, stampOf(after, await stat(path.absolute)));
     ctx.recordChange({ path: path.relative, before, after });
     const lines = countLines(content);
     const note =
       kept.length > 0
         ? ` (kept the file's ${kept.join(" and ")}; to change those, use run_shell)`
-        : "";
+        : recreated
+          ? " (it had been deleted since you read it; it exists again now)"
+          : "";
     return `${before ? "Overwrote" : "Created"} ${path.relative} (${lines} lines, ${after.length} bytes)${note}`;
   },
 });
@@ -101,8 +117,16 @@ async function readExisting(
         : unreadableReason(path.relative, await readFile(path.absolute));
     if (reason) throw new ToolError(reason);
   }
-  assertReadAndUnchanged(ctx, path.absolute, path.relative, existing);
-  return readFile(path.absolute);
+  const content = await readFile(path.absolute);
+  assertReadAndUnchanged(ctx, path.absolute, path.relative, { content, stats: existing });
+  assertSeenWhole(ctx.reads.get(path.absolute), path.relative);
+  return content;
+}
+
+/** A new file whose name starts or ends with a space is a typo far more often than meant. */
+function spacedName(written: string, relative: string): string {
+  const where = /^\s/.test(written) ? "starts" : "ends";
+  return `"${relative}" does not exist, and write_file will not create a file whose name ${where} with a space (that space would be part of the name). Use "${written.trim()}"`;
 }
 
 /**

@@ -130,7 +130,8 @@ describe("tool corpus", () => {
   });
 
   it.each(corpus.map((c) => [`${c.category}: ${c.name}`, c] as const))("%s", async (_label, c) => {
-    const workspace = await createWorkspace({ git: c.git ?? false });
+    // run_shell is tracked as in the agent loop: what it changes is stale until read again.
+    const workspace = await createWorkspace({ git: c.git ?? false, snapshots: true });
     try {
       await setUp(workspace, c);
       const check = c.policy

@@ -10,7 +10,7 @@ describe("the LF view of a file", () => {
   const view = lfView(original);
 
   it("drops each CR before an LF and remembers where", () => {
-    expect(view).toEqual({ text: "a\nb\nc\nd", crlfAt: [1, 5] });
+    expect(view).toEqual({ text: "a\nb\nc\nd", crlfAt: [1, 5], crOnly: false });
   });
 
   it("maps positions back to the text on disk, leaving a line's CR with its ending", () => {
@@ -25,7 +25,14 @@ describe("the LF view of a file", () => {
   });
 
   it("keeps a lone CR (it is not a line ending read_file hides)", () => {
-    expect(lfView("x\r\r\ny")).toEqual({ text: "x\r\ny", crlfAt: [2] });
+    expect(lfView("x\r\r\ny")).toEqual({ text: "x\r\ny", crlfAt: [2], crOnly: false });
+  });
+
+  it("splits a file with CRs and no LF at all at its CRs, one for one", () => {
+    const mac = lfView("a\rb\rc\r");
+    expect(mac).toEqual({ text: "a\nb\nc\n", crlfAt: [], crOnly: true });
+    expect(toOriginalIndex(mac, 4)).toBe(4);
+    expect(withRegionEndings(mac, 0, 3, "A\nX\nB")).toBe("A\rX\rB");
   });
 });
 

@@ -50,7 +50,7 @@ describe("edit_file", () => {
     await editFileTool.run({ file_path: "a.txt", old_string: "two", new_string: "2" }, ws.ctx);
     expect(await contents("a.txt")).toBe("1 2\n");
     const info = await stat(join(ws.root, "a.txt"));
-    expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual(stampOf(info));
+    expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual(stampOf(Buffer.from("1 2\n"), info));
   });
 
   it("treats old_string literally, and $ patterns in new_string literally", async () => {
@@ -170,7 +170,10 @@ describe("edit_file", () => {
       editFileTool.run({ file_path: ".git/config", old_string: "[core]", new_string: "x" }, ws.ctx),
     ).rejects.toThrow(/\.git/);
     await ws.write("bin.dat", Buffer.from([0x61, 0x00, 0x62]));
-    await ws.ctx.reads.set(join(ws.root, "bin.dat"), stampOf(await stat(join(ws.root, "bin.dat"))));
+    ws.ctx.reads.set(
+      join(ws.root, "bin.dat"),
+      stampOf(Buffer.from([0x61, 0x00, 0x62]), await stat(join(ws.root, "bin.dat"))),
+    );
     await expect(
       editFileTool.run({ file_path: "bin.dat", old_string: "a", new_string: "c" }, ws.ctx),
     ).rejects.toThrow(/binary/);

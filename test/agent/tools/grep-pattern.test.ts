@@ -2,102 +2,96 @@ import { describe, expect, it } from "vitest";
 import { expandBraces } from "../../../src/agent/tools/glob-braces.js";
 import { compileSearchPattern } from "../../../src/agent/tools/grep-pattern.js";
 
-const posix = (pattern: string): string => compileSearchPattern(pattern).posix;
+const source = (pattern: string): string => compileSearchPattern(pattern).regex.source;
+const literals = (pattern: string, ci = false): string[] | null =>
+  compileSearchPattern(pattern, ci).literals;
 
-describe("compileSearchPattern for git grep -E", () => {
-  it("writes \\d \\w \\s and their negations as POSIX classes outside brackets", () => {
-    expect(posix("a\\d+")).toBe("a[0-9]+");
-    expect(posix("\\D")).toBe("[^0-9]");
-    expect(posix("\\w+\\s*=")).toBe("[[:alnum:]_]+[[:space:]]*=");
-    expect(posix("\\W\\S")).toBe("[^[:alnum:]_][^[:space:]]");
+describe("compileSearchPattern: one JavaScript dialect", () => {
+  it("keeps JavaScript's own syntax as it is", () => {
+    expect(source("(?:get|post)\\(")).toBe("(?:get|post)\\(");
+    expect(source("(?<=require\\()'[^']+'")).toBe("(?<=require\\()'[^']+'");
+    expect(source("(?<verb>get|set)\\k<verb>")).toBe("(?<verb>get|set)\\k<verb>");
+    expect(source("\\d+\\.\\d+")).toBe("\\d+\\.\\d+");
+    expect(source("[\\S,]+")).toBe("[\\S,]+");
+    expect(source("a+?b")).toBe("a+?b");
+    expect(source("\\p{Lu}\\p{Ll}+")).toBe("\\p{Lu}\\p{Ll}+");
+    expect(compileSearchPattern("x").regex.flags).toBe("su");
   });
 
-  it("translates classes inside brackets, where POSIX takes a backslash literally", () => {
-    expect(posix("[\\s=]+require\\(")).toBe("[[:space:]=]+require\\(");
-    expect(posix("[\\w.-]+")).toBe("[[:alnum:]_.-]+");
-    expect(posix("[\\d_]")).toBe("[0-9_]");
-    expect(posix("[^\\s]")).toBe("[^[:space:]]");
+  it("translates the PCRE and POSIX spellings that mean exactly one JavaScript thing", () => {
+    expect(source("[[:alpha:]_][[:digit:]]")).toBe("[A-Za-z_][0-9]");
+    expect(source("\\Aa\\z")).toBe("^a$");
+    expect(source("\\<foo\\>")).toBe("\\b(?=\\w)foo\\b(?<=\\w)");
+    expect(source("(?P<n>a)(?P=n)")).toBe("(?<n>a)\\k<n>");
+    expect(source("\\Qa.b(c)\\E+")).toBe("a\\.b\\(c\\)+");
+    expect(source("\\x{e9}\\e")).toBe("\\u{e9}\\u{1b}");
+    expect(source("a(?#why)b")).toBe("ab");
+    expect(source("x{,3}")).toBe("x{0,3}");
+    expect(source("f() {")).toBe("f() \\{");
+    expect(source("a]b}")).toBe("a\\]b\\}");
   });
 
-  it("makes a negated class inside a bracket an alternative, or refuses it in [^...]", () => {
-    expect(posix("[\\S,]+")).toBe("([^[:space:]]|[,])+");
-    expect(posix("[\\S]")).toBe("[^[:space:]]");
-    expect(posix("[^\\S]")).toBe("[[:space:]]");
-    expect(() => posix("[^\\S,]")).toThrow(
-      /inside \[\^\.\.\.\], .* cannot be combined with other members/,
-    );
-    expect(() => posix("(a)[\\S,]\\1")).toThrow(/renumber the backreferences/);
+  it("takes a leading (?i) as the case_insensitive option", () => {
+    const leading = compileSearchPattern("(?i)readme");
+    expect(leading.ignoreCase).toBe(true);
+    expect(leading.regex.flags).toBe("isu");
+    expect(leading.regex.test("README.md")).toBe(true);
+    expect(compileSearchPattern("readme", true).regex.test("ReadMe")).toBe(true);
+    expect(compileSearchPattern("readme").regex.test("ReadMe")).toBe(false);
   });
 
-  it("turns \\t into a tab and escaped punctuation into the character itself", () => {
-    expect(posix("foo\\tbar")).toBe("foo\tbar");
-    expect(posix("it\\'s")).toBe("it's");
-    expect(posix("a\\/b")).toBe("a/b");
-    expect(posix("\\.\\*")).toBe("\\.\\*");
-    expect(posix("\\\\d")).toBe("\\\\d");
-  });
-
-  it("writes bracket members POSIX-safely: ] first, - last, ^ not first", () => {
-    expect(posix("[\\]]")).toBe("[]]");
-    expect(posix("[\\-x]")).toBe("[x-]");
-    expect(posix("[\\^]")).toBe("\\^");
-    expect(posix("[\\^-]")).toBe("[-^]");
-    expect(posix("[]d]\\d")).toBe("[]d][0-9]");
-    expect(posix("[[:digit:]]d")).toBe("[0-9]d");
-  });
-
-  it("escapes a brace that is not a repetition, and keeps those that are", () => {
-    expect(posix("f() {")).toBe("f() \\{");
-    expect(posix("a{2,3}")).toBe("a{2,3}");
-    expect(posix("x{,3}")).toBe("x{0,3}");
-  });
-
-  it("drops lazy markers and (?: and lets $ pass a CRLF line's \\r", () => {
-    expect(posix("a+?b")).toBe("a+b");
-    expect(posix("(?:get|set)Item")).toBe("(get|set)Item");
-    expect(posix("(?<verb>get|set)X")).toBe("(get|set)X");
-    expect(posix(";$")).toBe(";[\r]?$");
-  });
-
-  it("takes a leading (?i) as case-insensitive", () => {
-    expect(compileSearchPattern("(?i)readme")).toMatchObject({ posix: "readme", ignoreCase: true });
-    expect(compileSearchPattern("(?i)readme").js.test("README.md")).toBe(true);
-  });
-
-  it("refuses what git grep cannot do, with the reason and another way", () => {
+  it("refuses what it cannot translate, with the rewrite to use", () => {
     const cases: [string, RegExp][] = [
-      ["(?<=x)y", /lookahead and lookbehind.*rg --pcre2/],
-      ["(?!x)y", /lookahead/],
-      ["a\\nb", /one line at a time.*rg -U/],
-      ["a\nb", /line break/],
-      ["\\p{L}", /Unicode property classes.*\[\[:alpha:\]\]/],
-      ["a++", /possessive/],
-      ["*a", /nothing before it to repeat; escape it \(\\\*\)/],
-      ["foo(", /never closed; escape a literal parenthesis/],
-      ["foo)", /no matching \(/],
-      ["[abc", /\[ is never closed/],
-      ["\\q", /\\q is not an escape/],
-      ["a\\", /lone backslash/],
-      ["[z-a]", /runs backwards/],
-      ["(?x)a", /inline flags/],
-      ["(a)\\2", /\\2 refers to a group that does not exist/],
+      ["foo(?i)bar", /inline flags "\(\?i\)" at column 4.*set case_insensitive: true/],
+      ["(?i:get)", /inline flags "\(\?i:".*case_insensitive/],
+      ["(?x)a b", /inline flag "x"/],
+      ["a++", /possessive repetition "\+\+" at column 2.*write "\+"/],
+      ["(?>a+)b", /atomic group.*use a plain group \(\?:\.\.\.\)/],
+      ["a\\Kb", /\\K at column 2 is not supported/],
+      ["a\\nb", /\\n at column 2 stands for a line break; grep_search matches one line at a time/],
+      ["a\nb", /holds a line break \(column 2\)/],
+      ["\\p{Greek}", /write \\p\{Script=Greek\}/],
+      ["\\g{-1}", /relative backreference.*write the group's number/],
+      ["\\1(a)", /\\1 at column 1 comes before its group has matched/],
+      ["(a\\1)", /\\1 at column 3 comes before its group has matched/],
+      ["\\k<q>(?<q>')", /the backreference to "q" at column 1 comes before/],
     ];
     for (const [pattern, reason] of cases) {
       expect(() => compileSearchPattern(pattern), pattern).toThrow(reason);
     }
   });
 
-  it("gives the walk outside git a JavaScript pattern that matches the same lines", () => {
-    const lines = ['const x = require("a");', "foo\tbar", "a}b [x]", "  indent_me = 3;", "win;\r"];
-    const hits = (pattern: string): number[] => {
-      const { js } = compileSearchPattern(pattern);
-      return lines.flatMap((line, i) => (js.test(line) ? [i + 1] : []));
-    };
-    expect(hits("[\\s=]+require\\(")).toEqual([1]);
-    expect(hits("[[:space:]]+[[:alpha:]_]+ =")).toEqual([1, 4]);
-    expect(hits("\\<foo\\>")).toEqual([2]);
-    expect(hits(";$")).toEqual([1, 4, 5]);
-    expect(hits("[\\]]")).toEqual([3]);
+  it("says a pattern is invalid, and where", () => {
+    const cases: [string, RegExp][] = [
+      ["foo(", /not a valid regular expression: the "\(" at column 4 is never closed/],
+      ["foo)", /the "\)" at column 4 has no matching "\("/],
+      ["[abc", /the "\[" at column 1 is never closed/],
+      ["*a", /"\*" at column 1 has nothing before it to repeat; escape it \(\\\*\)/],
+      ["a{3,1}", /\{3,1\} at column 2 has its numbers in the wrong order/],
+      ["\\q", /\\q at column 1 is not an escape JavaScript knows/],
+      ["a\\", /ends with a lone backslash \(column 2\)/],
+      ["[z-a]", /the range z-a in the set at column 1 runs backwards/],
+      ["(a)\\2", /\\2 at column 4 refers to group 2, but the pattern has only 1/],
+      ["\\k<x>", /names the group "x", which the pattern does not define/],
+      ["(?=a)*", /repeats a lookaround/],
+      ["\\p{Nope}", /not a Unicode property JavaScript knows/],
+    ];
+    for (const [pattern, reason] of cases) {
+      expect(() => compileSearchPattern(pattern), pattern).toThrow(reason);
+    }
+  });
+
+  it("finds the text every matching line must hold, for skipping lines and files", () => {
+    expect(literals("function\\s+handle\\w+")).toEqual(["function"]);
+    expect(literals("res\\.send\\(")).toEqual(["res.send("]);
+    expect(literals("colou?r")).toEqual(["colo"]);
+    expect(literals("get|post")).toEqual(["get", "post"]);
+    expect(literals("(get|post)Item")).toEqual(["Item"]);
+    expect(literals("get|\\d+")).toBeNull();
+    expect(literals("\\d+")).toBeNull();
+    // Without case: ASCII only, never k or s (they also fold to U+212A and U+017F).
+    expect(literals("CreateServerMask", true)).toEqual(["erverma"]);
+    expect(literals("(?i)café au lait", true)).toEqual([" au lait"]);
   });
 });
 

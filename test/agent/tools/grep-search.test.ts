@@ -1,3 +1,6 @@
+import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { grepSearchTool } from "../../../src/agent/tools/grep-search.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
@@ -84,9 +87,37 @@ describe("grep_search in a git repository", () => {
     );
   });
 
-  it("explains an invalid regular expression", async () => {
+  it("explains an invalid regular expression, saying where", async () => {
     await expect(grepSearchTool.run({ pattern: "foo(" }, ws.ctx)).rejects.toThrow(
-      /cannot use the pattern \/foo\(\/: a \( is never closed; escape a literal parenthesis as \\\(/,
+      /the pattern \/foo\(\/ is not a valid regular expression: the "\(" at column 4 is never closed.*escape it as \\\(/,
+    );
+  });
+
+  it("searches without case when asked, and refuses a flag it cannot place", async () => {
+    await ws.write("notes.txt", "Answer\nANSWER\n");
+    expect(await grepSearchTool.run({ pattern: "^answer$", case_insensitive: true }, ws.ctx)).toBe(
+      "notes.txt:1:Answer\nnotes.txt:2:ANSWER\nwin.txt:1:answer",
+    );
+    await expect(grepSearchTool.run({ pattern: "x(?i)answer" }, ws.ctx)).rejects.toThrow(
+      /set case_insensitive: true/,
+    );
+  });
+
+  it("never reads through a link, even for a pattern without literal text", async () => {
+    const outside = await mkdtemp(join(tmpdir(), "grep-outside-"));
+    await writeFile(join(outside, "secret.txt"), "token 12345\n");
+    await symlink(join(outside, "secret.txt"), join(ws.root, "linked.txt"));
+    ws.git("add", "linked.txt");
+    expect(await grepSearchTool.run({ pattern: "\\d{5}" }, ws.ctx)).toMatch(/^No matches/);
+    expect(await grepSearchTool.run({ pattern: "token" }, ws.ctx)).toMatch(/^No matches/);
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  it("finds lines in a file too large to hold whole", async () => {
+    const big = `${"filler line\n".repeat(1_900_000)}needle here\n`;
+    await ws.write("huge.log", big);
+    expect(await grepSearchTool.run({ pattern: "needl[e]", path: "huge.log" }, ws.ctx)).toBe(
+      "huge.log:1900001:needle here",
     );
   });
 
@@ -138,7 +169,7 @@ describe("grep_search outside a git repository", () => {
 
   it("explains an invalid regular expression", async () => {
     await expect(grepSearchTool.run({ pattern: "foo(" }, ws.ctx)).rejects.toThrow(
-      /cannot use the pattern \/foo\(\/: a \( is never closed/,
+      /not a valid regular expression: the "\(" at column 4 is never closed/,
     );
   });
 });

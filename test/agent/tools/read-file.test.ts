@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -17,15 +18,13 @@ describe("read_file", () => {
     expect(out).toBe("     1 | first\n     2 | second");
   });
 
-  it("records the read with mtime and size", async () => {
+  it("records the read as the content's hash and the mode", async () => {
     await ws.write("a.txt", "hello\n");
     await readFileTool.run({ file_path: "a.txt" }, ws.ctx);
     const info = await stat(join(ws.root, "a.txt"));
     expect(ws.ctx.reads.get(join(ws.root, "a.txt"))).toEqual({
-      mtimeMs: info.mtimeMs,
-      ctimeMs: info.ctimeMs,
-      ino: info.ino,
-      size: 6,
+      hash: createHash("sha256").update("hello\n").digest("hex"),
+      mode: info.mode,
     });
   });
 
@@ -54,7 +53,7 @@ describe("read_file", () => {
     await ws.write("min.js", `${"x".repeat(5000)}\n`);
     const out = await readFileTool.run({ file_path: "min.js" }, ws.ctx);
     expect(out).toContain("[3000 more characters on this line]");
-    expect(out).toContain("1 line was longer than 2000 characters");
+    expect(out).toContain("line 1 is longer than 2000 characters");
     expect(out).toContain("cut -c2001-8000");
     expect(out.length).toBeLessThan(2600);
   });

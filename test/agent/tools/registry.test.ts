@@ -237,7 +237,8 @@ describe("defaultTools", () => {
       write_file: ["file_path", "content"],
       edit_file: ["file_path", "old_string", "new_string", "replace_all"],
       list_files: ["pattern", "path"],
-      grep_search: ["pattern", "path", "include"],
+      // case_insensitive: optional, added beside the contract's fields.
+      grep_search: ["pattern", "path", "include", "case_insensitive"],
       run_shell: ["command", "timeout"],
     });
     for (const spec of specs) {

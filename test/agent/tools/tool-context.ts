@@ -4,6 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ChangeRecord, ReadStamp, ToolContext } from "../../../src/agent/tools/define-tool.js";
 import { buildShellEnv } from "../../../src/agent/tools/shell-env.js";
+import {
+  changeTracker,
+  createSnapshotter,
+  type WorkspaceSnapshotter,
+} from "../../../src/agent/workspace-snapshot.js";
 import { noSandbox } from "../../helpers/sandbox.js";
 
 export interface TestWorkspace {
@@ -20,24 +25,37 @@ export interface TestWorkspace {
   cleanup(): Promise<void>;
 }
 
-export async function createWorkspace(options: { git?: boolean } = {}): Promise<TestWorkspace> {
+export interface WorkspaceOptions {
+  git?: boolean;
+  /**
+   * Track run_shell's changes with the session's real snapshotter (made on
+   * first use), as the agent loop does; default: run the command untracked.
+   */
+  snapshots?: boolean;
+}
+
+export async function createWorkspace(options: WorkspaceOptions = {}): Promise<TestWorkspace> {
   const root = await realpath(await mkdtemp(join(tmpdir(), "patchwright-tools-")));
   const controller = new AbortController();
   const changes: ChangeRecord[] = [];
   const tracked = { count: 0 };
   const env = buildShellEnv(process.env);
+  const record = (change: ChangeRecord) => {
+    changes.push(change);
+  };
+  let snapshotter: Promise<WorkspaceSnapshotter> | undefined;
   const ctx: ToolContext = {
     root,
     signal: controller.signal,
     env,
     sandbox: noSandbox(root),
     reads: new Map<string, ReadStamp>(),
-    recordChange: (change) => {
-      changes.push(change);
-    },
+    recordChange: record,
     trackChanges: async (fn) => {
       tracked.count++;
-      return fn();
+      if (!options.snapshots) return { value: await fn(), changes: [] };
+      snapshotter ??= createSnapshotter({ root, env });
+      return changeTracker(await snapshotter, record)(fn);
     },
   };
   const git = (...args: string[]): string =>
@@ -58,6 +76,9 @@ export async function createWorkspace(options: { git?: boolean } = {}): Promise<
       await mkdir(dirname(join(root, path)), { recursive: true });
       await writeFile(join(root, path), content);
     },
-    cleanup: () => rm(root, { recursive: true, force: true }),
+    async cleanup() {
+      await (await snapshotter)?.close();
+      await rm(root, { recursive: true, force: true });
+    },
   };
 }

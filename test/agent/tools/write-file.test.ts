@@ -24,7 +24,9 @@ describe("write_file", () => {
       { path: "src/deep/new.ts", before: null, after: Buffer.from("export {};\n") },
     ]);
     const info = await stat(join(ws.root, "src/deep/new.ts"));
-    expect(ws.ctx.reads.get(join(ws.root, "src/deep/new.ts"))).toEqual(stampOf(info));
+    expect(ws.ctx.reads.get(join(ws.root, "src/deep/new.ts"))).toEqual(
+      stampOf(Buffer.from("export {};\n"), info),
+    );
   });
 
   it("refuses to overwrite a file that was not read", async () => {
@@ -34,6 +36,20 @@ describe("write_file", () => {
     ).rejects.toThrow(/read_file/);
     expect(await readFile(join(ws.root, "a.txt"), "utf8")).toBe("old\n");
     expect(ws.changes).toEqual([]);
+  });
+
+  it("refuses to overwrite a file seen only in part, until every part was read", async () => {
+    await ws.write("a.txt", "1\n2\n3\n4\n");
+    await readFileTool.run({ file_path: "a.txt", offset: 3 }, ws.ctx);
+    await expect(
+      writeFileTool.run({ file_path: "a.txt", content: "new\n" }, ws.ctx),
+    ).rejects.toThrow(
+      "write_file replaces all of a.txt, but you have seen only lines 3-4 of its 4 lines, so the rest would be lost. Read the rest first (read_file with offset 1)",
+    );
+    await readFileTool.run({ file_path: "a.txt", limit: 2 }, ws.ctx);
+    expect(await writeFileTool.run({ file_path: "a.txt", content: "new\n" }, ws.ctx)).toMatch(
+      /^Overwrote a\.txt/,
+    );
   });
 
   it("overwrites a file that was read and not changed since", async () => {

@@ -24,6 +24,10 @@ export const CATEGORIES = [
   "read offsets and limits",
   "grep patterns",
   "list patterns",
+  "stale after run_shell",
+  "quotes and indentation",
+  "regex dialect",
+  "next steps",
 ] as const;
 
 export type Category = (typeof CATEGORIES)[number];
@@ -99,6 +103,8 @@ export const list = (pattern: string, options: CallOptions = {}): Call => ({
   tool: "list_files",
   input: { pattern, ...options },
 });
+
+export const shell = (command: string): Call => ({ tool: "run_shell", input: { command } });
 
 export const external = (path: string, content: string): Call => ({
   tool: "external-change",

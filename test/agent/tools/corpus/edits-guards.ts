@@ -312,7 +312,7 @@ const degenerate: CorpusCase[] = [
       fails(
         edit("lib/missing.js", "a", "b"),
         "does not exist",
-        "write_file to create it",
+        "create the file with write_file",
         "list_files",
       ),
     ],

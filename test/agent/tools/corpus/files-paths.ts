@@ -205,7 +205,7 @@ const paths: CorpusCase[] = [
     name: "a path with a trailing space",
     category: "paths",
     files: {},
-    calls: [fails(write("src/a.ts ", "x"), "ends with spaces", '"src/a.ts"')],
+    calls: [fails(write("src/a.ts ", "x"), "ends with a space", 'Use "src/a.ts"')],
     expect: { "src/a.ts ": null },
   },
   {
@@ -439,18 +439,25 @@ const greps: CorpusCase[] = [
     calls: [{ ...grep(";$"), exactly: "win.js:1:a();\nwin.js:3:c();" }],
   },
   {
-    name: "lookbehind is refused with another way",
+    name: "lookbehind finds what follows require(",
     category: "grep patterns",
     git: true,
-    files: { "a.js": "x\n" },
-    calls: [fails(grep("(?<=require\\()'[^']+'"), "lookahead and lookbehind", "run_shell")],
+    files: { "server.js": requires },
+    calls: [
+      {
+        ...grep("(?<=require\\()'[^']+'"),
+        exactly:
+          "server.js:1:var express = require('express');\nserver.js:3:let   cors\t= require('./lib/cors');\nserver.js:6:module.exports = require('./app');",
+      },
+    ],
   },
   {
-    name: "a negated class inside [^...] is refused with the reason",
+    name: "a negated class inside [^...] means what JavaScript says",
     category: "grep patterns",
     git: true,
-    files: { "a.js": "x\n" },
-    calls: [fails(grep("[^\\S\\t]"), "inside [^...]", "cannot be combined", "[[:space:]]")],
+    files: { "a.js": "a\tb\nc d\n" },
+    // [^\S\t]: whitespace other than a tab.
+    calls: [{ ...grep("[^\\S\\t]"), exactly: "a.js:2:c d" }],
   },
   {
     name: "\\n is refused: search is line by line",

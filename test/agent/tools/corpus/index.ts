@@ -4,6 +4,10 @@ import { driftEdits } from "./edits-drift.js";
 import { guardedEdits } from "./edits-guards.js";
 import { fileAndSearchCases } from "./files-paths.js";
 import { nearMissCases } from "./near-misses.js";
+import { nextStepCases } from "./next-steps.js";
+import { quoteAndIndentCases } from "./quotes-indent.js";
+import { regexDialectCases } from "./regex-dialect.js";
+import { staleCases } from "./stale-shell.js";
 
 export const corpus: CorpusCase[] = [
   ...basicEdits,
@@ -11,4 +15,8 @@ export const corpus: CorpusCase[] = [
   ...guardedEdits,
   ...nearMissCases,
   ...fileAndSearchCases,
+  ...staleCases,
+  ...quoteAndIndentCases,
+  ...regexDialectCases,
+  ...nextStepCases,
 ];

@@ -34,7 +34,7 @@ const nearMisses: CorpusCase[] = [
           'res.setHeader("Vary", "Origin");',
           'res.setHeader("Vary", "Origin, Accept");',
         ),
-        "line 14 would match it except for quote or dash style",
+        "line 14 would match it except for quote or dash characters",
         "line 14 has `'` where old_string has `\"`",
       ),
     ],
@@ -51,7 +51,7 @@ const nearMisses: CorpusCase[] = [
           "A tiny router that doesn't need a framework.",
           "A tiny router without a framework.",
         ),
-        "line 3 would match it except for quote or dash style",
+        "line 3 would match it except for quote or dash characters",
         "a curly apostrophe U+2019",
       ),
     ],
@@ -205,7 +205,7 @@ const nearMisses: CorpusCase[] = [
           '  if (req.method === "OPTIONS") {\n    res.setHeader("Access-Control-Max-Age", String(maxAge));',
           "x",
         ),
-        "except for quote or dash style and whitespace",
+        "except for quote or dash characters and whitespace",
         "lines 16-17",
       ),
     ],
@@ -268,7 +268,14 @@ const largeFiles: CorpusCase[] = [
     category: "large files",
     sparse: { "data/dump.sql": 21 * MB },
     calls: [
-      fails(read("data/dump.sql"), "21.0 MB", "over the 20 MB limit", "grep_search", "sed -n"),
+      fails(
+        read("data/dump.sql"),
+        "too large to read whole",
+        "21.0 MB",
+        "read_file offset and limit",
+        "grep_search",
+        "sed -n",
+      ),
     ],
   },
   {
@@ -277,7 +284,7 @@ const largeFiles: CorpusCase[] = [
     sparse: { "data/dump.sql": 21 * MB },
     calls: [
       hides(
-        fails(edit("data/dump.sql", "a", "b"), "edit_file cannot change", "sed -i"),
+        fails(edit("data/dump.sql", "a", "b"), "too large for edit_file", "sed -i"),
         "has not been read",
       ),
     ],
@@ -320,7 +327,7 @@ const longLines: CorpusCase[] = [
       shows(
         read("dist/bundle.js"),
         /more characters on this line\]\n {5}2 \| module\.exports = a0;/,
-        "1 line was longer than 2000 characters",
+        "line 1 is longer than 2000 characters",
         "leave it out of edit_file's old_string",
         "sed -n '1p' dist/bundle.js | cut -c2001-8000",
       ),
