@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { editDistance } from "../edit-distance.js";
 import { DEFAULT_CONFIG_PATH, knownKeys } from "./schema.js";
 
 /** One thing wrong with the config file. */
@@ -120,23 +121,6 @@ function normalizeKey(key: string): string {
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .replace(/[-\s]+/g, "_")
     .toLowerCase();
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(
-        (previous[j] ?? 0) + 1,
-        (current[j - 1] ?? 0) + 1,
-        (previous[j - 1] ?? 0) + cost,
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function suggestKey(key: string, known: readonly string[]): string | undefined {

@@ -1,3 +1,4 @@
+import { editDistance } from "../../edit-distance.js";
 import type { ToolContext } from "./define-tool.js";
 import { ToolError } from "./define-tool.js";
 import { similarity } from "./edit-closest.js";
@@ -92,19 +93,4 @@ function roughScore(path: string, wanted: string, name: string): number {
   if (path.toLowerCase() === wanted.toLowerCase()) return 3;
   if (sameName(path, name)) return 2;
   return similarity(baseName(path).toLowerCase(), name);
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row.push(
-        Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost),
-      );
-    }
-    previous = row;
-  }
-  return previous[b.length] ?? 0;
 }

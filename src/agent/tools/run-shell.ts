@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { describeNetworkTrouble, findNetworkTrouble } from "../../sandbox/network-trouble.js";
+import type { Sandbox } from "../../sandbox/sandbox.js";
 import {
   describeExit,
   findShell,
@@ -60,7 +62,7 @@ export function createRunShellTool(options: RunShellOptions = {}) {
         ),
       );
       const stale = markShellChanges(ctx, args.command, changes);
-      return formatOutcome(outcome, timeout) + staleNote(stale);
+      return formatOutcome(outcome, timeout) + staleNote(stale) + networkNote(outcome, ctx.sandbox);
     },
   });
 }
@@ -77,6 +79,19 @@ const EXIT_LINE = /^exit code: (.+)$/m;
 /** The exit status a run_shell result reports ("0", "1", "143 (killed by SIGTERM)"), or null. */
 export function exitOfResult(content: string): string | null {
   return EXIT_LINE.exec(content)?.[1]?.trim() ?? null;
+}
+
+/**
+ * A command that failed on the network (a TLS certificate, a name, a
+ * refused connection, the allow-list) says so in words, with the setting
+ * that decides it: the model cannot fix the network, and should not try.
+ */
+function networkNote(outcome: ShellOutcome, sandbox: Sandbox): string {
+  if (outcome.code === 0 && outcome.stoppedBy === null) return "";
+  const trouble = findNetworkTrouble(`${outcome.stdout}\n${outcome.stderr}`);
+  if (!trouble) return "";
+  const said = describeNetworkTrouble(trouble, { network: sandbox.network, setting: "network" });
+  return `\nnote: ${said}. This is the job's setting, not something a command can change.`;
 }
 
 const MAX_LISTED_STALE = 20;

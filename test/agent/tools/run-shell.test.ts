@@ -73,6 +73,21 @@ describe("run_shell", () => {
     expect(out).toContain("read exited 1");
   });
 
+  it("names a network failure and the setting behind it, and only when the command failed", async () => {
+    const failed = await shell.run(
+      { command: 'echo "curl: (6) Could not resolve host: registry.npmjs.org" >&2; exit 6' },
+      ws.ctx,
+    );
+    expect(failed).toContain(
+      "\nnote: network: registry.npmjs.org cannot be resolved (could not resolve host). This command has no network (`network` in .github/patchwright.yml). This is the job's setting, not something a command can change.",
+    );
+    const recovered = await shell.run(
+      { command: 'echo "WARN GET https://r.example/x error (ECONNRESET). Will retry" >&2; exit 0' },
+      ws.ctx,
+    );
+    expect(recovered).not.toContain("note: network");
+  });
+
   it("says when there is no output", async () => {
     expect(await shell.run({ command: "true" }, ws.ctx)).toBe("exit code: 0\n(no output)");
   });
