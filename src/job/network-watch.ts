@@ -54,7 +54,9 @@ export async function watchCommandNetwork(options: WatchOptions): Promise<Comman
   let stopped: Promise<string | undefined> | undefined;
   timer.unref();
   return {
-    env: { npm_config_logs_dir: logDir },
+    // npm's update check would fail in a sandbox without network, and its
+    // log line would read as the command's own network failure.
+    env: { npm_config_logs_dir: logDir, npm_config_update_notifier: "false" },
     writable: [logDir],
     onOutput: (text) => watcher.push(text),
     stop() {

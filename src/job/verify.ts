@@ -12,7 +12,7 @@ export interface VerifyResult {
   durationMs: number;
   /** The end of the output, where test runners put their summary. */
   outputTail: string;
-  /** A network failure seen while it ran (in its output or npm's log), described. */
+  /** A network failure seen while it ran (in its output or npm's log), described, when it failed. */
   networkTrouble?: string | undefined;
 }
 
@@ -64,13 +64,15 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
   const networkTrouble = await watch.stop();
   const output = [outcome.stdout, outcome.stderr].filter(Boolean).join("\n").trimEnd();
   const tailChars = options.tailChars ?? DEFAULT_TAIL_CHARS;
+  const passed = outcome.code === 0 && outcome.stoppedBy === null;
   return {
     command: options.command,
-    passed: outcome.code === 0 && outcome.stoppedBy === null,
+    passed,
     exit: describeExit(outcome),
     timedOut: outcome.stoppedBy === "timeout",
     durationMs: options.clock.now() - started,
     outputTail: output.length > tailChars ? output.slice(-tailChars) : output,
-    ...(networkTrouble ? { networkTrouble } : {}),
+    // A failure a passing command got past (a retry that worked) is no news.
+    ...(networkTrouble && !passed ? { networkTrouble } : {}),
   };
 }

@@ -1,4 +1,5 @@
 import { execFileSync, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { appendFile, readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -152,7 +153,8 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     const repo = await failingRepo();
     const home = await makeTempDir();
     server = await startFakeAnthropic([
-      callTool("run_shell", { command: "sleep 30" }),
+      // It says when it runs: Ctrl+C before that would stop it before it started.
+      callTool("run_shell", { command: "touch started; sleep 30" }),
       reply("never reached"),
     ]);
     const transcript = join(home, "t.jsonl");
@@ -186,15 +188,21 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     child.stderr.on("data", (chunk) => (stderr += chunk));
     let interrupted = false;
     const code = await new Promise<number | null>((done) => {
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
+      const started = setInterval(() => {
         // Once: a second Ctrl+C means "quit at once", without the transcript's end.
-        if (!interrupted && stdout.includes("› run_shell sleep 30")) {
+        if (!interrupted && existsSync(join(repo, "started"))) {
           interrupted = true;
+          clearInterval(started);
           child.kill("SIGINT");
         }
+      }, 20);
+      child.stdout.on("data", (chunk) => {
+        stdout += chunk;
       });
-      child.on("close", done);
+      child.on("close", (exit) => {
+        clearInterval(started);
+        done(exit);
+      });
     });
     expect(code).toBe(130);
     expect(stderr).toContain("interrupted: stopping the run");
