@@ -7,7 +7,7 @@ import { promisify } from "node:util";
 import registryFetch from "npm-registry-fetch";
 import PQueue from "p-queue";
 import { gt, prerelease, valid } from "semver";
-import type { DepsPlan } from "../src/deps/plan.js";
+import type { DepsPlan } from "../src/deps/plan/plan.js";
 import { outdatedReference } from "./deps-references.js";
 
 /**

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { createScriptedModel } from "../src/agent/models/scripted.js";
+import { createScriptedModel } from "../src/agent/model/scripted.js";
 import { defaultConfig } from "../src/config/schema.js";
 import { type DepsJobResult, runDepsJob } from "../src/deps/run-deps-job.js";
 import { createBareRepo, gitTestEnv } from "../test/helpers/git-repos.js";

@@ -1,5 +1,5 @@
-import type { Model } from "../src/agent/model.js";
-import { createScriptedModel } from "../src/agent/models/scripted.js";
+import type { Model } from "../src/agent/model/model.js";
+import { createScriptedModel } from "../src/agent/model/scripted.js";
 import { errorMessage } from "../src/error-message.js";
 import { createGitHubAppClients } from "../src/github/client.js";
 import type { JobHandler, JobResult, JobWorker } from "../src/queue/types.js";

@@ -1,6 +1,6 @@
-import type { Model } from "../agent/model.js";
+import type { Model } from "../agent/model/model.js";
 import { loadRepoConfig } from "../config/load.js";
-import { renderDepsJobSummary } from "../deps/job-summary.js";
+import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import { codeBlock, plainStep, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";

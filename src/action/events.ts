@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { RepositoryJobRequest } from "../job/run-repository-job.js";
 import {
   buildRequest,
   envelopeSchema,
@@ -16,6 +15,7 @@ import {
 import type { JobRequest, Person } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseCiFailure } from "../requests/upkeep-triggers.js";
+import type { RepositoryJobRequest } from "../thread/run-repository-job.js";
 import { ActionFailure } from "./failure.js";
 
 /**

@@ -1,11 +1,11 @@
 import type { Redactor } from "../agent/redact.js";
+import type { GitJobResult } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import { plural } from "../github/markdown.js";
-import { checksRun } from "../job/checks.js";
-import { fileStats } from "../job/diff-stats.js";
-import type { GitJobResult } from "../job/git-job.js";
-import { finalReport } from "../job/report.js";
-import type { JobOutcome } from "../job/run-job.js";
+import { checksRun } from "../report/checks.js";
+import { fileStats } from "../report/diff-stats.js";
+import { finalReport } from "../thread/report.js";
+import type { JobOutcome } from "../thread/run-job.js";
 import type { ActionReport } from "./step-summary.js";
 
 /** How a finished job reads on the workflow page: the headline, outputs and summary table. */

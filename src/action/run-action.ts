@@ -1,12 +1,12 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { Model } from "../agent/model.js";
-import { loadAnthropicSdk } from "../agent/models/anthropic.js";
+import { loadAnthropicSdk } from "../agent/model/anthropic.js";
 import {
   createModelFactory,
   type ModelFactory,
   otherProviderConfigured,
-} from "../agent/models/factory.js";
+} from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
 import type { KnownSecret } from "../git/secret-scan.js";

@@ -1,8 +1,8 @@
-import type { Usage } from "../agent/model.js";
+import type { Usage } from "../agent/model/model.js";
 import { formatCount, formatUsd, inlineCode, plural, tableCell } from "../github/markdown.js";
-import { type CheckRun, checkStatus } from "../job/checks.js";
-import { type FileStat, totalStats } from "../job/diff-stats.js";
-import type { VerifyResult } from "../job/verify.js";
+import type { VerifyResult } from "../kernel/run-command.js";
+import { type CheckRun, checkStatus } from "../report/checks.js";
+import { type FileStat, totalStats } from "../report/diff-stats.js";
 
 /**
  * What a run leaves on the workflow page: the step outputs (for later steps)

@@ -1,4 +1,4 @@
-import type { AssistantBlock, Message, Model, ModelResponse, UserBlock } from "./model.js";
+import type { AssistantBlock, Message, Model, ModelResponse, UserBlock } from "./model/model.js";
 
 /** Compaction starts when a request's prompt passes this share of the context window. */
 export const COMPACTION_THRESHOLD = 0.85;

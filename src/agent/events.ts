@@ -1,4 +1,4 @@
-import type { Usage } from "./model.js";
+import type { Usage } from "./model/model.js";
 
 /** Why a run ended. Limits end a run cleanly; the work done so far is kept. */
 export type AgentStopReason =

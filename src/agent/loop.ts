@@ -12,8 +12,8 @@ import {
   promptTokens,
   type ToolUseBlock,
   type Usage,
-} from "./model.js";
-import { costOf, costWith } from "./pricing.js";
+} from "./model/model.js";
+import { costOf, costWith } from "./model/pricing.js";
 import type { Redactor } from "./redact.js";
 import { runToolCalls } from "./run-tools.js";
 import type { PolicyCheck, ReadStamp } from "./tools/define-tool.js";

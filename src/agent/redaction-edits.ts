@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { SecretMatch } from "../secrets/rule.js";
-import { resolveInWorkspace } from "./tools/paths.js";
+import { resolveInWorkspace } from "./tools/fs/paths.js";
 
 /**
  * The model sees `[redacted: <rule>]` where a file holds a secret; the file

@@ -1,7 +1,7 @@
 import { markInvisible } from "../secrets/invisible.js";
 import type { AgentEventListener } from "./events.js";
 import type { FileHistory } from "./file-history.js";
-import type { ToolResultBlock, ToolUseBlock } from "./model.js";
+import type { ToolResultBlock, ToolUseBlock } from "./model/model.js";
 import type { Redactor } from "./redact.js";
 import { restoreRedacted } from "./redaction-edits.js";
 import type { AnyTool, ChangeRecord, PolicyCheck, ToolContext } from "./tools/define-tool.js";

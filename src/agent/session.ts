@@ -7,19 +7,19 @@ import { FileHistory } from "./file-history.js";
 import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
 import type { McpServerSpec } from "./mcp/config.js";
 import { type McpFailure, type McpSession, startMcpServers } from "./mcp/servers.js";
-import type { Model } from "./model.js";
-import { providerSecrets } from "./models/factory.js";
+import { providerSecrets } from "./model/factory.js";
+import type { Model } from "./model/model.js";
+import { redactingModel } from "./model/redacting-model.js";
 import {
   createPolicyCheck,
   loadPolicyRules,
   type PolicyConfig,
   parsePolicyConfig,
-} from "./policy.js";
+} from "./policy/policy.js";
 import type { InstructionFile } from "./prompt.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
 import { createRedactor } from "./redact.js";
-import { redactingModel } from "./redacting-model.js";
 import type { AnyTool, PolicyCheck, PolicyDecision, ToolFacts } from "./tools/define-tool.js";
 import { defaultTools } from "./tools/index.js";
 import { createToolRegistry } from "./tools/registry.js";

@@ -1,5 +1,5 @@
 import type { DepsSchedule } from "../deps/config.js";
-import { isDepsRunDue } from "../deps/schedule.js";
+import { isDepsRunDue } from "../deps/plan/schedule.js";
 import type { JobQueue } from "../queue/types.js";
 import type { ScheduledRepository } from "../service/deps-job.js";
 

@@ -1,9 +1,8 @@
 import type { ApplicationFunctionOptions, Probot } from "probot";
-import type { Model } from "../agent/model.js";
+import type { Model } from "../agent/model/model.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { reactToTrigger } from "../github/reactions.js";
-import { isOwnRequest, isUpkeepEvent } from "../job/start-rules.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";
 import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
@@ -16,6 +15,7 @@ import { exitOnSignals } from "../service/shutdown.js";
 import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { createTriggerGate } from "../service/trigger-gate.js";
 import { startWorkerService, workerDeps } from "../service/worker-service.js";
+import { isOwnRequest, isUpkeepEvent } from "../thread/start-rules.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
 import { createParsedDeliveries } from "./parsed-deliveries.js";

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { modelSpecProblem } from "../agent/models/model-spec.js";
+import { modelSpecProblem } from "../agent/model/model-spec.js";
 import { ruleProblem } from "../agent/policy/rules.js";
 import { parseDuration } from "../config/duration.js";
 import { networkPolicy, networkSettingSchema } from "../sandbox/network.js";

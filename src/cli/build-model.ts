@@ -1,6 +1,6 @@
-import type { Model } from "../agent/model.js";
-import { createModelFactory, ModelSetupError } from "../agent/models/factory.js";
-import { parseModelSpec } from "../agent/models/model-spec.js";
+import { createModelFactory, ModelSetupError } from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
+import { parseModelSpec } from "../agent/model/model-spec.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { CliIo } from "./cli-io.js";
 import { UsageError } from "./usage-error.js";

@@ -1,4 +1,4 @@
-import type { Model } from "../agent/model.js";
+import type { Model } from "../agent/model/model.js";
 
 export interface CliStream {
   write(text: string): unknown;

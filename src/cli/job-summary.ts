@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { GitJobResult } from "../change/change.js";
 import { plural } from "../github/markdown.js";
-import { type CheckRun, checkStatus, checksRun, runsWithOutput } from "../job/checks.js";
-import { fileStats } from "../job/diff-stats.js";
-import type { GitJobResult } from "../job/git-job.js";
-import type { VerifyResult } from "../job/verify.js";
+import type { VerifyResult } from "../kernel/run-command.js";
+import { type CheckRun, checkStatus, checksRun, runsWithOutput } from "../report/checks.js";
+import { fileStats } from "../report/diff-stats.js";
 
 const URL_LIKE = /^(?:[a-z][a-z0-9+.-]*:\/\/|[^/@\s]+@[^:\s]+:)/i;
 

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from "diff";
 import type { AgentEvent } from "../agent/events.js";
-import type { Usage } from "../agent/model.js";
+import type { Usage } from "../agent/model/model.js";
 import { plural } from "../github/markdown.js";
 import type { Colors } from "./colors.js";
 

@@ -7,20 +7,20 @@ import {
   resolveMcpServers,
 } from "../agent/mcp/config.js";
 import type { McpFailure } from "../agent/mcp/servers.js";
-import type { Model } from "../agent/model.js";
-import { providerSecrets } from "../agent/models/factory.js";
-import type { PolicyConfig } from "../agent/policy.js";
+import { providerSecrets } from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
+import type { PolicyConfig } from "../agent/policy/policy.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
+import type { GitJobResult } from "../change/change.js";
+import { runGitJob } from "../change/run-change.js";
 import { loadLocalConfig } from "../config/load.js";
 import { defaultConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
-import type { GitJobResult } from "../job/git-job.js";
-import { guardRepositoryServers } from "../job/job-mcp.js";
-import { runGitJob } from "../job/run-git-job.js";
+import { guardRepositoryServers } from "../kernel/mcp-servers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { RunArgs } from "./args.js";

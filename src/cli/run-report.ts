@@ -1,8 +1,8 @@
 import type { AgentResult } from "../agent/loop.js";
-import { emptyUsage } from "../agent/model.js";
+import { emptyUsage } from "../agent/model/model.js";
 import type { Redactor } from "../agent/redact.js";
 import type { Transcript } from "../agent/transcript.js";
-import type { GitJobResult } from "../job/git-job.js";
+import type { GitJobResult } from "../change/change.js";
 import type { RunArgs } from "./args.js";
 import type { CliIo } from "./cli-io.js";
 import { createColors } from "./colors.js";

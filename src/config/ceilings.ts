@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { parseModelSpec } from "../agent/models/model-spec.js";
+import { parseModelSpec } from "../agent/model/model-spec.js";
 import type { NetworkPolicy, NetworkSetting } from "../sandbox/network.js";
 import type { RepoConfig } from "./schema.js";
 

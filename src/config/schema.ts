@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { type McpServersConfig, mcpServersSchema } from "../agent/mcp/config.js";
-import { modelSpecProblem } from "../agent/models/model-spec.js";
-import { policyConfigSchema } from "../agent/policy.js";
-import { type PriceSetting, priceSettingSchema } from "../agent/pricing.js";
+import { modelSpecProblem } from "../agent/model/model-spec.js";
+import { type PriceSetting, priceSettingSchema } from "../agent/model/pricing.js";
+import { policyConfigSchema } from "../agent/policy/policy.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 import { durationSchema } from "./duration.js";

@@ -1,6 +1,6 @@
 import { validRange } from "semver";
 import { z } from "zod";
-import { cronProblem, DEFAULT_DEPS_SCHEDULE } from "./schedule.js";
+import { cronProblem, DEFAULT_DEPS_SCHEDULE } from "./plan/schedule.js";
 
 /**
  * The `deps:` section of `.github/patchwright.yml`. The repository config

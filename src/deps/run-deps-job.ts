@@ -1,6 +1,6 @@
 import type { AgentEventListener } from "../agent/events.js";
-import type { Model } from "../agent/model.js";
-import type { ModelSettings } from "../agent/models/factory.js";
+import type { ModelSettings } from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
@@ -12,18 +12,18 @@ import { prepareWorkspace } from "../git/workspace.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { listBumpPulls } from "./bump-pulls.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
-import { runGroupLanes } from "./group-lanes.js";
-import type { DepsGroupResult } from "./group-result.js";
-import { groupBranch, type UpdateGroup } from "./groups.js";
-import { type ManagerTools, managerCommands } from "./package-manager.js";
-import { type DepsPlan, planDepsUpdates } from "./plan.js";
-import { githubReleases } from "./releases.js";
-import { type GroupRunContext, runDepsGroup } from "./run-deps-group.js";
-import { missingTool } from "./tool-check.js";
-import type { UpstreamSource } from "./upstream.js";
-import { createWarmInstall } from "./warm-install.js";
+import { runGroupLanes } from "./group/group-lanes.js";
+import type { DepsGroupResult } from "./group/group-result.js";
+import { type GroupRunContext, runDepsGroup } from "./group/run-deps-group.js";
+import { type ManagerTools, managerCommands } from "./managers/package-manager.js";
+import { missingTool } from "./managers/tool-check.js";
+import { createWarmInstall } from "./managers/warm-install.js";
+import { groupBranch, type UpdateGroup } from "./plan/groups.js";
+import { type DepsPlan, planDepsUpdates } from "./plan/plan.js";
+import { listBumpPulls } from "./publish/bump-pulls.js";
+import { githubReleases } from "./registry/releases.js";
+import type { UpstreamSource } from "./registry/upstream.js";
 
 /**
  * The scheduled dependency job for one repository: plan on a fresh checkout

@@ -1,8 +1,8 @@
 import { reactToTrigger } from "../github/reactions.js";
 import type { StatusReporter } from "../github/status.js";
-import { renderAnsweredRequests } from "../job/final-report.js";
-import { isUpkeepEvent } from "../job/start-rules.js";
+import { renderAnsweredRequests } from "../report/final-report.js";
 import type { JobRequest } from "../requests/request.js";
+import { isUpkeepEvent } from "../thread/start-rules.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { modelSpecProblem } from "../agent/models/model-spec.js";
+import { modelSpecProblem } from "../agent/model/model-spec.js";
 import { NETWORK_LEVELS, type OperatorCeilings } from "../config/ceilings.js";
 
 /**

@@ -3,10 +3,6 @@ import type { RepoConfig } from "../config/schema.js";
 import { checkpointRef } from "../git/checkpoint-ref.js";
 import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
-import { admitRequest } from "../job/admit.js";
-import { createRequestStatus } from "../job/job-deps.js";
-import { runJob } from "../job/run-job.js";
-import { isUpkeepEvent } from "../job/start-rules.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   type JobResult,
@@ -15,6 +11,10 @@ import {
 } from "../queue/types.js";
 import { type JobRequest, jobRequestSchema } from "../requests/request.js";
 import { secretsInEnv } from "../secrets/patterns.js";
+import { admitRequest } from "../thread/admit.js";
+import { createRequestStatus } from "../thread/request-status.js";
+import { runJob } from "../thread/run-job.js";
+import { isUpkeepEvent } from "../thread/start-rules.js";
 import { answeringEach, reactTo } from "./answered-requests.js";
 import { queueNote, watchQueue } from "./queue-note.js";
 import type { WorkerDeps } from "./worker-deps.js";

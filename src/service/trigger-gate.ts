@@ -1,8 +1,13 @@
 import { loadRepoConfig } from "../config/load.js";
 import { defaultConfig } from "../config/schema.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { isOwnRequest, isUpkeepEvent, type StartRules, shouldStart } from "../job/start-rules.js";
 import type { JobRequest } from "../requests/request.js";
+import {
+  isOwnRequest,
+  isUpkeepEvent,
+  type StartRules,
+  shouldStart,
+} from "../thread/start-rules.js";
 
 /**
  * The webhook's first question: is this delivery for the bot at all? Asked

@@ -1,5 +1,5 @@
-import type { Model } from "../agent/model.js";
-import type { ModelSettings } from "../agent/models/factory.js";
+import type { ModelSettings } from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
 import type { OperatorCeilings } from "../config/ceilings.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { NewJob, SubmitResult } from "../queue/types.js";

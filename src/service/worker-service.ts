@@ -1,5 +1,5 @@
-import type { Model } from "../agent/model.js";
-import { createModelFactory } from "../agent/models/factory.js";
+import { createModelFactory } from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
 import { cleanStaleWorkspaces } from "../git/cache.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { JobQueue, JobWorker } from "../queue/types.js";

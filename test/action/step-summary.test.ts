@@ -6,9 +6,9 @@ import {
   OUTPUT_NAMES,
   renderStepSummary,
 } from "../../src/action/step-summary.js";
-import { emptyUsage } from "../../src/agent/model.js";
+import { emptyUsage } from "../../src/agent/model/model.js";
+import type { GitJobResult } from "../../src/change/change.js";
 import { defaultConfig } from "../../src/config/schema.js";
-import type { GitJobResult } from "../../src/job/git-job.js";
 
 const DONE: ActionReport = {
   conclusion: "success",

@@ -4,7 +4,7 @@ import {
   needsCompaction,
   renderForSummary,
 } from "../../src/agent/compaction.js";
-import type { Message, Model, ModelRequest } from "../../src/agent/model.js";
+import type { Message, Model, ModelRequest } from "../../src/agent/model/model.js";
 
 const conversation: Message[] = [
   { role: "user", content: [{ type: "text", text: "Fix the failing parser test" }] },

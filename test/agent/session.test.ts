@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createScriptedModel, type ScriptedModel } from "../../src/agent/models/scripted.js";
-import { PolicyRuleError } from "../../src/agent/policy.js";
+import { createScriptedModel, type ScriptedModel } from "../../src/agent/model/scripted.js";
+import { PolicyRuleError } from "../../src/agent/policy/policy.js";
 import { runAgentSession } from "../../src/agent/session.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { sandboxFor } from "../helpers/sandbox.js";

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../../src/agent/file-history.js";
-import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
 import { runAgentSession } from "../../src/agent/session.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { sandboxFor } from "../helpers/sandbox.js";

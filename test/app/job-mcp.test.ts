@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Resolve } from "../../src/agent/mcp/address-guard.js";
-import { jobMcp, refusedUrl } from "../../src/job/job-mcp.js";
+import { jobMcp, refusedUrl } from "../../src/kernel/mcp-servers.js";
 import { type Harness, issueComment, startHarness, stopHarness } from "../helpers/app-harness.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import { TICKETS_SERVER_SOURCE } from "../helpers/mcp-stdio-server.js";

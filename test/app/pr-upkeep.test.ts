@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { REVIEW_MARKER } from "../../src/github/pull-review.js";
-import { CI_FIX_MARKER } from "../../src/job/ci-fix.js";
+import { CI_FIX_MARKER } from "../../src/thread/kinds/ci-fix.js";
 import {
   aim,
   type Harness,

@@ -1,4 +1,4 @@
-import type { Model } from "../../src/agent/model.js";
+import type { Model } from "../../src/agent/model/model.js";
 import type { CliIo } from "../../src/cli/cli-io.js";
 import { main } from "../../src/cli/main.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { emptyUsage } from "../../src/agent/model.js";
+import { emptyUsage } from "../../src/agent/model/model.js";
+import type { GitJobResult } from "../../src/change/change.js";
 import { renderJobSummary, summarizeJob, toCloneUrl } from "../../src/cli/job-summary.js";
-import type { GitJobResult } from "../../src/job/git-job.js";
 
 const job: GitJobResult = {
   branch: "agent/fix",

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Model } from "../../src/agent/model.js";
-import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import type { Model } from "../../src/agent/model/model.js";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
 import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
 import {
   type BareRepo,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultDepsConfig, depsScheduleOf, parseDepsConfig } from "../../src/deps/config.js";
-import { cronProblem, isDepsRunDue, nextDepsRun } from "../../src/deps/schedule.js";
+import { cronProblem, isDepsRunDue, nextDepsRun } from "../../src/deps/plan/schedule.js";
 
 describe("parseDepsConfig", () => {
   it("gives every setting a default", () => {

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { parseDepsConfig } from "../../src/deps/config.js";
-import type { DepsGroupResult } from "../../src/deps/group-result.js";
-import type { UpdateGroup } from "../../src/deps/groups.js";
-import type { NodeTarget } from "../../src/deps/node-version.js";
-import { planDepsUpdates } from "../../src/deps/plan.js";
-import type { Advisory, Packument, RegistryClient } from "../../src/deps/registry.js";
+import type { DepsGroupResult } from "../../src/deps/group/group-result.js";
+import type { UpdateGroup } from "../../src/deps/plan/groups.js";
+import type { NodeTarget } from "../../src/deps/plan/node-version.js";
+import { planDepsUpdates } from "../../src/deps/plan/plan.js";
+import type { Advisory, Packument, RegistryClient } from "../../src/deps/registry/registry.js";
 
 /**
  * Plans without a real registry: a registry client in memory answers

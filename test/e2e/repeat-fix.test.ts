@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScriptedModel } from "../../src/agent/models/scripted.js";
+import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { main } from "../../src/cli/main.js";
 import { CALC_FILES, CALC_FIXED_SUM, calcFixSteps } from "../helpers/calc-repo.js";
 import {

@@ -1,9 +1,9 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createScriptedModel } from "../../src/agent/models/scripted.js";
+import { createScriptedModel } from "../../src/agent/model/scripted.js";
+import { runGitJob } from "../../src/change/run-change.js";
 import { defaultWorkRoot, hasDotSegment } from "../../src/git/work-root.js";
-import { runGitJob } from "../../src/job/run-git-job.js";
 import { createBareRepo, gitTestEnv, makeTempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { realSandbox } from "../helpers/sandbox.js";

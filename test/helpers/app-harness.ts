@@ -3,12 +3,12 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import nock from "nock";
 import { Probot, ProbotOctokit } from "probot";
-import type { Model } from "../../src/agent/model.js";
+import type { Model } from "../../src/agent/model/model.js";
 import {
   createScriptedModel,
   type RecordedModelRequest,
   type ScriptStep,
-} from "../../src/agent/models/scripted.js";
+} from "../../src/agent/model/scripted.js";
 
 /** A model that keeps what it was asked (a scripted one, or a test's own). */
 export type RecordingModel = Model & { readonly requests: RecordedModelRequest[] };

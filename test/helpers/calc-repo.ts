@@ -1,4 +1,4 @@
-import type { ScriptData } from "../../src/agent/models/script.js";
+import type { ScriptData } from "../../src/agent/model/script.js";
 import { callTool, reply } from "./model-script.js";
 
 /**

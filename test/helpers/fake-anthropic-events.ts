@@ -1,11 +1,11 @@
-import type { AssistantBlock } from "../../src/agent/model.js";
+import type { AssistantBlock } from "../../src/agent/model/model.js";
 import {
   defaultStopReason,
   errorTypeForStatus,
   fillUsage,
   type ScriptError,
   type ScriptResponse,
-} from "../../src/agent/models/script.js";
+} from "../../src/agent/model/script.js";
 
 /** Messages API wire shapes for the fake server: whole messages and their SSE event sequence. */
 

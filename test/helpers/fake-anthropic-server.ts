@@ -8,7 +8,7 @@ import {
   parseScript,
   type ScriptData,
   type ScriptError,
-} from "../../src/agent/models/script.js";
+} from "../../src/agent/model/script.js";
 import {
   errorBody,
   messageEvents,

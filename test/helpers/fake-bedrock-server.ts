@@ -1,5 +1,5 @@
 import { crc32 } from "node:zlib";
-import { isCutStep, isErrorStep, type ScriptData } from "../../src/agent/models/script.js";
+import { isCutStep, isErrorStep, type ScriptData } from "../../src/agent/model/script.js";
 import { messageEvents } from "./fake-anthropic-events.js";
 import {
   cutAfter,

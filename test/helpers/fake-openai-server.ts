@@ -1,13 +1,13 @@
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { AssistantBlock } from "../../src/agent/model.js";
+import type { AssistantBlock } from "../../src/agent/model/model.js";
 import {
   fillUsage,
   isCutStep,
   isErrorStep,
   type ScriptData,
   type ScriptResponse,
-} from "../../src/agent/models/script.js";
+} from "../../src/agent/model/script.js";
 import { flattenHeaders, parseJson, readBody } from "./http-body.js";
 
 /**

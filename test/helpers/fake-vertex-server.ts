@@ -1,6 +1,6 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isCutStep, isErrorStep, type ScriptData } from "../../src/agent/models/script.js";
+import { isCutStep, isErrorStep, type ScriptData } from "../../src/agent/model/script.js";
 import { errorBody, messageEvents, sse } from "./fake-anthropic-events.js";
 import {
   cutAfter,

@@ -1,5 +1,5 @@
-import type { Model } from "../../src/agent/model.js";
-import { createScriptedModel, type ScriptStep } from "../../src/agent/models/scripted.js";
+import type { Model } from "../../src/agent/model/model.js";
+import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
 import type { RecordingModel } from "./app-harness.js";
 
 /**

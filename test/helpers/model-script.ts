@@ -5,8 +5,8 @@ import type {
   ThinkingBlock,
   ToolUseBlock,
   Usage,
-} from "../../src/agent/model.js";
-import type { ScriptCut, ScriptError, ScriptResponse } from "../../src/agent/models/script.js";
+} from "../../src/agent/model/model.js";
+import type { ScriptCut, ScriptError, ScriptResponse } from "../../src/agent/model/script.js";
 
 /**
  * Short builders for script steps; the same steps drive `createScriptedModel`

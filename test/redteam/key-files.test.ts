@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Model } from "../../src/agent/model.js";
+import type { Model } from "../../src/agent/model/model.js";
 import type { NetworkPolicy } from "../../src/sandbox/network.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import type { ServiceSettings } from "../../src/service/env.js";

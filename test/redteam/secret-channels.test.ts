@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createScriptedModel, type ScriptedModel } from "../../src/agent/models/scripted.js";
+import { createScriptedModel, type ScriptedModel } from "../../src/agent/model/scripted.js";
 import { createRedactor } from "../../src/agent/redact.js";
 import { runAgentSession } from "../../src/agent/session.js";
 import { defineTool } from "../../src/agent/tools/define-tool.js";

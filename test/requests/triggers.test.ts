@@ -1,8 +1,8 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { closedOrLocked, type StartRules, shouldStart } from "../../src/job/start-rules.js";
 import type { JobRequest } from "../../src/requests/request.js";
 import { parseTrigger, TriggerPayloadError } from "../../src/requests/triggers.js";
+import { closedOrLocked, type StartRules, shouldStart } from "../../src/thread/start-rules.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests edit real webhook payloads field by field
 type Payload = Record<string, any>;

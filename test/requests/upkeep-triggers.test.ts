@@ -1,9 +1,9 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { shouldStart } from "../../src/job/start-rules.js";
 import { triggerKey } from "../../src/requests/request.js";
 import { parseTrigger } from "../../src/requests/triggers.js";
 import { parseBaseMoved } from "../../src/requests/upkeep-triggers.js";
+import { shouldStart } from "../../src/thread/start-rules.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests edit real webhook payloads field by field
 type Payload = Record<string, any>;

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findShell, runShellProcess } from "../../src/agent/shell-process.js";
 import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
-import { runVerify } from "../../src/job/verify.js";
+import { runVerify } from "../../src/kernel/run-command.js";
 import { type NetworkSetting, networkPolicy } from "../../src/sandbox/network.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import {

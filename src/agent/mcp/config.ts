@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { z } from "zod";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../../sandbox/network.js";
-import { PROVIDER_CREDENTIAL_NAMES } from "../models/factory.js";
+import { PROVIDER_CREDENTIAL_NAMES } from "../model/factory.js";
 
 /**
  * MCP servers as the config names them: `mcp_servers:` in

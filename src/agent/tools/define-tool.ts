@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Sandbox } from "../../sandbox/sandbox.js";
-import type { ToolSpec } from "../model.js";
+import type { ToolSpec } from "../model/model.js";
 
 /** A change a tool made to one file; `null` content means "did not exist". */
 export interface ChangeRecord {

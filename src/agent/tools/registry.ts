@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolSpec } from "../model.js";
+import type { ToolSpec } from "../model/model.js";
 import { type AnyTool, type PolicyCheck, type ToolContext, toToolSpec } from "./define-tool.js";
 import { describeFields, failureText } from "./tool-failure.js";
 import { truncateOutput } from "./truncate.js";

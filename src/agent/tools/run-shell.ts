@@ -9,7 +9,7 @@ import {
   type ShellProcessOptions,
 } from "../shell-process.js";
 import { defineTool, type ShellChange, ToolError } from "./define-tool.js";
-import { describeShellChange, markShellChanges } from "./read-guard.js";
+import { describeShellChange, markShellChanges } from "./fs/read-guard.js";
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TIMEOUT_SECONDS = 600;

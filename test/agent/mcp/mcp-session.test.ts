@@ -7,9 +7,9 @@ import {
   mcpServersSchema,
   resolveMcpServers,
 } from "../../../src/agent/mcp/config.js";
-import type { ToolResultBlock } from "../../../src/agent/model.js";
-import { createScriptedModel, type ScriptedModel } from "../../../src/agent/models/scripted.js";
-import type { PolicyConfig } from "../../../src/agent/policy.js";
+import type { ToolResultBlock } from "../../../src/agent/model/model.js";
+import { createScriptedModel, type ScriptedModel } from "../../../src/agent/model/scripted.js";
+import type { PolicyConfig } from "../../../src/agent/policy/policy.js";
 import { runAgentSession } from "../../../src/agent/session.js";
 import { Checklist } from "../../../src/github/checklist.js";
 import { type FakeDocsServer, startDocsServer } from "../../helpers/mcp-http-server.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PolicyRuleError, parseRule } from "../../../src/agent/policy.js";
+import { PolicyRuleError, parseRule } from "../../../src/agent/policy/policy.js";
 
 describe("parseRule", () => {
   it("splits tool and pattern", () => {

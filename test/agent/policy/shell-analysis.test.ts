@@ -4,7 +4,7 @@ import {
   loadShellParser,
   type ShellParser,
   type SimpleCommand,
-} from "../../../src/agent/policy.js";
+} from "../../../src/agent/policy/policy.js";
 
 let parser: ShellParser;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect } from "vitest";
-import { evaluate, type PolicyRules } from "../../../src/agent/policy.js";
+import { evaluate, type PolicyRules } from "../../../src/agent/policy/policy.js";
 import { makePolicyWorkspace, type PolicyWorkspace } from "./workspace.js";
 
 export type Verdict = "allow" | "deny";

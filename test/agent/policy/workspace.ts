@@ -5,7 +5,7 @@ import {
   loadPolicyRules,
   type PolicyConfigInput,
   type PolicyRules,
-} from "../../../src/agent/policy.js";
+} from "../../../src/agent/policy/policy.js";
 
 export interface PolicyWorkspace {
   /** Workspace root (real path). */

@@ -1,7 +1,7 @@
 import { readdir, readFile, symlink, truncate, utimes } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createPolicyCheck, loadPolicyRules } from "../../../src/agent/policy.js";
+import { createPolicyCheck, loadPolicyRules } from "../../../src/agent/policy/policy.js";
 import type { PolicyCheck } from "../../../src/agent/tools/define-tool.js";
 import { defaultTools } from "../../../src/agent/tools/index.js";
 import { createToolRegistry, executeToolCall } from "../../../src/agent/tools/registry.js";

@@ -1,0 +1,138 @@
+import type {
+  AssistantBlock,
+  ModelResponse,
+  ModelStreamEvent,
+  StopReason,
+  Usage,
+} from "./model.js";
+import { emptyUsage } from "./model.js";
+import { parseToolInput } from "./stream-assembler.js";
+
+/**
+ * The chunks of a streamed chat completion, narrowed to the fields we read.
+ * Structural, so the SDK's chunk objects fit without importing its types.
+ */
+export interface ChatChunk {
+  model?: string;
+  choices?: Array<{
+    index?: number;
+    delta?: {
+      content?: string | null;
+      tool_calls?: Array<{
+        index: number;
+        id?: string | null;
+        function?: { name?: string | null; arguments?: string | null } | null;
+      }> | null;
+    } | null;
+    finish_reason?: string | null;
+  }>;
+  usage?: {
+    prompt_tokens?: number | null;
+    completion_tokens?: number | null;
+    prompt_tokens_details?: { cached_tokens?: number | null } | null;
+  } | null;
+}
+
+type CallDelta = NonNullable<
+  NonNullable<NonNullable<ChatChunk["choices"]>[number]["delta"]>["tool_calls"]
+>[number];
+
+interface CallDraft {
+  id: string;
+  name: string;
+  json: string;
+}
+
+const STOP_REASONS: Readonly<Record<string, StopReason>> = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  length: "max_tokens",
+  content_filter: "refusal",
+};
+
+/**
+ * Folds chat completion chunks into one response. Tool calls arrive as
+ * deltas keyed by index: the first names the call, later ones add pieces of
+ * its JSON arguments. With `include_usage`, usage comes in a last chunk
+ * after the finish reason; a stream that ends before both is cut.
+ */
+export class ChatStreamAssembler {
+  private text = "";
+  private readonly calls = new Map<number, CallDraft>();
+  private model: string;
+  private finishReason: string | null = null;
+  private usage: Usage | null = null;
+
+  constructor(
+    fallbackModel: string,
+    private readonly onEvent: (event: ModelStreamEvent) => void = () => {},
+  ) {
+    this.model = fallbackModel;
+  }
+
+  get complete(): boolean {
+    return this.finishReason !== null && this.usage !== null;
+  }
+
+  push(chunk: ChatChunk): void {
+    if (chunk.model) this.model = chunk.model;
+    for (const choice of chunk.choices ?? []) {
+      if ((choice.index ?? 0) !== 0) continue;
+      const delta = choice.delta ?? {};
+      if (delta.content) {
+        this.text += delta.content;
+        this.onEvent({ type: "text_delta", text: delta.content });
+      }
+      for (const call of delta.tool_calls ?? []) this.applyCall(call);
+      if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    }
+    if (chunk.usage) {
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
+      // prompt_tokens counts the cached ones too; we keep fresh and cached apart, as Anthropic does.
+      this.usage = {
+        inputTokens: Math.max(0, (chunk.usage.prompt_tokens ?? 0) - cached),
+        outputTokens: chunk.usage.completion_tokens ?? 0,
+        cacheReadTokens: cached,
+        cacheWriteTokens: 0,
+      };
+    }
+  }
+
+  result(): ModelResponse {
+    const content: AssistantBlock[] = [];
+    if (this.text !== "") content.push({ type: "text", text: this.text });
+    for (const index of [...this.calls.keys()].sort((a, b) => a - b)) {
+      const call = this.calls.get(index) as CallDraft;
+      content.push({
+        type: "tool_use",
+        id: call.id,
+        name: call.name,
+        input: parseToolInput(call.json),
+      });
+    }
+    const hasCalls = this.calls.size > 0;
+    const mapped = STOP_REASONS[this.finishReason ?? ""] ?? "end_turn";
+    return {
+      content,
+      // Some servers say "stop" even when they called tools; the calls decide.
+      stopReason: hasCalls && mapped === "end_turn" ? "tool_use" : mapped,
+      usage: this.usage ?? emptyUsage(),
+      model: this.model,
+    };
+  }
+
+  private applyCall(delta: CallDelta): void {
+    let call = this.calls.get(delta.index);
+    if (!call) {
+      call = { id: delta.id || `call_${delta.index}`, name: "", json: "" };
+      this.calls.set(delta.index, call);
+    }
+    // The name comes whole in the call's first delta; some servers repeat it later.
+    if (delta.function?.name && call.name === "") {
+      call.name = delta.function.name;
+      this.onEvent({ type: "tool_use_start", id: call.id, name: call.name });
+    }
+    if (delta.function?.arguments) call.json += delta.function.arguments;
+  }
+}

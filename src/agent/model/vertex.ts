@@ -1,0 +1,47 @@
+import { createMessagesModel, type ModelTuning } from "./anthropic.js";
+import type { Model } from "./model.js";
+import type { ProviderHints } from "./retry.js";
+
+export interface VertexModelOptions extends ModelTuning {
+  /** Vertex's model id, e.g. claude-sonnet-4-5@20250929. */
+  model: string;
+  /** CLOUD_ML_REGION, e.g. us-east5 or global. */
+  region: string;
+  /** ANTHROPIC_VERTEX_PROJECT_ID (or GOOGLE_CLOUD_PROJECT). */
+  projectId: string;
+  /** ANTHROPIC_VERTEX_BASE_URL: a private endpoint or a test server. */
+  baseURL?: string | undefined;
+}
+
+export const VERTEX_HINTS: ProviderHints = {
+  api: "Google Vertex AI",
+  auth: "check the Google credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login, or the workload's service account), ANTHROPIC_VERTEX_PROJECT_ID and CLOUD_ML_REGION",
+  baseUrlVar: "ANTHROPIC_VERTEX_BASE_URL",
+};
+
+/**
+ * Claude on Google Vertex AI through Anthropic's Vertex SDK: the Messages
+ * API with Google OAuth from Application Default Credentials, so streaming,
+ * tool-input deltas, prompt caching and usage are the same as on Anthropic's
+ * API. The only importer of that SDK.
+ */
+export function createVertexModel(options: VertexModelOptions): Model {
+  const { region, projectId, baseURL, fetch: customFetch, ...tuning } = options;
+  const model = createMessagesModel({
+    ...tuning,
+    hints: VERTEX_HINTS,
+    secrets: [],
+    newClient: async () => {
+      const { default: AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
+      return new AnthropicVertex({
+        region,
+        projectId,
+        ...(baseURL ? { baseURL } : {}),
+        maxRetries: 0,
+        logLevel: "warn",
+        ...(customFetch ? { fetch: customFetch } : {}),
+      });
+    },
+  });
+  return { ...model, spec: `vertex/${options.model}` };
+}

@@ -1,0 +1,158 @@
+import type { CommandRecord } from "../agent/command-log.js";
+import type { AgentEventListener } from "../agent/events.js";
+import type { NetChange } from "../agent/file-history.js";
+import type { AgentLimits, AgentResult } from "../agent/loop.js";
+import type { McpServersConfig } from "../agent/mcp/config.js";
+import type { Model } from "../agent/model/model.js";
+import type { PolicyConfig } from "../agent/policy/policy.js";
+import type { InstructionFile } from "../agent/prompt.js";
+import type { AnyTool } from "../agent/tools/define-tool.js";
+import type { CoAuthor } from "../git/commit-message.js";
+import type { CreatedCommit, Identity } from "../git/commits.js";
+import type { PushResult } from "../git/push.js";
+import type { RetryOptions } from "../git/retry.js";
+import type { KnownSecret } from "../git/secret-scan.js";
+import type { FetchedMirror } from "../git/workspace.js";
+import type { CommitPusher } from "../kernel/push-work.js";
+import type { VerifyResult } from "../kernel/run-command.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+
+/**
+ * What a git job (run-git-job.ts) takes and gives back: the shapes every
+ * job kind and entry point shares.
+ */
+export interface GitJobInput {
+  cloneUrl: string;
+  /** Used only by the git commands that need it; never reaches the agent. */
+  token?: string | undefined;
+  /** The branch new work starts from; default: the remote's default branch. */
+  baseBranch?: string | undefined;
+  /** The repository's default branch, never pushed to; default: the base branch. */
+  defaultBranch?: string | undefined;
+  /** Work on this existing branch (a PR head) instead of creating one. */
+  existingBranch?: string | undefined;
+  /** GitHub's size estimate of the repository; small ones are fetched whole (partialFetchFor). */
+  repoSizeKb?: number | undefined;
+  /** From `prefetchRepository`, started while the caller made its API calls. */
+  fetched?: Promise<FetchedMirror | null> | undefined;
+  /** For naming a new branch: `<prefix>issue-<n>-<slug of title>`. */
+  branchTitle: string;
+  issueNumber?: number | undefined;
+  branchPrefix: string;
+  task: string;
+  extraRules?: string | undefined;
+  /** Agent instructions from a trusted place (see AgentSessionOptions.instructions). */
+  instructions?: InstructionFile[] | undefined;
+  model: Model;
+  policy: PolicyConfig;
+  limits: AgentLimits;
+  setup: string[];
+  verify?: string | null | undefined;
+  /** How long verify (and each setup command) may run, in seconds (default 15 minutes). */
+  verifyTimeoutSeconds?: number | undefined;
+  /** The network of the agent's commands and verify. */
+  network: NetworkPolicy;
+  /** The network of the setup commands. */
+  setupNetwork: NetworkPolicy;
+  squash: boolean;
+  identity: Identity;
+  coAuthor?: CoAuthor | undefined;
+  requestUrl?: string | undefined;
+  /** false: commit in the workspace but do not push (dry runs, fork PRs). */
+  push: boolean;
+  /** Keep a unified diff of the job's net change (to answer fork PRs with a patch). */
+  wantPatch?: boolean | undefined;
+  /** Push through this instead of git (`signed_commits`: the Git Data API). */
+  pushVia?: CommitPusher | undefined;
+  /** The token lacks `workflows: write`: commits changing .github/workflows/ are not pushed (workflow-files.ts). */
+  workflowsLocked?: boolean | undefined;
+  /** The repository's `mcp_servers:` (see job-mcp.ts). */
+  mcpServers?: McpServersConfig | undefined;
+  /** Tools of this job beside the built-in ones (a review's add_review_comment). */
+  tools?: readonly AnyTool[] | undefined;
+}
+
+export interface GitJobDeps {
+  cacheDir: string;
+  /** Every command the job runs from the repository or the agent runs in one of its sandboxes. */
+  sandbox: SandboxLauncher;
+  /** Every secret the process holds: none may leave in a commit (see secret-scan.ts). */
+  secrets: readonly KnownSecret[];
+  /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
+  envSource: Record<string, string | undefined>;
+  clock: { now(): number };
+  signal?: AbortSignal | undefined;
+  onEvent?: AgentEventListener | undefined;
+  /**
+   * Job-level progress ("Preparing the workspace", "Verifying"...); a call
+   * with the running step's text and a note says something about that step
+   * while it runs (a network failure in its output).
+   */
+  onStep?: ((step: string, note?: string) => void) | undefined;
+  /** Something went wrong that does not stop the job (a checkpoint not saved). */
+  onWarning?: ((message: string) => void) | undefined;
+  /**
+   * How fetches, ls-remote and pushes that failed on the transport (server
+   * down, 5xx, reset) are retried; default 4 tries over about 10 s.
+   */
+  gitRetry?: RetryOptions | undefined;
+  /**
+   * For a job that may be cut short (the App's): every turn that changed
+   * files is committed and saved under `ref` on the remote as the agent
+   * goes, the saved commits become the branch, and a job that finds a
+   * checkpoint there resumes from it (see checkpoints.ts). Needs `push`.
+   */
+  checkpoints?: CheckpointSettings | undefined;
+}
+
+export interface CheckpointSettings {
+  /** refs/patchwright/wip/<job id> (checkpointRef). */
+  ref: string;
+  /** Told each checkpoint once it is on the remote (a job record keeps it). */
+  onSaved?: ((sha: string) => Promise<void> | void) | undefined;
+}
+
+export type JobStage = "workspace" | "sandbox" | "setup" | "agent" | "verify" | "push";
+
+export interface GitJobResult {
+  branch: string;
+  baseBranch: string;
+  agent?: AgentResult;
+  changes: NetChange[];
+  commits: CreatedCommit[];
+  verify?: VerifyResult;
+  push?: PushResult;
+  /** Where the work went when the job's own branch could not take it. */
+  fallbackBranch?: string;
+  /**
+   * The server declined the job's branch (protected branch, pre-receive
+   * hook). The commits went to `sideBranch` (also fallbackBranch) or, when
+   * no branch took them, are kept in `patch`.
+   */
+  pushDeclined?: { branch: string; reason: string; sideBranch?: string };
+  /** Every command the agent ran through run_shell, with its exit status, from the tool log. */
+  commands: CommandRecord[];
+  /**
+   * Paths whose recorded changes did not match the workspace the agent left;
+   * a last commit set them to the workspace's content. Reported loudly.
+   */
+  drift?: string[];
+  patch?: string;
+  /** Where an earlier, interrupted run of the job got to: its commits start this branch. */
+  resumed?: { from: string; commits: CreatedCommit[] };
+  /**
+   * Stopped (a shutdown) with checkpoints on: nothing was verified or
+   * pushed to the branch; the work so far is at `checkpoint` on the remote.
+   */
+  interrupted?: { checkpoint?: string | undefined };
+  /** The first thing that went wrong; stages after it did not run, work before it is kept. */
+  error?: { stage: JobStage; message: string };
+  durationMs: number;
+  /**
+   * Deletes the job's checkpoint ref. Set once the work is on its branch;
+   * called once it is published (pipeline.ts), so a job that dies between
+   * the two still finds its work.
+   */
+  dropCheckpoint?: (() => Promise<void>) | undefined;
+}

@@ -1,0 +1,177 @@
+import { lstat, rename } from "node:fs/promises";
+import { join } from "node:path";
+import { errorMessage } from "../../error-message.js";
+import { runVerify, type VerifyResult } from "../../kernel/run-command.js";
+import type { JobSandboxes } from "../../kernel/worksite-sandboxes.js";
+import type { Sandbox } from "../../sandbox/sandbox.js";
+import type { BumpFailure } from "../fix/task.js";
+import { applyBump, type CommandRunner, type LockfileCommand } from "../managers/bump.js";
+import { type LockedMismatch, mismatchReason } from "../managers/locked-check.js";
+import { TOOL_CACHE } from "../managers/warm-install.js";
+import type { Update } from "../plan/outdated.js";
+import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
+
+/**
+ * One try of a set of updates in the workspace: back to the branch's clean
+ * state, the agent's kept changes on top (when there are some), the bump,
+ * the lockfile, the install, the checks. Every try starts from the
+ * branch's files; the installed tree is kept and brought in line with the
+ * lockfile (npm removes what it no longer lists), so a try pays only for
+ * what its bump changes.
+ */
+
+export interface AttemptOutcome {
+  passed: boolean;
+  failure?: BumpFailure;
+  verify?: VerifyResult;
+  /** Files the bump itself wrote. */
+  files: string[];
+  /** Updates the lockfile step locked at another version than planned: no fix can change that. */
+  mismatched?: LockedMismatch[];
+}
+
+export interface AttemptContext {
+  dir: string;
+  install: string;
+  /** Used instead of `install` when node_modules is already there (an earlier try or group left it). */
+  reinstall?: string | undefined;
+  /** The package manager's lockfile command (default npm's). */
+  lockfileCommand?: LockfileCommand | undefined;
+  /** The tool's cache inside the workspace (the only place a sandboxed install may write). */
+  cacheEnv?: ((dir: string) => Record<string, string>) | undefined;
+  /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
+  hideTreeFromLockfile?: boolean | undefined;
+  verify: string | null;
+  /** How long the install, the lockfile step and verify may each run (the config's verify_timeout). */
+  commandTimeoutSeconds?: number | undefined;
+  lockfilePath: string | undefined;
+  before: Date | undefined;
+  /** The environment of the repository's own commands: the agent's scrubbed one. */
+  shellEnv: Record<string, string>;
+  /** For npm's steps: the scrubbed one plus the variables .npmrc refers to (registry tokens). */
+  npmEnv: Record<string, string>;
+  gitEnv: Record<string, string | undefined>;
+  /** install (and the lockfile update) runs in `setup`, the checks in `agent`. */
+  sandboxes: Pick<JobSandboxes, "setup" | "agent">;
+  clock: { now(): number };
+  signal: AbortSignal;
+  onStep: (step: string, note?: string) => void;
+}
+
+export async function attemptUpdates(
+  ctx: AttemptContext,
+  updates: readonly Update[],
+  extraFiles?: ReadonlyMap<string, Buffer | null>,
+): Promise<AttemptOutcome> {
+  await resetCheckout(ctx.dir, ctx.gitEnv);
+  if (extraFiles) await writeFiles(ctx.dir, extraFiles);
+  const runner =
+    (env: Record<string, string>, sandbox: Sandbox, step?: string): CommandRunner =>
+    async (command) =>
+      withRelativePaths(
+        await runVerify({
+          command,
+          cwd: ctx.dir,
+          env,
+          sandbox,
+          signal: ctx.signal,
+          clock: ctx.clock,
+          timeoutSeconds: ctx.commandTimeoutSeconds,
+          networkSetting: sandbox === ctx.sandboxes.setup ? "setup_network" : "network",
+          ...(step ? { onNetworkTrouble: (note: string) => ctx.onStep(step, note) } : {}),
+        }),
+        ctx.dir,
+      );
+
+  const toolEnv = { ...ctx.npmEnv, ...ctx.cacheEnv?.(join(ctx.dir, TOOL_CACHE)) };
+  let bump: Awaited<ReturnType<typeof applyBump>>;
+  // npm resolves a lockfile from an installed tree when it finds one, which
+  // would carry versions over from an earlier try; the tree steps outside
+  // the workspace (out of the sandbox's sight) while the lockfile is made.
+  const installed = join(ctx.dir, "node_modules");
+  const aside = `${ctx.dir}.node_modules`;
+  const moved =
+    ctx.hideTreeFromLockfile === true &&
+    ctx.lockfilePath !== undefined &&
+    (await hasInstalledTree(ctx.dir));
+  if (moved) await rename(installed, aside);
+  try {
+    bump = await applyBump({
+      dir: ctx.dir,
+      updates,
+      lockfilePath: ctx.lockfilePath,
+      run: runner(toolEnv, ctx.sandboxes.setup),
+      before: ctx.before,
+      lockfileCommand: ctx.lockfileCommand,
+    });
+  } catch (error) {
+    // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump.
+    const message = errorMessage(error);
+    const result: VerifyResult = {
+      command: "edit package.json",
+      passed: false,
+      exit: "1",
+      timedOut: false,
+      durationMs: 0,
+      outputTail: message,
+    };
+    return { passed: false, failure: { stage: "lockfile", result }, files: [] };
+  } finally {
+    if (moved) await rename(aside, installed);
+  }
+  if (bump.lockfile && !bump.lockfile.passed) {
+    return {
+      passed: false,
+      failure: { stage: "lockfile", result: bump.lockfile },
+      files: bump.files,
+    };
+  }
+  if (bump.mismatched) {
+    const result: VerifyResult = {
+      command: bump.lockfile?.command ?? "lockfile",
+      passed: false,
+      exit: "1",
+      timedOut: false,
+      durationMs: bump.lockfile?.durationMs ?? 0,
+      outputTail: bump.mismatched.map(mismatchReason).join("\n"),
+    };
+    return {
+      passed: false,
+      failure: { stage: "lockfile", result },
+      files: bump.files,
+      mismatched: bump.mismatched,
+    };
+  }
+  const command = ctx.reinstall && (await hasInstalledTree(ctx.dir)) ? ctx.reinstall : ctx.install;
+  const installing = `Installing: ${command}`;
+  ctx.onStep(installing);
+  // An install into an existing tree may rewrite the manifests or the
+  // lockfile; the bump's own versions of them are what is committed.
+  const written = command === ctx.install ? undefined : await readFiles(ctx.dir, bump.files);
+  const install = await runner(toolEnv, ctx.sandboxes.setup, installing)(command);
+  if (written) await writeFiles(ctx.dir, written);
+  if (!install.passed)
+    return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
+  if (!ctx.verify) return { passed: true, files: bump.files };
+  const verifying = `Verifying: ${ctx.verify}`;
+  ctx.onStep(verifying);
+  const verify = await runner(ctx.shellEnv, ctx.sandboxes.agent, verifying)(ctx.verify);
+  return verify.passed
+    ? { passed: true, verify, files: bump.files }
+    : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}
+
+async function hasInstalledTree(dir: string): Promise<boolean> {
+  return lstat(join(dir, "node_modules")).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+/** Output names files relative to the repository: the workspace's own path means nothing to a reviewer. */
+function withRelativePaths(result: VerifyResult, dir: string): VerifyResult {
+  return {
+    ...result,
+    outputTail: result.outputTail.replaceAll(`${dir}/`, "").replaceAll(dir, "."),
+  };
+}

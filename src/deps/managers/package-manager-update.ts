@@ -1,0 +1,128 @@
+import { valid } from "semver";
+import { parse as parseYaml } from "yaml";
+import { readWorkspaceText } from "../../sandbox/host-files.js";
+import type { SkippedDependency } from "../plan/dependency-list.js";
+import type { Update } from "../plan/outdated.js";
+import { chooseTargets, ignoresPackage, rulesFor, type VersionPolicy } from "../plan/versions.js";
+import type { RegistryClient } from "../registry/registry.js";
+import { releaseLinks } from "../registry/release-notes.js";
+
+/**
+ * package.json's `packageManager` (`pnpm@10.12.1`), which corepack and
+ * setup actions install: updated like a dependency, from the registry
+ * package the tool is published as, as Renovate does. The field is the
+ * whole edit: the lockfile step then runs under the new version. Two cases
+ * are only listed, with the command that does it: a field with corepack's
+ * hash (`+sha512.…`), which must be computed from the new release, and yarn
+ * 2+ run from the release file `.yarnrc.yml`'s `yarnPath` names, which
+ * `yarn set version` replaces.
+ */
+
+export interface ManagerUpdates {
+  updates: Update[];
+  skipped: SkippedDependency[];
+}
+
+const MANIFEST = "package.json";
+
+export async function findManagerUpdates(options: {
+  dir: string;
+  /** The field as written, when package.json has one. */
+  pinned: string | undefined;
+  registry: RegistryClient;
+  policy: VersionPolicy;
+  signal?: AbortSignal | undefined;
+}): Promise<ManagerUpdates> {
+  const out: ManagerUpdates = { updates: [], skipped: [] };
+  const field = /^([a-z]+)@([^+\s]+)(\+\S+)?$/.exec(options.pinned ?? "");
+  const [, tool, current, hash] = field ?? [];
+  if (!tool || !current) return out;
+  const skip = (reason: string) =>
+    out.skipped.push({ name: tool, manifest: MANIFEST, reason: `packageManager field: ${reason}` });
+  const registryName = publishedAs(tool, current);
+  if (!registryName) return out;
+  if (!valid(current)) {
+    skip(`"${options.pinned}" names no exact version to update from`);
+    return out;
+  }
+  if (ignoresPackage(rulesFor(tool, options.policy.ignore))) {
+    skip("ignored by deps.ignore");
+    return out;
+  }
+  const packument = await options.registry
+    .packument(registryName, options.signal)
+    .catch((error: Error) => error);
+  if (packument instanceof Error) {
+    skip(packument.message);
+    return out;
+  }
+  const choice = chooseTargets(packument, current, options.policy);
+  const targets = [choice.nonMajor, choice.major].filter((c) => c !== undefined);
+  if (targets.length === 0) {
+    if (choice.passedOver.length > 0)
+      skip(
+        `${current} kept: ${choice.passedOver.map((p) => `${p.version}: ${p.reason}`).join("; ")}`,
+      );
+    return out;
+  }
+  const held = hash
+    ? (to: string) =>
+        `corepack's hash in the field (${hash.slice(0, 12)}…) must be computed for the new release: run \`corepack use ${tool}@${to}\``
+    : await yarnPathHold(options.dir, tool);
+  for (const target of targets) {
+    if (held) {
+      skip(
+        `${current} -> ${target.version} (${target.type}) listed, not proposed: ${held(target.version)}`,
+      );
+      continue;
+    }
+    out.updates.push({
+      name: tool,
+      ...(registryName !== tool ? { package: registryName } : {}),
+      from: current,
+      to: target.version,
+      type: target.type,
+      ...(target.publishedAt ? { publishedAt: target.publishedAt } : {}),
+      locations: [
+        {
+          manifest: MANIFEST,
+          section: "packageManager",
+          spec: options.pinned as string,
+          newSpec: `${tool}@${target.version}`,
+          from: current,
+        },
+      ],
+      links: releaseLinks(packument, target.version),
+      newInstallScripts: [],
+      passedOver: choice.passedOver
+        .filter((p) => (p.type === "major") === (target.type === "major"))
+        .map((p) => `${p.version}: ${p.reason}`),
+    });
+  }
+  return out;
+}
+
+/** The registry package a tool's release is: yarn 2+ is `@yarnpkg/cli-dist`, as corepack installs it. */
+function publishedAs(tool: string, version: string): string | undefined {
+  if (tool === "yarn") return /^1\./.test(version) ? "yarn" : "@yarnpkg/cli-dist";
+  return tool === "pnpm" || tool === "npm" || tool === "bun" ? tool : undefined;
+}
+
+/** Yarn 2+ runs the release file `yarnPath` names, whatever the field says. */
+async function yarnPathHold(
+  dir: string,
+  tool: string,
+): Promise<((to: string) => string) | undefined> {
+  if (tool !== "yarn") return undefined;
+  const text = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
+  let yarnPath: unknown;
+  try {
+    yarnPath =
+      text === undefined ? undefined : (parseYaml(text) as { yarnPath?: unknown })?.yarnPath;
+  } catch {
+    return undefined;
+  }
+  if (typeof yarnPath !== "string") return undefined;
+  return (to) =>
+    `.yarnrc.yml's yarnPath runs ${yarnPath} whatever the field says: run \`yarn set version ${to}\`, which replaces both`;
+}

@@ -1,0 +1,171 @@
+import { shellQuote } from "../../agent/tools/fs/text-file.js";
+import type { Update } from "../plan/outdated.js";
+
+/**
+ * In-range updates move the lockfile only: package.json keeps its range and
+ * the lockfile takes the newer version inside it. Each tool does it its own
+ * way, the one that leaves package.json alone and honours the age gate:
+ * - npm and yarn 1: the lockfile entries are dropped and the lockfile
+ *   step resolves the range again as on a first install (npm
+ *   under --before; yarn 1 has no age gate, so the locked-version check
+ *   refuses a version newer than the plan's);
+ * - pnpm: `pnpm update name@version --no-save --lockfile-only` per project,
+ *   which locks the plan's own version and leaves package.json alone;
+ * - yarn 2+: `yarn up -R name`, which resolves every range of the name
+ *   again, inside the ranges, under the age gate;
+ * - bun: each kept range is pinned at the plan's version in package.json
+ *   for a first lockfile step, then put back for a second one, which keeps
+ *   the pinned version since the range allows it (bump.ts). `bun update
+ *   name@version` writes the version into package.json and bun.lock's
+ *   record of the range, and `bun update name` takes the newest version in
+ *   range under the age gate, which need not be the plan's.
+ */
+
+export interface Relock {
+  name: string;
+  version: string;
+  /** The folders of the manifests whose range stays ("" for the root). */
+  dirs: string[];
+  /** Those ranges, as the manifests write them. */
+  specs: string[];
+  /** Where each of them is declared. */
+  locations: RelockLocation[];
+}
+
+export interface RelockLocation {
+  manifest: string;
+  section: string;
+  spec: string;
+}
+
+/** A range written in place of another in one manifest (bump.ts's ManifestEdit). */
+export interface PinEdit {
+  section: string;
+  name: string;
+  spec: string;
+}
+
+/** The updates of a bump that leave a range as it is, per package and version. */
+export function relockTargets(updates: readonly Update[]): Relock[] {
+  return updates
+    .map((update) => {
+      const kept = update.locations.filter((l) => l.newSpec === null);
+      return {
+        name: update.name,
+        version: update.to,
+        dirs: [...new Set(kept.map((l) => manifestDir(l.manifest)))],
+        specs: [...new Set(kept.map((l) => l.spec))],
+        locations: kept.map(({ manifest, section, spec }) => ({ manifest, section, spec })),
+      };
+    })
+    .filter((relock) => relock.dirs.length > 0);
+}
+
+/**
+ * The lockfile without the entries `relock` moves, for the tools that
+ * resolve what their lockfile lacks (npm's package-lock.json: the
+ * package's entries; yarn 1's yarn.lock: the entries of the kept ranges,
+ * so other ranges of the package elsewhere in the tree stay where they
+ * are); undefined for the lockfiles whose tool is asked by command instead.
+ */
+export function forgetLocked(
+  lockfilePath: string,
+  text: string,
+  relock: readonly Relock[],
+): string | undefined {
+  if (relock.length === 0) return undefined;
+  if (lockfilePath.endsWith(".json"))
+    return forgetInPackageLock(
+      text,
+      relock.map((r) => r.name),
+    );
+  if (lockfilePath.endsWith("yarn.lock") && !text.includes("__metadata:"))
+    return forgetInYarnClassic(
+      text,
+      relock.flatMap((r) => r.specs.map((spec) => `${r.name}@${spec}`)),
+    );
+  return undefined;
+}
+
+/**
+ * The manifests' kept ranges pinned at the plan's versions, for the tools
+ * that lock an exact spec exactly and keep a locked version its range
+ * still allows (bun); empty for the others.
+ */
+export function pinnedRanges(
+  lockfilePath: string,
+  relock: readonly Relock[],
+): Map<string, PinEdit[]> {
+  const byManifest = new Map<string, PinEdit[]>();
+  if (!lockfilePath.endsWith("bun.lock")) return byManifest;
+  for (const { name, version, locations } of relock) {
+    for (const { manifest, section } of locations) {
+      byManifest.set(manifest, [
+        ...(byManifest.get(manifest) ?? []),
+        { section, name, spec: version },
+      ]);
+    }
+  }
+  return byManifest;
+}
+
+/** pnpm's update of each project's in-range packages to the plan's versions. */
+export function pnpmRelockCommands(
+  pnpm: string,
+  relock: readonly Relock[],
+  flags: string,
+): string[] {
+  const byDir = new Map<string, string[]>();
+  for (const { name, version, dirs } of relock) {
+    for (const dir of dirs) byDir.set(dir, [...(byDir.get(dir) ?? []), `${name}@${version}`]);
+  }
+  // --filter: a name given to a whole workspace would be locked at this version in every project, whatever its range.
+  return [...byDir].map(
+    ([dir, specs]) =>
+      `${pnpm} update --filter ${shellQuote(dir ? `{./${dir}}` : "{.}")} ${specs.map(shellQuote).join(" ")} --no-save --lockfile-only --ignore-scripts${flags}`,
+  );
+}
+
+/** yarn 2+'s resolution of the names again inside their ranges. */
+export function yarnBerryRelockCommand(yarn: string, relock: readonly Relock[]): string {
+  const names = [...new Set(relock.map((r) => r.name))].map(shellQuote).join(" ");
+  return `${yarn} up -R ${names} --mode=update-lockfile`;
+}
+
+function manifestDir(manifest: string): string {
+  return manifest.includes("/") ? manifest.slice(0, manifest.lastIndexOf("/")) : "";
+}
+
+function forgetInPackageLock(text: string, names: readonly string[]): string {
+  const lock = JSON.parse(text) as { packages?: Record<string, unknown> };
+  if (!lock.packages) return text;
+  for (const key of Object.keys(lock.packages)) {
+    if (
+      names.some((name) => key === `node_modules/${name}` || key.endsWith(`/node_modules/${name}`))
+    ) {
+      delete lock.packages[key];
+    }
+  }
+  return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
+/** Yarn 1's entries start at an unindented `"a@^1.0.0", a@~1.1.0:` line and run to the next one. */
+function forgetInYarnClassic(text: string, descriptors: readonly string[]): string {
+  const lines = text.split("\n");
+  const out: string[] = [];
+  let dropping = false;
+  for (const line of lines) {
+    if (/^\S.*:$/.test(line) && !line.startsWith("#")) {
+      dropping = line
+        .slice(0, -1)
+        .split(/,\s*/)
+        .some((d) => descriptors.includes(d.trim().replace(/^"|"$/g, "")));
+    } else if (line === "" && dropping) {
+      // The blank line after an entry goes with it.
+      dropping = false;
+      continue;
+    }
+    if (!dropping) out.push(line);
+  }
+  return out.join("\n");
+}

@@ -1,0 +1,94 @@
+import { execFile } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, isAbsolute, join } from "node:path";
+import { shellQuote } from "../../agent/tools/fs/text-file.js";
+import type { SandboxLauncher } from "../../sandbox/sandbox.js";
+import { type ManagerTools, type PackageManager, toolCommand } from "./package-manager.js";
+
+/**
+ * Whether the project's package manager can be started where the bump job
+ * runs it, checked once before any group: a missing tool would fail every
+ * group's lockfile step with the shell's "not found", and the agent would be
+ * asked to fix that. The sandbox shows system folders and the PATH's
+ * toolchains but never a home folder or patchwright's own, so a tool the
+ * host finds (bun from oven-sh/setup-bun lives in ~/.bun/bin) is looked for
+ * inside a sandbox too. npm comes with the Node that runs us.
+ */
+
+export interface ToolCheckOptions {
+  manager: PackageManager;
+  tools?: ManagerTools | undefined;
+  /** The environment the tool's commands get (their PATH). */
+  env: Record<string, string>;
+  sandbox: SandboxLauncher;
+}
+
+/** Why the tool cannot be started, or undefined when it can. */
+export async function missingTool(options: ToolCheckOptions): Promise<string | undefined> {
+  const { manager } = options;
+  if (manager.name === "npm") return undefined;
+  const command = toolCommand(manager.name, options.tools);
+  const program = command.trim().split(/\s+/)[0] ?? command;
+  const path = options.env.PATH ?? "";
+  const uses = `this repository uses ${manager.name} (${manager.evidence})`;
+  const fix =
+    manager.name === "bun"
+      ? "install bun in a folder the sandbox shows (the Docker image has it in /usr/local/bin; in GitHub Actions run `npm install -g bun`: oven-sh/setup-bun puts it in the home folder, which the sandbox hides)"
+      : "install corepack (Node 25 and later no longer ship it: npm install -g corepack)";
+  const found = findProgram(program, path);
+  if (!found) {
+    const where = program.includes("/")
+      ? `${program} does not exist or is not executable`
+      : `${program} is not on the PATH (${path || "empty"})`;
+    return `${uses}, but ${where}; ${fix}. Nothing was changed.`;
+  }
+  if (options.sandbox.kind !== "bubblewrap" || (await startsInSandbox(program, options)))
+    return undefined;
+  return `${uses}, but the sandbox its installs run in cannot see ${found} (home folders and patchwright's own folder are hidden from it); ${fix}. Nothing was changed.`;
+}
+
+/** The file `program` names, or the first one of that name on `path`. */
+function findProgram(program: string, path: string): string | undefined {
+  const candidates = program.includes("/")
+    ? [program]
+    : path
+        .split(delimiter)
+        .filter((dir) => isAbsolute(dir))
+        .map((dir) => join(dir, program));
+  return candidates.find((file) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function startsInSandbox(program: string, options: ToolCheckOptions): Promise<boolean> {
+  const scratch = await mkdtemp(join(tmpdir(), "patchwright-tool-check-"));
+  try {
+    const sandbox = options.sandbox.open({
+      workspace: scratch,
+      readOnly: [],
+      network: { kind: "off" },
+    });
+    try {
+      const test = program.includes("/") ? "test -x" : "command -v";
+      const wrapped = await sandbox.wrap({
+        argv: ["/bin/sh", "-c", `${test} ${shellQuote(program)} >/dev/null`],
+        cwd: scratch,
+        env: { PATH: options.env.PATH ?? "" },
+      });
+      return await new Promise<boolean>((resolve) => {
+        execFile(wrapped.file, wrapped.args, { env: wrapped.env }, (error) => resolve(!error));
+      });
+    } finally {
+      await sandbox.close();
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,96 @@
+import { readdir } from "node:fs/promises";
+import { compare, lt } from "semver";
+import { parse as parseYaml } from "yaml";
+import { readWorkspaceText, realPathInside } from "../../sandbox/host-files.js";
+import { parseNodeVersion } from "./node-version.js";
+
+/**
+ * The Node a project's CI develops on, from its GitHub workflows: every
+ * `actions/setup-node` step's `node-version` (a matrix value included). The
+ * development tools run on each of them, so the lowest counts. A job that
+ * tests the built package rather than the tools is not counted: one on a
+ * Node below the project's own engines.node (a legacy check), or one that
+ * installs without devDependencies (`--production`, `--omit=dev`).
+ */
+
+export interface WorkflowNode {
+  label: string;
+  version: string;
+  source: string;
+}
+
+const WORKFLOWS = ".github/workflows";
+
+export async function readWorkflowNode(
+  dir: string,
+  enginesFloor: string | undefined,
+): Promise<WorkflowNode | undefined> {
+  const folder = await realPathInside(dir, WORKFLOWS).catch(() => undefined);
+  if (!folder) return undefined;
+  const files = (await readdir(folder).catch(() => []))
+    .filter((name) => /\.ya?ml$/.test(name))
+    .sort();
+  const found: WorkflowNode[] = [];
+  for (const file of files) {
+    const path = `${WORKFLOWS}/${file}`;
+    const text = await readWorkspaceText(dir, path).catch(() => undefined);
+    for (const value of text === undefined ? [] : setupNodeVersions(text)) {
+      const parsed = parseNodeVersion(value);
+      if (parsed && (!enginesFloor || !lt(parsed.version, enginesFloor)))
+        found.push({
+          label: parsed.label,
+          version: parsed.version,
+          source: `${path} node-version`,
+        });
+    }
+  }
+  return found.sort((a, b) => compare(a.version, b.version))[0];
+}
+
+/** Installs that leave devDependencies out: such a job runs the package, not the tools. */
+const WITHOUT_DEV = /--production\b|--prod\b|--omit[= ]dev\b|devDependencies/;
+
+/** The node-version values of a workflow's setup-node steps, matrix references expanded. */
+function setupNodeVersions(text: string): string[] {
+  let doc: unknown;
+  try {
+    // Every scalar as written: YAML would read `22.10` as the number 22.1.
+    doc = parseYaml(text, { schema: "failsafe" });
+  } catch {
+    return [];
+  }
+  const jobs = record(record(doc)?.jobs);
+  const out: string[] = [];
+  for (const job of Object.values(jobs ?? {})) {
+    const steps = Array.isArray(record(job)?.steps) ? (record(job)?.steps as unknown[]) : [];
+    const runs = steps.map((step) => record(step)?.run).filter((r) => typeof r === "string");
+    if (runs.some((r) => WITHOUT_DEV.test(r))) continue;
+    const matrix = record(record(record(job)?.strategy)?.matrix);
+    for (const step of steps) {
+      const uses = record(step)?.uses;
+      if (typeof uses !== "string" || !uses.startsWith("actions/setup-node@")) continue;
+      const value = record(record(step)?.with)?.["node-version"];
+      if (typeof value !== "string") continue;
+      const key = /^\$\{\{\s*matrix\.([\w-]+)\s*\}\}$/.exec(value.trim())?.[1];
+      if (key === undefined) {
+        if (!value.includes("${{")) out.push(value);
+        continue;
+      }
+      const listed = matrix?.[key];
+      const include = Array.isArray(matrix?.include) ? matrix.include : [];
+      for (const item of [
+        ...(Array.isArray(listed) ? listed : [listed]),
+        ...include.map((entry) => record(entry)?.[key]),
+      ]) {
+        if (typeof item === "string") out.push(item);
+      }
+    }
+  }
+  return out;
+}
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value && typeof value === "object" && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}

@@ -1,0 +1,108 @@
+import { posix } from "node:path";
+import { satisfies } from "semver";
+import type { DepsConfig } from "../config.js";
+import {
+  type DepEntry,
+  lockedLink,
+  lockedVersion,
+  type Manifest,
+  type NpmProject,
+} from "./project.js";
+import { specFloor, specTarget } from "./spec.js";
+import { ignoresPackage, rulesFor } from "./versions.js";
+
+/**
+ * The dependencies a plan considers, read from the manifests and the
+ * lockfile without asking a registry: each registry dependency with its
+ * installed version; the ones on the workspace's own packages, which the
+ * package manager links (counted, never bumped); and the rest, with why.
+ */
+
+export interface SkippedDependency {
+  name: string;
+  manifest: string;
+  reason: string;
+}
+
+export interface WantedDependency {
+  entry: DepEntry;
+  /** The version installed for this manifest (its lockfile entry, else the range's floor). */
+  current: string;
+  /** The registry package: an npm alias's target, else the dependency's name. */
+  package: string;
+  /** The range inside the spec (`~3.24.0` of `npm:lib@~3.24.0`). */
+  range: string;
+}
+
+export interface DependencyList {
+  wanted: WantedDependency[];
+  skipped: SkippedDependency[];
+  /** Dependencies on the workspace's own packages: the package manager links them. */
+  internal: number;
+}
+
+/** Every registry dependency the config covers, with its installed version; no registry asked. */
+export function listDependencies(
+  project: NpmProject,
+  config: Pick<DepsConfig, "depTypes" | "ignore">,
+): DependencyList {
+  const skipped: SkippedDependency[] = [];
+  const wanted: WantedDependency[] = [];
+  const workspaces = new Map<string, Manifest>();
+  for (const manifest of project.manifests)
+    if (manifest.name && !workspaces.has(manifest.name)) workspaces.set(manifest.name, manifest);
+  const folders = new Set(project.manifests.map((m) => m.dir));
+  let internal = 0;
+
+  for (const manifest of project.manifests) {
+    for (const entry of manifest.deps) {
+      if (!config.depTypes.includes(entry.section)) continue;
+      const skip = (reason: string) =>
+        skipped.push({ name: entry.name, manifest: entry.manifest, reason });
+      const target = specTarget(entry.name, entry.spec);
+      if (target.kind === "workspace") internal += 1;
+      else if (target.kind === "local") {
+        const folder = posix.normalize(posix.join(manifest.dir || ".", target.path));
+        if (folders.has(folder === "." ? "" : folder.replace(/\/$/, ""))) internal += 1;
+        else skip("a local package (file:, link: or a path), not from a registry");
+      } else if (target.kind === "other") skip(target.reason);
+      else if (linksWorkspace(project, manifest, entry, target, workspaces)) internal += 1;
+      else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
+      else {
+        const current =
+          lockedVersion(project.lockfile, manifest.dir, entry.name) ??
+          project.lockedVersionOf?.(manifest.dir, entry.name, entry.spec) ??
+          specFloor(target.range);
+        if (current) wanted.push({ entry, current, package: target.package, range: target.range });
+        else skip(`cannot tell the installed version of "${entry.spec}"`);
+      }
+    }
+  }
+  return { wanted, skipped, internal };
+}
+
+/**
+ * A registry range on a name the workspace has is linked to that package
+ * only when the package's own version satisfies the range and the
+ * lockfile links it (without a lockfile that says, the range decides, as
+ * npm does). A package that depends on a published version of itself (a
+ * formatter formatting its own sources with its last release) is not.
+ */
+function linksWorkspace(
+  project: NpmProject,
+  manifest: Manifest,
+  entry: DepEntry,
+  target: { package: string; range: string },
+  workspaces: ReadonlyMap<string, Manifest>,
+): boolean {
+  const workspace = workspaces.get(target.package);
+  if (!workspace) return false;
+  const inRange = workspace.version
+    ? satisfies(workspace.version, target.range, { includePrerelease: true })
+    : target.range === "*";
+  if (!inRange) return false;
+  const linked = project.lockfile
+    ? lockedLink(project.lockfile, manifest.dir, entry.name)
+    : project.linkedOf?.(manifest.dir, entry.name, entry.spec);
+  return linked ?? true;
+}

@@ -1,0 +1,211 @@
+import picomatch from "picomatch";
+import { major, minor, patch, rcompare } from "semver";
+import type { DepsConfig, UpdateType } from "../config.js";
+import { addLocation, fromVersions, type Update } from "./outdated.js";
+import { updateType } from "./versions.js";
+
+/**
+ * One pull request per group. A package joins the first configured group
+ * whose patterns and update types match it; otherwise minor and patch
+ * updates share one default group and every major update gets its own
+ * pull request, so one breaking change never holds the safe ones hostage.
+ * Majors come in the order they are most likely to be merged (the smallest
+ * jump first, then the most used), which is the order they open in under
+ * `max_open_prs`.
+ */
+
+/** How the majors are ordered, as the plan says it. */
+export const MAJOR_ORDER =
+  "smallest jump first (fewest breaking versions crossed), then the most used (most package.json files), then by name";
+
+export const DEFAULT_GROUP_NAME = "minor and patch";
+/** In-range updates that move the lockfile only. */
+export const LOCKFILE_GROUP_NAME = "lockfile only";
+
+/** The default group's name says what it can hold: "patch" when only patches are enabled. */
+export function defaultGroupName(updateTypes: readonly UpdateType[]): string {
+  const kinds = (["minor", "patch"] as const).filter((t) => updateTypes.includes(t));
+  return kinds.length === 1 ? (kinds[0] as string) : DEFAULT_GROUP_NAME;
+}
+
+export interface UpdateGroup {
+  /** Stable across runs: the branch suffix, so the next run finds the same pull request. */
+  slug: string;
+  name: string;
+  /** A single major update rather than a group. */
+  single: boolean;
+  /** Fixes known advisories: its own pull request, labelled security, past schedule and cooldown. */
+  security?: boolean;
+  /**
+   * Set when a group was split: "as-is" holds the updates that pass without
+   * changes, "fixes" those that need the agent's; `other` is the partner's branch.
+   */
+  split?: { role: "as-is" | "fixes"; other: string };
+  updates: Update[];
+}
+
+export function groupUpdates(
+  updates: readonly Update[],
+  config: Pick<DepsConfig, "groups"> & Partial<Pick<DepsConfig, "updateTypes">>,
+  links: readonly string[][] = [],
+): UpdateGroup[] {
+  const configured = config.groups.map((rule) => ({
+    rule,
+    matches: picomatch(rule.patterns, { dot: true }),
+    group: { slug: slugify(rule.name), name: rule.name, single: false, updates: [] as Update[] },
+  }));
+  const fallbackName = defaultGroupName(config.updateTypes ?? ["patch", "minor", "major"]);
+  const fallback: UpdateGroup = {
+    slug: slugify(fallbackName),
+    name: fallbackName,
+    single: false,
+    updates: [],
+  };
+  const lockfileOnly: UpdateGroup = {
+    slug: slugify(LOCKFILE_GROUP_NAME),
+    name: LOCKFILE_GROUP_NAME,
+    single: false,
+    updates: [],
+  };
+  const singles: UpdateGroup[] = [];
+
+  for (const update of updates) {
+    const home = configured.find(
+      (c) => c.matches(update.name) && c.rule.updateTypes.includes(update.type),
+    );
+    if (home) home.group.updates.push(update);
+    else if (update.type !== "major" && update.locations.every((l) => l.newSpec === null))
+      lockfileOnly.updates.push(update);
+    else if (update.type !== "major") fallback.updates.push(update);
+    else {
+      const line =
+        major(update.to) === 0
+          ? `${major(update.to)}.${minor(update.to)}`
+          : String(major(update.to));
+      singles.push({
+        slug: slugify(`${update.name}-${line}`),
+        name: `${update.name} ${line}`,
+        single: true,
+        updates: [update],
+      });
+    }
+  }
+  const groups = mergeLinked(
+    [...configured.map((c) => c.group), fallback, lockfileOnly, ...singles.sort(likelyFirst)],
+    links,
+  );
+  // The name stays the one the branch has: a title that says "minor" on a
+  // branch called minor-and-patch reads as two different pull requests.
+  return groups
+    .map((group) => ({ ...group, updates: newestPerPackage(group.updates) }))
+    .filter((group) => group.updates.length > 0);
+}
+
+/** Majors most likely to be merged first: the smallest jump, then the most used, then by name. */
+function likelyFirst(a: UpdateGroup, b: UpdateGroup): number {
+  const [ua, ub] = [a.updates[0], b.updates[0]];
+  if (!ua || !ub) return a.slug.localeCompare(b.slug);
+  return (
+    breakingSteps(ua) - breakingSteps(ub) || users(ub) - users(ua) || a.slug.localeCompare(b.slug)
+  );
+}
+
+/** Breaking versions crossed: majors, or minors below 1.0.0 (0.0.x patches), as npm's caret sees them. */
+function breakingSteps(update: Update): number {
+  const { from, to } = update;
+  if (major(from) !== major(to)) return major(to) - major(from);
+  if (major(from) === 0 && minor(from) !== minor(to)) return minor(to) - minor(from);
+  return major(from) === 0 && minor(from) === 0 ? patch(to) - patch(from) : 0;
+}
+
+function users(update: Update): number {
+  return new Set(update.locations.map((l) => l.manifest)).size;
+}
+
+/**
+ * Bumps that only work together (peer ranges) move into one group: a
+ * major's own when one of them is a major (it becomes a group named after
+ * both), so a breaking change never rides in the minor and patch group;
+ * otherwise the first group holding one of them.
+ */
+function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateGroup[] {
+  for (const names of links) {
+    const holding = groups.filter((g) => g.updates.some((u) => names.includes(u.name)));
+    const home = holding.find((g) => g.single) ?? holding[0];
+    const others = holding.filter((g) => g !== home);
+    if (!home || others.length === 0) continue;
+    for (const other of others) {
+      const moving = other.updates.filter((u) => names.includes(u.name));
+      other.updates = other.updates.filter((u) => !names.includes(u.name));
+      home.updates.push(...moving);
+    }
+    if (home.single) {
+      home.single = false;
+      home.name = home.updates.map((u) => u.name).join(" and ");
+      home.slug = slugify(`${home.name}-peers`);
+    }
+  }
+  return groups;
+}
+
+/**
+ * A group can only move a dependency of one package.json once: its highest
+ * target wins there. Workspaces on different majors of a package each keep
+ * their own update (`@types/node` 22.x here, 24.x there).
+ */
+function newestPerPackage(updates: Update[]): Update[] {
+  const taken = new Set<string>();
+  const kept = new Map<Update, Update>();
+  const newestFirst = [...updates].sort(
+    (a, b) => a.name.localeCompare(b.name) || rcompare(a.to, b.to),
+  );
+  for (const update of newestFirst) {
+    const key = (l: Update["locations"][number]) => `${update.name}\0${l.manifest}\0${l.section}`;
+    const free = update.locations.filter((l) => !taken.has(key(l)));
+    for (const location of free) taken.add(key(location));
+    if (free.length === update.locations.length) kept.set(update, update);
+    else if (free.length > 0) kept.set(update, withLocations(update, free));
+  }
+  return updates.flatMap((u) => kept.get(u) ?? []);
+}
+
+function withLocations(update: Update, locations: Update["locations"]): Update {
+  const [first, ...rest] = locations as [Update["locations"][number], ...Update["locations"]];
+  const out: Update = {
+    ...update,
+    from: first.from,
+    type: updateType(first.from, update.to),
+    locations: [first],
+  };
+  for (const location of rest) addLocation(out, location);
+  return out;
+}
+
+export function slugify(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      .replace(/^@/, "")
+      .replace(/[^a-z0-9.]+/g, "-")
+      .replace(/\.{2,}/g, ".")
+      .replace(/^[-.]+|[-.]+$/g, "")
+      .slice(0, 60) || "deps"
+  );
+}
+
+/** The group's branch: `<prefix>deps/<slug>`, the same on every run. */
+export function groupBranch(prefix: string, group: Pick<UpdateGroup, "slug">): string {
+  return `${prefix}deps/${group.slug}`;
+}
+
+export function groupTitle(group: UpdateGroup): string {
+  const [only] = group.updates;
+  if (group.security && only) {
+    const severities = [...new Set((only.advisories ?? []).map((a) => a.severity))];
+    const note = severities.length > 0 ? `security, ${severities.join("/")}` : "security";
+    return `Bump ${only.name} from ${fromVersions(only)} to ${only.to} (${note})`;
+  }
+  if (group.updates.length === 1 && only)
+    return `Bump ${only.name} from ${fromVersions(only)} to ${only.to}`;
+  return `Bump the ${group.name} group: ${group.updates.length} updates`;
+}

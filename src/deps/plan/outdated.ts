@@ -1,0 +1,252 @@
+import PQueue from "p-queue";
+import { lt, valid } from "semver";
+import type { DepsConfig, UpdateType } from "../config.js";
+import type { Advisory, Packument, RegistryClient } from "../registry/registry.js";
+import { type ReleaseLinks, releaseLinks } from "../registry/release-notes.js";
+import {
+  type DependencyList,
+  listDependencies,
+  type SkippedDependency,
+  type WantedDependency,
+} from "./dependency-list.js";
+import { DEP_SECTIONS, type DepSection, type NpmProject } from "./project.js";
+import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
+import { writeRange } from "./range-strategy.js";
+import type { ReleaseAge } from "./release-age.js";
+import { withAlias } from "./spec.js";
+import { chooseTargets, type PassedOver, updateType, versionPolicy } from "./versions.js";
+
+/**
+ * Finding updates: every registry dependency of every manifest, its
+ * installed version (from the lockfile), the registry's packument, and the
+ * versions `chooseTargets` accepts. Entries for the same package and target
+ * in several workspaces become one update with several locations, each
+ * with the version its own workspace has now.
+ */
+
+export interface UpdateLocation {
+  manifest: string;
+  /** The package.json section, or its `packageManager` field. */
+  section: DepSection | "packageManager";
+  spec: string;
+  /** The spec to write, or null when the range already allows the new version (lockfile only). */
+  newSpec: string | null;
+  /** The version this manifest has now (workspaces of one repository can differ). */
+  from: string;
+}
+
+export interface Update {
+  /** The dependency's name in package.json (an npm alias's own name). */
+  name: string;
+  /** Set when the dependency is an npm alias: the package it installs from the registry. */
+  package?: string;
+  /** The lowest version among the locations (each has its own `from`). */
+  from: string;
+  to: string;
+  /** The biggest kind of change among the locations. */
+  type: UpdateType;
+  publishedAt?: string;
+  locations: UpdateLocation[];
+  links: ReleaseLinks;
+  /** Install scripts the new version has and the old one did not (preinstall, install, postinstall). */
+  newInstallScripts: string[];
+  /** Newer versions of the same kind that were passed over, and why: "2.1.0: released 1 day ago, …". */
+  passedOver: string[];
+  /** Set on security updates: the advisories the current version has and this one fixes. */
+  advisories?: Advisory[];
+}
+
+export interface FindUpdatesResult {
+  updates: Update[];
+  skipped: SkippedDependency[];
+  /** Packages already at the newest acceptable version. */
+  upToDate: number;
+  /** Dependencies of workspaces on each other: the package manager links them, there is nothing to bump. */
+  internal: number;
+  /** What is installed now, per package (the root's view): the peer check starts from it. */
+  installed: Map<string, string>;
+  /** By registry package name. */
+  packuments: Map<string, Packument>;
+  /** Every registry dependency considered, with its installed version. */
+  entries: WantedDependency[];
+}
+
+export interface FindUpdatesOptions {
+  project: NpmProject;
+  registry: RegistryClient;
+  config: DepsConfig;
+  now: number;
+  /** The Nodes dependencies run on (development, engines); none: no engines check. */
+  nodes?: ProjectNodes | undefined;
+  releaseAge?: ReleaseAge | undefined;
+  /** Only these packages (a security-only run asks the registry about nothing else). */
+  onlyNames?: ReadonlySet<string> | undefined;
+  signal?: AbortSignal;
+  concurrency?: number;
+}
+
+const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
+
+export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpdatesResult> {
+  const { project, config } = options;
+  const listed: DependencyList = listDependencies(project, config);
+  const skipped = listed.skipped;
+  const internal = listed.internal;
+  const wanted = options.onlyNames
+    ? listed.wanted.filter((w) => options.onlyNames?.has(w.package))
+    : listed.wanted;
+
+  // Peer ranges are npm's view of the whole tree: packages left out of the
+  // bumps (ignored, or of another dep_types section) still declare peers.
+  const everything = options.onlyNames
+    ? wanted
+    : listDependencies(project, { depTypes: [...DEP_SECTIONS], ignore: [] }).wanted;
+  const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
+  const names = [...new Set(wanted.map((w) => w.package))];
+  const peerOnly = [...new Set(everything.map((w) => w.package))].filter(
+    (name) => !names.includes(name),
+  );
+  const packuments = new Map<string, Packument | Error>();
+  await queue.addAll(
+    [...names, ...peerOnly].map((name) => async () => {
+      packuments.set(
+        name,
+        await options.registry.packument(name, options.signal).catch((error: Error) => error),
+      );
+    }),
+  );
+
+  const installed = new Map<string, string>();
+  for (const { entry, current } of everything) {
+    if (entry.section !== "peerDependencies" && !installed.has(entry.name))
+      installed.set(entry.name, current);
+  }
+  const byKey = new Map<string, Update>();
+  let upToDate = 0;
+  for (const dependency of wanted) {
+    const { entry, current } = dependency;
+    const skip = (reason: string) =>
+      skipped.push({ name: entry.name, manifest: entry.manifest, reason });
+    const packument = packuments.get(dependency.package);
+    if (!packument || packument instanceof Error) {
+      skip(packument instanceof Error ? packument.message : "not fetched");
+      continue;
+    }
+    const node = options.nodes ? nodeTargetsFor(options.nodes, entry) : undefined;
+    const choice = chooseTargets(
+      packument,
+      current,
+      versionPolicy(config, options.now, node, options.releaseAge),
+    );
+    const majorNotes = choice.passedOver.filter((p) => p.type === "major");
+    const targets = [choice.nonMajor, choice.major].filter((c) => c !== undefined);
+    // Every newer major that is not proposed is said, with why: no silent drops.
+    if (!choice.major && majorNotes.length > 0 && targets.length > 0)
+      skip(`newer major not proposed: ${majorNotes.map(describePassed).join("; ")}`);
+    if (targets.length === 0) {
+      if (choice.passedOver.length > 0)
+        skip(`${current} kept: ${choice.passedOver.map(describePassed).join("; ")}`);
+      else upToDate += 1;
+      continue;
+    }
+    for (const target of targets) {
+      const write = writeRange(dependency.range, target.version, {
+        strategy: config.rangeStrategy,
+        section: entry.section,
+        hasLockfile: project.lockfilePath !== undefined,
+      });
+      if (write.kind !== "write") {
+        skip(`${current} -> ${target.version} not proposed: ${write.reason}`);
+        continue;
+      }
+      const location: UpdateLocation = {
+        manifest: entry.manifest,
+        section: entry.section,
+        spec: entry.spec,
+        newSpec: write.spec === null ? null : withAlias(entry.spec, write.spec),
+        from: current,
+      };
+      // A major for one workspace and a minor for another stay two updates: the minor never waits for the major.
+      const key = `${entry.name}@${target.version}@${target.type === "major" ? "major" : "minor"}`;
+      const known = byKey.get(key);
+      if (known) {
+        addLocation(known, location);
+        continue;
+      }
+      byKey.set(key, {
+        name: entry.name,
+        ...(dependency.package !== entry.name ? { package: dependency.package } : {}),
+        from: current,
+        to: target.version,
+        type: target.type,
+        ...(target.publishedAt ? { publishedAt: target.publishedAt } : {}),
+        locations: [location],
+        links: releaseLinks(packument, target.version),
+        newInstallScripts: newInstallScripts(packument, current, target.version),
+        passedOver: choice.passedOver
+          .filter((p) => (p.type === "major") === (target.type === "major"))
+          .map(describePassed),
+      });
+    }
+  }
+  const updates = [...byKey.values()].sort((a, b) => a.name.localeCompare(b.name));
+  const fetched = new Map<string, Packument>();
+  for (const [name, packument] of packuments)
+    if (!(packument instanceof Error)) fetched.set(name, packument);
+  return {
+    updates,
+    skipped,
+    upToDate,
+    internal,
+    installed,
+    packuments: fetched,
+    entries: wanted,
+  };
+}
+
+function lowerVersion(a: string, b: string): boolean {
+  return valid(a) !== null && valid(b) !== null && lt(a, b);
+}
+
+const TYPE_ORDER: readonly UpdateType[] = ["patch", "minor", "major"];
+
+/** One more workspace moves to the same version: its own from, the lowest from and biggest kind kept. */
+export function addLocation(update: Update, location: UpdateLocation): void {
+  update.locations.push(location);
+  if (lowerVersion(location.from, update.from)) update.from = location.from;
+  const type = updateType(location.from, update.to);
+  if (TYPE_ORDER.indexOf(type) > TYPE_ORDER.indexOf(update.type)) update.type = type;
+}
+
+/** More updates into `updates`: one already moving the same dependency to the same version takes their locations. */
+export function mergeUpdates(updates: Update[], more: readonly Update[]): void {
+  for (const update of more) {
+    const same = updates.find((u) => u.name === update.name && u.to === update.to);
+    if (same) for (const location of update.locations) addLocation(same, location);
+    else updates.push(update);
+  }
+}
+
+/** The versions an update moves from, lowest first: "5.8.2" or "5.5.4, 5.8.2, 5.9.2". */
+export function fromVersions(update: Pick<Update, "from" | "locations">): string {
+  const all = [...new Set(update.locations.map((l) => l.from))].sort((a, b) =>
+    lowerVersion(a, b) ? -1 : lowerVersion(b, a) ? 1 : 0,
+  );
+  return all.length > 1 ? all.join(", ") : update.from;
+}
+
+function describePassed(passed: PassedOver): string {
+  return `${passed.version}: ${passed.reason}`;
+}
+
+function newInstallScripts(packument: Packument, from: string, to: string): string[] {
+  const scripts = (version: string) => {
+    const manifest = packument.versions[version];
+    const present = INSTALL_SCRIPTS.filter((name) => typeof manifest?.scripts?.[name] === "string");
+    // The registry marks packages with a binding.gyp as having an install script too.
+    if (present.length === 0 && manifest?.hasInstallScript) present.push("install");
+    return present;
+  };
+  const before = new Set(scripts(from));
+  return scripts(to).filter((name) => !before.has(name));
+}

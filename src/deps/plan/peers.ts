@@ -1,0 +1,171 @@
+import { satisfies, validRange } from "semver";
+import type { ManagerName } from "../managers/package-manager.js";
+import type { Packument } from "../registry/registry.js";
+import type { SkippedDependency } from "./dependency-list.js";
+import type { Update } from "./outdated.js";
+
+/**
+ * Peer ranges, checked as npm would see them after the bumps: for every
+ * installed package that declares peers, its version after the plan against
+ * its peers' versions after the plan. A bump that only works together with
+ * another one (typescript-eslint and typescript) is linked to it, so both
+ * land in one pull request; a bump that breaks a peer range nothing in the
+ * plan repairs is left out with the range that stops it.
+ */
+
+export interface PeerCheck {
+  updates: Update[];
+  /** Sets of package names that must move together. */
+  links: string[][];
+  skipped: SkippedDependency[];
+}
+
+/** A package the lockfile holds and the plan never moves, with the peers it declares. */
+export interface LockedPeers {
+  version: string;
+  peers: Readonly<Record<string, string>>;
+}
+
+/** What the project's own tool does with a broken peer range, for the reason a bump is left out. */
+const PEER_OUTCOME: Record<ManagerName, string> = {
+  npm: "npm would override it with a warning",
+  pnpm: "pnpm would install it and report an unmet peer",
+  "yarn-classic": "yarn would install it with an incorrect-peer warning",
+  "yarn-berry": "yarn would install it with an incompatible-peer warning",
+  bun: "bun would install it with a peer warning",
+};
+
+export function checkPeers(
+  updates: readonly Update[],
+  installed: ReadonlyMap<string, string>,
+  packuments: ReadonlyMap<string, Packument>,
+  locked: ReadonlyMap<string, LockedPeers> = new Map(),
+  manager: ManagerName = "npm",
+): PeerCheck {
+  let kept = [...updates];
+  const skipped: SkippedDependency[] = [];
+  for (;;) {
+    const moving = new Map(kept.map((u) => [u.name, u]));
+    const version = (name: string, moved: boolean) =>
+      moved ? (moving.get(name)?.to ?? installed.get(name)) : installed.get(name);
+    const drop = new Map<string, string>();
+    const pairs: Array<[string, string]> = [];
+    for (const declarer of new Set([...installed.keys(), ...moving.keys(), ...locked.keys()])) {
+      const packument = packuments.get(declarer);
+      const fromLock = moving.has(declarer) ? undefined : locked.get(declarer);
+      const after = version(declarer, true) ?? fromLock?.version;
+      if (!after) continue;
+      const declared = packument
+        ? peersOf(packument, after)
+        : fromLock
+          ? Object.entries(fromLock.peers)
+          : [];
+      for (const [peer, range] of declared) {
+        const peerAfter = version(peer, true);
+        if (!peerAfter || !validRange(range)) continue;
+        const declarerMoves = moving.has(declarer);
+        const peerMoves = moving.has(peer);
+        if (!declarerMoves && !peerMoves) continue;
+        if (satisfies(peerAfter, range, { includePrerelease: true })) {
+          if (
+            packument &&
+            declarerMoves &&
+            peerMoves &&
+            needsBoth(packument, declarer, peer, installed, moving)
+          )
+            pairs.push([declarer, peer]);
+          continue;
+        }
+        // Broken already before the plan (babel 8 installed beside a plugin asking for ^7):
+        // a bump inside that state breaks nothing new, as with engines.
+        if (brokenBefore(declarer, peer, packument, fromLock, installed)) continue;
+        // The plan breaks this range: leave out the bump that moved into the conflict.
+        if (peerMoves && !drop.has(peer)) {
+          drop.set(
+            peer,
+            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (${PEER_OUTCOME[manager]})`,
+          );
+        } else if (declarerMoves && !peerMoves && !drop.has(declarer)) {
+          drop.set(
+            declarer,
+            `${after} needs peer ${peer} "${range}", and ${peer} ${peerAfter} is installed`,
+          );
+        }
+      }
+    }
+    if (drop.size === 0) return { updates: kept, links: components(pairs), skipped };
+    for (const [name, reason] of drop) {
+      const update = moving.get(name);
+      if (!update) continue;
+      const manifests = [...new Set(update.locations.map((l) => l.manifest))];
+      for (const manifest of manifests)
+        skipped.push({ name, manifest, reason: `${update.from} -> ${reason}` });
+    }
+    kept = kept.filter((u) => !drop.has(u.name));
+  }
+}
+
+/** Whether the installed declarer's own peer range already leaves out the installed peer. */
+function brokenBefore(
+  declarer: string,
+  peer: string,
+  packument: Packument | undefined,
+  fromLock: LockedPeers | undefined,
+  installed: ReadonlyMap<string, string>,
+): boolean {
+  const declarerBefore = installed.get(declarer) ?? fromLock?.version;
+  const peerBefore = installed.get(peer);
+  if (!declarerBefore || !peerBefore) return false;
+  const range = packument
+    ? packument.versions[declarerBefore]?.peerDependencies?.[peer]
+    : fromLock?.peers[peer];
+  return (
+    range !== undefined &&
+    validRange(range) !== null &&
+    !satisfies(peerBefore, range, { includePrerelease: true })
+  );
+}
+
+function peersOf(packument: Packument, version: string): Array<[string, string]> {
+  return Object.entries(packument.versions[version]?.peerDependencies ?? {});
+}
+
+/** Whether either bump alone would break the peer range: then they ship together. */
+function needsBoth(
+  packument: Packument,
+  declarer: string,
+  peer: string,
+  installed: ReadonlyMap<string, string>,
+  moving: ReadonlyMap<string, Update>,
+): boolean {
+  const declarerBefore = installed.get(declarer);
+  const peerBefore = installed.get(peer);
+  const declarerAfter = moving.get(declarer)?.to;
+  const peerAfter = moving.get(peer)?.to;
+  const accepts = (declarerVersion: string | undefined, peerVersion: string | undefined) => {
+    if (!declarerVersion || !peerVersion) return true;
+    const range = packument.versions[declarerVersion]?.peerDependencies?.[peer];
+    return (
+      !range || !validRange(range) || satisfies(peerVersion, range, { includePrerelease: true })
+    );
+  };
+  return !accepts(declarerAfter, peerBefore) || !accepts(declarerBefore, peerAfter);
+}
+
+function components(pairs: ReadonlyArray<[string, string]>): string[][] {
+  const parent = new Map<string, string>();
+  const find = (x: string): string => {
+    const p = parent.get(x) ?? x;
+    if (p === x) return x;
+    const root = find(p);
+    parent.set(x, root);
+    return root;
+  };
+  for (const [a, b] of pairs) parent.set(find(a), find(b));
+  const groups = new Map<string, string[]>();
+  for (const name of new Set(pairs.flat())) {
+    const root = find(name);
+    groups.set(root, [...(groups.get(root) ?? []), name].sort());
+  }
+  return [...groups.values()];
+}

@@ -1,0 +1,282 @@
+import picomatch from "picomatch";
+import { errorMessage } from "../../error-message.js";
+import type { DepsConfig } from "../config.js";
+import type { ManagerName } from "../managers/package-manager.js";
+import { findManagerUpdates } from "../managers/package-manager-update.js";
+import { type NpmConfig, readNpmConfig } from "../registry/npmrc.js";
+import {
+  type Advisory,
+  createRegistryClient,
+  type FetchJson,
+  type RegistryClient,
+} from "../registry/registry.js";
+import { listDependencies, type SkippedDependency } from "./dependency-list.js";
+import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
+import { findUpdates, mergeUpdates, type Update } from "./outdated.js";
+import { checkPeers } from "./peers.js";
+import { lockedPeerDeclarers, type NpmProject, readNpmProject } from "./project.js";
+import { type ProjectNodes, readProjectNodes } from "./project-node.js";
+import { type ReleaseAge, readReleaseAge } from "./release-age.js";
+import { advisoryRequest, findSecurityUpdates } from "./security.js";
+import { findTransitiveSecurityUpdates, readLockedGraph } from "./transitive-security.js";
+import { versionPolicy } from "./versions.js";
+
+/** Why a package's next update waits: the plan says it once, above the packages it holds back. */
+export const ONE_AT_A_TIME = "one pull request per package at a time";
+
+/**
+ * A check the plan could not run: its absence must not read as "nothing
+ * found" (no advisories is not the same as advisories not asked).
+ */
+export interface PlanWarning {
+  check: "advisories";
+  error: string;
+}
+
+/** What a run would do: the groups (one pull request each) and what was left out, and why. */
+export interface DepsPlan {
+  registry: string;
+  manifests: string[];
+  /** In the order their pull requests open: security fixes, groups, then majors most likely merged first. */
+  groups: UpdateGroup[];
+  skipped: SkippedDependency[];
+  /** Checks that could not run; the plan is incomplete without them. */
+  warnings: PlanWarning[];
+  upToDate: number;
+  /** Dependencies on the workspace's own packages (linked by the package manager, never bumped). */
+  internal: number;
+  /** The package manager that writes the lockfile: npm, pnpm, yarn-classic, yarn-berry, bun. */
+  manager: ManagerName;
+  /** package.json's `packageManager` field, when it has one ("pnpm@10.12.1"). */
+  packageManager?: string;
+  /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
+  maxOpenPrs: number;
+  /** The Nodes the engines check used: the development Node, and engines.node per manifest. */
+  node: ProjectNodes;
+  /** The package manager's minimum release age, when the project sets one. */
+  releaseAge?: ReleaseAge;
+}
+
+export interface PlanDepsOptions {
+  dir: string;
+  config: DepsConfig;
+  env: Record<string, string | undefined>;
+  clock: { now(): number };
+  /** Default: a client for the registries the project's .npmrc names. */
+  registry?: RegistryClient;
+  fetchJson?: FetchJson;
+  signal?: AbortSignal;
+  /** The Node the job runs on (`npm outdated` compares with it when the project names none). */
+  runningNode?: string;
+  /** Only security updates (the scheduler's check between scheduled runs). */
+  securityOnly?: boolean;
+}
+
+export interface PlannedProject {
+  plan: DepsPlan;
+  project: NpmProject;
+  npm: NpmConfig;
+  registry: RegistryClient;
+}
+
+export async function planDepsUpdates(options: PlanDepsOptions): Promise<PlannedProject> {
+  const project = await readNpmProject(options.dir);
+  const npm = await readNpmConfig({ dir: options.dir, env: options.env });
+  const registry =
+    options.registry ??
+    createRegistryClient({ npm, ...(options.fetchJson ? { fetchJson: options.fetchJson } : {}) });
+  const node = await readProjectNodes({
+    dir: options.dir,
+    manifests: project.manifests.map((m) => ({ path: m.path, json: m.json })),
+    npmOptions: npm.options,
+    runningNode: options.runningNode ?? process.version,
+  });
+  const releaseAge = await readReleaseAge(options.dir, npm);
+  const now = options.clock.now();
+  const warnings: PlanWarning[] = [];
+  // A security-only run asks about advisories first, and fetches packuments only for what has one.
+  let known: Record<string, Advisory[]> | undefined;
+  let securityError: unknown;
+  if (options.securityOnly && options.config.securityUpdates) {
+    const listed = listDependencies(project, options.config);
+    known = await registry
+      .advisories(advisoryRequest(listed.wanted, options.config), options.signal)
+      .catch((error: unknown) => {
+        securityError = error;
+        return {};
+      });
+  }
+  const found = await findUpdates({
+    project,
+    registry,
+    config: options.config,
+    now,
+    nodes: node,
+    releaseAge,
+    ...(known ? { onlyNames: new Set(Object.keys(known)) } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const skipped = [...found.skipped];
+  if (!options.securityOnly) {
+    // package.json's packageManager: the tool runs where the project is developed.
+    const managed = await findManagerUpdates({
+      dir: options.dir,
+      pinned: project.manager.pinned,
+      registry,
+      policy: versionPolicy(options.config, now, [node.development], releaseAge),
+      signal: options.signal,
+    });
+    skipped.push(...managed.skipped);
+    // The same tool as a devDependency at the same version: one update, both places.
+    mergeUpdates(found.updates, managed.updates);
+  }
+  let security: Update[] = [];
+  if (securityError) warnings.push(advisoryFailure(securityError));
+  else if (options.config.securityUpdates) {
+    try {
+      const findings = await findSecurityUpdates({
+        entries: found.entries,
+        packuments: found.packuments,
+        registry,
+        config: options.config,
+        hasLockfile: project.lockfilePath !== undefined,
+        now,
+        nodes: node,
+        releaseAge,
+        signal: options.signal,
+        known,
+      });
+      security = findings.updates;
+      skipped.push(...findings.skipped);
+      // What the project does not name itself, from npm's lockfile, as npm audit sees it.
+      const direct = new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name)));
+      const graph = await readLockedGraph(project.dir, project.lockfilePath, direct);
+      if (graph && project.lockfilePath) {
+        const transitive = await findTransitiveSecurityUpdates({
+          graph,
+          lockfilePath: project.lockfilePath,
+          registry,
+          config: options.config,
+          now,
+          releaseAge,
+          signal: options.signal,
+        });
+        security.push(...transitive.updates);
+        skipped.push(...transitive.skipped);
+      }
+    } catch (error) {
+      // No advisories is no reason to hold back the other updates; say so, loudly.
+      warnings.push(advisoryFailure(error));
+    }
+  }
+  const securityNames = new Set(security.map((u) => u.name));
+  if (!options.securityOnly) skipped.push(...waitingForSecurity(found.updates, security));
+  const regular = options.securityOnly
+    ? []
+    : onePerPackage(
+        found.updates.filter((u) => !securityNames.has(u.name)),
+        options.config,
+        skipped,
+      );
+  const peers = checkPeers(
+    [...security, ...regular],
+    found.installed,
+    found.packuments,
+    lockedPeerDeclarers(project.lockfile),
+    project.manager.name,
+  );
+  skipped.push(...peers.skipped);
+  const kept = new Set(peers.updates);
+  const plan: DepsPlan = {
+    registry: npm.registry,
+    manifests: project.manifests.map((m) => m.path),
+    groups: [
+      ...securityGroups(security.filter((u) => kept.has(u))),
+      ...groupUpdates(
+        regular.filter((u) => kept.has(u)),
+        options.config,
+        // A security fix ships alone: its partners wait for their own pull request.
+        peers.links.filter((names) => !names.some((n) => securityNames.has(n))),
+      ),
+    ],
+    skipped,
+    warnings,
+    upToDate: found.upToDate,
+    internal: found.internal,
+    maxOpenPrs: options.config.maxOpenPrs,
+    manager: project.manager.name,
+    ...(project.manager.pinned ? { packageManager: project.manager.pinned } : {}),
+    node,
+    ...(releaseAge ? { releaseAge } : {}),
+  };
+  return { plan, project, npm, registry };
+}
+
+/**
+ * One open pull request per package: when a package has both an update
+ * inside its major (grouped) and a new major (alone), the major waits until
+ * the first is merged, so the two never fight over one line of package.json.
+ */
+function onePerPackage(
+  updates: readonly Update[],
+  config: DepsConfig,
+  skipped: SkippedDependency[],
+): Update[] {
+  const nonMajor = new Map(updates.filter((u) => u.type !== "major").map((u) => [u.name, u]));
+  return updates.filter((update) => {
+    const first = update.type === "major" ? nonMajor.get(update.name) : undefined;
+    if (!first) return true;
+    // A configured group that takes both holds one update (the newest), so nothing conflicts.
+    const together = config.groups.some(
+      (g) =>
+        g.updateTypes.includes("major") &&
+        g.updateTypes.includes(first.type) &&
+        picomatch.isMatch(update.name, g.patterns),
+    );
+    if (together) return true;
+    const manifest = update.locations[0]?.manifest ?? "package.json";
+    skipped.push({
+      name: update.name,
+      manifest,
+      reason: `${update.to} (major) waits until the update to ${first.to} is merged: ${ONE_AT_A_TIME}`,
+    });
+    return false;
+  });
+}
+
+/**
+ * A package with a security fix gets that pull request alone; its other
+ * updates (a newer minor, a major) wait for it, and the plan says so.
+ */
+function waitingForSecurity(
+  updates: readonly Update[],
+  security: readonly Update[],
+): SkippedDependency[] {
+  const fixes = new Map(security.map((u) => [u.name, u]));
+  return updates.flatMap((update) => {
+    const fix = fixes.get(update.name);
+    if (!fix || fix.to === update.to) return [];
+    return [
+      {
+        name: update.name,
+        manifest: update.locations[0]?.manifest ?? "package.json",
+        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: ${ONE_AT_A_TIME}`,
+      },
+    ];
+  });
+}
+
+function advisoryFailure(error: unknown): PlanWarning {
+  // Shown in pull requests: a registry URL's credentials never are.
+  return { check: "advisories", error: errorMessage(error).replace(/\/\/[^/@\s]+@/g, "//") };
+}
+
+function securityGroups(updates: readonly Update[]): UpdateGroup[] {
+  return updates.map((update) => ({
+    slug: slugify(`security-${update.name}`),
+    name: `security fix for ${update.name}`,
+    single: true,
+    security: true,
+    updates: [update],
+  }));
+}

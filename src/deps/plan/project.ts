@@ -1,0 +1,263 @@
+import { readdir } from "node:fs/promises";
+import { join, posix } from "node:path";
+import picomatch from "picomatch";
+import { parse as parseYaml } from "yaml";
+import { readWorkspaceFile, readWorkspaceText } from "../../sandbox/host-files.js";
+import { type LinkedOf, type LockedVersionOf, readLockfile } from "../managers/lockfiles.js";
+import { detectPackageManager, type PackageManager } from "../managers/package-manager.js";
+
+/**
+ * An npm project as the bump job sees it: the root package.json, its
+ * workspaces' package.json files and the lockfile, read as text so edits can
+ * keep every byte they do not change.
+ */
+
+export const DEP_SECTIONS = [
+  "dependencies",
+  "devDependencies",
+  "peerDependencies",
+  "optionalDependencies",
+] as const;
+export type DepSection = (typeof DEP_SECTIONS)[number];
+
+export interface DepEntry {
+  name: string;
+  section: DepSection;
+  /** The spec as written: "^1.2.3", "~1.0.0", "1.0.0", "git+https://…". */
+  spec: string;
+  /** The manifest that declares it (relative, posix): "package.json", "packages/a/package.json". */
+  manifest: string;
+}
+
+export interface Manifest {
+  path: string;
+  /** Its directory, relative ("" for the root). */
+  dir: string;
+  name: string | undefined;
+  /** Its own version, which a dependency on it by a range must satisfy to be linked. */
+  version: string | undefined;
+  text: string;
+  json: Record<string, unknown>;
+  deps: DepEntry[];
+}
+
+export interface NpmProject {
+  dir: string;
+  manifests: Manifest[];
+  /** package-lock.json (or npm-shrinkwrap.json) as parsed JSON, when there is one. */
+  lockfile: Lockfile | undefined;
+  lockfilePath: string | undefined;
+  /** npm, pnpm, yarn (classic or berry) or bun, and its lockfile. */
+  manager: PackageManager;
+  /** Installed versions from pnpm's, yarn's or bun's lockfile (npm's is `lockfile`). */
+  lockedVersionOf?: LockedVersionOf;
+  /** Whether pnpm's, yarn's or bun's lockfile links a dependency to a workspace package. */
+  linkedOf?: LinkedOf;
+}
+
+export interface Lockfile {
+  lockfileVersion?: number;
+  packages?: Record<
+    string,
+    {
+      version?: string;
+      resolved?: string;
+      link?: boolean;
+      peerDependencies?: Record<string, string>;
+    }
+  >;
+  dependencies?: Record<string, { version?: string }>;
+}
+
+export class ProjectError extends Error {
+  override name = "ProjectError";
+}
+
+/**
+ * bun's old binary lockfile: its diff cannot be reviewed in a pull request,
+ * and what bun locked cannot be checked against the plan without running
+ * bun on the host; bun 1.2+ writes and prefers the text one.
+ */
+const binaryBunLock =
+  "bun.lockb is bun's binary lockfile, which patchwright cannot read or show in a pull request; switch to the text lockfile with `bun install --save-text-lockfile` (bun 1.2+), commit bun.lock and delete bun.lockb";
+
+export async function readNpmProject(dir: string): Promise<NpmProject> {
+  const rootText = await readWorkspaceText(dir, "package.json").catch(() => {
+    throw new ProjectError(`no package.json in ${dir}: dependency bumps need an npm project`);
+  });
+  const root = parseManifest("package.json", rootText);
+  const manifests = [root];
+  const patterns = [
+    ...workspacePatterns(JSON.parse(rootText)),
+    ...(await pnpmWorkspacePatterns(dir)),
+  ];
+  for (const path of await findWorkspaceManifests(dir, [...new Set(patterns)])) {
+    const text = await readWorkspaceText(dir, path);
+    manifests.push(parseManifest(path, text));
+  }
+  const manager = await detectPackageManager(dir, root.json);
+  const lockfilePath = manager.lockfile;
+  if (lockfilePath === "bun.lockb") throw new ProjectError(binaryBunLock);
+  const project: NpmProject = { dir, manifests, lockfile: undefined, lockfilePath, manager };
+  if (lockfilePath) {
+    const text = await readWorkspaceText(dir, lockfilePath);
+    try {
+      if (manager.name === "npm") project.lockfile = JSON.parse(text) as Lockfile;
+      else {
+        const reader = readLockfile(lockfilePath, text);
+        project.lockedVersionOf = reader.versionOf;
+        project.linkedOf = reader.linkedOf;
+      }
+    } catch (error) {
+      throw new ProjectError(
+        `${lockfilePath} cannot be read (${(error as Error).message}); fix or regenerate it first`,
+      );
+    }
+  }
+  return project;
+}
+
+function parseManifest(path: string, text: string): Manifest {
+  let json: Record<string, unknown>;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    throw new ProjectError(`${path} is not valid JSON: ${(error as Error).message}`);
+  }
+  const deps: DepEntry[] = [];
+  for (const section of DEP_SECTIONS) {
+    const block = json[section];
+    if (!block || typeof block !== "object") continue;
+    for (const [name, spec] of Object.entries(block)) {
+      if (typeof spec === "string") deps.push({ name, section, spec, manifest: path });
+    }
+  }
+  const dir = posix.dirname(path) === "." ? "" : posix.dirname(path);
+  const name = typeof json.name === "string" ? json.name : undefined;
+  const version = typeof json.version === "string" ? json.version : undefined;
+  return { path, dir, name, version, text, json, deps };
+}
+
+function workspacePatterns(json: Record<string, unknown>): string[] {
+  const field = json.workspaces;
+  const list = Array.isArray(field)
+    ? field
+    : field &&
+        typeof field === "object" &&
+        Array.isArray((field as { packages?: unknown }).packages)
+      ? (field as { packages: unknown[] }).packages
+      : [];
+  return list.filter((p): p is string => typeof p === "string");
+}
+
+/** pnpm names its workspaces in pnpm-workspace.yaml's `packages:`, not in package.json. */
+async function pnpmWorkspacePatterns(dir: string): Promise<string[]> {
+  const text = await readWorkspaceText(dir, "pnpm-workspace.yaml").catch(() => undefined);
+  if (text === undefined) return [];
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new ProjectError(`pnpm-workspace.yaml is not valid YAML: ${(error as Error).message}`);
+  }
+  const packages = (doc as { packages?: unknown } | null)?.packages;
+  return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === "string") : [];
+}
+
+const SKIP_DIRS = new Set(["node_modules", ".git"]);
+const MAX_DEPTH = 4;
+
+/** Directories matching the workspace globs (npm's `packages/*` style) that hold a package.json. */
+async function findWorkspaceManifests(root: string, patterns: string[]): Promise<string[]> {
+  if (patterns.length === 0) return [];
+  const include = patterns.filter((p) => !p.startsWith("!")).map(normalizePattern);
+  const exclude = patterns
+    .filter((p) => p.startsWith("!"))
+    .map((p) => normalizePattern(p.slice(1)));
+  const isIncluded = picomatch(include);
+  const isExcluded = exclude.length > 0 ? picomatch(exclude) : () => false;
+  const found: string[] = [];
+  const walk = async (rel: string, depth: number): Promise<void> => {
+    if (depth > MAX_DEPTH) return;
+    const entries = await readdir(join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      if (!entry.isDirectory() || SKIP_DIRS.has(entry.name)) continue;
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (isIncluded(child) && !isExcluded(child)) {
+        const hasManifest = await readWorkspaceFile(root, `${child}/package.json`).then(
+          () => true,
+          () => false,
+        );
+        if (hasManifest) found.push(`${child}/package.json`);
+      }
+      await walk(child, depth + 1);
+    }
+  };
+  await walk("", 1);
+  return found.sort();
+}
+
+function normalizePattern(pattern: string): string {
+  return pattern.replace(/^\.\//, "").replace(/\/+$/, "");
+}
+
+/**
+ * The version the lockfile installed for a dependency of the manifest in
+ * `manifestDir`: npm looks in the workspace's own node_modules first, then
+ * the root's, and so does this.
+ */
+export function lockedVersion(
+  lockfile: Lockfile | undefined,
+  manifestDir: string,
+  name: string,
+): string | undefined {
+  if (!lockfile) return undefined;
+  const packages = lockfile.packages;
+  if (packages) {
+    const keys = manifestDir
+      ? [`${manifestDir}/node_modules/${name}`, `node_modules/${name}`]
+      : [`node_modules/${name}`];
+    for (const key of keys) {
+      const entry = packages[key];
+      if (entry?.version && !entry.link) return entry.version;
+    }
+    return undefined;
+  }
+  return lockfile.dependencies?.[name]?.version;
+}
+
+/** Whether npm's lockfile links a manifest's dependency to a workspace package (`link: true`). */
+export function lockedLink(
+  lockfile: Lockfile | undefined,
+  manifestDir: string,
+  name: string,
+): boolean | undefined {
+  const packages = lockfile?.packages;
+  if (!packages) return undefined;
+  const keys = manifestDir
+    ? [`${manifestDir}/node_modules/${name}`, `node_modules/${name}`]
+    : [`node_modules/${name}`];
+  for (const key of keys) {
+    const entry = packages[key];
+    if (entry) return entry.link === true;
+  }
+  return undefined;
+}
+
+/**
+ * Packages npm's lockfile holds with the peers they declare (npm records
+ * them there), the transitive ones included: a bump that breaks one of
+ * their ranges breaks the tree as much as a direct dependency's would.
+ */
+export function lockedPeerDeclarers(
+  lockfile: Lockfile | undefined,
+): Map<string, { version: string; peers: Record<string, string> }> {
+  const out = new Map<string, { version: string; peers: Record<string, string> }>();
+  for (const [key, entry] of Object.entries(lockfile?.packages ?? {})) {
+    const at = key.lastIndexOf("node_modules/");
+    if (at < 0 || !entry.version || !entry.peerDependencies || entry.link) continue;
+    const name = key.slice(at + "node_modules/".length);
+    if (!out.has(name)) out.set(name, { version: entry.version, peers: entry.peerDependencies });
+  }
+  return out;
+}

@@ -1,0 +1,159 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { compare, prerelease, satisfies, valid } from "semver";
+import type { DepsConfig } from "../config.js";
+import type { Advisory, RegistryClient } from "../registry/registry.js";
+import { releaseLinks } from "../registry/release-notes.js";
+import type { SkippedDependency } from "./dependency-list.js";
+import type { Update } from "./outdated.js";
+import type { ReleaseAge } from "./release-age.js";
+import { describeAdvisories } from "./security.js";
+import { ignoresPackage, rulesFor, updateType } from "./versions.js";
+
+/**
+ * Advisories on packages the project does not name itself, as `npm audit`
+ * finds them: every version in package-lock.json is sent to the bulk
+ * endpoint. A fix inside the ranges its dependents ask for is a lockfile-only
+ * update (npm resolves the package again, as `npm audit fix` would); a fix
+ * outside them needs a dependent's bump, and is listed with that reason.
+ * npm lockfiles only: pnpm's and yarn's are read for direct dependencies.
+ */
+
+interface LockPackage {
+  version?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  link?: boolean;
+}
+
+export interface LockedGraph {
+  /** Installed versions of each package that the project does not name directly. */
+  versions: Map<string, Set<string>>;
+  /** Who asks for each package, and with which range: "parent@1.0.0 wants ^1.0.0". */
+  wantedBy: Map<string, Array<{ parent: string; range: string }>>;
+}
+
+export async function readLockedGraph(
+  dir: string,
+  lockfilePath: string | undefined,
+  direct: ReadonlySet<string>,
+): Promise<LockedGraph | undefined> {
+  if (!lockfilePath || !/(^|\/)(package-lock|npm-shrinkwrap)\.json$/.test(lockfilePath)) {
+    return undefined;
+  }
+  const lock = JSON.parse(await readFile(join(dir, lockfilePath), "utf8")) as {
+    packages?: Record<string, LockPackage>;
+  };
+  const versions = new Map<string, Set<string>>();
+  const wantedBy = new Map<string, Array<{ parent: string; range: string }>>();
+  for (const [key, pkg] of Object.entries(lock.packages ?? {})) {
+    const name = key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
+    const isRoot = key === "" || !key.includes("node_modules/");
+    if (!isRoot && pkg.version && !pkg.link && !direct.has(name)) {
+      const seen = versions.get(name) ?? new Set<string>();
+      seen.add(pkg.version);
+      versions.set(name, seen);
+    }
+    if (isRoot) continue;
+    const parent = `${name}@${pkg.version ?? "?"}`;
+    for (const deps of [pkg.dependencies, pkg.optionalDependencies, pkg.peerDependencies]) {
+      for (const [child, range] of Object.entries(deps ?? {})) {
+        if (direct.has(child)) continue;
+        const list = wantedBy.get(child) ?? [];
+        list.push({ parent, range });
+        wantedBy.set(child, list);
+      }
+    }
+  }
+  return { versions, wantedBy };
+}
+
+export interface TransitiveOptions {
+  graph: LockedGraph;
+  lockfilePath: string;
+  registry: RegistryClient;
+  config: Pick<DepsConfig, "ignore">;
+  now: number;
+  releaseAge?: ReleaseAge | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+export async function findTransitiveSecurityUpdates(
+  options: TransitiveOptions,
+): Promise<{ updates: Update[]; skipped: SkippedDependency[] }> {
+  const { graph } = options;
+  const request: Record<string, string[]> = {};
+  for (const [name, versions] of graph.versions) {
+    if (ignoresPackage(rulesFor(name, options.config.ignore))) continue;
+    request[name] = [...versions];
+  }
+  const updates: Update[] = [];
+  const skipped: SkippedDependency[] = [];
+  if (Object.keys(request).length === 0) return { updates, skipped };
+  const found = await options.registry.advisories(request, options.signal);
+  for (const [name, advisories] of Object.entries(found)) {
+    const installed = [...(graph.versions.get(name) ?? [])].sort(compare);
+    const affected = installed.filter((v) => advisories.some((a) => hits(v, a)));
+    const from = affected[0];
+    if (!from) continue;
+    const affecting = advisories.filter((a) => affected.some((v) => hits(v, a)));
+    const wanted = graph.wantedBy.get(name) ?? [];
+    const skip = (reason: string) => skipped.push({ name, manifest: options.lockfilePath, reason });
+    const packument = await options.registry.packument(name, options.signal);
+    // What npm resolves when it locks the package again: the newest version
+    // every dependent's range allows, old enough for the release-age gate.
+    const candidates = Object.keys(packument.versions)
+      .filter((v) => valid(v) && !prerelease(v))
+      .filter((v) => wanted.every((w) => safeSatisfies(v, w.range)))
+      .filter((v) => {
+        const published = Date.parse(packument.time[v] ?? "");
+        return !options.releaseAge || Number.isNaN(published)
+          ? true
+          : options.now - published >= options.releaseAge.ms;
+      })
+      .sort(compare);
+    const to = candidates.at(-1);
+    const parents = wanted.map((w) => `${w.parent} (${w.range})`).join(", ") || "nothing listed";
+    if (!to || advisories.some((a) => hits(to, a))) {
+      skip(
+        `${from} (pulled in by ${parents}) has ${describeAdvisories(affecting)}; no version those ranges allow fixes it, so a package that depends on it must be bumped first`,
+      );
+      continue;
+    }
+    updates.push({
+      name,
+      from,
+      to,
+      type: updateType(from, to),
+      ...(packument.time[to] ? { publishedAt: packument.time[to] } : {}),
+      // Nothing to write in a manifest: the lockfile step resolves the package again.
+      locations: [
+        {
+          manifest: options.lockfilePath,
+          section: "dependencies",
+          spec: [...new Set(wanted.map((w) => w.range))].join(" ") || "*",
+          newSpec: null,
+          from,
+        },
+      ],
+      links: releaseLinks(packument, to),
+      newInstallScripts: [],
+      passedOver: [],
+      advisories: affecting,
+    });
+  }
+  return { updates: updates.sort((a, b) => a.name.localeCompare(b.name)), skipped };
+}
+
+function hits(version: string, advisory: Advisory): boolean {
+  return safeSatisfies(version, advisory.vulnerable_versions);
+}
+
+function safeSatisfies(version: string, range: string): boolean {
+  try {
+    return satisfies(version, range);
+  } catch {
+    return false;
+  }
+}

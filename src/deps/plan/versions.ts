@@ -1,0 +1,251 @@
+import picomatch from "picomatch";
+import { compare, gt, lte, major, minor, prerelease, satisfies, valid, validRange } from "semver";
+import type { DepsIgnoreRule, UpdateType } from "../config.js";
+import type { Packument } from "../registry/registry.js";
+import { describeNode, type NodeTarget, safeFloor } from "./node-version.js";
+import type { ReleaseAge } from "./release-age.js";
+
+/**
+ * Picking the version to propose, with npm's semver: never past
+ * `dist-tags.latest` (a maintainer who published 3.0.0 but kept `latest` on
+ * 2.x is saying something) unless the project is already past it, no prereleases, no deprecated versions, nothing
+ * younger than the cooldown, nothing an ignore rule excludes. A prerelease
+ * pinned on purpose (`7.0.0-dev.20260210.1`) follows its own channel: the
+ * newer builds of the same channel (`dev`), up to the dist-tag that points
+ * at that channel, are candidates too.
+ */
+
+export interface VersionPolicy {
+  updateTypes: readonly UpdateType[];
+  cooldownMs: number;
+  ignore: readonly DepsIgnoreRule[];
+  now: number;
+  /** The Nodes the dependency runs on: versions whose engines.node leaves one out are passed over. */
+  node?: readonly NodeTarget[] | undefined;
+  /** The package manager's own minimum release age: it refuses younger versions. */
+  releaseAge?: ReleaseAge | undefined;
+}
+
+/** The policy deps.* sets, for the Nodes a dependency runs on. */
+export function versionPolicy(
+  config: {
+    updateTypes: readonly UpdateType[];
+    cooldownDays: number;
+    ignore: readonly DepsIgnoreRule[];
+  },
+  now: number,
+  node: readonly NodeTarget[] | undefined,
+  releaseAge: ReleaseAge | undefined,
+): VersionPolicy {
+  return {
+    updateTypes: config.updateTypes,
+    cooldownMs: config.cooldownDays * 86_400_000,
+    ignore: config.ignore,
+    now,
+    node,
+    releaseAge,
+  };
+}
+
+export interface Candidate {
+  version: string;
+  type: UpdateType;
+  /** ISO time the version was published, when the registry says. */
+  publishedAt?: string;
+}
+
+export interface PassedOver {
+  version: string;
+  type: UpdateType;
+  reason: string;
+}
+
+export interface TargetChoice {
+  /** Highest acceptable version within the current major (minor or patch). */
+  nonMajor?: Candidate;
+  /** Highest acceptable version in a later major. */
+  major?: Candidate;
+  /** Newer versions than the chosen ones that were passed over, and why (one per reason and kind). */
+  passedOver: PassedOver[];
+  latest: string | undefined;
+}
+
+/** The kind of change `from` -> `to`. Below 1.0.0 npm's caret treats a minor (0.x) or patch (0.0.x) as breaking. */
+export function updateType(from: string, to: string): UpdateType {
+  if (major(to) !== major(from)) return "major";
+  if (major(from) === 0 && minor(to) !== minor(from)) return "major";
+  if (major(from) === 0 && minor(from) === 0) return "major";
+  return minor(to) !== minor(from) ? "minor" : "patch";
+}
+
+/** Ignore rules that name this package (glob patterns allowed). */
+export function rulesFor(name: string, rules: readonly DepsIgnoreRule[]): DepsIgnoreRule[] {
+  return rules.filter((rule) => picomatch.isMatch(name, rule.name, { dot: true }));
+}
+
+/** True when a rule drops the whole package (no versions or update types given). */
+export function ignoresPackage(rules: readonly DepsIgnoreRule[]): boolean {
+  return rules.some((rule) => rule.versions === undefined && rule.updateTypes === undefined);
+}
+
+export function chooseTargets(
+  packument: Packument,
+  current: string,
+  policy: VersionPolicy,
+): TargetChoice {
+  const latestTag = packument["dist-tags"].latest;
+  const stable = Object.keys(packument.versions)
+    .filter((v) => valid(v) !== null && prerelease(v) === null)
+    .sort(compare);
+  const latest = latestTag && valid(latestTag) ? latestTag : stable.at(-1);
+  const choice: TargetChoice = { passedOver: [], latest };
+  if (!latest) return choice;
+  // Already past `latest` (a project on the next line before it is tagged): never a
+  // downgrade, and the newer releases of that line are its updates, as Renovate does.
+  const cap = gt(current, latest) ? (stable.at(-1) ?? latest) : latest;
+  const newer = stable.filter((v) => gt(v, current) && lte(v, cap));
+  // Newest first: a prerelease channel's builds beside the stable releases.
+  const candidates = [...newer, ...channelBuilds(packument, current)].sort(compare).reverse();
+  const notes = new Map<string, PassedOver>();
+
+  for (const version of candidates) {
+    const type = updateType(current, version);
+    const slot = type === "major" ? "major" : "nonMajor";
+    if (choice[slot]) continue;
+    const reason = rejection(packument, version, type, policy, current);
+    if (reason) {
+      const key = `${slot}:${reason.key}`;
+      if (!notes.has(key)) notes.set(key, { version, type, reason: reason.text });
+      continue;
+    }
+    const publishedAt = packument.time[version];
+    choice[slot] = { version, type, ...(publishedAt ? { publishedAt } : {}) };
+    if (choice.major && choice.nonMajor) break;
+  }
+  choice.passedOver = [...notes.values()];
+  return choice;
+}
+
+/**
+ * When the installed version is a prerelease: the newer builds of its
+ * channel (the first prerelease word: `dev`, `beta`, `rc`), up to the
+ * newest version a dist-tag gives that channel (`next`, `beta`, or
+ * `latest` itself for packages that only publish prereleases). A channel no
+ * dist-tag points at any more has ended: its builds are not proposed.
+ */
+function channelBuilds(packument: Packument, current: string): string[] {
+  const channel = channelOf(current);
+  if (channel === undefined) return [];
+  const heads = Object.values(packument["dist-tags"]).filter(
+    (v) => valid(v) !== null && channelOf(v) === channel && gt(v, current),
+  );
+  const head = heads.sort(compare).at(-1);
+  if (!head) return [];
+  return Object.keys(packument.versions).filter(
+    (v) => valid(v) !== null && channelOf(v) === channel && gt(v, current) && lte(v, head),
+  );
+}
+
+/** "dev" for 7.0.0-dev.20260210.1, "" for 1.0.0-0, undefined for a release. */
+function channelOf(version: string): string | undefined {
+  const parts = prerelease(version);
+  if (!parts) return undefined;
+  const [first] = parts;
+  return typeof first === "string" ? first.replace(/\d+$/, "") : "";
+}
+
+function rejection(
+  packument: Packument,
+  version: string,
+  type: UpdateType,
+  policy: VersionPolicy,
+  current: string,
+): { key: string; text: string } | undefined {
+  if (!policy.updateTypes.includes(type)) {
+    return { key: `type:${type}`, text: `${type} updates are not enabled (deps.update_types)` };
+  }
+  const deprecated = packument.versions[version]?.deprecated;
+  if (deprecated) {
+    const why = typeof deprecated === "string" ? `: ${deprecated}` : "";
+    return { key: "deprecated", text: `deprecated${why}` };
+  }
+  for (const rule of rulesFor(packument.name, policy.ignore)) {
+    const byVersion = rule.versions ? satisfies(version, rule.versions) : true;
+    const byType = rule.updateTypes ? rule.updateTypes.includes(type) : true;
+    if (byVersion && byType) {
+      const what = [rule.versions, rule.updateTypes?.join("/")].filter(Boolean).join(", ");
+      return { key: `ignore:${rule.name}`, text: `ignored by deps.ignore (${rule.name} ${what})` };
+    }
+  }
+  const engines = enginesProblem(packument, version, current, policy.node);
+  if (engines) return { key: "engines", text: engines };
+  const time = packument.time[version];
+  const published = time ? Date.parse(time) : Number.NaN;
+  if (policy.releaseAge && !Number.isNaN(published)) {
+    const age = policy.now - published;
+    if (age < policy.releaseAge.ms) {
+      return {
+        key: "release-age",
+        text: `released ${formatAge(age)} ago; the package manager refuses it before ${formatAge(policy.releaseAge.ms)} (${policy.releaseAge.source})`,
+      };
+    }
+  }
+  if (policy.cooldownMs > 0) {
+    if (Number.isNaN(published)) {
+      return { key: "no-time", text: "the registry gives no publish time, so its age is unknown" };
+    }
+    const age = policy.now - published;
+    if (age < policy.cooldownMs) {
+      return {
+        key: "cooldown",
+        text: `released ${formatAge(age)} ago, inside the ${formatAge(policy.cooldownMs)} cooldown`,
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Why one of the Nodes the dependency runs on cannot take `version`, or
+ * undefined. Never stricter than what the project already accepts: when
+ * the installed version's own engines.node leaves that Node out too, a
+ * target with no higher floor is no new problem (mocha 11.7.5 -> 11.8.0
+ * with the same range), and the reason for one with a higher floor says
+ * so, so it never contradicts the version proposed beside it.
+ */
+export function enginesProblem(
+  packument: Packument,
+  version: string,
+  current: string,
+  nodes: readonly NodeTarget[] | undefined,
+): string | undefined {
+  const needs = nodeRange(packument, version);
+  if (!needs) return undefined;
+  for (const node of nodes ?? []) {
+    if (satisfies(node.version, needs)) continue;
+    const had = nodeRange(packument, current);
+    if (had && !satisfies(node.version, had)) {
+      const [before, after] = [safeFloor(had), safeFloor(needs)];
+      if (before && after && !gt(after, before)) continue;
+      return `needs Node ${needs}, more than the ${had} that ${current} already needs (${describeNode(node)})`;
+    }
+    return `needs Node ${needs}, and ${describeNode(node)}`;
+  }
+  return undefined;
+}
+
+function nodeRange(packument: Packument, version: string): string | undefined {
+  const range = packument.versions[version]?.engines?.node;
+  return typeof range === "string" && validRange(range) ? range : undefined;
+}
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+/** "3 days", "5 hours", "12 minutes": how a reviewer reads a release's age. */
+export function formatAge(ms: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (ms >= DAY) return plural(Math.floor(ms / DAY), "day");
+  if (ms >= HOUR) return plural(Math.floor(ms / HOUR), "hour");
+  return plural(Math.max(0, Math.floor(ms / 60_000)), "minute");
+}

@@ -1,0 +1,126 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { parse } from "ini";
+import { readWorkspaceText } from "../../sandbox/host-files.js";
+
+/**
+ * The registry settings npm itself would use for a project: the project's
+ * `.npmrc` over the user's, with `npm_config_*` environment variables on top
+ * (npm's own precedence, without the global file, which belongs to the
+ * machine rather than the project). `${VAR}` references are expanded from
+ * `env`, as npm does, so tokens kept in CI secrets work.
+ */
+
+export const DEFAULT_REGISTRY = "https://registry.npmjs.org/";
+
+export interface NpmConfig {
+  /** The default registry, with a trailing slash. */
+  registry: string;
+  /** Flat npm options (`@scope:registry`, `//host/:_authToken`, proxies) for npm-registry-fetch. */
+  options: Record<string, string | boolean>;
+  /** Environment variables the files referenced; npm child processes need them too. */
+  referencedEnv: string[];
+}
+
+export interface ReadNpmConfigOptions {
+  /** The project root (where package.json and its .npmrc are). */
+  dir: string;
+  env: Record<string, string | undefined>;
+  /** The user's home; default: env.HOME. */
+  home?: string | undefined;
+}
+
+/** Keys that matter for reaching a registry or choosing versions; the rest of .npmrc is npm's business. */
+const KEPT_KEYS =
+  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy|min-release-age|minimum-release-age|use-node-version)$/;
+
+export async function readNpmConfig(options: ReadNpmConfigOptions): Promise<NpmConfig> {
+  const home = options.home ?? options.env.HOME;
+  const userFile =
+    options.env.npm_config_userconfig ??
+    options.env.NPM_CONFIG_USERCONFIG ??
+    (home ? join(home, ".npmrc") : undefined);
+  const referenced = new Set<string>();
+  const layers = [
+    userFile ? await readNpmrc(readFile(userFile, "utf8"), options.env, referenced) : {},
+    // The repository's own file: never through a link out of it.
+    await readNpmrc(readWorkspaceText(options.dir, ".npmrc"), options.env, referenced),
+    fromEnv(options.env),
+  ];
+  const merged: Record<string, string | boolean> = Object.assign({}, ...layers);
+  const registry = withSlash(String(merged.registry ?? DEFAULT_REGISTRY));
+  const { registry: _registry, ...rest } = merged;
+  return { registry, options: rest, referencedEnv: [...referenced].sort() };
+}
+
+/** The registry a package is fetched from: its scope's registry, else the default one. */
+export function registryFor(name: string, config: NpmConfig): string {
+  if (name.startsWith("@")) {
+    const scoped = config.options[`${name.split("/")[0]}:registry`];
+    if (typeof scoped === "string") return withSlash(scoped);
+  }
+  return config.registry;
+}
+
+/** Options in the shape npm-registry-fetch takes (npm's flat config keys). */
+export function toFetchOptions(config: NpmConfig): Record<string, unknown> {
+  const options: Record<string, unknown> = { registry: config.registry };
+  for (const [key, value] of Object.entries(config.options)) {
+    if (key === "min-release-age" || key === "minimum-release-age") continue;
+    if (key === "strict-ssl") options.strictSSL = value !== false && value !== "false";
+    else if (key === "https-proxy") options.proxy ??= value;
+    else if (key === "noproxy") options.noProxy = value;
+    else options[key] = value;
+  }
+  return options;
+}
+
+async function readNpmrc(
+  content: Promise<string>,
+  env: Record<string, string | undefined>,
+  referenced: Set<string>,
+): Promise<Record<string, string | boolean>> {
+  let text: string;
+  try {
+    text = await content;
+  } catch {
+    return {};
+  }
+  const out: Record<string, string | boolean> = {};
+  for (const [key, value] of Object.entries(parse(text))) {
+    const name = expandEnv(key, env, referenced);
+    if (!KEPT_KEYS.test(name)) continue;
+    if (typeof value === "string") out[name] = expandEnv(value, env, referenced);
+    else if (typeof value === "boolean") out[name] = value;
+  }
+  return out;
+}
+
+/** `${NAME}` from env; `${NAME?}` may be unset (empty), as in npm. A lone `$` is literal. */
+function expandEnv(text: string, env: Record<string, string | undefined>, seen: Set<string>) {
+  return text.replace(
+    /(\\*)\$\{([^${}?]+)(\?)?\}/g,
+    (match, slashes: string, name: string, optional) => {
+      if (slashes.length % 2 === 1) return match.slice(1);
+      seen.add(name);
+      const value = env[name];
+      if (value === undefined && !optional) return match;
+      return `${slashes}${value ?? ""}`;
+    },
+  );
+}
+
+function fromEnv(env: Record<string, string | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    const match = /^npm_config_(.+)$/i.exec(key);
+    if (!match?.[1] || value === undefined) continue;
+    const name = match[1].toLowerCase().replace(/_/g, "-");
+    if (name === "registry") out.registry = value;
+  }
+  return out;
+}
+
+function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}

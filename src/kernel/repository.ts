@@ -1,0 +1,57 @@
+import type { GitJobDeps, GitJobInput } from "../change/change.js";
+import { partialFetchFor } from "../git/mirror.js";
+import {
+  type FetchedMirror,
+  fetchMirror,
+  type MirrorOptions,
+  prepareWorkspace,
+} from "../git/workspace.js";
+
+/** Where a job's repository comes from: its cached mirror, fetched early, and the job's worktree. */
+
+type RepositoryInput = Pick<GitJobInput, "cloneUrl" | "token" | "repoSizeKb">;
+type MirrorDeps = Pick<GitJobDeps, "cacheDir" | "envSource" | "signal" | "gitRetry">;
+
+function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
+  return {
+    cloneUrl: input.cloneUrl,
+    cacheDir: deps.cacheDir,
+    env: deps.envSource,
+    partial: partialFetchFor(input.repoSizeKb),
+    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(input.token ? { token: input.token } : {}),
+    ...(deps.gitRetry ? { retry: deps.gitRetry } : {}),
+  };
+}
+
+/** The job's worktree: on its existing branch (a PR head), or on a new one from the base. */
+export function prepareJobWorkspace(
+  deps: MirrorDeps,
+  input: GitJobInput,
+  baseBranch: string,
+  branch: Parameters<typeof prepareWorkspace>[0]["branch"],
+) {
+  return prepareWorkspace({
+    ...mirrorOptions(deps, input),
+    baseBranch,
+    branch,
+    createBranch: input.existingBranch === undefined,
+    // A parked, scrubbed worktree from an earlier job only needs the files
+    // that differ checked out: the fast path for repeat jobs on a repository.
+    keepIdle: 1,
+    ...(input.fetched ? { fetched: input.fetched } : {}),
+  });
+}
+
+/**
+ * Starts fetching the repository's mirror now, so that a job started soon
+ * after (pass the result as `fetched`) finds it ready: callers overlap the
+ * fetch with their GitHub API calls. Never rejects; when it fails, the job
+ * fetches itself and reports what went wrong.
+ */
+export function prefetchRepository(
+  deps: MirrorDeps,
+  input: RepositoryInput,
+): Promise<FetchedMirror | null> {
+  return fetchMirror(mirrorOptions(deps, input)).catch(() => null);
+}

@@ -1,0 +1,56 @@
+import { errorMessage } from "../error-message.js";
+import type { GitEnv } from "../git/git-client.js";
+import type { Workspace } from "../git/workspace.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { type JobSandboxes, openJobSandboxes } from "./worksite-sandboxes.js";
+
+/**
+ * Where every job kind works: a worktree on the job's branch and its two
+ * sandboxes (setup, agent). Opened together, closed together; a failure
+ * names the step that broke, and whatever was opened is closed again.
+ */
+export interface JobRoom {
+  workspace: Workspace;
+  sandboxes: JobSandboxes;
+  close(): Promise<void>;
+}
+
+export type OpenedRoom =
+  | { room: JobRoom }
+  | { error: { stage: "workspace" | "sandbox"; message: string } };
+
+export async function openJobRoom(options: {
+  prepare: () => Promise<Workspace>;
+  launcher: SandboxLauncher;
+  env: GitEnv;
+  networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy };
+}): Promise<OpenedRoom> {
+  let workspace: Workspace;
+  try {
+    workspace = await options.prepare();
+  } catch (error) {
+    return { error: { stage: "workspace", message: errorMessage(error) } };
+  }
+  try {
+    const sandboxes = await openJobSandboxes(
+      options.launcher,
+      workspace.dir,
+      options.env,
+      options.networks,
+    );
+    return {
+      room: {
+        workspace,
+        sandboxes,
+        close: async () => {
+          await sandboxes.close();
+          await workspace.cleanup();
+        },
+      },
+    };
+  } catch (error) {
+    await workspace.cleanup();
+    return { error: { stage: "sandbox", message: errorMessage(error) } };
+  }
+}

@@ -1,0 +1,334 @@
+import type { ModelSettings } from "../agent/model/factory.js";
+import type { Model } from "../agent/model/model.js";
+import type { Redactor } from "../agent/redact.js";
+import type { CheckpointSettings, GitJobInput, GitJobResult } from "../change/change.js";
+import type { RepoConfig } from "../config/schema.js";
+import { errorMessage } from "../error-message.js";
+import type { KnownSecret } from "../git/secret-scan.js";
+import { buildAgentTask } from "../github/context.js";
+import { loadBaseInstructions } from "../github/instructions.js";
+import type { GitHubClient } from "../github/octokit.js";
+import { createWriterCheck } from "../github/permissions.js";
+import { findIssuePullRequest, openOrUpdatePullRequest } from "../github/pulls.js";
+import { pushSigned } from "../github/signed-push.js";
+import type { StatusReporter } from "../github/status.js";
+import type { Attachment } from "../github/thread-render.js";
+import { prefetchRepository } from "../kernel/repository.js";
+import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
+import { workflowsBlocked } from "../kernel/workflow-files.js";
+import type { JobRequest } from "../requests/request.js";
+import type { NetworkPolicy } from "../sandbox/network.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { markInvisible } from "../secrets/invisible.js";
+import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
+import { renderForkPatchAnswer } from "./kinds/answers.js";
+import { HEADLINES, planTask, tendedPullRequest } from "./kinds/upkeep-plans.js";
+import { taskOf } from "./kinds/upkeep-task.js";
+import { isInterrupted, type JobPlan, runPipeline } from "./pipeline.js";
+import { opensAsDraft, originOf, pullRequestBody } from "./report.js";
+import { isUpkeepEvent } from "./start-rules.js";
+
+export interface JobDeps {
+  octokit: GitHubClient;
+  /** The token git uses to fetch and push (installation token, Action token). Never given to the agent. */
+  gitToken: () => Promise<string | undefined>;
+  createModel: (modelId: string, settings?: ModelSettings) => Model;
+  cacheDir: string;
+  /** Every command from the repository or the agent runs in one of its sandboxes. */
+  sandbox: SandboxLauncher;
+  /** Every secret the process holds, by name: none may leave in a commit. */
+  secrets: readonly KnownSecret[];
+  /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
+  envSource: Record<string, string | undefined>;
+  clock: { now(): number };
+  botLogin: string;
+  redact: Redactor;
+  signal?: AbortSignal | undefined;
+  /**
+   * false: the token lacks `workflows: write`, so GitHub would refuse a push
+   * that touches .github/workflows; the agent is told so before it starts.
+   * Unset: not known, nothing is said.
+   */
+  canPushWorkflows?: boolean | undefined;
+}
+
+const OFF: NetworkPolicy = { kind: "off" };
+
+export type RequestPlan = JobPlan & { checkpoints?: CheckpointSettings | undefined };
+
+/** How an upkeep job shapes the request's plan (see upkeep-plans.ts). */
+export interface PlanKind {
+  /** The job's own instruction instead of the request's words. */
+  instruction?: string | undefined;
+  attachments?: Attachment[] | undefined;
+  input?: Partial<GitJobInput> | undefined;
+}
+
+export interface JobOutcome {
+  job?: GitJobResult;
+  pullRequest?: { number: number; url: string; created: boolean };
+  /** "interrupted": stopped by a shutdown with checkpoints on; nothing was reported, it resumes. */
+  conclusion: "success" | "failure" | "no_changes" | "interrupted";
+  /**
+   * Set (with a "failure") when GitHub or git failed in a way that may pass
+   * and attempts are left (RunJobOptions.retry): what failed. Nothing final
+   * was reported; the comment says when the next attempt comes.
+   */
+  retry?: string | undefined;
+}
+
+export interface RunJobOptions {
+  /** Requests made on the thread while an earlier job ran, folded into this one (oldest first). */
+  earlierRequests?: readonly JobRequest[] | undefined;
+  /** Checkpoints on the remote, so a job cut short resumes (see run-git-job.ts). */
+  checkpoints?: CheckpointSettings | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+  /** Called once the tracking comment exists, so a job record can keep it. */
+  onTracking?: ((comment: { id: number; url: string }) => Promise<void> | void) | undefined;
+  /**
+   * Which attempt of the job this run is, of how many, and the wait before
+   * the next. Before the last one, a failure that may pass (GitHub 5xx or
+   * rate limit, git server down, a broken connection) is not final: the
+   * comment says when it tries again and the outcome carries `retry`.
+   */
+  retry?: { attempt: number; of: number; delayMs: number } | undefined;
+  /** Told the branch once the work is pushed, before it is published. */
+  onPushed?: ((branch: string) => Promise<void> | void) | undefined;
+  /**
+   * The branch an earlier run of this job pushed before it could publish
+   * (it died, or GitHub failed): an issue's work goes on there, and the
+   * checkpoint it holds is picked up, instead of a second branch.
+   */
+  pushedBranch?: string | undefined;
+}
+
+/**
+ * One admitted request, start to finish: the tracking comment, the thread
+ * as context, the git job (workspace, agent, commits, verify, push), the
+ * pull request, and the final report. Every entry point calls this after
+ * admitRequest; it reports failures on the thread instead of throwing.
+ */
+export async function runJob(
+  deps: JobDeps,
+  request: JobRequest,
+  config: RepoConfig,
+  status: StatusReporter,
+  options: RunJobOptions = {},
+): Promise<JobOutcome> {
+  const task = taskOf(request, config.triggerPhrase);
+  // An event (CI failed, the base moved) on a pull request the bot does not
+  // tend, or that needs nothing, ends here without a word on the thread.
+  const tended =
+    isUpkeepEvent(request) && task !== "review"
+      ? await tendedPullRequest(deps, request, config)
+      : true;
+  if (!tended) return { conclusion: "no_changes" };
+  await status.start(HEADLINES[task](request));
+  const commentId = status.commentId();
+  const commentUrl = status.commentUrl();
+  if (commentId !== undefined && commentUrl)
+    await options.onTracking?.({ id: commentId, url: commentUrl });
+  const retry =
+    options.retry && options.retry.attempt < options.retry.of ? options.retry : undefined;
+  try {
+    // Asked once: an upkeep plan reads it, then the request's plan it builds on.
+    let pulled: ReturnType<typeof pullRequestOf> | undefined;
+    const pullRequest = () => {
+      pulled ??= pullRequestOf(deps.octokit, request);
+      return pulled;
+    };
+    const plan = await planTask(task, {
+      deps,
+      request,
+      config,
+      options,
+      status,
+      planRequest: (kind) => planRequest(deps, request, config, options, kind, pullRequest),
+      pullRequest,
+    });
+    if ("done" in plan) {
+      await status.finish(deps.redact(plan.done.markdown), plan.done.outcome);
+      return { conclusion: plan.done.outcome === "failure" ? "failure" : "no_changes" };
+    }
+    const outcome = await runPipeline(
+      deps,
+      config,
+      plan,
+      {
+        onEvent: (event) => status.update(event),
+        onStep: (step, note) => status.step(step, note),
+        onWarning: options.onWarning,
+        onPushed: options.onPushed,
+      },
+      plan.checkpoints,
+      { throwTransient: retry !== undefined },
+    );
+    if (outcome.report)
+      await status.finish(deps.redact(outcome.report.markdown), outcome.report.outcome);
+    const { report: _report, ...rest } = outcome;
+    return rest;
+  } catch (error) {
+    if (isInterrupted(deps, undefined, options.checkpoints)) return { conclusion: "interrupted" };
+    const message = deps.redact(errorMessage(error));
+    if (retry && isTransientFailure(error)) {
+      await status.suspend(retryNote(whatFailed(error), message, retry));
+      return { conclusion: "failure", retry: message };
+    }
+    await status.finish(`Something went wrong and the job stopped: ${message}`, "failure");
+    return { conclusion: "failure" };
+  }
+}
+
+function retryNote(
+  who: string,
+  message: string,
+  retry: NonNullable<RunJobOptions["retry"]>,
+): string {
+  const seconds = Math.max(1, Math.round(retry.delayMs / 1000));
+  const wait = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  return [
+    `⏳ ${who}; trying again in about ${wait} (attempt ${retry.attempt + 1} of ${retry.of}).`,
+    `What failed: ${message.split("\n")[0]}`,
+  ].join("\n\n");
+}
+
+/**
+ * What a request runs and how its result is published. An issue gets a
+ * pull request, or more commits on the bot's pull request still open for
+ * it; a pull request gets commits on its own branch; a fork's pull request
+ * is read from the fork, never pushed, and answered with a patch.
+ */
+async function planRequest(
+  deps: JobDeps,
+  request: JobRequest,
+  config: RepoConfig,
+  options: RunJobOptions,
+  kind: PlanKind = {},
+  pullRequest: () => ReturnType<typeof pullRequestOf> = () => pullRequestOf(deps.octokit, request),
+): Promise<RequestPlan> {
+  const owner = request.repo.owner;
+  const repo = request.repo.name;
+  const pr = await pullRequest();
+  const fork = pr?.isFork === true;
+  const issuePull =
+    request.target.kind === "issue"
+      ? await findIssuePullRequest(deps.octokit, {
+          owner,
+          repo,
+          issueNumber: request.target.number,
+          prefix: config.branchPrefix,
+        })
+      : undefined;
+  // A fork's branch lives in the fork; it is read from there and never pushed.
+  const repository = fork
+    ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
+    : {
+        cloneUrl: request.repo.cloneUrl,
+        repoSizeKb: request.repo.sizeKb,
+        token: await deps.gitToken(),
+      };
+  // The fetch runs while the thread is read through the API.
+  const fetched = prefetchRepository(
+    { cacheDir: deps.cacheDir, envSource: deps.envSource, signal: deps.signal },
+    repository,
+  );
+  const task = await buildAgentTask(deps.octokit, request, {
+    isWriter: createWriterCheck(deps.octokit, { owner, repo }),
+    redact: deps.redact,
+    botLogin: deps.botLogin,
+    triggerPhrase: config.triggerPhrase,
+    earlierRequests: options.earlierRequests,
+    instruction: kind.instruction,
+    attachments: kind.attachments,
+  });
+  const existingBranch =
+    pr?.headRef ?? issuePull?.headRef ?? (fork ? undefined : options.pushedBranch);
+  const input: GitJobInput = {
+    ...repository,
+    fetched,
+    baseBranch: fork ? undefined : (issuePull?.baseRef ?? request.repo.defaultBranch),
+    defaultBranch: request.repo.defaultBranch,
+    existingBranch,
+    // A token in the title must not become part of a branch name.
+    branchTitle: deps.redact(request.target.title),
+    issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
+    task,
+    ...jobSettingsFrom(config, deps.createModel),
+    // A fork's code (its install scripts, its tests) runs with no network at
+    // all, and its own AGENTS.md does not instruct the agent: the base's does.
+    ...(fork
+      ? {
+          network: OFF,
+          setupNetwork: OFF,
+          // The fork's code and the agent reading it get no servers holding the repository's credentials.
+          mcpServers: undefined,
+          instructions: await loadBaseInstructions(deps.octokit, { owner, repo, ref: pr.baseRef }),
+        }
+      : {}),
+    coAuthor: coAuthorOf(request.requester),
+    requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
+    push: !fork,
+    wantPatch: fork,
+    ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
+    // GitHub signs commits it creates for the App: they show as Verified.
+    ...(config.signedCommits && !fork
+      ? {
+          pushVia: (target) =>
+            pushSigned({ ...target, octokit: deps.octokit, repo: { owner, repo } }),
+        }
+      : {}),
+    ...kind.input,
+  };
+  return {
+    input,
+    // Nothing of a fork's is pushed, so there is nothing to resume from.
+    checkpoints: fork ? undefined : options.checkpoints,
+    answer: (job) =>
+      fork && job.patch && !job.error
+        ? renderForkPatchAnswer({ patch: job.patch, summary: job.agent?.finalText ?? "" })
+        : undefined,
+    publish: async (job) => {
+      // On a pull request the commits went onto its own branch.
+      if (request.target.kind !== "issue" || !job.push) return undefined;
+      // The bot's pull request for the issue got the new commits; its description stays.
+      if (issuePull && job.branch === issuePull.headRef) {
+        return { number: issuePull.number, url: issuePull.url, created: false };
+      }
+      return openOrUpdatePullRequest(deps.octokit, {
+        owner,
+        repo,
+        head: job.branch,
+        base: job.baseBranch,
+        // The issue's title is untrusted text like its body.
+        title: markInvisible(deps.redact(`${request.target.title} (#${request.target.number})`)),
+        body: pullRequestBody(job, originOf(request), config, deps.redact),
+        draft: opensAsDraft(job, config),
+      });
+    },
+  };
+}
+
+async function pullRequestOf(
+  octokit: GitHubClient,
+  request: JobRequest,
+): Promise<JobRequest["pullRequest"]> {
+  if (request.target.kind !== "pull_request") return undefined;
+  // A fork's clone URL is not in every payload; without it the job could not read the branch.
+  if (request.pullRequest && (!request.pullRequest.isFork || request.pullRequest.headCloneUrl)) {
+    return request.pullRequest;
+  }
+  const { data } = await octokit.rest.pulls.get({
+    owner: request.repo.owner,
+    repo: request.repo.name,
+    pull_number: request.target.number,
+  });
+  const headRepo = data.head.repo?.full_name ?? "";
+  return {
+    headRef: data.head.ref,
+    headSha: data.head.sha,
+    headRepoFullName: headRepo || "(deleted fork)",
+    ...(data.head.repo?.clone_url ? { headCloneUrl: data.head.repo.clone_url } : {}),
+    baseRef: data.base.ref,
+    isFork: headRepo !== data.base.repo.full_name,
+  };
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { isolateCulprits } from "../../../src/deps/group/bisect.js";
+
+const items = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
+describe("isolateCulprits", () => {
+  it("finds a single culprit in log2(n) checks and keeps the rest", async () => {
+    const tried: string[][] = [];
+    const result = await isolateCulprits({
+      items,
+      knownFailing: true,
+      passes: async (subset) => {
+        tried.push([...subset]);
+        return !subset.includes("f");
+      },
+    });
+    expect(result).toMatchObject({
+      culprits: ["f"],
+      kept: ["a", "b", "c", "d", "e", "g", "h"],
+      settled: true,
+    });
+    expect(result.checks).toBe(4);
+  });
+
+  it("finds several culprits, and an interaction between two updates", async () => {
+    const several = await isolateCulprits({
+      items,
+      passes: async (subset) => !subset.includes("b") && !subset.includes("g"),
+    });
+    expect(several.culprits).toEqual(["b", "g"]);
+    expect(several.kept).toEqual(["a", "c", "d", "e", "f", "h"]);
+    // c and e only break together: the later one is named, the other stays.
+    const pair = await isolateCulprits({
+      items,
+      passes: async (s) => !(s.includes("c") && s.includes("e")),
+    });
+    expect(pair).toMatchObject({ culprits: ["e"], kept: ["a", "b", "c", "d", "f", "g", "h"] });
+  });
+
+  it("stops at the budget without claiming a passing set", async () => {
+    const result = await isolateCulprits({ items, maxChecks: 2, passes: async () => false });
+    expect(result).toMatchObject({ kept: [], settled: false, checks: 2 });
+  });
+});

@@ -1,0 +1,224 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readLockfile } from "../../../src/deps/managers/lockfiles.js";
+import { gitTestEnv } from "../../helpers/git-repos.js";
+import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-registry.js";
+import { LOCKFILES, lockedProject, type Manager, toolDepsJob } from "../manager-projects.js";
+
+const readBunLock = (text: string) => readLockfile("bun.lock", text).versionOf;
+
+/**
+ * In-range updates of an application with a lockfile (range_strategy auto)
+ * move the lockfile only, with each package manager's own tool, for real
+ * against verdaccio: package.json keeps its ranges, the lockfile takes the
+ * planned version, and the install from that lockfile passes.
+ * - fx-steady 1.x is locked at 1.0.0; 1.1.0 (20 days old) is the newest.
+ * - fx-range 1.0.x is locked at 1.0.0; the plan takes 1.0.1 (30 days old)
+ *   because 1.0.2 is a day old, inside the cooldown. npm, pnpm, yarn 4 and
+ *   bun get the cutoff and lock 1.0.1; yarn 1 has no age gate and locks 1.0.2,
+ *   so fx-range is left out with that reason rather than shipped.
+ */
+
+const DAY = 86_400_000;
+let registry: LocalRegistry;
+let root: string;
+let env: Record<string, string>;
+let now: number;
+const projects = new Map<string, Record<string, string>>();
+const pins: Record<Manager, string> = {
+  npm: "npm@11.19.1",
+  pnpm: "pnpm@10.34.8",
+  "yarn-classic": "yarn@1.22.22",
+  "yarn-berry": "yarn@4.18.1",
+  bun: "bun@1.4.5",
+};
+const layouts = {
+  // Not plain ^ or ~ ranges, which range_strategy auto bumps on an application.
+  ranges: { "fx-range": "1.0.x", "fx-steady": "1.x" },
+  // fx-steady's ^1.0.0 is bumped to ^1.1.0 while fx-range moves in the lockfile only.
+  mixed: { "fx-range": "1.0.x", "fx-steady": "^1.0.0" },
+};
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-deps-relock-"));
+  registry = await startLocalRegistry(root);
+  env = { ...gitTestEnv(join(root, "home")), COREPACK_ENABLE_STRICT: "0" };
+  now = Date.now();
+  for (const name of ["fx-range", "fx-steady"]) {
+    await registry.publish({ name, version: "1.0.0" });
+    // yarn 4 quarantines fresh releases by default.
+    await registry.setPublishTime(name, "1.0.0", new Date(now - 300 * DAY));
+  }
+  // Each project is locked while only the first versions exist.
+  for (const [manager, pin] of Object.entries(pins) as Array<[Manager, string]>) {
+    for (const [layout, dependencies] of Object.entries(layouts)) {
+      const files = await lockedProject({ registry, root, env }, manager, pin, dependencies);
+      projects.set(`${manager} ${layout}`, files);
+    }
+  }
+  // bun's workspace: the ranges are the member's, and bun.lock keeps them under its folder.
+  const member = await lockedProject(
+    { registry, root, env },
+    "bun",
+    pins.bun,
+    layouts.ranges,
+    "packages/x",
+  );
+  projects.set("bun workspace", member);
+  for (const [name, version] of [
+    ["fx-range", "1.0.1"],
+    ["fx-range", "1.0.2"],
+    ["fx-steady", "1.1.0"],
+  ] as const) {
+    await registry.publish({ name, version });
+  }
+  const ages: Array<[string, string, number]> = [
+    ["fx-range", "1.0.1", 30 * DAY],
+    ["fx-range", "1.0.2", DAY],
+    ["fx-steady", "1.1.0", 20 * DAY],
+  ];
+  for (const [name, version, age] of ages) {
+    await registry.setPublishTime(name, version, new Date(now - age));
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await registry?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** What the lockfile locks a package at, in each tool's format. */
+function lockedAt(lock: string, name: string): string[] {
+  const patterns = [
+    new RegExp(`node_modules/${name}"[^}]*?"version": "([\\d.]+)"`, "g"), // npm
+    new RegExp(`\\n\\s+${name}:\\n\\s+specifier: [^\\n]+\\n\\s+version: ([\\d.]+)`, "g"), // pnpm
+    new RegExp(`\\n"?${name}@[^\\n]*:\\n\\s+version:? "?([\\d.]+)"?`, "g"), // yarn 1 and 4
+    new RegExp(`"(?:[^"]+/)?${name}": \\["${name}@([\\d.]+)"`, "g"), // bun
+  ];
+  return patterns.flatMap((p) => [...lock.matchAll(p)].map((m) => m[1] ?? ""));
+}
+
+/** A deps job on the project, with the tools from this repository. */
+async function depsJob(
+  manager: Manager,
+  layout: keyof typeof layouts | "workspace",
+  deps: Record<string, unknown>,
+) {
+  const files = projects.get(`${manager} ${layout}`) ?? {};
+  const { repo, result } = await toolDepsJob(
+    { registry, root, env, now },
+    `relock-${manager}-${layout}`,
+    files,
+    {
+      range_strategy: "auto",
+      // The install from the new lockfile has to put both packages in place.
+      verify: `node -e "require('fx-range'); require('fx-steady')"`,
+      ...deps,
+    },
+  );
+  expect(result.message).toBeUndefined();
+  return { files, repo, result, lockfile: LOCKFILES[manager] };
+}
+
+describe.each(Object.keys(pins) as Manager[])("a %s application", (manager) => {
+  it("moves in-range updates in the lockfile only, with its own tool, at the planned versions", async () => {
+    const { files, repo, result, lockfile } = await depsJob(manager, "ranges", {});
+    expect(lockedAt(files[lockfile] ?? "", "fx-range")).toEqual(["1.0.0"]);
+    expect(lockedAt(files[lockfile] ?? "", "fx-steady")).toEqual(["1.0.0"]);
+    // Every tool takes in-range updates: none is skipped (the local registry has no release of the tool itself).
+    expect(result.plan?.skipped.map((s) => s.reason)).toEqual([
+      expect.stringMatching(/^packageManager field: .*not found on http:\/\/127\.0\.0\.1/),
+    ]);
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) => `${u.name} ${u.from}->${u.to}`),
+      ]),
+    ).toEqual([["lockfile-only", ["fx-range 1.0.0->1.0.1", "fx-steady 1.0.0->1.1.0"]]]);
+    const [group] = result.groups;
+    const branch = group?.branch ?? "";
+    // package.json is not touched: the ranges already allow the new versions.
+    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+    const lock = repo.show(branch, lockfile);
+    expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
+    expect(group?.verify?.passed).toBe(true);
+    if (manager === "yarn-classic") {
+      expect(group?.status).toBe("partial");
+      expect(group?.applied.map((u) => u.name)).toEqual(["fx-steady"]);
+      expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
+        expect.stringContaining("locked fx-range 1.0.2, not 1.0.1 as planned"),
+      ]);
+      expect(lockedAt(lock, "fx-range")).toEqual(["1.0.0"]);
+      return;
+    }
+    expect(group?.status).toBe("green");
+    expect(lockedAt(lock, "fx-range")).toEqual(["1.0.1"]);
+    expect(lock).not.toContain("1.0.2");
+    // bun locked the versions pinned, then again with the ranges back: bun.lock records the ranges.
+    if (manager === "bun") expect(lock).toContain('"fx-range": "1.0.x"');
+  }, 240_000);
+
+  it("rewrites one range and moves another in the lockfile only, in one group", async () => {
+    const { files, repo, result, lockfile } = await depsJob(manager, "mixed", {
+      groups: [{ name: "fx", patterns: ["fx-*"] }],
+    });
+    const [group] = result.groups;
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) => `${u.name} ${u.locations.map((l) => l.newSpec ?? "(lockfile)")}`),
+      ]),
+    ).toEqual([["fx", ["fx-range (lockfile)", "fx-steady ^1.1.0"]]]);
+    const branch = group?.branch ?? "";
+    expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
+      "fx-range": "1.0.x",
+      "fx-steady": "^1.1.0",
+    });
+    const lock = repo.show(branch, lockfile);
+    expect(lock).not.toBe(files[lockfile]);
+    expect(lockedAt(lock, "fx-steady")).toEqual(["1.1.0"]);
+    expect(group?.verify?.passed).toBe(true);
+    expect(lockedAt(lock, "fx-range")).toEqual([manager === "yarn-classic" ? "1.0.0" : "1.0.1"]);
+    expect(group?.status).toBe(manager === "yarn-classic" ? "partial" : "green");
+    if (manager === "bun") expect(lock).toContain('"fx-range": "1.0.x"');
+  }, 240_000);
+});
+
+describe("a bun workspace", () => {
+  it("moves a member's in-range updates in bun.lock only, under the member's folder", async () => {
+    const { files, repo, result, lockfile } = await depsJob("bun", "workspace", {
+      // bun links each member's own dependencies into its folder.
+      verify: `cd packages/x && node -e "require('fx-range'); require('fx-steady')"`,
+    });
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) => `${u.name} ${u.from}->${u.to} ${u.locations.map((l) => l.manifest)}`),
+      ]),
+    ).toEqual([
+      [
+        "lockfile-only",
+        [
+          "fx-range 1.0.0->1.0.1 packages/x/package.json",
+          "fx-steady 1.0.0->1.1.0 packages/x/package.json",
+        ],
+      ],
+    ]);
+    const [group] = result.groups;
+    const branch = group?.branch ?? "";
+    for (const manifest of ["package.json", "packages/x/package.json"])
+      expect(repo.show(branch, manifest)).toBe(files[manifest]?.trimEnd());
+    const before = readBunLock(files[lockfile] ?? "");
+    expect(before("packages/x", "fx-range", "1.0.x")).toBe("1.0.0");
+    const lock = repo.show(branch, lockfile);
+    const locked = readBunLock(lock);
+    expect(locked("packages/x", "fx-range", "1.0.x")).toBe("1.0.1");
+    expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
+    expect(lock).not.toContain("1.0.2");
+    expect(lock).toContain('"fx-range": "1.0.x"');
+    expect(group?.verify?.passed).toBe(true);
+    expect(group?.status).toBe("green");
+  }, 240_000);
+});

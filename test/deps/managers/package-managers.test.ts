@@ -1,0 +1,139 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseDepsConfig } from "../../../src/deps/config.js";
+import {
+  detectPackageManager,
+  type ManagerTools,
+} from "../../../src/deps/managers/package-manager.js";
+import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
+import { gitTestEnv } from "../../helpers/git-repos.js";
+import { lockedProject, type Manager, TOOLS, toolDepsJob } from "../manager-projects.js";
+import { createFixtureWorld, type FixtureWorld } from "../registry-fixtures.js";
+
+/**
+ * pnpm, yarn 1 and yarn 4 projects bumped by their own tools, for real,
+ * against verdaccio: the plan reads each tool's lockfile, and the job
+ * updates it with the tool and installs and tests with it. The tools are
+ * this repository's devDependencies, passed in where production uses
+ * corepack (which would download them). The sandbox is not the subject
+ * here, and these binaries live in the repository the test sandbox hides.
+ */
+
+let world: FixtureWorld;
+let root: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-deps-pm-"));
+  world = await createFixtureWorld(root);
+  env = { ...gitTestEnv(join(root, "home")), COREPACK_ENABLE_STRICT: "0" };
+}, 120_000);
+
+afterAll(async () => {
+  await world?.registry.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+/** A project locked by its tool (see lockedProject). */
+const project = (manager: Manager, pin: string, dependencies?: Record<string, string>) =>
+  lockedProject(jobWorld(), manager, pin, dependencies);
+
+const cases: Array<[keyof ManagerTools, string, string]> = [
+  ["pnpm", "pnpm@10.34.8", "pnpm-lock.yaml"],
+  ["yarn-classic", "yarn@1.22.22", "yarn.lock"],
+  ["yarn-berry", "yarn@4.18.1", "yarn.lock"],
+];
+
+describe.each(cases)("a %s project", (manager, pin, lockfile) => {
+  let files: Record<string, string>;
+  beforeAll(async () => {
+    files = await project(manager, pin);
+  }, 120_000);
+
+  it("is planned from its own lockfile and bumped, locked, installed and tested by its own tool", async () => {
+    const dir = join(root, `plan-${manager}`);
+    await mkdir(dir, { recursive: true });
+    for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
+    const detected = await detectPackageManager(dir, JSON.parse(files["package.json"] ?? "{}"));
+    expect(detected).toMatchObject({ name: manager, lockfile, pinned: pin });
+
+    const deps = { ignore: ["fx-broken", "fx-new"], update_types: ["patch", "minor"] };
+    const parsed = parseDepsConfig(deps);
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: { HOME: join(root, "nohome"), PATH: process.env.PATH },
+      clock: { now: () => world.now },
+    });
+    expect(plan.manager).toBe(manager);
+    expect(plan.groups.map((g) => g.updates.map((u) => `${u.name} ${u.from}->${u.to}`))).toEqual([
+      ["fx-greet 1.0.0->1.0.1", "fx-util 1.2.0->1.2.1"],
+    ]);
+
+    const { repo, result } = await toolDepsJob(jobWorld(), `repo-${manager}`, files, deps);
+    expect(result.message).toBeUndefined();
+    expect(result.groups.map((g) => [g.group.slug, g.status, g.verify?.command])).toEqual([
+      ["minor-and-patch", "green", `${TOOLS[manager]} test`],
+    ]);
+    const branch = "agent/deps/minor-and-patch";
+    expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
+      "fx-greet": "1.0.1",
+      "fx-util": "1.2.1",
+    });
+    const lock = repo.show(branch, lockfile);
+    expect(lock).not.toBe(files[lockfile]);
+    expect(lock).toMatch(/fx-greet[\s\S]{0,200}1\.0\.1/);
+    expect(lock).toMatch(/fx-util[\s\S]{0,200}1\.2\.1/);
+    expect(lock).not.toMatch(/fx-greet-1\.0\.0\.tgz|fx-greet@npm:1\.0\.0"?:|fx-greet@1\.0\.0:/);
+  }, 240_000);
+
+  it(
+    "locks the planned version of a range, not a newer one inside the cooldown",
+    () => expectPlannedVersionLocked(manager, pin, lockfile),
+    240_000,
+  );
+});
+
+// npm gets the cooldown as --before on its lockfile step: without it, it would lock 2.1.0.
+/** The projects' and jobs' world: this file's registry, folder, environment and clock. */
+const jobWorld = () => ({ registry: world.registry, root, env, now: world.now });
+
+describe("an npm project", () => {
+  it(
+    "locks the planned version of a range, not a newer one inside the cooldown",
+    () => expectPlannedVersionLocked("npm", "npm@11.19.1", "package-lock.json"),
+    240_000,
+  );
+});
+
+/**
+ * fx-greet 2.1.0 is in range of ^2.0.0 but a day old: the tool must lock
+ * the plan's 2.0.0 (npm, pnpm and yarn 4 get the cutoff), and where it
+ * cannot (yarn 1 has no age gate) the update is refused, never shipped as green.
+ */
+async function expectPlannedVersionLocked(manager: Manager, pin: string, lockfile: string) {
+  const ranged = await project(manager, pin, { "fx-greet": "^1.0.0", "fx-util": "1.2.0" });
+  const deps = { ignore: ["fx-util"], update_types: ["major"], verify: null };
+  const { repo, result } = await toolDepsJob(jobWorld(), `range-${manager}`, ranged, deps);
+  expect(result.message).toBeUndefined();
+  expect(result.plan?.groups.map((g) => g.updates.map((u) => `${u.name}->${u.to}`))).toEqual([
+    ["fx-greet->2.0.0"],
+  ]);
+  const [group] = result.groups;
+  if (manager === "yarn-classic") {
+    expect(group?.status).toBe("failed");
+    expect(group?.agent).toBeUndefined();
+    expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
+      expect.stringContaining("locked fx-greet 2.1.0, not 2.0.0 as planned"),
+    ]);
+    expect(repo.sha(group?.branch ?? "")).toBeNull();
+    return;
+  }
+  expect(group?.status).toBe("green");
+  const lock = repo.show(group?.branch ?? "", lockfile);
+  expect(lock).toMatch(/fx-greet[\s\S]{0,200}2\.0\.0/);
+  expect(lock).not.toMatch(/2\.1\.0/);
+}

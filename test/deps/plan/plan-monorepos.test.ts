@@ -1,0 +1,438 @@
+import { describe, expect, it } from "vitest";
+import { editManifest, manifestEdits } from "../../../src/deps/managers/bump.js";
+import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
+import { fromVersions, type Update } from "../../../src/deps/plan/outdated.js";
+import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
+import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
+import {
+  greenResult,
+  memoryRegistry,
+  NOW,
+  npmLock,
+  packument,
+  projectPlanner,
+} from "../memory-registry.js";
+
+/**
+ * Plans on small excerpts of real monorepos (the manifests and lockfiles of
+ * a yarn 4 formatter, a pnpm workspace, a bun library, an npm CLI), each
+ * reproducing what a maintainer stopped at in `patchwright deps --dry-run`.
+ */
+
+const planOf = projectPlanner("pw-plan-monorepos-");
+
+const text = (plan: Awaited<ReturnType<typeof planOf>>["plan"]) =>
+  renderDepsPlan(plan, { now: NOW, branchPrefix: "agent/" });
+const moves = (plan: Awaited<ReturnType<typeof planOf>>["plan"]) =>
+  plan.groups.flatMap((g) => g.updates.map((u) => `${u.name} ${fromVersions(u)}->${u.to}`));
+
+/** A yarn 4 formatter that formats its own sources with its last release. */
+const formatter = {
+  "package.json": JSON.stringify({
+    name: "fmt",
+    version: "3.10.0-dev",
+    packageManager: "yarn@4.17.1",
+    workspaces: ["packages/*"],
+    devDependencies: { fmt: "3.9.6", typescript: "^6.0.3", "lint-plugin": "^8.0.0" },
+  }),
+  "packages/a/package.json": JSON.stringify({ name: "@fmt/a", version: "1.2.0" }),
+  "packages/b/package.json": JSON.stringify({
+    name: "@fmt/b",
+    dependencies: { "@fmt/a": "^1.0.0", fmt: "workspace:*" },
+  }),
+  "yarn.lock": [
+    "__metadata:",
+    "  version: 8",
+    "",
+    '"@fmt/a@npm:^1.0.0, @fmt/a@workspace:packages/a":',
+    "  version: 0.0.0-use.local",
+    '  resolution: "@fmt/a@workspace:packages/a"',
+    "",
+    '"fmt@npm:3.9.6":',
+    "  version: 3.9.6",
+    '  resolution: "fmt@npm:3.9.6"',
+    "",
+    '"fmt@workspace:*, fmt@workspace:.":',
+    "  version: 0.0.0-use.local",
+    '  resolution: "fmt@workspace:."',
+    "",
+    '"lint-plugin@npm:^8.0.0":',
+    "  version: 8.0.0",
+    '  resolution: "lint-plugin@npm:8.0.0"',
+    "",
+    '"typescript@npm:^6.0.3":',
+    "  version: 6.0.3",
+    '  resolution: "typescript@npm:6.0.3"',
+    "",
+  ].join("\n"),
+};
+const formatterRegistry = () =>
+  memoryRegistry([
+    packument("fmt", ["3.9.6", "3.10.0", "3.10.1"]),
+    packument("@yarnpkg/cli-dist", ["4.17.1", "4.18.1"]),
+    packument("typescript", ["6.0.3", "7.0.2"]),
+    packument("lint-plugin", { "8.0.0": { peers: { typescript: "<6.1.0" } } }),
+  ]);
+
+describe("workspace packages and self-named dependencies", () => {
+  it("bumps a dependency on a published version of the root package itself, and counts real links", async () => {
+    const { plan } = await planOf(formatter, formatterRegistry());
+    expect(moves(plan)).toEqual(["fmt 3.9.6->3.10.1", "yarn 4.17.1->4.18.1"]);
+    // @fmt/b's "@fmt/a": "^1.0.0" (linked in yarn.lock) and "fmt": "workspace:*".
+    expect(plan.internal).toBe(2);
+    const out = text(plan);
+    expect(out).toContain(
+      "2 dependencies are on this workspace's own packages (linked by yarn, not bumped).",
+    );
+    expect(out).toContain(
+      'typescript (package.json): 6.0.3 -> 7.0.2 is outside the peer range "<6.1.0" that lint-plugin 8.0.0 declares (yarn would install it with an incompatible-peer warning)',
+    );
+    expect(out).not.toMatch(/npm would|linked by npm/);
+  });
+
+  it("takes a range the workspace satisfies for a registry one when the lockfile resolves it there", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "app", workspaces: ["packages/*"] }),
+        "packages/a/package.json": JSON.stringify({ name: "a", version: "1.0.0" }),
+        "packages/b/package.json": JSON.stringify({
+          name: "b",
+          dependencies: { a: "^1.0.0", c: "^1.0.0" },
+        }),
+        "packages/c/package.json": JSON.stringify({ name: "c", version: "1.1.0" }),
+        // npm links c, but installed a from the registry (an older workspace layout).
+        "package-lock.json": JSON.stringify({
+          lockfileVersion: 3,
+          packages: {
+            "": {},
+            "node_modules/a": { version: "1.0.0", resolved: "https://r/a-1.0.0.tgz" },
+            "node_modules/c": { resolved: "packages/c", link: true },
+          },
+        }),
+      },
+      memoryRegistry([packument("a", ["1.0.0", "1.2.0"])]),
+    );
+    expect(moves(plan)).toEqual(["a 1.0.0->1.2.0"]);
+    expect(plan.internal).toBe(1);
+  });
+});
+
+describe("the package manager's own version", () => {
+  it("lists packageManager as yarn set version would change it when yarnPath pins the release", async () => {
+    const { plan } = await planOf(
+      { ...formatter, ".yarnrc.yml": "yarnPath: .yarn/releases/yarn-4.17.1.cjs\n" },
+      formatterRegistry(),
+    );
+    expect(moves(plan)).toEqual(["fmt 3.9.6->3.10.1"]);
+    expect(plan.skipped).toContainEqual({
+      name: "yarn",
+      manifest: "package.json",
+      reason:
+        "packageManager field: 4.17.1 -> 4.18.1 (minor) listed, not proposed: .yarnrc.yml's yarnPath runs .yarn/releases/yarn-4.17.1.cjs whatever the field says: run `yarn set version 4.18.1`, which replaces both",
+    });
+  });
+});
+
+describe("the Node a plan assumes", () => {
+  const library = {
+    "package.json": JSON.stringify({
+      name: "lib",
+      engines: { node: ">=16.9.0" },
+      dependencies: { dep: "^1.0.0" },
+      devDependencies: { runner: "^4.0.0", cloud: "4.107.0" },
+    }),
+    "package-lock.json": npmLock({ dep: "1.0.0", runner: "4.0.0", cloud: "4.107.0" }),
+  };
+  const registry = memoryRegistry([
+    packument("dep", { "1.0.0": {}, "2.0.0": { node: ">=22" } }),
+    packument("runner", { "4.0.0": {}, "5.0.0": { node: "^22.12.0 || ^24.0.0 || >=26.0.0" } }),
+    packument("cloud", {
+      "4.107.0": { node: ">=20.0.0" },
+      "4.158.0": { node: ">=20.0.0" },
+      "4.164.0": { node: ">=22.12.0" },
+    }),
+  ]);
+
+  it("holds devDependencies to the development Node and runtime ones to engines too, and says so first", async () => {
+    const { plan } = await planOf({ ...library, ".tool-versions": "nodejs 24.7.0\n" }, registry);
+    expect(moves(plan).sort()).toEqual(["cloud 4.107.0->4.164.0", "runner 4.0.0->5.0.0"]);
+    const out = text(plan).split("\n");
+    expect(out[1]).toBe(
+      "Node 24.7.0 (from .tool-versions), runtime dependencies also checked against engines >=16.9.0.",
+    );
+    expect(out).toContain(
+      "  dep (package.json): 1.0.0 kept: 2.0.0: needs Node >=22, and package.json engines.node is >=16.9.0",
+    );
+  });
+
+  it("never says the project's Node is one a proposal beside it leaves out", async () => {
+    // No development Node named: the dev tool is held to engines too, and the reason is true next to 4.158.0.
+    const { plan } = await planOf(
+      {
+        ...library,
+        "package.json": JSON.stringify({
+          name: "lib",
+          engines: { node: ">=16.9.0" },
+          dependencies: { cloud: "4.107.0" },
+        }),
+      },
+      registry,
+    );
+    const cloud = plan.groups.flatMap((g) => g.updates).find((u) => u.name === "cloud");
+    expect(cloud?.to).toBe("4.158.0");
+    expect(cloud?.passedOver).toEqual([
+      "4.164.0: needs Node >=22.12.0, more than the >=20.0.0 that 4.107.0 already needs (package.json engines.node is >=16.9.0)",
+    ]);
+  });
+
+  it("reads .nvmrc 24 as the newest 24.x, and finds .node-version and the CI workflow too", async () => {
+    const tsdown = memoryRegistry([
+      packument("tsdown", {
+        "0.21.10": {},
+        "0.23.7": { node: "^22.18.0 || ^24.11.0 || >=26.0.0" },
+      }),
+    ]);
+    const app = {
+      "package.json": JSON.stringify({ name: "app", devDependencies: { tsdown: "^0.21.10" } }),
+      "package-lock.json": npmLock({ tsdown: "0.21.10" }),
+    };
+    const nvmrc = await planOf({ ...app, ".nvmrc": "24\n" }, tsdown);
+    expect(moves(nvmrc.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+    expect(text(nvmrc.plan).split("\n")[1]).toBe("Node 24.x (from .nvmrc).");
+    const nodeVersion = await planOf({ ...app, ".node-version": "v24.7.0\n" }, tsdown);
+    expect(nodeVersion.plan.node.development).toMatchObject({
+      label: "24.7.0",
+      source: ".node-version",
+    });
+    expect(moves(nodeVersion.plan)).toEqual([]);
+    const workflow = [
+      "jobs:",
+      "  test:",
+      "    strategy:",
+      "      matrix:",
+      "        node: ['22.x', '24']",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "          node-version: ${{ matrix.node }}",
+      "  legacy:",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      "          node-version: 14",
+      "  package:",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      "          node-version: 20.x",
+      "      - run: npm ci --omit=dev && node smoke.js",
+      "",
+    ].join("\n");
+    const ci = await planOf(
+      {
+        ...app,
+        "package.json": JSON.stringify({
+          name: "app",
+          engines: { node: ">=18" },
+          devDependencies: { tsdown: "^0.21.10" },
+        }),
+        ".github/workflows/ci.yml": workflow,
+      },
+      tsdown,
+    );
+    // The lowest the tools are tested on: not a legacy job below engines.node, nor one without devDependencies.
+    expect(ci.plan.node.development).toMatchObject({
+      label: "22.x",
+      source: ".github/workflows/ci.yml node-version",
+      role: "ci",
+    });
+    expect(moves(ci.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+  });
+});
+
+describe("a bun library pinned to a nightly prerelease", () => {
+  it("proposes the newer build of the same channel", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "web",
+          packageManager: "bun@1.2.20",
+          devDependencies: { "@typescript/native-preview": "7.0.0-dev.20260210.1" },
+        }),
+        "bun.lock": JSON.stringify({
+          lockfileVersion: 1,
+          workspaces: { "": { name: "web" } },
+          packages: {
+            "@typescript/native-preview": [
+              "@typescript/native-preview@7.0.0-dev.20260210.1",
+              "",
+              {},
+              "sha512-x",
+            ],
+          },
+        }),
+      },
+      memoryRegistry([
+        packument("bun", ["1.2.20"]),
+        packument("@typescript/native-preview", {
+          "7.0.0-dev.20260210.1": { daysAgo: 200 },
+          "7.0.0-dev.20260707.2": { daysAgo: 20 },
+        }),
+      ]),
+    );
+    const [update] = plan.groups.flatMap((g) => g.updates);
+    expect([update?.from, update?.to, update?.locations[0]?.newSpec]).toEqual([
+      "7.0.0-dev.20260210.1",
+      "7.0.0-dev.20260707.2",
+      "7.0.0-dev.20260707.2",
+    ]);
+  });
+});
+
+/** A pnpm workspace: typescript at three versions, an npm alias, the pinned pnpm. */
+const workspace = (packageManager: string) => ({
+  "package.json": JSON.stringify({
+    name: "root",
+    private: true,
+    packageManager,
+    devDependencies: { typescript: "~5.5.4", lib3: "npm:lib@~3.24.0", core: "workspace:*" },
+  }),
+  "pnpm-workspace.yaml": "packages:\n  - packages/*\ncatalog:\n  react: ^19.0.0\n",
+  "packages/core/package.json": JSON.stringify({ name: "core", version: "4.0.0" }),
+  "packages/docs/package.json": JSON.stringify({
+    name: "docs",
+    dependencies: { react: "catalog:" },
+    devDependencies: { typescript: "^5.8.2" },
+  }),
+  "packages/it/package.json": JSON.stringify({
+    name: "it",
+    dependencies: { react: "catalog:" },
+    devDependencies: { typescript: "^5.8.2", core: "workspace:*", lib3: "npm:lib@^3.0.0" },
+  }),
+  "pnpm-lock.yaml": [
+    "lockfileVersion: '9.0'",
+    "importers:",
+    "  .:",
+    "    devDependencies:",
+    "      core:",
+    "        specifier: workspace:*",
+    "        version: link:packages/core",
+    "      lib3:",
+    "        specifier: npm:lib@~3.24.0",
+    "        version: lib@3.24.3",
+    "      typescript:",
+    "        specifier: ~5.5.4",
+    "        version: 5.5.4",
+    "  packages/core: {}",
+    "  packages/docs:",
+    "    devDependencies:",
+    "      typescript:",
+    "        specifier: ^5.8.2",
+    "        version: 5.8.2",
+    "  packages/it:",
+    "    devDependencies:",
+    "      core:",
+    "        specifier: workspace:*",
+    "        version: link:../core",
+    "      lib3:",
+    "        specifier: npm:lib@^3.0.0",
+    "        version: lib@3.24.3",
+    "      typescript:",
+    "        specifier: ^5.8.2",
+    "        version: 5.9.2",
+    "",
+  ].join("\n"),
+});
+const workspaceRegistry = () =>
+  memoryRegistry([
+    packument("typescript", ["5.5.4", "5.8.2", "5.9.2", "5.9.3"]),
+    packument("lib", ["3.24.3", "3.24.4", "4.0.0"]),
+    packument("pnpm", ["10.12.1", "10.34.8"]),
+  ]);
+
+describe("a pnpm workspace", () => {
+  it("gives every workspace its own from version, updates aliases and the packageManager field", async () => {
+    const { plan, project } = await planOf(workspace("pnpm@10.12.1"), workspaceRegistry());
+    const updates = plan.groups.flatMap((g) => g.updates);
+    const ts = updates.find((u) => u.name === "typescript") as Update;
+    expect(ts.locations.map((l) => [l.manifest, l.from, l.newSpec])).toEqual([
+      ["package.json", "5.5.4", "~5.9.3"],
+      ["packages/docs/package.json", "5.8.2", "^5.9.3"],
+      ["packages/it/package.json", "5.9.2", "^5.9.3"],
+    ]);
+    expect([ts.from, ts.type, fromVersions(ts)]).toEqual(["5.5.4", "minor", "5.5.4, 5.8.2, 5.9.2"]);
+    const alias = updates.find((u) => u.name === "lib3") as Update;
+    expect([alias.package, alias.from, alias.to]).toEqual(["lib", "3.24.3", "3.24.4"]);
+    expect(alias.locations.map((l) => l.newSpec)).toEqual(["npm:lib@~3.24.4", "npm:lib@^3.24.4"]);
+    const pnpm = updates.find((u) => u.name === "pnpm") as Update;
+    expect(pnpm.locations).toEqual([
+      {
+        manifest: "package.json",
+        section: "packageManager",
+        spec: "pnpm@10.12.1",
+        newSpec: "pnpm@10.34.8",
+        from: "10.12.1",
+      },
+    ]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
+      "lib3: 4.0.0 (major) waits until the update to 3.24.4 is merged: one pull request per package at a time",
+    );
+    expect(plan.internal).toBe(2);
+    // The bump writes the alias and the field as a maintainer would.
+    const rootEdits = manifestEdits(updates).get("package.json") ?? [];
+    const rootText = project.manifests[0]?.text ?? "";
+    expect(JSON.parse(editManifest(rootText, rootEdits))).toMatchObject({
+      packageManager: "pnpm@10.34.8",
+      devDependencies: { typescript: "~5.9.3", lib3: "npm:lib@~3.24.4", core: "workspace:*" },
+    });
+
+    const out = text(plan);
+    expect(out).toContain(
+      "from 5.5.4 in package.json; 5.8.2 in packages/docs/package.json; 5.9.2 in packages/it/package.json",
+    );
+    expect(out).toMatch(/lib3 \(npm:lib\) +3\.24\.3 -> 3\.24\.4/);
+    // One reason, said once, with the names it covers.
+    const catalog = out.split("\n").filter((l) => l.includes("a pnpm catalog entry"));
+    expect(catalog).toEqual([
+      '  a pnpm catalog entry ("catalog:"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit: react (packages/docs/package.json, packages/it/package.json)',
+    ]);
+    expect(out).toContain(
+      "2 dependencies are on this workspace's own packages (linked by pnpm, not bumped).",
+    );
+    // The rule a waiting update follows is said once, above the packages it holds back.
+    expect(out).toContain(
+      "Waiting, one pull request per package at a time:\n  lib3 (package.json): 4.0.0 (major) waits until the update to 3.24.4 is merged\n",
+    );
+    expect(out.match(/one pull request per package/g)).toHaveLength(1);
+  });
+
+  it("shows the per-workspace table in the group's pull request when versions differ", async () => {
+    const { plan } = await planOf(workspace("pnpm@10.12.1"), workspaceRegistry());
+    const group = plan.groups[0] as UpdateGroup;
+    const body = renderDepsPullRequestBody(greenResult(group), { now: NOW });
+    expect(body).toContain("| typescript | `5.5.4, 5.8.2, 5.9.2` → `5.9.3` |");
+    expect(body).toContain(
+      [
+        "#### Per workspace",
+        "",
+        "| Package | Workspace | Change |",
+        "| --- | --- | --- |",
+        "| typescript | `package.json` | `5.5.4` → `5.9.3` |",
+        "| typescript | `packages/docs/package.json` | `5.8.2` → `5.9.3` |",
+        "| typescript | `packages/it/package.json` | `5.9.2` → `5.9.3` |",
+      ].join("\n"),
+    );
+  });
+
+  it("lists a packageManager with corepack's hash, with the command that updates both", async () => {
+    const { plan } = await planOf(
+      workspace("pnpm@10.12.1+sha512.abcdef0123456789"),
+      workspaceRegistry(),
+    );
+    expect(plan.groups.flatMap((g) => g.updates.map((u) => u.name))).not.toContain("pnpm");
+    expect(plan.skipped.find((s) => s.name === "pnpm")?.reason).toBe(
+      "packageManager field: 10.12.1 -> 10.34.8 (minor) listed, not proposed: corepack's hash in the field (+sha512.abcd…) must be computed for the new release: run `corepack use pnpm@10.34.8`",
+    );
+  });
+});

@@ -1,0 +1,163 @@
+import { describe, expect, it } from "vitest";
+import { memoryRegistry, npmLock, packument, projectPlanner } from "../memory-registry.js";
+
+/**
+ * Plan rules that need no real registry: a registry client in memory
+ * answers packuments and advisories, and the projects are files on disk.
+ */
+
+const planOf = projectPlanner("pw-plan-rules-");
+
+const summary = (groups: Array<{ slug: string; updates: Array<{ name: string; to: string }> }>) =>
+  groups.map((g) => [g.slug, g.updates.map((u) => `${u.name}@${u.to}`)]);
+
+describe("the plan", () => {
+  it("says which updates wait for a security fix to the same package", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "app", dependencies: { lib: "^1.0.0" } }),
+        "package-lock.json": npmLock({ lib: "1.0.0" }),
+      },
+      memoryRegistry([packument("lib", ["1.0.0", "1.0.1", "1.5.0", "2.0.0"])], {
+        lib: [{ id: 7, title: "ReDoS", severity: "high", vulnerable_versions: "<1.0.1" }],
+      }),
+    );
+    expect(summary(plan.groups)).toEqual([["security-lib", ["lib@1.0.1"]]]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toEqual(
+      expect.arrayContaining([
+        "lib: 1.5.0 (minor) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
+        "lib: 2.0.0 (major) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
+      ]),
+    );
+  });
+
+  it("reads pnpm's workspaces from pnpm-workspace.yaml and leaves catalog entries out, saying why", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "root", packageManager: "pnpm@10.34.8" }),
+        "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\ncatalog:\n  lib: ^1.0.0\n",
+        "pnpm-lock.yaml": [
+          "lockfileVersion: '9.0'",
+          "importers:",
+          "  .: {}",
+          "  packages/a:",
+          "    dependencies:",
+          "      lib:",
+          "        specifier: ^1.0.0",
+          "        version: 1.0.0",
+          "  packages/b:",
+          "    dependencies:",
+          "      lib:",
+          "        specifier: 'catalog:'",
+          "        version: 1.0.0",
+          "",
+        ].join("\n"),
+        "packages/a/package.json": JSON.stringify({ name: "a", dependencies: { lib: "^1.0.0" } }),
+        "packages/b/package.json": JSON.stringify({ name: "b", dependencies: { lib: "catalog:" } }),
+      },
+      memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
+    );
+    expect(plan.manifests).toEqual([
+      "package.json",
+      "packages/a/package.json",
+      "packages/b/package.json",
+    ]);
+    expect(
+      plan.groups.map((g) => g.updates.map((u) => [u.name, u.from, u.to, u.locations])),
+    ).toEqual([
+      [
+        [
+          "lib",
+          "1.0.0",
+          "1.5.0",
+          [
+            {
+              manifest: "packages/a/package.json",
+              section: "dependencies",
+              spec: "^1.0.0",
+              newSpec: "^1.5.0",
+              from: "1.0.0",
+            },
+          ],
+        ],
+      ],
+    ]);
+    expect(plan.skipped).toContainEqual({
+      name: "lib",
+      manifest: "packages/b/package.json",
+      reason:
+        'a pnpm catalog entry ("catalog:"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit',
+    });
+  });
+
+  it("checks the peer ranges of packages it does not bump: ignored, of another section, or only in the lockfile", async () => {
+    const ts = packument("typescript", ["5.9.0", "7.0.0"]);
+    const lint = packument("typescript-eslint", ["8.0.0"]);
+    (lint.versions["8.0.0"] as { peerDependencies?: Record<string, string> }).peerDependencies = {
+      typescript: "<6.1.0",
+    };
+    const registry = memoryRegistry([ts, lint, packument("ts-api-utils", ["2.0.0"])]);
+    const refused = "5.9.0 -> 7.0.0 is outside the peer range";
+    const direct = {
+      "package.json": JSON.stringify({
+        name: "app",
+        dependencies: { typescript: "^5.9.0" },
+        devDependencies: { "typescript-eslint": "^8.0.0" },
+      }),
+      "package-lock.json": npmLock({ typescript: "5.9.0", "typescript-eslint": "8.0.0" }),
+    };
+    const reasons = (result: Awaited<ReturnType<typeof planOf>>) =>
+      result.plan.skipped.filter((s) => s.name === "typescript").map((s) => s.reason);
+    const ignored = await planOf(direct, registry, { ignore: ["typescript-eslint"] });
+    expect(summary(ignored.plan.groups)).toEqual([]);
+    expect(reasons(ignored)).toEqual([
+      `${refused} "<6.1.0" that typescript-eslint 8.0.0 declares (npm would override it with a warning)`,
+    ]);
+    const runtimeOnly = await planOf(direct, registry, { dep_types: ["dependencies"] });
+    expect(summary(runtimeOnly.plan.groups)).toEqual([]);
+    expect(reasons(runtimeOnly)[0]).toContain(refused);
+
+    // ts-api-utils is not in package.json: npm's lockfile records its peers.
+    const transitive = await planOf(
+      {
+        "package.json": JSON.stringify({ name: "app", dependencies: { typescript: "^5.9.0" } }),
+        "package-lock.json": JSON.stringify({
+          lockfileVersion: 3,
+          packages: {
+            "": {},
+            "node_modules/typescript": { version: "5.9.0" },
+            "node_modules/ts-api-utils": {
+              version: "2.0.0",
+              peerDependencies: { typescript: ">=4.8.4 <6" },
+            },
+          },
+        }),
+      },
+      registry,
+    );
+    expect(summary(transitive.plan.groups)).toEqual([]);
+    expect(reasons(transitive)).toEqual([
+      `${refused} ">=4.8.4 <6" that ts-api-utils 2.0.0 declares (npm would override it with a warning)`,
+    ]);
+  });
+
+  it("covers only the dependency types deps.dep_types names", async () => {
+    const files = {
+      "package.json": JSON.stringify({
+        name: "app",
+        dependencies: { lib: "^1.0.0" },
+        devDependencies: { tool: "^1.0.0" },
+      }),
+      "package-lock.json": npmLock({ lib: "1.0.0", tool: "1.0.0" }),
+    };
+    const registry = memoryRegistry([
+      packument("lib", ["1.0.0", "1.1.0"]),
+      packument("tool", ["1.0.0", "1.1.0"]),
+    ]);
+    const all = await planOf(files, registry);
+    expect(summary(all.plan.groups)).toEqual([["minor-and-patch", ["lib@1.1.0", "tool@1.1.0"]]]);
+    const runtime = await planOf(files, registry, { dep_types: ["dependencies"] });
+    expect(summary(runtime.plan.groups)).toEqual([["minor-and-patch", ["lib@1.1.0"]]]);
+    expect(runtime.plan.skipped.map((s) => s.name)).not.toContain("tool");
+  });
+});

@@ -1,0 +1,339 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../../src/agent/model/scripted.js";
+import { main } from "../../../src/cli/main.js";
+import { defaultDepsConfig, parseDepsConfig } from "../../../src/deps/config.js";
+import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
+import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
+import { gitTestEnv } from "../../helpers/git-repos.js";
+import { git, makeRepo, makeTempDir } from "../../helpers/temp-dir.js";
+import { NVMRC_24 } from "../memory-registry.js";
+import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "../registry-fixtures.js";
+
+let world: FixtureWorld;
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-deps-plan-"));
+  world = await createFixtureWorld(root);
+}, 120_000);
+
+afterAll(async () => {
+  await world?.registry.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+async function demoApp(extra: Record<string, string> = {}): Promise<string> {
+  const dir = await makeTempDir("pw-demo-");
+  const files = { ...(await demoAppFiles(world)), ...extra };
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  return dir;
+}
+
+const env = () => ({ HOME: join(root, "nohome"), PATH: process.env.PATH });
+
+describe("planDepsUpdates against a local registry", () => {
+  it("picks the newest acceptable versions and groups them", async () => {
+    const dir = await demoApp();
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: defaultDepsConfig(),
+      env: env(),
+      clock: { now: () => world.now },
+    });
+
+    expect(plan.registry).toBe(world.registry.url);
+    expect(plan.manifests).toEqual(["package.json", "packages/lib/package.json"]);
+    const summary = plan.groups.map((g) => ({
+      slug: g.slug,
+      updates: g.updates.map((u) => `${u.name} ${u.from}->${u.to} ${u.type}`),
+    }));
+    expect(summary).toEqual([
+      {
+        slug: "minor-and-patch",
+        updates: [
+          "fx-broken 1.0.0->1.1.0 minor",
+          "fx-greet 1.0.0->1.0.1 patch",
+          "fx-util 1.2.0->1.2.1 patch",
+        ],
+      },
+    ]);
+    const greetPatch = plan.groups[0]?.updates.find((u) => u.name === "fx-greet");
+    // Both workspaces declare fx-greet; both move, each in its own style.
+    expect(greetPatch?.locations.map((l) => [l.manifest, l.spec, l.newSpec])).toEqual([
+      ["package.json", "^1.0.0", "^1.0.1"],
+      ["packages/lib/package.json", "^1.0.0", "^1.0.1"],
+    ]);
+    expect(greetPatch?.passedOver).toEqual([
+      "1.1.0: deprecated: 1.1.0 lost the greeting; use 1.0.1",
+    ]);
+    expect(greetPatch?.links.releases).toBe("https://github.com/example/fx-greet/releases");
+    const util = plan.groups[0]?.updates.find((u) => u.name === "fx-util");
+    expect(util?.locations[0]?.newSpec).toBe("~1.2.1");
+    expect(util?.newInstallScripts).toEqual(["postinstall"]);
+    expect(plan.groups[0]?.updates.find((u) => u.name === "fx-broken")?.locations[0]?.newSpec).toBe(
+      "1.1.0",
+    );
+    expect(plan.skipped).toEqual([
+      {
+        name: "fx-new",
+        manifest: "package.json",
+        reason: "1.0.0 kept: 1.0.1: released 1 hour ago, inside the 3 days cooldown",
+      },
+      // One pull request per package: the major is said, not dropped, and waits for the patch.
+      {
+        name: "fx-greet",
+        manifest: "package.json",
+        reason:
+          "2.0.0 (major) waits until the update to 1.0.1 is merged: one pull request per package at a time",
+      },
+    ]);
+    // The engines check used the Node this job runs on: the demo app names none.
+    expect(plan.node.development).toMatchObject({
+      role: "running",
+      label: process.version.slice(1),
+    });
+    expect(world.registry.advisoryRequests.at(-1)).toMatchObject({
+      "fx-greet": ["1.0.0"],
+      "fx-util": ["1.2.0"],
+    });
+  });
+
+  it("honours ignore rules, update types and a shorter cooldown", async () => {
+    const dir = await demoApp();
+    const parsed = parseDepsConfig({
+      cooldown_days: 0,
+      update_types: ["patch", "minor"],
+      ignore: ["fx-broken", { name: "fx-util", update_types: ["patch"] }],
+    });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    expect(plan.groups.map((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
+      ["fx-greet@1.0.1", "fx-new@1.0.1"],
+    ]);
+    // Both updates are patches; the group keeps the name its branch has.
+    expect(plan.groups.map((g) => [g.name, g.slug])).toEqual([
+      ["minor and patch", "minor-and-patch"],
+    ]);
+    expect(plan.skipped.map((s) => `${s.name} (${s.manifest}): ${s.reason}`)).toEqual([
+      "fx-broken (package.json): ignored by deps.ignore",
+      "fx-greet (package.json): newer major not proposed: 2.1.0: major updates are not enabled (deps.update_types)",
+      "fx-util (package.json): 1.2.0 kept: 1.2.1: ignored by deps.ignore (fx-util patch)",
+      "fx-greet (packages/lib/package.json): newer major not proposed: 2.1.0: major updates are not enabled (deps.update_types)",
+    ]);
+  });
+
+  it("never proposes what the package manager's min-release-age would refuse, whatever the cooldown", async () => {
+    const files = await demoAppFiles(world);
+    const dir = await demoApp({ ".npmrc": `${files[".npmrc"]}min-release-age=15\n` });
+    const parsed = parseDepsConfig({ cooldown_days: 0, update_types: ["patch", "minor"] });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    expect(plan.releaseAge?.source).toBe("min-release-age=15 (.npmrc)");
+    // fx-broken 1.1.0 is 20 days old; fx-util 1.2.1 is 10 days old, fx-new 1.0.1 an hour.
+    expect(plan.groups.flatMap((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
+      "fx-broken@1.1.0",
+      "fx-greet@1.0.1",
+    ]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
+      "fx-util: 1.2.0 kept: 1.2.1: released 10 days ago; the package manager refuses it before 15 days (min-release-age=15 (.npmrc))",
+    );
+  });
+
+  it("prints the plan with `patchwright deps --dry-run`, without an API key or GitHub", async () => {
+    const dir = await demoApp({
+      ".github/patchwright.yml":
+        "deps:\n  groups:\n    - name: fixtures\n      patterns: ['fx-*']\n",
+    });
+    let out = "";
+    let err = "";
+    const code = await main(["deps", "--cwd", dir, "--dry-run"], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: env(),
+      cwd: root,
+      clock: { now: () => world.now },
+      onInterrupt: () => () => {},
+    });
+    expect(err).toBe("");
+    expect(code).toBe(0);
+    expect(out).toContain(
+      `Node ${process.version.slice(1)} (the Node running this job: the project names no development Node).`,
+    );
+    expect(out).toContain("Bump the fixtures group: 3 updates  (branch agent/deps/fixtures)");
+    expect(out).toMatch(
+      /fx-greet +1\.0\.0 -> 1\.0\.1 {2}\(patch, released 200 days ago; package\.json, packages\/lib\/package\.json\)/,
+    );
+    expect(out).toContain(
+      "fx-util    1.2.0 -> 1.2.1  (patch, released 10 days ago; package.json)  ! new postinstall script",
+    );
+    expect(out).toContain(
+      "fx-greet (package.json): 2.0.0 (major) waits until the update to 1.0.1 is merged",
+    );
+    expect(out).toContain("fx-new (package.json): 1.0.0 kept: 1.0.1: released 1 hour ago");
+  });
+
+  it("says when groups would wait for max_open_prs, in a bun project as in any other", async () => {
+    const dir = await demoApp({
+      "bun.lock": "{}\n",
+      "package.json": JSON.stringify({
+        ...JSON.parse((await demoAppFiles(world))["package.json"] ?? "{}"),
+        packageManager: "bun@1.2.0",
+      }),
+      "packages/lib/package.json":
+        '{"name": "@demo/lib", "dependencies": {"fx-greet": "^1.0.0", "demo-app": "*"}}',
+    });
+    const parsed = parseDepsConfig({
+      max_open_prs: 1,
+      groups: [{ name: "greet", patterns: ["fx-greet"] }],
+    });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: parsed.config,
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    const text = renderDepsPlan(plan, { now: world.now, branchPrefix: "agent/" });
+    // bun writes the lockfile now: no warning, bun named as the tool.
+    expect(text.split("\n")[0]).toMatch(
+      /^Registry \S+; 2 package\.json files; bun \(package\.json packageManager bun@1\.2\.0\)\.$/,
+    );
+    expect(text).toContain("(branch agent/deps/greet)\n");
+    expect(text).toContain("(branch agent/deps/minor-and-patch; waits: deps.max_open_prs is 1)");
+    expect(text).toContain(
+      "1 dependency is on this workspace's own packages (linked by bun, not bumped).",
+    );
+  });
+
+  it("reads a scoped package from the scope's registry with the token .npmrc names", async () => {
+    await world.registry.publish({ name: "@private/kit", version: "1.0.0" });
+    await world.registry.publish({ name: "@private/kit", version: "1.1.0" });
+    await world.registry.setPublishTime(
+      "@private/kit",
+      "1.1.0",
+      new Date(world.now - 30 * 86_400_000),
+    );
+    const host = new URL(world.registry.url).host;
+    const dir = await makeTempDir("pw-scoped-");
+    await writeFile(join(dir, "package.json"), '{"dependencies": {"@private/kit": "^1.0.0"}}\n');
+    await writeFile(
+      join(dir, ".npmrc"),
+      // The default registry is a closed port: only the scope's registry may be asked.
+      [
+        "registry=http://127.0.0.1:9/",
+        `@private:registry=${world.registry.url}`,
+        `//${host}/:_authToken=${"$"}{PRIVATE_TOKEN}`,
+        "",
+      ].join("\n"),
+    );
+    // No lockfile: auto would leave an in-range update to npm; this test is about reaching the registry.
+    const parsed = parseDepsConfig({ range_strategy: "bump" });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const bumpConfig = parsed.config;
+    const plan = async (token: string) =>
+      (
+        await planDepsUpdates({
+          dir,
+          config: bumpConfig,
+          env: { ...env(), PRIVATE_TOKEN: token },
+          clock: { now: () => world.now },
+        })
+      ).plan;
+    const ok = await plan(world.registry.token);
+    expect(ok.groups[0]?.updates.map((u) => `${u.name} ${u.from}->${u.to}`)).toEqual([
+      "@private/kit 1.0.0->1.1.0",
+    ]);
+    const denied = await plan("wrong-token");
+    expect(denied.groups).toEqual([]);
+    expect(denied.skipped[0]?.reason).toMatch(
+      /^@private\/kit: access denied \(40[13]\); check the token for this registry in \.npmrc on http:\/\/127\.0\.0\.1/,
+    );
+  });
+
+  it("runs the groups without --dry-run and pushes their branches back to the checkout", async () => {
+    const dir = await makeRepo({
+      ...(await demoAppFiles(world)),
+      ".github/patchwright.yml": "deps:\n  update_types: [patch]\n  ignore: [fx-broken, fx-util]\n",
+    });
+    const home = join(root, "cli-home");
+    let out = "";
+    let err = "";
+    const code = await main(["deps", "--cwd", dir, "--cache-dir", join(root, "cli-cache")], {
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      env: {
+        ...gitTestEnv(home),
+        npm_config_cache: join(root, "cli-npm-cache"),
+        ANTHROPIC_API_KEY: "sk-test",
+        GIT_AUTHOR_NAME: "Ada Lovelace",
+        GIT_AUTHOR_EMAIL: "ada@example.com",
+      },
+      cwd: root,
+      clock: { now: () => world.now },
+      onInterrupt: () => () => {},
+      createModel: () => createScriptedModel([]),
+    });
+    expect(out).toContain(
+      // Only patches are enabled, and the group's name says so.
+      "GREEN   Bump fx-greet from 1.0.0 to 1.0.1 -> agent/deps/patch",
+    );
+    expect(code).toBe(0);
+    expect(err).toContain("Verifying: npm test…");
+    expect(err).not.toContain("`");
+    expect(git(dir, "show", "agent/deps/patch:package.json")).toContain('"fx-greet": "^1.0.1"');
+    expect(git(dir, "log", "-1", "--format=%s", "agent/deps/patch").trim()).toBe(
+      "chore(deps): bump fx-greet from 1.0.0 to 1.0.1",
+    );
+    // A local run commits as the user, as `patchwright run` does.
+    expect(git(dir, "log", "-1", "--format=%an <%ae>", "agent/deps/patch").trim()).toBe(
+      "Ada Lovelace <ada@example.com>",
+    );
+  }, 120_000);
+
+  it("renders an empty plan plainly", () => {
+    const text = renderDepsPlan(
+      {
+        registry: "https://registry.npmjs.org/",
+        manifests: ["package.json"],
+        groups: [],
+        skipped: [],
+        warnings: [],
+        upToDate: 4,
+        internal: 0,
+        maxOpenPrs: 5,
+        manager: "npm",
+        node: {
+          development: NVMRC_24,
+          engines: {
+            "package.json": {
+              label: ">=16.9.0",
+              version: "16.9.0",
+              source: "package.json engines.node",
+              role: "engines",
+            },
+          },
+        },
+      },
+      { now: 0, branchPrefix: "agent/" },
+    );
+    expect(text).toBe(
+      "Registry https://registry.npmjs.org/; 1 package.json file; npm.\nNode 24.x (from .nvmrc), runtime dependencies also checked against engines >=16.9.0.\nNo updates to propose.\n\n4 dependencies are up to date.",
+    );
+  });
+});

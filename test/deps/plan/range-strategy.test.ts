@@ -1,0 +1,287 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { groupTitle, groupUpdates } from "../../../src/deps/plan/groups.js";
+import type { Update } from "../../../src/deps/plan/outdated.js";
+import { checkPeers } from "../../../src/deps/plan/peers.js";
+import { readProjectNodes } from "../../../src/deps/plan/project-node.js";
+import { writeRange } from "../../../src/deps/plan/range-strategy.js";
+import { readReleaseAge } from "../../../src/deps/plan/release-age.js";
+import type { Packument } from "../../../src/deps/registry/registry.js";
+
+const app = { strategy: "auto", section: "dependencies", hasLockfile: true } as const;
+const library = { ...app, hasLockfile: false } as const;
+
+function update(name: string, from: string, to: string, type: Update["type"]): Update {
+  return {
+    name,
+    from,
+    to,
+    type,
+    locations: [
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: `^${from}`,
+        newSpec: `^${to}`,
+        from,
+      },
+    ],
+    links: {},
+    newInstallScripts: [],
+    passedOver: [],
+  };
+}
+
+describe("writeRange", () => {
+  it("auto bumps an application's ranges and widens a library's, leaving in-range updates to npm", () => {
+    expect(writeRange("^2.2.1", "2.2.2", app)).toEqual({ kind: "write", spec: "^2.2.2" });
+    expect(writeRange("^2.2.1", "2.2.2", library)).toEqual({
+      kind: "leave",
+      reason:
+        '2.2.2 is inside "^2.2.1": without a lockfile an install already takes it (range strategy widen)',
+    });
+    expect(writeRange("^2.2.1", "3.0.0", library)).toEqual({
+      kind: "write",
+      spec: "^2.2.1 || ^3.0.0",
+    });
+    // Peer ranges widen even in an application: consumers on the old major keep working.
+    expect(writeRange("^17.0.0", "18.2.0", { ...app, section: "peerDependencies" })).toEqual({
+      kind: "write",
+      spec: "^17.0.0 || ^18.2.0",
+    });
+  });
+
+  it("follows bump, replace, pin and widen as Renovate names them", () => {
+    const explicit = (strategy: "bump" | "replace" | "pin" | "widen") => ({ ...app, strategy });
+    expect(writeRange("~1.2.0", "1.2.5", explicit("bump"))).toEqual({
+      kind: "write",
+      spec: "~1.2.5",
+    });
+    // replace touches only a range the new version falls out of; the lockfile moves otherwise.
+    expect(writeRange("~1.2.0", "1.2.5", explicit("replace"))).toEqual({
+      kind: "write",
+      spec: null,
+    });
+    expect(writeRange("~1.2.0", "1.3.0", explicit("replace"))).toEqual({
+      kind: "write",
+      spec: "~1.3.0",
+    });
+    expect(writeRange("^1.2.0", "1.3.0", explicit("pin"))).toEqual({
+      kind: "write",
+      spec: "1.3.0",
+    });
+    expect(writeRange("1.2.0", "2.0.0", explicit("widen"))).toEqual({
+      kind: "write",
+      spec: "2.0.0",
+    });
+    expect(writeRange(">=1 <2", "2.1.0", explicit("bump"))).toMatchObject({ kind: "refuse" });
+    expect(writeRange(">=1 <2", "2.1.0", explicit("widen"))).toEqual({
+      kind: "write",
+      spec: ">=1 <2 || ^2.1.0",
+    });
+  });
+});
+
+describe("groupUpdates", () => {
+  it("names the default group after the update types it can hold, and keeps lockfile-only updates apart", () => {
+    const inRange = update("b", "1.0.0", "1.0.3", "patch");
+    inRange.locations = [
+      {
+        manifest: "package.json",
+        section: "dependencies",
+        spec: ">=1",
+        newSpec: null,
+        from: "1.0.0",
+      },
+    ];
+    const groups = groupUpdates([update("a", "1.0.0", "1.0.1", "patch"), inRange], {
+      groups: [],
+      updateTypes: ["patch"],
+    });
+    expect(groups.map((g) => [g.slug, g.name, g.updates.map((u) => u.name)])).toEqual([
+      ["patch", "patch", ["a"]],
+      ["lockfile-only", "lockfile only", ["b"]],
+    ]);
+    expect(
+      groupUpdates([update("a", "1.0.0", "1.1.0", "minor")], {
+        groups: [],
+        updateTypes: ["minor"],
+      })[0]?.name,
+    ).toBe("minor");
+  });
+
+  it("titles a security fix with its severity", () => {
+    const fix = {
+      ...update("x", "1.0.0", "1.0.2", "patch"),
+      advisories: [{ id: 1001, title: "ReDoS", severity: "high", vulnerable_versions: "<1.0.2" }],
+    };
+    expect(
+      groupTitle({
+        slug: "security-x",
+        name: "security fix for x",
+        single: true,
+        security: true,
+        updates: [fix],
+      }),
+    ).toBe("Bump x from 1.0.0 to 1.0.2 (security, high)");
+  });
+});
+
+describe("checkPeers", () => {
+  const doc = (
+    name: string,
+    versions: Record<string, Record<string, string> | undefined>,
+  ): Packument => ({
+    name,
+    "dist-tags": {},
+    versions: Object.fromEntries(
+      Object.entries(versions).map(([v, peers]) => [
+        v,
+        { version: v, ...(peers ? { peerDependencies: peers } : {}) },
+      ]),
+    ),
+    time: {},
+  });
+  const packuments = new Map([
+    [
+      "ts-lint",
+      doc("ts-lint", {
+        "8.0.0": { ts: "<6.1.0" },
+        "8.5.0": { ts: "<7.1.0" },
+        "8.6.0": { ts: "<6.1.0" },
+      }),
+    ],
+    ["ts", doc("ts", { "5.9.0": undefined, "7.0.0": undefined })],
+    ["plugin", doc("plugin", { "1.0.0": { host: "^1" }, "2.0.0": { host: "^2" } })],
+    ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined })],
+  ]);
+
+  it("lets a bump through a peer range the installed versions already break, naming the project's tool otherwise", () => {
+    // host 2.0.0 is installed beside plugin 1.0.0, which asks for host ^1: moving host within 2.x breaks nothing new.
+    const installed = new Map([
+      ["plugin", "1.0.0"],
+      ["host", "2.0.0"],
+    ]);
+    const withPatch = new Map([
+      ...packuments,
+      ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined, "2.0.1": undefined })],
+    ]);
+    const inside = checkPeers([update("host", "2.0.0", "2.0.1", "patch")], installed, withPatch);
+    expect([inside.updates.length, inside.skipped]).toEqual([1, []]);
+    const broken = checkPeers(
+      [update("ts", "5.9.0", "7.0.0", "major")],
+      new Map([
+        ["ts-lint", "8.0.0"],
+        ["ts", "5.9.0"],
+      ]),
+      packuments,
+      new Map(),
+      "pnpm",
+    );
+    expect(broken.skipped[0]?.reason).toBe(
+      '5.9.0 -> 7.0.0 is outside the peer range "<6.1.0" that ts-lint 8.0.0 declares (pnpm would install it and report an unmet peer)',
+    );
+  });
+
+  it("leaves out a bump that breaks an installed package's peer range, with the range", () => {
+    const installed = new Map([
+      ["ts-lint", "8.0.0"],
+      ["ts", "5.9.0"],
+    ]);
+    const result = checkPeers([update("ts", "5.9.0", "7.0.0", "major")], installed, packuments);
+    expect(result.updates).toEqual([]);
+    expect(result.skipped).toEqual([
+      {
+        name: "ts",
+        manifest: "package.json",
+        reason:
+          '5.9.0 -> 7.0.0 is outside the peer range "<6.1.0" that ts-lint 8.0.0 declares (npm would override it with a warning)',
+      },
+    ]);
+  });
+
+  it("links bumps that only work together, and they end up in one group", () => {
+    const installed = new Map([
+      ["plugin", "1.0.0"],
+      ["host", "1.0.0"],
+    ]);
+    const both = [
+      update("host", "1.0.0", "2.0.0", "major"),
+      update("plugin", "1.0.0", "2.0.0", "major"),
+    ];
+    const result = checkPeers(both, installed, packuments);
+    expect(result.updates).toHaveLength(2);
+    expect(result.links).toEqual([["host", "plugin"]]);
+    const groups = groupUpdates(result.updates, { groups: [] }, result.links);
+    expect(groups.map((g) => [g.slug, g.single, g.updates.map((u) => u.name)])).toEqual([
+      ["host-and-plugin-peers", false, ["host", "plugin"]],
+    ]);
+    // Alone, the plugin's new peer range leaves the installed host out.
+    const alone = checkPeers([update("plugin", "1.0.0", "2.0.0", "major")], installed, packuments);
+    expect(alone.skipped[0]?.reason).toBe(
+      '1.0.0 -> 2.0.0 needs peer host "^2", and host 1.0.0 is installed',
+    );
+  });
+});
+
+describe("project settings", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "pw-deps-settings-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("finds the development Node in version files, volta, or the running Node, and engines per manifest", async () => {
+    const nodes = (json: Record<string, unknown>) =>
+      readProjectNodes({
+        dir,
+        manifests: [{ path: "package.json", json }],
+        npmOptions: {},
+        runningNode: "v20.18.0",
+      });
+    expect(await nodes({ engines: { node: ">=18.12" } })).toEqual({
+      development: { label: "20.18.0", version: "20.18.0", source: "this job", role: "running" },
+      engines: {
+        "package.json": {
+          label: ">=18.12",
+          version: "18.12.0",
+          source: "package.json engines.node",
+          role: "engines",
+        },
+      },
+    });
+    expect((await nodes({ volta: { node: "18.20.4" } })).development).toMatchObject({
+      version: "18.20.4",
+      source: "package.json volta.node",
+    });
+    await writeFile(join(dir, ".tool-versions"), "python 3.12.0\nnodejs 19.9.0 18.0.0\n");
+    expect((await nodes({})).development).toMatchObject({
+      label: "19.9.0",
+      source: ".tool-versions",
+    });
+    await writeFile(join(dir, ".nvmrc"), "v18\n");
+    expect((await nodes({})).development).toMatchObject({
+      label: "18.x",
+      source: ".nvmrc",
+      role: "development",
+    });
+  });
+
+  it("reads the strictest minimum release age of npm, pnpm and yarn", async () => {
+    expect(await readReleaseAge(dir, { options: {} })).toBeUndefined();
+    expect(await readReleaseAge(dir, { options: { "min-release-age": "7" } })).toEqual({
+      ms: 7 * 86_400_000,
+      source: "min-release-age=7 (.npmrc)",
+    });
+    await writeFile(join(dir, "pnpm-workspace.yaml"), "minimumReleaseAge: 14400\n");
+    await writeFile(join(dir, ".yarnrc.yml"), 'npmMinimalAgeGate: "3d"\n');
+    expect(await readReleaseAge(dir, { options: { "min-release-age": "2" } })).toEqual({
+      ms: 14400 * 60_000,
+      source: "minimumReleaseAge: 14400 in pnpm-workspace.yaml",
+    });
+  });
+});

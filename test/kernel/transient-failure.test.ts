@@ -1,0 +1,213 @@
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { RequestError } from "@octokit/request-error";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { GitJobResult } from "../../src/change/change.js";
+import { defaultConfig } from "../../src/config/schema.js";
+import { errorMessage } from "../../src/error-message.js";
+import { runGit } from "../../src/git/git-client.js";
+import {
+  isTransientFailure,
+  isTransientJobFailure,
+  TransientJobError,
+  whatFailed,
+} from "../../src/kernel/transient-failure.js";
+import { type JobPlan, runPipeline } from "../../src/thread/pipeline.js";
+import type { JobDeps } from "../../src/thread/run-job.js";
+import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
+import {
+  type BareRepo,
+  createBareRepo,
+  gitTestEnv,
+  makeTempDir,
+  type TempDir,
+} from "../helpers/git-repos.js";
+
+const TOKEN = "ghs_transienttoken0123456789abcdefghij";
+
+let tmp: TempDir;
+let env: Record<string, string>;
+let repo: BareRepo;
+let server: GitHttpServer;
+
+beforeEach(async () => {
+  tmp = makeTempDir();
+  env = gitTestEnv(join(tmp.path, "home"));
+  repo = createBareRepo({ root: tmp.path, env });
+  server = await startGitHttpServer({ projectRoot: tmp.path, token: TOKEN, env });
+});
+
+afterEach(async () => {
+  await server.close();
+  tmp.remove();
+});
+
+const repoName = () => (repo.dir.split("/").at(-1) ?? "").replace(/\.git$/, "");
+
+/** What our git prints when it asks `url` for its branches: the error, or undefined. */
+async function lsRemote(url: string): Promise<unknown> {
+  return runGit(tmp.path, ["ls-remote", "--heads", url], { env }).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, "127.0.0.1", done));
+  const { port } = probe.address() as { port: number };
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+function apiError(status: number, headers: Record<string, string> = {}, message = "failed") {
+  return new RequestError(message, status, {
+    request: { method: "GET", url: "https://api.github.com/repos/o/r/issues/7", headers: {} },
+    response: { status, url: "", headers, data: {} },
+  });
+}
+
+describe("which failures a job hands back to the queue", () => {
+  it("git meeting a server that answers 503 or is not there at all", async () => {
+    server.failNext(1, { how: "503" });
+    const unavailable = await lsRemote(server.url(repoName()));
+    const refused = await lsRemote(`http://127.0.0.1:${await closedPort()}/demo.git`);
+    for (const error of [unavailable, refused]) {
+      expect(error).toBeDefined();
+      expect(isTransientFailure(error)).toBe(true);
+      expect(whatFailed(error)).toBe("The git server did not answer");
+      // The same judgement once only the git job's report of it is left.
+      expect(isTransientJobFailure({ stage: "workspace", message: errorMessage(error) })).toBe(
+        true,
+      );
+    }
+  });
+
+  it("not git refused for a missing token or a missing repository: another try gets the same", async () => {
+    const unauthorized = await lsRemote(server.url(repoName()));
+    const missing = await lsRemote(`file://${join(tmp.path, "nowhere.git")}`);
+    for (const error of [unauthorized, missing]) {
+      expect(error).toBeDefined();
+      expect(isTransientFailure(error)).toBe(false);
+      expect(isTransientJobFailure({ stage: "workspace", message: errorMessage(error) })).toBe(
+        false,
+      );
+    }
+    // The agent's or verify's failures are the job's own, whatever they print.
+    expect(
+      isTransientJobFailure({ stage: "verify", message: "Failed to connect to registry" }),
+    ).toBe(false);
+  });
+
+  it("GitHub's 5xx, rate limits and broken connections, not its 4xx answers", () => {
+    expect(isTransientFailure(apiError(502))).toBe(true);
+    expect(whatFailed(apiError(502))).toBe("GitHub did not answer (502)");
+    expect(isTransientFailure(apiError(429))).toBe(true);
+    const secondary = apiError(
+      403,
+      { "retry-after": "60" },
+      "You have exceeded a secondary rate limit",
+    );
+    expect(isTransientFailure(secondary)).toBe(true);
+    expect(whatFailed(secondary)).toContain("rate limit");
+    expect(isTransientFailure(apiError(403))).toBe(false);
+    expect(isTransientFailure(apiError(404))).toBe(false);
+    expect(isTransientFailure(apiError(422))).toBe(false);
+    const reset = new TypeError("fetch failed", {
+      cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    });
+    expect(isTransientFailure(reset)).toBe(true);
+    expect(whatFailed(reset)).toBe("A connection failed (ECONNRESET)");
+    expect(isTransientFailure(new Error("the agent failed"))).toBe(false);
+  });
+});
+
+describe("the pipeline when the git job's fetch failed on the transport", () => {
+  const failedFetch: GitJobResult = {
+    branch: "",
+    baseBranch: "main",
+    changes: [],
+    commits: [],
+    commands: [],
+    durationMs: 1,
+    error: {
+      stage: "workspace",
+      message:
+        "fatal: unable to access 'https://github.com/o/r.git/': The requested URL returned error: 503",
+    },
+  };
+  const deps = { redact: (text: string) => text } as unknown as JobDeps;
+  const plan = (published: string[]): JobPlan => ({
+    input: {} as JobPlan["input"],
+    run: async () => failedFetch,
+    publish: async (job) => {
+      published.push(job.branch);
+      return undefined;
+    },
+  });
+
+  it("throws it for the caller to retry when asked, without publishing", async () => {
+    const published: string[] = [];
+    await expect(
+      runPipeline(deps, defaultConfig(), plan(published), {}, undefined, { throwTransient: true }),
+    ).rejects.toBeInstanceOf(TransientJobError);
+    expect(published).toEqual([]);
+  });
+
+  it("reports it as a failure otherwise (the last attempt, the Action, the CLI)", async () => {
+    const result = await runPipeline(deps, defaultConfig(), plan([]), {});
+    expect(result.conclusion).toBe("failure");
+    expect(result.report?.markdown).toContain("503");
+  });
+});
+
+describe("the checkpoint once the branch is pushed", () => {
+  const deps = { redact: (text: string) => text } as unknown as JobDeps;
+  const events: string[] = [];
+  const pushed = (): GitJobResult => ({
+    branch: "patchwright/issue-7-fix",
+    baseBranch: "main",
+    changes: [],
+    commits: [],
+    commands: [],
+    durationMs: 1,
+    push: { pushed: true, sha: "a".repeat(40), rebased: false },
+    dropCheckpoint: async () => {
+      events.push("dropped");
+    },
+  });
+  const plan = (publish: () => Promise<undefined>): JobPlan => ({
+    input: {} as JobPlan["input"],
+    run: async () => pushed(),
+    publish: async () => {
+      events.push("publish");
+      return publish();
+    },
+  });
+  const githubDown = () => Promise.reject(apiError(502));
+
+  beforeEach(() => {
+    events.length = 0;
+  });
+
+  it("is deleted after the pull request is opened, not before", async () => {
+    await runPipeline(
+      deps,
+      defaultConfig(),
+      plan(async () => undefined),
+      {},
+    );
+    expect(events).toEqual(["publish", "dropped"]);
+  });
+
+  it("stays when publishing failed and a retry will come, and goes when the failure is final", async () => {
+    const retrying = { throwTransient: true };
+    await expect(
+      runPipeline(deps, defaultConfig(), plan(githubDown), {}, undefined, retrying),
+    ).rejects.toThrow();
+    expect(events).toEqual(["publish"]);
+    events.length = 0;
+    await expect(runPipeline(deps, defaultConfig(), plan(githubDown), {})).rejects.toThrow();
+    expect(events).toEqual(["publish", "dropped"]);
+  });
+});
