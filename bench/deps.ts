@@ -6,6 +6,7 @@ import { promisify } from "node:util";
 import { createScriptedModel } from "../src/agent/model/scripted.js";
 import { defaultConfig } from "../src/config/schema.js";
 import { type DepsJobResult, runDepsJob } from "../src/deps/run-deps-job.js";
+import { jobEvents } from "../src/kernel/events.js";
 import { createBareRepo, gitTestEnv } from "../test/helpers/git-repos.js";
 import { type LocalRegistry, startLocalRegistry } from "../test/helpers/npm-registry.js";
 import { realSandbox } from "../test/helpers/sandbox.js";
@@ -52,8 +53,8 @@ export async function bench(): Promise<void> {
           sandbox,
           envSource: env,
           clock: { now: () => Date.now() },
+          secrets: [],
           createModel: () => createScriptedModel([]),
-          onStep,
         },
         {
           owner: "o",
@@ -62,6 +63,7 @@ export async function bench(): Promise<void> {
           config: { ...defaultConfig(), deps },
           ...(groups ? { groups } : {}),
         },
+        jobEvents({ step: onStep }),
       );
       const wall = performance.now() - started;
       onStep("end");

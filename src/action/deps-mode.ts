@@ -2,8 +2,10 @@ import type { Model } from "../agent/model/model.js";
 import { loadRepoConfig } from "../config/load.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
+import type { KnownSecret } from "../git/secret-scan.js";
 import { codeBlock, plainStep, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { jobEvents } from "../kernel/events.js";
 import { repositorySchema } from "../requests/payload.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
@@ -14,6 +16,8 @@ export interface DepsModeDeps {
   token: string;
   clock: { now(): number };
   envSource: Record<string, string | undefined>;
+  /** What must never leave in a commit (the runner's secrets, the inputs', the token). */
+  secrets: readonly KnownSecret[];
   createModel: (modelId: string) => Model;
   cacheDir: string;
   sandbox: SandboxLauncher;
@@ -53,11 +57,11 @@ export async function runDepsMode(
       cacheDir: deps.cacheDir,
       sandbox: deps.sandbox,
       envSource: deps.envSource,
+      secrets: deps.secrets,
       clock: deps.clock,
       createModel: deps.createModel,
       octokit: deps.octokit,
       signal: deps.signal,
-      onStep: (step, note) => deps.info(note ? `  ⚠ ${plainStep(note)}` : plainStep(step)),
     },
     {
       owner: repo.owner.login,
@@ -67,6 +71,9 @@ export async function runDepsMode(
       defaultBranch: repo.default_branch,
       config: applyInputs(loaded.config, inputs),
     },
+    jobEvents({
+      step: (step, note) => deps.info(note ? `  ⚠ ${plainStep(note)}` : plainStep(step)),
+    }),
   );
   const summary = renderDepsJobSummary(result);
   deps.info(summary);

@@ -7,9 +7,11 @@ import type { GitHubClient } from "../github/octokit.js";
 import { prefetchRepository } from "../kernel/repository.js";
 import type { JobRequest } from "../requests/request.js";
 import { admitRequest } from "../thread/admit.js";
+import type { ThreadOutcome } from "../thread/plan.js";
 import { createRequestStatus } from "../thread/request-status.js";
-import { type JobDeps, type JobOutcome, runJob } from "../thread/run-job.js";
+import { runJob } from "../thread/run-job.js";
 import { type RepositoryJobRequest, runRepositoryJob } from "../thread/run-repository-job.js";
+import type { ThreadServices } from "../thread/services.js";
 import type { ActionsIo } from "./actions-io.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type JobLog, withJobLog } from "./job-log.js";
@@ -34,11 +36,11 @@ export interface EventRun {
   redact: Redactor;
   transcript: Transcript;
   log: JobLog;
-  jobDeps: JobDeps;
+  services: ThreadServices;
 }
 
 /** A job that ran, or the result of one that was not started. */
-export type Ran = { outcome: JobOutcome; config: RepoConfig } | ActionResult;
+export type Ran = { outcome: ThreadOutcome; config: RepoConfig } | ActionResult;
 
 /** Comment, review, label and pull_request events: the App's gate, tracking comment and job. */
 export async function runRequest(run: EventRun, request: JobRequest): Promise<Ran> {
@@ -93,7 +95,7 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
     }
   }
   run.transcript.write(runStart(request.instruction, admission.config));
-  const outcome = await runJob(run.jobDeps, request, admission.config, status);
+  const outcome = await runJob(run.services, request, admission.config, status);
   await status.settled();
   return { outcome, config: admission.config };
 }
@@ -101,9 +103,9 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
 /** workflow_dispatch and schedule: the prompt on the default branch, a new pull request. */
 export async function runRepository(run: EventRun, request: RepositoryJobRequest): Promise<Ran> {
   // The fetch runs while the config is read through the API.
-  const fetched = prefetchRepository(run.jobDeps, {
+  const fetched = prefetchRepository(run.services, {
     cloneUrl: request.repo.cloneUrl,
-    token: await run.jobDeps.gitToken(),
+    token: await run.services.gitToken(),
     repoSizeKb: request.repo.sizeKb,
   });
   const loaded = await loadRepoConfig(run.octokit, {
@@ -119,9 +121,8 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
   }
   const config = applyInputs(loaded.config, run.inputs);
   run.transcript.write(runStart(request.instruction, config));
-  const outcome = await runRepositoryJob(run.jobDeps, request, config, {
-    onEvent: (event) => run.log.onEvent(event),
-    onStep: (step) => run.log.onStep(step),
+  const outcome = await runRepositoryJob(run.services, request, config, {
+    events: { agent: (event) => run.log.onEvent(event), step: (step) => run.log.onStep(step) },
     fetched,
   });
   return { outcome, config };

@@ -1,11 +1,11 @@
 import type { Redactor } from "../agent/redact.js";
-import type { GitJobResult } from "../change/change.js";
+import type { ChangeResult } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import { plural } from "../github/markdown.js";
 import { checksRun } from "../report/checks.js";
 import { fileStats } from "../report/diff-stats.js";
+import type { ThreadOutcome } from "../thread/plan.js";
 import { finalReport } from "../thread/report.js";
-import type { JobOutcome } from "../thread/run-job.js";
 import type { ActionReport } from "./step-summary.js";
 
 /** How a finished job reads on the workflow page: the headline, outputs and summary table. */
@@ -23,8 +23,8 @@ export function runStart(task: string, config: RepoConfig) {
 type PullLink = { number: number; url: string };
 
 function headlineOf(
-  outcome: JobOutcome,
-  job: GitJobResult,
+  outcome: ThreadOutcome,
+  job: ChangeResult,
   redact: Redactor,
   workedOn: PullLink | undefined,
 ): string {
@@ -50,7 +50,7 @@ function headlineOf(
  * comment on a PR), reported like one it opened.
  */
 export function reportOf(
-  outcome: JobOutcome,
+  outcome: ThreadOutcome,
   config: RepoConfig,
   redact: Redactor,
   transcriptPath: string,

@@ -143,6 +143,7 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
         token: auth.token,
         clock: deps.clock,
         envSource: jobEnv(deps.env),
+        secrets: actionSecrets(deps.env, inputs, auth.token),
         createModel:
           deps.createModel ??
           actionModelFactory(
@@ -237,7 +238,7 @@ async function runEvent(
     redact,
     transcript,
     log,
-    jobDeps: {
+    services: {
       octokit,
       gitToken: async () => auth.token,
       createModel:

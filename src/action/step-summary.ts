@@ -1,6 +1,6 @@
 import type { Usage } from "../agent/model/model.js";
 import { formatCount, formatUsd, inlineCode, plural, tableCell } from "../github/markdown.js";
-import type { VerifyResult } from "../kernel/run-command.js";
+import type { CommandResult } from "../kernel/run-command.js";
 import { type CheckRun, checkStatus } from "../report/checks.js";
 import { type FileStat, totalStats } from "../report/diff-stats.js";
 
@@ -20,7 +20,7 @@ export interface ActionReport {
   files?: FileStat[] | undefined;
   /** The agent's check commands, in order (see job/checks.ts). */
   checks?: CheckRun[] | undefined;
-  verify?: VerifyResult | undefined;
+  verify?: CommandResult | undefined;
   turns?: number | undefined;
   usage?: Usage | undefined;
   costUsd?: number | undefined;
@@ -61,7 +61,7 @@ const ICONS: Record<ActionConclusion, string> = {
   skipped: "⏭️",
 };
 
-function verifyCell(verify: VerifyResult | undefined): string {
+function verifyCell(verify: CommandResult | undefined): string {
   if (!verify) return "not run";
   const command = inlineCode(verify.command, 60);
   return verify.passed ? `✅ ${command} passed` : `❌ ${command} failed (exit ${verify.exit})`;

@@ -1,5 +1,4 @@
 import type { CommandRecord } from "../agent/command-log.js";
-import type { AgentEventListener } from "../agent/events.js";
 import type { NetChange } from "../agent/file-history.js";
 import type { AgentLimits, AgentResult } from "../agent/loop.js";
 import type { McpServersConfig } from "../agent/mcp/config.js";
@@ -10,19 +9,16 @@ import type { AnyTool } from "../agent/tools/define-tool.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { CreatedCommit, Identity } from "../git/commits.js";
 import type { PushResult } from "../git/push.js";
-import type { RetryOptions } from "../git/retry.js";
-import type { KnownSecret } from "../git/secret-scan.js";
 import type { FetchedMirror } from "../git/workspace.js";
 import type { CommitPusher } from "../kernel/push-work.js";
-import type { VerifyResult } from "../kernel/run-command.js";
+import type { CommandResult } from "../kernel/run-command.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
 
 /**
- * What a git job (run-git-job.ts) takes and gives back: the shapes every
- * job kind and entry point shares.
+ * What a change (run-change.ts: a list of steps) takes and gives back: the
+ * shapes every job kind and entry point shares.
  */
-export interface GitJobInput {
+export interface ChangeInput {
   cloneUrl: string;
   /** Used only by the git commands that need it; never reaches the agent. */
   token?: string | undefined;
@@ -71,57 +67,37 @@ export interface GitJobInput {
   mcpServers?: McpServersConfig | undefined;
   /** Tools of this job beside the built-in ones (a review's add_review_comment). */
   tools?: readonly AnyTool[] | undefined;
-}
-
-export interface GitJobDeps {
-  cacheDir: string;
-  /** Every command the job runs from the repository or the agent runs in one of its sandboxes. */
-  sandbox: SandboxLauncher;
-  /** Every secret the process holds: none may leave in a commit (see secret-scan.ts). */
-  secrets: readonly KnownSecret[];
-  /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
-  envSource: Record<string, string | undefined>;
-  clock: { now(): number };
-  signal?: AbortSignal | undefined;
-  onEvent?: AgentEventListener | undefined;
-  /**
-   * Job-level progress ("Preparing the workspace", "Verifying"...); a call
-   * with the running step's text and a note says something about that step
-   * while it runs (a network failure in its output).
-   */
-  onStep?: ((step: string, note?: string) => void) | undefined;
-  /** Something went wrong that does not stop the job (a checkpoint not saved). */
-  onWarning?: ((message: string) => void) | undefined;
-  /**
-   * How fetches, ls-remote and pushes that failed on the transport (server
-   * down, 5xx, reset) are retried; default 4 tries over about 10 s.
-   */
-  gitRetry?: RetryOptions | undefined;
   /**
    * For a job that may be cut short (the App's): every turn that changed
-   * files is committed and saved under `ref` on the remote as the agent
-   * goes, the saved commits become the branch, and a job that finds a
-   * checkpoint there resumes from it (see checkpoints.ts). Needs `push`.
+   * files is committed and saved under this ref (refs/patchwright/wip/<job
+   * id>) on the remote as the agent goes, the saved commits become the
+   * branch, and a job that finds a checkpoint there resumes from it (see
+   * checkpoints.ts). Each one saved is told to `events.checkpoint`. Needs `push`.
    */
-  checkpoints?: CheckpointSettings | undefined;
+  checkpointRef?: string | undefined;
 }
 
-export interface CheckpointSettings {
-  /** refs/patchwright/wip/<job id> (checkpointRef). */
-  ref: string;
-  /** Told each checkpoint once it is on the remote (a job record keeps it). */
-  onSaved?: ((sha: string) => Promise<void> | void) | undefined;
+export type UpdateStrategy = "merge" | "rebase";
+
+/** What bringing a branch up to date found and did (update-branch.ts). */
+export interface Integration {
+  strategy: UpdateStrategy;
+  baseSha: string;
+  conflicted: string[];
+  /** Files the agent could not resolve: the branch was left as it was. */
+  unresolved?: string[];
+  upToDate?: boolean;
 }
 
 export type JobStage = "workspace" | "sandbox" | "setup" | "agent" | "verify" | "push";
 
-export interface GitJobResult {
+export interface ChangeResult {
   branch: string;
   baseBranch: string;
   agent?: AgentResult;
   changes: NetChange[];
   commits: CreatedCommit[];
-  verify?: VerifyResult;
+  verify?: CommandResult;
   push?: PushResult;
   /** Where the work went when the job's own branch could not take it. */
   fallbackBranch?: string;
@@ -149,9 +125,11 @@ export interface GitJobResult {
   /** The first thing that went wrong; stages after it did not run, work before it is kept. */
   error?: { stage: JobStage; message: string };
   durationMs: number;
+  /** Bringing a branch up to date: what the update found and did. */
+  update?: Integration;
   /**
    * Deletes the job's checkpoint ref. Set once the work is on its branch;
-   * called once it is published (pipeline.ts), so a job that dies between
+   * called once it is published (kernel/sequence.ts), so a job that dies between
    * the two still finds its work.
    */
   dropCheckpoint?: (() => Promise<void>) | undefined;

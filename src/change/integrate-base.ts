@@ -4,8 +4,9 @@ import { createCommandLog } from "../agent/command-log.js";
 import { runAgentSession } from "../agent/session.js";
 import { captureWorkspaceTree } from "../git/exact-tree.js";
 import { GitCommandError, type GitEnv } from "../git/git-client.js";
-import type { JobSandboxes } from "../kernel/worksite-sandboxes.js";
-import type { GitJobDeps, GitJobInput, GitJobResult } from "./change.js";
+import type { WorksiteSandboxes } from "../kernel/worksite-sandboxes.js";
+import type { ChangeResult, Integration, UpdateStrategy } from "./change.js";
+import type { ChangeContext } from "./context.js";
 
 /**
  * The base brought into a branch's workspace: a merge, or a rebase replayed
@@ -15,25 +16,13 @@ import type { GitJobDeps, GitJobInput, GitJobResult } from "./change.js";
  * still holding a marker ends the attempt: the merge or rebase is aborted.
  */
 
-export type UpdateStrategy = "merge" | "rebase";
-
-export interface Integration {
-  strategy: UpdateStrategy;
-  baseSha: string;
-  conflicted: string[];
-  /** Files the agent could not resolve: the branch was left as it was. */
-  unresolved?: string[];
-  upToDate?: boolean;
-}
-
 export type Git = (args: string[], env?: GitEnv) => Promise<string>;
 
 export interface IntegrateContext {
-  deps: GitJobDeps;
-  input: GitJobInput;
+  change: ChangeContext;
   strategy: UpdateStrategy;
   dir: string;
-  sandboxes: JobSandboxes;
+  sandboxes: WorksiteSandboxes;
   git: Git;
   /** The job's identity as author and committer of the merge or the replayed commits. */
   commitEnv: GitEnv;
@@ -42,10 +31,9 @@ export interface IntegrateContext {
   start: string;
   baseBranch: string;
   branch: string;
-  /** Where the agent's run and commands are recorded. */
-  result: GitJobResult;
+  /** Where the agent's run and commands are recorded (the step's own copy). */
+  result: ChangeResult;
   update: Integration;
-  step(text: string): void;
 }
 
 /** The most rebase stops the agent is run for before the update is given up. */
@@ -56,7 +44,7 @@ const MAX_FILE_CHARS = 12_000;
 /** True when the base is in the branch; false when a conflict was left (nothing changed). */
 export async function integrateBase(ctx: IntegrateContext): Promise<boolean> {
   const { git, strategy, baseBranch, branch, base, commitEnv } = ctx;
-  ctx.step(
+  ctx.change.events.step(
     strategy === "merge"
       ? `Merging ${baseBranch} into ${branch}`
       : `Rebasing ${branch} onto ${baseBranch}`,
@@ -105,10 +93,11 @@ export async function integrateBase(ctx: IntegrateContext): Promise<boolean> {
 
 /** The agent resolves `files`; true when none holds a marker and the index is set. */
 async function resolve(ctx: IntegrateContext, files: string[], what: string): Promise<boolean> {
-  const { deps, input, dir, result, update } = ctx;
+  const { dir, result, update } = ctx;
+  const { input, services, events } = ctx.change;
   update.conflicted.push(...files.filter((f) => !update.conflicted.includes(f)));
   const context = await conflictContext(ctx, files, what);
-  ctx.step(`Resolving conflicts in ${files.join(", ")}`);
+  events.step(`Resolving conflicts in ${files.join(", ")}`);
   const commandLog = createCommandLog();
   const session = await runAgentSession({
     root: dir,
@@ -116,17 +105,17 @@ async function resolve(ctx: IntegrateContext, files: string[], what: string): Pr
     model: input.model,
     policy: input.policy,
     limits: input.limits,
-    envSource: deps.envSource,
+    envSource: services.envSource,
     sandbox: ctx.sandboxes.agent,
-    clock: deps.clock,
-    signal: deps.signal,
+    clock: services.clock,
+    signal: ctx.change.signal,
     onEvent: (event) => {
       commandLog.listener(event);
-      deps.onEvent?.(event);
+      events.agent(event);
     },
     extraRules: input.extraRules,
     instructions: input.instructions,
-    secrets: deps.secrets.map((secret) => secret.value),
+    secrets: services.secrets.map((secret) => secret.value),
   });
   result.agent = session.result;
   result.commands.push(...commandLog.commands());
@@ -140,7 +129,7 @@ async function resolve(ctx: IntegrateContext, files: string[], what: string): Pr
     update.unresolved = unresolved.length > 0 ? unresolved : files;
     return false;
   }
-  await ctx.git(["read-tree", await captureWorkspaceTree(dir, deps.envSource)]);
+  await ctx.git(["read-tree", await captureWorkspaceTree(dir, services.envSource)]);
   return true;
 }
 

@@ -11,6 +11,8 @@ import { renderDepsPlan } from "../deps/plan/render-plan.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { releasesFromEnv } from "../deps/registry/releases.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
+import { jobEvents } from "../kernel/events.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import { buildCliModel } from "./build-model.js";
 import type { CliIo } from "./cli-io.js";
 import { cliSandbox } from "./cli-sandbox.js";
@@ -103,17 +105,22 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
         cacheDir,
         sandbox: await cliSandbox(io, cacheDir),
         envSource: io.env,
+        secrets: secretsInEnv(io.env),
         clock: io.clock,
         signal: controller.signal,
         // Release notes for the agent, when the environment has a GitHub token.
         releases: releasesFromEnv(io.env),
         createModel: (id, settings) =>
           id === config.model ? model : buildCliModel(io, id, settings?.pricing),
-        onStep: values.json
-          ? undefined
-          : createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
       },
       { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config, identity },
+      jobEvents(
+        values.json
+          ? {}
+          : {
+              step: createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
+            },
+      ),
     );
     status.stop();
     if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);

@@ -1,8 +1,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { GitJobResult } from "../change/change.js";
+import type { ChangeResult } from "../change/change.js";
 import { plural } from "../github/markdown.js";
-import type { VerifyResult } from "../kernel/run-command.js";
+import type { CommandResult } from "../kernel/run-command.js";
 import { type CheckRun, checkStatus, checksRun, runsWithOutput } from "../report/checks.js";
 import { fileStats } from "../report/diff-stats.js";
 
@@ -15,7 +15,7 @@ export function toCloneUrl(repo: string, cwd: string): string {
 }
 
 /** The job's outcome as plain data, for --json and the transcript. */
-export function summarizeJob(job: GitJobResult) {
+export function summarizeJob(job: ChangeResult) {
   return {
     branch: job.branch,
     baseBranch: job.baseBranch,
@@ -30,7 +30,7 @@ export function summarizeJob(job: GitJobResult) {
   };
 }
 
-export function renderJobSummary(job: GitJobResult): string {
+export function renderJobSummary(job: ChangeResult): string {
   const lines: string[] = [];
   if (job.error) lines.push(`failed at ${job.error.stage}: ${job.error.message}`);
   if (job.push) {
@@ -61,7 +61,7 @@ const OUTPUT_INDENT = "      ";
 /** What was run to check the work, as the PR body says it (see job/checks-section.ts). */
 function checkLines(
   checks: readonly CheckRun[],
-  verify: VerifyResult | undefined,
+  verify: CommandResult | undefined,
   changed: boolean,
 ): string[] {
   if (checks.length === 0 && !verify) {

@@ -49,8 +49,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
         : "Pass --cache-dir a folder you can write (or set XDG_CACHE_HOME).",
     );
     const identity = await readUserIdentity(io);
-    const { runCommand } = await import("./run-command.js");
-    return await runCommand(command.args, io, identity);
+    const { runTaskCommand } = await import("./run-task.js");
+    return await runTaskCommand(command.args, io, identity);
   } catch (error) {
     if (error instanceof UsageError) {
       io.stderr.write(`patchwright: ${error.message}\n`);

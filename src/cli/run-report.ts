@@ -2,7 +2,7 @@ import type { AgentResult } from "../agent/loop.js";
 import { emptyUsage } from "../agent/model/model.js";
 import type { Redactor } from "../agent/redact.js";
 import type { Transcript } from "../agent/transcript.js";
-import type { GitJobResult } from "../change/change.js";
+import type { ChangeResult } from "../change/change.js";
 import type { RunArgs } from "./args.js";
 import type { CliIo } from "./cli-io.js";
 import { createColors } from "./colors.js";
@@ -12,7 +12,7 @@ import { renderOutputTail, renderTotals } from "./render.js";
 export interface RunOutcome {
   /** Absent when the run stopped before the agent started (or failed to). */
   result?: AgentResult | undefined;
-  job?: GitJobResult | undefined;
+  job?: ChangeResult | undefined;
   interrupted: boolean;
 }
 

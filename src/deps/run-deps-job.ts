@@ -1,5 +1,3 @@
-import type { AgentEventListener } from "../agent/events.js";
-import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { RepoConfig } from "../config/schema.js";
@@ -9,14 +7,14 @@ import { checkpointRef } from "../git/checkpoint-ref.js";
 import type { Identity } from "../git/commits.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
-import type { GitHubClient } from "../github/octokit.js";
+import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
+import type { DepsServices, GroupContext } from "./group/context.js";
 import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
-import { type GroupRunContext, runDepsGroup } from "./group/run-deps-group.js";
-import { type ManagerTools, managerCommands } from "./managers/package-manager.js";
+import { runDepsGroup } from "./group/run-deps-group.js";
+import { managerCommands } from "./managers/package-manager.js";
 import { missingTool } from "./managers/tool-check.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
@@ -25,6 +23,8 @@ import { listBumpPulls } from "./publish/bump-pulls.js";
 import { githubReleases } from "./registry/releases.js";
 import type { UpstreamSource } from "./registry/upstream.js";
 
+export type { DepsServices };
+
 /**
  * The scheduled dependency job for one repository: plan on a fresh checkout
  * of the base branch, then run each group (see runDepsGroup) while the
@@ -32,38 +32,6 @@ import type { UpstreamSource } from "./registry/upstream.js";
  * scheduler and the Action (`mode: deps`) call this; the CLI too, without
  * GitHub. Run one at a time per repository: groups share the branch names.
  */
-
-export interface DepsJobDeps {
-  cacheDir: string;
-  /** Installs, checks and the agent run in its sandboxes. */
-  sandbox: SandboxLauncher;
-  /** The process environment: git gets it, the repository's commands an allowlist of it. */
-  envSource: Record<string, string | undefined>;
-  clock: { now(): number };
-  /** Builds the model for a model id; called only when a bump breaks something. */
-  createModel: (modelId: string, settings?: ModelSettings) => Model;
-  /** Groups run side by side (default 2); 1 runs them one after another. */
-  groupConcurrency?: number | undefined;
-  /** How to start pnpm, yarn and bun (default: corepack, which honours the project's pinned version; bun from the PATH). */
-  packageManagers?: ManagerTools | undefined;
-  /** Absent: branches are pushed but no pull requests are opened (the CLI). */
-  octokit?: GitHubClient | undefined;
-  /**
-   * Where the agent's release notes come from; default: the repositories'
-   * GitHub releases through `octokit`. The CLI passes its own (a token from
-   * its environment) without an octokit that would open pull requests.
-   */
-  releases?: UpstreamSource["releases"] | undefined;
-  signal?: AbortSignal | undefined;
-  onStep?: ((step: string, note?: string) => void) | undefined;
-  onEvent?: AgentEventListener | undefined;
-  /**
-   * The job can be cut short and run again (the App's queue): each group's
-   * agent fix is saved on a checkpoint ref of this job as the agent goes,
-   * and the next run takes it up instead of starting the fix over.
-   */
-  checkpoints?: { jobId: string } | undefined;
-}
 
 export interface DepsJobInput {
   owner: string;
@@ -104,7 +72,11 @@ export interface DepsJobResult {
   durationMs: number;
 }
 
-export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promise<DepsJobResult> {
+export async function runDepsJob(
+  deps: DepsServices,
+  input: DepsJobInput,
+  events: JobEvents = jobEvents(),
+): Promise<DepsJobResult> {
   const started = deps.clock.now();
   const result: DepsJobResult = {
     status: "error",
@@ -124,7 +96,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     };
   }
   const config = parsed.config;
-  const step = deps.onStep ?? (() => {});
+  const step = (text: string, note?: string) => events.step(text, note);
   const signal = deps.signal ?? new AbortController().signal;
   const gitEnv = deps.envSource;
   const auth = input.token ? { token: input.token } : {};
@@ -200,60 +172,59 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     const ageGateMs = planned.plan.releaseAge?.ms ?? 0;
     const cooldownMs = Math.max(config.cooldownDays * 86_400_000, ageGateMs);
     let model: Model | undefined;
-    const ctx: Omit<GroupRunContext, "branchExists"> = {
-      cloneUrl: input.cloneUrl,
-      token: input.token,
-      owner: input.owner,
-      repo: input.repo,
-      baseBranch,
-      defaultBranch: input.defaultBranch ?? baseBranch,
-      branchPrefix: prefix,
-      manifests: planned.plan.manifests,
-      lockfilePath: planned.project.lockfilePath,
-      cacheDir: deps.cacheDir,
-      sandbox: deps.sandbox,
-      network: input.config.network,
-      setupNetwork: input.config.setupNetwork,
-      envSource: deps.envSource,
-      gitEnv,
-      shellEnv,
-      npmEnv,
-      install: config.install ?? commands.install,
-      // With a tree already installed, the tool changes only what the lockfile changed.
-      reinstall: config.install ? undefined : commands.reinstall,
-      lockfileCommand: commands.lockfile,
-      cacheEnv: commands.cacheEnv,
-      upstream: {
-        tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
-        ...releasesOf(deps),
-      },
-      hideTreeFromLockfile: isNpm,
-      warm,
-      verify,
-      commandTimeoutSeconds: input.config.verifyTimeoutSeconds,
-      before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
-      securityBefore: ageGateMs > 0 ? new Date(deps.clock.now() - ageGateMs) : undefined,
-      labels: config.labels,
-      clock: deps.clock,
+    const ctx: Omit<GroupContext, "branchExists" | "events" | "warm"> = {
+      services: deps,
       signal,
-      onStep: step,
-      onEvent: deps.onEvent,
-      model: () => {
-        model ??= deps.createModel(input.config.model, { pricing: input.config.pricing });
-        return model;
+      gitEnv,
+      target: {
+        cloneUrl: input.cloneUrl,
+        token: input.token,
+        owner: input.owner,
+        repo: input.repo,
+        baseBranch,
+        defaultBranch: input.defaultBranch ?? baseBranch,
+        branchPrefix: prefix,
+        identity: input.identity ?? input.config.bot,
+        push: input.push ?? true,
+        labels: config.labels,
+        planWarnings: planned.plan.warnings,
       },
-      policy: input.config.policy,
-      limits: {
-        maxTurns: input.config.maxTurns,
-        maxCostUsd: input.config.maxCostUsd,
-        maxDurationMs: input.config.maxMinutes * 60_000,
+      tools: {
+        manifests: planned.plan.manifests,
+        lockfilePath: planned.project.lockfilePath,
+        network: input.config.network,
+        setupNetwork: input.config.setupNetwork,
+        shellEnv,
+        npmEnv,
+        install: config.install ?? commands.install,
+        // With a tree already installed, the tool changes only what the lockfile changed.
+        reinstall: config.install ? undefined : commands.reinstall,
+        lockfileCommand: commands.lockfile,
+        cacheEnv: commands.cacheEnv,
+        hideTreeFromLockfile: isNpm,
+        verify,
+        commandTimeoutSeconds: input.config.verifyTimeoutSeconds,
+        before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,
+        securityBefore: ageGateMs > 0 ? new Date(deps.clock.now() - ageGateMs) : undefined,
       },
-      identity: input.identity ?? input.config.bot,
-      push: input.push ?? true,
-      octokit: deps.octokit,
-      maxBisectChecks: 12,
-      planWarnings: planned.plan.warnings,
-      ...(deps.checkpoints ? { checkpoints: groupCheckpoints(deps.checkpoints.jobId) } : {}),
+      agent: {
+        model: () => {
+          model ??= deps.createModel(input.config.model, { pricing: input.config.pricing });
+          return model;
+        },
+        policy: input.config.policy,
+        limits: {
+          maxTurns: input.config.maxTurns,
+          maxCostUsd: input.config.maxCostUsd,
+          maxDurationMs: input.config.maxMinutes * 60_000,
+        },
+        upstream: {
+          tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
+          ...releasesOf(deps),
+        },
+        maxBisectChecks: 12,
+      },
+      ...(deps.checkpoints ? { checkpointRef: groupCheckpoints(deps.checkpoints.jobId) } : {}),
     };
 
     const lanes = await runGroupLanes({
@@ -271,7 +242,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         runDepsGroup(
           {
             ...ctx,
-            onStep: sideBySide ? (text, note) => step(`${group.slug}: ${text}`, note) : ctx.onStep,
+            events: sideBySide ? prefixed(events, group.slug) : events,
             warm: shelf,
             branchExists: remote.has(groupBranch(prefix, group)),
           },
@@ -324,11 +295,16 @@ function pick(
 }
 
 /** One checkpoint ref per group of the job: the groups of one run share nothing. */
-function groupCheckpoints(jobId: string): NonNullable<GroupRunContext["checkpoints"]> {
-  return { ref: (group) => checkpointRef(`${jobId}-deps-${group.slug}`) };
+function groupCheckpoints(jobId: string): NonNullable<GroupContext["checkpointRef"]> {
+  return (group) => checkpointRef(`${jobId}-deps-${group.slug}`);
 }
 
-function releasesOf(deps: DepsJobDeps): Pick<UpstreamSource, "releases"> {
+/** Groups side by side: each step names its group. */
+function prefixed(events: JobEvents, slug: string): JobEvents {
+  return { ...events, step: (text, note) => events.step(`${slug}: ${text}`, note) };
+}
+
+function releasesOf(deps: DepsServices): Pick<UpstreamSource, "releases"> {
   const releases = deps.releases ?? (deps.octokit ? githubReleases(deps.octokit) : undefined);
   return releases ? { releases } : {};
 }

@@ -1,4 +1,4 @@
-import type { GitJobDeps, GitJobInput } from "../change/change.js";
+import type { ChangeInput } from "../change/change.js";
 import { partialFetchFor } from "../git/mirror.js";
 import {
   type FetchedMirror,
@@ -6,11 +6,12 @@ import {
   type MirrorOptions,
   prepareWorkspace,
 } from "../git/workspace.js";
+import type { JobServices } from "./services.js";
 
 /** Where a job's repository comes from: its cached mirror, fetched early, and the job's worktree. */
 
-type RepositoryInput = Pick<GitJobInput, "cloneUrl" | "token" | "repoSizeKb">;
-type MirrorDeps = Pick<GitJobDeps, "cacheDir" | "envSource" | "signal" | "gitRetry">;
+type RepositoryInput = Pick<ChangeInput, "cloneUrl" | "token" | "repoSizeKb">;
+type MirrorDeps = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 
 function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
   return {
@@ -27,7 +28,7 @@ function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions 
 /** The job's worktree: on its existing branch (a PR head), or on a new one from the base. */
 export function prepareJobWorkspace(
   deps: MirrorDeps,
-  input: GitJobInput,
+  input: ChangeInput,
   baseBranch: string,
   branch: Parameters<typeof prepareWorkspace>[0]["branch"],
 ) {

@@ -3,7 +3,7 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { watchCommandNetwork } from "./network-watch.js";
 
 /** The result of the repository's own check (its test command), as reported in the PR. */
-export interface VerifyResult {
+export interface CommandResult {
   command: string;
   passed: boolean;
   /** Exit code, or `143 (killed by SIGTERM)` style when it was stopped. */
@@ -16,7 +16,7 @@ export interface VerifyResult {
   networkTrouble?: string | undefined;
 }
 
-export interface VerifyOptions {
+export interface RunCommandOptions {
   command: string;
   cwd: string;
   /** Scrubbed environment, as the agent's shell gets: the check is the repo's code too. */
@@ -37,7 +37,7 @@ const DEFAULT_TIMEOUT_SECONDS = 15 * 60;
 const DEFAULT_TAIL_CHARS = 4_000;
 
 /** Runs the configured verify command in the workspace and keeps its result. */
-export async function runVerify(options: VerifyOptions): Promise<VerifyResult> {
+export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
   const started = options.clock.now();
   const shell = await findShell(options.env.PATH);
   const watch = await watchCommandNetwork({

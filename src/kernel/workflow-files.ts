@@ -1,5 +1,5 @@
 import { defaultTools } from "../agent/tools/index.js";
-import type { GitJobInput } from "../change/change.js";
+import type { ChangeInput } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import { type GitEnv, runGit } from "../git/git-client.js";
 
@@ -25,7 +25,7 @@ export const WORKFLOWS_NOTE =
 
 export function workflowsBlocked(
   config: Pick<RepoConfig, "policy">,
-): Pick<GitJobInput, "policy" | "extraRules" | "workflowsLocked"> {
+): Pick<ChangeInput, "policy" | "extraRules" | "workflowsLocked"> {
   return {
     policy: { ...config.policy, deny: [...config.policy.deny, ...workflowRules()] },
     extraRules: WORKFLOWS_NOTE,

@@ -4,18 +4,18 @@ import type { NetworkPolicy } from "../sandbox/network.js";
 import type { Sandbox, SandboxLauncher } from "../sandbox/sandbox.js";
 
 /** A job's two sandboxes: one workspace, two networks (setup needs installs; the agent does not). */
-export interface JobSandboxes {
+export interface WorksiteSandboxes {
   setup: Sandbox;
   agent: Sandbox;
   close(): Promise<void>;
 }
 
-export async function openJobSandboxes(
+export async function openWorksiteSandboxes(
   launcher: SandboxLauncher,
   dir: string,
   env: GitEnv,
   networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy },
-): Promise<JobSandboxes> {
+): Promise<WorksiteSandboxes> {
   // The git metadata the job's own git trusts (config, hooks) is read-only inside.
   const readOnly = await gitMetadataPaths(dir, env);
   const setup = launcher.open({ workspace: dir, readOnly, network: networks.setupNetwork });

@@ -3,29 +3,30 @@ import type { GitEnv } from "../git/git-client.js";
 import type { Workspace } from "../git/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { type JobSandboxes, openJobSandboxes } from "./worksite-sandboxes.js";
+import { openWorksiteSandboxes, type WorksiteSandboxes } from "./worksite-sandboxes.js";
 
 /**
  * Where every job kind works: a worktree on the job's branch and its two
  * sandboxes (setup, agent). Opened together, closed together; a failure
- * names the step that broke, and whatever was opened is closed again.
+ * names the stage that broke, and whatever was opened is closed again.
+ * (The "rooms" of docs/architecture.md are folders; this is a job's place.)
  */
-export interface JobRoom {
+export interface Worksite {
   workspace: Workspace;
-  sandboxes: JobSandboxes;
+  sandboxes: WorksiteSandboxes;
   close(): Promise<void>;
 }
 
-export type OpenedRoom =
-  | { room: JobRoom }
+export type OpenedWorksite =
+  | { worksite: Worksite }
   | { error: { stage: "workspace" | "sandbox"; message: string } };
 
-export async function openJobRoom(options: {
+export async function openWorksite(options: {
   prepare: () => Promise<Workspace>;
   launcher: SandboxLauncher;
   env: GitEnv;
   networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy };
-}): Promise<OpenedRoom> {
+}): Promise<OpenedWorksite> {
   let workspace: Workspace;
   try {
     workspace = await options.prepare();
@@ -33,14 +34,14 @@ export async function openJobRoom(options: {
     return { error: { stage: "workspace", message: errorMessage(error) } };
   }
   try {
-    const sandboxes = await openJobSandboxes(
+    const sandboxes = await openWorksiteSandboxes(
       options.launcher,
       workspace.dir,
       options.env,
       options.networks,
     );
     return {
-      room: {
+      worksite: {
         workspace,
         sandboxes,
         close: async () => {

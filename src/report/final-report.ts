@@ -1,5 +1,5 @@
 import type { AgentStopReason } from "../agent/events.js";
-import type { GitJobResult } from "../change/change.js";
+import type { ChangeResult } from "../change/change.js";
 import {
   codeBlock,
   details,
@@ -162,7 +162,7 @@ function renderPartial(
 
 /** The report's account of a declined push, from the job's result; undefined when none was declined. */
 export function declinedPushOf(
-  job: Pick<GitJobResult, "pushDeclined" | "patch" | "commits">,
+  job: Pick<ChangeResult, "pushDeclined" | "patch" | "commits">,
 ): DeclinedPush | undefined {
   if (!job.pushDeclined) return undefined;
   const patch = job.pushDeclined.sideBranch ? undefined : job.patch;

@@ -44,7 +44,7 @@ export interface PullRequestBodyInput extends RunStats, CheckFacts {
   summary: string;
   commits: CommitSummary[];
   files: FileStat[];
-  /** Paths a last commit had to put right (see GitJobResult.drift). */
+  /** Paths a last commit had to put right (see ChangeResult.drift). */
   drift?: string[] | undefined;
   mcp?: McpFacts | undefined;
 }

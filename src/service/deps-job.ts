@@ -3,6 +3,7 @@ import { loadRepoConfig } from "../config/load.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import { installationToken } from "../github/client.js";
 import type { JobResult, RunningJob } from "../queue/types.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import type { WorkerDeps } from "./worker-deps.js";
 
 /** A scheduled dependency run, as the App's scheduler stores it. */
@@ -47,6 +48,7 @@ export async function runDepsRecord(deps: WorkerDeps, job: RunningJob): Promise<
       cacheDir: deps.cacheDir,
       sandbox: await deps.sandbox(),
       envSource: deps.env,
+      secrets: secretsInEnv(deps.env),
       clock: deps.clock,
       createModel: deps.createModel,
       octokit,

@@ -141,13 +141,14 @@ export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promi
       status,
       {
         earlierRequests: admitted.slice(0, -1).map((a) => a.request),
-        checkpoints: {
-          ref: checkpointRef(record.id),
-          onSaved: (sha) => job.update({ checkpoint: sha }),
+        checkpointRef: checkpointRef(record.id),
+        // The job record keeps what a re-run needs; the log takes warnings.
+        events: {
+          checkpoint: (sha) => job.update({ checkpoint: sha }),
+          warning: (message) => deps.log.warn({ job: record.id }, message),
+          tracking: (comment) => job.update({ trackingComment: comment }),
+          pushed: (branch) => job.update({ branch }),
         },
-        onWarning: (message) => deps.log.warn({ job: record.id }, message),
-        onTracking: (comment) => job.update({ trackingComment: comment }),
-        onPushed: (branch) => job.update({ branch }),
         pushedBranch: record.branch,
         retry: {
           attempt: record.attempts,

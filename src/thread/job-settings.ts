@@ -1,6 +1,6 @@
 import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
-import type { GitJobInput } from "../change/change.js";
+import type { ChangeInput } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { CoAuthor } from "../git/commit-message.js";
 import type { Person } from "../requests/request.js";
@@ -10,7 +10,7 @@ export function jobSettingsFrom(
   config: RepoConfig,
   createModel: (modelId: string, settings?: ModelSettings) => Model,
 ): Pick<
-  GitJobInput,
+  ChangeInput,
   | "branchPrefix"
   | "model"
   | "policy"

@@ -1,5 +1,5 @@
 import type { Redactor } from "../agent/redact.js";
-import type { GitJobResult } from "../change/change.js";
+import type { ChangeResult } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import { checksRun } from "../report/checks.js";
 import { fileStats } from "../report/diff-stats.js";
@@ -20,7 +20,7 @@ import { markInvisible } from "../secrets/invisible.js";
  * the model or from command output is redacted here, before GitHub sees it.
  */
 
-export function runStats(job: GitJobResult, model: string): RunStats | undefined {
+export function runStats(job: ChangeResult, model: string): RunStats | undefined {
   if (!job.agent) return undefined;
   return {
     usage: job.agent.usage,
@@ -32,7 +32,7 @@ export function runStats(job: GitJobResult, model: string): RunStats | undefined
   };
 }
 
-export function failureOf(job: GitJobResult): FailureKind | null {
+export function failureOf(job: ChangeResult): FailureKind | null {
   switch (job.error?.stage) {
     case "workspace":
       return "workspace_failed";
@@ -66,7 +66,7 @@ export function originOf(request: JobRequest): PullRequestOrigin {
 }
 
 export function pullRequestBody(
-  job: GitJobResult,
+  job: ChangeResult,
   origin: PullRequestOrigin,
   config: RepoConfig,
   redact: Redactor,
@@ -102,7 +102,7 @@ export function pullRequestBody(
  * says so): verify failed, the agent stopped early, or the last run of a
  * check the agent ran failed.
  */
-export function opensAsDraft(job: GitJobResult, config: RepoConfig): boolean {
+export function opensAsDraft(job: ChangeResult, config: RepoConfig): boolean {
   if (!config.draftOnFailure) return false;
   if (job.verify?.passed === false || job.agent?.stopReason !== "end_turn") return true;
   const last = new Map(checksRun(job.commands).map((run) => [run.command, run.passed]));
@@ -110,7 +110,7 @@ export function opensAsDraft(job: GitJobResult, config: RepoConfig): boolean {
 }
 
 export function finalReport(
-  job: GitJobResult,
+  job: ChangeResult,
   config: RepoConfig,
   redact: Redactor,
   pullRequest?: PullRequestLink,

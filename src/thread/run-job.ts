@@ -1,90 +1,50 @@
-import type { ModelSettings } from "../agent/model/factory.js";
-import type { Model } from "../agent/model/model.js";
-import type { Redactor } from "../agent/redact.js";
-import type { CheckpointSettings, GitJobInput, GitJobResult } from "../change/change.js";
+import type { ChangeInput } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
-import type { KnownSecret } from "../git/secret-scan.js";
 import { buildAgentTask } from "../github/context.js";
 import { loadBaseInstructions } from "../github/instructions.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { createWriterCheck } from "../github/permissions.js";
-import { findIssuePullRequest, openOrUpdatePullRequest } from "../github/pulls.js";
+import { findIssuePullRequest } from "../github/pulls.js";
 import { pushSigned } from "../github/signed-push.js";
 import type { StatusReporter } from "../github/status.js";
 import type { Attachment } from "../github/thread-render.js";
+import { fanOut, type JobEvents } from "../kernel/events.js";
 import { prefetchRepository } from "../kernel/repository.js";
 import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { markInvisible } from "../secrets/invisible.js";
+import { executePlan, isInterrupted } from "./execute-plan.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { renderForkPatchAnswer } from "./kinds/answers.js";
 import { HEADLINES, planTask, tendedPullRequest } from "./kinds/upkeep-plans.js";
 import { taskOf } from "./kinds/upkeep-task.js";
-import { isInterrupted, type JobPlan, runPipeline } from "./pipeline.js";
-import { opensAsDraft, originOf, pullRequestBody } from "./report.js";
+import type { Publish, ThreadOutcome, ThreadPlan } from "./plan.js";
+import { originOf } from "./report.js";
+import type { ThreadServices } from "./services.js";
 import { isUpkeepEvent } from "./start-rules.js";
-
-export interface JobDeps {
-  octokit: GitHubClient;
-  /** The token git uses to fetch and push (installation token, Action token). Never given to the agent. */
-  gitToken: () => Promise<string | undefined>;
-  createModel: (modelId: string, settings?: ModelSettings) => Model;
-  cacheDir: string;
-  /** Every command from the repository or the agent runs in one of its sandboxes. */
-  sandbox: SandboxLauncher;
-  /** Every secret the process holds, by name: none may leave in a commit. */
-  secrets: readonly KnownSecret[];
-  /** The process environment: git gets what it needs, the agent's shell only an allowlist. */
-  envSource: Record<string, string | undefined>;
-  clock: { now(): number };
-  botLogin: string;
-  redact: Redactor;
-  signal?: AbortSignal | undefined;
-  /**
-   * false: the token lacks `workflows: write`, so GitHub would refuse a push
-   * that touches .github/workflows; the agent is told so before it starts.
-   * Unset: not known, nothing is said.
-   */
-  canPushWorkflows?: boolean | undefined;
-}
 
 const OFF: NetworkPolicy = { kind: "off" };
 
-export type RequestPlan = JobPlan & { checkpoints?: CheckpointSettings | undefined };
-
-/** How an upkeep job shapes the request's plan (see upkeep-plans.ts). */
+/** How a kind shapes the request's plan (see kinds/upkeep-plans.ts). */
 export interface PlanKind {
   /** The job's own instruction instead of the request's words. */
   instruction?: string | undefined;
   attachments?: Attachment[] | undefined;
-  input?: Partial<GitJobInput> | undefined;
-}
-
-export interface JobOutcome {
-  job?: GitJobResult;
-  pullRequest?: { number: number; url: string; created: boolean };
-  /** "interrupted": stopped by a shutdown with checkpoints on; nothing was reported, it resumes. */
-  conclusion: "success" | "failure" | "no_changes" | "interrupted";
-  /**
-   * Set (with a "failure") when GitHub or git failed in a way that may pass
-   * and attempts are left (RunJobOptions.retry): what failed. Nothing final
-   * was reported; the comment says when the next attempt comes.
-   */
-  retry?: string | undefined;
+  input?: Partial<ChangeInput> | undefined;
 }
 
 export interface RunJobOptions {
   /** Requests made on the thread while an earlier job ran, folded into this one (oldest first). */
   earlierRequests?: readonly JobRequest[] | undefined;
-  /** Checkpoints on the remote, so a job cut short resumes (see run-git-job.ts). */
-  checkpoints?: CheckpointSettings | undefined;
-  onWarning?: ((message: string) => void) | undefined;
-  /** Called once the tracking comment exists, so a job record can keep it. */
-  onTracking?: ((comment: { id: number; url: string }) => Promise<void> | void) | undefined;
+  /** Checkpoints on the remote under this ref, so a job cut short resumes (see change/checkpoints.ts). */
+  checkpointRef?: string | undefined;
+  /**
+   * Who else listens to the job's events (the job record keeps the tracking
+   * comment, the pushed branch, the checkpoints; a log takes warnings); the
+   * tracking comment always does.
+   */
+  events?: Partial<JobEvents> | undefined;
   /**
    * Which attempt of the job this run is, of how many, and the wait before
    * the next. Before the last one, a failure that may pass (GitHub 5xx or
@@ -92,8 +52,6 @@ export interface RunJobOptions {
    * comment says when it tries again and the outcome carries `retry`.
    */
   retry?: { attempt: number; of: number; delayMs: number } | undefined;
-  /** Told the branch once the work is pushed, before it is published. */
-  onPushed?: ((branch: string) => Promise<void> | void) | undefined;
   /**
    * The branch an earlier run of this job pushed before it could publish
    * (it died, or GitHub failed): an issue's work goes on there, and the
@@ -109,12 +67,12 @@ export interface RunJobOptions {
  * admitRequest; it reports failures on the thread instead of throwing.
  */
 export async function runJob(
-  deps: JobDeps,
+  deps: ThreadServices,
   request: JobRequest,
   config: RepoConfig,
   status: StatusReporter,
   options: RunJobOptions = {},
-): Promise<JobOutcome> {
+): Promise<ThreadOutcome> {
   const task = taskOf(request, config.triggerPhrase);
   // An event (CI failed, the base moved) on a pull request the bot does not
   // tend, or that needs nothing, ends here without a word on the thread.
@@ -123,11 +81,19 @@ export async function runJob(
       ? await tendedPullRequest(deps, request, config)
       : true;
   if (!tended) return { conclusion: "no_changes" };
+  // The tracking comment hears everything; the caller's listeners what they want.
+  const events = fanOut(
+    {
+      agent: (event) => status.update(event),
+      step: (step, note) => status.step(step, note),
+    },
+    options.events,
+  );
   await status.start(HEADLINES[task](request));
   const commentId = status.commentId();
   const commentUrl = status.commentUrl();
   if (commentId !== undefined && commentUrl)
-    await options.onTracking?.({ id: commentId, url: commentUrl });
+    await events.tracking({ id: commentId, url: commentUrl });
   const retry =
     options.retry && options.retry.attempt < options.retry.of ? options.retry : undefined;
   try {
@@ -150,25 +116,15 @@ export async function runJob(
       await status.finish(deps.redact(plan.done.markdown), plan.done.outcome);
       return { conclusion: plan.done.outcome === "failure" ? "failure" : "no_changes" };
     }
-    const outcome = await runPipeline(
-      deps,
-      config,
-      plan,
-      {
-        onEvent: (event) => status.update(event),
-        onStep: (step, note) => status.step(step, note),
-        onWarning: options.onWarning,
-        onPushed: options.onPushed,
-      },
-      plan.checkpoints,
-      { throwTransient: retry !== undefined },
-    );
+    const outcome = await executePlan(deps, config, plan, events, {
+      throwTransient: retry !== undefined,
+    });
     if (outcome.report)
       await status.finish(deps.redact(outcome.report.markdown), outcome.report.outcome);
     const { report: _report, ...rest } = outcome;
     return rest;
   } catch (error) {
-    if (isInterrupted(deps, undefined, options.checkpoints)) return { conclusion: "interrupted" };
+    if (isInterrupted(deps, undefined, options.checkpointRef)) return { conclusion: "interrupted" };
     const message = deps.redact(errorMessage(error));
     if (retry && isTransientFailure(error)) {
       await status.suspend(retryNote(whatFailed(error), message, retry));
@@ -199,13 +155,13 @@ function retryNote(
  * is read from the fork, never pushed, and answered with a patch.
  */
 async function planRequest(
-  deps: JobDeps,
+  deps: ThreadServices,
   request: JobRequest,
   config: RepoConfig,
   options: RunJobOptions,
   kind: PlanKind = {},
   pullRequest: () => ReturnType<typeof pullRequestOf> = () => pullRequestOf(deps.octokit, request),
-): Promise<RequestPlan> {
+): Promise<ThreadPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
   const pr = await pullRequest();
@@ -228,10 +184,7 @@ async function planRequest(
         token: await deps.gitToken(),
       };
   // The fetch runs while the thread is read through the API.
-  const fetched = prefetchRepository(
-    { cacheDir: deps.cacheDir, envSource: deps.envSource, signal: deps.signal },
-    repository,
-  );
+  const fetched = prefetchRepository(deps, repository);
   const task = await buildAgentTask(deps.octokit, request, {
     isWriter: createWriterCheck(deps.octokit, { owner, repo }),
     redact: deps.redact,
@@ -243,7 +196,7 @@ async function planRequest(
   });
   const existingBranch =
     pr?.headRef ?? issuePull?.headRef ?? (fork ? undefined : options.pushedBranch);
-  const input: GitJobInput = {
+  const input: ChangeInput = {
     ...repository,
     fetched,
     baseBranch: fork ? undefined : (issuePull?.baseRef ?? request.repo.defaultBranch),
@@ -267,6 +220,8 @@ async function planRequest(
       : {}),
     coAuthor: coAuthorOf(request.requester),
     requestUrl: request.source.htmlUrl ?? request.target.htmlUrl,
+    // Nothing of a fork's is pushed, so there is nothing to resume from.
+    checkpointRef: fork ? undefined : options.checkpointRef,
     push: !fork,
     wantPatch: fork,
     ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
@@ -279,32 +234,33 @@ async function planRequest(
       : {}),
     ...kind.input,
   };
+  return { input, work: { kind: "agent" }, publish: publishOf(request, fork, issuePull) };
+}
+
+/**
+ * An issue's work opens a pull request, or goes onto the bot's pull request
+ * still open for it; a pull request's goes onto its own branch; a fork's is
+ * answered with a patch.
+ */
+function publishOf(
+  request: JobRequest,
+  fork: boolean,
+  issuePull: Awaited<ReturnType<typeof findIssuePullRequest>>,
+): Publish {
+  if (fork) return { kind: "patch" };
+  if (request.target.kind !== "issue") return { kind: "branch" };
   return {
-    input,
-    // Nothing of a fork's is pushed, so there is nothing to resume from.
-    checkpoints: fork ? undefined : options.checkpoints,
-    answer: (job) =>
-      fork && job.patch && !job.error
-        ? renderForkPatchAnswer({ patch: job.patch, summary: job.agent?.finalText ?? "" })
-        : undefined,
-    publish: async (job) => {
-      // On a pull request the commits went onto its own branch.
-      if (request.target.kind !== "issue" || !job.push) return undefined;
-      // The bot's pull request for the issue got the new commits; its description stays.
-      if (issuePull && job.branch === issuePull.headRef) {
-        return { number: issuePull.number, url: issuePull.url, created: false };
-      }
-      return openOrUpdatePullRequest(deps.octokit, {
-        owner,
-        repo,
-        head: job.branch,
-        base: job.baseBranch,
-        // The issue's title is untrusted text like its body.
-        title: markInvisible(deps.redact(`${request.target.title} (#${request.target.number})`)),
-        body: pullRequestBody(job, originOf(request), config, deps.redact),
-        draft: opensAsDraft(job, config),
-      });
-    },
+    kind: "pull_request",
+    repo: { owner: request.repo.owner, repo: request.repo.name },
+    // The issue's title is untrusted text like its body.
+    title: `${request.target.title} (#${request.target.number})`,
+    origin: originOf(request),
+    ...(issuePull
+      ? {
+          existing: { number: issuePull.number, url: issuePull.url, created: false },
+          headRef: issuePull.headRef,
+        }
+      : {}),
   };
 }
 

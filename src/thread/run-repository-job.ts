@@ -1,14 +1,12 @@
-import type { AgentEventListener } from "../agent/events.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { FetchedMirror } from "../git/workspace.js";
-import { openOrUpdatePullRequest } from "../github/pulls.js";
+import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest, Person } from "../requests/request.js";
-import { markInvisible } from "../secrets/invisible.js";
+import { executePlan } from "./execute-plan.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { runPipeline } from "./pipeline.js";
-import { opensAsDraft, pullRequestBody } from "./report.js";
-import type { JobDeps, JobOutcome } from "./run-job.js";
+import type { ThreadOutcome } from "./plan.js";
+import type { ThreadServices } from "./services.js";
 
 /**
  * A job with no issue or pull request behind it: a workflow dispatch or a
@@ -30,8 +28,8 @@ export interface RepositoryJobRequest {
 }
 
 export interface RepositoryJobOptions {
-  onEvent?: AgentEventListener | undefined;
-  onStep?: ((step: string) => void) | undefined;
+  /** Where progress goes: no thread to comment on, so the caller's log. */
+  events?: Partial<JobEvents> | undefined;
   /** From `prefetchRepository`, started before the caller loaded the config. */
   fetched?: Promise<FetchedMirror | null> | undefined;
 }
@@ -63,14 +61,14 @@ export function renderRepositoryTask(request: RepositoryJobRequest): string {
  * (GitHub refused the pull request) is the caller's to report.
  */
 export async function runRepositoryJob(
-  deps: JobDeps,
+  deps: ThreadServices,
   request: RepositoryJobRequest,
   config: RepoConfig,
   options: RepositoryJobOptions = {},
-): Promise<JobOutcome> {
+): Promise<ThreadOutcome> {
   const title = titleFromPrompt(request.instruction);
   const requester = request.requester;
-  const outcome = await runPipeline(
+  const outcome = await executePlan(
     deps,
     config,
     {
@@ -89,21 +87,15 @@ export async function runRepositoryJob(
         push: true,
         ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
       },
-      publish: async (job) => {
-        if (!job.push) return undefined;
-        const origin = { requester: requester?.login ?? "github-actions", url: request.runUrl };
-        return openOrUpdatePullRequest(deps.octokit, {
-          owner: request.repo.owner,
-          repo: request.repo.name,
-          head: job.branch,
-          base: job.baseBranch,
-          title: markInvisible(deps.redact(title)),
-          body: pullRequestBody(job, origin, config, deps.redact),
-          draft: opensAsDraft(job, config),
-        });
+      work: { kind: "agent" },
+      publish: {
+        kind: "pull_request",
+        repo: { owner: request.repo.owner, repo: request.repo.name },
+        title,
+        origin: { requester: requester?.login ?? "github-actions", url: request.runUrl },
       },
     },
-    { onEvent: options.onEvent, onStep: options.onStep },
+    jobEvents(options.events),
   );
   const { report: _report, ...rest } = outcome;
   return rest;

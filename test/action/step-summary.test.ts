@@ -7,7 +7,7 @@ import {
   renderStepSummary,
 } from "../../src/action/step-summary.js";
 import { emptyUsage } from "../../src/agent/model/model.js";
-import type { GitJobResult } from "../../src/change/change.js";
+import type { ChangeResult } from "../../src/change/change.js";
 import { defaultConfig } from "../../src/config/schema.js";
 
 const DONE: ActionReport = {
@@ -78,7 +78,7 @@ describe("renderStepSummary", () => {
 });
 
 describe("the checks in the step summary", () => {
-  const job: GitJobResult = {
+  const job: ChangeResult = {
     branch: "patchwright/issue-3",
     baseBranch: "main",
     changes: [{ path: "lib/a.js", before: Buffer.from("a\n"), after: Buffer.from("b\n") }],

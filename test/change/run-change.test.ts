@@ -2,8 +2,9 @@ import { chmodSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
-import type { GitJobInput } from "../../src/change/change.js";
-import { runGitJob } from "../../src/change/run-change.js";
+import type { ChangeInput } from "../../src/change/change.js";
+import { runChange } from "../../src/change/run-change.js";
+import { jobEvents } from "../../src/kernel/events.js";
 import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
 import { startGitHttpServer } from "../helpers/git-http-server.js";
 import {
@@ -46,8 +47,8 @@ function declineBranches(repoDir: string, allowed: string) {
 }
 
 function input(
-  overrides: Partial<GitJobInput> & Pick<GitJobInput, "cloneUrl" | "model">,
-): GitJobInput {
+  overrides: Partial<ChangeInput> & Pick<ChangeInput, "cloneUrl" | "model">,
+): ChangeInput {
   return {
     branchTitle: "Fix add()",
     issueNumber: 7,
@@ -83,21 +84,21 @@ const fixSteps = (): ScriptStep[] => [
   reply("Fixed add() and noted it in the changelog."),
 ];
 
-describe("runGitJob (the job without GitHub)", () => {
+describe("runChange (the job without GitHub)", () => {
   it("clones, runs the agent, commits per turn, verifies and pushes a new branch", async () => {
     const { env, repo, cacheDir } = setup();
     const steps: string[] = [];
     const model = createScriptedModel(fixSteps());
-    const result = await runGitJob(
+    const result = await runChange(
       {
         cacheDir,
         sandbox: await realSandbox(),
         secrets: [],
         envSource: env,
         clock: Date,
-        onStep: (s) => steps.push(s),
       },
       input({ cloneUrl: repo.url, model }),
+      jobEvents({ step: (s) => steps.push(s) }),
     );
     expect(result.error).toBeUndefined();
     // The agent is told where it is: the job's branch and the history it starts from.
@@ -130,7 +131,7 @@ describe("runGitJob (the job without GitHub)", () => {
   it("names the branch from the fetched mirror, past names the remote already has", async () => {
     const { env, repo, cacheDir } = setup();
     repo.push({ branch: "agent/issue-7-fix-add", files: { "other.md": "someone else\n" } });
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()) }),
     );
@@ -152,7 +153,7 @@ describe("runGitJob (the job without GitHub)", () => {
     };
     const { env, repo, tmp } = setup();
     const run = async (cacheDir: string, repoSizeKb: number | undefined) => {
-      const result = await runGitJob(
+      const result = await runChange(
         { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
         input({
           cloneUrl: repo.url,
@@ -180,7 +181,7 @@ describe("runGitJob (the job without GitHub)", () => {
       ),
       { error: { status: 400, message: "invalid request" } },
     ]);
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model, verify: null }),
     );
@@ -202,7 +203,7 @@ describe("runGitJob (the job without GitHub)", () => {
       ),
       reply("Updated."),
     ]);
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model, existingBranch: "feature/x", verify: null }),
     );
@@ -214,7 +215,7 @@ describe("runGitJob (the job without GitHub)", () => {
 
   it("gives a patch without pushing (fork pull requests) and makes no commits when nothing changed", async () => {
     const { env, repo, cacheDir } = setup();
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({
         cloneUrl: repo.url,
@@ -228,7 +229,7 @@ describe("runGitJob (the job without GitHub)", () => {
     expect(result.patch).toContain("+module.exports = { add: (a, b) => a + b };");
     expect(repo.sha(result.branch)).toBeNull();
 
-    const idle = await runGitJob(
+    const idle = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model: createScriptedModel([reply("Nothing to change.")]) }),
     );
@@ -245,7 +246,7 @@ describe("runGitJob (the job without GitHub)", () => {
       const waits: number[] = [];
       const gitRetry = { sleep: async (ms: number) => void waits.push(ms) };
       server.failNext(2, { service: "git-upload-pack" });
-      const result = await runGitJob(
+      const result = await runChange(
         {
           cacheDir,
           sandbox: await realSandbox(),
@@ -253,10 +254,6 @@ describe("runGitJob (the job without GitHub)", () => {
           envSource: env,
           clock: Date,
           gitRetry,
-          onStep: (step) => {
-            // The server drops the push's first request.
-            if (step.startsWith("Pushing")) server.failNext(1, { how: "close" });
-          },
         },
         input({
           cloneUrl: server.url("repo"),
@@ -264,6 +261,12 @@ describe("runGitJob (the job without GitHub)", () => {
           baseBranch: "main",
           model: createScriptedModel(fixSteps()),
           verify: null,
+        }),
+        jobEvents({
+          step: (step) => {
+            // The server drops the push's first request.
+            if (step.startsWith("Pushing")) server.failNext(1, { how: "close" });
+          },
         }),
       );
       expect(result.error).toBeUndefined();
@@ -279,7 +282,7 @@ describe("runGitJob (the job without GitHub)", () => {
   it("pushes to a side branch when the server declines the job's branch, and says so", async () => {
     const { env, repo, cacheDir } = setup();
     declineBranches(repo.dir, "refs/heads/*-patchwright-*) ;;");
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()), verify: null }),
     );
@@ -302,7 +305,7 @@ describe("runGitJob (the job without GitHub)", () => {
   it("keeps the change as a patch when no branch takes it", async () => {
     const { env, repo, cacheDir } = setup();
     declineBranches(repo.dir, "");
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model: createScriptedModel(fixSteps()), verify: null }),
     );
@@ -320,7 +323,7 @@ describe("runGitJob (the job without GitHub)", () => {
   it("reports a failing setup command and does not run the agent", async () => {
     const { env, repo, cacheDir } = setup();
     const model = createScriptedModel([]);
-    const result = await runGitJob(
+    const result = await runChange(
       { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
       input({ cloneUrl: repo.url, model, setup: ["echo broken >&2; exit 4"] }),
     );

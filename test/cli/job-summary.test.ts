@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { emptyUsage } from "../../src/agent/model/model.js";
-import type { GitJobResult } from "../../src/change/change.js";
+import type { ChangeResult } from "../../src/change/change.js";
 import { renderJobSummary, summarizeJob, toCloneUrl } from "../../src/cli/job-summary.js";
 
-const job: GitJobResult = {
+const job: ChangeResult = {
   branch: "agent/fix",
   baseBranch: "main",
   changes: [{ path: "a.ts", before: Buffer.from("1\n2\n"), after: Buffer.from("1\n3\n4\n") }],

@@ -130,6 +130,7 @@ export async function toolDepsJob(
   const repo = createBareRepo({ root, env, files, name });
   const result = await runDepsJob(
     {
+      secrets: [],
       cacheDir: join(root, `cache-${name}`),
       sandbox: unsandboxed,
       envSource: { ...env, PATH: process.env.PATH ?? "" },

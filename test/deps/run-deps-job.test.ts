@@ -8,6 +8,7 @@ import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scri
 import { defaultConfig, type RepoConfig } from "../../src/config/schema.js";
 import { renderDepsJobSummary } from "../../src/deps/publish/job-summary.js";
 import { type DepsJobResult, runDepsJob } from "../../src/deps/run-deps-job.js";
+import { jobEvents } from "../../src/kernel/events.js";
 import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
 import { type BareRepo, createBareRepo, git, gitTestEnv } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
@@ -91,6 +92,7 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
   const progress: string[] = [];
   const result = await runDepsJob(
     {
+      secrets: [],
       cacheDir: join(root, "cache"),
       sandbox: await realSandbox(),
       envSource: env,
@@ -98,7 +100,6 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       createModel: () => model,
       // One after another: the scripted model answers in the order the groups ask.
       groupConcurrency: 1,
-      onStep: (step) => progress.push(step),
       octokit: new Octokit({ auth: "test", baseUrl: options.apiUrl ?? api.url, log: silent }),
     },
     {
@@ -110,6 +111,7 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       ...(options.groups ? { groups: options.groups } : {}),
       ...(options.securityOnly ? { securityOnly: true } : {}),
     },
+    jobEvents({ step: (step) => progress.push(step) }),
   );
   return { result, model, progress };
 }

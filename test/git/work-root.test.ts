@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
-import { runGitJob } from "../../src/change/run-change.js";
+import { runChange } from "../../src/change/run-change.js";
 import { defaultWorkRoot, hasDotSegment } from "../../src/git/work-root.js";
 import { createBareRepo, gitTestEnv, makeTempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
@@ -64,7 +64,7 @@ describe("where workspaces live", () => {
       const home = join(tmp.path, "home");
       const env = gitTestEnv(home);
       const repo = createBareRepo({ root: tmp.path, env, files: STATIC_FILES });
-      const result = await runGitJob(
+      const result = await runChange(
         {
           // The CLI's default: ~/.cache/patchwright.
           cacheDir: join(home, ".cache", "patchwright"),

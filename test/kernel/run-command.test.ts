@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { runVerify } from "../../src/kernel/run-command.js";
+import { runCommand } from "../../src/kernel/run-command.js";
 import { sandboxFor } from "../helpers/sandbox.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp" };
 
-describe("runVerify", () => {
+describe("runCommand", () => {
   it("reports a passing command with the end of its output", async () => {
     const cwd = await makeTempDir();
     let now = 1000;
-    const result = await runVerify({
+    const result = await runCommand({
       command: "echo start; echo all 3 tests passed",
       cwd,
       env,
@@ -29,7 +29,7 @@ describe("runVerify", () => {
 
   it("reports a failing command, keeps stderr and cuts long output to its tail", async () => {
     const cwd = await makeTempDir();
-    const result = await runVerify({
+    const result = await runCommand({
       command: "seq 1 5000; echo 'FAIL: 1 failed' >&2; exit 3",
       cwd,
       env,
@@ -46,7 +46,7 @@ describe("runVerify", () => {
 
   it("runs in the given directory with only the given environment", async () => {
     const cwd = await makeTempDir();
-    const result = await runVerify({
+    const result = await runCommand({
       // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax, not a template.
       command: 'pwd; echo "token=${GITHUB_TOKEN:-none}"',
       cwd,

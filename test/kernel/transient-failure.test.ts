@@ -2,18 +2,20 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { RequestError } from "@octokit/request-error";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { GitJobResult } from "../../src/change/change.js";
+import type { ChangeResult } from "../../src/change/change.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { errorMessage } from "../../src/error-message.js";
 import { runGit } from "../../src/git/git-client.js";
+import { jobEvents } from "../../src/kernel/events.js";
 import {
   isTransientFailure,
   isTransientJobFailure,
   TransientJobError,
   whatFailed,
 } from "../../src/kernel/transient-failure.js";
-import { type JobPlan, runPipeline } from "../../src/thread/pipeline.js";
-import type { JobDeps } from "../../src/thread/run-job.js";
+import { type ExecuteOptions, executePlan } from "../../src/thread/execute-plan.js";
+import type { ThreadPlan } from "../../src/thread/plan.js";
+import type { ThreadServices } from "../../src/thread/services.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import {
   type BareRepo,
@@ -123,7 +125,7 @@ describe("which failures a job hands back to the queue", () => {
 });
 
 describe("the pipeline when the git job's fetch failed on the transport", () => {
-  const failedFetch: GitJobResult = {
+  const failedFetch: ChangeResult = {
     branch: "",
     baseBranch: "main",
     changes: [],
@@ -136,35 +138,41 @@ describe("the pipeline when the git job's fetch failed on the transport", () => 
         "fatal: unable to access 'https://github.com/o/r.git/': The requested URL returned error: 503",
     },
   };
-  const deps = { redact: (text: string) => text } as unknown as JobDeps;
-  const plan = (published: string[]): JobPlan => ({
-    input: {} as JobPlan["input"],
-    run: async () => failedFetch,
-    publish: async (job) => {
-      published.push(job.branch);
-      return undefined;
+  const deps = { redact: (text: string) => text } as unknown as ThreadServices;
+  const plan = (published: string[]): ThreadPlan & { ports: ExecuteOptions } => ({
+    input: {} as ThreadPlan["input"],
+    work: { kind: "agent" },
+    publish: { kind: "branch" },
+    ports: {
+      change: async () => failedFetch,
+      publish: async (_services, _config, _plan, job) => {
+        published.push(job.branch);
+        return {};
+      },
     },
   });
+  const execute = (planned: ReturnType<typeof plan>, options: ExecuteOptions = {}) =>
+    executePlan(deps, defaultConfig(), planned, jobEvents(), { ...planned.ports, ...options });
 
   it("throws it for the caller to retry when asked, without publishing", async () => {
     const published: string[] = [];
-    await expect(
-      runPipeline(deps, defaultConfig(), plan(published), {}, undefined, { throwTransient: true }),
-    ).rejects.toBeInstanceOf(TransientJobError);
+    await expect(execute(plan(published), { throwTransient: true })).rejects.toBeInstanceOf(
+      TransientJobError,
+    );
     expect(published).toEqual([]);
   });
 
   it("reports it as a failure otherwise (the last attempt, the Action, the CLI)", async () => {
-    const result = await runPipeline(deps, defaultConfig(), plan([]), {});
+    const result = await execute(plan([]));
     expect(result.conclusion).toBe("failure");
     expect(result.report?.markdown).toContain("503");
   });
 });
 
 describe("the checkpoint once the branch is pushed", () => {
-  const deps = { redact: (text: string) => text } as unknown as JobDeps;
+  const deps = { redact: (text: string) => text } as unknown as ThreadServices;
   const events: string[] = [];
-  const pushed = (): GitJobResult => ({
+  const pushed = (): ChangeResult => ({
     branch: "patchwright/issue-7-fix",
     baseBranch: "main",
     changes: [],
@@ -176,14 +184,21 @@ describe("the checkpoint once the branch is pushed", () => {
       events.push("dropped");
     },
   });
-  const plan = (publish: () => Promise<undefined>): JobPlan => ({
-    input: {} as JobPlan["input"],
-    run: async () => pushed(),
-    publish: async () => {
-      events.push("publish");
-      return publish();
+  const plan = (publish: () => Promise<undefined>): ThreadPlan & { ports: ExecuteOptions } => ({
+    input: {} as ThreadPlan["input"],
+    work: { kind: "agent" },
+    publish: { kind: "branch" },
+    ports: {
+      change: async () => pushed(),
+      publish: async () => {
+        events.push("publish");
+        await publish();
+        return {};
+      },
     },
   });
+  const execute = (planned: ReturnType<typeof plan>, options: ExecuteOptions = {}) =>
+    executePlan(deps, defaultConfig(), planned, jobEvents(), { ...planned.ports, ...options });
   const githubDown = () => Promise.reject(apiError(502));
 
   beforeEach(() => {
@@ -191,23 +206,16 @@ describe("the checkpoint once the branch is pushed", () => {
   });
 
   it("is deleted after the pull request is opened, not before", async () => {
-    await runPipeline(
-      deps,
-      defaultConfig(),
-      plan(async () => undefined),
-      {},
-    );
+    await execute(plan(async () => undefined));
     expect(events).toEqual(["publish", "dropped"]);
   });
 
   it("stays when publishing failed and a retry will come, and goes when the failure is final", async () => {
     const retrying = { throwTransient: true };
-    await expect(
-      runPipeline(deps, defaultConfig(), plan(githubDown), {}, undefined, retrying),
-    ).rejects.toThrow();
+    await expect(execute(plan(githubDown), retrying)).rejects.toThrow();
     expect(events).toEqual(["publish"]);
     events.length = 0;
-    await expect(runPipeline(deps, defaultConfig(), plan(githubDown), {})).rejects.toThrow();
+    await expect(execute(plan(githubDown))).rejects.toThrow();
     expect(events).toEqual(["publish", "dropped"]);
   });
 });

@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
-import type { GitJobInput } from "../../src/change/change.js";
-import { runGitJob } from "../../src/change/run-change.js";
+import type { ChangeInput } from "../../src/change/change.js";
+import { runChange } from "../../src/change/run-change.js";
 import { startGitHttpServer } from "../helpers/git-http-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
@@ -36,7 +36,7 @@ async function world() {
   return { tmp, env, url: git.url("repo"), git };
 }
 
-function input(url: string, steps: ScriptStep[]): GitJobInput {
+function input(url: string, steps: ScriptStep[]): ChangeInput {
   return {
     cloneUrl: url,
     token: TOKEN,
@@ -76,7 +76,7 @@ describe("red team: the job's own git", () => {
       env.GIT_CONFIG_GLOBAL as string,
       `[http]\n\tproxy = http://127.0.0.1:${(proxy.address() as AddressInfo).port}\n[core]\n\tfsmonitor = ${monitor}\n`,
     );
-    const result = await runGitJob(
+    const result = await runChange(
       {
         cacheDir: join(tmp.path, "cache"),
         sandbox: await realSandbox(),
@@ -98,7 +98,7 @@ describe("red team: the job's own git", () => {
 
   it("refuses to push a commit that carries a secret, naming where, never the value", async () => {
     const { tmp, env, url, git } = await world();
-    const result = await runGitJob(
+    const result = await runChange(
       {
         cacheDir: join(tmp.path, "cache"),
         sandbox: await realSandbox(),

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { runAgentSession } from "../../src/agent/session.js";
 import { prepareWorkspace, type Workspace } from "../../src/git/workspace.js";
-import { openJobSandboxes } from "../../src/kernel/worksite-sandboxes.js";
+import { openWorksiteSandboxes } from "../../src/kernel/worksite-sandboxes.js";
 import { networkPolicy } from "../../src/sandbox/network.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
@@ -91,7 +91,7 @@ beforeAll(async () => {
     callTool("run_shell", { command: `sh attack-${name}.sh` }, { id: `toolu_${name}` }),
   ]);
   const model = createScriptedModel([...steps, reply("done")]);
-  const sandboxes = await openJobSandboxes(await realSandbox(), ws.dir, env, {
+  const sandboxes = await openWorksiteSandboxes(await realSandbox(), ws.dir, env, {
     network: networkPolicy("off"),
     setupNetwork: networkPolicy("on"),
   });

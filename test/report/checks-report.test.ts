@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CommandRecord } from "../../src/agent/command-log.js";
 import type { AgentResult } from "../../src/agent/loop.js";
 import { emptyUsage } from "../../src/agent/model/model.js";
-import type { GitJobResult } from "../../src/change/change.js";
+import type { ChangeResult } from "../../src/change/change.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { checksRun } from "../../src/report/checks.js";
 import { renderFinalReport } from "../../src/report/final-report.js";
@@ -54,7 +54,7 @@ const agent: AgentResult = {
   messages: [],
 };
 
-const job: GitJobResult = {
+const job: ChangeResult = {
   branch: "patchwright/issue-12-redirect",
   baseBranch: "master",
   changes: [{ path: "lib/response.js", before: Buffer.from("a\n"), after: Buffer.from("b\n") }],

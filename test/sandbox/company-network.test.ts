@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findShell, runShellProcess } from "../../src/agent/shell-process.js";
 import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
-import { runVerify } from "../../src/kernel/run-command.js";
+import { runCommand } from "../../src/kernel/run-command.js";
 import { type NetworkSetting, networkPolicy } from "../../src/sandbox/network.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import {
@@ -139,7 +139,7 @@ describe("setup on a network that inspects HTTPS", () => {
     let running = true;
     try {
       // npm retries in silence (its output says nothing until it gives up); its log does.
-      const result = await runVerify({
+      const result = await runCommand({
         command:
           "npm install --no-package-lock --registry=https://registry.corp.test/ --fetch-retries=2 --fetch-retry-mintimeout=2000 --fetch-retry-maxtimeout=2000",
         cwd: workspace,

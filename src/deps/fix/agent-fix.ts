@@ -7,7 +7,7 @@ import { captureWorkspaceTree } from "../../git/exact-tree.js";
 import { treeChanges } from "../../git/tree-guard.js";
 import type { AttemptContext } from "../group/attempt.js";
 import { writeFiles } from "../group/checkout.js";
-import type { GroupRunContext } from "../group/run-deps-group.js";
+import type { GroupContext } from "../group/context.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
 import type { Update } from "../plan/outdated.js";
 import { gatherUpstream, renderUpstream } from "../registry/upstream.js";
@@ -47,7 +47,7 @@ export interface FixProgress {
  * is put back first and the agent is told to carry on from it.
  */
 export async function runAgentFix(
-  ctx: GroupRunContext,
+  ctx: GroupContext,
   options: FixRequest & {
     save?: ((progress: FixProgress) => Promise<void>) | undefined;
     resume?: { files: ReadonlyMap<string, Buffer | null>; summary: string } | undefined;
@@ -55,7 +55,7 @@ export async function runAgentFix(
 ): Promise<AgentFix> {
   const { dir } = options;
   const upstream = await upstreamFor(ctx, options.updates);
-  const isKept = (path: string) => isKeptPath(path, ctx.lockfilePath);
+  const isKept = (path: string) => isKeptPath(path, ctx.tools.lockfilePath);
   // The tool's cache holds registry responses: the agent never sees it.
   const hidden = await hideFolder(dir, TOOL_CACHE);
   let startTree: ReturnType<typeof captureWorkspaceTree>;
@@ -71,7 +71,7 @@ export async function runAgentFix(
     saves = saves
       .then(async () => saver(await progress()))
       .catch((error: unknown) =>
-        ctx.onStep(`Could not save a checkpoint of the fix: ${errorMessage(error)}`),
+        ctx.events.step(`Could not save a checkpoint of the fix: ${errorMessage(error)}`),
       );
   };
   try {
@@ -86,14 +86,15 @@ export async function runAgentFix(
     session = await runAgentSession({
       root: dir,
       task,
-      model: ctx.model(),
-      policy: ctx.policy,
-      limits: ctx.limits,
-      envSource: ctx.envSource,
-      clock: ctx.clock,
+      model: ctx.agent.model(),
+      policy: ctx.agent.policy,
+      limits: ctx.agent.limits,
+      envSource: ctx.services.envSource,
+      secrets: ctx.services.secrets.map((secret) => secret.value),
+      clock: ctx.services.clock,
       signal: ctx.signal,
       onEvent: (event) => {
-        ctx.onEvent?.(event);
+        ctx.events.agent(event);
         if (event.type === "usage") costUsd = event.totalCostUsd;
         // A turn's tools have all run once the next turn starts.
         if (event.type === "turn_start" && event.turn > 1 && options.save) {
@@ -154,10 +155,10 @@ function resumeFixNote(resume: { files: ReadonlyMap<string, Buffer | null> }): s
 }
 
 /** The upstream changes of the group's packages, majors first, for the agent; never fails the group. */
-async function upstreamFor(ctx: GroupRunContext, updates: readonly Update[]): Promise<string> {
-  const source = ctx.upstream;
+async function upstreamFor(ctx: GroupContext, updates: readonly Update[]): Promise<string> {
+  const source = ctx.agent.upstream;
   if (!source) return "";
-  ctx.onStep("Reading what changed upstream");
+  ctx.events.step("Reading what changed upstream");
   const order = { major: 0, minor: 1, patch: 2 } as const;
   const picked = [...updates].sort((a, b) => order[a.type] - order[b.type]).slice(0, 6);
   const changes = await Promise.all(

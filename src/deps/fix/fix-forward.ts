@@ -2,8 +2,8 @@ import type { AgentStopReason } from "../../agent/events.js";
 import type { NetChange } from "../../agent/file-history.js";
 import { errorMessage } from "../../error-message.js";
 import { readFiles } from "../group/checkout.js";
+import type { GroupContext } from "../group/context.js";
 import type { AgentAttempt } from "../group/group-result.js";
-import type { GroupRunContext } from "../group/run-deps-group.js";
 import { type FixRequest, runAgentFix } from "./agent-fix.js";
 import {
   type FixCheckpointTarget,
@@ -28,7 +28,7 @@ export interface ForwardFix {
 }
 
 export async function fixForward(
-  ctx: GroupRunContext,
+  ctx: GroupContext,
   options: FixRequest & {
     target: FixCheckpointTarget | undefined;
     /** The base's tip: what the checkpoint grows from. */
@@ -40,12 +40,12 @@ export async function fixForward(
   let saved: SavedFix | undefined;
   if (target) {
     saved = await loadFixCheckpoint(target, base, key).catch((error: unknown) => {
-      ctx.onStep(`Could not read the fix's checkpoint, starting over: ${errorMessage(error)}`);
+      ctx.events.step(`Could not read the fix's checkpoint, starting over: ${errorMessage(error)}`);
       return undefined;
     });
   }
   if (saved?.finished) {
-    ctx.onStep("Taking the agent's fix from an earlier run of this job");
+    ctx.events.step("Taking the agent's fix from an earlier run of this job");
     const before = await readFiles(options.dir, saved.files.keys());
     const kept = [...saved.files].map(([path, after]) => ({
       path,
@@ -63,8 +63,8 @@ export async function fixForward(
       },
     };
   }
-  if (saved) ctx.onStep("Carrying on with the agent's fix from an earlier run of this job");
-  else ctx.onStep("Running the agent on the breakage");
+  if (saved) ctx.events.step("Carrying on with the agent's fix from an earlier run of this job");
+  else ctx.events.step("Running the agent on the breakage");
   const earlierCost = saved?.costUsd ?? 0;
   const fix = await runAgentFix(ctx, {
     dir: options.dir,

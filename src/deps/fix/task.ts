@@ -1,4 +1,4 @@
-import type { VerifyResult } from "../../kernel/run-command.js";
+import type { CommandResult } from "../../kernel/run-command.js";
 import { fromVersions, type Update } from "../plan/outdated.js";
 
 /**
@@ -12,7 +12,7 @@ export type BumpStage = "lockfile" | "install" | "verify";
 
 export interface BumpFailure {
   stage: BumpStage;
-  result: VerifyResult;
+  result: CommandResult;
 }
 
 export const DEPS_FIX_RULES = [

@@ -1,8 +1,10 @@
 import { lstat, rename } from "node:fs/promises";
 import { join } from "node:path";
 import { errorMessage } from "../../error-message.js";
-import { runVerify, type VerifyResult } from "../../kernel/run-command.js";
-import type { JobSandboxes } from "../../kernel/worksite-sandboxes.js";
+import type { GitEnv } from "../../git/git-client.js";
+import type { JobEvents } from "../../kernel/events.js";
+import { type CommandResult, runCommand } from "../../kernel/run-command.js";
+import type { WorksiteSandboxes } from "../../kernel/worksite-sandboxes.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { BumpFailure } from "../fix/task.js";
 import { applyBump, type CommandRunner, type LockfileCommand } from "../managers/bump.js";
@@ -10,6 +12,7 @@ import { type LockedMismatch, mismatchReason } from "../managers/locked-check.js
 import { TOOL_CACHE } from "../managers/warm-install.js";
 import type { Update } from "../plan/outdated.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
+import type { GroupTools } from "./context.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
@@ -23,7 +26,7 @@ import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 export interface AttemptOutcome {
   passed: boolean;
   failure?: BumpFailure;
-  verify?: VerifyResult;
+  verify?: CommandResult;
   /** Files the bump itself wrote. */
   files: string[];
   /** Updates the lockfile step locked at another version than planned: no fix can change that. */
@@ -31,31 +34,16 @@ export interface AttemptOutcome {
 }
 
 export interface AttemptContext {
+  tools: GroupTools;
   dir: string;
-  install: string;
-  /** Used instead of `install` when node_modules is already there (an earlier try or group left it). */
-  reinstall?: string | undefined;
-  /** The package manager's lockfile command (default npm's). */
-  lockfileCommand?: LockfileCommand | undefined;
-  /** The tool's cache inside the workspace (the only place a sandboxed install may write). */
-  cacheEnv?: ((dir: string) => Record<string, string>) | undefined;
-  /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
-  hideTreeFromLockfile?: boolean | undefined;
-  verify: string | null;
-  /** How long the install, the lockfile step and verify may each run (the config's verify_timeout). */
-  commandTimeoutSeconds?: number | undefined;
-  lockfilePath: string | undefined;
+  /** The cutoff of this group (the cooldown, or the age gate alone for security fixes). */
   before: Date | undefined;
-  /** The environment of the repository's own commands: the agent's scrubbed one. */
-  shellEnv: Record<string, string>;
-  /** For npm's steps: the scrubbed one plus the variables .npmrc refers to (registry tokens). */
-  npmEnv: Record<string, string>;
-  gitEnv: Record<string, string | undefined>;
+  gitEnv: GitEnv;
   /** install (and the lockfile update) runs in `setup`, the checks in `agent`. */
-  sandboxes: Pick<JobSandboxes, "setup" | "agent">;
+  sandboxes: Pick<WorksiteSandboxes, "setup" | "agent">;
   clock: { now(): number };
   signal: AbortSignal;
-  onStep: (step: string, note?: string) => void;
+  events: Pick<JobEvents, "step">;
 }
 
 export async function attemptUpdates(
@@ -69,21 +57,21 @@ export async function attemptUpdates(
     (env: Record<string, string>, sandbox: Sandbox, step?: string): CommandRunner =>
     async (command) =>
       withRelativePaths(
-        await runVerify({
+        await runCommand({
           command,
           cwd: ctx.dir,
           env,
           sandbox,
           signal: ctx.signal,
           clock: ctx.clock,
-          timeoutSeconds: ctx.commandTimeoutSeconds,
+          timeoutSeconds: ctx.tools.commandTimeoutSeconds,
           networkSetting: sandbox === ctx.sandboxes.setup ? "setup_network" : "network",
-          ...(step ? { onNetworkTrouble: (note: string) => ctx.onStep(step, note) } : {}),
+          ...(step ? { onNetworkTrouble: (note: string) => ctx.events.step(step, note) } : {}),
         }),
         ctx.dir,
       );
 
-  const toolEnv = { ...ctx.npmEnv, ...ctx.cacheEnv?.(join(ctx.dir, TOOL_CACHE)) };
+  const toolEnv = { ...ctx.tools.npmEnv, ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)) };
   let bump: Awaited<ReturnType<typeof applyBump>>;
   // npm resolves a lockfile from an installed tree when it finds one, which
   // would carry versions over from an earlier try; the tree steps outside
@@ -91,23 +79,23 @@ export async function attemptUpdates(
   const installed = join(ctx.dir, "node_modules");
   const aside = `${ctx.dir}.node_modules`;
   const moved =
-    ctx.hideTreeFromLockfile === true &&
-    ctx.lockfilePath !== undefined &&
+    ctx.tools.hideTreeFromLockfile === true &&
+    ctx.tools.lockfilePath !== undefined &&
     (await hasInstalledTree(ctx.dir));
   if (moved) await rename(installed, aside);
   try {
     bump = await applyBump({
       dir: ctx.dir,
       updates,
-      lockfilePath: ctx.lockfilePath,
+      lockfilePath: ctx.tools.lockfilePath,
       run: runner(toolEnv, ctx.sandboxes.setup),
       before: ctx.before,
-      lockfileCommand: ctx.lockfileCommand,
+      lockfileCommand: ctx.tools.lockfileCommand,
     });
   } catch (error) {
     // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump.
     const message = errorMessage(error);
-    const result: VerifyResult = {
+    const result: CommandResult = {
       command: "edit package.json",
       passed: false,
       exit: "1",
@@ -127,7 +115,7 @@ export async function attemptUpdates(
     };
   }
   if (bump.mismatched) {
-    const result: VerifyResult = {
+    const result: CommandResult = {
       command: bump.lockfile?.command ?? "lockfile",
       passed: false,
       exit: "1",
@@ -142,20 +130,23 @@ export async function attemptUpdates(
       mismatched: bump.mismatched,
     };
   }
-  const command = ctx.reinstall && (await hasInstalledTree(ctx.dir)) ? ctx.reinstall : ctx.install;
+  const command =
+    ctx.tools.reinstall && (await hasInstalledTree(ctx.dir))
+      ? ctx.tools.reinstall
+      : ctx.tools.install;
   const installing = `Installing: ${command}`;
-  ctx.onStep(installing);
+  ctx.events.step(installing);
   // An install into an existing tree may rewrite the manifests or the
   // lockfile; the bump's own versions of them are what is committed.
-  const written = command === ctx.install ? undefined : await readFiles(ctx.dir, bump.files);
+  const written = command === ctx.tools.install ? undefined : await readFiles(ctx.dir, bump.files);
   const install = await runner(toolEnv, ctx.sandboxes.setup, installing)(command);
   if (written) await writeFiles(ctx.dir, written);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
-  if (!ctx.verify) return { passed: true, files: bump.files };
-  const verifying = `Verifying: ${ctx.verify}`;
-  ctx.onStep(verifying);
-  const verify = await runner(ctx.shellEnv, ctx.sandboxes.agent, verifying)(ctx.verify);
+  if (!ctx.tools.verify) return { passed: true, files: bump.files };
+  const verifying = `Verifying: ${ctx.tools.verify}`;
+  ctx.events.step(verifying);
+  const verify = await runner(ctx.tools.shellEnv, ctx.sandboxes.agent, verifying)(ctx.tools.verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
@@ -169,7 +160,7 @@ async function hasInstalledTree(dir: string): Promise<boolean> {
 }
 
 /** Output names files relative to the repository: the workspace's own path means nothing to a reviewer. */
-function withRelativePaths(result: VerifyResult, dir: string): VerifyResult {
+function withRelativePaths(result: CommandResult, dir: string): CommandResult {
   return {
     ...result,
     outputTail: result.outputTail.replaceAll(`${dir}/`, "").replaceAll(dir, "."),

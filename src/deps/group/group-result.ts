@@ -2,7 +2,7 @@ import type { AgentStopReason } from "../../agent/events.js";
 import type { CreatedCommit } from "../../git/commits.js";
 import type { PushResult } from "../../git/push.js";
 import type { PullRequestResult } from "../../github/pulls.js";
-import type { VerifyResult } from "../../kernel/run-command.js";
+import type { CommandResult } from "../../kernel/run-command.js";
 import type { BumpFailure } from "../fix/task.js";
 import type { UpdateGroup } from "../plan/groups.js";
 import type { Update } from "../plan/outdated.js";
@@ -46,7 +46,7 @@ export interface DepsGroupResult {
   firstFailure?: BumpFailure;
   agent?: AgentAttempt;
   /** The final check on what is pushed. */
-  verify?: VerifyResult;
+  verify?: CommandResult;
   /** The verify command was not configured and package.json has no test script. */
   unverified?: boolean;
   commits: CreatedCommit[];

@@ -1,5 +1,5 @@
 import { readFile, writeFile } from "node:fs/promises";
-import type { VerifyResult } from "../../kernel/run-command.js";
+import type { CommandResult } from "../../kernel/run-command.js";
 import { realPathInside } from "../../sandbox/host-files.js";
 import type { Update } from "../plan/outdated.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
@@ -14,13 +14,13 @@ import { forgetLocked, pinnedRanges, type Relock, relockTargets } from "./relock
  */
 
 /** Runs one shell command in the checkout and reports like the verify step. */
-export type CommandRunner = (command: string) => Promise<VerifyResult>;
+export type CommandRunner = (command: string) => Promise<CommandResult>;
 
 export interface BumpOutcome {
   /** Files the bump changed: manifests and the lockfile. */
   files: string[];
   /** The lockfile step, when there is a lockfile. */
-  lockfile?: VerifyResult;
+  lockfile?: CommandResult;
   /** Updates the lockfile step locked at another version than the plan's. */
   mismatched?: LockedMismatch[];
 }
@@ -58,7 +58,7 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
   const manifests = await readManifests(options.dir, options.updates, options.lockfilePath);
   const pins = pinnedRanges(options.lockfilePath, relock);
   let before = options.before;
-  let lockfile: VerifyResult;
+  let lockfile: CommandResult;
   try {
     // bun has no way to lock a given version inside a range: it locks the range pinned (relock.ts).
     for (const [manifest, edits] of pins) {

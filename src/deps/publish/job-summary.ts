@@ -1,4 +1,4 @@
-import type { VerifyResult } from "../../kernel/run-command.js";
+import type { CommandResult } from "../../kernel/run-command.js";
 import type { BumpFailure } from "../fix/task.js";
 import type { DepsGroupResult } from "../group/group-result.js";
 import { groupTitle } from "../plan/groups.js";
@@ -84,7 +84,7 @@ function failureLines(g: DepsGroupResult): string[] {
 }
 
 /** The verify line already names this run; only its output is added. */
-function sameRun(a: VerifyResult, b: VerifyResult | undefined): boolean {
+function sameRun(a: CommandResult, b: CommandResult | undefined): boolean {
   return (
     b !== undefined && a.command === b.command && a.exit === b.exit && a.outputTail === b.outputTail
   );

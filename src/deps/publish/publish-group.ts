@@ -1,73 +1,72 @@
 import { openOrUpdatePullRequest } from "../../github/pulls.js";
 import { type PushWorkOptions, pushWork } from "../../kernel/push-work.js";
-import { secretsInEnv } from "../../secrets/patterns.js";
+import type { GroupContext } from "../group/context.js";
 import type { DepsGroupResult } from "../group/group-result.js";
-import type { GroupRunContext } from "../group/run-deps-group.js";
 import { groupTitle } from "../plan/groups.js";
 import { renderDepsPullRequestBody } from "./pr-body.js";
 import { labelPullRequest, labelsFor } from "./pull-labels.js";
 
 /**
- * Pushes a committed group's branch; fills in the group's report (`push`,
- * or the error and where the commits went instead). False: not pushed.
+ * Pushes a committed group's branch: what the group's report gains (`push`,
+ * or the error and where the commits went instead).
  */
 export async function pushGroup(
-  ctx: GroupRunContext,
+  ctx: GroupContext,
   workspace: PushWorkOptions["workspace"],
-  result: DepsGroupResult,
-): Promise<boolean> {
+  result: Pick<DepsGroupResult, "branch">,
+): Promise<Partial<DepsGroupResult>> {
   const { branch } = result;
-  ctx.onStep(`Pushing ${branch}`);
+  ctx.events.step(`Pushing \`${branch}\``);
   const pushed = await pushWork({
     workspace,
-    branchPrefix: `${ctx.branchPrefix}deps/`,
-    defaultBranch: ctx.defaultBranch,
+    branchPrefix: `${ctx.target.branchPrefix}deps/`,
+    defaultBranch: ctx.target.defaultBranch,
     env: ctx.gitEnv,
-    secrets: secretsInEnv(ctx.envSource),
-    token: ctx.token,
+    secrets: ctx.services.secrets,
+    token: ctx.target.token,
   });
-  if (!pushed.push) {
-    // Not on the group's branch: where the work went instead, for the report.
-    const where = pushed.fallbackBranch
-      ? `; the commits are on \`${pushed.fallbackBranch}\``
-      : pushed.patch
-        ? "; no branch took the commits"
-        : "";
-    result.status = "error";
-    result.error = {
-      stage: "publish",
-      message: `${pushed.error?.message ?? "push failed"}${where}`,
-    };
-    return false;
-  }
-  result.push = pushed.push;
-  return true;
+  if (pushed.push) return { push: pushed.push };
+  // Not on the group's branch: where the work went instead, for the report.
+  const where = pushed.fallbackBranch
+    ? `; the commits are on \`${pushed.fallbackBranch}\``
+    : pushed.patch
+      ? "; no branch took the commits"
+      : "";
+  return {
+    status: "error",
+    error: { stage: "publish", message: `${pushed.error?.message ?? "push failed"}${where}` },
+  };
 }
 
 /**
- * Opens or updates a pushed group's pull request, labelled; fills in
- * `pullRequest` and `warnings`. Without GitHub (the CLI) the branch is all.
+ * Opens or updates a pushed group's pull request, labelled: the report with
+ * its `pullRequest` and `warnings`. Without GitHub (the CLI) the branch is all.
  */
-export async function openGroupPull(ctx: GroupRunContext, result: DepsGroupResult): Promise<void> {
-  if (!ctx.octokit || !result.push) return;
+export async function openGroupPull(
+  ctx: GroupContext,
+  result: DepsGroupResult,
+): Promise<DepsGroupResult> {
+  const { octokit } = ctx.services;
+  const { owner, repo } = ctx.target;
+  if (!octokit || !result.push) return result;
   const { group, branch } = result;
   const shipped = { ...group, updates: result.applied };
-  result.pullRequest = await openOrUpdatePullRequest(ctx.octokit, {
-    owner: ctx.owner,
-    repo: ctx.repo,
+  const pullRequest = await openOrUpdatePullRequest(octokit, {
+    owner,
+    repo,
     head: branch,
-    base: ctx.baseBranch,
+    base: ctx.target.baseBranch,
     title: groupTitle(shipped),
     body: renderDepsPullRequestBody(
       { ...result, group: shipped },
-      { now: ctx.clock.now(), warnings: ctx.planWarnings },
+      { now: ctx.services.clock.now(), warnings: ctx.target.planWarnings },
     ),
     draft: false,
   });
   const problem = await labelPullRequest(
-    ctx.octokit,
-    { owner: ctx.owner, repo: ctx.repo, number: result.pullRequest.number },
-    labelsFor(group, ctx.labels),
+    octokit,
+    { owner, repo, number: pullRequest.number },
+    labelsFor(group, ctx.target.labels),
   );
-  if (problem) result.warnings = [problem];
+  return { ...result, pullRequest, ...(problem ? { warnings: [problem] } : {}) };
 }

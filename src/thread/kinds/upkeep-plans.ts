@@ -1,11 +1,12 @@
-import { type UpdateBranchResult, updateBranchRunner } from "../../change/update-branch.js";
 import type { RepoConfig } from "../../config/schema.js";
-import { postReview, renderDiff, reviewScope } from "../../github/pull-review.js";
+import { renderDiff, reviewScope } from "../../github/pull-review.js";
 import type { StatusReporter } from "../../github/status.js";
 import type { JobRequest, JobTask } from "../../requests/request.js";
-import type { JobDeps, PlanKind, RequestPlan, RunJobOptions } from "../run-job.js";
+import type { DonePlan, ThreadPlan } from "../plan.js";
+import type { PlanKind, RunJobOptions } from "../run-job.js";
+import type { ThreadServices } from "../services.js";
 import { CI_FIX_MARKER, prepareCiFix } from "./ci-fix.js";
-import { parseReview, REVIEW_FORMAT } from "./review-output.js";
+import { REVIEW_FORMAT } from "./review-output.js";
 import { createReviewCommentTool } from "./review-tool.js";
 
 /**
@@ -23,15 +24,15 @@ export const HEADLINES: Record<JobTask, (request: JobRequest) => string> = {
   update_branch: () => "Bringing this branch up to date with its base",
 };
 
-export type TaskPlan = RequestPlan | { done: { markdown: string; outcome: "success" | "failure" } };
+export type TaskPlan = ThreadPlan | DonePlan;
 
 export interface TaskContext {
-  deps: JobDeps;
+  deps: ThreadServices;
   request: JobRequest;
   config: RepoConfig;
   options: RunJobOptions;
   status: StatusReporter;
-  planRequest: (kind?: PlanKind) => Promise<RequestPlan>;
+  planRequest: (kind?: PlanKind) => Promise<ThreadPlan>;
   pullRequest: () => Promise<JobRequest["pullRequest"]>;
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
@@ -102,33 +103,9 @@ async function planReview(
   });
   return {
     ...plan,
-    checkpoints: undefined,
-    answer: async (job) => {
-      if (job.error || !job.agent) return undefined;
-      // The tool's comments, and any the answer still carried as JSON.
-      const parsed = parseReview(job.agent.finalText);
-      const comments = [...reviewTool.comments(), ...parsed.comments];
-      const posted = await postReview(ctx.deps.octokit, repo, pull, {
-        summary: ctx.deps.redact(parsed.summary),
-        comments: comments.map((c) => ({
-          ...c,
-          body: ctx.deps.redact(c.body),
-          ...(c.suggestion !== undefined ? { suggestion: ctx.deps.redact(c.suggestion) } : {}),
-        })),
-        scope,
-      });
-      const inline = posted.checked.inline.length;
-      const outside = posted.checked.outside.length;
-      return [
-        `Posted [a review](${posted.url}) with ${inline} inline comment${inline === 1 ? "" : "s"}.`,
-        outside > 0
-          ? `${outside} comment${outside === 1 ? " was" : "s were"} on lines outside the diff and went into the review's text.`
-          : "",
-        parsed.problem ? `The inline comments could not be read (${parsed.problem}).` : "",
-      ]
-        .filter(Boolean)
-        .join(" ");
-    },
+    // Nothing is pushed: nothing to resume from.
+    input: { ...plan.input, checkpointRef: undefined },
+    publish: { kind: "review", repo, pull, scope, tool: reviewTool },
   };
 }
 
@@ -174,20 +151,9 @@ async function planUpdate(
   });
   return {
     ...plan,
-    checkpoints: undefined,
-    run: updateBranchRunner(strategy),
-    answer: (job) => {
-      const update = (job as UpdateBranchResult).update;
-      if (update?.upToDate)
-        return `This branch already contains \`${baseRef}\`: nothing to update.`;
-      if (update?.unresolved) {
-        return [
-          `I couldn't resolve the conflicts with \`${baseRef}\`, so the branch was left untouched. These files need a person:`,
-          ...update.unresolved.map((file) => `- \`${file}\``),
-        ].join("\n");
-      }
-      return undefined;
-    },
+    input: { ...plan.input, checkpointRef: undefined },
+    work: { kind: "update_branch", strategy },
+    publish: { kind: "branch_update", baseRef },
   };
 }
 
@@ -198,7 +164,7 @@ async function planUpdate(
  * moved base, conflicting.
  */
 export async function tendedPullRequest(
-  deps: Pick<JobDeps, "octokit" | "botLogin">,
+  deps: Pick<ThreadServices, "octokit" | "botLogin">,
   request: JobRequest,
   config: RepoConfig,
   sleep: (ms: number) => Promise<void> = sleepFor,

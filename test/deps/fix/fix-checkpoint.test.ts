@@ -8,6 +8,7 @@ import type { AgentEvent } from "../../../src/agent/events.js";
 import { createScriptedModel, type ScriptStep } from "../../../src/agent/model/scripted.js";
 import { defaultConfig } from "../../../src/config/schema.js";
 import { runDepsJob } from "../../../src/deps/run-deps-job.js";
+import { jobEvents } from "../../../src/kernel/events.js";
 import { createFakeGitHub, type FakeGitHub } from "../../helpers/fake-github.js";
 import { type BareRepo, createBareRepo, git, gitTestEnv } from "../../helpers/git-repos.js";
 import { callTool, reply } from "../../helpers/model-script.js";
@@ -68,6 +69,7 @@ async function run(repo: BareRepo, steps: ScriptStep[], options: RunOptions) {
   const progress: string[] = [];
   const result = await runDepsJob(
     {
+      secrets: [],
       cacheDir: join(root, "cache"),
       sandbox: await realSandbox(),
       envSource: env,
@@ -76,11 +78,6 @@ async function run(repo: BareRepo, steps: ScriptStep[], options: RunOptions) {
       groupConcurrency: 1,
       signal: controller.signal,
       checkpoints: { jobId: options.jobId },
-      onStep: (step) => {
-        progress.push(step);
-        options.onStep?.(step, abort);
-      },
-      onEvent: (event) => options.onEvent?.(event, abort),
       octokit: new Octokit({ auth: "test", baseUrl: api.url, log: silent }),
     },
     {
@@ -95,6 +92,13 @@ async function run(repo: BareRepo, steps: ScriptStep[], options: RunOptions) {
       },
       groups: ["fx-greet-2"],
     },
+    jobEvents({
+      step: (step) => {
+        progress.push(step);
+        options.onStep?.(step, abort);
+      },
+      agent: (event) => options.onEvent?.(event, abort),
+    }),
   );
   return { result, model, progress };
 }

@@ -94,6 +94,7 @@ function runJob(name: string, content: Record<string, string>, deps: Record<stri
   const repo = createBareRepo({ root, env, files: content, name });
   const result = runDepsJob(
     {
+      secrets: [],
       cacheDir: join(root, "caches", name),
       sandbox,
       envSource: { ...env, PATH },
@@ -204,6 +205,7 @@ describe("a bun project", () => {
     const repo = createBareRepo({ root, env, files, name: "no-bun" });
     const result = await runDepsJob(
       {
+        secrets: [],
         cacheDir: join(root, "caches", "no-bun"),
         sandbox,
         envSource: { ...env, PATH },

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { AgentEvent, AgentEventListener } from "../agent/events.js";
+import type { AgentEvent } from "../agent/events.js";
 import type { AgentResult } from "../agent/loop.js";
 import {
   type McpServersConfig,
@@ -13,15 +13,16 @@ import type { PolicyConfig } from "../agent/policy/policy.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
 import { openTranscript } from "../agent/transcript.js";
-import type { GitJobResult } from "../change/change.js";
-import { runGitJob } from "../change/run-change.js";
+import type { ChangeResult } from "../change/change.js";
+import { runChange } from "../change/run-change.js";
 import { loadLocalConfig } from "../config/load.js";
 import { defaultConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commits.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
+import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { guardRepositoryServers } from "../kernel/mcp-servers.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import type { JobServices } from "../kernel/services.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { RunArgs } from "./args.js";
 import { buildCliModel } from "./build-model.js";
@@ -37,33 +38,35 @@ import { defaultCacheDir, defaultTranscriptPath } from "./state-paths.js";
 import { createStepReporter } from "./step-progress.js";
 import { UsageError } from "./usage-error.js";
 
-/** What one run needs, built once by runCommand. */
+/** What one run needs, built once by runTaskCommand. */
 interface RunContext {
   args: RunArgs;
   io: CliIo;
   cwd: string;
-  cacheDir: string;
-  sandbox: SandboxLauncher;
+  services: JobServices & { signal: AbortSignal };
+  events: JobEvents;
   model: Model;
   settings: RunSettings;
   identity: Identity;
-  signal: AbortSignal;
-  onEvent: AgentEventListener;
-  onStep: ((step: string, note?: string) => void) | undefined;
 }
 
 /**
  * `patchwright run`, its flags and local paths already checked (see main.ts).
  * Exit codes: 0 finished, 1 stopped early or failed, 2 bad usage, 130 interrupted.
  */
-export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): Promise<number> {
+export async function runTaskCommand(
+  args: RunArgs,
+  io: CliIo,
+  identity: Identity,
+): Promise<number> {
   const cwd = resolve(io.cwd, args.cwd);
   const settings = await runSettings(args, io, cwd);
   const { model } = settings;
   const cacheDir = resolve(io.cwd, args.cacheDir ?? defaultCacheDir(io.env));
   const sandbox = await cliSandbox(io, cacheDir);
+  const secrets = secretsInEnv(io.env);
   const redact = createRedactor([
-    ...secretsInEnv(io.env).map((secret) => secret.value),
+    ...secrets.map((secret) => secret.value),
     ...providerSecrets(io.env),
   ]);
   const started = io.clock.now();
@@ -85,19 +88,26 @@ export async function runCommand(args: RunArgs, io: CliIo, identity: Identity): 
     args,
     io,
     cwd,
-    cacheDir,
-    sandbox,
+    services: {
+      cacheDir,
+      sandbox,
+      secrets,
+      envSource: io.env,
+      clock: io.clock,
+      signal: controller.signal,
+    },
+    events: jobEvents({
+      agent: (event) => {
+        transcript.write(event);
+        render(event);
+      },
+      ...(args.json
+        ? {}
+        : { step: createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }) }),
+    }),
     model,
     settings,
     identity,
-    signal: controller.signal,
-    onEvent: (event) => {
-      transcript.write(event);
-      render(event);
-    },
-    onStep: args.json
-      ? undefined
-      : createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
   };
   try {
     const outcome = await (args.repo ? runOnClone(context, args.repo) : runInPlace(context)).catch(
@@ -138,19 +148,10 @@ function eventRenderer(
 async function runOnClone(
   context: RunContext,
   repo: string,
-): Promise<{ result?: AgentResult | undefined; job: GitJobResult }> {
+): Promise<{ result?: AgentResult | undefined; job: ChangeResult }> {
   const { args, io } = context;
-  const job = await runGitJob(
-    {
-      cacheDir: context.cacheDir,
-      sandbox: context.sandbox,
-      secrets: secretsInEnv(io.env),
-      envSource: io.env,
-      clock: io.clock,
-      signal: context.signal,
-      onEvent: context.onEvent,
-      onStep: context.onStep,
-    },
+  const job = await runChange(
+    context.services,
     {
       cloneUrl: toCloneUrl(repo, io.cwd),
       token: io.env.GITHUB_TOKEN || undefined,
@@ -172,6 +173,7 @@ async function runOnClone(
       push: args.push,
       wantPatch: !args.push,
     },
+    context.events,
   );
   return { result: job.agent, job };
 }
@@ -180,7 +182,11 @@ async function runOnClone(
 async function runInPlace(context: RunContext): Promise<{ result: AgentResult }> {
   const { args, io, cwd } = context;
   const readOnly = await gitMetadataPaths(cwd, io.env);
-  const contained = context.sandbox.open({ workspace: cwd, readOnly, network: args.network });
+  const contained = context.services.sandbox.open({
+    workspace: cwd,
+    readOnly,
+    network: args.network,
+  });
   const { repository, runner } = context.settings.mcpServers;
   // The checkout's config is the repository's word: its HTTP servers are checked as in a job.
   const fromRepository = await guardRepositoryServers(
@@ -201,14 +207,15 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
       mcp: {
         ...mcp,
         // Each stdio server in a sandbox like the agent's shell's, with its own network.
-        sandboxFor: (network) => context.sandbox.open({ workspace: cwd, readOnly, network }),
+        sandboxFor: (network) =>
+          context.services.sandbox.open({ workspace: cwd, readOnly, network }),
       },
       limits: limitsOf(args),
       envSource: io.env,
       sandbox: contained,
       clock: io.clock,
-      signal: context.signal,
-      onEvent: context.onEvent,
+      signal: context.services.signal,
+      onEvent: (event) => context.events.agent(event),
     });
     reportMcp(io, servers);
     return { result };

@@ -1,0 +1,70 @@
+import { branchName } from "../../git/branch.js";
+import { remoteDefaultBranch } from "../../git/remote-head.js";
+import type { Workspace } from "../../git/workspace.js";
+import { prepareJobWorkspace } from "../../kernel/repository.js";
+import { stop } from "../../kernel/steps.js";
+import { openWorksite } from "../../kernel/worksite.js";
+import { type ChangeContext, type ChangeStep, withResult } from "../context.js";
+
+/**
+ * Opens the change's worksite: the base resolved (the remote's default
+ * branch unless given), the worktree on the job's branch (a new one named
+ * from the mirror's refs after the fetch: no extra round trip), and its
+ * sandboxes. Where checkpoints go is set here too: the job's remote, with
+ * its token, never cut short by the job's own signal.
+ */
+export const prepare: ChangeStep = {
+  stage: "workspace",
+  async run(state, ctx, defer) {
+    ctx.events.step("Preparing the workspace");
+    const { input } = ctx;
+    let baseBranch = state.result.baseBranch;
+    const opened = await openWorksite({
+      launcher: ctx.services.sandbox,
+      env: ctx.gitEnv,
+      networks: input,
+      prepare: async () => {
+        baseBranch ||= await remoteDefaultBranch({
+          url: input.cloneUrl,
+          env: ctx.gitEnv,
+          ...ctx.remote,
+        });
+        return prepareJobWorkspace(
+          ctx.services,
+          input,
+          baseBranch,
+          state.result.branch ||
+            ((isTaken) =>
+              branchName({
+                prefix: input.branchPrefix,
+                title: input.branchTitle,
+                ...(input.issueNumber !== undefined ? { issueNumber: input.issueNumber } : {}),
+                existing: isTaken,
+              })),
+        );
+      },
+    });
+    if ("error" in opened) return stop(withResult(state, { baseBranch }), opened.error);
+    const site = opened.worksite;
+    defer(() => site.close());
+    return {
+      ...withResult(state, { baseBranch, branch: site.workspace.branch }),
+      site,
+      checkpoints: checkpointTarget(ctx, site.workspace),
+    };
+  },
+};
+
+function checkpointTarget(ctx: ChangeContext, workspace: Workspace) {
+  const ref = ctx.input.checkpointRef;
+  if (!ref || !ctx.input.push) return undefined;
+  return {
+    dir: workspace.dir,
+    remoteUrl: workspace.remoteUrl,
+    mirrorDir: workspace.mirrorDir,
+    env: ctx.gitEnv,
+    identity: ctx.input.identity,
+    ...ctx.remote,
+    ref,
+  };
+}

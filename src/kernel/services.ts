@@ -1,0 +1,26 @@
+import type { RetryOptions } from "../git/retry.js";
+import type { KnownSecret } from "../git/secret-scan.js";
+import type { SandboxLauncher } from "../sandbox/sandbox.js";
+
+/**
+ * What every job kind runs with, built once per entry point (App, worker,
+ * Action, CLI) and passed down whole: never copied field by field. The
+ * GitHub side (publisher, models) is the thread's (thread/services.ts).
+ */
+export interface JobServices {
+  cacheDir: string;
+  /** Every command the job runs from the repository or the agent runs in one of its sandboxes. */
+  sandbox: SandboxLauncher;
+  /** Every secret the process holds, found once at the entry: none may leave in a commit or a page. */
+  secrets: readonly KnownSecret[];
+  /** The process environment, read once at the entry: git gets what it needs, the agent's shell only an allowlist. */
+  envSource: Record<string, string | undefined>;
+  clock: { now(): number };
+  /** Aborted by a shutdown (or Ctrl+C): the job stops at its next safe point. */
+  signal?: AbortSignal | undefined;
+  /**
+   * How fetches, ls-remote and pushes that failed on the transport (server
+   * down, 5xx, reset) are retried; default 4 tries over about 10 s.
+   */
+  gitRetry?: RetryOptions | undefined;
+}

@@ -1,0 +1,82 @@
+import type { ChangeResult } from "../change/change.js";
+import { runChange } from "../change/run-change.js";
+import { updateBranchSteps } from "../change/update-branch.js";
+import type { RepoConfig } from "../config/schema.js";
+import type { JobEvents } from "../kernel/events.js";
+import { handedBack, runJobSequence } from "../kernel/sequence.js";
+import type { ThreadOutcome, ThreadPlan } from "./plan.js";
+import { type Published, publishResult } from "./publish.js";
+import { finalReport } from "./report.js";
+import type { ThreadServices } from "./services.js";
+
+/**
+ * The one executor of plans: the change (its steps), on the sequence every
+ * job kind shares (kernel/sequence.ts: work, publish, let go of the
+ * checkpoint), then the final report, or the kind's own answer instead.
+ * Dependency groups run on the same sequence with steps of their own
+ * (deps/group/run-deps-group.ts).
+ */
+
+export interface ExecutedPlan extends ThreadOutcome {
+  /** The final report, for the tracking comment or the log; none when interrupted. */
+  report?: { markdown: string; outcome: "success" | "failure" };
+}
+
+export interface ExecuteOptions {
+  /**
+   * The change's fetch or push met a server that was down (after git's own
+   * retries): throw a TransientJobError instead of reporting, so the caller
+   * can hand the job back to the queue while it has attempts left.
+   */
+  throwTransient?: boolean | undefined;
+  /** What makes the change and what publishes it (default: the change runner, GitHub). */
+  change?: typeof runChange | undefined;
+  publish?: typeof publishResult | undefined;
+}
+
+export async function executePlan(
+  services: ThreadServices,
+  config: RepoConfig,
+  plan: ThreadPlan,
+  events: JobEvents,
+  options: ExecuteOptions = {},
+): Promise<ExecutedPlan> {
+  const steps =
+    plan.work.kind === "update_branch" ? updateBranchSteps(plan.work.strategy) : undefined;
+  const outcome = await runJobSequence<ChangeResult, Published>(
+    {
+      work: () => (options.change ?? runChange)(services, plan.input, events, steps),
+      publish: (job) => (options.publish ?? publishResult)(services, config, plan, job),
+    },
+    {
+      signal: services.signal,
+      checkpointed: plan.input.checkpointRef !== undefined,
+      throwTransient: options.throwTransient,
+      onPushed: (job) => events.pushed(job.branch),
+      onWarning: (message) => events.warning(message),
+    },
+  );
+  const job = outcome.work;
+  if (outcome.interrupted) return { job, conclusion: "interrupted" };
+  const { answer, pullRequest } = outcome.published;
+  if (answer !== undefined) {
+    return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
+  }
+  const report = finalReport(job, config, services.redact, pullRequest);
+  if (plan.frame) {
+    const { before, after } = plan.frame;
+    report.markdown = [before, report.markdown, after].filter(Boolean).join("\n\n");
+  }
+  const conclusion =
+    job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
+  return { job, ...(pullRequest ? { pullRequest } : {}), conclusion, report };
+}
+
+/** Stopped by a shutdown, in a job that can resume (see handedBack). */
+export function isInterrupted(
+  services: Pick<ThreadServices, "signal">,
+  job: ChangeResult | undefined,
+  checkpointRef: string | undefined,
+): boolean {
+  return handedBack(checkpointRef !== undefined, services.signal, job);
+}
