@@ -20,7 +20,7 @@ export interface ActionsIo {
   appendSummary(markdown: string): Promise<void>;
 }
 
-export function createActionsIo(env: Record<string, string | undefined> = process.env): ActionsIo {
+export function createActionsIo(env: Record<string, string | undefined>): ActionsIo {
   return {
     getInput: (name) => core.getInput(name),
     setOutput: (name, value) => core.setOutput(name, value),

@@ -32,7 +32,7 @@ export interface ResumeTarget extends PushTarget {
  * is started over: its new commits come first). Undefined: nothing to resume.
  */
 export async function resumeFromCheckpoint(target: ResumeTarget): Promise<Resumed | undefined> {
-  const env = target.env ?? process.env;
+  const env = target.env;
   const git = (args: string[]) => runGit(target.dir, args, { env });
   const { base, ...remote } = target;
   const from = await fetchCheckpoint(remote);
@@ -60,7 +60,7 @@ export async function resumeFromCheckpoint(target: ResumeTarget): Promise<Resume
 
 async function commitsBetween(
   dir: string,
-  env: NonNullable<PushTarget["env"]>,
+  env: PushTarget["env"],
   base: string,
   tip: string,
 ): Promise<CreatedCommit[]> {

@@ -14,7 +14,8 @@ export interface CleanStaleOptions {
   now?: number;
   /** Same as given to prepareWorkspace (default: defaultWorkRoot). */
   workRoot?: string;
-  env?: GitEnv;
+  /** The caller's environment (from its entry point). */
+  env: GitEnv;
 }
 
 /**
@@ -26,7 +27,7 @@ export async function cleanStaleWorkspaces(
   options: CleanStaleOptions,
 ): Promise<{ removed: string[] }> {
   const now = options.now ?? Date.now();
-  const env = options.env ?? process.env;
+  const env = options.env;
   const workRoot = resolve(options.workRoot ?? defaultWorkRoot(cacheDir));
   const cutoff = now - options.olderThanMs;
   const removed: string[] = [];

@@ -34,7 +34,8 @@ export interface CreateCommitsOptions {
   squash?: boolean;
   /** Message source for the squashed commit (e.g. the agent's final summary); default: all turn texts. */
   squashText?: string;
-  env?: GitEnv;
+  /** The caller's environment (from its entry point). */
+  env: GitEnv;
   signal?: AbortSignal;
   /**
    * Build the commits on this commit, in a scratch index (`indexFile`),
@@ -62,7 +63,7 @@ export interface CreatedCommit {
 export async function createCommits(
   options: CreateCommitsOptions,
 ): Promise<{ commits: CreatedCommit[] }> {
-  const env = options.env ?? process.env;
+  const env = options.env;
   const committer = options.committer ?? options.identity;
   const base = { env, ...(options.signal ? { signal: options.signal } : {}) };
   const detached = options.detached;

@@ -25,7 +25,8 @@ export interface PushTarget {
   mirrorDir?: string | undefined;
   /** Committer of rebased commits (default: the committer of HEAD). */
   identity?: Identity | undefined;
-  env?: GitEnv | undefined;
+  /** The caller's environment (from its entry point). */
+  env: GitEnv;
   signal?: AbortSignal | undefined;
   retry?: RetryOptions | undefined;
 }
@@ -52,7 +53,7 @@ export class PushRefusedError extends Error {
 
 /** `what` names the branch or ref being pushed, for errors. */
 export async function pushContext(target: PushTarget, what: string): Promise<PushContext> {
-  const env = target.env ?? process.env;
+  const env = target.env;
   const signal = target.signal ? { signal: target.signal } : {};
   const local = createGit(target.dir, { env, ...signal });
   await restoreSharedState(target.dir, target.mirrorDir, what);

@@ -40,7 +40,8 @@ export interface PushBranchOptions {
   secrets: readonly KnownSecret[];
   /** Committer of rebased commits (default: the committer of HEAD). */
   identity?: Identity;
-  env?: GitEnv;
+  /** The caller's environment (from its entry point). */
+  env: GitEnv;
   signal?: AbortSignal;
   /**
    * When the server declines the branch itself (`[remote rejected]`: a

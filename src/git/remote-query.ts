@@ -6,7 +6,8 @@ import { type RetryOptions, retryGit } from "./retry.js";
 export interface RemoteQueryOptions {
   url: string;
   token?: string;
-  env?: GitEnv;
+  /** The caller's environment (from its entry point). */
+  env: GitEnv;
   signal?: AbortSignal;
   /** How a query that failed on the transport is retried (default: 4 tries over about 10 s). */
   retry?: RetryOptions;
@@ -25,7 +26,7 @@ export function remoteQueryGit(options: RemoteQueryOptions): {
   const { url, token: urlToken } = splitCredentials(options.url);
   const token = options.token ?? urlToken;
   const git = createGit(tmpdir(), {
-    env: options.env ?? process.env,
+    env: options.env,
     ...(token ? { auth: { url, token } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });

@@ -53,7 +53,8 @@ export interface MirrorOptions {
   token?: string;
   /** Holds the mirrors (and, by default, the worktrees). */
   cacheDir: string;
-  env?: GitEnv;
+  /** The caller's environment (from its entry point). */
+  env: GitEnv;
   /** Shallow mirror of this many commits. Rebasing onto a moved branch may then fail. */
   depth?: number;
   /** Mirror with `--filter=blob:none` (default true): history without old file contents. */
@@ -127,7 +128,7 @@ export { WorkspaceError };
 function mirrorOf(options: MirrorOptions) {
   const { url, token: urlToken } = splitCredentials(options.cloneUrl);
   const token = options.token ?? urlToken;
-  const env = options.env ?? process.env;
+  const env = options.env;
   const mirrorDir = mirrorDirFor(resolve(options.cacheDir), url);
   const sync = {
     dir: mirrorDir,

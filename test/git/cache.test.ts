@@ -82,7 +82,10 @@ describe("cleanStaleWorkspaces", () => {
   });
 
   it("does nothing on an empty or missing cache", async () => {
-    const result = await cleanStaleWorkspaces(join(tmp.path, "nothing"), { olderThanMs: HOUR });
+    const result = await cleanStaleWorkspaces(join(tmp.path, "nothing"), {
+      olderThanMs: HOUR,
+      env,
+    });
     expect(result.removed).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
-import { contextWindowOf, type ModelPrice, priceOf } from "./pricing.js";
+import type { Model, ModelPrice, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
+import { contextWindowOf, priceOf } from "./pricing.js";
 import { buildRequestBody } from "./request-body.js";
 import {
   ANTHROPIC_HINTS,

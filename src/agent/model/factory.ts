@@ -1,9 +1,9 @@
 import { createAnthropicModel, type ModelTuning } from "./anthropic.js";
 import { createBedrockModel } from "./bedrock.js";
-import type { Model } from "./model.js";
+import type { Model, ModelPrice } from "./model.js";
 import { type ModelSpec, parseModelSpec } from "./model-spec.js";
 import { createOpenAiModel } from "./openai.js";
-import { type ModelPrice, type PriceSetting, resolvePrice } from "./pricing.js";
+import { type PriceSetting, resolvePrice } from "./pricing.js";
 import { createVertexModel } from "./vertex.js";
 
 /** What a repository's config adds to a model: prices and windows the tables do not know. */

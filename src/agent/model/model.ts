@@ -5,7 +5,15 @@
  * `models/anthropic.ts` is the only file that does.
  */
 
-import type { ModelPrice } from "./pricing.js";
+/** USD per million tokens, and the context window in tokens. */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  /** 5-minute cache write (the TTL `cache_control: {type: "ephemeral"}` gets). */
+  cacheWrite: number;
+  cacheRead: number;
+  contextWindow: number;
+}
 
 export interface TextBlock {
   type: "text";

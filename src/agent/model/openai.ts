@@ -1,8 +1,7 @@
 import type { ModelTuning } from "./anthropic.js";
-import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
+import type { Model, ModelPrice, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
 import { buildChatRequest } from "./openai-request.js";
 import { ChatStreamAssembler } from "./openai-stream.js";
-import type { ModelPrice } from "./pricing.js";
 import {
   type AttemptFailure,
   abortError,

@@ -1,16 +1,6 @@
 import { z } from "zod";
-import type { Usage } from "./model.js";
+import type { ModelPrice, Usage } from "./model.js";
 import type { ModelSpec } from "./model-spec.js";
-
-/** USD per million tokens, and the context window in tokens. */
-export interface ModelPrice {
-  input: number;
-  output: number;
-  /** 5-minute cache write (the TTL `cache_control: {type: "ephemeral"}` gets). */
-  cacheWrite: number;
-  cacheRead: number;
-  contextWindow: number;
-}
 
 const K = 1_000;
 const M = 1_000_000;

@@ -1,6 +1,6 @@
-import type { Model, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
+import type { Model, ModelPrice, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
 import { ModelError } from "./model.js";
-import { type ModelPrice, priceOf } from "./pricing.js";
+import { priceOf } from "./pricing.js";
 import {
   defaultStopReason,
   fillUsage,
