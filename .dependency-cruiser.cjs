@@ -6,12 +6,12 @@
  *   edit-distance.ts, error-message.ts   root utilities
  *   secrets                              what a secret looks like
  *   requests, git, sandbox, queue        the request model; git; the sandbox; the job queues
- *   github                               the GitHub API and what is written there
- *   config                               .github/patchwright.yml
  *   agent                                the model loop, its tools and policy
- *   kernel                               what every job kind uses (worksite, push, commands)
- *   report                               what a job did, rendered
- *   change                               the change pipeline (steps, checkpoints, resume)
+ *   github                               the GitHub API and what is written there (the agent's progress too)
+ *   config                               .github/patchwright.yml (its policy, model and MCP settings are the agent's)
+ *   kernel                               what every job kind uses (services, events, steps, worksite, push, commands)
+ *   change                               the change pipeline (its steps, checkpoints, resume)
+ *   report                               what a change did, rendered
  *   deps                                 dependency bumps
  *   thread                               requests in a thread: admit, kinds, reports
  *   service                              a worker: queue, handlers, start-up, shutdown
@@ -32,15 +32,14 @@ const rooms = {
   git: [...ROOT, "secrets"],
   sandbox: [...ROOT, "secrets"],
   queue: [...ROOT],
-  github: [...ROOT, "secrets", "requests", "git", "sandbox"],
-  config: [...ROOT, "secrets", "requests", "git", "sandbox", "github"],
 };
-const MIDDLE = [...ROOT, "secrets", "requests", "git", "sandbox", "queue", "github", "config"];
-rooms.agent = [...MIDDLE];
-rooms.kernel = [...rooms.agent, "agent"];
-rooms.report = [...rooms.kernel, "kernel"];
-rooms.change = [...rooms.report, "report"];
-rooms.deps = [...rooms.change, "change"];
+rooms.agent = [...ROOT, "secrets", "requests", "git", "sandbox", "queue"];
+rooms.github = [...rooms.agent, "agent"];
+rooms.config = [...rooms.github, "github"];
+rooms.kernel = [...rooms.config, "config"];
+rooms.change = [...rooms.kernel, "kernel"];
+rooms.report = [...rooms.change, "change"];
+rooms.deps = [...rooms.report, "report"];
 rooms.thread = [...rooms.deps, "deps"];
 rooms.service = [...rooms.thread, "thread"];
 for (const entry of ["app", "action", "cli"]) rooms[entry] = [...rooms.service, "service"];

@@ -1,4 +1,3 @@
-import type { ChangeInput } from "../change/change.js";
 import { partialFetchFor } from "../git/mirror.js";
 import {
   type FetchedMirror,
@@ -10,7 +9,20 @@ import type { JobServices } from "./services.js";
 
 /** Where a job's repository comes from: its cached mirror, fetched early, and the job's worktree. */
 
-type RepositoryInput = Pick<ChangeInput, "cloneUrl" | "token" | "repoSizeKb">;
+interface RepositoryInput {
+  cloneUrl: string;
+  /** Used by git only. */
+  token?: string | undefined;
+  /** GitHub's size estimate of the repository; small ones are fetched whole (partialFetchFor). */
+  repoSizeKb?: number | undefined;
+}
+
+interface WorkspaceInput extends RepositoryInput {
+  /** Work on this existing branch (a PR head) instead of creating one. */
+  existingBranch?: string | undefined;
+  /** From `prefetchRepository`, started while the caller made its API calls. */
+  fetched?: Promise<FetchedMirror | null> | undefined;
+}
 type MirrorDeps = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 
 function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
@@ -28,7 +40,7 @@ function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions 
 /** The job's worktree: on its existing branch (a PR head), or on a new one from the base. */
 export function prepareJobWorkspace(
   deps: MirrorDeps,
-  input: ChangeInput,
+  input: WorkspaceInput,
   baseBranch: string,
   branch: Parameters<typeof prepareWorkspace>[0]["branch"],
 ) {

@@ -1,5 +1,5 @@
+import type { PolicyConfig } from "../agent/policy/policy.js";
 import { defaultTools } from "../agent/tools/index.js";
-import type { ChangeInput } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
 import { type GitEnv, runGit } from "../git/git-client.js";
 
@@ -23,9 +23,11 @@ export function workflowRules(tools = defaultTools()): string[] {
 export const WORKFLOWS_NOTE =
   "Files under .github/workflows/ cannot be changed in this job: the GitHub token it pushes with lacks the `workflows: write` permission, so GitHub would refuse the whole push. Do not edit them, with file tools or shell commands; if a workflow must change, say exactly what to change in your final answer.";
 
-export function workflowsBlocked(
-  config: Pick<RepoConfig, "policy">,
-): Pick<ChangeInput, "policy" | "extraRules" | "workflowsLocked"> {
+export function workflowsBlocked(config: Pick<RepoConfig, "policy">): {
+  policy: PolicyConfig;
+  extraRules: string;
+  workflowsLocked: true;
+} {
   return {
     policy: { ...config.policy, deny: [...config.policy.deny, ...workflowRules()] },
     extraRules: WORKFLOWS_NOTE,

@@ -1,5 +1,6 @@
 import type { ChangeInput, ChangeResult, UpdateStrategy } from "../change/change.js";
 import type { ReviewScope } from "../github/pull-review.js";
+import type { Attachment } from "../github/thread-render.js";
 import type { PullRequestLink } from "../report/final-report.js";
 import type { ReviewCommentTool } from "./kinds/review-tool.js";
 import type { PullRequestOrigin } from "./report.js";
@@ -54,6 +55,14 @@ export type Publish =
     }
   /** A branch brought up to date: said so when nothing was needed or a conflict was left. */
   | { kind: "branch_update"; baseRef: string };
+
+/** How a kind shapes the request's plan (kinds/upkeep-plans.ts): its own words, files, settings. */
+export interface PlanKind {
+  /** The job's own instruction instead of the request's words. */
+  instruction?: string | undefined;
+  attachments?: Attachment[] | undefined;
+  input?: Partial<ChangeInput> | undefined;
+}
 
 /** A plan that ended before any work: the answer is all there is. */
 export interface DonePlan {

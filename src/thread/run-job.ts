@@ -8,7 +8,6 @@ import { createWriterCheck } from "../github/permissions.js";
 import { findIssuePullRequest } from "../github/pulls.js";
 import { pushSigned } from "../github/signed-push.js";
 import type { StatusReporter } from "../github/status.js";
-import type { Attachment } from "../github/thread-render.js";
 import { fanOut, type JobEvents } from "../kernel/events.js";
 import { prefetchRepository } from "../kernel/repository.js";
 import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
@@ -19,20 +18,12 @@ import { executePlan, isInterrupted } from "./execute-plan.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { HEADLINES, planTask, tendedPullRequest } from "./kinds/upkeep-plans.js";
 import { taskOf } from "./kinds/upkeep-task.js";
-import type { Publish, ThreadOutcome, ThreadPlan } from "./plan.js";
+import type { PlanKind, Publish, ThreadOutcome, ThreadPlan } from "./plan.js";
 import { originOf } from "./report.js";
 import type { ThreadServices } from "./services.js";
 import { isUpkeepEvent } from "./start-rules.js";
 
 const OFF: NetworkPolicy = { kind: "off" };
-
-/** How a kind shapes the request's plan (see kinds/upkeep-plans.ts). */
-export interface PlanKind {
-  /** The job's own instruction instead of the request's words. */
-  instruction?: string | undefined;
-  attachments?: Attachment[] | undefined;
-  input?: Partial<ChangeInput> | undefined;
-}
 
 export interface RunJobOptions {
   /** Requests made on the thread while an earlier job ran, folded into this one (oldest first). */
@@ -107,7 +98,6 @@ export async function runJob(
       deps,
       request,
       config,
-      options,
       status,
       planRequest: (kind) => planRequest(deps, request, config, options, kind, pullRequest),
       pullRequest,

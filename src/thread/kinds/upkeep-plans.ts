@@ -2,8 +2,7 @@ import type { RepoConfig } from "../../config/schema.js";
 import { renderDiff, reviewScope } from "../../github/pull-review.js";
 import type { StatusReporter } from "../../github/status.js";
 import type { JobRequest, JobTask } from "../../requests/request.js";
-import type { DonePlan, ThreadPlan } from "../plan.js";
-import type { PlanKind, RunJobOptions } from "../run-job.js";
+import type { DonePlan, PlanKind, ThreadPlan } from "../plan.js";
 import type { ThreadServices } from "../services.js";
 import { CI_FIX_MARKER, prepareCiFix } from "./ci-fix.js";
 import { REVIEW_FORMAT } from "./review-output.js";
@@ -30,7 +29,6 @@ export interface TaskContext {
   deps: ThreadServices;
   request: JobRequest;
   config: RepoConfig;
-  options: RunJobOptions;
   status: StatusReporter;
   planRequest: (kind?: PlanKind) => Promise<ThreadPlan>;
   pullRequest: () => Promise<JobRequest["pullRequest"]>;
