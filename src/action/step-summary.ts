@@ -18,7 +18,7 @@ export interface ActionReport {
   branch?: string | undefined;
   pullRequest?: { number: number; url: string } | undefined;
   files?: FileStat[] | undefined;
-  /** The agent's check commands, in order (see job/checks.ts). */
+  /** The agent's check commands, in order (see report/checks.ts). */
   checks?: CheckRun[] | undefined;
   verify?: CommandResult | undefined;
   turns?: number | undefined;

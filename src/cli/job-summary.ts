@@ -58,7 +58,7 @@ export function renderJobSummary(job: ChangeResult): string {
 const OUTPUT_LINES = 10;
 const OUTPUT_INDENT = "      ";
 
-/** What was run to check the work, as the PR body says it (see job/checks-section.ts). */
+/** What was run to check the work, as the PR body says it (see report/checks-section.ts). */
 function checkLines(
   checks: readonly CheckRun[],
   verify: CommandResult | undefined,

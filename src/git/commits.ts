@@ -40,7 +40,7 @@ export interface CreateCommitsOptions {
   /**
    * Build the commits on this commit, in a scratch index (`indexFile`),
    * without touching HEAD, the branch or the workspace's index: checkpoints
-   * taken while the agent is still at work (job/checkpoints.ts). The same
+   * taken while the agent is still at work (change/checkpoints.ts). The same
    * turns give the same trees and messages as on HEAD.
    */
   detached?: { parent: string; indexFile: string } | undefined;

@@ -4,7 +4,7 @@ import { GitCommandError } from "./git-client.js";
 /**
  * Retrying what failed for reasons that pass: a git server restarting, a
  * load balancer's 502, a reset connection. Used for our own git transport
- * and, by job/, for GitHub API checks; what counts as transient is the
+ * and, by kernel/, for GitHub API checks; what counts as transient is the
  * caller's predicate.
  */
 

@@ -23,29 +23,29 @@ interface WorkspaceInput extends RepositoryInput {
   /** From `prefetchRepository`, started while the caller made its API calls. */
   fetched?: Promise<FetchedMirror | null> | undefined;
 }
-type MirrorDeps = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
+type MirrorServices = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 
-function mirrorOptions(deps: MirrorDeps, input: RepositoryInput): MirrorOptions {
+function mirrorOptions(services: MirrorServices, input: RepositoryInput): MirrorOptions {
   return {
     cloneUrl: input.cloneUrl,
-    cacheDir: deps.cacheDir,
-    env: deps.envSource,
+    cacheDir: services.cacheDir,
+    env: services.envSource,
     partial: partialFetchFor(input.repoSizeKb),
-    ...(deps.signal ? { signal: deps.signal } : {}),
+    ...(services.signal ? { signal: services.signal } : {}),
     ...(input.token ? { token: input.token } : {}),
-    ...(deps.gitRetry ? { retry: deps.gitRetry } : {}),
+    ...(services.gitRetry ? { retry: services.gitRetry } : {}),
   };
 }
 
 /** The job's worktree: on its existing branch (a PR head), or on a new one from the base. */
 export function prepareJobWorkspace(
-  deps: MirrorDeps,
+  services: MirrorServices,
   input: WorkspaceInput,
   baseBranch: string,
   branch: Parameters<typeof prepareWorkspace>[0]["branch"],
 ) {
   return prepareWorkspace({
-    ...mirrorOptions(deps, input),
+    ...mirrorOptions(services, input),
     baseBranch,
     branch,
     createBranch: input.existingBranch === undefined,
@@ -63,8 +63,8 @@ export function prepareJobWorkspace(
  * fetches itself and reports what went wrong.
  */
 export function prefetchRepository(
-  deps: MirrorDeps,
+  services: MirrorServices,
   input: RepositoryInput,
 ): Promise<FetchedMirror | null> {
-  return fetchMirror(mirrorOptions(deps, input)).catch(() => null);
+  return fetchMirror(mirrorOptions(services, input)).catch(() => null);
 }

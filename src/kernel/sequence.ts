@@ -9,8 +9,8 @@ import {
  * The sequence every job kind goes through, whatever its work: do the work
  * (workspace, the kind's own steps, commits, verify, push), then publish it
  * (open or update the pull request), then let go of the checkpoint. Issue
- * and PR requests, repository prompts (pipeline.ts) and dependency groups
- * (deps/run-deps-group.ts) differ only in their `work` and `publish`.
+ * and PR requests, repository prompts (thread/execute-plan.ts) and dependency groups
+ * (deps/group/run-deps-group.ts) differ only in their `work` and `publish`.
  *
  * The rules it holds for all of them:
  * - a job cut short by a shutdown, with checkpoints on, is not published:
@@ -33,7 +33,7 @@ export interface KindWork {
   dropCheckpoint?: (() => Promise<void>) | undefined;
 }
 
-export interface JobKind<W extends KindWork, P> {
+export interface WorkThenPublish<W extends KindWork, P> {
   work(): Promise<W>;
   publish(work: W): Promise<P>;
 }
@@ -63,7 +63,7 @@ export function handedBack(
 }
 
 export async function runJobSequence<W extends KindWork, P>(
-  kind: JobKind<W, P>,
+  kind: WorkThenPublish<W, P>,
   options: SequenceOptions<W>,
 ): Promise<SequenceResult<W, P>> {
   const work = await kind.work();

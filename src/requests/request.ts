@@ -54,7 +54,7 @@ export const jobTriggerSchema = z.enum([
 /**
  * What a job does on its target. "agent": the instruction, as written.
  * The others keep a pull request mergeable; a comment asks for them in so
- * many words (job/upkeep-task.ts), an event sets them.
+ * many words (thread/kinds/upkeep-task.ts), an event sets them.
  */
 export const jobTaskSchema = z.enum(["agent", "review", "fix_ci", "update_branch"]);
 

@@ -20,7 +20,7 @@ export { TriggerPayloadError } from "./payload.js";
  * Webhook payload -> JobRequest, and the pure checks that decide whether a
  * request may start a job. Nothing here talks to GitHub: the permission gate
  * and the answers to refused requests live with the caller. The payload
- * pieces shared with the Action are in job/payload.ts.
+ * pieces shared with the Action are in payload.ts.
  */
 
 const issueCommentPayload = envelopeSchema.extend({ issue: issueSchema, comment: commentSchema });

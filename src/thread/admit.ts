@@ -34,7 +34,7 @@ export type Admission =
       checkFailure?: string | undefined;
     };
 
-export interface AdmitDeps {
+export interface AdmitServices {
   octokit: GitHubClient;
   botLogin: string;
   /** Where the config file is on the default branch; default `.github/patchwright.yml`. */
@@ -95,7 +95,7 @@ function renderCheckFailedAnswer(failure: string): string {
  * 😕), or, with `retryLater`, the caller's queue tries again first.
  */
 export async function admitRequest(
-  deps: AdmitDeps,
+  deps: AdmitServices,
   request: JobRequest,
   status: StatusReporter,
 ): Promise<Admission> {

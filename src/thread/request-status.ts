@@ -8,7 +8,7 @@ import type { JobRequest } from "../requests/request.js";
  * comment. Entry points differ only in where the token and the logger come from.
  */
 
-export interface RequestStatusDeps {
+export interface RequestStatusServices {
   octokit: GitHubClient;
   clock: { now(): number };
   redact: Redactor;
@@ -22,7 +22,7 @@ export interface RequestStatusDeps {
 }
 
 /** The tracking comment and reactions for one request, on its issue or pull request. */
-export function createRequestStatus(deps: RequestStatusDeps, request: JobRequest): StatusReporter {
+export function createRequestStatus(deps: RequestStatusServices, request: JobRequest): StatusReporter {
   return createStatusReporter({
     octokit: deps.octokit,
     repo: { owner: request.repo.owner, repo: request.repo.name },

@@ -58,7 +58,7 @@ export interface RunJobOptions {
  * admitRequest; it reports failures on the thread instead of throwing.
  */
 export async function runJob(
-  deps: ThreadServices,
+  services: ThreadServices,
   request: JobRequest,
   config: RepoConfig,
   status: StatusReporter,
@@ -69,7 +69,7 @@ export async function runJob(
   // tend, or that needs nothing, ends here without a word on the thread.
   const tended =
     isUpkeepEvent(request) && task !== "review"
-      ? await tendedPullRequest(deps, request, config)
+      ? await tendedPullRequest(services, request, config)
       : true;
   if (!tended) return { conclusion: "no_changes" };
   // The tracking comment hears everything; the caller's listeners what they want.
@@ -91,31 +91,31 @@ export async function runJob(
     // Asked once: an upkeep plan reads it, then the request's plan it builds on.
     let pulled: ReturnType<typeof pullRequestOf> | undefined;
     const pullRequest = () => {
-      pulled ??= pullRequestOf(deps.octokit, request);
+      pulled ??= pullRequestOf(services.octokit, request);
       return pulled;
     };
     const plan = await planTask(task, {
-      deps,
+      services,
       request,
       config,
       status,
-      planRequest: (kind) => planRequest(deps, request, config, options, kind, pullRequest),
+      planRequest: (kind) => planRequest(services, request, config, options, kind, pullRequest),
       pullRequest,
     });
     if ("done" in plan) {
-      await status.finish(deps.redact(plan.done.markdown), plan.done.outcome);
+      await status.finish(services.redact(plan.done.markdown), plan.done.outcome);
       return { conclusion: plan.done.outcome === "failure" ? "failure" : "no_changes" };
     }
-    const outcome = await executePlan(deps, config, plan, events, {
+    const outcome = await executePlan(services, config, plan, events, {
       throwTransient: retry !== undefined,
     });
     if (outcome.report)
-      await status.finish(deps.redact(outcome.report.markdown), outcome.report.outcome);
+      await status.finish(services.redact(outcome.report.markdown), outcome.report.outcome);
     const { report: _report, ...rest } = outcome;
     return rest;
   } catch (error) {
-    if (isInterrupted(deps, undefined, options.checkpointRef)) return { conclusion: "interrupted" };
-    const message = deps.redact(errorMessage(error));
+    if (isInterrupted(services, undefined, options.checkpointRef)) return { conclusion: "interrupted" };
+    const message = services.redact(errorMessage(error));
     if (retry && isTransientFailure(error)) {
       await status.suspend(retryNote(whatFailed(error), message, retry));
       return { conclusion: "failure", retry: message };
@@ -145,12 +145,12 @@ function retryNote(
  * is read from the fork, never pushed, and answered with a patch.
  */
 async function planRequest(
-  deps: ThreadServices,
+  services: ThreadServices,
   request: JobRequest,
   config: RepoConfig,
   options: RunJobOptions,
   kind: PlanKind = {},
-  pullRequest: () => ReturnType<typeof pullRequestOf> = () => pullRequestOf(deps.octokit, request),
+  pullRequest: () => ReturnType<typeof pullRequestOf> = () => pullRequestOf(services.octokit, request),
 ): Promise<ThreadPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
@@ -158,7 +158,7 @@ async function planRequest(
   const fork = pr?.isFork === true;
   const issuePull =
     request.target.kind === "issue"
-      ? await findIssuePullRequest(deps.octokit, {
+      ? await findIssuePullRequest(services.octokit, {
           owner,
           repo,
           issueNumber: request.target.number,
@@ -171,14 +171,14 @@ async function planRequest(
     : {
         cloneUrl: request.repo.cloneUrl,
         repoSizeKb: request.repo.sizeKb,
-        token: await deps.gitToken(),
+        token: await services.gitToken(),
       };
   // The fetch runs while the thread is read through the API.
-  const fetched = prefetchRepository(deps, repository);
-  const task = await buildAgentTask(deps.octokit, request, {
-    isWriter: createWriterCheck(deps.octokit, { owner, repo }),
-    redact: deps.redact,
-    botLogin: deps.botLogin,
+  const fetched = prefetchRepository(services, repository);
+  const task = await buildAgentTask(services.octokit, request, {
+    isWriter: createWriterCheck(services.octokit, { owner, repo }),
+    redact: services.redact,
+    botLogin: services.botLogin,
     triggerPhrase: config.triggerPhrase,
     earlierRequests: options.earlierRequests,
     instruction: kind.instruction,
@@ -193,10 +193,10 @@ async function planRequest(
     defaultBranch: request.repo.defaultBranch,
     existingBranch,
     // A token in the title must not become part of a branch name.
-    branchTitle: deps.redact(request.target.title),
+    branchTitle: services.redact(request.target.title),
     issueNumber: request.target.kind === "issue" ? request.target.number : undefined,
     task,
-    ...jobSettingsFrom(config, deps.createModel),
+    ...jobSettingsFrom(config, services.createModel),
     // A fork's code (its install scripts, its tests) runs with no network at
     // all, and its own AGENTS.md does not instruct the agent: the base's does.
     ...(fork
@@ -205,7 +205,7 @@ async function planRequest(
           setupNetwork: OFF,
           // The fork's code and the agent reading it get no servers holding the repository's credentials.
           mcpServers: undefined,
-          instructions: await loadBaseInstructions(deps.octokit, { owner, repo, ref: pr.baseRef }),
+          instructions: await loadBaseInstructions(services.octokit, { owner, repo, ref: pr.baseRef }),
         }
       : {}),
     coAuthor: coAuthorOf(request.requester),
@@ -214,12 +214,12 @@ async function planRequest(
     checkpointRef: fork ? undefined : options.checkpointRef,
     push: !fork,
     wantPatch: fork,
-    ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
+    ...(services.canPushWorkflows === false ? workflowsBlocked(config) : {}),
     // GitHub signs commits it creates for the App: they show as Verified.
     ...(config.signedCommits && !fork
       ? {
           pushVia: (target) =>
-            pushSigned({ ...target, octokit: deps.octokit, repo: { owner, repo } }),
+            pushSigned({ ...target, octokit: services.octokit, repo: { owner, repo } }),
         }
       : {}),
     ...kind.input,

@@ -61,7 +61,7 @@ export function renderRepositoryTask(request: RepositoryJobRequest): string {
  * (GitHub refused the pull request) is the caller's to report.
  */
 export async function runRepositoryJob(
-  deps: ThreadServices,
+  services: ThreadServices,
   request: RepositoryJobRequest,
   config: RepoConfig,
   options: RepositoryJobOptions = {},
@@ -69,23 +69,23 @@ export async function runRepositoryJob(
   const title = titleFromPrompt(request.instruction);
   const requester = request.requester;
   const outcome = await executePlan(
-    deps,
+    services,
     config,
     {
       input: {
         cloneUrl: request.repo.cloneUrl,
         repoSizeKb: request.repo.sizeKb,
         fetched: options.fetched,
-        token: await deps.gitToken(),
+        token: await services.gitToken(),
         baseBranch: request.repo.defaultBranch,
         defaultBranch: request.repo.defaultBranch,
-        branchTitle: deps.redact(title),
+        branchTitle: services.redact(title),
         task: renderRepositoryTask(request),
-        ...jobSettingsFrom(config, deps.createModel),
+        ...jobSettingsFrom(config, services.createModel),
         coAuthor: coAuthorOf(requester),
         requestUrl: request.runUrl,
         push: true,
-        ...(deps.canPushWorkflows === false ? workflowsBlocked(config) : {}),
+        ...(services.canPushWorkflows === false ? workflowsBlocked(config) : {}),
       },
       work: { kind: "agent" },
       publish: {

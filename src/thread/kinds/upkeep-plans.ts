@@ -26,7 +26,7 @@ export const HEADLINES: Record<JobTask, (request: JobRequest) => string> = {
 export type TaskPlan = ThreadPlan | DonePlan;
 
 export interface TaskContext {
-  deps: ThreadServices;
+  services: ThreadServices;
   request: JobRequest;
   config: RepoConfig;
   status: StatusReporter;
@@ -63,7 +63,7 @@ async function planReview(
   repo: { owner: string; repo: string },
   pull: { number: number; headSha: string },
 ): Promise<TaskPlan> {
-  const start = await reviewScope(ctx.deps.octokit, repo, pull, ctx.deps.botLogin);
+  const start = await reviewScope(ctx.services.octokit, repo, pull, ctx.services.botLogin);
   if (start.kind === "up_to_date") {
     return {
       done: {
@@ -113,13 +113,13 @@ async function planCiFix(
   pull: { number: number; headSha: string },
 ): Promise<TaskPlan> {
   const prep = await prepareCiFix({
-    octokit: ctx.deps.octokit,
+    octokit: ctx.services.octokit,
     repo,
     pull,
     config: ctx.config,
-    botLogin: ctx.deps.botLogin,
+    botLogin: ctx.services.botLogin,
     step: (text) => ctx.status.step(text),
-    clock: ctx.deps.clock,
+    clock: ctx.services.clock,
     sleep: ctx.sleep ?? sleepFor,
   });
   if (prep.kind === "done") return { done: prep };
@@ -162,7 +162,7 @@ async function planUpdate(
  * moved base, conflicting.
  */
 export async function tendedPullRequest(
-  deps: Pick<ThreadServices, "octokit" | "botLogin">,
+  services: Pick<ThreadServices, "octokit" | "botLogin">,
   request: JobRequest,
   config: RepoConfig,
   sleep: (ms: number) => Promise<void> = sleepFor,
@@ -172,8 +172,8 @@ export async function tendedPullRequest(
     repo: request.repo.name,
     pull_number: request.target.number,
   };
-  let { data } = await deps.octokit.rest.pulls.get(params);
-  const bot = deps.botLogin.toLowerCase().replace(/\[bot\]$/, "");
+  let { data } = await services.octokit.rest.pulls.get(params);
+  const bot = services.botLogin.toLowerCase().replace(/\[bot\]$/, "");
   const own =
     data.state === "open" &&
     data.head.ref.startsWith(config.branchPrefix) &&
@@ -187,7 +187,7 @@ export async function tendedPullRequest(
     // GitHub works mergeability out in the background after a push: null until then.
     for (let i = 0; i < 5 && data.mergeable === null; i++) {
       await sleep(2_000);
-      ({ data } = await deps.octokit.rest.pulls.get(params));
+      ({ data } = await services.octokit.rest.pulls.get(params));
     }
     return data.mergeable === false || data.mergeable_state === "dirty";
   }
