@@ -22,7 +22,10 @@ export interface RequestStatusServices {
 }
 
 /** The tracking comment and reactions for one request, on its issue or pull request. */
-export function createRequestStatus(deps: RequestStatusServices, request: JobRequest): StatusReporter {
+export function createRequestStatus(
+  deps: RequestStatusServices,
+  request: JobRequest,
+): StatusReporter {
   return createStatusReporter({
     octokit: deps.octokit,
     repo: { owner: request.repo.owner, repo: request.repo.name },

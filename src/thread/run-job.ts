@@ -16,7 +16,8 @@ import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import { executePlan, isInterrupted } from "./execute-plan.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
-import { HEADLINES, planTask, tendedPullRequest } from "./kinds/upkeep-plans.js";
+import { headlineOf, planTask } from "./kinds/index.js";
+import { tendedPullRequest } from "./kinds/tended.js";
 import { taskOf } from "./kinds/upkeep-task.js";
 import type { PlanKind, Publish, ThreadOutcome, ThreadPlan } from "./plan.js";
 import { originOf } from "./report.js";
@@ -80,7 +81,7 @@ export async function runJob(
     },
     options.events,
   );
-  await status.start(HEADLINES[task](request));
+  await status.start(headlineOf(task, request));
   const commentId = status.commentId();
   const commentUrl = status.commentUrl();
   if (commentId !== undefined && commentUrl)
@@ -114,7 +115,8 @@ export async function runJob(
     const { report: _report, ...rest } = outcome;
     return rest;
   } catch (error) {
-    if (isInterrupted(services, undefined, options.checkpointRef)) return { conclusion: "interrupted" };
+    if (isInterrupted(services, undefined, options.checkpointRef))
+      return { conclusion: "interrupted" };
     const message = services.redact(errorMessage(error));
     if (retry && isTransientFailure(error)) {
       await status.suspend(retryNote(whatFailed(error), message, retry));
@@ -150,7 +152,8 @@ async function planRequest(
   config: RepoConfig,
   options: RunJobOptions,
   kind: PlanKind = {},
-  pullRequest: () => ReturnType<typeof pullRequestOf> = () => pullRequestOf(services.octokit, request),
+  pullRequest: () => ReturnType<typeof pullRequestOf> = () =>
+    pullRequestOf(services.octokit, request),
 ): Promise<ThreadPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
@@ -205,7 +208,11 @@ async function planRequest(
           setupNetwork: OFF,
           // The fork's code and the agent reading it get no servers holding the repository's credentials.
           mcpServers: undefined,
-          instructions: await loadBaseInstructions(services.octokit, { owner, repo, ref: pr.baseRef }),
+          instructions: await loadBaseInstructions(services.octokit, {
+            owner,
+            repo,
+            ref: pr.baseRef,
+          }),
         }
       : {}),
     coAuthor: coAuthorOf(request.requester),
