@@ -16,8 +16,9 @@ import { type DepsConfig, parseDepsConfig } from "./config.js";
 import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
 import { type GroupRunContext, runDepsGroup } from "./group/run-deps-group.js";
-import { type ManagerTools, managerCommands } from "./managers/package-manager.js";
+import { managerCommands, packageManager } from "./managers/index.js";
 import { missingTool } from "./managers/tool-check.js";
+import type { ManagerTools } from "./managers/types.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
 import { type DepsPlan, planDepsUpdates } from "./plan/plan.js";
@@ -169,7 +170,6 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
     }
     result.plan = planned.plan;
     const commands = managerCommands(planned.project.manager, deps.packageManagers);
-    const isNpm = planned.project.manager.name === "npm";
     const wanted = planned.plan.groups.filter(
       (g) => !input.groups || input.groups.includes(g.slug),
     );
@@ -227,7 +227,7 @@ export async function runDepsJob(deps: DepsJobDeps, input: DepsJobInput): Promis
         tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
         ...releasesOf(deps),
       },
-      hideTreeFromLockfile: isNpm,
+      hideTreeFromLockfile: packageManager(planned.project.manager.name).readsInstalledTree,
       warm,
       verify,
       commandTimeoutSeconds: input.config.verifyTimeoutSeconds,
