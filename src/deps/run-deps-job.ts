@@ -14,7 +14,7 @@ import type { DepsServices, GroupContext } from "./group/context.js";
 import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
 import { runDepsGroup } from "./group/run-deps-group.js";
-import { managerCommands } from "./managers/package-manager.js";
+import { managerCommands, packageManager } from "./managers/index.js";
 import { missingTool } from "./managers/tool-check.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
@@ -141,7 +141,6 @@ export async function runDepsJob(
     }
     result.plan = planned.plan;
     const commands = managerCommands(planned.project.manager, deps.packageManagers);
-    const isNpm = planned.project.manager.name === "npm";
     const wanted = planned.plan.groups.filter(
       (g) => !input.groups || input.groups.includes(g.slug),
     );
@@ -201,7 +200,7 @@ export async function runDepsJob(
         reinstall: config.install ? undefined : commands.reinstall,
         lockfileCommand: commands.lockfile,
         cacheEnv: commands.cacheEnv,
-        hideTreeFromLockfile: isNpm,
+        hideTreeFromLockfile: packageManager(planned.project.manager.name).readsInstalledTree,
         verify,
         commandTimeoutSeconds: input.config.verifyTimeoutSeconds,
         before: cooldownMs > 0 ? new Date(deps.clock.now() - cooldownMs) : undefined,

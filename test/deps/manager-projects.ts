@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
-import type { ManagerTools } from "../../src/deps/managers/package-manager.js";
+import type { ManagerTools } from "../../src/deps/managers/types.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
 import { unsandboxed } from "../../src/sandbox/sandbox.js";
 import { createBareRepo } from "../helpers/git-repos.js";

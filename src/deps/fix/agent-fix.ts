@@ -9,8 +9,8 @@ import type { AttemptContext } from "../group/attempt.js";
 import { writeFiles } from "../group/checkout.js";
 import type { GroupContext } from "../group/context.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
-import type { Update } from "../plan/outdated.js";
 import { gatherUpstream, renderUpstream } from "../registry/upstream.js";
+import type { Update } from "../update.js";
 import { type BumpFailure, buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
 
 export interface AgentFix {

@@ -7,7 +7,7 @@ import { diffTrees, readBlob } from "../../git/diff-tree.js";
 import { createGit, type GitEnv, gitRunner } from "../../git/git-client.js";
 import type { PushTarget } from "../../git/push-context.js";
 import type { KnownSecret } from "../../git/secret-scan.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 
 /**
  * The agent's fix of a broken bump, saved on the job's checkpoint ref as it

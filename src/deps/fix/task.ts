@@ -1,5 +1,6 @@
 import type { CommandResult } from "../../kernel/run-command.js";
-import { fromVersions, type Update } from "../plan/outdated.js";
+import { fromVersions } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 
 /**
  * The agent's task when a bump breaks the install or the checks: what was

@@ -10,7 +10,7 @@ import type { BumpFailure } from "../fix/task.js";
 import { applyBump, type CommandRunner, type LockfileCommand } from "../managers/bump.js";
 import { type LockedMismatch, mismatchReason } from "../managers/locked-check.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
 

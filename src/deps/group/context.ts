@@ -9,7 +9,7 @@ import type { JobEvents } from "../../kernel/events.js";
 import type { JobServices } from "../../kernel/services.js";
 import type { NetworkPolicy } from "../../sandbox/network.js";
 import type { LockfileCommand } from "../managers/bump.js";
-import type { ManagerTools } from "../managers/package-manager.js";
+import type { ManagerTools } from "../managers/types.js";
 import type { WarmInstall } from "../managers/warm-install.js";
 import type { UpdateGroup } from "../plan/groups.js";
 import type { PlanWarning } from "../plan/plan.js";

@@ -6,7 +6,8 @@ import {
   type TurnFile,
 } from "../../git/commits.js";
 import { editManifest, manifestEdits } from "../managers/bump.js";
-import { fromVersions, type Update } from "../plan/outdated.js";
+import { fromVersions } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 import { readFiles } from "./checkout.js";
 
 /**

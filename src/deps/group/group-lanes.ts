@@ -1,12 +1,12 @@
 import type { WarmInstall } from "../managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "../plan/groups.js";
-import type { Update } from "../plan/outdated.js";
 import {
   alreadyProposed,
   type BumpPulls,
   declinedPull,
   pullMovingSamePackage,
 } from "../publish/bump-pulls.js";
+import type { Update } from "../update.js";
 import type { DepsGroupResult } from "./group-result.js";
 
 /**

@@ -5,7 +5,7 @@ import type { PullRequestResult } from "../../github/pulls.js";
 import type { CommandResult } from "../../kernel/run-command.js";
 import type { BumpFailure } from "../fix/task.js";
 import type { UpdateGroup } from "../plan/groups.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 
 /** What happened to one group: the pull request body and the callers' reports are built from it. */
 

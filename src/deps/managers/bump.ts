@@ -1,10 +1,11 @@
 import { readFile, writeFile } from "node:fs/promises";
 import type { CommandResult } from "../../kernel/run-command.js";
 import { realPathInside } from "../../sandbox/host-files.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import { setDependencySpec } from "./package-json-edit.js";
-import { forgetLocked, pinnedRanges, type Relock, relockTargets } from "./relock.js";
+import { forgetLocked, pinnedRanges, relockTargets } from "./relock.js";
+import type { Relock } from "./types.js";
 
 /**
  * Applying a set of updates to a checkout: rewrite the specs in package.json

@@ -1,8 +1,6 @@
 import { gte, satisfies } from "semver";
-import type { Update } from "../plan/outdated.js";
-import { type Lockfile, lockedVersion } from "../plan/project.js";
-import { updateType } from "../plan/versions.js";
-import { readLockfile } from "./lockfiles.js";
+import { type Update, updateType } from "../update.js";
+import { lockfileManager } from "./index.js";
 
 /**
  * What the package manager actually locked, compared with what the plan
@@ -75,9 +73,8 @@ function lockReader(
   lockfilePath: string,
   text: string,
 ): (dir: string, name: string, spec: string) => string | undefined {
-  if (lockfilePath.endsWith(".json")) {
-    const lock = JSON.parse(text) as Lockfile;
-    return (dir, name) => lockedVersion(lock, dir, name);
-  }
-  return readLockfile(lockfilePath, text).versionOf;
+  const manager = lockfileManager(lockfilePath, text);
+  if (!manager)
+    throw new Error(`${lockfilePath} is no lockfile a supported package manager writes`);
+  return manager.readLockfile(text).versionOf;
 }

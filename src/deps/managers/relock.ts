@@ -1,5 +1,6 @@
-import { shellQuote } from "../../agent/tools/fs/text-file.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
+import { lockfileManager } from "./index.js";
+import type { Relock } from "./types.js";
 
 /**
  * In-range updates move the lockfile only: package.json keeps its range and
@@ -20,23 +21,6 @@ import type { Update } from "../plan/outdated.js";
  *   record of the range, and `bun update name` takes the newest version in
  *   range under the age gate, which need not be the plan's.
  */
-
-export interface Relock {
-  name: string;
-  version: string;
-  /** The folders of the manifests whose range stays ("" for the root). */
-  dirs: string[];
-  /** Those ranges, as the manifests write them. */
-  specs: string[];
-  /** Where each of them is declared. */
-  locations: RelockLocation[];
-}
-
-export interface RelockLocation {
-  manifest: string;
-  section: string;
-  spec: string;
-}
 
 /** A range written in place of another in one manifest (bump.ts's ManifestEdit). */
 export interface PinEdit {
@@ -74,17 +58,7 @@ export function forgetLocked(
   relock: readonly Relock[],
 ): string | undefined {
   if (relock.length === 0) return undefined;
-  if (lockfilePath.endsWith(".json"))
-    return forgetInPackageLock(
-      text,
-      relock.map((r) => r.name),
-    );
-  if (lockfilePath.endsWith("yarn.lock") && !text.includes("__metadata:"))
-    return forgetInYarnClassic(
-      text,
-      relock.flatMap((r) => r.specs.map((spec) => `${r.name}@${spec}`)),
-    );
-  return undefined;
+  return lockfileManager(lockfilePath, text)?.forgetLocked?.(text, relock);
 }
 
 /**
@@ -97,7 +71,7 @@ export function pinnedRanges(
   relock: readonly Relock[],
 ): Map<string, PinEdit[]> {
   const byManifest = new Map<string, PinEdit[]>();
-  if (!lockfilePath.endsWith("bun.lock")) return byManifest;
+  if (!lockfileManager(lockfilePath)?.pinsKeptRanges) return byManifest;
   for (const { name, version, locations } of relock) {
     for (const { manifest, section } of locations) {
       byManifest.set(manifest, [
@@ -109,63 +83,6 @@ export function pinnedRanges(
   return byManifest;
 }
 
-/** pnpm's update of each project's in-range packages to the plan's versions. */
-export function pnpmRelockCommands(
-  pnpm: string,
-  relock: readonly Relock[],
-  flags: string,
-): string[] {
-  const byDir = new Map<string, string[]>();
-  for (const { name, version, dirs } of relock) {
-    for (const dir of dirs) byDir.set(dir, [...(byDir.get(dir) ?? []), `${name}@${version}`]);
-  }
-  // --filter: a name given to a whole workspace would be locked at this version in every project, whatever its range.
-  return [...byDir].map(
-    ([dir, specs]) =>
-      `${pnpm} update --filter ${shellQuote(dir ? `{./${dir}}` : "{.}")} ${specs.map(shellQuote).join(" ")} --no-save --lockfile-only --ignore-scripts${flags}`,
-  );
-}
-
-/** yarn 2+'s resolution of the names again inside their ranges. */
-export function yarnBerryRelockCommand(yarn: string, relock: readonly Relock[]): string {
-  const names = [...new Set(relock.map((r) => r.name))].map(shellQuote).join(" ");
-  return `${yarn} up -R ${names} --mode=update-lockfile`;
-}
-
 function manifestDir(manifest: string): string {
   return manifest.includes("/") ? manifest.slice(0, manifest.lastIndexOf("/")) : "";
-}
-
-function forgetInPackageLock(text: string, names: readonly string[]): string {
-  const lock = JSON.parse(text) as { packages?: Record<string, unknown> };
-  if (!lock.packages) return text;
-  for (const key of Object.keys(lock.packages)) {
-    if (
-      names.some((name) => key === `node_modules/${name}` || key.endsWith(`/node_modules/${name}`))
-    ) {
-      delete lock.packages[key];
-    }
-  }
-  return `${JSON.stringify(lock, null, 2)}\n`;
-}
-
-/** Yarn 1's entries start at an unindented `"a@^1.0.0", a@~1.1.0:` line and run to the next one. */
-function forgetInYarnClassic(text: string, descriptors: readonly string[]): string {
-  const lines = text.split("\n");
-  const out: string[] = [];
-  let dropping = false;
-  for (const line of lines) {
-    if (/^\S.*:$/.test(line) && !line.startsWith("#")) {
-      dropping = line
-        .slice(0, -1)
-        .split(/,\s*/)
-        .some((d) => descriptors.includes(d.trim().replace(/^"|"$/g, "")));
-    } else if (line === "" && dropping) {
-      // The blank line after an entry goes with it.
-      dropping = false;
-      continue;
-    }
-    if (!dropping) out.push(line);
-  }
-  return out.join("\n");
 }

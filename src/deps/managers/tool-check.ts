@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join } from "node:path";
 import { shellQuote } from "../../agent/tools/fs/text-file.js";
 import type { SandboxLauncher } from "../../sandbox/sandbox.js";
-import { type ManagerTools, type PackageManager, toolCommand } from "./package-manager.js";
+import { packageManager } from "./index.js";
+import { toolCommand } from "./tool-command.js";
+import type { DetectedManager, ManagerTools } from "./types.js";
 
 /**
  * Whether the project's package manager can be started where the bump job
@@ -18,7 +20,7 @@ import { type ManagerTools, type PackageManager, toolCommand } from "./package-m
  */
 
 export interface ToolCheckOptions {
-  manager: PackageManager;
+  manager: DetectedManager;
   tools?: ManagerTools | undefined;
   /** The environment the tool's commands get (their PATH). */
   env: Record<string, string>;
@@ -28,15 +30,14 @@ export interface ToolCheckOptions {
 /** Why the tool cannot be started, or undefined when it can. */
 export async function missingTool(options: ToolCheckOptions): Promise<string | undefined> {
   const { manager } = options;
-  if (manager.name === "npm") return undefined;
-  const command = toolCommand(manager.name, options.tools);
+  const tool = packageManager(manager.name);
+  // A tool with no launcher comes with the Node that runs us.
+  if (!tool.launcher) return undefined;
+  const command = toolCommand(tool, options.tools);
   const program = command.trim().split(/\s+/)[0] ?? command;
   const path = options.env.PATH ?? "";
   const uses = `this repository uses ${manager.name} (${manager.evidence})`;
-  const fix =
-    manager.name === "bun"
-      ? "install bun in a folder the sandbox shows (the Docker image has it in /usr/local/bin; in GitHub Actions run `npm install -g bun`: oven-sh/setup-bun puts it in the home folder, which the sandbox hides)"
-      : "install corepack (Node 25 and later no longer ship it: npm install -g corepack)";
+  const fix = tool.launcher.whenMissing;
   const found = findProgram(program, path);
   if (!found) {
     const where = program.includes("/")

@@ -1,13 +1,7 @@
 import { posix } from "node:path";
 import { satisfies } from "semver";
 import type { DepsConfig } from "../config.js";
-import {
-  type DepEntry,
-  lockedLink,
-  lockedVersion,
-  type Manifest,
-  type NpmProject,
-} from "./project.js";
+import type { DepEntry, Manifest, NpmProject } from "./project.js";
 import { specFloor, specTarget } from "./spec.js";
 import { ignoresPackage, rulesFor } from "./versions.js";
 
@@ -70,7 +64,6 @@ export function listDependencies(
       else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
       else {
         const current =
-          lockedVersion(project.lockfile, manifest.dir, entry.name) ??
           project.lockedVersionOf?.(manifest.dir, entry.name, entry.spec) ??
           specFloor(target.range);
         if (current) wanted.push({ entry, current, package: target.package, range: target.range });
@@ -101,8 +94,6 @@ function linksWorkspace(
     ? satisfies(workspace.version, target.range, { includePrerelease: true })
     : target.range === "*";
   if (!inRange) return false;
-  const linked = project.lockfile
-    ? lockedLink(project.lockfile, manifest.dir, entry.name)
-    : project.linkedOf?.(manifest.dir, entry.name, entry.spec);
+  const linked = project.linkedOf?.(manifest.dir, entry.name, entry.spec);
   return linked ?? true;
 }

@@ -1,8 +1,8 @@
 import picomatch from "picomatch";
 import { major, minor, patch, rcompare } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
-import { addLocation, fromVersions, type Update } from "./outdated.js";
-import { updateType } from "./versions.js";
+import { type Update, updateType } from "../update.js";
+import { addLocation, fromVersions } from "./outdated.js";
 
 /**
  * One pull request per group. A package joins the first configured group

@@ -1,20 +1,21 @@
 import PQueue from "p-queue";
 import { lt, valid } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
-import type { Advisory, Packument, RegistryClient } from "../registry/registry.js";
-import { type ReleaseLinks, releaseLinks } from "../registry/release-notes.js";
+import type { Packument, RegistryClient } from "../registry/registry.js";
+import { releaseLinks } from "../registry/release-notes.js";
+import { type Update, type UpdateLocation, updateType } from "../update.js";
 import {
   type DependencyList,
   listDependencies,
   type SkippedDependency,
   type WantedDependency,
 } from "./dependency-list.js";
-import { DEP_SECTIONS, type DepSection, type NpmProject } from "./project.js";
+import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { ReleaseAge } from "./release-age.js";
 import { withAlias } from "./spec.js";
-import { chooseTargets, type PassedOver, updateType, versionPolicy } from "./versions.js";
+import { chooseTargets, type PassedOver, versionPolicy } from "./versions.js";
 
 /**
  * Finding updates: every registry dependency of every manifest, its
@@ -23,38 +24,6 @@ import { chooseTargets, type PassedOver, updateType, versionPolicy } from "./ver
  * in several workspaces become one update with several locations, each
  * with the version its own workspace has now.
  */
-
-export interface UpdateLocation {
-  manifest: string;
-  /** The package.json section, or its `packageManager` field. */
-  section: DepSection | "packageManager";
-  spec: string;
-  /** The spec to write, or null when the range already allows the new version (lockfile only). */
-  newSpec: string | null;
-  /** The version this manifest has now (workspaces of one repository can differ). */
-  from: string;
-}
-
-export interface Update {
-  /** The dependency's name in package.json (an npm alias's own name). */
-  name: string;
-  /** Set when the dependency is an npm alias: the package it installs from the registry. */
-  package?: string;
-  /** The lowest version among the locations (each has its own `from`). */
-  from: string;
-  to: string;
-  /** The biggest kind of change among the locations. */
-  type: UpdateType;
-  publishedAt?: string;
-  locations: UpdateLocation[];
-  links: ReleaseLinks;
-  /** Install scripts the new version has and the old one did not (preinstall, install, postinstall). */
-  newInstallScripts: string[];
-  /** Newer versions of the same kind that were passed over, and why: "2.1.0: released 1 day ago, …". */
-  passedOver: string[];
-  /** Set on security updates: the advisories the current version has and this one fixes. */
-  advisories?: Advisory[];
-}
 
 export interface FindUpdatesResult {
   updates: Update[];

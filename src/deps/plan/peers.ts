@@ -1,8 +1,9 @@
 import { satisfies, validRange } from "semver";
-import type { ManagerName } from "../managers/package-manager.js";
+import { packageManager } from "../managers/index.js";
+import type { LockedPeers, ManagerName } from "../managers/types.js";
 import type { Packument } from "../registry/registry.js";
+import type { Update } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
-import type { Update } from "./outdated.js";
 
 /**
  * Peer ranges, checked as npm would see them after the bumps: for every
@@ -19,21 +20,6 @@ export interface PeerCheck {
   links: string[][];
   skipped: SkippedDependency[];
 }
-
-/** A package the lockfile holds and the plan never moves, with the peers it declares. */
-export interface LockedPeers {
-  version: string;
-  peers: Readonly<Record<string, string>>;
-}
-
-/** What the project's own tool does with a broken peer range, for the reason a bump is left out. */
-const PEER_OUTCOME: Record<ManagerName, string> = {
-  npm: "npm would override it with a warning",
-  pnpm: "pnpm would install it and report an unmet peer",
-  "yarn-classic": "yarn would install it with an incorrect-peer warning",
-  "yarn-berry": "yarn would install it with an incompatible-peer warning",
-  bun: "bun would install it with a peer warning",
-};
 
 export function checkPeers(
   updates: readonly Update[],
@@ -83,7 +69,7 @@ export function checkPeers(
         if (peerMoves && !drop.has(peer)) {
           drop.set(
             peer,
-            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (${PEER_OUTCOME[manager]})`,
+            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (${packageManager(manager).peerOutcome})`,
           );
         } else if (declarerMoves && !peerMoves && !drop.has(declarer)) {
           drop.set(

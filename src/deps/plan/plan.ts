@@ -1,8 +1,7 @@
 import picomatch from "picomatch";
 import { errorMessage } from "../../error-message.js";
 import type { DepsConfig } from "../config.js";
-import type { ManagerName } from "../managers/package-manager.js";
-import { findManagerUpdates } from "../managers/package-manager-update.js";
+import type { ManagerName } from "../managers/types.js";
 import { type NpmConfig, readNpmConfig } from "../registry/npmrc.js";
 import {
   type Advisory,
@@ -10,15 +9,17 @@ import {
   type FetchJson,
   type RegistryClient,
 } from "../registry/registry.js";
+import type { Update } from "../update.js";
 import { listDependencies, type SkippedDependency } from "./dependency-list.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
-import { findUpdates, mergeUpdates, type Update } from "./outdated.js";
+import { findUpdates, mergeUpdates } from "./outdated.js";
+import { findManagerUpdates } from "./package-manager-update.js";
 import { checkPeers } from "./peers.js";
-import { lockedPeerDeclarers, type NpmProject, readNpmProject } from "./project.js";
+import { type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNodes, readProjectNodes } from "./project-node.js";
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
 import { advisoryRequest, findSecurityUpdates } from "./security.js";
-import { findTransitiveSecurityUpdates, readLockedGraph } from "./transitive-security.js";
+import { findTransitiveSecurityUpdates } from "./transitive-security.js";
 import { versionPolicy } from "./versions.js";
 
 /** Why a package's next update waits: the plan says it once, above the packages it holds back. */
@@ -150,7 +151,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       skipped.push(...findings.skipped);
       // What the project does not name itself, from npm's lockfile, as npm audit sees it.
       const direct = new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name)));
-      const graph = await readLockedGraph(project.dir, project.lockfilePath, direct);
+      const graph = project.lockedGraph?.(direct);
       if (graph && project.lockfilePath) {
         const transitive = await findTransitiveSecurityUpdates({
           graph,
@@ -182,7 +183,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     [...security, ...regular],
     found.installed,
     found.packuments,
-    lockedPeerDeclarers(project.lockfile),
+    project.lockedPeers,
     project.manager.name,
   );
   skipped.push(...peers.skipped);

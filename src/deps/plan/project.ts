@@ -3,8 +3,14 @@ import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceFile, readWorkspaceText } from "../../sandbox/host-files.js";
-import { type LinkedOf, type LockedVersionOf, readLockfile } from "../managers/lockfiles.js";
-import { detectPackageManager, type PackageManager } from "../managers/package-manager.js";
+import { detectPackageManager, packageManager } from "../managers/index.js";
+import type {
+  DetectedManager,
+  LinkedOf,
+  LockedGraph,
+  LockedPeers,
+  LockedVersionOf,
+} from "../managers/types.js";
 
 /**
  * An npm project as the bump job sees it: the root package.json, its
@@ -44,42 +50,22 @@ export interface Manifest {
 export interface NpmProject {
   dir: string;
   manifests: Manifest[];
-  /** package-lock.json (or npm-shrinkwrap.json) as parsed JSON, when there is one. */
-  lockfile: Lockfile | undefined;
   lockfilePath: string | undefined;
   /** npm, pnpm, yarn (classic or berry) or bun, and its lockfile. */
-  manager: PackageManager;
-  /** Installed versions from pnpm's, yarn's or bun's lockfile (npm's is `lockfile`). */
+  manager: DetectedManager;
+  /** Installed versions from the lockfile, when there is one. */
   lockedVersionOf?: LockedVersionOf;
-  /** Whether pnpm's, yarn's or bun's lockfile links a dependency to a workspace package. */
+  /** Whether the lockfile links a dependency to a workspace package. */
   linkedOf?: LinkedOf;
-}
-
-export interface Lockfile {
-  lockfileVersion?: number;
-  packages?: Record<
-    string,
-    {
-      version?: string;
-      resolved?: string;
-      link?: boolean;
-      peerDependencies?: Record<string, string>;
-    }
-  >;
-  dependencies?: Record<string, { version?: string }>;
+  /** Packages the lockfile holds with the peers they declare (npm's records them). */
+  lockedPeers: Map<string, LockedPeers>;
+  /** The packages the project does not name itself, when the lockfile records them (npm's). */
+  lockedGraph?: (direct: ReadonlySet<string>) => LockedGraph;
 }
 
 export class ProjectError extends Error {
   override name = "ProjectError";
 }
-
-/**
- * bun's old binary lockfile: its diff cannot be reviewed in a pull request,
- * and what bun locked cannot be checked against the plan without running
- * bun on the host; bun 1.2+ writes and prefers the text one.
- */
-const binaryBunLock =
-  "bun.lockb is bun's binary lockfile, which patchwright cannot read or show in a pull request; switch to the text lockfile with `bun install --save-text-lockfile` (bun 1.2+), commit bun.lock and delete bun.lockb";
 
 export async function readNpmProject(dir: string): Promise<NpmProject> {
   const rootText = await readWorkspaceText(dir, "package.json").catch(() => {
@@ -96,18 +82,19 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     manifests.push(parseManifest(path, text));
   }
   const manager = await detectPackageManager(dir, root.json);
+  const tool = packageManager(manager.name);
   const lockfilePath = manager.lockfile;
-  if (lockfilePath === "bun.lockb") throw new ProjectError(binaryBunLock);
-  const project: NpmProject = { dir, manifests, lockfile: undefined, lockfilePath, manager };
+  const problem = lockfilePath ? tool.lockfileProblem?.(lockfilePath) : undefined;
+  if (problem) throw new ProjectError(problem);
+  const project: NpmProject = { dir, manifests, lockfilePath, manager, lockedPeers: new Map() };
   if (lockfilePath) {
     const text = await readWorkspaceText(dir, lockfilePath);
     try {
-      if (manager.name === "npm") project.lockfile = JSON.parse(text) as Lockfile;
-      else {
-        const reader = readLockfile(lockfilePath, text);
-        project.lockedVersionOf = reader.versionOf;
-        project.linkedOf = reader.linkedOf;
-      }
+      const reader = tool.readLockfile(text);
+      project.lockedVersionOf = reader.versionOf;
+      project.linkedOf = reader.linkedOf;
+      project.lockedPeers = reader.peerDeclarers();
+      if (reader.lockedGraph) project.lockedGraph = reader.lockedGraph;
     } catch (error) {
       throw new ProjectError(
         `${lockfilePath} cannot be read (${(error as Error).message}); fix or regenerate it first`,
@@ -199,65 +186,4 @@ async function findWorkspaceManifests(root: string, patterns: string[]): Promise
 
 function normalizePattern(pattern: string): string {
   return pattern.replace(/^\.\//, "").replace(/\/+$/, "");
-}
-
-/**
- * The version the lockfile installed for a dependency of the manifest in
- * `manifestDir`: npm looks in the workspace's own node_modules first, then
- * the root's, and so does this.
- */
-export function lockedVersion(
-  lockfile: Lockfile | undefined,
-  manifestDir: string,
-  name: string,
-): string | undefined {
-  if (!lockfile) return undefined;
-  const packages = lockfile.packages;
-  if (packages) {
-    const keys = manifestDir
-      ? [`${manifestDir}/node_modules/${name}`, `node_modules/${name}`]
-      : [`node_modules/${name}`];
-    for (const key of keys) {
-      const entry = packages[key];
-      if (entry?.version && !entry.link) return entry.version;
-    }
-    return undefined;
-  }
-  return lockfile.dependencies?.[name]?.version;
-}
-
-/** Whether npm's lockfile links a manifest's dependency to a workspace package (`link: true`). */
-export function lockedLink(
-  lockfile: Lockfile | undefined,
-  manifestDir: string,
-  name: string,
-): boolean | undefined {
-  const packages = lockfile?.packages;
-  if (!packages) return undefined;
-  const keys = manifestDir
-    ? [`${manifestDir}/node_modules/${name}`, `node_modules/${name}`]
-    : [`node_modules/${name}`];
-  for (const key of keys) {
-    const entry = packages[key];
-    if (entry) return entry.link === true;
-  }
-  return undefined;
-}
-
-/**
- * Packages npm's lockfile holds with the peers they declare (npm records
- * them there), the transitive ones included: a bump that breaks one of
- * their ranges breaks the tree as much as a direct dependency's would.
- */
-export function lockedPeerDeclarers(
-  lockfile: Lockfile | undefined,
-): Map<string, { version: string; peers: Record<string, string> }> {
-  const out = new Map<string, { version: string; peers: Record<string, string> }>();
-  for (const [key, entry] of Object.entries(lockfile?.packages ?? {})) {
-    const at = key.lastIndexOf("node_modules/");
-    if (at < 0 || !entry.version || !entry.peerDependencies || entry.link) continue;
-    const name = key.slice(at + "node_modules/".length);
-    if (!out.has(name)) out.set(name, { version: entry.version, peers: entry.peerDependencies });
-  }
-  return out;
 }

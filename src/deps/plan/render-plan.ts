@@ -1,7 +1,8 @@
-import { managerLabel } from "../managers/package-manager.js";
+import { packageManager } from "../managers/index.js";
+import type { Update, UpdateLocation } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
 import { groupTitle, MAJOR_ORDER } from "./groups.js";
-import { fromVersions, type Update, type UpdateLocation } from "./outdated.js";
+import { fromVersions } from "./outdated.js";
 import { type DepsPlan, ONE_AT_A_TIME, type PlanWarning } from "./plan.js";
 import { nodeStatement } from "./project-node.js";
 import { formatAge } from "./versions.js";
@@ -73,7 +74,7 @@ export function renderDepsPlan(
   const footer = [
     plan.upToDate > 0 ? `${dependencies(plan.upToDate)} up to date.` : "",
     plan.internal > 0
-      ? `${dependencies(plan.internal)} on this workspace's own packages (linked by ${managerLabel(plan.manager)}, not bumped).`
+      ? `${dependencies(plan.internal)} on this workspace's own packages (linked by ${packageManager(plan.manager).label}, not bumped).`
       : "",
   ].filter(Boolean);
   if (footer.length > 0) lines.push("", ...footer);

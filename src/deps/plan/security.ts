@@ -2,14 +2,15 @@ import { compare, gt, lte, major, prerelease, satisfies, valid } from "semver";
 import type { DepsConfig } from "../config.js";
 import type { Advisory, Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
+import { type Update, type UpdateLocation, updateType } from "../update.js";
 import type { SkippedDependency, WantedDependency } from "./dependency-list.js";
 import type { NodeTarget } from "./node-version.js";
-import { addLocation, type Update, type UpdateLocation } from "./outdated.js";
+import { addLocation } from "./outdated.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { ReleaseAge } from "./release-age.js";
 import { withAlias } from "./spec.js";
-import { enginesProblem, ignoresPackage, rulesFor, updateType } from "./versions.js";
+import { enginesProblem, ignoresPackage, rulesFor } from "./versions.js";
 
 /**
  * Security updates: the installed versions are sent to the registry's bulk

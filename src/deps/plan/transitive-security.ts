@@ -1,14 +1,13 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { compare, prerelease, satisfies, valid } from "semver";
 import type { DepsConfig } from "../config.js";
+import type { LockedGraph } from "../managers/types.js";
 import type { Advisory, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
+import { type Update, updateType } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
-import type { Update } from "./outdated.js";
 import type { ReleaseAge } from "./release-age.js";
 import { describeAdvisories } from "./security.js";
-import { ignoresPackage, rulesFor, updateType } from "./versions.js";
+import { ignoresPackage, rulesFor } from "./versions.js";
 
 /**
  * Advisories on packages the project does not name itself, as `npm audit`
@@ -16,58 +15,8 @@ import { ignoresPackage, rulesFor, updateType } from "./versions.js";
  * endpoint. A fix inside the ranges its dependents ask for is a lockfile-only
  * update (npm resolves the package again, as `npm audit fix` would); a fix
  * outside them needs a dependent's bump, and is listed with that reason.
- * npm lockfiles only: pnpm's and yarn's are read for direct dependencies.
+ * npm lockfiles only (their reader's lockedGraph): pnpm's and yarn's are read for direct dependencies.
  */
-
-interface LockPackage {
-  version?: string;
-  dependencies?: Record<string, string>;
-  optionalDependencies?: Record<string, string>;
-  peerDependencies?: Record<string, string>;
-  link?: boolean;
-}
-
-export interface LockedGraph {
-  /** Installed versions of each package that the project does not name directly. */
-  versions: Map<string, Set<string>>;
-  /** Who asks for each package, and with which range: "parent@1.0.0 wants ^1.0.0". */
-  wantedBy: Map<string, Array<{ parent: string; range: string }>>;
-}
-
-export async function readLockedGraph(
-  dir: string,
-  lockfilePath: string | undefined,
-  direct: ReadonlySet<string>,
-): Promise<LockedGraph | undefined> {
-  if (!lockfilePath || !/(^|\/)(package-lock|npm-shrinkwrap)\.json$/.test(lockfilePath)) {
-    return undefined;
-  }
-  const lock = JSON.parse(await readFile(join(dir, lockfilePath), "utf8")) as {
-    packages?: Record<string, LockPackage>;
-  };
-  const versions = new Map<string, Set<string>>();
-  const wantedBy = new Map<string, Array<{ parent: string; range: string }>>();
-  for (const [key, pkg] of Object.entries(lock.packages ?? {})) {
-    const name = key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
-    const isRoot = key === "" || !key.includes("node_modules/");
-    if (!isRoot && pkg.version && !pkg.link && !direct.has(name)) {
-      const seen = versions.get(name) ?? new Set<string>();
-      seen.add(pkg.version);
-      versions.set(name, seen);
-    }
-    if (isRoot) continue;
-    const parent = `${name}@${pkg.version ?? "?"}`;
-    for (const deps of [pkg.dependencies, pkg.optionalDependencies, pkg.peerDependencies]) {
-      for (const [child, range] of Object.entries(deps ?? {})) {
-        if (direct.has(child)) continue;
-        const list = wantedBy.get(child) ?? [];
-        list.push({ parent, range });
-        wantedBy.set(child, list);
-      }
-    }
-  }
-  return { versions, wantedBy };
-}
 
 export interface TransitiveOptions {
   graph: LockedGraph;

@@ -1,7 +1,8 @@
 import picomatch from "picomatch";
-import { compare, gt, lte, major, minor, prerelease, satisfies, valid, validRange } from "semver";
+import { compare, gt, lte, prerelease, satisfies, valid, validRange } from "semver";
 import type { DepsIgnoreRule, UpdateType } from "../config.js";
 import type { Packument } from "../registry/registry.js";
+import { updateType } from "../update.js";
 import { describeNode, type NodeTarget, safeFloor } from "./node-version.js";
 import type { ReleaseAge } from "./release-age.js";
 
@@ -68,14 +69,6 @@ export interface TargetChoice {
   /** Newer versions than the chosen ones that were passed over, and why (one per reason and kind). */
   passedOver: PassedOver[];
   latest: string | undefined;
-}
-
-/** The kind of change `from` -> `to`. Below 1.0.0 npm's caret treats a minor (0.x) or patch (0.0.x) as breaking. */
-export function updateType(from: string, to: string): UpdateType {
-  if (major(to) !== major(from)) return "major";
-  if (major(from) === 0 && minor(to) !== minor(from)) return "major";
-  if (major(from) === 0 && minor(from) === 0) return "major";
-  return minor(to) !== minor(from) ? "minor" : "patch";
 }
 
 /** Ignore rules that name this package (glob patterns allowed). */

@@ -1,5 +1,5 @@
 import type { GitHubClient } from "../../github/octokit.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 
 /**
  * The repository's bump pull requests, for two rules: at most

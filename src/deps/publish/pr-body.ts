@@ -11,10 +11,11 @@ import {
 } from "../../github/markdown.js";
 import { renderDrift } from "../../report/summary.js";
 import type { DepsGroupResult } from "../group/group-result.js";
-import { fromVersions, type Update } from "../plan/outdated.js";
+import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
 import { displayName, warningText } from "../plan/render-plan.js";
 import { formatAge } from "../plan/versions.js";
+import type { Update } from "../update.js";
 import { updatesMarker } from "./bump-pulls.js";
 
 /**

@@ -1,6 +1,6 @@
 import { gt, lte, valid } from "semver";
 import { errorMessage } from "../../error-message.js";
-import type { Update } from "../plan/outdated.js";
+import type { Update } from "../update.js";
 import { apiDiff } from "./api-diff.js";
 import { readTarball } from "./tarball.js";
 

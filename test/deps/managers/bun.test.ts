@@ -7,18 +7,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../../src/agent/model/scripted.js";
 import { defaultConfig } from "../../../src/config/schema.js";
 import { parseDepsConfig } from "../../../src/deps/config.js";
+import { readBunLockfile } from "../../../src/deps/managers/bun/lockfile.js";
+import { detectPackageManager, managerCommands } from "../../../src/deps/managers/index.js";
 import { lockedMismatches } from "../../../src/deps/managers/locked-check.js";
-import { readLockfile } from "../../../src/deps/managers/lockfiles.js";
-import {
-  detectPackageManager,
-  managerCommands,
-} from "../../../src/deps/managers/package-manager.js";
 import { missingTool } from "../../../src/deps/managers/tool-check.js";
-import type { Update } from "../../../src/deps/plan/outdated.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
 import { ProjectError, readNpmProject } from "../../../src/deps/plan/project.js";
 import { readReleaseAge } from "../../../src/deps/plan/release-age.js";
 import { runDepsJob } from "../../../src/deps/run-deps-job.js";
+import type { Update } from "../../../src/deps/update.js";
 import { type SandboxLauncher, unsandboxed } from "../../../src/sandbox/sandbox.js";
 import { chooseSandbox } from "../../../src/sandbox/select.js";
 import { NO_HOST_TRUST } from "../../../src/sandbox/trust/host-trust.js";
@@ -26,7 +23,7 @@ import { createBareRepo, gitTestEnv } from "../../helpers/git-repos.js";
 import { lockedProject, TOOLS } from "../manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "../registry-fixtures.js";
 
-const readBunLock = (text: string) => readLockfile("bun.lock", text).versionOf;
+const readBunLock = (text: string) => readBunLockfile(text).versionOf;
 
 /**
  * bun projects bumped by bun itself, for real: against verdaccio, and in a

@@ -4,7 +4,7 @@ import {
   mismatchReason,
   retargetedFix,
 } from "../../../src/deps/managers/locked-check.js";
-import type { Update } from "../../../src/deps/plan/outdated.js";
+import type { Update } from "../../../src/deps/update.js";
 
 function update(name: string, from: string, to: string, manifest = "package.json"): Update {
   return {

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readLockfile } from "../../../src/deps/managers/lockfiles.js";
+import { readBunLockfile } from "../../../src/deps/managers/bun/lockfile.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-registry.js";
 import { LOCKFILES, lockedProject, type Manager, toolDepsJob } from "../manager-projects.js";
 
-const readBunLock = (text: string) => readLockfile("bun.lock", text).versionOf;
+const readBunLock = (text: string) => readBunLockfile(text).versionOf;
 
 /**
  * In-range updates of an application with a lockfile (range_strategy auto)

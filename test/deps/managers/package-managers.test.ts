@@ -3,10 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDepsConfig } from "../../../src/deps/config.js";
-import {
-  detectPackageManager,
-  type ManagerTools,
-} from "../../../src/deps/managers/package-manager.js";
+import { detectPackageManager } from "../../../src/deps/managers/index.js";
+import type { ManagerTools } from "../../../src/deps/managers/types.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { lockedProject, type Manager, TOOLS, toolDepsJob } from "../manager-projects.js";

@@ -3,14 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { applyBump } from "../../../src/deps/managers/bump.js";
-import {
-  forgetLocked,
-  pinnedRanges,
-  pnpmRelockCommands,
-  relockTargets,
-  yarnBerryRelockCommand,
-} from "../../../src/deps/managers/relock.js";
-import type { Update } from "../../../src/deps/plan/outdated.js";
+import { pnpmRelockCommands } from "../../../src/deps/managers/pnpm/index.js";
+import { forgetLocked, pinnedRanges, relockTargets } from "../../../src/deps/managers/relock.js";
+import { yarnBerryRelockCommand } from "../../../src/deps/managers/yarn/index.js";
+import type { Update } from "../../../src/deps/update.js";
 
 const update = (name: string, to: string, locations: Update["locations"]): Update => ({
   name,

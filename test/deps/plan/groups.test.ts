@@ -7,7 +7,6 @@ import {
   groupUpdates,
   type UpdateGroup,
 } from "../../../src/deps/plan/groups.js";
-import type { Update } from "../../../src/deps/plan/outdated.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import {
   alreadyProposed,
@@ -17,6 +16,7 @@ import {
 } from "../../../src/deps/publish/bump-pulls.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import { normalizeRepositoryUrl } from "../../../src/deps/registry/release-notes.js";
+import type { Update } from "../../../src/deps/update.js";
 import { NVMRC_24 } from "../memory-registry.js";
 
 function update(

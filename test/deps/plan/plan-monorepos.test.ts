@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { editManifest, manifestEdits } from "../../../src/deps/managers/bump.js";
 import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
-import { fromVersions, type Update } from "../../../src/deps/plan/outdated.js";
+import { fromVersions } from "../../../src/deps/plan/outdated.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
+import type { Update } from "../../../src/deps/update.js";
 import {
   greenResult,
   memoryRegistry,

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { groupTitle, groupUpdates } from "../../../src/deps/plan/groups.js";
-import type { Update } from "../../../src/deps/plan/outdated.js";
 import { checkPeers } from "../../../src/deps/plan/peers.js";
 import { readProjectNodes } from "../../../src/deps/plan/project-node.js";
 import { writeRange } from "../../../src/deps/plan/range-strategy.js";
 import { readReleaseAge } from "../../../src/deps/plan/release-age.js";
 import type { Packument } from "../../../src/deps/registry/registry.js";
+import type { Update } from "../../../src/deps/update.js";
 
 const app = { strategy: "auto", section: "dependencies", hasLockfile: true } as const;
 const library = { ...app, hasLockfile: false } as const;

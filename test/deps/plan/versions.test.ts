@@ -4,13 +4,9 @@ import {
   parseNodeVersion,
   safeFloor,
 } from "../../../src/deps/plan/node-version.js";
-import {
-  chooseTargets,
-  formatAge,
-  updateType,
-  type VersionPolicy,
-} from "../../../src/deps/plan/versions.js";
+import { chooseTargets, formatAge, type VersionPolicy } from "../../../src/deps/plan/versions.js";
 import type { Packument } from "../../../src/deps/registry/registry.js";
+import { updateType } from "../../../src/deps/update.js";
 
 const NOW = Date.parse("2026-06-01T00:00:00Z");
 const DAY = 86_400_000;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { DepsGroupResult } from "../../../src/deps/group/group-result.js";
-import type { Update } from "../../../src/deps/plan/outdated.js";
 import { renderDepsJobSummary } from "../../../src/deps/publish/job-summary.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import type { DepsJobResult } from "../../../src/deps/run-deps-job.js";
+import type { Update } from "../../../src/deps/update.js";
 
 function update(name: string, from: string, to: string): Update {
   return {

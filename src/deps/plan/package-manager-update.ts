@@ -1,11 +1,10 @@
 import { valid } from "semver";
-import { parse as parseYaml } from "yaml";
-import { readWorkspaceText } from "../../sandbox/host-files.js";
-import type { SkippedDependency } from "../plan/dependency-list.js";
-import type { Update } from "../plan/outdated.js";
-import { chooseTargets, ignoresPackage, rulesFor, type VersionPolicy } from "../plan/versions.js";
+import { PACKAGE_MANAGERS } from "../managers/index.js";
 import type { RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
+import type { Update } from "../update.js";
+import type { SkippedDependency } from "./dependency-list.js";
+import { chooseTargets, ignoresPackage, rulesFor, type VersionPolicy } from "./versions.js";
 
 /**
  * package.json's `packageManager` (`pnpm@10.12.1`), which corepack and
@@ -39,8 +38,10 @@ export async function findManagerUpdates(options: {
   if (!tool || !current) return out;
   const skip = (reason: string) =>
     out.skipped.push({ name: tool, manifest: MANIFEST, reason: `packageManager field: ${reason}` });
-  const registryName = publishedAs(tool, current);
-  if (!registryName) return out;
+  // The first of that name: yarn 1 and 2+ name their release package by the version alike.
+  const manager = PACKAGE_MANAGERS.find((m) => m.tool === tool);
+  if (!manager) return out;
+  const registryName = manager.releasePackage(current);
   if (!valid(current)) {
     skip(`"${options.pinned}" names no exact version to update from`);
     return out;
@@ -68,7 +69,7 @@ export async function findManagerUpdates(options: {
   const held = hash
     ? (to: string) =>
         `corepack's hash in the field (${hash.slice(0, 12)}…) must be computed for the new release: run \`corepack use ${tool}@${to}\``
-    : await yarnPathHold(options.dir, tool);
+    : await manager.pinHold?.(options.dir);
   for (const target of targets) {
     if (held) {
       skip(
@@ -100,29 +101,4 @@ export async function findManagerUpdates(options: {
     });
   }
   return out;
-}
-
-/** The registry package a tool's release is: yarn 2+ is `@yarnpkg/cli-dist`, as corepack installs it. */
-function publishedAs(tool: string, version: string): string | undefined {
-  if (tool === "yarn") return /^1\./.test(version) ? "yarn" : "@yarnpkg/cli-dist";
-  return tool === "pnpm" || tool === "npm" || tool === "bun" ? tool : undefined;
-}
-
-/** Yarn 2+ runs the release file `yarnPath` names, whatever the field says. */
-async function yarnPathHold(
-  dir: string,
-  tool: string,
-): Promise<((to: string) => string) | undefined> {
-  if (tool !== "yarn") return undefined;
-  const text = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
-  let yarnPath: unknown;
-  try {
-    yarnPath =
-      text === undefined ? undefined : (parseYaml(text) as { yarnPath?: unknown })?.yarnPath;
-  } catch {
-    return undefined;
-  }
-  if (typeof yarnPath !== "string") return undefined;
-  return (to) =>
-    `.yarnrc.yml's yarnPath runs ${yarnPath} whatever the field says: run \`yarn set version ${to}\`, which replaces both`;
 }

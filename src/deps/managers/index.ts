@@ -1,0 +1,69 @@
+import { readWorkspaceText } from "../../sandbox/host-files.js";
+import { bun } from "./bun/index.js";
+import { npm } from "./npm/index.js";
+import { pnpm } from "./pnpm/index.js";
+import type {
+  DetectedManager,
+  ManagerCommands,
+  ManagerName,
+  ManagerTools,
+  PackageManager,
+} from "./types.js";
+import { yarnBerry, yarnClassic } from "./yarn/index.js";
+
+/**
+ * Every package manager the bump job supports, and which one a project
+ * uses: package.json's `packageManager` (which corepack honours) first,
+ * else the first lockfile found in this list's order, else npm.
+ */
+
+export const PACKAGE_MANAGERS: readonly PackageManager[] = [npm, pnpm, yarnClassic, yarnBerry, bun];
+
+/** The module for a detected (or planned) manager's name. */
+export function packageManager(name: ManagerName): PackageManager {
+  const found = PACKAGE_MANAGERS.find((m) => m.name === name);
+  if (!found) throw new Error(`no package manager named ${name}`);
+  return found;
+}
+
+export async function detectPackageManager(
+  dir: string,
+  manifest: Record<string, unknown>,
+): Promise<DetectedManager> {
+  const found: Array<{ file: string; text: string }> = [];
+  for (const file of new Set(PACKAGE_MANAGERS.flatMap((m) => m.lockfiles))) {
+    const text = await readWorkspaceText(dir, file).catch(() => undefined);
+    if (text !== undefined) found.push({ file, text });
+  }
+  const lockOf = (manager: PackageManager) => found.find((f) => manager.lockfiles.includes(f.file));
+  const pinned = typeof manifest.packageManager === "string" ? manifest.packageManager : undefined;
+  if (pinned) {
+    const [tool, version] = pinned.split("@");
+    const named = PACKAGE_MANAGERS.find(
+      (m) => m.tool === tool && m.claims({ version, lockText: lockOf(m)?.text }),
+    );
+    if (named) {
+      return {
+        name: named.name,
+        lockfile: lockOf(named)?.file,
+        evidence: `package.json "packageManager": "${pinned}"`,
+        pinned,
+      };
+    }
+  }
+  const first = found[0];
+  const owner = first && lockfileManager(first.file, first.text);
+  if (!first || !owner) return { name: npm.name, lockfile: undefined, evidence: "no lockfile" };
+  return { name: owner.name, lockfile: first.file, evidence: first.file };
+}
+
+/** The manager that writes a lockfile, by its name (and, for yarn.lock, its text). */
+export function lockfileManager(lockfilePath: string, text?: string): PackageManager | undefined {
+  const file = lockfilePath.slice(lockfilePath.lastIndexOf("/") + 1);
+  return PACKAGE_MANAGERS.find((m) => m.lockfiles.includes(file) && m.claims({ lockText: text }));
+}
+
+/** The commands the bump job runs with a project's manager; `tools` replaces how the tool is started. */
+export function managerCommands(detected: DetectedManager, tools?: ManagerTools): ManagerCommands {
+  return packageManager(detected.name).commands(detected, tools);
+}

@@ -1,0 +1,111 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  detectPackageManager,
+  lockfileManager,
+  PACKAGE_MANAGERS,
+  packageManager,
+} from "../../../src/deps/managers/index.js";
+import type { ManagerName } from "../../../src/deps/managers/types.js";
+
+/**
+ * The index of package managers: every one it lists keeps the interface's
+ * promises, and detection finds each from its lockfile and from
+ * package.json's `packageManager`. A manager dropped from the index, or a
+ * name added without its case here, fails this file.
+ */
+
+const CASES: Record<ManagerName, { lockfile: string; text: string; pin: string }> = {
+  npm: { lockfile: "package-lock.json", text: '{ "lockfileVersion": 3 }\n', pin: "npm@11.0.0" },
+  pnpm: { lockfile: "pnpm-lock.yaml", text: "lockfileVersion: '9.0'\n", pin: "pnpm@10.12.1" },
+  "yarn-classic": { lockfile: "yarn.lock", text: "# yarn lockfile v1\n\n", pin: "yarn@1.22.22" },
+  "yarn-berry": {
+    lockfile: "yarn.lock",
+    text: "__metadata:\n  version: 8\n  cacheKey: 10\n",
+    pin: "yarn@4.5.0",
+  },
+  bun: { lockfile: "bun.lock", text: '{\n  "lockfileVersion": 1,\n}\n', pin: "bun@1.2.0" },
+};
+const NAMES = Object.keys(CASES) as ManagerName[];
+
+let root: string;
+let count = 0;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-managers-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+async function project(files: Record<string, string>): Promise<string> {
+  const dir = await mkdtemp(join(root, `p${count++}-`));
+  for (const [path, text] of Object.entries(files)) await writeFile(join(dir, path), text);
+  return dir;
+}
+
+describe("the package manager index", () => {
+  it("lists every manager once, each under its own name", () => {
+    expect(PACKAGE_MANAGERS.map((m) => m.name).sort()).toEqual([...NAMES].sort());
+    for (const name of NAMES) expect(packageManager(name).name).toBe(name);
+  });
+
+  it.each(NAMES)("%s keeps the interface's promises", (name) => {
+    const manager = packageManager(name);
+    const { lockfile, text, pin } = CASES[name];
+    expect(manager.label).toMatch(/^[a-z]+$/);
+    expect(manager.lockfiles).toContain(lockfile);
+    expect(manager.releasePackage(pin.slice(pin.indexOf("@") + 1))).toMatch(/\S/);
+    expect(manager.peerOutcome).toMatch(/\S/);
+    expect(lockfileManager(lockfile, text)).toBe(manager);
+    const reader = manager.readLockfile(text);
+    expect(reader.versionOf("", "absent", "^1.0.0")).toBeUndefined();
+    expect(reader.peerDeclarers()).toBeInstanceOf(Map);
+    for (const hasLock of [true, false]) {
+      const detected = { name, lockfile: hasLock ? lockfile : undefined, evidence: "test" };
+      const commands = manager.commands(detected, {});
+      for (const command of [
+        commands.lockfile(),
+        commands.lockfile(new Date(Date.now() - 86_400_000)),
+        commands.install,
+        commands.reinstall,
+        commands.test,
+      ])
+        expect(command).toMatch(/\S/);
+      expect(commands.registryEnv("http://127.0.0.1:4873/")).not.toEqual({});
+      expect(commands.cacheEnv("/cache")).not.toEqual({});
+    }
+  });
+
+  it.each(NAMES)("detects %s from its lockfile", async (name) => {
+    const { lockfile, text } = CASES[name];
+    const dir = await project({ "package.json": "{}", [lockfile]: text });
+    expect(await detectPackageManager(dir, {})).toEqual({
+      name,
+      lockfile,
+      evidence: lockfile,
+    });
+  });
+
+  it.each(NAMES)("detects %s from package.json's packageManager", async (name) => {
+    const { pin } = CASES[name];
+    const manifest = { packageManager: pin };
+    const dir = await project({ "package.json": JSON.stringify(manifest) });
+    expect(await detectPackageManager(dir, manifest)).toEqual({
+      name,
+      lockfile: undefined,
+      evidence: `package.json "packageManager": "${pin}"`,
+      pinned: pin,
+    });
+  });
+
+  it("takes npm when nothing says otherwise", async () => {
+    const dir = await project({ "package.json": "{}" });
+    expect(await detectPackageManager(dir, {})).toEqual({
+      name: "npm",
+      lockfile: undefined,
+      evidence: "no lockfile",
+    });
+  });
+});
