@@ -6,8 +6,9 @@ import type { JobHandler, JobResult, JobWorker } from "../src/queue/types.js";
 import { unsandboxed } from "../src/sandbox/sandbox.js";
 import { parseServiceEnv } from "../src/service/env.js";
 import { createJobHandler } from "../src/service/job-handler.js";
+import type { JobInputs } from "../src/service/job-kinds/inputs.js";
 import { openJobQueue } from "../src/service/open-queue.js";
-import { workerDeps } from "../src/service/worker-service.js";
+import { workerServices } from "../src/service/worker-service.js";
 import { fixAddSteps } from "../test/helpers/demo-repo.js";
 import { createGatedModel, type GatedModel } from "../test/helpers/gated-model.js";
 import { mountFakeGitHub } from "./queue-world.js";
@@ -15,7 +16,7 @@ import { mountFakeGitHub } from "./queue-world.js";
 /**
  * One `patchwright worker` process for the queue benchmark (forked by
  * queue.ts, talking over IPC): the real worker (open-queue.ts on REDIS_URL,
- * createJobHandler with workerDeps, as worker-service.ts builds it) against
+ * createJobHandler with workerServices, as worker-service.ts builds it) against
  * the fake GitHub in nock, the bare repository over file:// and a scripted
  * model that fixes add() in three turns, each after MODEL_TURN_MS (the
  * model's latency). Repository commands run unsandboxed.
@@ -86,7 +87,7 @@ const clients = createGitHubAppClients({
   secondMs: 1,
   log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 });
-const deps = workerDeps({
+const services = workerServices({
   settings,
   env: process.env,
   queue,
@@ -95,8 +96,8 @@ const deps = workerDeps({
   createModel,
   sandbox: unsandboxed,
 });
-const real = createJobHandler(deps);
-const handler: JobHandler = {
+const real = createJobHandler(services);
+const handler: JobHandler<JobInputs> = {
   async run(job) {
     const start = performance.now();
     const result = await real.run(job);

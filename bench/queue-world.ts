@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import nock from "nock";
-import type { NewJob } from "../src/queue/types.js";
 import { jobKey, triggerKey } from "../src/requests/request.js";
 import { parseTrigger } from "../src/requests/triggers.js";
+import type { ServiceJob } from "../src/service/job-kinds/inputs.js";
 import { aim, examplePayload, OWNER, type Payload, REPO } from "../test/helpers/app-harness.js";
 import { ADD_BUG_FILES } from "../test/helpers/demo-repo.js";
 import { createFakeGitHub, type FakeGitHub } from "../test/helpers/fake-github.js";
@@ -66,7 +66,7 @@ export function commentPayload(
 }
 
 /** The record the webhook stores for an `@agent` mention on `issue` (as src/app/index.ts builds it). */
-export function mentionJob(cloneUrl: string, issue: number, deliveryId: string): NewJob {
+export function mentionJob(cloneUrl: string, issue: number, deliveryId: string): ServiceJob {
   const payload = commentPayload(cloneUrl, issue, 700_000 + issue, "@agent fix add() please");
   const request = parseTrigger("issue_comment", payload, deliveryId);
   if (!request || request.installationId === undefined) throw new Error("no request");

@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { JobQueue } from "../src/queue/types.js";
+import type { ServiceQueue } from "../src/service/job-kinds/inputs.js";
 import { openJobQueue } from "../src/service/open-queue.js";
 import { PRIVATE_KEY } from "../test/helpers/app-harness.js";
 import { type RedisServer, startRedis } from "../test/helpers/redis-server.js";
@@ -122,7 +122,7 @@ function workerEnv(
   };
 }
 
-function openQueue(world: World, redisUrl: string): Promise<JobQueue> {
+function openQueue(world: World, redisUrl: string): Promise<ServiceQueue> {
   return openJobQueue({
     redisUrl,
     cacheDir: world.root,

@@ -1,7 +1,7 @@
 import type { DepsSchedule } from "../deps/config.js";
 import { isDepsRunDue } from "../deps/plan/schedule.js";
-import type { JobQueue } from "../queue/types.js";
-import type { ScheduledRepository } from "../service/deps-job.js";
+import type { ScheduledRepository } from "../requests/scheduled-repository.js";
+import type { ServiceQueue } from "../service/job-kinds/inputs.js";
 
 export type { ScheduledRepository };
 
@@ -11,7 +11,7 @@ export interface DepsSchedulerDeps {
   listRepositories(): Promise<ScheduledRepository[]>;
   /** The repository's `deps:` schedule, read from its default branch. */
   scheduleOf(repository: ScheduledRepository): Promise<DepsSchedule>;
-  queue: Pick<JobQueue, "submit">;
+  queue: Pick<ServiceQueue, "submit">;
   clock: { now(): number };
   /** How long repository lists and schedules are reused before they are read again. */
   refreshMs?: number;

@@ -2,21 +2,21 @@ import type { Probot } from "probot";
 import { loadRepoConfig } from "../config/load.js";
 import { depsScheduleOf } from "../deps/config.js";
 import type { GitHubClient } from "../github/octokit.js";
-import type { JobQueue } from "../queue/types.js";
+import type { ServiceQueue } from "../service/job-kinds/inputs.js";
 import { createDepsScheduler, type ScheduledRepository } from "./deps-scheduler.js";
 
 const SECURITY_EVERY_MS = 15 * 60_000;
 
 export interface AppDepsSchedulerSettings {
   probot: Probot;
-  queue: Pick<JobQueue, "submit">;
+  queue: Pick<ServiceQueue, "submit">;
   clock: { now(): number };
 }
 
 /**
  * Connects the scheduler to GitHub: the repositories of every installation
  * and each one's `deps:` schedule from its default branch. A run that is
- * due becomes a job in the queue (service/deps-job.ts runs it).
+ * due becomes a job in the queue (service/job-kinds/deps.ts runs it).
  */
 export function createAppDepsScheduler(settings: AppDepsSchedulerSettings) {
   const { probot } = settings;

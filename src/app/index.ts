@@ -3,18 +3,19 @@ import type { Model } from "../agent/model/model.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { reactToTrigger } from "../github/reactions.js";
-import type { JobQueue, JobWorker } from "../queue/types.js";
+import type { SetTimer } from "../queue/timer.js";
+import type { JobWorker } from "../queue/types.js";
 import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
+import type { ServiceQueue } from "../service/job-kinds/inputs.js";
 import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
-import type { SetTimer } from "../service/queue-note.js";
 import { exitOnSignals } from "../service/shutdown.js";
 import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { createTriggerGate } from "../service/trigger-gate.js";
-import { startWorkerService, workerDeps } from "../service/worker-service.js";
+import { startWorkerService, workerServices } from "../service/worker-service.js";
 import { isOwnRequest, isUpkeepEvent } from "../thread/start-rules.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { guardMalformedPayloads } from "./malformed.js";
@@ -40,7 +41,7 @@ export interface AppSettings {
   /** The worker's GitHub clients; default: from APP_ID, PRIVATE_KEY and GHE_HOST. */
   github?: GitHubAppClients;
   /** Default: BullMQ on REDIS_URL, else the embedded queue on disk in the cache directory. */
-  queue?: JobQueue;
+  queue?: ServiceQueue;
   /** `npm start`: SIGTERM and SIGINT stop gracefully and exit the process. Off in tests. */
   exitOnSignals?: boolean;
   setTimer?: SetTimer;
@@ -83,15 +84,15 @@ export function createApp(settings: AppSettings) {
   const service = appServiceSettings(settings.env, settings.queue !== undefined);
   const clock = settings.clock ?? Date;
   const inFlight = new Set<Promise<unknown>>();
-  let queue: JobQueue | undefined;
+  let queue: ServiceQueue | undefined;
   let worker: JobWorker | undefined;
   let scheduler: ReturnType<typeof setInterval> | undefined;
   let closeClients = async () => {};
 
   const app = async (probot: Probot, _options?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
-    let jobs: JobQueue;
-    let deps: ReturnType<typeof workerDeps>;
+    let jobs: ServiceQueue;
+    let services: ReturnType<typeof workerServices>;
     try {
       // The worker's mirrors and worktrees live in the cache: a folder it cannot write stops the start.
       if (service.inProcessWorker && !settings.queue) await requireCacheFolder(service.cacheDir);
@@ -120,7 +121,7 @@ export function createApp(settings: AppSettings) {
         setTimer: settings.setTimer,
         queuePollMs: settings.queuePollMs,
       };
-      deps = workerDeps(options);
+      services = workerServices(options);
       if (service.inProcessWorker) worker = startWorkerService(options);
     } catch (error) {
       if (settings.refuse) settings.refuse(error);
@@ -135,7 +136,7 @@ export function createApp(settings: AppSettings) {
       scheduler.unref();
     }
 
-    const gate = createTriggerGate({ botLogin: deps.botLogin, clock });
+    const gate = createTriggerGate({ botLogin: services.botLogin, clock });
     const parsed = createParsedDeliveries();
     guardMalformedPayloads(probot, (event, payload, delivery) =>
       event === "push"
@@ -212,7 +213,7 @@ export function createApp(settings: AppSettings) {
       // The config is read from the default branch: a new trigger phrase counts from this push on.
       if (moved.baseRef === moved.repo.defaultBranch) gate.forget(moved.repo);
       // The bot's own pushes move its own branches, which nothing is based on.
-      const bot = await deps.botLogin().catch(() => "");
+      const bot = await services.botLogin().catch(() => "");
       const pusher = { login: moved.sender, id: 0, type: "Bot" as const };
       if (bot && isOwnRequest({ requester: pusher }, bot)) return;
       const key = `${moved.repo.owner}/${moved.repo.name}@${moved.baseRef}`.toLowerCase();

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { claimedBy, type JobRecord, jobRecordSchema } from "./types.js";
+import { claimedBy, type StoredJobRecord, storedJobRecordSchema } from "./types.js";
 
 /**
  * The embedded queue's durable part: one JSON file per job, replaced
@@ -28,13 +28,14 @@ export class DiskJobStore {
     this.#seen = join(dir, "seen");
   }
 
-  async load(): Promise<JobRecord[]> {
+  /** Every record as stored: each kind's inputs are read when its job runs (job-inputs.ts). */
+  async load(): Promise<StoredJobRecord[]> {
     await mkdir(this.#records, { recursive: true });
     await mkdir(this.#seen, { recursive: true });
-    const records: JobRecord[] = [];
+    const records: StoredJobRecord[] = [];
     for (const name of await readdir(this.#records)) {
       if (!name.endsWith(".json")) continue;
-      const parsed = jobRecordSchema.safeParse(
+      const parsed = storedJobRecordSchema.safeParse(
         JSON.parse(await readFile(join(this.#records, name), "utf8").catch(() => "null")),
       );
       if (parsed.success) records.push(parsed.data);
@@ -76,12 +77,12 @@ export class DiskJobStore {
     return true;
   }
 
-  async write(record: JobRecord): Promise<void> {
+  async write(record: StoredJobRecord): Promise<void> {
     await this.#writeAtomically(join(this.#records, `${record.id}.json`), JSON.stringify(record));
   }
 
   /** Forgets finished jobs and markers older than `olderThanMs`. */
-  async prune(olderThanMs: number, now: number, records: JobRecord[]): Promise<string[]> {
+  async prune(olderThanMs: number, now: number, records: StoredJobRecord[]): Promise<string[]> {
     const removed: string[] = [];
     for (const record of records) {
       const finished = record.state === "done" || record.state === "failed";

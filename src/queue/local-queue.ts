@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { DiskJobStore } from "./disk-store.js";
+import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { LocalWorker } from "./local-worker.js";
+import { realTimer, type SetTimer } from "./timer.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
+  type JobInputSchemas,
   type JobQueue,
   type JobRecord,
   type NewJob,
@@ -16,8 +19,10 @@ import {
  * (from their checkpoint) until they are out of attempts.
  */
 
-export interface LocalQueueOptions {
+export interface LocalQueueOptions<S extends JobInputSchemas> {
   dir: string;
+  /** The input schema of each kind of job this queue holds. */
+  kinds: S;
   clock?: { now(): number };
   maxAttempts?: number;
   /** Finished jobs and delivery markers are kept this long (default 7 days). */
@@ -27,18 +32,12 @@ export interface LocalQueueOptions {
   setTimer?: SetTimer;
 }
 
-export type SetTimer = (fn: () => void, ms: number) => { cancel(): void };
-
-const realTimer: SetTimer = (fn, ms) => {
-  const handle = setTimeout(fn, ms);
-  // A pending retry must not keep a finished process alive.
-  handle.unref();
-  return { cancel: () => clearTimeout(handle) };
-};
-
 const WEEK_MS = 7 * 24 * 3_600_000;
 
-export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQueue> {
+export async function createLocalQueue<S extends JobInputSchemas>(
+  options: LocalQueueOptions<S>,
+): Promise<JobQueue<S>> {
+  const { kinds } = options;
   const clock = options.clock ?? Date;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const store = new DiskJobStore(options.dir);
@@ -63,7 +62,8 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
     return stamped;
   }
 
-  async function submitNow(job: NewJob): Promise<SubmitResult> {
+  async function submitNow(submitted: NewJob): Promise<SubmitResult> {
+    const job = parseNewJob(kinds, submitted);
     const keys = [job.deliveryId, ...(job.triggerId ? [job.triggerId] : [])];
     const waiting = job.coalesce
       ? [...records.values()].find(
@@ -100,7 +100,7 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
     return { status: "queued", id };
   }
 
-  return {
+  const queue: JobQueue = {
     submit(job) {
       const result = (submitting.get(job.key) ?? Promise.resolve()).then(() => submitNow(job));
       const settled = result.catch(() => {});
@@ -116,6 +116,7 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
           records,
           save,
           clock,
+          kinds,
           maxAttempts,
           onError: options.onError,
           setTimer: options.setTimer ?? realTimer,
@@ -126,11 +127,18 @@ export async function createLocalQueue(options: LocalQueueOptions): Promise<JobQ
       worker.pump();
       return worker;
     },
-    get: async (id) => records.get(id),
+    // A record its kind cannot read is returned as stored: it fails when it runs.
+    get: async (id) => {
+      const record = records.get(id);
+      if (!record) return undefined;
+      const read = readRecord(kinds, record);
+      return read.ok ? read.record : record;
+    },
     onIdle: () => worker?.idle() ?? Promise.resolve(),
     close: async () => {
       await Promise.all(submitting.values());
       worker?.dispose();
     },
   };
+  return queueOf(queue, kinds);
 }

@@ -1,8 +1,10 @@
 import { errorMessage } from "../error-message.js";
-import type { SetTimer } from "./local-queue.js";
+import { type JobInputError, readRecord } from "./job-inputs.js";
 import { pickNext } from "./pick-next.js";
+import type { SetTimer } from "./timer.js";
 import {
   type JobHandler,
+  type JobInputSchemas,
   type JobRecord,
   type JobResult,
   type JobWorker,
@@ -23,6 +25,8 @@ interface WorkerContext {
   records: Map<string, JobRecord>;
   save(record: JobRecord): Promise<JobRecord>;
   clock: { now(): number };
+  /** Each record's inputs are read with its kind's schema before it runs or is reported. */
+  kinds: JobInputSchemas;
   maxAttempts: number;
   onError?: ((error: unknown, record: JobRecord) => void) | undefined;
   setTimer: SetTimer;
@@ -116,8 +120,11 @@ export class LocalWorker implements JobWorker {
     this.#running.set(record.id, { controller, done });
   }
 
-  async #execute(queued: JobRecord, signal: AbortSignal): Promise<void> {
+  async #execute(stored: JobRecord, signal: AbortSignal): Promise<void> {
     const { ctx } = this;
+    const read = readRecord(ctx.kinds, stored);
+    if (!read.ok) return this.#unreadable(stored, read.error);
+    const queued = read.record;
     // Out of attempts before this run: the earlier ones were cut short by crashes.
     if (queued.attempts >= ctx.maxAttempts) return this.#giveUp(queued);
     let record = await ctx.save({
@@ -191,6 +198,21 @@ export class LocalWorker implements JobWorker {
         });
       }
     }
+  }
+
+  /**
+   * A record of a kind this version does not run, or with an input its
+   * kind's schema refuses (written by another version): that job fails,
+   * said in the log and in its outcome, and the worker goes on.
+   */
+  async #unreadable(record: JobRecord, error: JobInputError): Promise<void> {
+    this.ctx.onError?.(error, record);
+    await this.ctx.save({
+      ...record,
+      state: "failed",
+      finishedAt: this.ctx.clock.now(),
+      outcome: { conclusion: "failure", message: error.message },
+    });
   }
 
   /**

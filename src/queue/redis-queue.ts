@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Job, Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { createKeyLock } from "./key-lock.js";
 import { createRedisIntake } from "./redis-intake.js";
 import { REDIS_READY, whenReady } from "./redis-ready.js";
@@ -9,6 +10,7 @@ import { startRedisWorker } from "./redis-worker.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
   type JobHandler,
+  type JobInputSchemas,
   type JobQueue,
   type JobRecord,
   type JobWorker,
@@ -32,8 +34,10 @@ import {
  * queue opens is refused (redis-ready.ts), not waited for forever.
  */
 
-export interface RedisQueueOptions {
+export interface RedisQueueOptions<S extends JobInputSchemas> {
   url: string;
+  /** The input schema of each kind of job this queue holds. */
+  kinds: S;
   /** Queue and key prefix, so several deployments can share one Redis. */
   name?: string;
   maxAttempts?: number;
@@ -54,7 +58,10 @@ export interface RedisQueueOptions {
 
 const SEEN_TTL_SECONDS = 7 * 24 * 3600;
 
-export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQueue> {
+export async function createRedisQueue<S extends JobInputSchemas>(
+  options: RedisQueueOptions<S>,
+): Promise<JobQueue<S>> {
+  const { kinds } = options;
   const name = options.name ?? "patchwright";
   const clock = options.clock ?? Date;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -117,7 +124,9 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     if ((await redis.decr(key)) < 0) await redis.set(key, 0);
   }
 
-  async function submit(job: NewJob): Promise<SubmitResult> {
+  async function submit(submitted: NewJob): Promise<SubmitResult> {
+    // What is stored, and what the intake compares when it withdraws: the parsed input.
+    const job = parseNewJob(kinds, submitted);
     const id = randomUUID();
     const admitted = await intake.admit(job, id);
     if (admitted.status !== "queued") return admitted;
@@ -158,7 +167,7 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
 
   function startWorker(handler: JobHandler, workerOptions: WorkerOptions): JobWorker {
     const worker = startRedisWorker(
-      { name, connection, maxAttempts, clock, locks, intake, left, options },
+      { name, connection, maxAttempts, clock, kinds, locks, intake, left, options },
       handler,
       workerOptions,
     );
@@ -166,13 +175,16 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
     return worker;
   }
 
-  return {
+  const jobs: JobQueue = {
     submit,
     startWorker,
+    // A record its kind cannot read is returned as stored: it fails when it runs.
     async get(id) {
       const job = await queue.getJob(id);
       if (!job) return undefined;
-      return toRecord(job, recordState(await job.getState()), clock.now());
+      const record = toRecord(job, recordState(await job.getState()), clock.now());
+      const read = readRecord(kinds, record);
+      return read.ok ? read.record : record;
     },
     async onIdle() {
       for (;;) {
@@ -188,4 +200,5 @@ export async function createRedisQueue(options: RedisQueueOptions): Promise<JobQ
       for (const open of connections) open.disconnect();
     },
   };
+  return queueOf(jobs, kinds);
 }

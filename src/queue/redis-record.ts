@@ -1,5 +1,5 @@
 import type { JobState as BullState, Job } from "bullmq";
-import { type JobOutcome, type JobRecord, jobOutcomeSchema } from "./types.js";
+import { type JobOutcome, jobOutcomeSchema, type StoredJobRecord } from "./types.js";
 
 /**
  * A BullMQ job read as a job record, with the same fields for the same life
@@ -9,7 +9,7 @@ import { type JobOutcome, type JobRecord, jobOutcomeSchema } from "./types.js";
  */
 
 /** What BullMQ stores as the job's data: the record without its state. */
-export type JobData = Omit<JobRecord, "id" | "state" | "attempts" | "updatedAt"> & {
+export type JobData = Omit<StoredJobRecord, "id" | "state" | "attempts" | "updatedAt"> & {
   /** Inputs wait in the key's list until the job starts. */
   coalesce: boolean;
   /** Starts cut short by a shutdown: they do not count as attempts. */
@@ -21,7 +21,7 @@ export type JobData = Omit<JobRecord, "id" | "state" | "attempts" | "updatedAt">
   lastFailure?: string;
 };
 
-export function recordState(state: BullState | "unknown"): JobRecord["state"] {
+export function recordState(state: BullState | "unknown"): StoredJobRecord["state"] {
   if (state === "completed") return "done";
   if (state === "failed") return "failed";
   return state === "active" ? "running" : "queued";
@@ -37,7 +37,12 @@ export function lastFailureOf(job: Job<JobData>): string | undefined {
   return job.data.lastFailure ?? (job.failedReason || undefined);
 }
 
-export function toRecord(job: Job<JobData>, state: JobRecord["state"], now: number): JobRecord {
+/** The record as stored: its inputs are read with its kind's schema apart (job-inputs.ts). */
+export function toRecord(
+  job: Job<JobData>,
+  state: StoredJobRecord["state"],
+  now: number,
+): StoredJobRecord {
   const {
     coalesce: _coalesce,
     interruptions: _interruptions,
@@ -66,7 +71,7 @@ export function toRecord(job: Job<JobData>, state: JobRecord["state"], now: numb
  * a failed one's, "failure" and why; while attempts are left, "retrying"
  * and what failed last.
  */
-function outcomeOf(job: Job<JobData>, state: JobRecord["state"]): JobOutcome | undefined {
+function outcomeOf(job: Job<JobData>, state: StoredJobRecord["state"]): JobOutcome | undefined {
   if (state === "done") {
     const parsed = jobOutcomeSchema.safeParse(job.returnvalue);
     return parsed.success ? parsed.data : undefined;

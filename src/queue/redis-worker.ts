@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { errorMessage } from "../error-message.js";
+import { readRecord } from "./job-inputs.js";
 import type { createKeyLock, KeyLock } from "./key-lock.js";
 import type { RedisIntake } from "./redis-intake.js";
 import { attemptsOf, type JobData, lastFailureOf, toRecord } from "./redis-record.js";
 import {
   type JobHandler,
+  type JobInputSchemas,
   type JobRecord,
   type JobResult,
   type JobWorker,
@@ -30,6 +32,8 @@ export interface RedisWorkerContext {
   connection: () => Redis;
   maxAttempts: number;
   clock: { now(): number };
+  /** Each record's inputs are read with its kind's schema before it runs or is reported. */
+  kinds: JobInputSchemas;
   locks: ReturnType<typeof createKeyLock>;
   intake: RedisIntake;
   /** A job left the queue for good (the installations' fair share). */
@@ -61,7 +65,7 @@ export function startRedisWorker(
   handler: JobHandler,
   workerOptions: WorkerOptions,
 ): JobWorker {
-  const { name, clock, maxAttempts, locks, intake, left, options } = ctx;
+  const { name, clock, maxAttempts, kinds, locks, intake, left, options } = ctx;
   const running = new Map<string, AbortController>();
   const worker = new Worker<JobData>(
     name,
@@ -144,7 +148,15 @@ export function startRedisWorker(
         if (inputs.length === 0) return { conclusion: "coalesced" };
         await job.updateData({ ...job.data, inputs });
       }
-      const record = toRecord(job, "running", clock.now());
+      const stored = toRecord(job, "running", clock.now());
+      const read = readRecord(kinds, stored);
+      if (!read.ok) {
+        // Of a kind this version does not run, or an input its schema refuses
+        // (written by another version): this job fails, the worker goes on.
+        options.onError?.(read.error, stored);
+        throw new ReportedFailure(read.error.message);
+      }
+      const { record } = read;
       const result = await handler
         .run({
           record,
@@ -175,9 +187,11 @@ export function startRedisWorker(
   async function giveUpNow(job: Job<JobData>, handler: JobHandler, tried: number): Promise<never> {
     const failure = lastFailureOf(job);
     const record = reportedRecord(job, failure);
-    await handler
-      .giveUp(record, outOfAttempts(tried))
-      .catch((error: unknown) => options.onError?.(error, record));
+    if (record) {
+      await handler
+        .giveUp(record, outOfAttempts(tried))
+        .catch((error: unknown) => options.onError?.(error, record));
+    }
     throw new ReportedFailure(failure ?? outOfAttempts(tried));
   }
 
@@ -200,16 +214,29 @@ export function startRedisWorker(
         .catch(() => {});
     }
     const record = reportedRecord(job, job.data.lastFailure);
+    if (!record) return;
     await handler
       .giveUp(record, reason ?? outOfAttempts(attemptsOf(job)))
       .catch((failure: unknown) => options.onError?.(failure, record));
   }
 
-  /** The record a report gets: failed, with what failed last as a retry's outcome, as on disk. */
-  function reportedRecord(job: Job<JobData>, lastFailure: string | undefined): JobRecord {
-    const { outcome: _outcome, ...record } = toRecord(job, "failed", clock.now());
+  /**
+   * The record a report gets: failed, with what failed last as a retry's
+   * outcome, as on disk. None for a record its kind cannot read: that is
+   * logged, and nobody can be told from it.
+   */
+  function reportedRecord(
+    job: Job<JobData>,
+    lastFailure: string | undefined,
+  ): JobRecord | undefined {
+    const { outcome: _outcome, ...stored } = toRecord(job, "failed", clock.now());
+    const read = readRecord(kinds, stored);
+    if (!read.ok) {
+      options.onError?.(read.error, stored);
+      return undefined;
+    }
     return {
-      ...record,
+      ...read.record,
       ...(lastFailure ? { outcome: { conclusion: "retrying", message: lastFailure } } : {}),
     };
   }

@@ -4,17 +4,19 @@ import { z } from "zod";
  * Jobs as data. A record holds everything a worker needs to run a job, in
  * any process, after any restart: nothing a worker uses is captured in a
  * closure. Stored before the webhook is answered; updated as the job goes.
+ *
+ * The queue is generic: it knows no kind of job. Whoever opens it hands it
+ * the input schema of each kind it holds (`JobInputSchemas`, the service's
+ * is service/job-kinds/index.ts), and it reads every input with its kind's
+ * schema when a job is stored and when a record is handed to a worker (see
+ * job-inputs.ts). A record is then a union on `kind` whose `inputs` have
+ * that kind's type.
  */
 
-/**
- * request: an issue or pull request thread's request (the upkeep tasks too);
- * deps: a repository's dependency run; base_moved: a branch moved, and its
- * job queues an update for each of the bot's pull requests on it. Workflow
- * prompts (dispatch, schedule) have no kind: only the Action runs them, in
- * its own job, never through a queue.
- */
-export const jobKindSchema = z.enum(["request", "deps", "base_moved"]);
-export type JobKind = z.infer<typeof jobKindSchema>;
+/** The input schema of each kind of job a queue holds, by kind. */
+export type JobInputSchemas = { readonly [kind: string]: z.ZodType };
+
+type KindOf<S extends JobInputSchemas> = keyof S & string;
 
 export const jobStateSchema = z.enum(["queued", "running", "done", "failed"]);
 export type JobState = z.infer<typeof jobStateSchema>;
@@ -31,9 +33,15 @@ export const jobOutcomeSchema = z.object({
 
 export type JobOutcome = z.infer<typeof jobOutcomeSchema>;
 
-export const jobRecordSchema = z.object({
+/**
+ * A record as it is stored, whatever its kind: its inputs are read with the
+ * kind's schema apart (job-inputs.ts), so a record of a kind this version
+ * does not know, or with an input it cannot read, still loads and fails alone.
+ */
+export const storedJobRecordSchema = z.object({
   id: z.string().min(1),
-  kind: jobKindSchema,
+  /** Which kind of job: the key of its input schema in the queue's `JobInputSchemas`. */
+  kind: z.string().min(1),
   /** Jobs with the same key run one at a time (an issue or PR; a repository's deps). */
   key: z.string().min(1),
   deliveryId: z.string().min(1),
@@ -61,10 +69,18 @@ export const jobRecordSchema = z.object({
   outcome: jobOutcomeSchema.optional(),
 });
 
-export type JobRecord = z.infer<typeof jobRecordSchema>;
+export type StoredJobRecord = z.infer<typeof storedJobRecordSchema>;
+
+/** A record of one of the kinds in S, its inputs read with that kind's schema: a union on `kind`. */
+export type JobRecord<S extends JobInputSchemas = JobInputSchemas> = {
+  [K in KindOf<S>]: Omit<StoredJobRecord, "kind" | "inputs"> & {
+    kind: K;
+    inputs: z.output<S[K]>[];
+  };
+}[KindOf<S>];
 
 /** Every delivery and triggering id a job stands for: none of them may start another. */
-export function claimedBy(record: JobRecord): string[] {
+export function claimedBy(record: StoredJobRecord): string[] {
   return [
     record.deliveryId,
     ...(record.triggerId ? [record.triggerId] : []),
@@ -72,14 +88,16 @@ export function claimedBy(record: JobRecord): string[] {
   ];
 }
 
-/** What a webhook (or a scheduler) asks to run. */
-export interface NewJob {
-  kind: JobKind;
+/** What a webhook (or a scheduler) asks to run: a kind of S and an input for it. */
+export type NewJob<S extends JobInputSchemas = JobInputSchemas> = {
+  [K in KindOf<S>]: NewJobFields & { kind: K; input: z.input<S[K]> };
+}[KindOf<S>];
+
+interface NewJobFields {
   key: string;
   deliveryId: string;
   triggerId?: string | undefined;
   installationId?: number | undefined;
-  input: unknown;
   /**
    * Merge into a job with the same key that has not started yet, instead of
    * queueing another behind it (rapid mentions on one issue).
@@ -94,10 +112,12 @@ export type SubmitResult =
   | { status: "duplicate" };
 
 /** What the fields a running job may record for itself (and for a later attempt). */
-export type JobProgress = Partial<Pick<JobRecord, "trackingComment" | "branch" | "checkpoint">>;
+export type JobProgress = Partial<
+  Pick<StoredJobRecord, "trackingComment" | "branch" | "checkpoint">
+>;
 
-export interface RunningJob {
-  record: JobRecord;
+export interface RunningJob<S extends JobInputSchemas = JobInputSchemas> {
+  record: JobRecord<S>;
   /** Aborted when the process is shutting down: checkpoint and return "interrupted". */
   signal: AbortSignal;
   update(progress: JobProgress): Promise<void>;
@@ -118,14 +138,14 @@ export type JobResult =
   /** Cut short by a shutdown: back in the queue, resumed from its checkpoint. */
   | { status: "interrupted" };
 
-export interface JobHandler {
-  run(job: RunningJob): Promise<JobResult>;
+export interface JobHandler<S extends JobInputSchemas = JobInputSchemas> {
+  run(job: RunningJob<S>): Promise<JobResult>;
   /**
    * A job out of attempts (it kept failing, or kept being killed): report it
    * where its requester will look (the tracking comment, with links to the
    * work pushed so far) instead of running it again.
    */
-  giveUp(record: JobRecord, reason: string): Promise<void>;
+  giveUp(record: JobRecord<S>, reason: string): Promise<void>;
 }
 
 export interface WorkerOptions {
@@ -142,11 +162,15 @@ export interface JobWorker {
   stop(graceMs: number): Promise<void>;
 }
 
-export interface JobQueue {
-  /** Durable once it resolves; a failure must reach the webhook as a 5xx so GitHub redelivers. */
-  submit(job: NewJob): Promise<SubmitResult>;
-  startWorker(handler: JobHandler, options: WorkerOptions): JobWorker;
-  get(id: string): Promise<JobRecord | undefined>;
+export interface JobQueue<S extends JobInputSchemas = JobInputSchemas> {
+  /**
+   * Durable once it resolves; a failure must reach the webhook as a 5xx so
+   * GitHub redelivers. An input its kind's schema refuses (or a kind the
+   * queue does not hold) is refused: a JobInputError, nothing stored.
+   */
+  submit(job: NewJob<S>): Promise<SubmitResult>;
+  startWorker(handler: JobHandler<S>, options: WorkerOptions): JobWorker;
+  get(id: string): Promise<JobRecord<S> | undefined>;
   /** Resolves when nothing runs here and nothing is due (tests, shutdown). */
   onIdle(): Promise<void>;
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import type { StatusReporter } from "../github/status.js";
 import { renderAnsweredRequests } from "../report/final-report.js";
 import type { JobRequest } from "../requests/request.js";
 import { isUpkeepEvent } from "../thread/start-rules.js";
-import type { WorkerDeps } from "./worker-deps.js";
+import type { WorkerServices } from "./worker-services.js";
 
 /**
  * A job that took several requests (rapid mentions on one thread, folded
@@ -17,16 +17,16 @@ export type Reaction = "rocket" | "confused";
 
 /** Reacts on the request's trigger; a failure is logged, never thrown (the answer is given). */
 export function reactTo(
-  deps: Pick<WorkerDeps, "github" | "log">,
+  services: Pick<WorkerServices, "github" | "log">,
   installationId: number,
   jobId: string,
 ): (request: JobRequest, content: Reaction) => Promise<void> {
-  const octokit = deps.github.installation(installationId);
+  const octokit = services.github.installation(installationId);
   return async (request, content) => {
     const repo = { owner: request.repo.owner, repo: request.repo.name };
     await reactToTrigger(octokit, repo, request.target.number, request.source, content).catch(
       (error: unknown) =>
-        deps.log.warn({ err: error, job: jobId }, `could not add the ${content} reaction`),
+        services.log.warn({ err: error, job: jobId }, `could not add the ${content} reaction`),
     );
   };
 }

@@ -1,5 +1,5 @@
 import { errorMessage } from "../error-message.js";
-import type { ServiceLog } from "./worker-deps.js";
+import type { ServiceLog } from "./service-log.js";
 
 /**
  * The log of a process without Probot (`patchwright worker`): one line per

@@ -2,8 +2,9 @@ import { join } from "node:path";
 import { createLocalQueue } from "../queue/local-queue.js";
 import { createRedisQueue } from "../queue/redis-queue.js";
 import { probeRedis, REDIS_READY, RedisUnavailableError } from "../queue/redis-ready.js";
-import type { JobQueue, JobRecord } from "../queue/types.js";
+import type { StoredJobRecord } from "../queue/types.js";
 import { type ServiceSettings, withoutCredentials } from "./env.js";
+import { jobInputSchemas, type ServiceQueue } from "./job-kinds/inputs.js";
 import { folderProblem, requireWritableFolder, StartupRefusal } from "./startup-refusal.js";
 
 /**
@@ -17,10 +18,11 @@ export async function openJobQueue(
   settings: Pick<ServiceSettings, "redisUrl" | "cacheDir" | "maxAttempts" | "jobLockMs">,
   options: {
     clock?: { now(): number };
-    onError?: (error: unknown, record: JobRecord | undefined) => void;
+    onError?: (error: unknown, record: StoredJobRecord | undefined) => void;
   } = {},
-): Promise<JobQueue> {
+): Promise<ServiceQueue> {
   const common = {
+    kinds: jobInputSchemas,
     maxAttempts: settings.maxAttempts,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.onError ? { onError: options.onError } : {}),

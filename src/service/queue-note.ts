@@ -1,3 +1,4 @@
+import { realTimer, type SetTimer } from "../queue/timer.js";
 import type { RunningJob } from "../queue/types.js";
 
 /**
@@ -5,8 +6,6 @@ import type { RunningJob } from "../queue/types.js";
  * thread wait behind it, instead of each of them getting a reply of its
  * own: requests made while a job runs are folded into one follow-up job.
  */
-
-export type SetTimer = (fn: () => void, ms: number) => { cancel(): void };
 
 const POLL_MS = 10_000;
 
@@ -18,12 +17,6 @@ export function queueNote(waiting: number): string | undefined {
       : `${waiting} more requests on this thread are`;
   return `<sub>⏳ ${what} queued behind this job; they run next, together, and see this job's work.</sub>`;
 }
-
-const realTimer: SetTimer = (fn, ms) => {
-  const handle = setTimeout(fn, ms);
-  handle.unref();
-  return { cancel: () => clearTimeout(handle) };
-};
 
 /** Polls the queue while the job runs and hands each new count to `show`; stop() ends it. */
 export function watchQueue(

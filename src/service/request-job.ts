@@ -3,21 +3,17 @@ import type { RepoConfig } from "../config/schema.js";
 import { checkpointRef } from "../git/checkpoint-ref.js";
 import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
-import {
-  DEFAULT_MAX_ATTEMPTS,
-  type JobResult,
-  type RunningJob,
-  retryDelayMs,
-} from "../queue/types.js";
-import { type JobRequest, jobRequestSchema } from "../requests/request.js";
+import { DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
+import type { JobRequest } from "../requests/request.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import { admitRequest } from "../thread/admit.js";
 import { createRequestStatus } from "../thread/request-status.js";
 import { runJob } from "../thread/run-job.js";
 import { isUpkeepEvent } from "../thread/start-rules.js";
 import { answeringEach, reactTo } from "./answered-requests.js";
+import type { KindJob } from "./job-kinds/inputs.js";
 import { queueNote, watchQueue } from "./queue-note.js";
-import type { WorkerDeps } from "./worker-deps.js";
+import type { WorkerServices } from "./worker-services.js";
 
 /**
  * A request job as a worker runs it from its record: every request folded
@@ -33,16 +29,13 @@ import type { WorkerDeps } from "./worker-deps.js";
 export const PAUSED_ANSWER =
   "⏸️ Paused: the service is restarting. This job goes back to the queue and resumes from its last checkpoint; this comment will be updated.";
 
-export function requestsOf(inputs: readonly unknown[]): JobRequest[] {
-  return inputs.flatMap((input) => {
-    const parsed = jobRequestSchema.safeParse(input);
-    return parsed.success ? [parsed.data] : [];
-  });
-}
-
-export async function runRequestRecord(deps: WorkerDeps, job: RunningJob): Promise<JobResult> {
+export async function runRequestRecord(
+  deps: WorkerServices,
+  job: KindJob<"request">,
+): Promise<JobResult> {
   const { record } = job;
-  const requests = requestsOf(record.inputs);
+  // Read with the request kind's schema by the queue (service/job-kinds/inputs.ts).
+  const requests = record.inputs;
   if (requests.length === 0 || record.installationId === undefined) {
     return { status: "failed", message: "the job record holds no request this version can read" };
   }

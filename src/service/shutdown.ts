@@ -1,4 +1,4 @@
-import type { ServiceLog } from "./worker-deps.js";
+import type { ServiceLog } from "./service-log.js";
 
 /**
  * SIGTERM (every deploy) and SIGINT: stop taking jobs, give the running

@@ -2,13 +2,15 @@ import { createModelFactory } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import { cleanStaleWorkspaces } from "../git/cache.js";
 import type { GitHubAppClients } from "../github/client.js";
-import type { JobQueue, JobWorker } from "../queue/types.js";
+import type { SetTimer } from "../queue/timer.js";
+import type { JobWorker } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import type { ServiceSettings } from "./env.js";
 import { createJobHandler } from "./job-handler.js";
-import type { SetTimer } from "./queue-note.js";
-import type { ServiceLog, WorkerDeps } from "./worker-deps.js";
+import type { ServiceQueue } from "./job-kinds/inputs.js";
+import type { ServiceLog } from "./service-log.js";
+import type { WorkerServices } from "./worker-services.js";
 
 /**
  * A worker: takes job records from the queue and runs them, `concurrency`
@@ -19,7 +21,7 @@ import type { ServiceLog, WorkerDeps } from "./worker-deps.js";
 export interface WorkerServiceOptions {
   settings: ServiceSettings;
   env: Record<string, string | undefined>;
-  queue: JobQueue;
+  queue: ServiceQueue;
   github: GitHubAppClients;
   log: ServiceLog;
   clock?: { now(): number } | undefined;
@@ -32,7 +34,7 @@ export interface WorkerServiceOptions {
 
 const STALE_WORKSPACE_MS = 60 * 60_000;
 
-export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
+export function workerServices(options: WorkerServiceOptions): WorkerServices {
   const { settings, log } = options;
   let sandbox: Promise<SandboxLauncher> | undefined;
   let botLogin: Promise<string> | undefined;
@@ -92,14 +94,17 @@ export function workerDeps(options: WorkerServiceOptions): WorkerDeps {
 }
 
 export function startWorkerService(options: WorkerServiceOptions): JobWorker {
-  const deps = workerDeps(options);
-  cleanStaleWorkspaces(deps.cacheDir, { olderThanMs: STALE_WORKSPACE_MS, env: options.env }).then(
+  const services = workerServices(options);
+  cleanStaleWorkspaces(services.cacheDir, {
+    olderThanMs: STALE_WORKSPACE_MS,
+    env: options.env,
+  }).then(
     ({ removed }) => {
       if (removed.length > 0) options.log.info({ removed }, "removed stale workspaces");
     },
     (error: unknown) => options.log.warn({ err: error }, "could not clean stale workspaces"),
   );
-  return options.queue.startWorker(createJobHandler(deps), {
+  return options.queue.startWorker(createJobHandler(services), {
     concurrency: options.settings.concurrency,
   });
 }

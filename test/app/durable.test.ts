@@ -7,7 +7,7 @@ import { createNodeMiddleware, Probot } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/index.js";
 import { DiskJobStore } from "../../src/queue/disk-store.js";
-import type { JobQueue } from "../../src/queue/types.js";
+import type { ServiceQueue } from "../../src/service/job-kinds/inputs.js";
 import {
   type Harness,
   issueComment,
@@ -283,7 +283,7 @@ describe("the webhook", () => {
   it("answers 5xx when the job cannot be stored, so GitHub can deliver it again", async () => {
     const h = await startHarness({ steps: [] });
     harness = h;
-    const failing: JobQueue = {
+    const failing: ServiceQueue = {
       submit: async () => {
         throw new Error("disk full");
       },

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRedisQueue } from "../../src/queue/redis-queue.js";
+import { jobInputSchemas } from "../../src/service/job-kinds/inputs.js";
 import {
   type Harness,
   type HarnessOptions,
@@ -41,6 +42,7 @@ function queueFor(kind: QueueKind, delays: number[]): NonNullable<HarnessOptions
   return () =>
     createRedisQueue({
       url: redis?.url ?? "",
+      kinds: jobInputSchemas,
       name: `pw-mentions-${++queueName}`,
       retryBaseMs: 1,
     });

@@ -15,8 +15,8 @@ export type RecordingModel = Model & { readonly requests: RecordedModelRequest[]
 
 import { createApp } from "../../src/app/index.js";
 import { createGitHubAppClients } from "../../src/github/client.js";
-import type { JobQueue } from "../../src/queue/types.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
+import type { ServiceQueue } from "../../src/service/job-kinds/inputs.js";
 import { ADD_BUG_FILES } from "./demo-repo.js";
 import { createFakeGitHub, type FakeGitHub, type FakeGitHubOptions } from "./fake-github.js";
 import {
@@ -124,7 +124,7 @@ export interface HarnessOptions {
   /** Added to the App's environment. */
   env?: Record<string, string>;
   /** The App's job queue, built on its environment (default: the one `npm start` opens). */
-  queue?: (env: Record<string, string>) => Promise<JobQueue>;
+  queue?: (env: Record<string, string>) => Promise<ServiceQueue>;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -189,7 +189,7 @@ async function loadApp(options: {
   nextModel: () => RecordingModel;
   asked: Harness["asked"];
   sandbox?: SandboxLauncher | undefined;
-  queue?: JobQueue | undefined;
+  queue?: ServiceQueue | undefined;
 }) {
   const { app, idle, stop } = createApp({
     ...(options.queue ? { queue: options.queue } : {}),

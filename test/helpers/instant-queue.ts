@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createLocalQueue } from "../../src/queue/local-queue.js";
-import type { JobQueue } from "../../src/queue/types.js";
+import { jobInputSchemas, type ServiceQueue } from "../../src/service/job-kinds/inputs.js";
 
 /**
  * The embedded queue `npm start` uses, with time that stands still but for
@@ -10,11 +10,12 @@ import type { JobQueue } from "../../src/queue/types.js";
 export function instantRetries(
   delays: number[],
   maxAttempts = 3,
-): (env: Record<string, string>) => Promise<JobQueue> {
+): (env: Record<string, string>) => Promise<ServiceQueue> {
   return (env) => {
     const start = Date.now();
     let skipped = 0;
     return createLocalQueue({
+      kinds: jobInputSchemas,
       dir: join(env.PATCHWRIGHT_CACHE_DIR ?? "", "jobs"),
       maxAttempts,
       clock: { now: () => start + skipped },

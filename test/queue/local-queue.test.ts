@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { createLocalQueue } from "../../src/queue/local-queue.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { fakeTime, job, manualHandler } from "./queue-fixtures.js";
+import { fakeTime, job, manualHandler, TEST_KINDS } from "./queue-fixtures.js";
 
 /** Until the handler has been asked to run `count` jobs (records are written to disk first). */
 const startedCount = (started: unknown[], count: number) =>
@@ -13,20 +13,20 @@ const startedCount = (started: unknown[], count: number) =>
 describe("the embedded job queue", () => {
   it("stores a job durably before submit resolves, and a new process finds it", async () => {
     const dir = await makeTempDir();
-    const first = await createLocalQueue({ dir });
+    const first = await createLocalQueue({ kinds: TEST_KINDS, dir });
     const result = await first.submit(job("o/r#1"));
     expect(result.status).toBe("queued");
     const id = result.status === "queued" ? result.id : "";
     // No close(), no stop(): as after kill -9.
-    const second = await createLocalQueue({ dir });
+    const second = await createLocalQueue({ kinds: TEST_KINDS, dir });
     expect(await second.get(id)).toMatchObject({ state: "queued", key: "o/r#1", attempts: 0 });
   });
 
   it("refuses a delivery seen before, and the same comment under a fresh delivery id, across restarts", async () => {
     const dir = await makeTempDir();
     const original = job("o/r#1");
-    await (await createLocalQueue({ dir })).submit(original);
-    const restarted = await createLocalQueue({ dir });
+    await (await createLocalQueue({ kinds: TEST_KINDS, dir })).submit(original);
+    const restarted = await createLocalQueue({ kinds: TEST_KINDS, dir });
     expect(await restarted.submit({ ...original })).toEqual({ status: "duplicate" });
     expect(await restarted.submit({ ...original, deliveryId: "fresh-id" })).toEqual({
       status: "duplicate",
@@ -36,17 +36,17 @@ describe("the embedded job queue", () => {
 
   it("takes over a claim left by a submit that died before storing its job", async () => {
     const dir = await makeTempDir();
-    await createLocalQueue({ dir });
+    await createLocalQueue({ kinds: TEST_KINDS, dir });
     const orphan = job("o/r#2");
     const marker = createHash("sha256").update(orphan.deliveryId).digest("hex").slice(0, 40);
     writeFileSync(join(dir, "seen", marker), "id-of-a-job-never-stored");
-    const queue = await createLocalQueue({ dir });
+    const queue = await createLocalQueue({ kinds: TEST_KINDS, dir });
     expect((await queue.submit(orphan)).status).toBe("queued");
   });
 
   it("runs one job per key at a time, up to the concurrency, the least busy installation first", async () => {
     const dir = await makeTempDir();
-    const queue = await createLocalQueue({ dir });
+    const queue = await createLocalQueue({ kinds: TEST_KINDS, dir });
     const { handler, started } = manualHandler();
     await queue.submit(job("o/r#1", { installationId: 1 }));
     await queue.submit(job("o/r#1", { installationId: 1 }));
@@ -74,17 +74,19 @@ describe("the embedded job queue", () => {
 
   it("runs a job the last process was running when it died, then gives up once it is out of attempts", async () => {
     const dir = await makeTempDir();
-    const submitted = await (await createLocalQueue({ dir })).submit(job("o/r#3"));
+    const submitted = await (await createLocalQueue({ kinds: TEST_KINDS, dir })).submit(
+      job("o/r#3"),
+    );
     const id = submitted.status === "queued" ? submitted.id : "";
     for (let life = 1; life <= 3; life++) {
-      const queue = await createLocalQueue({ dir, maxAttempts: 3 });
+      const queue = await createLocalQueue({ kinds: TEST_KINDS, dir, maxAttempts: 3 });
       const { handler, started } = manualHandler();
       queue.startWorker(handler, { concurrency: 1 });
       await startedCount(started, 1);
       expect(started[0]?.job.record.attempts).toBe(life);
       // Killed here, mid-job.
     }
-    const last = await createLocalQueue({ dir, maxAttempts: 3 });
+    const last = await createLocalQueue({ kinds: TEST_KINDS, dir, maxAttempts: 3 });
     const { handler, started, gaveUp } = manualHandler();
     last.startWorker(handler, { concurrency: 1 });
     await last.onIdle();
@@ -96,7 +98,12 @@ describe("the embedded job queue", () => {
   it("retries a transient failure after a backoff, counting the attempt", async () => {
     const dir = await makeTempDir();
     const time = fakeTime();
-    const queue = await createLocalQueue({ dir, clock: time.clock, setTimer: time.setTimer });
+    const queue = await createLocalQueue({
+      kinds: TEST_KINDS,
+      dir,
+      clock: time.clock,
+      setTimer: time.setTimer,
+    });
     const { handler, started } = manualHandler();
     queue.startWorker(handler, { concurrency: 1 });
     await queue.submit(job("o/r#4"));
@@ -115,7 +122,12 @@ describe("the embedded job queue", () => {
   it("on stop, lets running jobs finish within the grace period, then hands the rest back uncounted", async () => {
     const dir = await makeTempDir();
     const time = fakeTime();
-    const queue = await createLocalQueue({ dir, clock: time.clock, setTimer: time.setTimer });
+    const queue = await createLocalQueue({
+      kinds: TEST_KINDS,
+      dir,
+      clock: time.clock,
+      setTimer: time.setTimer,
+    });
     const { handler, started } = manualHandler();
     const worker = queue.startWorker(handler, { concurrency: 2 });
     await queue.submit(job("o/r#5"));
@@ -139,7 +151,7 @@ describe("the embedded job queue", () => {
 
   it("coalesces rapid requests on one issue into the job waiting behind the running one", async () => {
     const dir = await makeTempDir();
-    const queue = await createLocalQueue({ dir });
+    const queue = await createLocalQueue({ kinds: TEST_KINDS, dir });
     const { handler, started } = manualHandler();
     queue.startWorker(handler, { concurrency: 2 });
     await queue.submit(job("o/r#8", { coalesce: true }));
@@ -158,7 +170,7 @@ describe("the embedded job queue", () => {
 
   it("still refuses every delivery a job stands for when a crash took the unsynced markers", async () => {
     const dir = await makeTempDir();
-    const queue = await createLocalQueue({ dir });
+    const queue = await createLocalQueue({ kinds: TEST_KINDS, dir });
     const first = job("o/r#9", { coalesce: true });
     const folded = job("o/r#9", { coalesce: true, input: "more" });
     await queue.submit(first);
@@ -166,14 +178,14 @@ describe("the embedded job queue", () => {
     await queue.close();
     // Markers are written without a sync: the crash lost them all.
     rmSync(join(dir, "seen"), { recursive: true, force: true });
-    const restarted = await createLocalQueue({ dir });
+    const restarted = await createLocalQueue({ kinds: TEST_KINDS, dir });
     for (const again of [first, folded, { ...folded, deliveryId: "redelivered" }])
       expect(await restarted.submit({ ...again })).toEqual({ status: "duplicate" });
   });
 
   it("stores a burst of submits for different issues side by side, each one once", async () => {
     const dir = await makeTempDir();
-    const queue = await createLocalQueue({ dir });
+    const queue = await createLocalQueue({ kinds: TEST_KINDS, dir });
     const jobs = Array.from({ length: 40 }, (_, i) => job(`o/r#${100 + (i % 20)}`));
     const results = await Promise.all([...jobs, ...jobs].map((j) => queue.submit({ ...j })));
     expect(results.filter((r) => r.status === "queued")).toHaveLength(40);
@@ -187,6 +199,7 @@ describe("the embedded queue giving up on a job", () => {
     const dir = await makeTempDir();
     const time = fakeTime();
     const queue = await createLocalQueue({
+      kinds: TEST_KINDS,
       dir,
       maxAttempts: 1,
       clock: time.clock,
@@ -205,7 +218,7 @@ describe("the embedded queue giving up on a job", () => {
 
   it("after a crash while reporting the last attempt, reports the same failure after the restart", async () => {
     const dir = await makeTempDir();
-    const first = await createLocalQueue({ dir, maxAttempts: 1 });
+    const first = await createLocalQueue({ kinds: TEST_KINDS, dir, maxAttempts: 1 });
     const runs = manualHandler();
     first.startWorker(
       // The process dies while the report is being written.
@@ -220,7 +233,7 @@ describe("the embedded queue giving up on a job", () => {
         "retrying",
       ),
     );
-    const restarted = await createLocalQueue({ dir, maxAttempts: 1 });
+    const restarted = await createLocalQueue({ kinds: TEST_KINDS, dir, maxAttempts: 1 });
     const after = manualHandler();
     restarted.startWorker(after.handler, { concurrency: 1 });
     await restarted.onIdle();
@@ -236,6 +249,7 @@ describe("the embedded queue giving up on a job", () => {
     const dir = await makeTempDir();
     const errors: unknown[] = [];
     const queue = await createLocalQueue({
+      kinds: TEST_KINDS,
       dir,
       maxAttempts: 1,
       onError: (error) => errors.push(error),
@@ -260,7 +274,7 @@ describe("the embedded queue giving up on a job", () => {
     });
     expect(String(errors[0])).toContain("GitHub is down");
     // And on disk: a restart does not run it or report it again.
-    const restarted = await createLocalQueue({ dir, maxAttempts: 1 });
+    const restarted = await createLocalQueue({ kinds: TEST_KINDS, dir, maxAttempts: 1 });
     const after = manualHandler();
     restarted.startWorker(after.handler, { concurrency: 1 });
     await restarted.onIdle();

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from "vitest";
 import { createLocalQueue } from "../../src/queue/local-queue.js";
 import type { JobHandler, JobQueue, JobRecord, JobResult } from "../../src/queue/types.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { fakeTime, job } from "./queue-fixtures.js";
+import { fakeTime, job, TEST_KINDS } from "./queue-fixtures.js";
 import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
@@ -29,6 +29,7 @@ function embedded(): Backend {
   return {
     open: async ({ maxAttempts }) =>
       createLocalQueue({
+        kinds: TEST_KINDS,
         dir: await makeTempDir(),
         maxAttempts,
         clock: time.clock,

@@ -1,6 +1,8 @@
-import type { SetTimer } from "../../src/queue/local-queue.js";
+import { z } from "zod";
+import type { SetTimer } from "../../src/queue/timer.js";
 import type {
   JobHandler,
+  JobInputSchemas,
   JobRecord,
   JobResult,
   NewJob,
@@ -8,6 +10,9 @@ import type {
 } from "../../src/queue/types.js";
 
 /** What both queue back ends' tests submit and run: numbered jobs, and runs finished by hand. */
+
+/** The queue tests' one kind: its inputs are whatever the test stores (the service's kinds: service/job-kinds). */
+export const TEST_KINDS: JobInputSchemas = { request: z.unknown() };
 
 let deliveries = 0;
 

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll } from "vitest";
 import { createRedisQueue, type RedisQueueOptions } from "../../src/queue/redis-queue.js";
 import type { JobQueue, SubmitResult } from "../../src/queue/types.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
+import { TEST_KINDS } from "./queue-fixtures.js";
 
 // Short enough for quick tests, long enough that a loaded machine does not lose a live lock.
 const FAST = { lockDurationMs: 2_500, stalledIntervalMs: 1_000, retryBaseMs: 50 };
@@ -36,8 +37,17 @@ export function useRedisQueues() {
       raw ??= new Redis(this.url);
       return raw;
     },
-    async open(name: string, extra: Partial<RedisQueueOptions> = {}): Promise<JobQueue> {
-      const queue = await createRedisQueue({ url: this.url, name, ...FAST, ...extra });
+    async open(
+      name: string,
+      extra: Partial<RedisQueueOptions<typeof TEST_KINDS>> = {},
+    ): Promise<JobQueue> {
+      const queue = await createRedisQueue({
+        url: this.url,
+        name,
+        kinds: TEST_KINDS,
+        ...FAST,
+        ...extra,
+      });
       queues.push(queue);
       return queue;
     },

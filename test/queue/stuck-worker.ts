@@ -7,11 +7,13 @@
  * Usage: node --import tsx stuck-worker.ts <redis url> <queue name> [max attempts] [run|report]
  */
 import { createRedisQueue } from "../../src/queue/redis-queue.js";
+import { TEST_KINDS } from "./queue-fixtures.js";
 
 const [url = "", name = "", attempts, mode = "run"] = process.argv.slice(2);
 const queue = await createRedisQueue({
   url,
   name,
+  kinds: TEST_KINDS,
   lockDurationMs: 1_000,
   stalledIntervalMs: 500,
   retryBaseMs: 50,

@@ -6,7 +6,7 @@ import type { Model } from "../../src/agent/model/model.js";
 import type { NetworkPolicy } from "../../src/sandbox/network.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import type { ServiceSettings } from "../../src/service/env.js";
-import { workerDeps } from "../../src/service/worker-service.js";
+import { workerServices } from "../../src/service/worker-service.js";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
 
 /**
@@ -49,7 +49,7 @@ beforeAll(async () => {
     path: `${join(sys, "bin")}:${process.env.PATH}`,
     home: join(tmp.path, "home"),
   } as ServiceSettings;
-  const deps = workerDeps({
+  const deps = workerServices({
     settings,
     env: {
       PRIVATE_KEY_PATH: join(tmp.path, "app-key.pem"),

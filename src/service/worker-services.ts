@@ -2,12 +2,14 @@ import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import type { OperatorCeilings } from "../config/ceilings.js";
 import type { GitHubAppClients } from "../github/client.js";
-import type { NewJob, SubmitResult } from "../queue/types.js";
+import type { SetTimer } from "../queue/timer.js";
+import type { SubmitResult } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import type { SetTimer } from "./queue-note.js";
+import type { ServiceJob } from "./job-kinds/inputs.js";
+import type { ServiceLog } from "./service-log.js";
 
 /** What a worker needs to turn job records into runs, in any process. */
-export interface WorkerDeps {
+export interface WorkerServices {
   github: GitHubAppClients;
   /** The process environment (as parsed at the entry): git's, and the secrets to keep out of everything. */
   env: Record<string, string | undefined>;
@@ -19,7 +21,7 @@ export interface WorkerDeps {
   botLogin: () => Promise<string>;
   log: ServiceLog;
   /** Queues more jobs (a moved base queues one update per pull request on it). */
-  submit?: ((job: NewJob) => Promise<SubmitResult>) | undefined;
+  submit?: ((job: ServiceJob) => Promise<SubmitResult>) | undefined;
   setTimer?: SetTimer | undefined;
   /** How often a running job looks at the requests queued behind it (default 10 s). */
   queuePollMs?: number | undefined;
@@ -27,11 +29,4 @@ export interface WorkerDeps {
   maxAttempts?: number | undefined;
   /** What no repository's config may exceed (PATCHWRIGHT_MAX_COST_USD and the rest). */
   ceilings?: OperatorCeilings | undefined;
-}
-
-/** Probot's (pino's) calling convention: fields first, then the message. */
-export interface ServiceLog {
-  info(fields: object, message: string): void;
-  warn(fields: object, message: string): void;
-  error(fields: object, message: string): void;
 }

@@ -1,9 +1,10 @@
-import { loadRepoConfig } from "../config/load.js";
-import { defaultConfig } from "../config/schema.js";
-import type { JobResult, RunningJob } from "../queue/types.js";
-import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
-import { baseMovedSchema } from "../requests/upkeep-triggers.js";
-import type { WorkerDeps } from "./worker-deps.js";
+import { loadRepoConfig } from "../../config/load.js";
+import { defaultConfig } from "../../config/schema.js";
+import type { JobResult } from "../../queue/types.js";
+import { type JobRequest, jobKey, triggerKey } from "../../requests/request.js";
+import type { WorkerServices } from "../worker-services.js";
+import type { KindJob } from "./inputs.js";
+import type { JobKindDefinition } from "./kind.js";
 
 /**
  * A branch moved: each open pull request of the bot's that is based on it
@@ -11,13 +12,20 @@ import type { WorkerDeps } from "./worker-deps.js";
  * runs beside another job on that thread). Whether it conflicts is that
  * job's first question (see upkeep-plans.ts tendedPullRequest).
  */
-export async function runBaseMovedRecord(deps: WorkerDeps, job: RunningJob): Promise<JobResult> {
-  const parsed = baseMovedSchema.safeParse(job.record.inputs.at(-1));
-  if (!parsed.success || !deps.submit) {
+export const baseMovedKind: JobKindDefinition<"base_moved"> = {
+  kind: "base_moved",
+  run: runBaseMovedRecord,
+};
+
+async function runBaseMovedRecord(
+  job: KindJob<"base_moved">,
+  services: WorkerServices,
+): Promise<JobResult> {
+  const moved = job.record.inputs.at(-1);
+  if (!moved || !services.submit) {
     return { status: "failed", message: "the job record holds no push this version can read" };
   }
-  const moved = parsed.data;
-  const octokit = deps.github.installation(moved.installationId);
+  const octokit = services.github.installation(moved.installationId);
   const repo = { owner: moved.repo.owner, repo: moved.repo.name };
   const loaded = await loadRepoConfig(octokit, { ...repo, ref: moved.repo.defaultBranch });
   const config = loaded.ok ? loaded.config : defaultConfig();
@@ -56,7 +64,7 @@ export async function runBaseMovedRecord(deps: WorkerDeps, job: RunningJob): Pro
       requester: { login: "patchwright", id: 0, type: "Bot" },
       task: "update_branch",
     };
-    const submitted = await deps.submit({
+    const submitted = await services.submit({
       kind: "request",
       key: jobKey(request),
       deliveryId: request.deliveryId,
@@ -66,6 +74,6 @@ export async function runBaseMovedRecord(deps: WorkerDeps, job: RunningJob): Pro
     });
     if (submitted.status !== "duplicate") queued += 1;
   }
-  deps.log.info({ job: job.record.id, base: moved.baseRef, queued }, "base moved");
+  services.log.info({ job: job.record.id, base: moved.baseRef, queued }, "base moved");
   return { status: "done", conclusion: queued > 0 ? "success" : "no_changes" };
 }

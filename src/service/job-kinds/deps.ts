@@ -1,0 +1,66 @@
+import { loadRepoConfig } from "../../config/load.js";
+import { runDepsJob } from "../../deps/run-deps-job.js";
+import { installationToken } from "../../github/client.js";
+import type { JobResult } from "../../queue/types.js";
+import { secretsInEnv } from "../../secrets/patterns.js";
+import type { WorkerServices } from "../worker-services.js";
+import type { KindJob } from "./inputs.js";
+import type { JobKindDefinition } from "./kind.js";
+
+/**
+ * Runs the dependency-bump job of one repository from its record, with the
+ * config read from the default branch when the run starts and a fresh
+ * installation token. Its pull requests say what happened; the log says
+ * the rest. A run cut short by a deploy runs again after the restart.
+ */
+export const depsKind: JobKindDefinition<"deps"> = { kind: "deps", run: runDepsRecord };
+
+async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Promise<JobResult> {
+  const [repository] = job.record.inputs;
+  if (!repository) return { status: "failed", message: "the job record holds no repository" };
+  const name = `${repository.owner}/${repository.repo}`;
+  const octokit = services.github.installation(repository.installationId);
+  const loaded = await loadRepoConfig(octokit, {
+    owner: repository.owner,
+    repo: repository.repo,
+    ref: repository.defaultBranch,
+    ceilings: services.ceilings,
+  });
+  if (!loaded.ok) {
+    services.log.info(
+      { repo: name, error: loaded.error.message },
+      "dependency run skipped: bad config",
+    );
+    return { status: "done", conclusion: "config_error", message: loaded.error.message };
+  }
+  const result = await runDepsJob(
+    {
+      cacheDir: services.cacheDir,
+      sandbox: await services.sandbox(),
+      envSource: services.env,
+      secrets: secretsInEnv(services.env),
+      clock: services.clock,
+      createModel: services.createModel,
+      octokit,
+      signal: job.signal,
+      // A deploy in the middle of an agent's fix keeps the fix for the next run.
+      checkpoints: { jobId: job.record.id },
+    },
+    {
+      owner: repository.owner,
+      repo: repository.repo,
+      cloneUrl: repository.cloneUrl,
+      token: await installationToken(octokit),
+      defaultBranch: repository.defaultBranch,
+      config: loaded.config,
+      ...(repository.securityOnly ? { securityOnly: true } : {}),
+    },
+  );
+  if (job.signal.aborted) return { status: "interrupted" };
+  services.log.info({ repo: name, status: result.status }, "dependency run finished");
+  return {
+    status: "done",
+    conclusion: result.status,
+    ...(result.message ? { message: result.message } : {}),
+  };
+}
