@@ -30,7 +30,7 @@ export const PAUSED_ANSWER =
   "⏸️ Paused: the service is restarting. This job goes back to the queue and resumes from its last checkpoint; this comment will be updated.";
 
 export async function runRequestRecord(
-  deps: WorkerServices,
+  services: WorkerServices,
   job: KindJob<"request">,
 ): Promise<JobResult> {
   const { record } = job;
@@ -39,24 +39,24 @@ export async function runRequestRecord(
   if (requests.length === 0 || record.installationId === undefined) {
     return { status: "failed", message: "the job record holds no request this version can read" };
   }
-  const octokit = deps.github.installation(record.installationId);
-  const botLogin = await deps.botLogin();
-  const known = secretsInEnv(deps.env);
+  const octokit = services.github.installation(record.installationId);
+  const botLogin = await services.botLogin();
+  const known = secretsInEnv(services.env);
   const onError = (error: unknown, action: string) =>
-    deps.log.warn({ err: error, action, job: record.id }, "status update failed");
+    services.log.warn({ err: error, action, job: record.id }, "status update failed");
   const redact = createRedactor(known.map((secret) => secret.value));
-  const react = reactTo(deps, record.installationId, record.id);
+  const react = reactTo(services, record.installationId, record.id);
   // Before the last attempt, a check GitHub keeps failing sends the job back
   // to the queue, whose waits are the retries; the last one answers.
-  const retryLater = record.attempts < (deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+  const retryLater = record.attempts < (services.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
   const admitted: Array<{ request: JobRequest; config: RepoConfig }> = [];
   for (const [index, request] of requests.entries()) {
     // A mention folded into this job after the first: its 👀 came when it was stored (app/index.ts).
     const folded = index > 0 && !isUpkeepEvent(request);
     // Its own reporter: the 👀, or the answer to a request that does not start.
-    const answers = createRequestStatus({ octokit, clock: deps.clock, redact, onError }, request);
+    const answers = createRequestStatus({ octokit, clock: services.clock, redact, onError }, request);
     const admission = await admitRequest(
-      { octokit, botLogin, retryLater, retryDelaysMs: [], ceilings: deps.ceilings },
+      { octokit, botLogin, retryLater, retryDelaysMs: [], ceilings: services.ceilings },
       request,
       folded ? { ...answers, acknowledge: async () => {} } : answers,
     );
@@ -67,7 +67,7 @@ export async function runRequestRecord(
     if (admission.reason === "check_failed" && retryLater) {
       return { status: "retry", message: `${admission.checkFailure}: ${admission.checkError}` };
     }
-    deps.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
+    services.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
     // The 👀 it got when stored ends here (a failed check was answered with 😕 already).
     if (folded && admission.reason !== "check_failed") await react(request, "confused");
   }
@@ -96,7 +96,7 @@ export async function runRequestRecord(
     createRequestStatus(
       {
         octokit,
-        clock: deps.clock,
+        clock: services.clock,
         redact: createRedactor([...known.map((secret) => secret.value), token]),
         onError,
         existingComment,
@@ -110,20 +110,20 @@ export async function runRequestRecord(
   const watcher = watchQueue(
     job,
     (waiting) => status.note(queueNote(waiting)),
-    deps.setTimer,
-    deps.queuePollMs,
+    services.setTimer,
+    services.queuePollMs,
   );
   try {
     const outcome = await runJob(
       {
         octokit,
         gitToken: async () => token,
-        createModel: deps.createModel,
-        cacheDir: deps.cacheDir,
-        sandbox: await deps.sandbox(),
+        createModel: services.createModel,
+        cacheDir: services.cacheDir,
+        sandbox: await services.sandbox(),
         secrets: [...known, { name: "the installation token", value: token }],
-        envSource: deps.env,
-        clock: deps.clock,
+        envSource: services.env,
+        clock: services.clock,
         botLogin,
         redact: createRedactor([...known.map((secret) => secret.value), token]),
         signal: job.signal,
@@ -138,14 +138,14 @@ export async function runRequestRecord(
         // The job record keeps what a re-run needs; the log takes warnings.
         events: {
           checkpoint: (sha) => job.update({ checkpoint: sha }),
-          warning: (message) => deps.log.warn({ job: record.id }, message),
+          warning: (message) => services.log.warn({ job: record.id }, message),
           tracking: (comment) => job.update({ trackingComment: comment }),
           pushed: (branch) => job.update({ branch }),
         },
         pushedBranch: record.branch,
         retry: {
           attempt: record.attempts,
-          of: deps.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          of: services.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
           delayMs: retryDelayMs(record.attempts),
         },
       },
