@@ -1,6 +1,6 @@
-import { runCommand } from "../../kernel/run-command.js";
 import { stop } from "../../kernel/steps.js";
 import { type ChangeStep, siteOf } from "../context.js";
+import { runStepCommand } from "./command.js";
 
 /** The repository's setup commands, in the setup sandbox (its network); the first that fails stops the change. */
 export const setup: ChangeStep = {
@@ -8,18 +8,12 @@ export const setup: ChangeStep = {
   async run(state, ctx) {
     const { workspace, sandboxes } = siteOf(state);
     for (const command of ctx.input.setup) {
-      const label = `Running setup: \`${command}\``;
-      ctx.events.step(label);
-      const outcome = await runCommand({
+      const outcome = await runStepCommand(ctx, {
         command,
+        label: `Running setup: \`${command}\``,
         cwd: workspace.dir,
-        env: ctx.shellEnv,
         sandbox: sandboxes.setup,
-        signal: ctx.signal,
-        clock: ctx.services.clock,
-        timeoutSeconds: ctx.input.verifyTimeoutSeconds,
         networkSetting: "setup_network",
-        onNetworkTrouble: (note) => ctx.events.step(label, note),
       });
       if (!outcome.passed) {
         const trouble = outcome.networkTrouble ? `\n${outcome.networkTrouble}` : "";

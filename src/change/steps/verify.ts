@@ -1,5 +1,5 @@
-import { runCommand } from "../../kernel/run-command.js";
 import { type ChangeStep, siteOf, withResult } from "../context.js";
+import { runStepCommand } from "./command.js";
 
 /**
  * The repository's check (`verify`) on the committed work, in the agent's
@@ -12,17 +12,11 @@ export const verify: ChangeStep = {
     const command = ctx.input.verify;
     if (!command || state.result.error || ctx.signal.aborted) return state;
     const { workspace, sandboxes } = siteOf(state);
-    const label = `Verifying: \`${command}\``;
-    ctx.events.step(label);
-    const outcome = await runCommand({
+    const outcome = await runStepCommand(ctx, {
       command,
+      label: `Verifying: \`${command}\``,
       cwd: workspace.dir,
-      env: ctx.shellEnv,
       sandbox: sandboxes.agent,
-      signal: ctx.signal,
-      clock: ctx.services.clock,
-      timeoutSeconds: ctx.input.verifyTimeoutSeconds,
-      onNetworkTrouble: (note) => ctx.events.step(label, note),
     });
     return withResult(state, { verify: outcome });
   },
