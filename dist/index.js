@@ -1,3 +1,3 @@
 import { createRequire as __patchwrightCreateRequire } from "node:module";
 const require = __patchwrightCreateRequire(import.meta.url);
-await import("./main-G5R6L7QA.js").then(({main:t})=>t());
+await import("./main-WUHU23Y3.js").then(({main:t})=>t());
