@@ -65,7 +65,8 @@ const BANNER = [
 ].join("\n");
 
 /** Chunk file names (`[name]-[hash].js`): the hash changes with the code. */
-const CHUNK = /^[a-z0-9-]+-[A-Z0-9]{8}\.js$/;
+// esbuild names a chunk <entry or module name>-<8-character hash>.js; the name may have capitals.
+const CHUNK = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.js$/;
 
 export async function bundleAction(outdir = join(ROOT, "dist")) {
   await mkdir(outdir, { recursive: true });
