@@ -64,8 +64,7 @@ const BANNER = [
   "const require = __patchwrightCreateRequire(import.meta.url);",
 ].join("\n");
 
-/** Chunk file names (`[name]-[hash].js`): the hash changes with the code. */
-// esbuild names a chunk <entry or module name>-<8-character hash>.js; the name may have capitals.
+/** Chunk file names (`[name]-[hash].js`, the name may have capitals): the hash changes with the code. */
 const CHUNK = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.js$/;
 
 export async function bundleAction(outdir = join(ROOT, "dist")) {
