@@ -15,6 +15,7 @@
  *   deps                                 dependency bumps
  *   thread                               requests in a thread: admit, kinds, reports
  *   service                              a worker: queue, handlers, start-up, shutdown
+ *   pages                                the job pages on the App's server (sign-in, list, live job)
  *   app, action, cli (+ cli.ts)          entry rooms: nothing imports them
  *
  * The queue is generic: it knows jobs, not what they do, so it imports no
@@ -42,7 +43,8 @@ rooms.report = [...rooms.change, "change"];
 rooms.deps = [...rooms.report, "report"];
 rooms.thread = [...rooms.deps, "deps"];
 rooms.service = [...rooms.thread, "thread"];
-for (const entry of ["app", "action", "cli"]) rooms[entry] = [...rooms.service, "service"];
+rooms.pages = [...rooms.service, "service"];
+for (const entry of ["app", "action", "cli"]) rooms[entry] = [...rooms.pages, "pages"];
 
 /** A room is a folder under src/ or a file at its root (cli is both: cli.ts and cli/). */
 const inRooms = (names) => `^src/(${names.join("|")})(/|\\.ts$)`;
