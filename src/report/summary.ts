@@ -40,6 +40,8 @@ export interface PullRequestBodyInput extends RunStats, CheckFacts {
   /** The issue the pull request resolves. */
   closes?: number | undefined;
   request: { login: string; url?: string | undefined };
+  /** The job's page on the App's server (when its pages are on). */
+  jobPage?: string | undefined;
   /** The agent's final text: what changed and why (sanitized by the caller). */
   summary: string;
   commits: CommitSummary[];
@@ -77,7 +79,8 @@ export function renderPullRequestBody(input: PullRequestBodyInput): string {
   const requester = input.request.url
     ? `[@${input.request.login}'s request](${input.request.url})`
     : `@${input.request.login}'s request`;
-  parts.push(`---\n<sub>Made by patchwright at ${requester}.</sub>`);
+  const page = input.jobPage ? ` · [Job page](${input.jobPage})` : "";
+  parts.push(`---\n<sub>Made by patchwright at ${requester}.${page}</sub>`);
   return parts.join("\n\n");
 }
 

@@ -38,7 +38,12 @@ export async function publishResult(
       base: job.baseBranch,
       // The title is untrusted text like an issue's body.
       title: markInvisible(services.redact(publish.title)),
-      body: pullRequestBody(job, publish.origin, config, services.redact),
+      body: pullRequestBody(
+        job,
+        { ...publish.origin, jobPage: services.jobPage },
+        config,
+        services.redact,
+      ),
       draft: opensAsDraft(job, config),
     }),
   };

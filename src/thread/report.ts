@@ -55,6 +55,8 @@ export interface PullRequestOrigin {
   closes?: number | undefined;
   requester: string;
   url?: string | undefined;
+  /** The job's page on the App's server, when its pages are on. */
+  jobPage?: string | undefined;
 }
 
 export function originOf(request: JobRequest): PullRequestOrigin {
@@ -84,6 +86,7 @@ export function pullRequestBody(
       }),
       closes: origin.closes,
       request: { login: origin.requester, url: origin.url },
+      jobPage: origin.jobPage,
       summary: job.agent?.finalText ?? "",
       commits: job.commits,
       files: fileStats(job.changes),

@@ -24,4 +24,6 @@ export interface ThreadServices extends JobServices {
    * Unset: not known, nothing is said.
    */
   canPushWorkflows?: boolean | undefined;
+  /** This job's page on the App's server, when its pages are on: linked from the pull request. */
+  jobPage?: string | undefined;
 }

@@ -125,6 +125,13 @@ describe("renderPullRequestBody", () => {
     expect(body).not.toContain("WARNING");
   });
 
+  it("links the job's page in the footer when the App's pages are on", () => {
+    const body = renderPullRequestBody(prInput({ jobPage: "https://bot.example/jobs/j-1" }));
+    expect(body.split("\n").at(-1)).toBe(
+      "<sub>Made by patchwright at [@alice's request](https://github.com/o/r/issues/12#issuecomment-1). · [Job page](https://bot.example/jobs/j-1)</sub>",
+    );
+  });
+
   it("reports a failing verify with its exit code and warns when the agent stopped early", () => {
     const body = renderPullRequestBody(
       prInput({
