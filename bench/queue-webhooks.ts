@@ -11,6 +11,7 @@ import { createApp } from "../src/app/index.js";
 import { PRIVATE_KEY } from "../test/helpers/app-harness.js";
 import type { SenderResult, SenderTask } from "./queue-sender.js";
 import { mountFakeGitHub, unmountFakeGitHub, WEBHOOK_SECRET } from "./queue-world.js";
+import { openJobQueue } from "../src/service/open-queue.js";
 
 /**
  * The webhook side alone: the App as `npm start` builds it (createApp, the
@@ -77,7 +78,17 @@ export async function webhookBurst(options: {
     PATCHWRIGHT_DEPS_SCHEDULER: "off",
     ...(options.redisUrl ? { REDIS_URL: options.redisUrl } : {}),
   };
-  const { app, stop } = createApp({ env });
+  // The embedded store, with no worker here: the bench brings its queue, as
+  // a worker process would share it (the App refuses that on its own).
+  const queue = options.redisUrl
+    ? undefined
+    : await openJobQueue({
+        redisUrl: undefined,
+        cacheDir: options.cacheDir,
+        maxAttempts: 3,
+        jobLockMs: 60_000,
+      });
+  const { app, stop } = createApp({ env, ...(queue ? { queue } : {}) });
   // As `probot run` builds it (default, throttled Octokit; every delivery's signature
   // checked), with the log off: `npm start` would also write a line or two per delivery.
   const probot = new Probot({
