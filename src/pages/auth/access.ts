@@ -47,7 +47,8 @@ export function createAccess(options: AccessOptions): Access {
   const ttlMs = options.ttlMs ?? 60_000;
   const cache = new Map<string, { until: number; answer: Promise<RepoAccess> }>();
 
-  const isOperator = (viewer: Viewer) => options.admins.has(viewer.login.toLowerCase());
+  const admins = new Set([...options.admins].map((login) => login.toLowerCase()));
+  const isOperator = (viewer: Viewer) => admins.has(viewer.login.toLowerCase());
 
   const repo = async (viewer: Viewer, ref: RepoRef): Promise<RepoAccess> => {
     if (isOperator(viewer)) return "write";
