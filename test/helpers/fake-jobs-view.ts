@@ -27,6 +27,8 @@ export interface FakeJobsView extends JobsView {
   add(job: Partial<JobSummary> & Pick<JobSummary, "id" | "repo">): JobSummary;
   /** Appends (redacted) and tells the subscribers; returns the stored event. */
   append(id: string, event: ViewEvent): ViewEvent;
+  /** How many listeners a job has (a page's stream is open when this is above 0). */
+  subscribers(id: string): number;
   cancelled: Array<{ id: string; by: string }>;
   retried: Array<{ id: string; by: string }>;
 }
@@ -85,6 +87,7 @@ export function createFakeJobsView(
       return summary;
     },
     append,
+    subscribers: (id) => jobs.get(id)?.listeners.size ?? 0,
     async list(filter: JobFilter = {}) {
       return [...jobs.values()]
         .map((job) => ({ ...job.summary }))

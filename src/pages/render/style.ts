@@ -57,7 +57,9 @@ pre .add { background: var(--add); display: block; } pre .del { background: var(
 .text { white-space: pre-wrap; }
 .stats { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
 .card { border: 1px solid var(--line); border-radius: 6px; padding: 12px; background: var(--panel); }
-.card h3 { margin: 0 0 8px; font-size: 1rem; }
+.card h2, .card h3 { margin: 0 0 8px; font-size: 1rem; }
+.summary-grid { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
+.summary-grid dt { color: var(--muted); } .summary-grid dd { margin: 0; text-align: right; }
 svg.chart { width: 100%; height: auto; }
 svg.chart .bar { fill: var(--bar); } svg.chart .bar2 { fill: var(--bar2); }
 svg.chart text { fill: var(--muted); font-size: 10px; }
