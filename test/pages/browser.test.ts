@@ -79,14 +79,14 @@ describe.skipIf(!existsSync(CHROMIUM))("job pages in Chromium", () => {
     const reader = await signedIn("rita");
     await reader.locator('#job-job-1[data-state="queued"]').waitFor();
     await reader.evaluate(() => {
-      (window as unknown as { stayed: boolean }).stayed = true;
+      (globalThis as unknown as { stayed: boolean }).stayed = true;
     });
     h.view.append("job-1", { at: Date.now(), type: "state", state: "running" });
     await reader.locator('#job-job-1[data-state="running"]').waitFor({ timeout: 5000 });
     await reader.screenshot({ path: join(SHOTS, "list-reader.png"), fullPage: true });
-    expect(await reader.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(
-      true,
-    );
+    expect(
+      await reader.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed),
+    ).toBe(true);
 
     // The job page: stored transcript, then live lines over SSE.
     h.view.append("job-1", { at: Date.now(), type: "step", text: "agent" });
@@ -95,7 +95,7 @@ describe.skipIf(!existsSync(CHROMIUM))("job pages in Chromium", () => {
     await reader.getByRole("heading", { name: /agent on acme\/app/ }).waitFor();
     await waitFor(() => h.view.subscribers("job-1") > 0, "the page's event stream");
     await reader.evaluate(() => {
-      (window as unknown as { stayed: boolean }).stayed = true;
+      (globalThis as unknown as { stayed: boolean }).stayed = true;
     });
     h.view.append("job-1", {
       at: Date.now(),
@@ -141,9 +141,9 @@ describe.skipIf(!existsSync(CHROMIUM))("job pages in Chromium", () => {
       "<img src=x onerror=alert(1)>",
     );
     expect(await reader.locator("img").count()).toBe(0);
-    expect(await reader.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(
-      true,
-    );
+    expect(
+      await reader.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed),
+    ).toBe(true);
     const content = await reader.content();
     expect(content).not.toContain(SECRET);
     for (const token of h.github.tokens.keys()) expect(content).not.toContain(token);
