@@ -3,6 +3,8 @@ import type { Model } from "../agent/model/model.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { reactToTrigger } from "../github/reactions.js";
+import { createPagesHandler } from "../pages/router.js";
+import { parsePagesEnv } from "../pages/settings.js";
 import type { SetTimer } from "../queue/timer.js";
 import type { JobWorker } from "../queue/types.js";
 import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
@@ -11,6 +13,7 @@ import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import type { ServiceQueue } from "../service/job-kinds/inputs.js";
+import type { JobsView } from "../service/jobs-view/types.js";
 import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
 import { exitOnSignals } from "../service/shutdown.js";
 import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
@@ -52,6 +55,11 @@ export interface AppSettings {
    * does instead of rejecting Probot's load with a stack trace.
    */
   refuse?: (error: unknown) => never;
+  /**
+   * What the job pages (/jobs) show; they are on with an OAuth client and
+   * PATCHWRIGHT_PUBLIC_URL (pages/settings.ts), and say how to turn them on otherwise.
+   */
+  jobsView?: JobsView;
 }
 
 const SCHEDULER_TICK_MS = 60_000;
@@ -82,6 +90,7 @@ function acknowledgeFolded(octokit: GitHubClient, request: JobRequest): Promise<
 export function createApp(settings: AppSettings) {
   // Parsed once, here at the entry: a bad value stops the start with its name.
   const service = appServiceSettings(settings.env, settings.queue !== undefined);
+  const pages = parsePagesEnv(settings.env, service.apiBaseUrl);
   const clock = settings.clock ?? Date;
   const inFlight = new Set<Promise<unknown>>();
   let queue: ServiceQueue | undefined;
@@ -89,8 +98,13 @@ export function createApp(settings: AppSettings) {
   let scheduler: ReturnType<typeof setInterval> | undefined;
   let closeClients = async () => {};
 
-  const app = async (probot: Probot, _options?: ApplicationFunctionOptions): Promise<void> => {
+  const app = async (probot: Probot, appOptions?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
+    mountPages(
+      appOptions,
+      createPagesHandler({ config: pages, view: settings.jobsView, clock, log }),
+      log,
+    );
     let jobs: ServiceQueue;
     let services: ReturnType<typeof workerServices>;
     try {
@@ -263,6 +277,24 @@ export function createApp(settings: AppSettings) {
   };
 
   return { app, idle, stop };
+}
+
+/**
+ * The job pages on Probot's own server, beside the webhooks. Probot without
+ * a server (tests that load the App with `probot.load`) has nowhere to
+ * mount them: nothing is served then.
+ */
+function mountPages(
+  options: ApplicationFunctionOptions | undefined,
+  handler: ReturnType<typeof createPagesHandler>,
+  log: Probot["log"],
+): void {
+  if (!options?.addHandler) return;
+  try {
+    options.addHandler(handler);
+  } catch (error) {
+    log.debug({ err: error }, "no server to serve the job pages on");
+  }
 }
 
 /**
