@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { type Job, Queue } from "bullmq";
+import { Job, type JobJson, Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { stateEntry } from "./event-log.js";
 import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { createKeyLock } from "./key-lock.js";
 import { createRedisIntake } from "./redis-intake.js";
 import { REDIS_READY, whenReady } from "./redis-ready.js";
-import { type JobData, recordState, toRecord } from "./redis-record.js";
+import { createRedisEventLog } from "./redis-event-log.js";
+import { type Cancellation, type JobData, recordState, toRecord } from "./redis-record.js";
 import { startRedisWorker } from "./redis-worker.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
@@ -16,6 +18,7 @@ import {
   type JobWorker,
   type NewJob,
   retryDelayMs,
+  type StoredJobRecord,
   type SubmitResult,
   type WorkerOptions,
 } from "./types.js";
@@ -103,7 +106,27 @@ export async function createRedisQueue<S extends JobInputSchemas>(
   const workers: JobWorker[] = [];
   const k = {
     load: (installation: number | undefined) => `${name}:load:${installation ?? "-"}`,
+    /** Every job's id by when it was created: what `list` walks, newest first. */
+    index: `${name}:jobs`,
+    /** Who cancelled a job and when (JSON), for as long as the job is kept. */
+    cancel: (id: string) => `${name}:cancel:${id}`,
+    cancels: `${name}:cancels`,
   };
+  const log = createRedisEventLog({ redis, connection, name });
+
+  function parseCancellation(raw: string | null | undefined): Cancellation | undefined {
+    if (!raw) return undefined;
+    try {
+      const parsed = JSON.parse(raw) as Cancellation;
+      return typeof parsed.by === "string" ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function cancellation(id: string): Promise<Cancellation | undefined> {
+    return parseCancellation(await redis.get(k.cancel(id)));
+  }
 
   /**
    * A fair share between installations: a job's priority is how many jobs
@@ -141,6 +164,10 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       interruptions: 0,
       createdAt: clock.now(),
     };
+    // Logged before a worker can take it up (and write "running").
+    await log
+      .append(id, stateEntry(data.createdAt, "queued"))
+      .catch((error: unknown) => options.onError?.(error, undefined));
     try {
       await queue.add(job.kind, data, {
         jobId: id,
@@ -160,6 +187,11 @@ export async function createRedisQueue<S extends JobInputSchemas>(
         throw error;
       }
     }
+    // Listed from now on; ids older than the jobs BullMQ keeps are dropped as they go.
+    await redis
+      .zadd(k.index, data.createdAt, id)
+      .then(() => redis.zremrangebyscore(k.index, "-inf", clock.now() - 2 * SEEN_TTL_SECONDS * 1000))
+      .catch((error: unknown) => options.onError?.(error, undefined));
     // The job is stored; an unconfirmed claim only expires sooner (a minute).
     await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
     return { status: "queued", id };
@@ -167,7 +199,20 @@ export async function createRedisQueue<S extends JobInputSchemas>(
 
   function startWorker(handler: JobHandler, workerOptions: WorkerOptions): JobWorker {
     const worker = startRedisWorker(
-      { name, connection, maxAttempts, clock, kinds, locks, intake, left, options },
+      {
+        name,
+        connection,
+        maxAttempts,
+        clock,
+        kinds,
+        locks,
+        intake,
+        left,
+        options,
+        log,
+        cancellation,
+        cancelChannel: k.cancels,
+      },
       handler,
       workerOptions,
     );
@@ -182,10 +227,115 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     async get(id) {
       const job = await queue.getJob(id);
       if (!job) return undefined;
-      const record = toRecord(job, recordState(await job.getState()), clock.now());
+      const state = recordState(await job.getState());
+      const record = toRecord(job, state, clock.now(), await cancellation(id));
       const read = readRecord(kinds, record);
       return read.ok ? read.record : record;
     },
+    /**
+     * Walks the index newest first, a batch at a time, reading each job's
+     * hash and state in one round trip per batch; stops once `limit` match.
+     */
+    async list(filter = {}) {
+      const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+      const found: StoredJobRecord[] = [];
+      const active = new Set(await redis.lrange(queue.toKey("active"), 0, -1));
+      const now = clock.now();
+      const BATCH = 250;
+      for (let start = 0; found.length < limit; ) {
+        const ids = await redis.zrevrange(k.index, start, start + BATCH - 1);
+        if (ids.length === 0) break;
+        start += ids.length;
+        const batch = redis.pipeline();
+        for (const id of ids) {
+          batch.hgetall(queue.toKey(id));
+          batch.zscore(queue.toKey("completed"), id);
+          batch.zscore(queue.toKey("failed"), id);
+          batch.get(k.cancel(id));
+        }
+        const replies = (await batch.exec()) ?? [];
+        const value = (i: number) => (replies[i]?.[0] ? undefined : replies[i]?.[1]);
+        const gone: string[] = [];
+        for (const [n, id] of ids.entries()) {
+          const hash = value(n * 4) as Record<string, string> | undefined;
+          if (!hash || Object.keys(hash).length === 0) {
+            gone.push(id);
+            continue;
+          }
+          const state =
+            value(n * 4 + 1) != null
+              ? "done"
+              : value(n * 4 + 2) != null
+                ? "failed"
+                : active.has(id)
+                  ? "running"
+                  : "queued";
+          const job = Job.fromJSON<JobData>(queue, hash as unknown as JobJson, id);
+          const record = toRecord(
+            job,
+            state,
+            now,
+            parseCancellation(value(n * 4 + 3) as string | null),
+          );
+          if (filter.state && record.state !== filter.state) continue;
+          if (filter.installationId !== undefined && record.installationId !== filter.installationId)
+            continue;
+          if (filter.where && !filter.where(record)) continue;
+          found.push(record);
+          if (found.length >= limit) break;
+        }
+        // Removed by BullMQ (kept as long as their records): out of the index too.
+        if (gone.length > 0) await redis.zrem(k.index, ...gone);
+        if (gone.length > 0) start -= gone.length;
+      }
+      return found;
+    },
+    async cancel(id, by) {
+      const job = await queue.getJob(id);
+      if (!job) return "not_found";
+      const bull = await job.getState();
+      const state = recordState(bull);
+      if (state === "done" || state === "failed") return "finished";
+      const running = state === "running";
+      if (await cancellation(id)) return running ? "stopping" : "finished";
+      const at = clock.now();
+      await redis.set(k.cancel(id), JSON.stringify({ by, at }), "EX", SEEN_TTL_SECONDS);
+      // Every worker hears it; the one running the job aborts it.
+      await redis.publish(k.cancels, JSON.stringify({ id, by }));
+      if (running) return "stopping";
+      // It ends now for everyone who looks; a worker that takes it up fails
+      // it without running it (a waiting retry is made due, so that is soon).
+      if (bull === "delayed") await job.promote().catch(() => {});
+      await log
+        .append(id, stateEntry(at, "failed", { by, message: `cancelled by @${by}` }))
+        .catch((error: unknown) => options.onError?.(error, undefined));
+      return "cancelled";
+    },
+    async retry(id, by) {
+      const job = await queue.getJob(id);
+      if (!job) return "not_found";
+      const state = recordState(await job.getState());
+      const cancelled = await cancellation(id);
+      const requeued = async () => {
+        await log
+          .append(id, stateEntry(clock.now(), "queued", { by, message: `retried by @${by}` }))
+          .catch((error: unknown) => options.onError?.(error, undefined));
+        return "queued" as const;
+      };
+      // Cancelled before a worker took it up: it only has to not be cancelled.
+      if (state === "queued" && cancelled) {
+        await redis.del(k.cancel(id));
+        return requeued();
+      }
+      if (state !== "failed") return "not_failed";
+      await redis.del(k.cancel(id));
+      const { lastFailure: _last, ...data } = job.data;
+      await job.updateData({ ...data, interruptions: 0 });
+      // A new attempt of the same job: its attempts start over, its checkpoint and comment are kept.
+      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return requeued();
+    },
+    log,
     async onIdle() {
       for (;;) {
         const counts = await queue.getJobCounts("active", "waiting", "prioritized");
@@ -197,6 +347,7 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       // Whatever still runs here goes back to the queue for another worker.
       await Promise.all(workers.map((w) => w.stop(0)));
       await queue.close();
+      await log.close();
       for (const open of connections) open.disconnect();
     },
   };
