@@ -98,7 +98,8 @@ export function orderedListener(
         .catch(() => {})
         .finally(() => {
           replaying = false;
-          for (const e of held.splice(0).sort((a, b) => a.index - b.index)) deliver(e.entry, e.index);
+          for (const e of held.splice(0).sort((a, b) => a.index - b.index))
+            deliver(e.entry, e.index);
         });
     },
   };

@@ -196,12 +196,7 @@ export async function createLocalQueue<S extends JobInputSchemas>(
       const record = records.get(id);
       if (!record) return "not_found";
       if (record.state !== "failed") return "not_failed";
-      const {
-        outcome: _outcome,
-        finishedAt: _finished,
-        notBefore: _notBefore,
-        ...rest
-      } = record;
+      const { outcome: _outcome, finishedAt: _finished, notBefore: _notBefore, ...rest } = record;
       await save({ ...rest, state: "queued", attempts: 0 }, { by, message: `retried by @${by}` });
       worker?.pump();
       return "queued";

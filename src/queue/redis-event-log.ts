@@ -92,8 +92,7 @@ export function createRedisEventLog(options: {
         }
       }
       const last = entries.at(-1)?.index;
-      const next =
-        last !== undefined ? last + 1 : Number((await redis.get(counter(jobId))) ?? 0);
+      const next = last !== undefined ? last + 1 : Number((await redis.get(counter(jobId))) ?? 0);
       return { entries, next: Math.max(from, next) };
     },
     subscribe(jobId, listener, from) {
@@ -101,7 +100,12 @@ export function createRedisEventLog(options: {
       const key = channel(jobId);
       let watch = watched.get(key);
       if (!watch) {
-        watch = { listeners: new Set(), live: feed().subscribe(key).catch(() => {}) };
+        watch = {
+          listeners: new Set(),
+          live: feed()
+            .subscribe(key)
+            .catch(() => {}),
+        };
         watched.set(key, watch);
       }
       watch.listeners.add(ordered.live);

@@ -4,9 +4,9 @@ import { Redis } from "ioredis";
 import { stateEntry } from "./event-log.js";
 import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { createKeyLock } from "./key-lock.js";
+import { createRedisEventLog } from "./redis-event-log.js";
 import { createRedisIntake } from "./redis-intake.js";
 import { REDIS_READY, whenReady } from "./redis-ready.js";
-import { createRedisEventLog } from "./redis-event-log.js";
 import { type Cancellation, type JobData, recordState, toRecord } from "./redis-record.js";
 import { startRedisWorker } from "./redis-worker.js";
 import {
@@ -190,7 +190,9 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     // Listed from now on; ids older than the jobs BullMQ keeps are dropped as they go.
     await redis
       .zadd(k.index, data.createdAt, id)
-      .then(() => redis.zremrangebyscore(k.index, "-inf", clock.now() - 2 * SEEN_TTL_SECONDS * 1000))
+      .then(() =>
+        redis.zremrangebyscore(k.index, "-inf", clock.now() - 2 * SEEN_TTL_SECONDS * 1000),
+      )
       .catch((error: unknown) => options.onError?.(error, undefined));
     // The job is stored; an unconfirmed claim only expires sooner (a minute).
     await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
@@ -278,7 +280,10 @@ export async function createRedisQueue<S extends JobInputSchemas>(
             parseCancellation(value(n * 4 + 3) as string | null),
           );
           if (filter.state && record.state !== filter.state) continue;
-          if (filter.installationId !== undefined && record.installationId !== filter.installationId)
+          if (
+            filter.installationId !== undefined &&
+            record.installationId !== filter.installationId
+          )
             continue;
           if (filter.where && !filter.where(record)) continue;
           found.push(record);

@@ -4,12 +4,7 @@ import { checkpointRef } from "../git/checkpoint-ref.js";
 import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { fanOut } from "../kernel/events.js";
-import {
-  cancelledBy,
-  DEFAULT_MAX_ATTEMPTS,
-  type JobResult,
-  retryDelayMs,
-} from "../queue/types.js";
+import { cancelledBy, DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
 import type { JobRequest } from "../requests/request.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import { admitRequest } from "../thread/admit.js";
@@ -69,7 +64,10 @@ export async function runRequestRecord(
     // A mention folded into this job after the first: its 👀 came when it was stored (app/index.ts).
     const folded = index > 0 && !isUpkeepEvent(request);
     // Its own reporter: the 👀, or the answer to a request that does not start.
-    const answers = createRequestStatus({ octokit, clock: services.clock, redact, onError }, request);
+    const answers = createRequestStatus(
+      { octokit, clock: services.clock, redact, onError },
+      request,
+    );
     const admission = await admitRequest(
       { octokit, botLogin, retryLater, retryDelaysMs: [], ceilings: services.ceilings },
       request,

@@ -107,7 +107,13 @@ describe.each([
     // Give the feed a moment to be live before the next append.
     await new Promise((done) => setTimeout(done, 100));
     await first.append("j", "c");
-    await vi.waitFor(() => expect(all).toEqual([["a", 0], ["b", 1], ["c", 2]]));
+    await vi.waitFor(() =>
+      expect(all).toEqual([
+        ["a", 0],
+        ["b", 1],
+        ["c", 2],
+      ]),
+    );
     await vi.waitFor(() => expect(live).toEqual(["c"]));
     stopLive();
     stopAll();

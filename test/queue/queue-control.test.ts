@@ -79,9 +79,9 @@ describe.each([
     expect((await queue.list()).map((r) => r.id)).toEqual([c, b, a]);
     expect((await queue.list({ limit: 2 })).map((r) => r.id)).toEqual([c, b]);
     expect((await queue.list({ installationId: 1 })).map((r) => r.id)).toEqual([c, a]);
-    expect((await queue.list({ where: (r) => r.key.startsWith("o/b") })).map((r) => r.id)).toEqual(
-      [b],
-    );
+    expect((await queue.list({ where: (r) => r.key.startsWith("o/b") })).map((r) => r.id)).toEqual([
+      b,
+    ]);
     expect(await queue.list({ state: "running" })).toEqual([]);
     expect((await queue.list({ state: "queued" })).map((r) => r.state)).toEqual([
       "queued",

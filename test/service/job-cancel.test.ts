@@ -4,12 +4,7 @@ import { createLocalQueue } from "../../src/queue/local-queue.js";
 import { jobInputSchemas, type ServiceQueue } from "../../src/service/job-kinds/inputs.js";
 import { createJobsView } from "../../src/service/jobs-view/index.js";
 import type { ViewEvent } from "../../src/service/jobs-view/types.js";
-import {
-  type Harness,
-  issueComment,
-  startHarness,
-  stopHarness,
-} from "../helpers/app-harness.js";
+import { type Harness, issueComment, startHarness, stopHarness } from "../helpers/app-harness.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import { createGatedModel } from "../helpers/gated-model.js";
 

@@ -117,7 +117,11 @@ describe("the job recorder", () => {
       "pushed",
       "report",
     ]);
-    expect(events[3]).toMatchObject({ type: "denied", name: "run_shell", reason: "curl is not allowed" });
+    expect(events[3]).toMatchObject({
+      type: "denied",
+      name: "run_shell",
+      reason: "curl is not allowed",
+    });
     const edit = events[5] as Extract<ViewEvent, { type: "tool_result" }>;
     expect(edit.tail).toContain("-one");
     expect(edit.tail).toContain("+two [redacted");

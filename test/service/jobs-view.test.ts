@@ -50,7 +50,9 @@ describe("the jobs view", () => {
     });
     const view = createJobsView({ queue });
     const a = idOf(await submit(queue, "request", request("Octo", "App", 1)));
-    const b = idOf(await submit(queue, "deps", { owner: "octo", repo: "lib", installationId: 2 }, 2));
+    const b = idOf(
+      await submit(queue, "deps", { owner: "octo", repo: "lib", installationId: 2 }, 2),
+    );
     const c = idOf(await submit(queue, "request", request("octo", "app", 2, "hubot")));
     const all = await view.list();
     expect(all.map((s) => s.id)).toEqual([c, b, a]);
@@ -63,7 +65,11 @@ describe("the jobs view", () => {
       queuePosition: 2,
       installationId: 1,
     });
-    expect(all[1]).toMatchObject({ kind: "deps", repo: { owner: "octo", name: "lib" }, queuePosition: 1 });
+    expect(all[1]).toMatchObject({
+      kind: "deps",
+      repo: { owner: "octo", name: "lib" },
+      queuePosition: 1,
+    });
     expect(all[2]?.queuePosition).toBe(1);
     expect((await view.list({ repo: "octo/APP" })).map((s) => s.id)).toEqual([c, a]);
     expect((await view.list({ repos: new Set(["octo/lib"]) })).map((s) => s.id)).toEqual([b]);
@@ -118,7 +124,7 @@ describe("the jobs view", () => {
       },
     });
     const { events, next } = await view.events(id);
-    expect(events.map((e) => e.type === "state" ? e.state : e.type)).toEqual([
+    expect(events.map((e) => (e.type === "state" ? e.state : e.type))).toEqual([
       "queued",
       "running",
       "text",

@@ -1,8 +1,8 @@
+import { createRedactor } from "../../agent/redact.js";
 import { loadRepoConfig } from "../../config/load.js";
 import { runDepsJob } from "../../deps/run-deps-job.js";
-import { jobEvents } from "../../kernel/events.js";
-import { createRedactor } from "../../agent/redact.js";
 import { installationToken } from "../../github/client.js";
+import { jobEvents } from "../../kernel/events.js";
 import type { JobResult } from "../../queue/types.js";
 import { secretsInEnv } from "../../secrets/patterns.js";
 import { createJobRecorder } from "../jobs-view/recorder.js";

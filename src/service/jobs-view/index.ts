@@ -102,7 +102,12 @@ export function repoOf(
 ): { owner: string; name: string; htmlUrl?: string } | undefined {
   const input = lastInput(record);
   const { repo } = input;
-  if (repo && typeof repo === "object" && typeof repo.owner === "string" && typeof repo.name === "string")
+  if (
+    repo &&
+    typeof repo === "object" &&
+    typeof repo.owner === "string" &&
+    typeof repo.name === "string"
+  )
     return {
       owner: repo.owner,
       name: repo.name,

@@ -60,7 +60,8 @@ export function createJobRecorder(options: {
         totals.turns += 1;
         return;
       case "text":
-        if (event.text.trim()) write({ type: "text", turn: event.turn, text: clean(event.text, LIMITS.text) });
+        if (event.text.trim())
+          write({ type: "text", turn: event.turn, text: clean(event.text, LIMITS.text) });
         return;
       case "tool_call":
         write({
@@ -152,12 +153,16 @@ function compactJson(value: unknown): string {
 }
 
 function cut(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /** The end of an output, where a command says how it ended. */
 function tail(text: string, max: number): string {
-  return text.length <= max ? text : `(${text.length - max} characters before) …${text.slice(-max)}`;
+  return text.length <= max
+    ? text
+    : `(${text.length - max} characters before) …${text.slice(-max)}`;
 }
 
 function round(usd: number): number {
@@ -165,7 +170,7 @@ function round(usd: number): number {
 }
 
 function diffOf(path: string, before: Buffer | null, after: Buffer | null): string {
-  if ((before && before.includes(0)) || (after && after.includes(0))) return `${path} (binary)`;
+  if (before?.includes(0) || after?.includes(0)) return `${path} (binary)`;
   return createTwoFilesPatch(
     before ? `a/${path}` : "/dev/null",
     after ? `b/${path}` : "/dev/null",
