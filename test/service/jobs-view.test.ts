@@ -1,7 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { createLocalQueue } from "../../src/queue/local-queue.js";
-import type { JobHandler, JobResult, RunningJob } from "../../src/queue/types.js";
+import type {
+  JobHandler,
+  JobInputSchemas,
+  JobQueue,
+  JobResult,
+  RunningJob,
+} from "../../src/queue/types.js";
 import { createJobsView } from "../../src/service/jobs-view/index.js";
 import type { ViewEvent } from "../../src/service/jobs-view/types.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -13,7 +19,7 @@ import { makeTempDir } from "../helpers/temp-dir.js";
  * line; the transcript stored and live; cancel and retry.
  */
 
-const KINDS = { request: z.unknown(), deps: z.unknown() };
+const KINDS: JobInputSchemas = { request: z.unknown(), deps: z.unknown() };
 
 function request(owner: string, name: string, number: number, login = "mona") {
   return {
@@ -25,12 +31,7 @@ function request(owner: string, name: string, number: number, login = "mona") {
 }
 
 let n = 0;
-function submit(
-  queue: Awaited<ReturnType<typeof createLocalQueue>>,
-  kind: "request" | "deps",
-  input: unknown,
-  installationId = 1,
-) {
+function submit(queue: JobQueue, kind: "request" | "deps", input: unknown, installationId = 1) {
   n += 1;
   return queue.submit({ kind, key: `k${n}`, deliveryId: `d${n}`, installationId, input });
 }
