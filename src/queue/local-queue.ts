@@ -179,6 +179,12 @@ export async function createLocalQueue<S extends JobInputSchemas>(
       found.sort((a, b) => b.createdAt - a.createdAt);
       return filter.limit !== undefined ? found.slice(0, filter.limit) : found;
     },
+    async queuedIds(installationId) {
+      return [...records.values()]
+        .filter((r) => r.state === "queued" && r.installationId === installationId)
+        .sort((a, b) => a.createdAt - b.createdAt)
+        .map((r) => r.id);
+    },
     async cancel(id, by) {
       const record = records.get(id);
       if (!record) return "not_found";

@@ -108,8 +108,12 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     load: (installation: number | undefined) => `${name}:load:${installation ?? "-"}`,
     /** Every job's id by when it was created: what `list` walks, newest first. */
     index: `${name}:jobs`,
+    /** The same, per installation: a queue position needs no job's hash. */
+    byInstallation: (installation: number | undefined) => `${name}:jobs:${installation ?? "-"}`,
     /** Who cancelled a job and when (JSON), for as long as the job is kept. */
     cancel: (id: string) => `${name}:cancel:${id}`,
+    /** The ids that have a `cancel` key: a list reads the set, not every key. */
+    cancelled: `${name}:cancelled`,
     cancels: `${name}:cancels`,
   };
   const log = createRedisEventLog({ redis, connection, name });
@@ -122,6 +126,28 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Every job's state as BullMQ's sets say (read whole: ids only), and the
+   * cancelled ones: a list reads the hashes of the jobs that may match only.
+   */
+  async function states() {
+    const [completed, failed, active, cancelledIds] = await Promise.all([
+      redis.zrange(queue.toKey("completed"), 0, -1).then((ids) => new Set(ids)),
+      redis.zrange(queue.toKey("failed"), 0, -1).then((ids) => new Set(ids)),
+      redis.lrange(queue.toKey("active"), 0, -1).then((ids) => new Set(ids)),
+      redis.smembers(k.cancelled).then((ids) => new Set(ids)),
+    ]);
+    const bullState = (id: string): StoredJobRecord["state"] =>
+      completed.has(id)
+        ? "done"
+        : failed.has(id)
+          ? "failed"
+          : active.has(id)
+            ? "running"
+            : "queued";
+    return { bullState, cancelledIds };
   }
 
   async function cancellation(id: string): Promise<Cancellation | undefined> {
@@ -188,11 +214,14 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       }
     }
     // Listed from now on; ids older than the jobs BullMQ keeps are dropped as they go.
+    const expired = clock.now() - 2 * SEEN_TTL_SECONDS * 1000;
     await redis
+      .multi()
       .zadd(k.index, data.createdAt, id)
-      .then(() =>
-        redis.zremrangebyscore(k.index, "-inf", clock.now() - 2 * SEEN_TTL_SECONDS * 1000),
-      )
+      .zadd(k.byInstallation(data.installationId), data.createdAt, id)
+      .zremrangebyscore(k.index, "-inf", expired)
+      .zremrangebyscore(k.byInstallation(data.installationId), "-inf", expired)
+      .exec()
       .catch((error: unknown) => options.onError?.(error, undefined));
     // The job is stored; an unconfirmed claim only expires sooner (a minute).
     await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
@@ -235,50 +264,45 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       return read.ok ? read.record : record;
     },
     /**
-     * Walks the index newest first, a batch at a time, reading each job's
-     * hash and state in one round trip per batch; stops once `limit` match.
+     * Walks the index newest first, a batch at a time. Each job's state
+     * comes from BullMQ's sets, read whole once per call, so only jobs that
+     * may match a state filter have their hash read (one round trip per
+     * batch); stops once `limit` match.
      */
     async list(filter = {}) {
       const limit = filter.limit ?? Number.POSITIVE_INFINITY;
       const found: StoredJobRecord[] = [];
-      const active = new Set(await redis.lrange(queue.toKey("active"), 0, -1));
+      const { bullState, cancelledIds } = await states();
+      // A cancelled job that no worker has ended yet is queued for BullMQ, failed for us.
+      const mayMatch = (id: string, state: StoredJobRecord["state"]) =>
+        !filter.state ||
+        state === filter.state ||
+        (filter.state === "failed" && state === "queued" && cancelledIds.has(id));
       const now = clock.now();
       const BATCH = 250;
       for (let start = 0; found.length < limit; ) {
         const ids = await redis.zrevrange(k.index, start, start + BATCH - 1);
         if (ids.length === 0) break;
         start += ids.length;
+        const candidates = ids.filter((id) => mayMatch(id, bullState(id)));
+        if (candidates.length === 0) continue;
         const batch = redis.pipeline();
-        for (const id of ids) {
+        for (const id of candidates) {
           batch.hgetall(queue.toKey(id));
-          batch.zscore(queue.toKey("completed"), id);
-          batch.zscore(queue.toKey("failed"), id);
           batch.get(k.cancel(id));
         }
         const replies = (await batch.exec()) ?? [];
         const value = (i: number) => (replies[i]?.[0] ? undefined : replies[i]?.[1]);
         const gone: string[] = [];
-        for (const [n, id] of ids.entries()) {
-          const hash = value(n * 4) as Record<string, string> | undefined;
+        for (const [n, id] of candidates.entries()) {
+          const hash = value(n * 2) as Record<string, string> | undefined;
           if (!hash || Object.keys(hash).length === 0) {
             gone.push(id);
             continue;
           }
-          const state =
-            value(n * 4 + 1) != null
-              ? "done"
-              : value(n * 4 + 2) != null
-                ? "failed"
-                : active.has(id)
-                  ? "running"
-                  : "queued";
           const job = Job.fromJSON<JobData>(queue, hash as unknown as JobJson, id);
-          const record = toRecord(
-            job,
-            state,
-            now,
-            parseCancellation(value(n * 4 + 3) as string | null),
-          );
+          const cancelled = parseCancellation(value(n * 2 + 1) as string | null);
+          const record = toRecord(job, bullState(id), now, cancelled);
           if (filter.state && record.state !== filter.state) continue;
           if (
             filter.installationId !== undefined &&
@@ -290,10 +314,20 @@ export async function createRedisQueue<S extends JobInputSchemas>(
           if (found.length >= limit) break;
         }
         // Removed by BullMQ (kept as long as their records): out of the index too.
-        if (gone.length > 0) await redis.zrem(k.index, ...gone);
-        if (gone.length > 0) start -= gone.length;
+        if (gone.length > 0) {
+          await redis.zrem(k.index, ...gone);
+          await redis.srem(k.cancelled, ...gone);
+          start -= gone.length;
+        }
       }
       return found;
+    },
+    async queuedIds(installationId) {
+      const [ids, { bullState, cancelledIds }] = await Promise.all([
+        redis.zrange(k.byInstallation(installationId), 0, -1),
+        states(),
+      ]);
+      return ids.filter((id) => bullState(id) === "queued" && !cancelledIds.has(id));
     },
     async cancel(id, by) {
       const job = await queue.getJob(id);
@@ -305,6 +339,7 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       if (await cancellation(id)) return running ? "stopping" : "finished";
       const at = clock.now();
       await redis.set(k.cancel(id), JSON.stringify({ by, at }), "EX", SEEN_TTL_SECONDS);
+      await redis.sadd(k.cancelled, id);
       // Every worker hears it; the one running the job aborts it.
       await redis.publish(k.cancels, JSON.stringify({ id, by }));
       if (running) return "stopping";
@@ -330,10 +365,12 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       // Cancelled before a worker took it up: it only has to not be cancelled.
       if (state === "queued" && cancelled) {
         await redis.del(k.cancel(id));
+        await redis.srem(k.cancelled, id);
         return requeued();
       }
       if (state !== "failed") return "not_failed";
       await redis.del(k.cancel(id));
+      await redis.srem(k.cancelled, id);
       const { lastFailure: _last, ...data } = job.data;
       await job.updateData({ ...data, interruptions: 0 });
       // A new attempt of the same job: its attempts start over, its checkpoint and comment are kept.

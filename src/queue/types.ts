@@ -227,6 +227,8 @@ export interface JobQueue<S extends JobInputSchemas = JobInputSchemas> {
   get(id: string): Promise<JobRecord<S> | undefined>;
   /** Records as stored, newest first (kept in an index: no scan of every job per call). */
   list(filter?: ListFilter): Promise<StoredJobRecord[]>;
+  /** The ids of an installation's queued jobs (none: those without one), oldest first: the line a page shows. */
+  queuedIds(installationId: number | undefined): Promise<string[]>;
   /**
    * A queued job is ended at once (failed, outcome "cancelled", `by`) and
    * never starts; a running one is aborted with a JobCancelled wherever it

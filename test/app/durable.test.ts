@@ -290,6 +290,7 @@ describe("the webhook", () => {
       startWorker: () => ({ stop: async () => {} }),
       get: async () => undefined,
       list: async () => [],
+      queuedIds: async () => [],
       cancel: async () => "not_found",
       retry: async () => "not_found",
       log: {

@@ -83,6 +83,10 @@ describe.each([
       b,
     ]);
     expect(await queue.list({ state: "running" })).toEqual([]);
+    // The line each installation's queued jobs wait in, oldest first.
+    expect(await queue.queuedIds(1)).toEqual([a, c]);
+    expect(await queue.queuedIds(2)).toEqual([b]);
+    expect(await queue.queuedIds(3)).toEqual([]);
     expect((await queue.list({ state: "queued" })).map((r) => r.state)).toEqual([
       "queued",
       "queued",
@@ -121,6 +125,7 @@ describe.each([
     queue.startWorker(run.handler, { concurrency: 1 });
     const id = idOf(await queue.submit(job("o/r#1")));
     await vi.waitFor(() => expect(run.started).toHaveLength(1));
+    expect((await queue.list({ state: "running" })).map((r) => r.id)).toEqual([id]);
     expect(await queue.cancel(id, "hubot")).toBe("stopping");
     const signal = run.started[0]?.job.signal;
     await vi.waitFor(() => expect(signal?.aborted).toBe(true));

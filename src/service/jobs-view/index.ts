@@ -11,7 +11,7 @@ import type { JobFilter, JobSummary, JobsView, ViewEvent } from "./types.js";
  */
 export function createJobsView(options: {
   // Any kinds: a summary reads the inputs it knows (a request's, a deps run's, a moved branch's).
-  queue: Pick<JobQueue, "list" | "get" | "cancel" | "retry" | "log">;
+  queue: Pick<JobQueue, "list" | "queuedIds" | "get" | "cancel" | "retry" | "log">;
   /** Default: the queue's own log. */
   eventLog?: JobEventLog | undefined;
 }): JobsView {
@@ -19,19 +19,11 @@ export function createJobsView(options: {
   const log = options.eventLog ?? queue.log;
 
   /** Each queued job's place in line in its installation, oldest first (as workers pick them). */
-  async function positions(): Promise<Map<string, number>> {
-    const queued = await queue.list({ state: "queued" });
-    const byInstallation = new Map<string, StoredJobRecord[]>();
-    for (const record of queued) {
-      const key = String(record.installationId ?? "-");
-      const list = byInstallation.get(key) ?? [];
-      list.push(record);
-      byInstallation.set(key, list);
-    }
+  async function positions(installations: Set<number | undefined>): Promise<Map<string, number>> {
     const place = new Map<string, number>();
-    for (const list of byInstallation.values()) {
-      list.sort((a, b) => (a.notBefore ?? a.createdAt) - (b.notBefore ?? b.createdAt));
-      for (const [n, record] of list.entries()) place.set(record.id, n + 1);
+    for (const installation of installations) {
+      const ids = await queue.queuedIds(installation);
+      for (const [n, id] of ids.entries()) place.set(id, n + 1);
     }
     return place;
   }
@@ -39,13 +31,19 @@ export function createJobsView(options: {
   return {
     async list(filter: JobFilter = {}) {
       const records = await queue.list(toListFilter(filter));
-      const place = records.some((r) => r.state === "queued") ? await positions() : undefined;
+      const queued = new Set(
+        records.filter((r) => r.state === "queued").map((r) => r.installationId),
+      );
+      const place = queued.size > 0 ? await positions(queued) : undefined;
       return records.map((record) => summaryOf(record, place?.get(record.id)));
     },
     async get(id) {
       const record = await queue.get(id);
       if (!record) return undefined;
-      const place = record.state === "queued" ? (await positions()).get(id) : undefined;
+      const place =
+        record.state === "queued"
+          ? (await positions(new Set([record.installationId]))).get(id)
+          : undefined;
       return summaryOf(record, place);
     },
     async events(id, from = 0) {
