@@ -1,9 +1,13 @@
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { createDiskEventLog } from "./disk-event-log.js";
 import { DiskJobStore } from "./disk-store.js";
+import { type StateEntry, stateEntry } from "./event-log.js";
 import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { LocalWorker } from "./local-worker.js";
 import { realTimer, type SetTimer } from "./timer.js";
 import {
+  cancelledOutcome,
   DEFAULT_MAX_ATTEMPTS,
   type JobInputSchemas,
   type JobQueue,
@@ -41,10 +45,23 @@ export async function createLocalQueue<S extends JobInputSchemas>(
   const clock = options.clock ?? Date;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const store = new DiskJobStore(options.dir);
+  const log = await createDiskEventLog(join(options.dir, "logs"), {
+    now: () => clock.now(),
+    ...(options.retainMs ? { retainMs: options.retainMs } : {}),
+  });
+  // Every record, in memory: lists and picks never read the disk.
   const records = new Map<string, JobRecord>();
-  for (const record of await store.load()) records.set(record.id, record);
+  /** The state each record has on disk, so a save that changes it is logged once. */
+  const savedStates = new Map<string, JobRecord["state"]>();
+  for (const record of await store.load()) {
+    records.set(record.id, record);
+    savedStates.set(record.id, record.state);
+  }
   const pruned = await store.prune(options.retainMs ?? WEEK_MS, clock.now(), [...records.values()]);
-  for (const id of pruned) records.delete(id);
+  for (const id of pruned) {
+    records.delete(id);
+    savedStates.delete(id);
+  }
   // A job the last process was running when it died runs again.
   for (const record of records.values()) {
     if (record.state === "running") await save({ ...record, state: "queued" });
@@ -55,10 +72,26 @@ export async function createLocalQueue<S extends JobInputSchemas>(
   const submitting = new Map<string, Promise<unknown>>();
   let worker: LocalWorker | undefined;
 
-  async function save(record: JobRecord): Promise<JobRecord> {
+  /** Writes the record; a change of state goes to its log too (`note`: who, and why). */
+  async function save(record: JobRecord, note: Partial<StateEntry> = {}): Promise<JobRecord> {
     const stamped = { ...record, updatedAt: clock.now() };
     await store.write(stamped);
     records.set(stamped.id, stamped);
+    if (savedStates.get(stamped.id) !== stamped.state) {
+      savedStates.set(stamped.id, stamped.state);
+      const { outcome } = stamped;
+      await log
+        .append(
+          stamped.id,
+          stateEntry(stamped.updatedAt, stamped.state, {
+            by: note.by ?? outcome?.by,
+            message:
+              note.message ??
+              (stamped.state === "running" ? undefined : (outcome?.message ?? outcome?.conclusion)),
+          }),
+        )
+        .catch((error: unknown) => options.onError?.(error, stamped));
+    }
     return stamped;
   }
 
@@ -134,10 +167,52 @@ export async function createLocalQueue<S extends JobInputSchemas>(
       const read = readRecord(kinds, record);
       return read.ok ? read.record : record;
     },
+    async list(filter = {}) {
+      const found: JobRecord[] = [];
+      for (const record of records.values()) {
+        if (filter.state && record.state !== filter.state) continue;
+        if (filter.installationId !== undefined && record.installationId !== filter.installationId)
+          continue;
+        if (filter.where && !filter.where(record)) continue;
+        found.push(record);
+      }
+      found.sort((a, b) => b.createdAt - a.createdAt);
+      return filter.limit !== undefined ? found.slice(0, filter.limit) : found;
+    },
+    async queuedIds(installationId) {
+      return [...records.values()]
+        .filter((r) => r.state === "queued" && r.installationId === installationId)
+        .sort((a, b) => a.createdAt - b.createdAt)
+        .map((r) => r.id);
+    },
+    async cancel(id, by) {
+      const record = records.get(id);
+      if (!record) return "not_found";
+      if (record.state === "done" || record.state === "failed") return "finished";
+      if (record.state === "running" && worker?.cancel(id, by)) return "stopping";
+      await save({
+        ...record,
+        state: "failed",
+        finishedAt: clock.now(),
+        outcome: cancelledOutcome(by),
+      });
+      return "cancelled";
+    },
+    async retry(id, by) {
+      const record = records.get(id);
+      if (!record) return "not_found";
+      if (record.state !== "failed") return "not_failed";
+      const { outcome: _outcome, finishedAt: _finished, notBefore: _notBefore, ...rest } = record;
+      await save({ ...rest, state: "queued", attempts: 0 }, { by, message: `retried by @${by}` });
+      worker?.pump();
+      return "queued";
+    },
+    log,
     onIdle: () => worker?.idle() ?? Promise.resolve(),
     close: async () => {
       await Promise.all(submitting.values());
       worker?.dispose();
+      await log.close();
     },
   };
   return queueOf(queue, kinds);

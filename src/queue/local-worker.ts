@@ -3,6 +3,9 @@ import { type JobInputError, readRecord } from "./job-inputs.js";
 import { pickNext } from "./pick-next.js";
 import type { SetTimer } from "./timer.js";
 import {
+  cancelledBy,
+  cancelledOutcome,
+  JobCancelled,
   type JobHandler,
   type JobInputSchemas,
   type JobRecord,
@@ -23,7 +26,7 @@ import {
 /** What the worker shares with its queue: the records, how they are saved, time. */
 interface WorkerContext {
   records: Map<string, JobRecord>;
-  save(record: JobRecord): Promise<JobRecord>;
+  save(record: JobRecord, note?: { by?: string; message?: string }): Promise<JobRecord>;
   clock: { now(): number };
   /** Each record's inputs are read with its kind's schema before it runs or is reported. */
   kinds: JobInputSchemas;
@@ -71,6 +74,14 @@ export class LocalWorker implements JobWorker {
     timer?.cancel();
     for (const run of this.#running.values()) run.controller.abort(new Error("shutting down"));
     await all();
+  }
+
+  /** Aborts the job if it runs here: it ends cancelled once its run returns. */
+  cancel(id: string, by: string): boolean {
+    const run = this.#running.get(id);
+    if (!run) return false;
+    if (!run.controller.signal.aborted) run.controller.abort(new JobCancelled(by));
+    return true;
   }
 
   idle(): Promise<void> {
@@ -135,6 +146,8 @@ export class LocalWorker implements JobWorker {
     });
     let result: JobResult;
     try {
+      // Cancelled while it was being started: it does not run.
+      if (cancelledBy(signal) !== undefined) throw signal.reason;
       result = await this.handler.run({
         record,
         signal,
@@ -150,7 +163,19 @@ export class LocalWorker implements JobWorker {
     } catch (error) {
       result = { status: "retry", message: errorMessage(error) };
     }
-    await this.#settle(ctx.records.get(record.id) ?? record, result);
+    const current = ctx.records.get(record.id) ?? record;
+    // However the run ended, a cancelled job is not queued again.
+    const by = cancelledBy(signal);
+    if (by !== undefined) {
+      await ctx.save({
+        ...current,
+        state: "failed",
+        finishedAt: ctx.clock.now(),
+        outcome: cancelledOutcome(by),
+      });
+      return;
+    }
+    await this.#settle(current, result);
   }
 
   async #settle(record: JobRecord, result: JobResult): Promise<void> {
@@ -179,7 +204,10 @@ export class LocalWorker implements JobWorker {
         return;
       case "interrupted":
         // A deploy is not the job's fault: the attempt does not count.
-        await ctx.save({ ...record, state: "queued", attempts: Math.max(0, record.attempts - 1) });
+        await ctx.save(
+          { ...record, state: "queued", attempts: Math.max(0, record.attempts - 1) },
+          { message: "paused: the worker is shutting down" },
+        );
         return;
       case "retry": {
         const retrying = { conclusion: "retrying", message: result.message };

@@ -1,11 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { type Job, Queue } from "bullmq";
+import { Job, type JobJson, Queue } from "bullmq";
 import { Redis } from "ioredis";
+import { stateEntry } from "./event-log.js";
 import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { createKeyLock } from "./key-lock.js";
+import { createRedisEventLog } from "./redis-event-log.js";
 import { createRedisIntake } from "./redis-intake.js";
 import { REDIS_READY, whenReady } from "./redis-ready.js";
-import { type JobData, recordState, toRecord } from "./redis-record.js";
+import { type Cancellation, type JobData, recordState, toRecord } from "./redis-record.js";
 import { startRedisWorker } from "./redis-worker.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
@@ -16,6 +18,7 @@ import {
   type JobWorker,
   type NewJob,
   retryDelayMs,
+  type StoredJobRecord,
   type SubmitResult,
   type WorkerOptions,
 } from "./types.js";
@@ -103,7 +106,53 @@ export async function createRedisQueue<S extends JobInputSchemas>(
   const workers: JobWorker[] = [];
   const k = {
     load: (installation: number | undefined) => `${name}:load:${installation ?? "-"}`,
+    /** Every job's id by when it was created: what `list` walks, newest first. */
+    index: `${name}:jobs`,
+    /** The same, per installation: a queue position needs no job's hash. */
+    byInstallation: (installation: number | undefined) => `${name}:jobs:${installation ?? "-"}`,
+    /** Who cancelled a job and when (JSON), for as long as the job is kept. */
+    cancel: (id: string) => `${name}:cancel:${id}`,
+    /** The ids that have a `cancel` key: a list reads the set, not every key. */
+    cancelled: `${name}:cancelled`,
+    cancels: `${name}:cancels`,
   };
+  const log = createRedisEventLog({ redis, connection, name });
+
+  function parseCancellation(raw: string | null | undefined): Cancellation | undefined {
+    if (!raw) return undefined;
+    try {
+      const parsed = JSON.parse(raw) as Cancellation;
+      return typeof parsed.by === "string" ? parsed : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Every job's state as BullMQ's sets say (read whole: ids only), and the
+   * cancelled ones: a list reads the hashes of the jobs that may match only.
+   */
+  async function states() {
+    const [completed, failed, active, cancelledIds] = await Promise.all([
+      redis.zrange(queue.toKey("completed"), 0, -1).then((ids) => new Set(ids)),
+      redis.zrange(queue.toKey("failed"), 0, -1).then((ids) => new Set(ids)),
+      redis.lrange(queue.toKey("active"), 0, -1).then((ids) => new Set(ids)),
+      redis.smembers(k.cancelled).then((ids) => new Set(ids)),
+    ]);
+    const bullState = (id: string): StoredJobRecord["state"] =>
+      completed.has(id)
+        ? "done"
+        : failed.has(id)
+          ? "failed"
+          : active.has(id)
+            ? "running"
+            : "queued";
+    return { bullState, cancelledIds };
+  }
+
+  async function cancellation(id: string): Promise<Cancellation | undefined> {
+    return parseCancellation(await redis.get(k.cancel(id)));
+  }
 
   /**
    * A fair share between installations: a job's priority is how many jobs
@@ -141,6 +190,10 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       interruptions: 0,
       createdAt: clock.now(),
     };
+    // Logged before a worker can take it up (and write "running").
+    await log
+      .append(id, stateEntry(data.createdAt, "queued"))
+      .catch((error: unknown) => options.onError?.(error, undefined));
     try {
       await queue.add(job.kind, data, {
         jobId: id,
@@ -160,6 +213,16 @@ export async function createRedisQueue<S extends JobInputSchemas>(
         throw error;
       }
     }
+    // Listed from now on; ids older than the jobs BullMQ keeps are dropped as they go.
+    const expired = clock.now() - 2 * SEEN_TTL_SECONDS * 1000;
+    await redis
+      .multi()
+      .zadd(k.index, data.createdAt, id)
+      .zadd(k.byInstallation(data.installationId), data.createdAt, id)
+      .zremrangebyscore(k.index, "-inf", expired)
+      .zremrangebyscore(k.byInstallation(data.installationId), "-inf", expired)
+      .exec()
+      .catch((error: unknown) => options.onError?.(error, undefined));
     // The job is stored; an unconfirmed claim only expires sooner (a minute).
     await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
     return { status: "queued", id };
@@ -167,7 +230,20 @@ export async function createRedisQueue<S extends JobInputSchemas>(
 
   function startWorker(handler: JobHandler, workerOptions: WorkerOptions): JobWorker {
     const worker = startRedisWorker(
-      { name, connection, maxAttempts, clock, kinds, locks, intake, left, options },
+      {
+        name,
+        connection,
+        maxAttempts,
+        clock,
+        kinds,
+        locks,
+        intake,
+        left,
+        options,
+        log,
+        cancellation,
+        cancelChannel: k.cancels,
+      },
       handler,
       workerOptions,
     );
@@ -182,10 +258,126 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     async get(id) {
       const job = await queue.getJob(id);
       if (!job) return undefined;
-      const record = toRecord(job, recordState(await job.getState()), clock.now());
+      const state = recordState(await job.getState());
+      const record = toRecord(job, state, clock.now(), await cancellation(id));
       const read = readRecord(kinds, record);
       return read.ok ? read.record : record;
     },
+    /**
+     * Walks the index newest first, a batch at a time. Each job's state
+     * comes from BullMQ's sets, read whole once per call, so only jobs that
+     * may match a state filter have their hash read (one round trip per
+     * batch); stops once `limit` match.
+     */
+    async list(filter = {}) {
+      const limit = filter.limit ?? Number.POSITIVE_INFINITY;
+      const found: StoredJobRecord[] = [];
+      const { bullState, cancelledIds } = await states();
+      // A cancelled job that no worker has ended yet is queued for BullMQ, failed for us.
+      const mayMatch = (id: string, state: StoredJobRecord["state"]) =>
+        !filter.state ||
+        state === filter.state ||
+        (filter.state === "failed" && state === "queued" && cancelledIds.has(id));
+      const now = clock.now();
+      const BATCH = 250;
+      for (let start = 0; found.length < limit; ) {
+        const ids = await redis.zrevrange(k.index, start, start + BATCH - 1);
+        if (ids.length === 0) break;
+        start += ids.length;
+        const candidates = ids.filter((id) => mayMatch(id, bullState(id)));
+        if (candidates.length === 0) continue;
+        const batch = redis.pipeline();
+        for (const id of candidates) {
+          batch.hgetall(queue.toKey(id));
+          batch.get(k.cancel(id));
+        }
+        const replies = (await batch.exec()) ?? [];
+        const value = (i: number) => (replies[i]?.[0] ? undefined : replies[i]?.[1]);
+        const gone: string[] = [];
+        for (const [n, id] of candidates.entries()) {
+          const hash = value(n * 2) as Record<string, string> | undefined;
+          if (!hash || Object.keys(hash).length === 0) {
+            gone.push(id);
+            continue;
+          }
+          const job = Job.fromJSON<JobData>(queue, hash as unknown as JobJson, id);
+          const cancelled = parseCancellation(value(n * 2 + 1) as string | null);
+          const record = toRecord(job, bullState(id), now, cancelled);
+          if (filter.state && record.state !== filter.state) continue;
+          if (
+            filter.installationId !== undefined &&
+            record.installationId !== filter.installationId
+          )
+            continue;
+          if (filter.where && !filter.where(record)) continue;
+          found.push(record);
+          if (found.length >= limit) break;
+        }
+        // Removed by BullMQ (kept as long as their records): out of the index too.
+        if (gone.length > 0) {
+          await redis.zrem(k.index, ...gone);
+          await redis.srem(k.cancelled, ...gone);
+          start -= gone.length;
+        }
+      }
+      return found;
+    },
+    async queuedIds(installationId) {
+      const [ids, { bullState, cancelledIds }] = await Promise.all([
+        redis.zrange(k.byInstallation(installationId), 0, -1),
+        states(),
+      ]);
+      return ids.filter((id) => bullState(id) === "queued" && !cancelledIds.has(id));
+    },
+    async cancel(id, by) {
+      const job = await queue.getJob(id);
+      if (!job) return "not_found";
+      const bull = await job.getState();
+      const state = recordState(bull);
+      if (state === "done" || state === "failed") return "finished";
+      const running = state === "running";
+      if (await cancellation(id)) return running ? "stopping" : "finished";
+      const at = clock.now();
+      await redis.set(k.cancel(id), JSON.stringify({ by, at }), "EX", SEEN_TTL_SECONDS);
+      await redis.sadd(k.cancelled, id);
+      // Every worker hears it; the one running the job aborts it.
+      await redis.publish(k.cancels, JSON.stringify({ id, by }));
+      if (running) return "stopping";
+      // It ends now for everyone who looks; a worker that takes it up fails
+      // it without running it (a waiting retry is made due, so that is soon).
+      if (bull === "delayed") await job.promote().catch(() => {});
+      await log
+        .append(id, stateEntry(at, "failed", { by, message: `cancelled by @${by}` }))
+        .catch((error: unknown) => options.onError?.(error, undefined));
+      return "cancelled";
+    },
+    async retry(id, by) {
+      const job = await queue.getJob(id);
+      if (!job) return "not_found";
+      const state = recordState(await job.getState());
+      const cancelled = await cancellation(id);
+      const requeued = async () => {
+        await log
+          .append(id, stateEntry(clock.now(), "queued", { by, message: `retried by @${by}` }))
+          .catch((error: unknown) => options.onError?.(error, undefined));
+        return "queued" as const;
+      };
+      // Cancelled before a worker took it up: it only has to not be cancelled.
+      if (state === "queued" && cancelled) {
+        await redis.del(k.cancel(id));
+        await redis.srem(k.cancelled, id);
+        return requeued();
+      }
+      if (state !== "failed") return "not_failed";
+      await redis.del(k.cancel(id));
+      await redis.srem(k.cancelled, id);
+      const { lastFailure: _last, ...data } = job.data;
+      await job.updateData({ ...data, interruptions: 0 });
+      // A new attempt of the same job: its attempts start over, its checkpoint and comment are kept.
+      await job.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      return requeued();
+    },
+    log,
     async onIdle() {
       for (;;) {
         const counts = await queue.getJobCounts("active", "waiting", "prioritized");
@@ -197,6 +389,7 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       // Whatever still runs here goes back to the queue for another worker.
       await Promise.all(workers.map((w) => w.stop(0)));
       await queue.close();
+      await log.close();
       for (const open of connections) open.disconnect();
     },
   };

@@ -1,5 +1,10 @@
 import type { JobState as BullState, Job } from "bullmq";
-import { type JobOutcome, jobOutcomeSchema, type StoredJobRecord } from "./types.js";
+import {
+  cancelledOutcome,
+  type JobOutcome,
+  jobOutcomeSchema,
+  type StoredJobRecord,
+} from "./types.js";
 
 /**
  * A BullMQ job read as a job record, with the same fields for the same life
@@ -37,19 +42,33 @@ export function lastFailureOf(job: Job<JobData>): string | undefined {
   return job.data.lastFailure ?? (job.failedReason || undefined);
 }
 
-/** The record as stored: its inputs are read with its kind's schema apart (job-inputs.ts). */
+/** Who cancelled a job, and when: kept beside the job (redis-queue.ts `cancelKey`). */
+export interface Cancellation {
+  by: string;
+  at: number;
+}
+
+/**
+ * The record as stored: its inputs are read with its kind's schema apart
+ * (job-inputs.ts). A cancelled job that has not ended yet reads as ended
+ * when it is only queued (it will not start); a running one runs until it
+ * stops.
+ */
 export function toRecord(
   job: Job<JobData>,
-  state: StoredJobRecord["state"],
+  bullState: StoredJobRecord["state"],
   now: number,
+  cancelled?: Cancellation,
 ): StoredJobRecord {
+  const state = cancelled && bullState === "queued" ? "failed" : bullState;
   const {
     coalesce: _coalesce,
     interruptions: _interruptions,
     lastFailure: _last,
     ...data
   } = job.data;
-  const outcome = outcomeOf(job, state);
+  const outcome =
+    cancelled && state === "failed" ? cancelledOutcome(cancelled.by) : outcomeOf(job, state);
   return {
     ...data,
     id: job.id ?? "",
@@ -61,7 +80,9 @@ export function toRecord(
     ...(job.processedOn ? { startedAt: job.processedOn } : {}),
     ...(job.finishedOn && (state === "done" || state === "failed")
       ? { finishedAt: job.finishedOn }
-      : {}),
+      : cancelled && state === "failed"
+        ? { finishedAt: cancelled.at }
+        : {}),
     ...(outcome ? { outcome } : {}),
   };
 }

@@ -2,11 +2,20 @@ import { randomUUID } from "node:crypto";
 import { DelayedError, type Job, UnrecoverableError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { errorMessage } from "../error-message.js";
+import { type JobEventLog, type StateEntry, stateEntry } from "./event-log.js";
 import { readRecord } from "./job-inputs.js";
 import type { createKeyLock, KeyLock } from "./key-lock.js";
 import type { RedisIntake } from "./redis-intake.js";
-import { attemptsOf, type JobData, lastFailureOf, toRecord } from "./redis-record.js";
 import {
+  attemptsOf,
+  type Cancellation,
+  type JobData,
+  lastFailureOf,
+  toRecord,
+} from "./redis-record.js";
+import {
+  cancelledBy,
+  JobCancelled,
   type JobHandler,
   type JobInputSchemas,
   type JobRecord,
@@ -38,6 +47,12 @@ export interface RedisWorkerContext {
   intake: RedisIntake;
   /** A job left the queue for good (the installations' fair share). */
   left(job: Job<JobData>): Promise<void>;
+  /** The jobs' logs: each change of state is written there. */
+  log: JobEventLog;
+  /** Who cancelled the job, if anyone did (redis-queue.ts cancel). */
+  cancellation(id: string): Promise<Cancellation | undefined>;
+  /** Where a cancel is published to every worker: `{ id, by }`. */
+  cancelChannel: string;
   options: {
     onError?: ((error: unknown, record: JobRecord | undefined) => void) | undefined;
     lockDurationMs?: number | undefined;
@@ -67,6 +82,28 @@ export function startRedisWorker(
 ): JobWorker {
   const { name, clock, maxAttempts, kinds, locks, intake, left, options } = ctx;
   const running = new Map<string, AbortController>();
+  const note = (
+    job: Job<JobData>,
+    state: StateEntry["state"],
+    extra: { by?: string | undefined; message?: string | undefined } = {},
+  ) =>
+    ctx.log
+      .append(job.id ?? "", stateEntry(clock.now(), state, extra))
+      .catch((error: unknown) => options.onError?.(error, undefined));
+  // A cancel reaches every worker; the one running the job aborts it.
+  const cancels = ctx.connection();
+  cancels.on("message", (_channel: string, message: string) => {
+    try {
+      const { id, by } = JSON.parse(message) as { id: string; by: string };
+      const controller = running.get(id);
+      if (controller && !controller.signal.aborted) controller.abort(new JobCancelled(by));
+    } catch {
+      // Not a cancel this version can read.
+    }
+  });
+  void cancels
+    .subscribe(ctx.cancelChannel)
+    .catch((error: unknown) => options.onError?.(error, undefined));
   const worker = new Worker<JobData>(
     name,
     async (job, token) => {
@@ -126,6 +163,10 @@ export function startRedisWorker(
     // BullMQ's token (the worker's id and a counter) differs between two runs that
     // overlap, so it tells this run from one it replaced.
     const run = token ?? randomUUID();
+    // Cancelled while it waited (the cancel said so in its log), or while a
+    // worker that died was running it: it ends here without running.
+    const cancelled = await ctx.cancellation(job.id ?? "");
+    if (cancelled) throw new ReportedFailure(`cancelled by @${cancelled.by}`);
     // BullMQ counts failures and stalls apart, so a job whose runs were cut
     // short by crashes and failed in turn can start again past its last
     // attempt: like the embedded queue, report it instead of running it.
@@ -157,6 +198,7 @@ export function startRedisWorker(
         throw new ReportedFailure(read.error.message);
       }
       const { record } = read;
+      await note(job, "running");
       const result = await handler
         .run({
           record,
@@ -167,6 +209,13 @@ export function startRedisWorker(
           waitingBehind: () => intake.waiting(job.data.key),
         })
         .catch((error: unknown): JobResult => ({ status: "retry", message: errorMessage(error) }));
+      // However the run ended, a cancelled job is not queued again.
+      const by = cancelledBy(signal);
+      if (by !== undefined) {
+        const message = `cancelled by @${by}`;
+        await note(job, "failed", { by, message });
+        throw new ReportedFailure(message);
+      }
       // The last attempt asks for a retry: it ends now and is reported, whatever BullMQ's count says.
       if (result.status === "retry" && record.attempts >= maxAttempts) {
         await job.updateData({ ...job.data, lastFailure: result.message });
@@ -186,6 +235,7 @@ export function startRedisWorker(
    */
   async function giveUpNow(job: Job<JobData>, handler: JobHandler, tried: number): Promise<never> {
     const failure = lastFailureOf(job);
+    await note(job, "failed", { message: failure ?? outOfAttempts(tried) });
     const record = reportedRecord(job, failure);
     if (record) {
       await handler
@@ -213,6 +263,7 @@ export function startRedisWorker(
         .updateData({ ...job.data, interruptions: job.data.interruptions + 1 })
         .catch(() => {});
     }
+    await note(job, "failed", { message: reason ?? outOfAttempts(attemptsOf(job)) });
     const record = reportedRecord(job, job.data.lastFailure);
     if (!record) return;
     await handler
@@ -249,14 +300,17 @@ export function startRedisWorker(
   ) {
     switch (result.status) {
       case "done":
+        await note(job, "done", { message: result.message ?? result.conclusion });
         return result;
       case "failed":
+        await note(job, "failed", { message: result.message });
         throw new ReportedFailure(result.message);
       case "retry":
         // Delayed here rather than by BullMQ's backoff, which counts failures
         // only: after a crash that would be sooner than the tracking comment
         // says (retryDelayMs of the job's attempts, as on the embedded queue).
         await job.updateData({ ...job.data, lastFailure: result.message });
+        await note(job, "queued", { message: `retrying: ${result.message}` });
         await job.moveToDelayed(
           clock.now() + retryDelayMs(attempts, options.retryBaseMs ?? retryDelayMs(1)),
           token,
@@ -264,6 +318,7 @@ export function startRedisWorker(
         throw new DelayedError();
       case "interrupted":
         await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
+        await note(job, "queued", { message: "paused: the worker is shutting down" });
         await job.moveToDelayed(clock.now(), token);
         throw new DelayedError();
     }

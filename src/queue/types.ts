@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { JobEventLog } from "./event-log.js";
 
 /**
  * Jobs as data. A record holds everything a worker needs to run a job, in
@@ -29,7 +30,18 @@ export const jobOutcomeSchema = z.object({
   conclusion: z.string(),
   message: z.string().optional(),
   pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
+  /** Who cancelled the job (conclusion "cancelled"). */
+  by: z.string().optional(),
 });
+
+/** What a job's runs used so far, kept on the record so a list of jobs needs no log. */
+export const jobStatsSchema = z.object({
+  turns: z.number().nonnegative(),
+  tokens: z.number().nonnegative(),
+  costUsd: z.number().nonnegative(),
+});
+
+export type JobStats = z.infer<typeof jobStatsSchema>;
 
 export type JobOutcome = z.infer<typeof jobOutcomeSchema>;
 
@@ -67,6 +79,8 @@ export const storedJobRecordSchema = z.object({
   startedAt: z.number().optional(),
   finishedAt: z.number().optional(),
   outcome: jobOutcomeSchema.optional(),
+  /** Turns, tokens and cost of the job's runs so far (all attempts). */
+  stats: jobStatsSchema.optional(),
 });
 
 export type StoredJobRecord = z.infer<typeof storedJobRecordSchema>;
@@ -113,12 +127,52 @@ export type SubmitResult =
 
 /** What the fields a running job may record for itself (and for a later attempt). */
 export type JobProgress = Partial<
-  Pick<StoredJobRecord, "trackingComment" | "branch" | "checkpoint">
+  Pick<StoredJobRecord, "trackingComment" | "branch" | "checkpoint" | "stats">
 >;
+
+/**
+ * The reason a running job's signal carries when someone cancelled it: the
+ * job stops at its next safe point as after a shutdown (its work is on its
+ * checkpoint), but the queue ends it, failed ("cancelled"), instead of
+ * queueing it again.
+ */
+export class JobCancelled extends Error {
+  override name = "JobCancelled";
+  constructor(readonly by: string) {
+    super(`cancelled by @${by}`);
+  }
+}
+
+/** Who cancelled the job whose signal this is, if that is why it was aborted. */
+export function cancelledBy(signal: AbortSignal): string | undefined {
+  return signal.aborted && signal.reason instanceof JobCancelled ? signal.reason.by : undefined;
+}
+
+/** A cancelled job's outcome, the same on both queues. */
+export function cancelledOutcome(by: string): JobOutcome {
+  return { conclusion: "cancelled", message: `cancelled by @${by}`, by };
+}
+
+export type CancelResult = "cancelled" | "stopping" | "finished" | "not_found";
+export type RetryResult = "queued" | "not_failed" | "not_found";
+
+/** Which records `list` returns (every one that matches all that is given), newest first. */
+export interface ListFilter {
+  installationId?: number | undefined;
+  state?: JobState | undefined;
+  /** Any other test, on the record as stored (its inputs unread). */
+  where?: ((record: StoredJobRecord) => boolean) | undefined;
+  /** At most this many (default all). */
+  limit?: number | undefined;
+}
 
 export interface RunningJob<S extends JobInputSchemas = JobInputSchemas> {
   record: JobRecord<S>;
-  /** Aborted when the process is shutting down: checkpoint and return "interrupted". */
+  /**
+   * Aborted when the process is shutting down, or when someone cancelled
+   * the job (the reason is a JobCancelled): checkpoint and return
+   * "interrupted"; the queue ends a cancelled job instead of queueing it again.
+   */
   signal: AbortSignal;
   update(progress: JobProgress): Promise<void>;
   /** Requests with the same key waiting behind this one (folded ones counted each). */
@@ -171,6 +225,23 @@ export interface JobQueue<S extends JobInputSchemas = JobInputSchemas> {
   submit(job: NewJob<S>): Promise<SubmitResult>;
   startWorker(handler: JobHandler<S>, options: WorkerOptions): JobWorker;
   get(id: string): Promise<JobRecord<S> | undefined>;
+  /** Records as stored, newest first (kept in an index: no scan of every job per call). */
+  list(filter?: ListFilter): Promise<StoredJobRecord[]>;
+  /** The ids of an installation's queued jobs (none: those without one), oldest first: the line a page shows. */
+  queuedIds(installationId: number | undefined): Promise<string[]>;
+  /**
+   * A queued job is ended at once (failed, outcome "cancelled", `by`) and
+   * never starts; a running one is aborted with a JobCancelled wherever it
+   * runs ("stopping") and ends the same way once its run returns.
+   */
+  cancel(id: string, by: string): Promise<CancelResult>;
+  /** A failed job queued again as a new attempt of the same record (attempts start over). */
+  retry(id: string, by: string): Promise<RetryResult>;
+  /**
+   * Each job's event log, on the same store: the queue writes its state
+   * changes there (`StateEntry`), the job's runner the rest.
+   */
+  readonly log: JobEventLog;
   /** Resolves when nothing runs here and nothing is due (tests, shutdown). */
   onIdle(): Promise<void>;
   close(): Promise<void>;

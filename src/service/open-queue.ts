@@ -12,7 +12,10 @@ import { folderProblem, requireWritableFolder, StartupRefusal } from "./startup-
  * (any number of processes share it), otherwise the embedded one on disk in
  * the cache directory (one process: `npm start` with nothing else). A store
  * that cannot be used (a Redis that does not answer, a folder that cannot
- * be written) is a StartupRefusal naming the setting.
+ * be written) is a StartupRefusal naming the setting. The queue brings its
+ * jobs' event log on the same store (`queue.log`: JSONL files beside the
+ * records, or Redis streams), which the workers record into and
+ * jobs-view/ (`createJobsView({ queue })`) reads.
  */
 export async function openJobQueue(
   settings: Pick<ServiceSettings, "redisUrl" | "cacheDir" | "maxAttempts" | "jobLockMs">,

@@ -3,7 +3,8 @@ import type { RepoConfig } from "../config/schema.js";
 import { checkpointRef } from "../git/checkpoint-ref.js";
 import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
-import { DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
+import { fanOut } from "../kernel/events.js";
+import { cancelledBy, DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
 import type { JobRequest } from "../requests/request.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import { admitRequest } from "../thread/admit.js";
@@ -12,6 +13,7 @@ import { runJob } from "../thread/run-job.js";
 import { isUpkeepEvent } from "../thread/start-rules.js";
 import { answeringEach, reactTo } from "./answered-requests.js";
 import type { KindJob } from "./job-kinds/inputs.js";
+import { createJobRecorder } from "./jobs-view/recorder.js";
 import { queueNote, watchQueue } from "./queue-note.js";
 import type { WorkerServices } from "./worker-services.js";
 
@@ -28,6 +30,14 @@ import type { WorkerServices } from "./worker-services.js";
 
 export const PAUSED_ANSWER =
   "⏸️ Paused: the service is restarting. This job goes back to the queue and resumes from its last checkpoint; this comment will be updated.";
+
+/** The last word of a job someone cancelled (from the job pages): who, and where its work is. */
+export function cancelledAnswer(by: string, checkpoint: string | undefined, ref: string): string {
+  const saved = checkpoint
+    ? `The work done so far is saved at commit \`${checkpoint.slice(0, 7)}\` (ref \`${ref}\`): fetch it with \`git fetch origin ${ref}\`.`
+    : "Nothing had been saved yet.";
+  return `🛑 Cancelled by @${by}. ${saved} Ask again to start over.`;
+}
 
 export async function runRequestRecord(
   services: WorkerServices,
@@ -54,7 +64,10 @@ export async function runRequestRecord(
     // A mention folded into this job after the first: its 👀 came when it was stored (app/index.ts).
     const folded = index > 0 && !isUpkeepEvent(request);
     // Its own reporter: the 👀, or the answer to a request that does not start.
-    const answers = createRequestStatus({ octokit, clock: services.clock, redact, onError }, request);
+    const answers = createRequestStatus(
+      { octokit, clock: services.clock, redact, onError },
+      request,
+    );
     const admission = await admitRequest(
       { octokit, botLogin, retryLater, retryDelaysMs: [], ceilings: services.ceilings },
       request,
@@ -91,8 +104,21 @@ export async function runRequestRecord(
           since: new Date(record.createdAt - 60_000),
         }).catch(() => undefined)
       : undefined);
+  const redactAll = createRedactor([...known.map((secret) => secret.value), token]);
+  // The job page's transcript, redacted like the comment (the queue logs the states).
+  const recorder = services.eventLog
+    ? createJobRecorder({
+        log: services.eventLog,
+        jobId: record.id,
+        redact: redactAll,
+        clock: services.clock,
+        stats: record.stats,
+        onError: (error) => services.log.warn({ err: error, job: record.id }, "event log"),
+      })
+    : undefined;
+  let checkpoint = record.checkpoint;
   // Every request the job took gets the final word, not only the last one.
-  const status: StatusReporter = answeringEach(
+  const answering: StatusReporter = answeringEach(
     createRequestStatus(
       {
         octokit,
@@ -107,6 +133,15 @@ export async function runRequestRecord(
     admitted.map((a) => a.request),
     react,
   );
+  const status: StatusReporter = recorder
+    ? {
+        ...answering,
+        async finish(markdown, outcome) {
+          recorder.report(markdown, outcome);
+          await answering.finish(markdown, outcome);
+        },
+      }
+    : answering;
   const watcher = watchQueue(
     job,
     (waiting) => status.note(queueNote(waiting)),
@@ -125,7 +160,7 @@ export async function runRequestRecord(
         envSource: services.env,
         clock: services.clock,
         botLogin,
-        redact: createRedactor([...known.map((secret) => secret.value), token]),
+        redact: redactAll,
         signal: job.signal,
         canPushWorkflows: permissions.workflows === "write",
       },
@@ -135,13 +170,20 @@ export async function runRequestRecord(
       {
         earlierRequests: admitted.slice(0, -1).map((a) => a.request),
         checkpointRef: checkpointRef(record.id),
-        // The job record keeps what a re-run needs; the log takes warnings.
-        events: {
-          checkpoint: (sha) => job.update({ checkpoint: sha }),
-          warning: (message) => services.log.warn({ job: record.id }, message),
-          tracking: (comment) => job.update({ trackingComment: comment }),
-          pushed: (branch) => job.update({ branch }),
-        },
+        // The job record keeps what a re-run needs; the log takes warnings;
+        // the event log, everything the job page shows.
+        events: fanOut(
+          {
+            checkpoint: (sha) => {
+              checkpoint = sha;
+              return job.update({ checkpoint: sha });
+            },
+            warning: (message) => services.log.warn({ job: record.id }, message),
+            tracking: (comment) => job.update({ trackingComment: comment }),
+            pushed: (branch) => job.update({ branch }),
+          },
+          recorder?.events,
+        ),
         pushedBranch: record.branch,
         retry: {
           attempt: record.attempts,
@@ -152,6 +194,13 @@ export async function runRequestRecord(
     );
     watcher.stop();
     if (outcome.conclusion === "interrupted") {
+      // Cancelled: stopped like a shutdown (the work is on its checkpoint),
+      // but this is the last word; the queue ends the job.
+      const by = cancelledBy(job.signal);
+      if (by !== undefined) {
+        await status.finish(cancelledAnswer(by, checkpoint, checkpointRef(record.id)), "failure");
+        return { status: "interrupted" };
+      }
       await status.suspend(PAUSED_ANSWER);
       return { status: "interrupted" };
     }
@@ -171,5 +220,9 @@ export async function runRequestRecord(
     };
   } finally {
     watcher.stop();
+    if (recorder) {
+      await job.update({ stats: recorder.stats() }).catch(() => {});
+      await recorder.flush();
+    }
   }
 }

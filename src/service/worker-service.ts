@@ -46,6 +46,8 @@ export function workerServices(options: WorkerServiceOptions): WorkerServices {
     clock: options.clock ?? Date,
     log,
     submit: (job) => options.queue.submit(job),
+    // The queue's own log: the same store, whichever process runs the job.
+    eventLog: options.queue.log,
     setTimer: options.setTimer,
     queuePollMs: options.queuePollMs,
     maxAttempts: settings.maxAttempts,

@@ -2,6 +2,7 @@ import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import type { OperatorCeilings } from "../config/ceilings.js";
 import type { GitHubAppClients } from "../github/client.js";
+import type { JobEventLog } from "../queue/event-log.js";
 import type { SetTimer } from "../queue/timer.js";
 import type { SubmitResult } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
@@ -27,6 +28,8 @@ export interface WorkerServices {
   queuePollMs?: number | undefined;
   /** Runs a job gets before the queue gives up on it (default DEFAULT_MAX_ATTEMPTS). */
   maxAttempts?: number | undefined;
+  /** Each job's event log (the queue's): what the job pages show. None: nothing is recorded. */
+  eventLog?: JobEventLog | undefined;
   /** What no repository's config may exceed (PATCHWRIGHT_MAX_COST_USD and the rest). */
   ceilings?: OperatorCeilings | undefined;
 }

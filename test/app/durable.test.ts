@@ -289,6 +289,16 @@ describe("the webhook", () => {
       },
       startWorker: () => ({ stop: async () => {} }),
       get: async () => undefined,
+      list: async () => [],
+      queuedIds: async () => [],
+      cancel: async () => "not_found",
+      retry: async () => "not_found",
+      log: {
+        append: async () => {},
+        read: async () => ({ entries: [], next: 0 }),
+        subscribe: () => () => {},
+        close: async () => {},
+      },
       onIdle: async () => {},
       close: async () => {},
     };

@@ -1,8 +1,11 @@
+import { createRedactor } from "../../agent/redact.js";
 import { loadRepoConfig } from "../../config/load.js";
 import { runDepsJob } from "../../deps/run-deps-job.js";
 import { installationToken } from "../../github/client.js";
+import { jobEvents } from "../../kernel/events.js";
 import type { JobResult } from "../../queue/types.js";
 import { secretsInEnv } from "../../secrets/patterns.js";
+import { createJobRecorder } from "../jobs-view/recorder.js";
 import type { WorkerServices } from "../worker-services.js";
 import type { KindJob } from "./inputs.js";
 import type { JobKindDefinition } from "./kind.js";
@@ -33,12 +36,25 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
     );
     return { status: "done", conclusion: "config_error", message: loaded.error.message };
   }
+  const token = await installationToken(octokit);
+  const secrets = secretsInEnv(services.env);
+  // The job page's transcript: its steps, warnings and the fixing agent's work.
+  const recorder = services.eventLog
+    ? createJobRecorder({
+        log: services.eventLog,
+        jobId: job.record.id,
+        redact: createRedactor([...secrets.map((secret) => secret.value), token]),
+        clock: services.clock,
+        stats: job.record.stats,
+        onError: (error) => services.log.warn({ err: error, job: job.record.id }, "event log"),
+      })
+    : undefined;
   const result = await runDepsJob(
     {
       cacheDir: services.cacheDir,
       sandbox: await services.sandbox(),
       envSource: services.env,
-      secrets: secretsInEnv(services.env),
+      secrets,
       clock: services.clock,
       createModel: services.createModel,
       octokit,
@@ -50,12 +66,17 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
       owner: repository.owner,
       repo: repository.repo,
       cloneUrl: repository.cloneUrl,
-      token: await installationToken(octokit),
+      token,
       defaultBranch: repository.defaultBranch,
       config: loaded.config,
       ...(repository.securityOnly ? { securityOnly: true } : {}),
     },
-  );
+    jobEvents(recorder?.events),
+  ).finally(async () => {
+    if (!recorder) return;
+    await job.update({ stats: recorder.stats() }).catch(() => {});
+    await recorder.flush();
+  });
   if (job.signal.aborted) return { status: "interrupted" };
   services.log.info({ repo: name, status: result.status }, "dependency run finished");
   return {

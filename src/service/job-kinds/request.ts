@@ -4,6 +4,7 @@ import { findMarkedComment } from "../../github/status.js";
 import { secretsInEnv } from "../../secrets/patterns.js";
 import { createRequestStatus } from "../../thread/request-status.js";
 import { answeringEach, reactTo } from "../answered-requests.js";
+import type { ViewEvent } from "../jobs-view/types.js";
 import { runRequestRecord } from "../request-job.js";
 import type { WorkerServices } from "../worker-services.js";
 import type { KindRecord } from "./inputs.js";
@@ -43,12 +44,13 @@ async function reportGivenUp(
       marker,
       since: new Date(record.createdAt - 60_000),
     }).catch(() => undefined));
+  const redact = createRedactor(secretsInEnv(services.env).map((secret) => secret.value));
   const status = answeringEach(
     createRequestStatus(
       {
         octokit,
         clock: services.clock,
-        redact: createRedactor(secretsInEnv(services.env).map((secret) => secret.value)),
+        redact,
         onError: (error, action) =>
           services.log.warn({ err: error, action, job: record.id }, "status update failed"),
         existingComment,
@@ -59,7 +61,17 @@ async function reportGivenUp(
     requests,
     reactTo(services, record.installationId, record.id),
   );
-  await status.finish(givenUpAnswer(record, reason, request.repo.htmlUrl), "failure");
+  const answer = givenUpAnswer(record, reason, request.repo.htmlUrl);
+  await status.finish(answer, "failure");
+  // The job page's last word too, redacted like everything it shows.
+  await services.eventLog
+    ?.append(record.id, {
+      at: services.clock.now(),
+      type: "report",
+      markdown: redact(answer),
+      outcome: "failure",
+    } satisfies ViewEvent)
+    .catch((error: unknown) => services.log.warn({ err: error, job: record.id }, "event log"));
 }
 
 function givenUpAnswer(

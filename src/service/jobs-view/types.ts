@@ -56,6 +56,7 @@ export interface JobSummary {
   outcome?: { conclusion: string; message?: string | undefined } | undefined;
   links: {
     pullRequest?: string | undefined;
+    /** The branch's page on GitHub (when the job's input says where the repository is). */
     branch?: string | undefined;
     comment?: string | undefined;
   };
@@ -80,8 +81,16 @@ export interface JobsView {
   get(id: string): Promise<JobSummary | undefined>;
   /** The stored transcript from `from` on (an index); `next` is where to read on. */
   events(id: string, from?: number): Promise<{ events: ViewEvent[]; next: number }>;
-  /** Events as they are appended, from any worker; returns the unsubscribe. */
-  subscribe(id: string, listener: (event: ViewEvent, index: number) => void): () => void;
+  /**
+   * Events as they are appended, from any worker; returns the unsubscribe.
+   * With `from` (the `next` of `events`), the stored events from there come
+   * first, then the live ones: each index once, in order, none lost between.
+   */
+  subscribe(
+    id: string,
+    listener: (event: ViewEvent, index: number) => void,
+    from?: number,
+  ): () => void;
   /** A queued job does not start; a running one stops at its next safe point and pushes what it has. */
   cancel(id: string, by: string): Promise<CancelResult>;
   /** A failed job queued again as a new attempt. */

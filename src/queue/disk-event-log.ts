@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import {
+  appendFile,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
+import { join } from "node:path";
+import {
+  type JobEventLog,
+  LOG_CAP,
+  LOG_RETAIN_MS,
+  type LogEntry,
+  type LogListener,
+  orderedListener,
+} from "./event-log.js";
+
+/**
+ * The embedded queue's event log: a JSONL file per job (`<dir>/<id>.jsonl`,
+ * beside the records), one `{"i": index, "e": entry}` per line, and an
+ * in-process feed for subscribers (the embedded queue is one process).
+ * Appends are not synced: a crash may lose the last few lines of a
+ * transcript, never a record. Past `cap` entries (and a quarter, so it
+ * happens seldom) the file is rewritten with the newest `cap`; logs not
+ * written for `retainMs` are removed when the log opens.
+ */
+export async function createDiskEventLog(
+  dir: string,
+  options: { cap?: number; retainMs?: number; now?: () => number } = {},
+): Promise<JobEventLog> {
+  const cap = options.cap ?? LOG_CAP;
+  await mkdir(dir, { recursive: true });
+  const now = options.now?.() ?? Date.now();
+  for (const name of await readdir(dir)) {
+    const info = await stat(join(dir, name)).catch(() => null);
+    if (info && info.mtimeMs < now - (options.retainMs ?? LOG_RETAIN_MS))
+      await rm(join(dir, name), { force: true });
+  }
+
+  /** Per job written here: the next index and the lines in the file, and the append in progress. */
+  const files = new Map<string, Promise<{ next: number; lines: number }>>();
+  const listeners = new Map<string, Set<LogListener>>();
+  const pathOf = (jobId: string) =>
+    join(
+      dir,
+      `${/^[\w-]{1,100}$/.test(jobId) ? jobId : createHash("sha256").update(jobId).digest("hex")}.jsonl`,
+    );
+
+  async function readAll(jobId: string): Promise<LogEntry[]> {
+    const text = await readFile(pathOf(jobId), "utf8").catch(() => "");
+    const entries: LogEntry[] = [];
+    for (const line of text.split("\n")) {
+      if (!line) continue;
+      try {
+        const { i, e } = JSON.parse(line) as { i: number; e: unknown };
+        if (typeof i === "number") entries.push({ index: i, entry: e });
+      } catch {
+        // A line cut by a crash: the rest of the log still reads.
+      }
+    }
+    return entries;
+  }
+
+  const log: JobEventLog = {
+    append(jobId, entry) {
+      const before =
+        files.get(jobId) ??
+        readAll(jobId).then((all) => ({ next: (all.at(-1)?.index ?? -1) + 1, lines: all.length }));
+      const after = before
+        .catch(() => ({ next: 0, lines: 0 }))
+        .then(async (state) => {
+          const index = state.next;
+          const path = pathOf(jobId);
+          await appendFile(path, `${JSON.stringify({ i: index, e: entry })}\n`);
+          let lines = state.lines + 1;
+          if (lines > cap + Math.ceil(cap / 4)) {
+            const kept = (await readAll(jobId)).slice(-cap);
+            const temporary = `${path}.${process.pid}.tmp`;
+            await writeFile(
+              temporary,
+              kept.map((e) => `${JSON.stringify({ i: e.index, e: e.entry })}\n`).join(""),
+            );
+            await rename(temporary, path);
+            lines = kept.length;
+          }
+          for (const listener of listeners.get(jobId) ?? []) listener(entry, index);
+          return { next: index + 1, lines };
+        });
+      files.set(jobId, after);
+      return after.then(() => undefined);
+    },
+    async read(jobId, from = 0) {
+      // After the appends this process has in progress.
+      await files.get(jobId)?.catch(() => {});
+      const all = await readAll(jobId);
+      const entries = all.filter((e) => e.index >= from);
+      return { entries, next: Math.max(from, (all.at(-1)?.index ?? -1) + 1) };
+    },
+    subscribe(jobId, listener, from) {
+      const ordered = orderedListener(listener, from);
+      const set = listeners.get(jobId) ?? new Set();
+      listeners.set(jobId, set);
+      set.add(ordered.live);
+      ordered.replay(log.read(jobId, from));
+      return () => {
+        set.delete(ordered.live);
+        if (set.size === 0) listeners.delete(jobId);
+      };
+    },
+    async close() {
+      await Promise.all([...files.values()].map((p) => p.catch(() => {})));
+      listeners.clear();
+    },
+  };
+  return log;
+}
