@@ -4,7 +4,7 @@ import type { GitHubAppClients } from "../github/client.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { reactToTrigger } from "../github/reactions.js";
 import { createPagesHandler } from "../pages/router.js";
-import { parsePagesEnv } from "../pages/settings.js";
+import { jobPageUrl, parsePagesEnv } from "../pages/settings.js";
 import type { SetTimer } from "../queue/timer.js";
 import type { JobWorker } from "../queue/types.js";
 import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
@@ -13,6 +13,7 @@ import { parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import type { ServiceQueue } from "../service/job-kinds/inputs.js";
+import { createJobsView } from "../service/jobs-view/index.js";
 import type { JobsView } from "../service/jobs-view/types.js";
 import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
 import { exitOnSignals } from "../service/shutdown.js";
@@ -58,6 +59,7 @@ export interface AppSettings {
   /**
    * What the job pages (/jobs) show; they are on with an OAuth client and
    * PATCHWRIGHT_PUBLIC_URL (pages/settings.ts), and say how to turn them on otherwise.
+   * Default: the App's own queue and its event log.
    */
   jobsView?: JobsView;
 }
@@ -100,11 +102,6 @@ export function createApp(settings: AppSettings) {
 
   const app = async (probot: Probot, appOptions?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
-    mountPages(
-      appOptions,
-      createPagesHandler({ config: pages, view: settings.jobsView, clock, log }),
-      log,
-    );
     let jobs: ServiceQueue;
     let services: ReturnType<typeof workerServices>;
     try {
@@ -117,6 +114,17 @@ export function createApp(settings: AppSettings) {
           onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
         }));
       queue = jobs;
+      // The pages read the same queue the workers run, and its event log.
+      mountPages(
+        appOptions,
+        createPagesHandler({
+          config: pages,
+          view: settings.jobsView ?? createJobsView({ queue: jobs }),
+          clock,
+          log,
+        }),
+        log,
+      );
       let github = settings.github;
       if (!github) {
         const own = serviceGitHubClients(service, probot.log);
@@ -133,6 +141,7 @@ export function createApp(settings: AppSettings) {
         createModel: settings.createModel,
         sandbox: settings.sandbox,
         setTimer: settings.setTimer,
+        jobPageUrl: jobPageUrl(pages),
         queuePollMs: settings.queuePollMs,
       };
       services = workerServices(options);

@@ -1,4 +1,5 @@
 import { errorMessage } from "../error-message.js";
+import { jobPageUrl, parsePagesEnv } from "../pages/settings.js";
 import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import { createLineLog } from "../service/line-log.js";
@@ -53,7 +54,17 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
   });
   // The jobs' code (the agent, git, the sandbox) loads once nothing stands in the way.
   const { startWorkerService } = await import("../service/worker-service.js");
-  const worker = startWorkerService({ settings, env: io.env, queue, github, log, clock: io.clock });
+  // The App serves the pages; a worker only links to them when the same settings turn them on.
+  const pages = parsePagesEnv(io.env, settings.apiBaseUrl);
+  const worker = startWorkerService({
+    settings,
+    env: io.env,
+    queue,
+    github,
+    log,
+    clock: io.clock,
+    jobPageUrl: jobPageUrl(pages),
+  });
   log.info({ concurrency: settings.concurrency }, "worker started");
 
   await new Promise<void>((stopped) => {

@@ -122,3 +122,10 @@ function deriveSessionSecret(
     hkdfSync("sha256", clientSecret, webhookSecret ?? "", "patchwright pages session", 32),
   );
 }
+
+/** A job's page, for links from its comment and pull request; none while the pages are off. */
+export function jobPageUrl(config: PagesConfig): ((jobId: string) => string) | undefined {
+  if (!config.on) return undefined;
+  const root = config.settings.publicUrl;
+  return (jobId) => `${root}/jobs/${encodeURIComponent(jobId)}`;
+}

@@ -30,6 +30,8 @@ export interface WorkerServiceOptions {
   sandbox?: SandboxLauncher | undefined;
   setTimer?: SetTimer | undefined;
   queuePollMs?: number | undefined;
+  /** A job's page on the App's server, when its pages are on (the entry knows: pages/settings.ts). */
+  jobPageUrl?: ((jobId: string) => string) | undefined;
 }
 
 const STALE_WORKSPACE_MS = 60 * 60_000;
@@ -50,6 +52,7 @@ export function workerServices(options: WorkerServiceOptions): WorkerServices {
     eventLog: options.queue.log,
     setTimer: options.setTimer,
     queuePollMs: options.queuePollMs,
+    jobPageUrl: options.jobPageUrl,
     maxAttempts: settings.maxAttempts,
     ceilings: settings.ceilings,
     createModel:

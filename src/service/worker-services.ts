@@ -28,6 +28,8 @@ export interface WorkerServices {
   queuePollMs?: number | undefined;
   /** Runs a job gets before the queue gives up on it (default DEFAULT_MAX_ATTEMPTS). */
   maxAttempts?: number | undefined;
+  /** A job's page on the App's server, when its pages are on: linked from its comment and pull request. */
+  jobPageUrl?: ((jobId: string) => string) | undefined;
   /** Each job's event log (the queue's): what the job pages show. None: nothing is recorded. */
   eventLog?: JobEventLog | undefined;
   /** What no repository's config may exceed (PATCHWRIGHT_MAX_COST_USD and the rest). */

@@ -13,6 +13,16 @@ const idleQueue: ServiceQueue = {
   submit: async () => ({ status: "stored", id: "x" }) as never,
   startWorker: () => ({ stop: async () => {} }),
   get: async () => undefined,
+  list: async () => [],
+  queuedIds: async () => [],
+  cancel: async () => "not_found",
+  retry: async () => "not_found",
+  log: {
+    append: async () => {},
+    read: async () => ({ entries: [], next: 0 }),
+    subscribe: () => () => {},
+    close: async () => {},
+  },
   onIdle: async () => {},
   close: async () => {},
 };

@@ -3,7 +3,7 @@ import { createRedactor, redactValue } from "../../src/agent/redact.js";
 import { escapeHtml, html, htmlText } from "../../src/pages/html.js";
 import { renderEvent } from "../../src/pages/render/event.js";
 import { renderRows } from "../../src/pages/render/list.js";
-import { parsePagesEnv } from "../../src/pages/settings.js";
+import { jobPageUrl, parsePagesEnv } from "../../src/pages/settings.js";
 import { computeStats } from "../../src/pages/stats.js";
 import type { JobSummary, ViewEvent } from "../../src/service/jobs-view/types.js";
 
@@ -114,6 +114,12 @@ describe("page settings", () => {
     const other = parsePagesEnv({ ...full, WEBHOOK_SECRET: "other" }, undefined);
     if (!other.on) throw new Error("expected on");
     expect(other.settings.sessionSecret.equals(a.settings.sessionSecret)).toBe(false);
+  });
+
+  it("give the job page links only while the pages are on", () => {
+    expect(jobPageUrl(parsePagesEnv({}, undefined))).toBeUndefined();
+    const link = jobPageUrl(parsePagesEnv(full, undefined));
+    expect(link?.("job 1/2")).toBe("https://bot.example.com/jobs/job%201%2F2");
   });
 
   it("refuse to start on a malformed value, naming it", () => {
