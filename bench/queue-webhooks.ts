@@ -8,10 +8,10 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { createNodeMiddleware, Probot } from "probot";
 import { createApp } from "../src/app/index.js";
+import { openJobQueue } from "../src/service/open-queue.js";
 import { PRIVATE_KEY } from "../test/helpers/app-harness.js";
 import type { SenderResult, SenderTask } from "./queue-sender.js";
 import { mountFakeGitHub, unmountFakeGitHub, WEBHOOK_SECRET } from "./queue-world.js";
-import { openJobQueue } from "../src/service/open-queue.js";
 
 /**
  * The webhook side alone: the App as `npm start` builds it (createApp, the

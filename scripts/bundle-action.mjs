@@ -27,10 +27,12 @@ const require = createRequire(import.meta.url);
 const withoutOidcClient = {
   name: "without-oidc-client",
   setup(builder) {
-    builder.onResolve({ filter: /^@actions\/http-client(\/.*)?$/ }, (args) => ({
-      path: args.path,
-      namespace: "oidc-stand-in",
-    }));
+    // Only @actions/core's use (OIDC): @actions/artifact, loaded at the end of a run, needs the real one.
+    builder.onResolve({ filter: /^@actions\/http-client(\/.*)?$/ }, (args) =>
+      /[\\/]@actions[\\/]core[\\/]/.test(args.importer)
+        ? { path: args.path, namespace: "oidc-stand-in" }
+        : undefined,
+    );
     builder.onLoad({ filter: /.*/, namespace: "oidc-stand-in" }, () => ({
       loader: "js",
       contents: [

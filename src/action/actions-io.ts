@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import * as core from "@actions/core";
 
 /**
@@ -18,6 +19,11 @@ export interface ActionsIo {
   warning(message: string): void;
   /** Appends markdown to the step's summary page. */
   appendSummary(markdown: string): Promise<void>;
+  /**
+   * Attaches a file to the workflow run as an artifact; its id, or undefined
+   * where the run has no artifact service (a local try-out, an old runner).
+   */
+  uploadArtifact(name: string, path: string): Promise<number | undefined>;
 }
 
 export function createActionsIo(env: Record<string, string | undefined>): ActionsIo {
@@ -35,6 +41,18 @@ export function createActionsIo(env: Record<string, string | undefined>): Action
       // Outside a runner (a local try-out) there is no summary file; the log has it all.
       if (!env.GITHUB_STEP_SUMMARY) return;
       await core.summary.addRaw(markdown, true).write();
+    },
+    uploadArtifact: async (name, path) => {
+      if (!env.ACTIONS_RUNTIME_TOKEN || !env.ACTIONS_RESULTS_URL) return undefined;
+      // Loaded only here, at the end of a run: it is a large part of the bundle.
+      const { DefaultArtifactClient } = await import("@actions/artifact");
+      const uploaded = await new DefaultArtifactClient().uploadArtifact(
+        name,
+        [path],
+        dirname(path),
+        { retentionDays: 30 },
+      );
+      return uploaded.id;
     },
   };
 }

@@ -4,6 +4,7 @@ import { loadRepoConfig } from "../config/load.js";
 import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { fanOut } from "../kernel/events.js";
 import { prefetchRepository } from "../kernel/repository.js";
 import type { JobRequest } from "../requests/request.js";
 import { admitRequest } from "../thread/admit.js";
@@ -15,6 +16,7 @@ import type { ThreadServices } from "../thread/services.js";
 import type { ActionsIo } from "./actions-io.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type JobLog, withJobLog } from "./job-log.js";
+import type { ActionJobView } from "./job-view.js";
 import { runStart } from "./outcome-report.js";
 import { type ActionResult, failed, skipped } from "./result.js";
 
@@ -36,6 +38,8 @@ export interface EventRun {
   redact: Redactor;
   transcript: Transcript;
   log: JobLog;
+  /** The job's page, written as a file at the end of the run (job-view.ts). */
+  view: ActionJobView;
   services: ThreadServices;
 }
 
@@ -45,7 +49,7 @@ export type Ran = { outcome: ThreadOutcome; config: RepoConfig } | ActionResult;
 /** Comment, review, label and pull_request events: the App's gate, tracking comment and job. */
 export async function runRequest(run: EventRun, request: JobRequest): Promise<Ran> {
   const { io } = run;
-  const status = withJobLog(
+  const logged = withJobLog(
     createRequestStatus(
       {
         octokit: run.octokit,
@@ -59,6 +63,14 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
     ),
     run.log,
   );
+  // The job's page gets the final report as the comment does.
+  const status: typeof logged = {
+    ...logged,
+    finish: async (markdown, outcome) => {
+      run.view.report(run.redact(markdown), outcome);
+      await logged.finish(markdown, outcome);
+    },
+  };
   const admission = await admitRequest(
     {
       octokit: run.octokit,
@@ -95,7 +107,9 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
     }
   }
   run.transcript.write(runStart(request.instruction, admission.config));
-  const outcome = await runJob(run.services, request, admission.config, status);
+  const outcome = await runJob(run.services, request, admission.config, status, {
+    events: run.view.events,
+  });
   await status.settled();
   return { outcome, config: admission.config };
 }
@@ -122,7 +136,10 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
   const config = applyInputs(loaded.config, run.inputs);
   run.transcript.write(runStart(request.instruction, config));
   const outcome = await runRepositoryJob(run.services, request, config, {
-    events: { agent: (event) => run.log.onEvent(event), step: (step) => run.log.onStep(step) },
+    events: fanOut(
+      { agent: (event) => run.log.onEvent(event), step: (step) => run.log.onStep(step) },
+      run.view.events,
+    ),
     fetched,
   });
   return { outcome, config };

@@ -9,11 +9,13 @@ import {
 import type { Model } from "../agent/model/model.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
+import { errorMessage } from "../error-message.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
+import type { ThreadOutcome } from "../thread/plan.js";
 import type { ActionsIo } from "./actions-io.js";
 import { createInstallationToken, type InstallationAuth } from "./app-token.js";
 import { type EventRun, runRepository, runRequest } from "./event-jobs.js";
@@ -21,9 +23,11 @@ import { type ActionEvent, forkPullRequestNote, parseActionEvent } from "./event
 import { ActionFailure } from "./failure.js";
 import { type ActionInputs, readInputs } from "./inputs.js";
 import { createJobLog } from "./job-log.js";
+import { type ActionJobView, createActionJobView } from "./job-view.js";
 import { reportOf } from "./outcome-report.js";
 import { type ActionResult, failed, skipped } from "./result.js";
 import { type RunnerContext, readRunnerContext, withRepository } from "./runner-context.js";
+import type { JobViewLink } from "./step-summary.js";
 
 /**
  * One run of the Action, from the runner's environment to a report: the
@@ -227,6 +231,26 @@ async function runEvent(
   );
   const transcript = await openTranscript(transcriptPath, redact, deps.clock);
   const log = createJobLog({ info: (m) => io.info(m), transcript, redact });
+  const started = deps.clock.now();
+  const request = event.request;
+  const view = createActionJobView({
+    path: join(context.tempDir, "patchwright", `job-${context.deliveryId}.html`),
+    job: {
+      id: context.deliveryId,
+      kind: event.kind === "request" ? "request" : request.trigger,
+      ...(event.kind === "request" && event.request.task ? { task: event.request.task } : {}),
+      repo: { owner: request.repo.owner, name: request.repo.name },
+      requester: request.requester?.login,
+      triggerUrl:
+        event.kind === "request"
+          ? (event.request.source.htmlUrl ?? event.request.target.htmlUrl)
+          : context.runUrl,
+      createdAt: started,
+      startedAt: started,
+    },
+    redact,
+    clock: deps.clock,
+  });
   const cacheDir = join(context.tempDir, "patchwright", "cache");
   const run: EventRun = {
     io,
@@ -238,6 +262,7 @@ async function runEvent(
     redact,
     transcript,
     log,
+    view,
     services: {
       octokit,
       gitToken: async () => auth.token,
@@ -270,7 +295,10 @@ async function runEvent(
       target?.kind === "pull_request" && target.htmlUrl && outcome.job?.push
         ? { number: target.number, url: target.htmlUrl }
         : undefined;
-    const report = reportOf(outcome, config, redact, transcriptPath, workedOn);
+    const report = {
+      ...reportOf(outcome, config, redact, transcriptPath, workedOn),
+      jobView: await attachJobView(io, view, outcome, context),
+    };
     transcript.write({
       type: "run_end",
       conclusion: outcome.conclusion,
@@ -299,4 +327,27 @@ function actionModelFactory(
     { ...env, ANTHROPIC_API_KEY: inputs.anthropicApiKey },
     { missingAnthropicKey: missingKey },
   );
+}
+
+/**
+ * The job's page as a file attached to the run (an artifact), linked from
+ * the step summary; where the run has no artifact service, the summary
+ * names the file. A failure here never fails the job: the summary says so.
+ */
+async function attachJobView(
+  io: ActionsIo,
+  view: ActionJobView,
+  outcome: ThreadOutcome,
+  context: { deliveryId: string; runUrl: string | undefined },
+): Promise<JobViewLink> {
+  const path = await view.write(outcome);
+  try {
+    const id = await io.uploadArtifact(`patchwright-job-${context.deliveryId}`, path);
+    return id !== undefined && context.runUrl
+      ? { path, url: `${context.runUrl}/artifacts/${id}` }
+      : { path };
+  } catch (error) {
+    io.warning(`could not attach the job's page to the run: ${errorMessage(error)}`);
+    return { path };
+  }
 }

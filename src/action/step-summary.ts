@@ -25,8 +25,16 @@ export interface ActionReport {
   usage?: Usage | undefined;
   costUsd?: number | undefined;
   transcriptPath?: string | undefined;
+  /** The job's page (job-view.ts): attached to the run, or a file on the runner. */
+  jobView?: JobViewLink | undefined;
   /** The job's final report (the tracking comment's text, with failed checks' output), shown below the table. */
   details?: string | undefined;
+}
+
+export interface JobViewLink {
+  path: string;
+  /** The artifact's page, when the run attached it. */
+  url?: string | undefined;
 }
 
 export const OUTPUT_NAMES = [
@@ -117,6 +125,15 @@ export function renderStepSummary(report: ActionReport): string {
     );
   }
   if (report.details?.trim()) parts.push(report.details.trim());
+  if (report.jobView?.url) {
+    parts.push(
+      `<sub>[The job's page](${report.jobView.url}) (an HTML file attached to this run)</sub>`,
+    );
+  } else if (report.jobView) {
+    parts.push(
+      `<sub>The job's page: ${inlineCode(report.jobView.path, 300)} (upload it with actions/upload-artifact)</sub>`,
+    );
+  }
   if (report.transcriptPath) {
     parts.push(
       `<sub>Transcript: ${inlineCode(report.transcriptPath, 300)} (upload it with actions/upload-artifact)</sub>`,

@@ -94,6 +94,17 @@ describe("the bundled Action on issue_comment", () => {
     expect(transcript).not.toContain(TOKEN);
     expect(transcript).not.toContain(API_KEY);
 
+    // The job's page as one HTML file (no artifact service outside a runner): named by the summary.
+    const page = /The job's page: `([^`]+\.html)`/.exec(run.summary)?.[1] ?? "";
+    expect(page.startsWith(run.runnerTemp)).toBe(true);
+    const html = readFileSync(page, "utf8");
+    expect(html).toContain('class="ev ev-tool_call"');
+    expect(html).toContain("edit_file");
+    expect(html).toContain("Opened pull request");
+    expect(html).not.toContain("<script");
+    expect(html).not.toContain(TOKEN);
+    expect(html).not.toContain(API_KEY);
+
     // Same gate and status as the App: 👀 on the comment and one tracking comment, edited in place.
     expect(world.github.reactions.map((r) => r.content)).toEqual(
       expect.arrayContaining(["eyes", "rocket"]),

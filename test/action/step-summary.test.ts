@@ -52,6 +52,18 @@ describe("actionOutputs", () => {
 });
 
 describe("renderStepSummary", () => {
+  it("links the job's page attached to the run, or names its file", () => {
+    const attached = renderStepSummary({
+      ...DONE,
+      jobView: { path: "/t/job-1.html", url: "https://github.com/o/r/actions/runs/1/artifacts/9" },
+    });
+    expect(attached).toContain(
+      "[The job's page](https://github.com/o/r/actions/runs/1/artifacts/9) (an HTML file attached to this run)",
+    );
+    const local = renderStepSummary({ ...DONE, jobView: { path: "/t/job-1.html" } });
+    expect(local).toContain("The job's page: `/t/job-1.html` (upload it with actions/upload-artifact)");
+  });
+
   it("puts branch, PR, files, verify, turns, tokens and cost in a table, the report below", () => {
     const summary = renderStepSummary(DONE);
     expect(summary).toContain("### 🚀 patchwright: opened pull request #100");

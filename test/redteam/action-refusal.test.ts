@@ -38,6 +38,7 @@ function recordingIo(env: Record<string, string>, recorded: Recorded): ActionsIo
     info: (message) => recorded.info.push(message),
     warning: (message) => recorded.warnings.push(message),
     appendSummary: async () => {},
+    uploadArtifact: async () => undefined,
   };
 }
 
