@@ -5,6 +5,7 @@
 const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
   action: () => import("./action.js"),
   "cli-exit": () => import("./cli-exit.js"),
+  pages: () => import("./pages.js"),
   deps: () => import("./deps.js"),
   queue: () => import("./queue.js"),
   sandbox: () => import("./sandbox.js"),
