@@ -113,6 +113,7 @@ export async function runRequestRecord(
         redact: redactAll,
         clock: services.clock,
         stats: record.stats,
+        saveStats: (stats) => job.update({ stats }),
         onError: (error) => services.log.warn({ err: error, job: record.id }, "event log"),
       })
     : undefined;

@@ -61,7 +61,9 @@ describe("renderStepSummary", () => {
       "[The job's page](https://github.com/o/r/actions/runs/1/artifacts/9) (an HTML file attached to this run)",
     );
     const local = renderStepSummary({ ...DONE, jobView: { path: "/t/job-1.html" } });
-    expect(local).toContain("The job's page: `/t/job-1.html` (upload it with actions/upload-artifact)");
+    expect(local).toContain(
+      "The job's page: `/t/job-1.html` (upload it with actions/upload-artifact)",
+    );
   });
 
   it("puts branch, PR, files, verify, turns, tokens and cost in a table, the report below", () => {

@@ -16,7 +16,8 @@ export async function makeTempDir(prefix = "pw-test-"): Promise<string> {
 afterEach(async () => {
   while (created.length > 0) {
     const dir = created.pop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+    // A queue may still be writing a job's last log line when a test ends: rm retries.
+    if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
 });
 

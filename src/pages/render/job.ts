@@ -72,7 +72,7 @@ ${entry("Wait", duration(waitMs(job, now)))}
 ${entry("Run time", duration(runMs(job, now)))}
 ${entry("Turns", count(job.turns))}
 ${entry("Tokens", count(job.tokens))}
-${entry("Cost", html`<span id="job-cost">${cost(job.costUsd)}</span>`)}
+${entry("Cost", html`<span id="job-cost">${cost(job.costUsd) || "–"}</span>`)}
 ${entry("Outcome", job.outcome ? `${job.outcome.conclusion}${job.outcome.message ? `: ${job.outcome.message}` : ""}` : "")}
 ${entry(
   "Links",

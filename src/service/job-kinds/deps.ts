@@ -46,6 +46,7 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
         redact: createRedactor([...secrets.map((secret) => secret.value), token]),
         clock: services.clock,
         stats: job.record.stats,
+        saveStats: (stats) => job.update({ stats }),
         onError: (error) => services.log.warn({ err: error, job: job.record.id }, "event log"),
       })
     : undefined;

@@ -38,6 +38,12 @@ export function createJobRecorder(options: {
   /** What earlier attempts used: this one adds to it. */
   stats?: JobStats | undefined;
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * Keeps the running totals on the job's record after each model answer,
+   * before its usage line is stored: a page that redraws the job's summary
+   * on that line reads the new cost.
+   */
+  saveStats?: ((stats: JobStats) => Promise<void>) | undefined;
 }): JobRecorder {
   const { log, jobId, redact, clock } = options;
   const totals: JobStats = { ...(options.stats ?? { turns: 0, tokens: 0, costUsd: 0 }) };
@@ -45,10 +51,16 @@ export function createJobRecorder(options: {
   /** Diffs of the files a tool call changed, shown as its result's tail. */
   const diffs = new Map<string, string[]>();
 
-  function write(event: DistributiveOmit<ViewEvent, "at">): void {
-    const stored = log
-      .append(jobId, { at: clock.now(), ...event })
+  /** Entries are stored one after another, in the order they happened. */
+  let last: Promise<void> = Promise.resolve();
+  function write(event: DistributiveOmit<ViewEvent, "at">, before?: () => Promise<void>): void {
+    const entry = { at: clock.now(), ...event };
+    const stored = last
+      .then(() => before?.())
+      .catch((error: unknown) => options.onError?.(error))
+      .then(() => log.append(jobId, entry))
       .catch((error: unknown) => options.onError?.(error));
+    last = stored;
     pending.add(stored);
     void stored.finally(() => pending.delete(stored));
   }
@@ -107,13 +119,20 @@ export function createJobRecorder(options: {
       case "usage":
         totals.tokens += event.usage.inputTokens + event.usage.outputTokens;
         totals.costUsd += event.costUsd;
-        write({
-          type: "usage",
-          turn: event.turn,
-          costUsd: round(totals.costUsd),
-          inputTokens: event.totalUsage.inputTokens,
-          outputTokens: event.totalUsage.outputTokens,
-        });
+        {
+          const now = { ...totals, costUsd: round(totals.costUsd) };
+          const save = options.saveStats;
+          write(
+            {
+              type: "usage",
+              turn: event.turn,
+              costUsd: now.costUsd,
+              inputTokens: event.totalUsage.inputTokens,
+              outputTokens: event.totalUsage.outputTokens,
+            },
+            save ? () => save(now) : undefined,
+          );
+        }
         return;
       default:
         return;
