@@ -1,5 +1,5 @@
-import { createTwoFilesPatch } from "diff";
 import type { AgentEvent } from "../agent/events.js";
+import { filePatchLines } from "../agent/file-diff.js";
 import type { Usage } from "../agent/model/model.js";
 import { plural } from "../github/markdown.js";
 import type { Colors } from "./colors.js";
@@ -91,19 +91,8 @@ export function renderDiff(
   after: Buffer | null,
   c: Colors,
 ): string {
-  if (isBinary(before) || isBinary(after)) return c.bold(`  ${path} (binary)`);
-  const patch = createTwoFilesPatch(
-    before ? `a/${path}` : "/dev/null",
-    after ? `b/${path}` : "/dev/null",
-    before?.toString("utf8") ?? "",
-    after?.toString("utf8") ?? "",
-    undefined,
-    undefined,
-    { context: 2 },
-  );
-  const lines = patch
-    .split("\n")
-    .filter((l) => l !== "" && !l.startsWith("===") && l !== "\\ No newline at end of file");
+  const lines = filePatchLines(path, before, after);
+  if (!lines) return c.bold(`  ${path} (binary)`);
   const shown = lines.slice(0, MAX_DIFF_LINES).map((l) => {
     if (l.startsWith("+++") || l.startsWith("---")) return c.bold(l);
     if (l.startsWith("+")) return c.green(l);
@@ -165,8 +154,4 @@ function firstLine(text: string): string {
 
 function clip(line: string): string {
   return line.length > 160 ? `${line.slice(0, 160)}…` : line;
-}
-
-function isBinary(content: Buffer | null): boolean {
-  return content?.subarray(0, 8000).includes(0) === true;
 }

@@ -287,36 +287,19 @@ function pagesRoutes(
         "set-cookie": clearCookie(SESSION_COOKIE, secure),
       });
     }
-    if (path === "/jobs" || path === "/jobs/") {
+    // The list, or just its rows (what the list's refresh asks for).
+    if (path === "/jobs" || path === "/jobs/" || path === "/jobs/rows") {
       const query = listQuery(url);
-      const jobs = await visible(session, {
+      const seen = await visible(session, {
         installationId: query.installationId,
         repo: query.repo,
         state: query.state,
       });
+      const list = { query, jobs: seen.slice(0, MAX_ROWS), now: clock.now(), refreshMs };
       return sendHtml(
         res,
         200,
-        renderListPage({
-          viewer,
-          query,
-          jobs: jobs.slice(0, MAX_ROWS),
-          now: clock.now(),
-          refreshMs,
-        }),
-      );
-    }
-    if (path === "/jobs/rows") {
-      const query = listQuery(url);
-      const jobs = await visible(session, {
-        installationId: query.installationId,
-        repo: query.repo,
-        state: query.state,
-      });
-      return sendHtml(
-        res,
-        200,
-        renderRows({ query, jobs: jobs.slice(0, MAX_ROWS), now: clock.now(), refreshMs }),
+        path === "/jobs/rows" ? renderRows(list) : renderListPage({ viewer, ...list }),
       );
     }
     if (path === "/jobs/stats") {

@@ -7,7 +7,6 @@ import { createNodeMiddleware, Probot } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/index.js";
 import { DiskJobStore } from "../../src/queue/disk-store.js";
-import type { ServiceQueue } from "../../src/service/job-kinds/inputs.js";
 import {
   type Harness,
   issueComment,
@@ -21,6 +20,7 @@ import { createGatedModel } from "../helpers/gated-model.js";
 import { git } from "../helpers/git-repos.js";
 import { instantRetries } from "../helpers/instant-queue.js";
 import { callTool, reply } from "../helpers/model-script.js";
+import { stubQueue } from "../helpers/stub-queue.js";
 
 let harness: Harness | undefined;
 let server: Server | undefined;
@@ -283,25 +283,11 @@ describe("the webhook", () => {
   it("answers 5xx when the job cannot be stored, so GitHub can deliver it again", async () => {
     const h = await startHarness({ steps: [] });
     harness = h;
-    const failing: ServiceQueue = {
+    const failing = stubQueue({
       submit: async () => {
         throw new Error("disk full");
       },
-      startWorker: () => ({ stop: async () => {} }),
-      get: async () => undefined,
-      list: async () => [],
-      queuedIds: async () => [],
-      cancel: async () => "not_found",
-      retry: async () => "not_found",
-      log: {
-        append: async () => {},
-        read: async () => ({ entries: [], next: 0 }),
-        subscribe: () => () => {},
-        close: async () => {},
-      },
-      onIdle: async () => {},
-      close: async () => {},
-    };
+    });
     const { app } = createApp({
       env: { ...h.env, WEBHOOK_SECRET: "secret", PATCHWRIGHT_WORKER: "off" },
       queue: failing,

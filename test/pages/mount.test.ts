@@ -3,29 +3,13 @@ import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot } from "probot";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app/index.js";
-import type { ServiceQueue } from "../../src/service/job-kinds/inputs.js";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
 import { createFakeJobsView } from "../helpers/fake-jobs-view.js";
+import { stubQueue } from "../helpers/stub-queue.js";
 
 /** The App serves the job pages on its own server, beside the webhooks. */
 
-const idleQueue: ServiceQueue = {
-  submit: async () => ({ status: "stored", id: "x" }) as never,
-  startWorker: () => ({ stop: async () => {} }),
-  get: async () => undefined,
-  list: async () => [],
-  queuedIds: async () => [],
-  cancel: async () => "not_found",
-  retry: async () => "not_found",
-  log: {
-    append: async () => {},
-    read: async () => ({ entries: [], next: 0 }),
-    subscribe: () => () => {},
-    close: async () => {},
-  },
-  onIdle: async () => {},
-  close: async () => {},
-};
+const idleQueue = stubQueue();
 
 let server: Server | undefined;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { type CommandResult, runCommand } from "../../kernel/run-command.js";
 import type { WorksiteSandboxes } from "../../kernel/worksite-sandboxes.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { BumpFailure } from "../fix/task.js";
-import { applyBump, type CommandRunner, type LockfileCommand } from "../managers/bump.js";
+import { applyBump, type CommandRunner } from "../managers/bump.js";
 import { type LockedMismatch, mismatchReason } from "../managers/locked-check.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
 import type { Update } from "../update.js";

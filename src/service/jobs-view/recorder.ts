@@ -1,5 +1,5 @@
-import { createTwoFilesPatch } from "diff";
 import type { AgentEvent } from "../../agent/events.js";
+import { filePatchLines } from "../../agent/file-diff.js";
 import type { Redactor } from "../../agent/redact.js";
 import type { JobEvents } from "../../kernel/events.js";
 import type { JobEventLog } from "../../queue/event-log.js";
@@ -189,17 +189,5 @@ function round(usd: number): number {
 }
 
 function diffOf(path: string, before: Buffer | null, after: Buffer | null): string {
-  if (before?.includes(0) || after?.includes(0)) return `${path} (binary)`;
-  return createTwoFilesPatch(
-    before ? `a/${path}` : "/dev/null",
-    after ? `b/${path}` : "/dev/null",
-    before?.toString("utf8") ?? "",
-    after?.toString("utf8") ?? "",
-    undefined,
-    undefined,
-    { context: 2 },
-  )
-    .split("\n")
-    .filter((line) => !line.startsWith("===") && line !== "\\ No newline at end of file")
-    .join("\n");
+  return filePatchLines(path, before, after)?.join("\n") ?? `${path} (binary)`;
 }
