@@ -65,3 +65,8 @@ export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 export { SECURITY_HEADERS };
+
+/** Where the pages say what went wrong (Probot's logger); never a token, a code or a secret. */
+export interface PagesLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}

@@ -1,32 +1,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { errorMessage } from "../error-message.js";
-import type { JobFilter, JobState, JobSummary, JobsView } from "../service/jobs-view/types.js";
-import {
-  type Access,
-  createAccess,
-  githubRepoLookup,
-  SignedOutError,
-  type Viewer,
-} from "./auth/access.js";
-import { clearCookie, readCookies, setCookie } from "./auth/cookies.js";
-import { authorizeUrl, exchangeCode, readLogin } from "./auth/oauth.js";
-import {
-  createSessionCodec,
-  SESSION_SECONDS,
-  type Session,
-  SIGN_IN_SECONDS,
-  sameSecret,
-} from "./auth/session.js";
-import { readForm, redirect, sendHtml, sendStatic } from "./http.js";
+import type { JobState, JobSummary, JobsView } from "../service/jobs-view/types.js";
+import { type Access, createAccess, githubRepoLookup, SignedOutError } from "./auth/access.js";
+import { clearCookie, readCookies } from "./auth/cookies.js";
+import { createSessionCodec, type Session, sameSecret } from "./auth/session.js";
+import { type PagesLog, readForm, redirect, sendHtml, sendStatic } from "./http.js";
 import { renderJobPage, renderSummary } from "./render/job.js";
 import type { PageViewer } from "./render/layout.js";
 import { type ListQuery, renderListPage, renderRows } from "./render/list.js";
 import { pagesOffPage, problemPage, signedOutPage } from "./render/pages.js";
 import { renderStatsPage } from "./render/stats.js";
 import type { PagesConfig, PagesSettings } from "./settings.js";
+import { createSignIn, SESSION_COOKIE } from "./sign-in.js";
 import { startingIndex, streamJob } from "./sse.js";
 import { staticFile } from "./static.js";
 import { computeStats } from "./stats.js";
+import { createVisibility } from "./visible.js";
 
 /**
  * The job pages under /jobs, as one handler for Probot's server (or any
@@ -36,9 +25,7 @@ import { computeStats } from "./stats.js";
  * the session's CSRF token.
  */
 
-export interface PagesLog {
-  warn(fields: Record<string, unknown>, message: string): void;
-}
+export type { PagesLog };
 
 export interface PagesOptions {
   config: PagesConfig;
@@ -55,8 +42,6 @@ export interface PagesOptions {
 
 export type PagesHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
-const SESSION_COOKIE = "pw_session";
-const SIGN_IN_COOKIE = "pw_signin";
 const MAX_ROWS = 500;
 const STATES = new Set<string>(["queued", "running", "done", "failed"]);
 const RESERVED = new Set(["login", "callback", "logout", "signed-out", "stats", "rows", "static"]);
@@ -113,31 +98,10 @@ function pagesRoutes(
     operator: access.isOperator(session),
   });
 
-  const visible = async (viewer: Viewer, filter: JobFilter): Promise<JobSummary[]> => {
-    const jobs = await view.list(filter);
-    if (access.isOperator(viewer)) return jobs;
-    const repos = new Map<string, JobSummary["repo"]>();
-    for (const job of jobs) repos.set(`${job.repo.owner}/${job.repo.name}`.toLowerCase(), job.repo);
-    const readable = new Set<string>();
-    const keys = [...repos.keys()];
-    // A few at a time: a first visit may ask GitHub about many repositories.
-    for (let i = 0; i < keys.length; i += 8) {
-      await Promise.all(
-        keys.slice(i, i + 8).map(async (key) => {
-          const repo = repos.get(key);
-          if (repo && (await access.canRead(viewer, repo))) readable.add(key);
-        }),
-      );
-    }
-    return jobs.filter((job) => readable.has(`${job.repo.owner}/${job.repo.name}`.toLowerCase()));
-  };
-
-  /** The job, when this person may see it; otherwise the same "not found" as for no job at all. */
-  const visibleJob = async (viewer: Viewer, id: string): Promise<JobSummary | undefined> => {
-    const job = await view.get(id);
-    if (!job) return undefined;
-    return (await access.canRead(viewer, job.repo)) ? job : undefined;
-  };
+  const visibility = createVisibility(view, access);
+  const visible = visibility.jobs;
+  const visibleJob = visibility.job;
+  const signIn = createSignIn({ settings, codec, secure, log: options.log });
 
   const listQuery = (url: URL): ListQuery => {
     const installation = url.searchParams.get("installation")?.trim();
@@ -156,71 +120,6 @@ function pagesRoutes(
       404,
       problemPage("No such job", "There is no job here that you can see.", pageViewer(session)),
     );
-
-  const signIn = (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    const next = safeNext(url.searchParams.get("next"));
-    const { value, signIn } = codec.sealSignIn(next);
-    res.writeHead(302, {
-      location: authorizeUrl(settings, signIn.state),
-      "set-cookie": setCookie(SIGN_IN_COOKIE, value, { maxAgeSeconds: SIGN_IN_SECONDS, secure }),
-      "cache-control": "no-store",
-    });
-    res.end();
-    void req;
-  };
-
-  const callback = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    const cookies = readCookies(req);
-    const started = codec.openSignIn(cookies.get(SIGN_IN_COOKIE));
-    const clear = { "set-cookie": clearCookie(SIGN_IN_COOKIE, secure) };
-    const denied = url.searchParams.get("error");
-    if (denied) {
-      sendHtml(
-        res,
-        403,
-        problemPage("Not signed in", `GitHub did not sign you in (${denied}).`),
-        clear,
-      );
-      return;
-    }
-    const state = url.searchParams.get("state") ?? "";
-    const code = url.searchParams.get("code") ?? "";
-    if (!started || !state || !code || !sameSecret(state, started.state)) {
-      sendHtml(
-        res,
-        400,
-        problemPage(
-          "Sign-in not accepted",
-          "This sign-in was not started here, or took too long. Start again from the job pages.",
-        ),
-        clear,
-      );
-      return;
-    }
-    let token: string;
-    let login: string;
-    try {
-      token = await exchangeCode(settings, code);
-      login = await readLogin(settings, token);
-    } catch (error) {
-      // The message only: an OAuth error's request holds the client secret.
-      options.log?.warn({ error: errorMessage(error) }, "job pages: sign-in failed");
-      sendHtml(
-        res,
-        502,
-        problemPage("Sign-in failed", "GitHub did not complete the sign-in."),
-        clear,
-      );
-      return;
-    }
-    const { value } = codec.sealSession({ login, token });
-    redirect(res, started.next, {
-      "set-cookie": [
-        clearCookie(SIGN_IN_COOKIE, secure),
-        setCookie(SESSION_COOKIE, value, { maxAgeSeconds: SESSION_SECONDS, secure }),
-      ],
-    });
-  };
 
   /** A POST from one of our own forms: the session's CSRF token, and our origin when the browser says one. */
   const checkPost = async (req: IncomingMessage, session: Session): Promise<boolean> => {
@@ -353,8 +252,8 @@ function pagesRoutes(
   return async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const path = url.pathname;
     const method = req.method ?? "GET";
-    if (path === "/jobs/login") return signIn(req, res, url);
-    if (path === "/jobs/callback") return callback(req, res, url);
+    if (path === "/jobs/login") return signIn.start(res, url);
+    if (path === "/jobs/callback") return signIn.callback(req, res, url);
     if (path === "/jobs/signed-out") return sendHtml(res, 200, signedOutPage());
     const session = codec.openSession(readCookies(req).get(SESSION_COOKIE));
     const fragment = path === "/jobs/rows" || path.endsWith("/events");
@@ -397,13 +296,6 @@ function pagesRoutes(
       );
     }
   };
-}
-
-/** Back to a page of ours after sign-in; anything else (another site, //host) is the list. */
-function safeNext(next: string | null): string {
-  if (!next || !/^\/jobs(?:[/?]|$)/.test(next) || /[\\\s]/.test(next)) return "/jobs";
-  if (next.startsWith("/jobs/login") || next.startsWith("/jobs/callback")) return "/jobs";
-  return next;
 }
 
 function safeDecode(segment: string): string | undefined {
