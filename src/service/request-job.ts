@@ -6,7 +6,6 @@ import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { fanOut } from "../kernel/events.js";
 import { cancelledBy, DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
 import type { JobRequest } from "../requests/request.js";
-import { secretsInEnv } from "../secrets/patterns.js";
 import { admitRequest } from "../thread/admit.js";
 import { createRequestStatus } from "../thread/request-status.js";
 import { runJob } from "../thread/run-job.js";
@@ -51,7 +50,7 @@ export async function runRequestRecord(
   }
   const octokit = services.github.installation(record.installationId);
   const botLogin = await services.botLogin();
-  const known = secretsInEnv(services.env);
+  const known = services.secrets;
   const onError = (error: unknown, action: string) =>
     services.log.warn({ err: error, action, job: record.id }, "status update failed");
   const redact = createRedactor(known.map((secret) => secret.value));
@@ -124,7 +123,7 @@ export async function runRequestRecord(
       {
         octokit,
         clock: services.clock,
-        redact: createRedactor([...known.map((secret) => secret.value), token]),
+        redact: redactAll,
         onError,
         existingComment,
         marker,

@@ -6,6 +6,7 @@ import type { SetTimer } from "../queue/timer.js";
 import type { JobWorker } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
+import { secretsInEnv } from "../secrets/patterns.js";
 import type { ServiceSettings } from "./env.js";
 import { createJobHandler } from "./job-handler.js";
 import type { ServiceQueue } from "./job-kinds/inputs.js";
@@ -43,6 +44,7 @@ export function workerServices(options: WorkerServiceOptions): WorkerServices {
   return {
     github: options.github,
     env: options.env,
+    secrets: secretsInEnv(options.env),
     cacheDir: settings.cacheDir,
     cacheBytes: settings.cacheBytes,
     clock: options.clock ?? Date,

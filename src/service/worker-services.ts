@@ -1,6 +1,7 @@
 import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import type { OperatorCeilings } from "../config/ceilings.js";
+import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { JobEventLog } from "../queue/event-log.js";
 import type { SetTimer } from "../queue/timer.js";
@@ -14,6 +15,8 @@ export interface WorkerServices {
   github: GitHubAppClients;
   /** The process environment (as parsed at the entry): git's, and the secrets to keep out of everything. */
   env: Record<string, string | undefined>;
+  /** The secrets `env` holds, found once when the worker starts: none may leave in a commit, a comment or a page. */
+  secrets: readonly KnownSecret[];
   cacheDir: string;
   cacheBytes: number;
   createModel: (modelId: string, settings?: ModelSettings) => Model;

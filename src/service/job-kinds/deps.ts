@@ -4,7 +4,6 @@ import { runDepsJob } from "../../deps/run-deps-job.js";
 import { installationToken } from "../../github/client.js";
 import { jobEvents } from "../../kernel/events.js";
 import type { JobResult } from "../../queue/types.js";
-import { secretsInEnv } from "../../secrets/patterns.js";
 import { createJobRecorder } from "../jobs-view/recorder.js";
 import type { WorkerServices } from "../worker-services.js";
 import type { KindJob } from "./inputs.js";
@@ -37,7 +36,7 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
     return { status: "done", conclusion: "config_error", message: loaded.error.message };
   }
   const token = await installationToken(octokit);
-  const secrets = secretsInEnv(services.env);
+  const { secrets } = services;
   // The job page's transcript: its steps, warnings and the fixing agent's work.
   const recorder = services.eventLog
     ? createJobRecorder({

@@ -1,7 +1,6 @@
 import { createRedactor } from "../../agent/redact.js";
 import { checkpointRef } from "../../git/checkpoint-ref.js";
 import { findMarkedComment } from "../../github/status.js";
-import { secretsInEnv } from "../../secrets/patterns.js";
 import { createRequestStatus } from "../../thread/request-status.js";
 import { answeringEach, reactTo } from "../answered-requests.js";
 import type { ViewEvent } from "../jobs-view/types.js";
@@ -44,7 +43,7 @@ async function reportGivenUp(
       marker,
       since: new Date(record.createdAt - 60_000),
     }).catch(() => undefined));
-  const redact = createRedactor(secretsInEnv(services.env).map((secret) => secret.value));
+  const redact = createRedactor(services.secrets.map((secret) => secret.value));
   const status = answeringEach(
     createRequestStatus(
       {
