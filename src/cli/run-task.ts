@@ -217,7 +217,7 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
       signal: context.services.signal,
       onEvent: (event) => context.events.agent(event),
     });
-    reportMcp(io, servers);
+    reportMcp(io, servers, createRedactor(context.services.secrets.map((secret) => secret.value)));
     return { result };
   } finally {
     await contained.close();
@@ -228,9 +228,9 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
 function reportMcp(
   io: CliIo,
   servers: { failures: McpFailure[]; used: string[] } | undefined,
+  redact: Redactor,
 ): void {
   if (!servers) return;
-  const redact = createRedactor(secretsInEnv(io.env).map((secret) => secret.value));
   for (const failure of servers.failures) {
     io.stderr.write(
       redact(`patchwright: MCP server "${failure.server}" did not start: ${failure.message}\n`),
