@@ -15,7 +15,7 @@ export const NETWORK_LEVELS = ["off", "hosts", "public", "on"] as const;
 export type NetworkCeiling = (typeof NETWORK_LEVELS)[number];
 
 export interface OperatorCeilings {
-  /** USD per job: `max_cost_usd` (or the Action's input) above it is lowered to it. */
+  /** USD per job: `max_cost_usd` (or the Action's input) and `max_cost_per_request_usd` above it are lowered to it. */
   maxCostUsd?: number | undefined;
   /**
    * Globs over model names (`claude-sonnet-*`, `openai/*`); the first is a
@@ -101,6 +101,18 @@ export function applyCeilings(config: RepoConfig, ceilings: OperatorCeilings): R
     out.maxCostUsd = ceilings.maxCostUsd;
     capped.push(
       `max_cost_usd: capped at ${dollars(ceilings.maxCostUsd)} by the operator (the repository asked for ${dollars(config.maxCostUsd)})`,
+    );
+  }
+  const perRequest = config.maxCostPerRequestUsd;
+  if (
+    ceilings.maxCostUsd !== undefined &&
+    perRequest !== undefined &&
+    perRequest > ceilings.maxCostUsd
+  ) {
+    // A budget named in a request stays within the operator's ceiling too.
+    out.maxCostPerRequestUsd = ceilings.maxCostUsd;
+    capped.push(
+      `max_cost_per_request_usd: capped at ${dollars(ceilings.maxCostUsd)} by the operator (the repository asked for ${dollars(perRequest)})`,
     );
   }
   const [fallback] = ceilings.models ?? [];

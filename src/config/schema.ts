@@ -86,6 +86,8 @@ export const configFileSchema = z.strictObject({
   mcp_servers: mcpServersSchema.optional(),
   max_turns: positiveInt("expected a whole number above 0").default(50),
   max_cost_usd: positiveNumber("expected a number of US dollars above 0").default(5),
+  /** The most a budget named in a request (`@agent …, budget $2`) may set; unset: `max_cost_usd`. */
+  max_cost_per_request_usd: positiveNumber("expected a number of US dollars above 0").optional(),
   max_minutes: positiveNumber("expected a number of minutes above 0").default(30),
   // prefault, not default: in zod 4 a default value skips the inner schema, so
   // `preset`, `allow` and `deny` would not get their own defaults.
@@ -129,6 +131,8 @@ export interface RepoConfig extends UpkeepConfig {
   model: string;
   maxTurns: number;
   maxCostUsd: number;
+  /** The ceiling of a request's own budget (thread/budget.ts); undefined: `maxCostUsd`. */
+  maxCostPerRequestUsd?: number;
   maxMinutes: number;
   policy: ParsedConfigFile["policy"];
   setup: string[];
@@ -149,6 +153,8 @@ export interface RepoConfig extends UpkeepConfig {
   mcpServers?: McpServersConfig;
   /** Settings the operator's ceilings lowered, one line each for the report (config/ceilings.ts). */
   capped?: string[];
+  /** What the request's budget did to `maxCostUsd`, for the tracking comment and the report (thread/budget.ts). */
+  budgetNote?: string;
 }
 
 function toRepoConfig(file: ParsedConfigFile): RepoConfig {
@@ -175,6 +181,8 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
   };
   if (file.deps !== undefined) config.deps = file.deps;
   if (file.pricing !== undefined) config.pricing = file.pricing;
+  if (file.max_cost_per_request_usd !== undefined)
+    config.maxCostPerRequestUsd = file.max_cost_per_request_usd;
   if (file.mcp_servers !== undefined) config.mcpServers = file.mcp_servers;
   return config;
 }

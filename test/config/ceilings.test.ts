@@ -47,6 +47,17 @@ describe("operator ceilings", () => {
     );
   });
 
+  it("lower a repository's max_cost_per_request_usd to the ceiling too", () => {
+    const capped = applyCeilings(config(`${GREEDY}max_cost_per_request_usd: 200\n`), closed);
+    expect(capped.maxCostPerRequestUsd).toBe(5);
+    expect(capped.capped).toContainEqual(
+      "max_cost_per_request_usd: capped at $5 by the operator (the repository asked for $200)",
+    );
+    const within = applyCeilings(config("max_cost_per_request_usd: 3\n"), closed);
+    expect(within.maxCostPerRequestUsd).toBe(3);
+    expect(within.capped?.join("\n")).not.toContain("max_cost");
+  });
+
   it("give a model outside the allow-list the operator's first model", () => {
     expect(applyCeilings(config(GREEDY), closed).model).toBe("claude-sonnet-4-5");
     expect(applyCeilings(config("model: claude-haiku-5\n"), closed).model).toBe("claude-haiku-5");

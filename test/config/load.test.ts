@@ -32,6 +32,7 @@ describe("parseConfig", () => {
         model: "claude-opus-5",
         maxTurns: 80,
         maxCostUsd: 12.5,
+        maxCostPerRequestUsd: 20,
         maxMinutes: 45,
         policy: {
           preset: "trusted",

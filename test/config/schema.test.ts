@@ -48,6 +48,24 @@ describe("configSchema", () => {
     expect(configSchema.safeParse({ ci_fix: { max_attempts: 0 } }).success).toBe(false);
   });
 
+  it("reads max_cost_per_request_usd, the ceiling of a request's budget, and leaves it unset by default", () => {
+    // Unset: a budget's ceiling is max_cost_usd, whatever an override or the operator made of it.
+    expect(defaultConfig()).not.toHaveProperty("maxCostPerRequestUsd");
+    const config = configSchema.parse({ max_cost_usd: 2, max_cost_per_request_usd: 12.5 });
+    expect(config.maxCostUsd).toBe(2);
+    expect(config.maxCostPerRequestUsd).toBe(12.5);
+    expect(knownKeys([])).toContain("max_cost_per_request_usd");
+  });
+
+  it.each([[0], [-1], ["10"], [Number.POSITIVE_INFINITY], [null]])(
+    "rejects max_cost_per_request_usd: %j",
+    (value) => {
+      const result = configFileSchema.safeParse({ max_cost_per_request_usd: value });
+      expect(result.success).toBe(false);
+      expect(result.error?.issues[0]?.path).toEqual(["max_cost_per_request_usd"]);
+    },
+  );
+
   it("fills the inner defaults of a partly written policy and bot identity", () => {
     const config = configSchema.parse({
       policy: { preset: "trusted" },
