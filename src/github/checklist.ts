@@ -59,6 +59,7 @@ const STOP_LABELS: Record<AgentStopReason, string> = {
 export class Checklist {
   readonly #entries: Array<JobStep | AgentStep> = [];
   readonly #facts: ToolFactsLookup;
+  #budgetUsd: number | undefined;
 
   /** `facts` tells what each tool is (default: the built-in tools; MCP tools by their name). */
   constructor(facts: ToolFactsLookup = toolFactsLookup()) {
@@ -78,6 +79,11 @@ export class Checklist {
     }
     this.#settleRunning("done");
     this.#entries.push({ kind: "step", text, state: "running", note });
+  }
+
+  /** The job's cost cap: the agent's line shows its spend against it ("$0.41 of $2.00 budget"). */
+  budget(usd: number | undefined): void {
+    this.#budgetUsd = usd !== undefined && Number.isFinite(usd) && usd > 0 ? usd : undefined;
   }
 
   /** Folds one agent event into the agent's step; returns whether anything visible changed. */
@@ -134,7 +140,7 @@ export class Checklist {
       if (entry.kind === "step") {
         lines.push(checkbox(entry.state, entry.text));
         if (entry.note) lines.push(`  - ⚠️ ${entry.note}`);
-      } else lines.push(...renderAgent(entry));
+      } else lines.push(...renderAgent(entry, this.#budgetUsd));
     }
     return lines.join("\n");
   }
@@ -224,9 +230,13 @@ function exitCode(content: string): string | undefined {
   return /^exit code: (\S+)/m.exec(content)?.[1];
 }
 
-function renderAgent(agent: AgentStep): string[] {
+function renderAgent(agent: AgentStep, budgetUsd: number | undefined): string[] {
   const status = agent.stopReason ? ` (${STOP_LABELS[agent.stopReason]})` : "";
-  const progress = agent.turn > 0 ? ` · turn ${agent.turn} · ${formatUsd(agent.costUsd)}` : "";
+  const spend =
+    budgetUsd === undefined
+      ? formatUsd(agent.costUsd)
+      : `${formatUsd(agent.costUsd)} of $${budgetUsd.toFixed(2)} budget`;
+  const progress = agent.turn > 0 ? ` · turn ${agent.turn} · ${spend}` : "";
   const lines = [checkbox(agent.state, `Agent at work${progress}${status}`)];
   const pendingNames = new Set(agent.pending.values());
   const sub = (running: boolean, text: string) =>

@@ -47,8 +47,12 @@ export interface StatusReporterDeps {
 export interface StatusReporter {
   /** 👀 on the trigger. */
   acknowledge(): Promise<void>;
-  /** Creates the one tracking comment (a review-thread reply for review comments). */
-  start(headline: string): Promise<void>;
+  /**
+   * Creates the one tracking comment (a review-thread reply for review
+   * comments). With a budget: its note under the headline, and the agent's
+   * spend shown against its cap.
+   */
+  start(headline: string, budget?: CommentBudget): Promise<void>;
   /** Folds an agent event into the checklist; the comment is edited at most once per throttle window. */
   update(event: AgentEvent): void;
   /**
@@ -80,6 +84,12 @@ export interface StatusReporter {
   settled(): Promise<void>;
 }
 
+/** The job's cost cap, and what the request's budget phrase did to it (thread/budget.ts). */
+export interface CommentBudget {
+  usd: number;
+  note?: string | undefined;
+}
+
 export interface TrackingComment {
   id: number;
   url: string;
@@ -105,6 +115,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
   const checklist = new Checklist();
   let headline = "";
+  let budgetNote: string | undefined;
   let note: string | undefined;
   let comment: TrackingComment | undefined = deps.existingComment;
   let dirty = false;
@@ -184,6 +195,7 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
   const renderProgress = (): string => {
     const parts = [headline || "Working on it…"];
+    if (budgetNote) parts.push(budgetNote);
     if (note) parts.push(note);
     if (!checklist.isEmpty()) parts.push(checklist.render());
     if (deps.jobUrl) parts.push(`<sub>[Job log](${deps.jobUrl})</sub>`);
@@ -237,8 +249,12 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
   return {
     acknowledge: () => react("eyes"),
 
-    async start(text) {
+    async start(text, budget) {
       headline = text;
+      if (budget) {
+        checklist.budget(budget.usd);
+        budgetNote = budget.note;
+      }
       if (finished) return;
       if (comment) {
         // Resumed: the comment is there and gets the new headline like any update.

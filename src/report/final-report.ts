@@ -239,7 +239,7 @@ const FAILURES: Record<FailureKind, FailureText> = {
       const cap = limits.maxCostUsd ?? run?.costUsd;
       return `The agent reached the cost limit${cap === undefined ? "" : ` of ${formatUsd(cap)}`} for one job before it finished.`;
     },
-    advice: `Raise \`max_cost_usd\` in ${CONFIG_FILE}, or ask for a smaller change.`,
+    advice: `Raise \`max_cost_usd\` in ${CONFIG_FILE}, ask again with a larger budget in the request (\`budget $10\`, up to \`max_cost_per_request_usd\`), or ask for a smaller change.`,
   },
   timeout: {
     title: "Ran out of time",

@@ -34,6 +34,8 @@ export interface RunStats {
   durationMs: number;
   model: string;
   stopReason: AgentStopReason;
+  /** The job's cost cap, shown beside the cost ("$0.41 of $2.00 budget"). */
+  budgetUsd?: number | undefined;
 }
 
 export interface PullRequestBodyInput extends RunStats, CheckFacts {
@@ -155,7 +157,9 @@ export function renderUsage(stats: RunStats): string {
     plural(stats.turns, "turn"),
     formatDuration(stats.durationMs),
     `${formatCount(u.inputTokens)} tokens in, ${formatCount(u.outputTokens)} out, ${formatCount(u.cacheReadTokens)} cache read, ${formatCount(u.cacheWriteTokens)} cache write`,
-    formatUsd(stats.costUsd),
+    stats.budgetUsd === undefined || !Number.isFinite(stats.budgetUsd)
+      ? formatUsd(stats.costUsd)
+      : `${formatUsd(stats.costUsd)} of $${stats.budgetUsd.toFixed(2)} budget`,
     inlineCode(stats.model),
   ].join(" · ");
 }

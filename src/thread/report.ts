@@ -20,9 +20,15 @@ import { markInvisible } from "../secrets/invisible.js";
  * the model or from command output is redacted here, before GitHub sees it.
  */
 
-export function runStats(job: ChangeResult, model: string): RunStats | undefined {
+/** What the agent's run cost, against the job's cap (`budgetUsd`) when one is given. */
+export function runStats(
+  job: ChangeResult,
+  model: string,
+  budgetUsd?: number,
+): RunStats | undefined {
   if (!job.agent) return undefined;
   return {
+    budgetUsd,
     usage: job.agent.usage,
     costUsd: job.agent.costUsd,
     turns: job.agent.turns,
@@ -73,7 +79,7 @@ export function pullRequestBody(
   config: RepoConfig,
   redact: Redactor,
 ): string {
-  const stats = runStats(job, config.model);
+  const stats = runStats(job, config.model, config.maxCostUsd);
   const body = redact(
     renderPullRequestBody({
       ...(stats ?? {
@@ -118,7 +124,7 @@ export function finalReport(
   redact: Redactor,
   pullRequest?: PullRequestLink,
 ): { markdown: string; outcome: "success" | "failure" } {
-  const run = runStats(job, config.model);
+  const run = runStats(job, config.model, config.maxCostUsd);
   const failure = failureOf(job);
   let input: FinalReportInput;
   if (failure) {
@@ -161,7 +167,12 @@ export function finalReport(
     };
   }
   const outcome = failure || job.verify?.passed === false ? "failure" : "success";
-  const markdown = [renderFinalReport(input), renderMcp(job.agent?.mcp), renderCapped(config)]
+  const markdown = [
+    renderFinalReport(input),
+    config.budgetNote ?? "",
+    renderMcp(job.agent?.mcp),
+    renderCapped(config),
+  ]
     .filter(Boolean)
     .join("\n\n");
   return { markdown: redact(markdown), outcome };

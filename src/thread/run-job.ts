@@ -14,6 +14,7 @@ import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
+import { applyRequestBudget } from "./budget.js";
 import { executePlan, isInterrupted } from "./execute-plan.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
 import { headlineOf, planTask } from "./kinds/index.js";
@@ -60,11 +61,16 @@ export interface RunJobOptions {
  */
 export async function runJob(
   services: ThreadServices,
-  request: JobRequest,
-  config: RepoConfig,
+  asked: JobRequest,
+  repoConfig: RepoConfig,
   status: StatusReporter,
-  options: RunJobOptions = {},
+  runOptions: RunJobOptions = {},
 ): Promise<ThreadOutcome> {
+  // A budget in the request ("budget $2") sets this job's cost cap, and its
+  // words leave the instruction before anything reads it.
+  const budgeted = applyRequestBudget(repoConfig, asked, runOptions.earlierRequests);
+  const { config, request } = budgeted;
+  const options: RunJobOptions = { ...runOptions, earlierRequests: budgeted.earlierRequests };
   const task = taskOf(request, config.triggerPhrase);
   // An event (CI failed, the base moved) on a pull request the bot does not
   // tend, or that needs nothing, ends here without a word on the thread.
@@ -81,7 +87,10 @@ export async function runJob(
     },
     options.events,
   );
-  await status.start(headlineOf(task, request));
+  await status.start(headlineOf(task, request), {
+    usd: config.maxCostUsd,
+    note: config.budgetNote,
+  });
   const commentId = status.commentId();
   const commentUrl = status.commentUrl();
   if (commentId !== undefined && commentUrl)

@@ -63,6 +63,25 @@ describe("Checklist", () => {
     ]);
   });
 
+  it("shows the agent's spend against the job's budget once it has one", () => {
+    const list = new Checklist();
+    list.apply({ type: "turn_start", turn: 2 });
+    list.apply({
+      type: "usage",
+      turn: 2,
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      costUsd: 0.2,
+      totalUsage: { inputTokens: 2, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      totalCostUsd: 1.25,
+    });
+    expect(list.render()).toBe("- [ ] Agent at work · turn 2 · $1.25");
+    list.budget(2);
+    expect(list.render()).toBe("- [ ] Agent at work · turn 2 · $1.25 of $2.00 budget");
+    // A cap that is no number is not shown as one.
+    list.budget(Number.POSITIVE_INFINITY);
+    expect(list.render()).toBe("- [ ] Agent at work · turn 2 · $1.25");
+  });
+
   it("settles the agent's step when the run stops or the job moves on", () => {
     const list = new Checklist();
     list.apply(call("s1", "run_shell", { command: "sleep 1000" }));

@@ -202,6 +202,31 @@ describe("tracking comment", () => {
     expect(maxInFlight).toBe(1);
   });
 
+  it("shows the budget's note under the headline and the agent's spend against the cap as it goes", async () => {
+    const created = record("post", "/repos/o/r/issues/12/comments", comment, 1);
+    const edits = record("patch", "/repos/o/r/issues/comments/1001", comment);
+    const { reporter, time } = setup();
+    await reporter.start("Working on #12", { usd: 2, note: "💰 Budget $2.00, as requested" });
+    expect(created[0]?.body).toMatch(/^Working on #12\n\n💰 Budget \$2\.00, as requested/);
+
+    time.advance(10_000);
+    reporter.update({ type: "turn_start", turn: 1 });
+    reporter.update({
+      type: "usage",
+      turn: 1,
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      costUsd: 0.41,
+      totalUsage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      totalCostUsd: 0.41,
+    });
+    await reporter.settled();
+    time.advance(10_000);
+    await reporter.settled();
+    const body = edits.at(-1)?.body ?? "";
+    expect(body).toContain("Agent at work · turn 1 · $0.4100 of $2.00 budget");
+    expect(body).toContain("💰 Budget $2.00, as requested");
+  });
+
   it("finish writes the final report with the steps and reacts with rocket", async () => {
     record("post", "/repos/o/r/issues/12/comments", comment, 1);
     const edits = record("patch", "/repos/o/r/issues/comments/1001", comment);

@@ -125,6 +125,11 @@ describe("renderPullRequestBody", () => {
     expect(body).not.toContain("WARNING");
   });
 
+  it("shows the cost against the job's budget when it has one", () => {
+    const body = renderPullRequestBody(prInput({ budgetUsd: 2 }));
+    expect(body).toContain("· $0.0123 of $2.00 budget · `claude-sonnet-5-5`");
+  });
+
   it("links the job's page in the footer when the App's pages are on", () => {
     const body = renderPullRequestBody(prInput({ jobPage: "https://bot.example/jobs/j-1" }));
     expect(body.split("\n").at(-1)).toBe(
