@@ -132,6 +132,28 @@ describe("patchwright run, in process", () => {
     expect(summary.job.verify.durationMs).toBeLessThan(15_000);
   });
 
+  it("stops the agent at --max-cost and keeps the commits of the turns it paid for", async () => {
+    // About $0.60 a turn at the scripted model's price: $1 pays for two of the four.
+    const steps = [1, 2, 3, 4].map((n) => ({
+      ...callTool("write_file", { file_path: `notes-${n}.md`, content: `note ${n}\n` }),
+      usage: { inputTokens: 200_000 },
+    }));
+    const model = createScriptedModel([...steps, { content: [{ type: "text", text: "done" }] }]);
+    const { code, stdout } = await runMain(
+      repoArgs("max-cost", "--max-cost", "1", "--no-push", "--json"),
+      { env, cwd: tmp.path, model: () => model },
+    );
+    expect(code).toBe(1);
+    expect(model.requests).toHaveLength(2);
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary).toMatchObject({ type: "summary", stopReason: "max_cost", turns: 2 });
+    expect(summary.costUsd).toBeGreaterThanOrEqual(1);
+    expect(summary.job.commits.flatMap((c: { files: string[] }) => c.files).sort()).toEqual([
+      "notes-1.md",
+      "notes-2.md",
+    ]);
+  });
+
   it("shows progress plainly when stderr is not a terminal; --verbose adds verify's output", async () => {
     const { code, stdout, stderr } = await runMain(
       repoArgs("verbose", "--verify", "npm test", "--verbose", "--no-push"),
