@@ -171,6 +171,8 @@ async function dependabotPr(options: {
   config?: string;
   title?: string;
   test?: string;
+  /** false: GitHub does not list the pull request's commits (the fake has no such route). */
+  listsCommits?: boolean;
 }): Promise<World> {
   const { before, after } = await projectPair(options.manager, options.bumped);
   const names = Object.keys(options.bumped);
@@ -206,13 +208,15 @@ async function dependabotPr(options: {
     env: { npm_config_registry: world.registry.url },
   });
   const actions = fakeActions(BASE);
-  routes.push(
-    ...actions.routes,
-    pullCommitsRoute(
-      () => h,
-      () => branch,
-    ),
-  );
+  routes.push(...actions.routes);
+  if (options.listsCommits !== false) {
+    routes.push(
+      pullCommitsRoute(
+        () => h,
+        () => branch,
+      ),
+    );
+  }
   const lockfile = options.manager === "npm" ? "package-lock.json" : "pnpm-lock.yaml";
   const bumpSha = h.repo.push({
     branch,
@@ -351,6 +355,28 @@ describe("what is left alone", () => {
     expect(w.h.models).toHaveLength(0);
     expect(comments(w.h)).toEqual([]);
     expect(commitsSince(w.h, w.bumpSha, w.branch)).toHaveLength(1);
+  });
+
+  it("a pull request a person pushed to, found in the branch when GitHub does not list its commits", async () => {
+    const w = await dependabotPr({
+      manager: "npm",
+      bumped: { "fx-greet": "2.0.0" },
+      steps: renameFix,
+      listsCommits: false,
+    });
+    const mine = w.h.repo.push({
+      branch: w.branch,
+      files: { "notes.txt": "mine\n" },
+      message: "wip",
+    });
+    w.h.github.pulls[0]!.head.sha = mine;
+    w.actions.runs[0]!.head_sha = mine;
+    await deliver(w.h, checkSuiteFailed(w));
+    expect(w.h.models.flatMap((m) => m.requests)).toEqual([]);
+    expect(w.h.repo.sha(w.branch)).toBe(mine);
+    expect(comments(w.h).at(-1)).toContain(
+      `pushed ${mine.slice(0, 7)} to this branch after ${DEPENDABOT} opened it`,
+    );
   });
 
   it("a bot that tend_bot_prs does not list, and everything when it is not set", async () => {
