@@ -38,6 +38,8 @@ export interface ChangeState {
   checkpoints?: (PushTarget & { ref: string }) | undefined;
   /** The agent's run, for the commit step. */
   agentRun?: AgentRun | undefined;
+  /** What steps before the agent found that its task needs (another bot's bump, read from the branch). */
+  taskNotes?: string[] | undefined;
 }
 
 export interface AgentRun {

@@ -23,8 +23,30 @@ export const ciFixSchema = z.strictObject({
   rerun_wait: durationSchema.default(30 * 60),
 });
 
+/**
+ * Other bots' dependency pull requests (Dependabot's, Renovate's) that
+ * patchwright fixes when their CI fails. Off unless listed: pushing to such
+ * a branch makes its bot stop rebasing it.
+ */
+export const tendBotPrsSchema = z.strictObject({
+  /** Their logins as GitHub shows them ("dependabot[bot]"). */
+  bots: z
+    .array(z.string().trim().min(1, { error: "expected a bot's login" }), {
+      error: 'expected a list of logins, such as ["dependabot[bot]", "renovate[bot]"]',
+    })
+    .min(1, { error: "expected at least one bot's login" }),
+  /** Fix attempts per pull request. */
+  max_attempts: z
+    .number({ error: "expected a whole number of attempts, 1 or more" })
+    .int({ error: "expected a whole number of attempts, 1 or more" })
+    .min(1, { error: "expected a whole number of attempts, 1 or more" })
+    .max(10, { error: "expected at most 10 attempts" })
+    .default(2),
+});
+
 export const upkeepFileShape = {
   ci_fix: ciFixSchema.prefault({}),
+  tend_bot_prs: tendBotPrsSchema.optional(),
   /** How a branch that fell behind its base is brought up to date. */
   update_strategy: z
     .enum(["merge", "rebase"], { error: 'expected "merge" or "rebase"' })
@@ -35,12 +57,20 @@ export const upkeepFileShape = {
 
 export interface UpkeepConfig {
   ciFix: { enabled: boolean; maxAttempts: number; rerunWaitSeconds: number };
+  /** Absent: other bots' pull requests are left alone. */
+  tendBotPrs?: TendBotPrs | undefined;
   updateStrategy: "merge" | "rebase";
   signedCommits: boolean;
 }
 
+export interface TendBotPrs {
+  bots: string[];
+  maxAttempts: number;
+}
+
 export function toUpkeepConfig(file: {
   ci_fix: z.output<typeof ciFixSchema>;
+  tend_bot_prs?: z.output<typeof tendBotPrsSchema> | undefined;
   update_strategy: "merge" | "rebase";
   signed_commits: boolean;
 }): UpkeepConfig {
@@ -50,6 +80,14 @@ export function toUpkeepConfig(file: {
       maxAttempts: file.ci_fix.max_attempts,
       rerunWaitSeconds: file.ci_fix.rerun_wait,
     },
+    ...(file.tend_bot_prs
+      ? {
+          tendBotPrs: {
+            bots: file.tend_bot_prs.bots,
+            maxAttempts: file.tend_bot_prs.max_attempts,
+          },
+        }
+      : {}),
     updateStrategy: file.update_strategy,
     signedCommits: file.signed_commits,
   };

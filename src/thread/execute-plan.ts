@@ -2,6 +2,8 @@ import type { ChangeResult } from "../change/change.js";
 import { runChange } from "../change/run-change.js";
 import { updateBranchSteps } from "../change/update-branch.js";
 import type { RepoConfig } from "../config/schema.js";
+import { dependencyPrSteps } from "../deps/pr/steps.js";
+import { githubReleases } from "../deps/registry/releases.js";
 import type { JobEvents } from "../kernel/events.js";
 import { handedBack, runJobSequence } from "../kernel/sequence.js";
 import type { ThreadOutcome, ThreadPlan } from "./plan.js";
@@ -41,8 +43,7 @@ export async function executePlan(
   events: JobEvents,
   options: ExecuteOptions = {},
 ): Promise<ExecutedPlan> {
-  const steps =
-    plan.work.kind === "update_branch" ? updateBranchSteps(plan.work.strategy) : undefined;
+  const steps = stepsOf(services, plan.work);
   const outcome = await runJobSequence<ChangeResult, Published>(
     {
       work: () => (options.change ?? runChange)(services, plan.input, events, steps),
@@ -70,6 +71,18 @@ export async function executePlan(
   const conclusion =
     job.commits.length === 0 && report.outcome === "success" ? "no_changes" : report.outcome;
   return { job, ...(pullRequest ? { pullRequest } : {}), conclusion, report };
+}
+
+/** The steps that make the plan's work (undefined: the agent's, AGENT_STEPS). */
+function stepsOf(services: ThreadServices, work: ThreadPlan["work"]) {
+  switch (work.kind) {
+    case "agent":
+      return undefined;
+    case "update_branch":
+      return updateBranchSteps(work.strategy);
+    case "dependency_pr":
+      return dependencyPrSteps({ bot: work.bot, releases: githubReleases(services.octokit) });
+  }
 }
 
 /** Stopped by a shutdown, in a job that can resume (see handedBack). */

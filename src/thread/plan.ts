@@ -26,7 +26,13 @@ export type Work =
   /** The agent's change: prepare, resume, setup, agent, commit, verify, push. */
   | { kind: "agent" }
   /** The base brought in, conflicts resolved by the agent, verify, push. */
-  | { kind: "update_branch"; strategy: UpdateStrategy };
+  | { kind: "update_branch"; strategy: UpdateStrategy }
+  /**
+   * Another bot's dependency pull request: its bump read from the branch
+   * and what changed upstream given to the agent, then a package it cannot
+   * make work put back (deps/pr/steps.ts).
+   */
+  | { kind: "dependency_pr"; bot: string };
 
 export type Publish =
   /** A pull request opened for the branch, or the one already open for it updated. */

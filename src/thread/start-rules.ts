@@ -1,3 +1,4 @@
+import { bareLogin } from "../github/logins.js";
 import type { JobRequest } from "../requests/request.js";
 import { containsPhrase } from "./phrase.js";
 
@@ -21,16 +22,12 @@ export interface StartRules {
 export type StartRefusal = "no_phrase" | "own_comment" | "bot" | "wrong_label";
 export type StartDecision = { start: true } | { start: false; reason: StartRefusal };
 
-function botName(login: string): string {
-  return login.toLowerCase().replace(/\[bot\]$/, "");
-}
-
 /** Written by the bot itself (its tracking comments and replies come back as webhooks). */
 export function isOwnRequest(request: Pick<JobRequest, "requester">, botLogin: string): boolean {
   const { requester } = request;
   return (
     requester.login.toLowerCase() === botLogin.toLowerCase() ||
-    (requester.type === "Bot" && botName(requester.login) === botName(botLogin))
+    (requester.type === "Bot" && bareLogin(requester.login) === bareLogin(botLogin))
   );
 }
 
@@ -52,7 +49,7 @@ export function shouldStart(request: JobRequest, rules: StartRules): StartDecisi
 
   if (
     isBot &&
-    !rules.allowedBots.some((allowed) => botName(allowed) === botName(requester.login))
+    !rules.allowedBots.some((allowed) => bareLogin(allowed) === bareLogin(requester.login))
   ) {
     return { start: false, reason: "bot" };
   }

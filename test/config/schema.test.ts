@@ -66,6 +66,30 @@ describe("configSchema", () => {
     },
   );
 
+  it("tends other bots' pull requests only when tend_bot_prs lists them", () => {
+    expect(defaultConfig().tendBotPrs).toBeUndefined();
+    expect(
+      configSchema.parse({ tend_bot_prs: { bots: ["dependabot[bot]", "renovate[bot]"] } })
+        .tendBotPrs,
+    ).toEqual({ bots: ["dependabot[bot]", "renovate[bot]"], maxAttempts: 2 });
+    expect(
+      configSchema.parse({ tend_bot_prs: { bots: ["dependabot[bot]"], max_attempts: 1 } })
+        .tendBotPrs?.maxAttempts,
+    ).toBe(1);
+    for (const bad of [
+      { bots: [] },
+      { bots: "dependabot[bot]" },
+      { bots: ["dependabot[bot]"], max_attempts: 0 },
+      { bots: ["dependabot[bot]"], max_attempts: 11 },
+      { bots: ["dependabot[bot]"], rebase: true },
+      {},
+    ]) {
+      expect(configSchema.safeParse({ tend_bot_prs: bad }).success, JSON.stringify(bad)).toBe(
+        false,
+      );
+    }
+  });
+
   it("fills the inner defaults of a partly written policy and bot identity", () => {
     const config = configSchema.parse({
       policy: { preset: "trusted" },

@@ -110,6 +110,8 @@ export interface Harness {
   nextModel(): RecordingModel;
   /** The model each job asked for, with the prices it gave (what the config and the ceilings left). */
   asked: Array<{ model: string; pricing: unknown }>;
+  /** The fake GitHub's loopback server, when it has one. */
+  githubServer?: { url: string; close(): Promise<void> } | undefined;
 }
 
 export interface HarnessOptions {
@@ -125,6 +127,11 @@ export interface HarnessOptions {
   env?: Record<string, string>;
   /** The App's job queue, built on its environment (default: the one `npm start` opens). */
   queue?: (env: Record<string, string>) => Promise<ServiceQueue>;
+  /**
+   * Serve the fake GitHub on a loopback port instead of through nock: for
+   * jobs whose own HTTP clients nock's interceptor breaks (npm-registry-fetch's agent).
+   */
+  loopbackGitHub?: boolean;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -138,14 +145,18 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
       ...options.files,
     },
   });
-  nock.disableNetConnect();
   const github = createFakeGitHub({
     owner: OWNER,
     repo: REPO,
     permissions: { octocat: "write", reader: "read" },
     ...options.github,
   });
-  github.mountNock();
+  let githubServer: Harness["githubServer"];
+  if (options.loopbackGitHub) githubServer = await github.listen();
+  else {
+    nock.disableNetConnect();
+    github.mountNock();
+  }
   const models: RecordingModel[] = [];
   const asked: Harness["asked"] = [];
   const nextModel = (): RecordingModel => {
@@ -170,9 +181,10 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     nextModel,
     asked,
     sandbox: options.sandbox,
+    baseUrl: githubServer?.url,
     ...(options.queue ? { queue: await options.queue(appEnv) } : {}),
   });
-  return { ...instance, github, repo, models, tmp, env: appEnv, nextModel, asked };
+  return { ...instance, github, repo, models, tmp, env: appEnv, nextModel, asked, githubServer };
 }
 
 /**
@@ -180,7 +192,13 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
  * repository: what a restart after a deploy or a crash finds.
  */
 export async function restartHarness(h: Harness, sandbox?: SandboxLauncher): Promise<Harness> {
-  const instance = await loadApp({ env: h.env, nextModel: h.nextModel, asked: h.asked, sandbox });
+  const instance = await loadApp({
+    env: h.env,
+    nextModel: h.nextModel,
+    asked: h.asked,
+    sandbox,
+    baseUrl: h.githubServer?.url,
+  });
   return { ...h, ...instance };
 }
 
@@ -190,11 +208,17 @@ async function loadApp(options: {
   asked: Harness["asked"];
   sandbox?: SandboxLauncher | undefined;
   queue?: ServiceQueue | undefined;
+  baseUrl?: string | undefined;
 }) {
   const { app, idle, stop } = createApp({
     ...(options.queue ? { queue: options.queue } : {}),
     // The worker's own clients, as npm start builds them, with waits shrunk to milliseconds.
-    github: createGitHubAppClients({ appId: 1, privateKey: PRIVATE_KEY, secondMs: 1 }),
+    github: createGitHubAppClients({
+      appId: 1,
+      privateKey: PRIVATE_KEY,
+      secondMs: 1,
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    }),
     env: options.env,
     createModel: (model: string, settings?: { pricing?: unknown }) => {
       options.asked.push({ model, pricing: settings?.pricing });
@@ -210,6 +234,7 @@ async function loadApp(options: {
     // PW_TEST_LOG=info shows the App's log while a test is being debugged.
     logLevel: (process.env.PW_TEST_LOG as "info" | undefined) ?? "fatal",
     Octokit: UNTHROTTLED,
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
   });
   await probot.load(app);
   return { probot, idle, stop };
@@ -218,6 +243,7 @@ async function loadApp(options: {
 export async function stopHarness(harness: Harness | undefined): Promise<void> {
   // The worker first: a job still running would write to a removed directory.
   await harness?.stop(0).catch(() => {});
+  await harness?.githubServer?.close();
   nock.cleanAll();
   nock.enableNetConnect();
   harness?.tmp.remove();

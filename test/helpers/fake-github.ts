@@ -389,8 +389,11 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
             req.socket.destroy();
             return;
           }
-          res.writeHead(out.status, { "content-type": "application/json", ...out.headers });
-          res.end(JSON.stringify(out.body));
+          const headers = { "content-type": "application/json", ...out.headers };
+          res.writeHead(out.status, headers);
+          // A log is text, as GitHub sends it; everything else is JSON.
+          const raw = typeof out.body === "string" && !headers["content-type"].includes("json");
+          res.end(raw ? out.body : JSON.stringify(out.body));
         });
       });
       await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));

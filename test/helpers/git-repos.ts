@@ -78,6 +78,8 @@ export interface PushChange {
   from?: string;
   files: Record<string, string | null>;
   message?: string;
+  /** Who wrote the commit (default: the test identity). */
+  author?: { name: string; email: string };
 }
 
 export interface CreateBareRepoOptions {
@@ -145,7 +147,20 @@ export function createBareRepo(options: CreateBareRepoOptions): BareRepo {
         else writeFile(work, path, content);
       }
       git(work, ["add", "-A"], env);
-      git(work, ["commit", "--quiet", "-m", change.message ?? `change ${change.branch}`], env);
+      const message = change.message ?? `change ${change.branch}`;
+      if (change.author) {
+        const { name, email } = change.author;
+        execFileSync("git", ["commit", "--quiet", "-m", message], {
+          cwd: work,
+          env: {
+            ...env,
+            GIT_AUTHOR_NAME: name,
+            GIT_AUTHOR_EMAIL: email,
+            GIT_COMMITTER_NAME: name,
+            GIT_COMMITTER_EMAIL: email,
+          },
+        });
+      } else git(work, ["commit", "--quiet", "-m", message], env);
       git(work, ["push", "--quiet", "origin", `HEAD:refs/heads/${change.branch}`], env);
       const sha = git(work, ["rev-parse", "HEAD"], env);
       rmSync(work, { recursive: true, force: true });

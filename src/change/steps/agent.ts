@@ -41,9 +41,14 @@ export const agent: ChangeStep = {
       ctx.events.agent(event);
     };
     const { resumed } = state.result;
+    const task = [
+      input.task,
+      ...(state.taskNotes ?? []),
+      ...(resumed ? [resumeNote(resumed)] : []),
+    ];
     const session = await runAgentSession({
       root: workspace.dir,
-      task: resumed ? `${input.task}\n\n${resumeNote(resumed)}` : input.task,
+      task: task.join("\n\n"),
       history,
       model: input.model,
       policy: input.policy,

@@ -9,7 +9,7 @@ import type { AttemptContext } from "../group/attempt.js";
 import { writeFiles } from "../group/checkout.js";
 import type { GroupContext } from "../group/context.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
-import { gatherUpstream, renderUpstream } from "../registry/upstream.js";
+import { upstreamOf } from "../registry/upstream.js";
 import type { Update } from "../update.js";
 import { type BumpFailure, buildDepsFixTask, DEPS_FIX_RULES } from "./task.js";
 
@@ -159,12 +159,7 @@ async function upstreamFor(ctx: GroupContext, updates: readonly Update[]): Promi
   const source = ctx.agent.upstream;
   if (!source) return "";
   ctx.events.step("Reading what changed upstream");
-  const order = { major: 0, minor: 1, patch: 2 } as const;
-  const picked = [...updates].sort((a, b) => order[a.type] - order[b.type]).slice(0, 6);
-  const changes = await Promise.all(
-    picked.map((u) => gatherUpstream(source, u, ctx.signal).catch(() => undefined)),
-  );
-  return renderUpstream(changes.filter((c) => c !== undefined));
+  return upstreamOf(source, updates, ctx.signal);
 }
 
 /** Moves a folder of the workspace beside it (outside every sandbox) until `restore`. */

@@ -117,6 +117,24 @@ export function changelogSection(text: string, from: string, to: string): string
   return section ? section.slice(0, MAX_SECTION) : undefined;
 }
 
+/**
+ * The upstream changes of several updates for the agent, majors first and
+ * at most six of them (the prompt's room); a package whose tarballs or
+ * notes cannot be read is said in its block, and never fails the caller.
+ */
+export async function upstreamOf(
+  source: UpstreamSource,
+  updates: readonly Update[],
+  signal?: AbortSignal,
+): Promise<string> {
+  const order = { major: 0, minor: 1, patch: 2 } as const;
+  const picked = [...updates].sort((a, b) => order[a.type] - order[b.type]).slice(0, 6);
+  const changes = await Promise.all(
+    picked.map((u) => gatherUpstream(source, u, signal).catch(() => undefined)),
+  );
+  return renderUpstream(changes.filter((c) => c !== undefined));
+}
+
 /** The agent's view: every package's upstream changes, fenced as data. */
 export function renderUpstream(changes: readonly UpstreamChanges[]): string {
   const blocks = changes

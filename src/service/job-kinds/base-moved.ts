@@ -2,12 +2,14 @@ import { loadRepoConfig } from "../../config/load.js";
 import { defaultConfig } from "../../config/schema.js";
 import type { JobResult } from "../../queue/types.js";
 import { type JobRequest, jobKey, triggerKey } from "../../requests/request.js";
+import { isTendedBot } from "../../thread/kinds/tended.js";
 import type { WorkerServices } from "../worker-services.js";
 import type { KindJob } from "./inputs.js";
 import type { JobKindDefinition } from "./kind.js";
 
 /**
- * A branch moved: each open pull request of the bot's that is based on it
+ * A branch moved: each open pull request of the bot's (or of a dependency
+ * bot it tends, see tend_bot_prs) that is based on it
  * gets its own update job (queued under the pull request's key, so it never
  * runs beside another job on that thread). Whether it conflicts is that
  * job's first question (see upkeep-plans.ts tendedPullRequest).
@@ -37,7 +39,10 @@ async function runBaseMovedRecord(
   });
   let queued = 0;
   for (const pull of pulls) {
-    if (!pull.head.ref.startsWith(config.branchPrefix)) continue;
+    // The bot's own, or a listed dependency bot's (tended once patchwright pushed to it).
+    const tended =
+      pull.head.ref.startsWith(config.branchPrefix) || isTendedBot(config, pull.user?.login ?? "");
+    if (!tended) continue;
     if (pull.head.repo?.full_name !== pull.base.repo.full_name) continue;
     const request: JobRequest = {
       trigger: "push",

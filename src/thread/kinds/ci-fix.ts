@@ -39,6 +39,8 @@ export interface CiFixContext {
   sleep(ms: number): Promise<void>;
   /** How often the runs are looked at while waiting (default 15 s). */
   pollMs?: number | undefined;
+  /** The marker the attempts are counted by, and the setting that limits them (default: the CI fix's). */
+  attempts?: { marker: string; setting: string } | undefined;
 }
 
 export type CiFixPlan =
@@ -56,12 +58,13 @@ export async function prepareCiFix(ctx: CiFixContext): Promise<CiFixPlan> {
   const { octokit, repo, pull } = ctx;
   const sha7 = pull.headSha.slice(0, 7);
   const max = ctx.config.ciFix.maxAttempts;
-  const done = await fixAttemptsSoFar(ctx);
+  const setting = ctx.attempts?.setting ?? "ci_fix.max_attempts";
+  const done = await fixAttemptsSoFar(ctx, ctx.attempts?.marker ?? CI_FIX_MARKER);
   if (done >= max) {
     return {
       kind: "done",
       outcome: "failure",
-      markdown: `CI is failing on \`${sha7}\`, but I have already made ${done} attempt${done === 1 ? "" : "s"} to fix CI on this pull request (the limit, \`ci_fix.max_attempts\`, is ${max}). I'm leaving it to a person now.`,
+      markdown: `CI is failing on \`${sha7}\`, but I have already made ${done} attempt${done === 1 ? "" : "s"} to fix CI on this pull request (the limit, \`${setting}\`, is ${max}). I'm leaving it to a person now.`,
     };
   }
   ctx.step(`Waiting for CI on ${sha7} to finish`);
@@ -163,7 +166,7 @@ function rerunRefusal(error: unknown): string {
   return `${reason}; going on to the fix`;
 }
 
-async function fixAttemptsSoFar(ctx: CiFixContext): Promise<number> {
+async function fixAttemptsSoFar(ctx: CiFixContext, marker: string): Promise<number> {
   const comments = await ctx.octokit.paginate(ctx.octokit.rest.issues.listComments, {
     ...ctx.repo,
     issue_number: ctx.pull.number,
@@ -171,7 +174,7 @@ async function fixAttemptsSoFar(ctx: CiFixContext): Promise<number> {
   });
   const bot = ctx.botLogin.toLowerCase();
   return comments.filter(
-    (c) => c.user?.login.toLowerCase() === bot && (c.body ?? "").includes(CI_FIX_MARKER),
+    (c) => c.user?.login.toLowerCase() === bot && (c.body ?? "").includes(marker),
   ).length;
 }
 

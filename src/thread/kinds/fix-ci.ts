@@ -1,4 +1,5 @@
 import { CI_FIX_MARKER, prepareCiFix } from "./ci-fix.js";
+import { planDependencyPrFix } from "./dependency-pr.js";
 import {
   type PullTarget,
   sleepFor,
@@ -6,6 +7,7 @@ import {
   type TaskPlan,
   type ThreadKind,
 } from "./kind.js";
+import { isTendedBot } from "./tended.js";
 
 /** A CI fix: a flaky check is run again first; then the agent, with the failing logs in hand. */
 export const fixCi: ThreadKind = {
@@ -14,7 +16,10 @@ export const fixCi: ThreadKind = {
   plan: (ctx, target) => planCiFix(ctx, target as PullTarget),
 };
 
-async function planCiFix(ctx: TaskContext, { repo, pull }: PullTarget): Promise<TaskPlan> {
+async function planCiFix(ctx: TaskContext, target: PullTarget): Promise<TaskPlan> {
+  const { repo, pull } = target;
+  const bot = await dependencyBotOf(ctx, target);
+  if (bot) return planDependencyPrFix(ctx, target, bot);
   const prep = await prepareCiFix({
     octokit: ctx.services.octokit,
     repo,
@@ -39,4 +44,16 @@ async function planCiFix(ctx: TaskContext, { repo, pull }: PullTarget): Promise<
       after: CI_FIX_MARKER,
     },
   };
+}
+
+/**
+ * The dependency bot that opened the pull request, when `tend_bot_prs`
+ * lists it (a CI failure the event tended, see tended.ts); else undefined.
+ * A writer's `@agent fix CI` on such a pull request is a CI fix like any other.
+ */
+async function dependencyBotOf(ctx: TaskContext, { repo, pull }: PullTarget) {
+  if (!ctx.config.tendBotPrs || ctx.request.source.kind !== "event") return undefined;
+  const { data } = await ctx.services.octokit.rest.pulls.get({ ...repo, pull_number: pull.number });
+  const author = data.user?.login ?? "";
+  return isTendedBot(ctx.config, author) ? author : undefined;
 }

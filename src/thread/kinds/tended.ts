@@ -1,13 +1,17 @@
 import type { RepoConfig } from "../../config/schema.js";
+import { sameLogin } from "../../github/logins.js";
 import type { JobRequest } from "../../requests/request.js";
 import type { ThreadServices } from "../services.js";
 import { sleepFor } from "./kind.js";
 
 /**
  * Whether an event's pull request is one the bot tends and needs it now:
- * open, the bot's own (its branch, from this repository), and for a CI
- * failure, with CI fixing on and the failed commit still its head; for a
- * moved base, conflicting.
+ * open, from this repository, and either the bot's own (its branch) or,
+ * with `tend_bot_prs`, one a listed dependency bot opened that no person
+ * pushed to since. For a CI failure, the failed commit must still be its
+ * head (and CI fixing on, for the bot's own); for a moved base, it must
+ * conflict, and another bot's pull request is kept up to date only once
+ * patchwright has pushed to it (its bot stopped rebasing it then).
  */
 export async function tendedPullRequest(
   services: Pick<ThreadServices, "octokit" | "botLogin">,
@@ -21,15 +25,19 @@ export async function tendedPullRequest(
     pull_number: request.target.number,
   };
   let { data } = await services.octokit.rest.pulls.get(params);
-  const bot = services.botLogin.toLowerCase().replace(/\[bot\]$/, "");
-  const own =
-    data.state === "open" &&
-    data.head.ref.startsWith(config.branchPrefix) &&
-    data.head.repo?.full_name === data.base.repo.full_name &&
-    (data.user?.login ?? "").toLowerCase().replace(/\[bot\]$/, "") === bot;
-  if (!own) return false;
+  if (data.state !== "open" || data.head.repo?.full_name !== data.base.repo.full_name) return false;
+  const author = data.user?.login ?? "";
+  const own = data.head.ref.startsWith(config.branchPrefix) && sameLogin(author, services.botLogin);
+  const dependencyBot = !own && isTendedBot(config, author);
+  if (!own && !dependencyBot) return false;
+  if (dependencyBot) {
+    const commits = await pullCommitAuthors(services, params);
+    if (commits && !onlyBots(commits, [author, services.botLogin])) return false;
+    const pushedTo = commits?.some((c) => sameLogin(c, services.botLogin)) === true;
+    if (request.task === "update_branch" && !pushedTo) return false;
+  }
   if (request.task === "fix_ci") {
-    return config.ciFix.enabled && data.head.sha === request.ci?.headSha;
+    return (dependencyBot || config.ciFix.enabled) && data.head.sha === request.ci?.headSha;
   }
   if (request.task === "update_branch") {
     // GitHub works mergeability out in the background after a push: null until then.
@@ -40,4 +48,35 @@ export async function tendedPullRequest(
     return data.mergeable === false || data.mergeable_state === "dirty";
   }
   return true;
+}
+
+/** Whether `tend_bot_prs` lists the pull request's author. */
+export function isTendedBot(config: Pick<RepoConfig, "tendBotPrs">, author: string): boolean {
+  return config.tendBotPrs?.bots.some((bot) => sameLogin(bot, author)) === true;
+}
+
+/**
+ * The GitHub logins of the pull request's commits' authors; "" for a
+ * commit GitHub could not tie to an account (someone's local email).
+ * Undefined when GitHub would not list them: the branch's commits are
+ * checked again in the workspace before the agent runs (deps/pr/), so this
+ * is the quiet early answer, not the only one.
+ */
+async function pullCommitAuthors(
+  services: Pick<ThreadServices, "octokit">,
+  params: { owner: string; repo: string; pull_number: number },
+): Promise<string[] | undefined> {
+  try {
+    const commits = await services.octokit.paginate(services.octokit.rest.pulls.listCommits, {
+      ...params,
+      per_page: 100,
+    });
+    return commits.map((c) => c.author?.login ?? "");
+  } catch {
+    return undefined;
+  }
+}
+
+function onlyBots(authors: string[], bots: string[]): boolean {
+  return authors.every((login) => bots.some((bot) => sameLogin(login, bot)));
 }

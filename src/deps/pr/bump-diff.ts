@@ -1,0 +1,146 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, posix } from "node:path";
+import { minVersion, valid } from "semver";
+import { type GitEnv, runGit, runGitBuffer } from "../../git/git-client.js";
+import { PACKAGE_MANAGERS } from "../managers/index.js";
+import type { DetectedManager } from "../managers/types.js";
+import { type DepEntry, type NpmProject, readNpmProject } from "../plan/project.js";
+import { type Update, type UpdateLocation, updateType } from "../update.js";
+
+/**
+ * What another bot's dependency pull request changes, read from git alone:
+ * the project's manifests and lockfile where the branch left its base and
+ * at its head, each read the way the bump job reads a project (so every
+ * package manager's lockfile and every workspace counts), and the
+ * dependencies whose installed version moved between the two. A change of
+ * range that leaves the version where it was is not an update.
+ */
+
+export interface PrBump {
+  updates: Update[];
+  manager: DetectedManager;
+  lockfilePath: string | undefined;
+  /** Where the branch left its base. */
+  mergeBase: string;
+  /** The manifests and the lockfile as they were there, for putting one package back. */
+  baseFiles: ReadonlyMap<string, Buffer>;
+}
+
+/** The files a project's dependencies are read from. */
+function isProjectFile(path: string): boolean {
+  if (path.split("/").includes("node_modules")) return false;
+  const name = posix.basename(path);
+  return (
+    name === "package.json" ||
+    name === "pnpm-workspace.yaml" ||
+    name === ".npmrc" ||
+    name === ".yarnrc.yml" ||
+    PACKAGE_MANAGERS.some((m) => m.lockfiles.includes(name))
+  );
+}
+
+export async function readPrBump(options: {
+  dir: string;
+  env: GitEnv;
+  /** Where the branch left its base. */
+  mergeBase: string;
+}): Promise<PrBump> {
+  const { mergeBase } = options;
+  const paths = (
+    await runGit(options.dir, ["ls-tree", "-r", "-z", "--name-only", mergeBase], {
+      env: options.env,
+    })
+  )
+    .split("\0")
+    .filter((path) => path !== "" && isProjectFile(path));
+  const baseFiles = new Map<string, Buffer>();
+  for (const path of paths) {
+    baseFiles.set(
+      path,
+      await runGitBuffer(options.dir, ["show", `${mergeBase}:${path}`], { env: options.env }),
+    );
+  }
+  const scratch = await mkdtemp(join(tmpdir(), "pw-pr-base-"));
+  try {
+    for (const [path, content] of baseFiles) {
+      await mkdir(dirname(join(scratch, path)), { recursive: true });
+      await writeFile(join(scratch, path), content);
+    }
+    const [before, after] = await Promise.all([
+      readNpmProject(scratch),
+      readNpmProject(options.dir),
+    ]);
+    return {
+      updates: updatesBetween(before, after),
+      manager: after.manager,
+      lockfilePath: after.lockfilePath,
+      mergeBase,
+      baseFiles,
+    };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/** The dependencies whose version moved from one reading of a project to the other. */
+export function updatesBetween(before: NpmProject, after: NpmProject): Update[] {
+  const key = (dep: DepEntry) => `${dep.manifest}\0${dep.section}\0${dep.name}`;
+  const old = new Map(before.manifests.flatMap((m) => m.deps.map((dep) => [key(dep), dep])));
+  const byName = new Map<string, Moved[]>();
+  for (const manifest of after.manifests) {
+    for (const dep of manifest.deps) {
+      const was = old.get(key(dep));
+      if (!was) continue;
+      const from = versionOf(before, manifest.dir, was);
+      const to = versionOf(after, manifest.dir, dep);
+      if (!from || !to || from === to) continue;
+      const locations = byName.get(dep.name) ?? [];
+      locations.push({
+        manifest: dep.manifest,
+        section: dep.section,
+        spec: was.spec,
+        newSpec: dep.spec === was.spec ? null : dep.spec,
+        from,
+        to,
+      });
+      byName.set(dep.name, locations);
+    }
+  }
+  return [...byName].map(([name, locations]) => toUpdate(name, locations));
+}
+
+/** A location and the version it moved to. */
+type Moved = UpdateLocation & { to: string };
+
+function toUpdate(name: string, locations: Moved[]): Update {
+  const froms = locations.map((l) => l.from).sort(compareLoose);
+  const tos = locations.map((l) => l.to).sort(compareLoose);
+  const from = froms[0] ?? "";
+  const to = tos.at(-1) ?? "";
+  return {
+    name,
+    from,
+    to,
+    type: valid(from) && valid(to) ? updateType(from, to) : "major",
+    locations: locations.map(({ to: _to, ...location }) => location),
+    links: {},
+    newInstallScripts: [],
+    passedOver: [],
+  };
+}
+
+/** The installed version: the lockfile's, else the lowest the range allows. */
+function versionOf(project: NpmProject, manifestDir: string, dep: DepEntry): string | undefined {
+  const locked = project.lockedVersionOf?.(manifestDir, dep.name, dep.spec);
+  if (locked) return locked;
+  try {
+    return minVersion(dep.spec)?.version;
+  } catch {
+    return undefined;
+  }
+}
+
+function compareLoose(a: string, b: string): number {
+  return a.localeCompare(b, "en", { numeric: true });
+}

@@ -1,0 +1,106 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { type ChangeContext, type ChangeState, siteOf, withResult } from "../../change/context.js";
+import { runStepCommand } from "../../change/steps/command.js";
+import { gitRunner } from "../../git/git-client.js";
+import { editManifest } from "../managers/bump.js";
+import { managerCommands } from "../managers/index.js";
+import type { Update } from "../update.js";
+import type { PrBump } from "./bump-diff.js";
+
+/**
+ * One package of a grouped dependency pull request put back to the version
+ * it had before the pull request, in a commit that says so; the other
+ * updates stay. The lockfile is the package manager's to write: the range
+ * is pinned at the old version for one lockfile step (so the tool locks
+ * exactly that version, not the newest the range allows), then written back
+ * as it was for a second, which keeps the locked version. The setup
+ * commands then install what the lockfile now says. Anything failing leaves
+ * the branch as the agent left it, with a warning.
+ */
+export async function putBack(
+  state: ChangeState,
+  ctx: ChangeContext,
+  bump: PrBump,
+  names: readonly string[],
+): Promise<ChangeState> {
+  const { workspace, sandboxes } = siteOf(state);
+  const dir = workspace.dir;
+  const updates = bump.updates.filter((u) => names.includes(u.name));
+  const manifests = [...new Set(updates.flatMap((u) => u.locations.map((l) => l.manifest)))];
+  const files = [...manifests, ...(bump.lockfilePath ? [bump.lockfilePath] : [])];
+  const git = gitRunner(dir, { env: ctx.gitEnv });
+  const lockfile = managerCommands(bump.manager).lockfile();
+  const run = (command: string, label: string, network: boolean) =>
+    runStepCommand(ctx, {
+      command,
+      label,
+      cwd: dir,
+      sandbox: network ? sandboxes.setup : sandboxes.agent,
+      ...(network ? { networkSetting: "setup_network" as const } : {}),
+    });
+  const what = updates.map((u) => `${u.name} ${u.from}`).join(", ");
+  try {
+    for (const spec of ["pinned", "as it was"] as const) {
+      await editSpecs(dir, updates, (location) =>
+        spec === "pinned" ? location.from : location.spec,
+      );
+      const locked = await run(lockfile, `Putting back ${what}: \`${lockfile}\``, true);
+      if (!locked.passed) throw new Error(`\`${lockfile}\` failed (exit ${locked.exit})`);
+    }
+    for (const command of ctx.input.setup) {
+      const installed = await run(command, `Installing again: \`${command}\``, true);
+      if (!installed.passed) throw new Error(`\`${command}\` failed (exit ${installed.exit})`);
+    }
+  } catch (error) {
+    await git(["checkout", "--", ...files]).catch(() => undefined);
+    ctx.events.warning(
+      `could not put back ${what}: ${(error as Error).message}; the branch keeps the update`,
+    );
+    return state;
+  }
+  const { identity } = ctx.input;
+  const author = {
+    GIT_AUTHOR_NAME: identity.name,
+    GIT_AUTHOR_EMAIL: identity.email,
+    GIT_COMMITTER_NAME: identity.name,
+    GIT_COMMITTER_EMAIL: identity.email,
+  };
+  const commitGit = gitRunner(dir, { env: ctx.gitEnv, extraEnv: author });
+  await commitGit(["add", "--", ...files]);
+  const subject =
+    updates.length === 1 && updates[0]
+      ? `Put ${updates[0].name} back to ${updates[0].from}`
+      : `Put ${updates.map((u) => u.name).join(", ")} back to their old versions`;
+  const body = [
+    "The update could not be made to work from this repository (the agent's reason is in the pull request's comment); the other updates of this pull request stay.",
+    "",
+    ...updates.map((u) => `- ${u.name}: ${u.to} -> ${u.from}`),
+  ].join("\n");
+  await commitGit(["commit", "--no-verify", "--cleanup=whitespace", "-m", `${subject}\n\n${body}`]);
+  const sha = (await git(["rev-parse", "HEAD"])).trim();
+  ctx.events.step(`Put back ${what}`);
+  return withResult(state, {
+    commits: [...state.result.commits, { sha, subject, files, turns: [] }],
+  });
+}
+
+async function editSpecs(
+  dir: string,
+  updates: readonly Update[],
+  specOf: (location: Update["locations"][number]) => string,
+): Promise<void> {
+  const byManifest = new Map<string, Array<{ section: string; name: string; spec: string }>>();
+  for (const update of updates) {
+    for (const location of update.locations) {
+      if (location.section === "packageManager") continue;
+      const edits = byManifest.get(location.manifest) ?? [];
+      edits.push({ section: location.section, name: update.name, spec: specOf(location) });
+      byManifest.set(location.manifest, edits);
+    }
+  }
+  for (const [manifest, edits] of byManifest) {
+    const path = join(dir, manifest);
+    await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
+  }
+}

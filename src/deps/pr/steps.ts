@@ -1,0 +1,148 @@
+import { type ChangeStep, siteOf } from "../../change/context.js";
+import { agent } from "../../change/steps/agent.js";
+import { commit } from "../../change/steps/commit.js";
+import { prepare } from "../../change/steps/prepare.js";
+import { push } from "../../change/steps/push.js";
+import { resume } from "../../change/steps/resume.js";
+import { setup } from "../../change/steps/setup.js";
+import { verify } from "../../change/steps/verify.js";
+import { errorMessage } from "../../error-message.js";
+import { runGit } from "../../git/git-client.js";
+import { authoredBy, sameLogin } from "../../github/logins.js";
+import { isStop, stop } from "../../kernel/steps.js";
+import { readNpmConfig } from "../registry/npmrc.js";
+import { createRegistryClient } from "../registry/registry.js";
+import { releaseLinks } from "../registry/release-notes.js";
+import { type UpstreamSource, upstreamOf } from "../registry/upstream.js";
+import type { Update } from "../update.js";
+import { type PrBump, readPrBump } from "./bump-diff.js";
+import { putBack } from "./put-back.js";
+import { cannotFixNames, describeBump } from "./task.js";
+
+/**
+ * The change for another bot's dependency pull request: the agent's steps
+ * on the pull request's branch, with two of its own. Before the agent, the
+ * branch is read (whose commits are on it, which packages moved, what
+ * changed upstream between their versions); after the agent's commit, a
+ * package it said it cannot make work is put back to its old version in a
+ * commit of its own, when the pull request updates others too.
+ */
+
+export interface DependencyPrOptions {
+  /** The bot that opened the pull request ("dependabot[bot]"). */
+  bot: string;
+  /** Release notes by repository (GitHub's releases); none: the tarballs' changelogs and API diffs. */
+  releases?: UpstreamSource["releases"] | undefined;
+}
+
+export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
+  // Read once before the agent, used again after it: this run's own.
+  let bump: PrBump | undefined;
+  const read: ChangeStep = {
+    stage: "workspace",
+    async run(state, ctx) {
+      const { workspace } = siteOf(state);
+      ctx.events.step(`Reading what ${options.bot}'s pull request updates`);
+      const mergeBase = (
+        await runGit(workspace.dir, ["merge-base", workspace.baseSha, "HEAD"], { env: ctx.gitEnv })
+      ).trim();
+      const stranger = await strangerCommit(workspace.dir, ctx.gitEnv, mergeBase, [
+        options.bot,
+        ctx.input.identity,
+      ]);
+      if (stranger) {
+        return stop(state, {
+          stage: "workspace",
+          message: `${stranger.name} pushed ${stranger.sha.slice(0, 7)} to this branch after ${options.bot} opened it; the branch holds a person's work now, so I leave it to them.`,
+        });
+      }
+      try {
+        bump = await readPrBump({ dir: workspace.dir, env: ctx.gitEnv, mergeBase });
+      } catch (error) {
+        ctx.events.warning(
+          `could not read the packages this pull request updates (${errorMessage(error)}); the agent has the CI logs only`,
+        );
+        return state;
+      }
+      ctx.events.step("Reading what changed upstream");
+      const upstream = await upstreamFor(
+        workspace.dir,
+        ctx.services.envSource,
+        bump.updates,
+        options.releases,
+        ctx.signal,
+      );
+      return {
+        ...state,
+        taskNotes: [...(state.taskNotes ?? []), describeBump(options.bot, bump), upstream].filter(
+          Boolean,
+        ),
+      };
+    },
+  };
+
+  const commitThenPutBack: ChangeStep = {
+    stage: "agent",
+    async run(state, ctx, defer) {
+      const committed = await commit.run(state, ctx, defer);
+      const after = isStop(committed) ? committed.state : committed;
+      if (isStop(committed) && committed.error) return committed;
+      const names = bump ? cannotFixNames(state.result.agent?.finalText ?? "", bump.updates) : [];
+      // A package alone in its pull request is not put back: that would undo the pull request.
+      if (!bump || names.length === 0 || names.length >= bump.updates.length) return committed;
+      const reverted = await putBack(after, ctx, bump, names);
+      if (reverted === after && isStop(committed)) return committed;
+      return reverted;
+    },
+  };
+
+  return [prepare, resume, read, setup, agent, commitThenPutBack, verify, push];
+}
+
+/** The first commit since the base by anyone but the allowed bot and patchwright itself. */
+async function strangerCommit(
+  dir: string,
+  env: Record<string, string | undefined>,
+  mergeBase: string,
+  allowed: [string, { name: string; email: string }],
+): Promise<{ sha: string; name: string } | undefined> {
+  const [bot, self] = allowed;
+  const log = await runGit(dir, ["log", "--format=%H%x09%an%x09%ae", `${mergeBase}..HEAD`], {
+    env,
+  });
+  for (const line of log.split("\n")) {
+    if (!line) continue;
+    const [sha = "", name = "", email = ""] = line.split("\t");
+    const author = { name, email };
+    const isBot = authoredBy(author, bot) || sameLogin(name, bot);
+    const isSelf = email.toLowerCase() === self.email.toLowerCase();
+    if (!isBot && !isSelf) return { sha, name };
+  }
+  return undefined;
+}
+
+/** What changed upstream for the updates, from the registry the project's .npmrc names. */
+async function upstreamFor(
+  dir: string,
+  env: Record<string, string | undefined>,
+  updates: readonly Update[],
+  releases: UpstreamSource["releases"],
+  signal: AbortSignal,
+): Promise<string> {
+  if (updates.length === 0) return "";
+  const registry = createRegistryClient({ npm: await readNpmConfig({ dir, env }) });
+  // The packument names the repository whose release notes are read.
+  const linked = await Promise.all(
+    updates.map(async (update) => {
+      const packument = await registry
+        .packument(update.package ?? update.name, signal)
+        .catch(() => undefined);
+      return packument ? { ...update, links: releaseLinks(packument, update.to) } : update;
+    }),
+  );
+  return upstreamOf(
+    { tarball: (name, version, abort) => registry.tarball(name, version, abort), releases },
+    linked,
+    signal,
+  );
+}

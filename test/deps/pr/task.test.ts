@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import type { PrBump } from "../../../src/deps/pr/bump-diff.js";
+import { cannotFixNames, describeBump } from "../../../src/deps/pr/task.js";
+import type { Update } from "../../../src/deps/update.js";
+import { handBackNote } from "../../../src/thread/kinds/dependency-pr.js";
+
+const update = (name: string, from: string, to: string): Update => ({
+  name,
+  from,
+  to,
+  type: "major",
+  locations: [{ manifest: "package.json", section: "dependencies", spec: from, newSpec: to, from }],
+  links: {},
+  newInstallScripts: [],
+  passedOver: [],
+});
+
+const bump = (updates: Update[]): PrBump => ({
+  updates,
+  manager: { name: "npm", lockfile: "package-lock.json", evidence: "package-lock.json" },
+  lockfilePath: "package-lock.json",
+  mergeBase: "0".repeat(40),
+  baseFiles: new Map(),
+});
+
+describe("what the agent is told about another bot's bump", () => {
+  it("lists each update, and asks for a `Cannot fix:` line only when there are several", () => {
+    const one = describeBump("dependabot[bot]", bump([update("fx-greet", "1.0.0", "2.0.0")]));
+    expect(one).toContain("opened by dependabot[bot]");
+    expect(one).toContain("- fx-greet 1.0.0 -> 2.0.0 (major, package.json)");
+    expect(one).not.toContain("Cannot fix:");
+    const two = describeBump(
+      "renovate[bot]",
+      bump([update("fx-greet", "1.0.0", "2.0.0"), update("@scope/b", "1.0.0", "1.1.0")]),
+    );
+    expect(two).toContain("`Cannot fix: <package name>`");
+    expect(describeBump("dependabot[bot]", bump([]))).toContain("no dependency's version moved");
+  });
+
+  it("reads back only the packages the pull request updates", () => {
+    const updates = [update("fx-greet", "1.0.0", "2.0.0"), update("@scope/b", "1.0.0", "1.1.0")];
+    const answer = [
+      "Fixed the greet rename.",
+      "Cannot fix: @scope/b — its 1.1.0 needs a native module.",
+      "cannot fix: `fx-greet`",
+      "Cannot fix: left-pad",
+      "I cannot fix everything: fx-greet is fine.",
+    ].join("\n");
+    expect(cannotFixNames(answer, updates).sort()).toEqual(["@scope/b", "fx-greet"]);
+    expect(cannotFixNames("All fixed.", updates)).toEqual([]);
+  });
+});
+
+describe("handing a pull request back to its bot", () => {
+  it("names each bot's own way back", () => {
+    expect(handBackNote("dependabot[bot]")).toContain("`@dependabot recreate`");
+    expect(handBackNote("renovate[bot]")).toContain("rebase/retry box");
+    expect(handBackNote("other-bot[bot]")).toContain("ask other-bot[bot] to recreate");
+    for (const bot of ["dependabot[bot]", "renovate[bot]"]) {
+      expect(handBackNote(bot)).toContain("keeps this one up to date");
+    }
+  });
+});
