@@ -6,12 +6,12 @@ import { jobRequestSchema } from "./request.js";
  * job (service/job-kinds/plan-watch.ts), which looks at the plan comment's
  * reactions now and then until a person with write access gives one, the
  * plan goes ahead another way, or the wait is over. GitHub sends no webhook
- * for reactions, so looking is the only way to see one.
+ * for reactions, so looking is the only way to see one. It is the plan's
+ * own request (its repository, thread and requester, which the job pages
+ * show as for any request) with the plan comment and the wait.
  */
-export const planWatchSchema = z.object({
+export const planWatchSchema = jobRequestSchema.extend({
   installationId: z.number().int(),
-  /** The plan's own request: where a go is asked from (its repository, thread and phrase). */
-  request: jobRequestSchema,
   /**
    * The plan comment: the bot's tracking comment of the plan job, on the
    * conversation (a plan in a review thread goes ahead with `@agent go` only).

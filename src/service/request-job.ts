@@ -215,7 +215,9 @@ export async function runRequestRecord(
     }
     await status.settled();
     if (outcome.planPosted) await watchPlan(services, main, outcome.planPosted, record.id);
-    if (outcome.job?.branch) await job.update({ branch: outcome.job.branch });
+    // A plan's read-only run named a branch it never pushed.
+    if (outcome.job?.branch && !outcome.planPosted)
+      await job.update({ branch: outcome.job.branch });
     return {
       status: "done",
       conclusion: outcome.conclusion,
@@ -251,8 +253,8 @@ async function watchPlan(
   await services
     .submit(
       planWatchJob({
+        ...request,
         installationId: request.installationId,
-        request,
         plan,
         triggerPhrase: config.triggerPhrase,
         since,

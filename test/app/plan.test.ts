@@ -58,7 +58,11 @@ function heldTime() {
 let queue: ServiceQueue | undefined;
 let time: ReturnType<typeof heldTime>;
 
-async function start(options: Partial<HarnessOptions> & { scripts: HarnessOptions["scripts"] }) {
+async function start(
+  options: Omit<HarnessOptions, "steps" | "scripts"> & {
+    scripts: NonNullable<HarnessOptions["scripts"]>;
+  },
+) {
   time = heldTime();
   harness = await startHarness({
     steps: [],

@@ -40,7 +40,7 @@ export function nextLookMs(ageMs: number): number {
 
 /** The watch job of a plan just posted: its first look comes after a minute. */
 export function planWatchJob(watch: PlanWatch) {
-  const thread = jobKey({ repo: watch.request.repo, target: watch.request.target });
+  const thread = jobKey(watch);
   return {
     kind: "plan_watch" as const,
     // Its own key: a watch waiting in the queue never holds up the thread's jobs.
@@ -106,7 +106,7 @@ function over(why: string): JobResult {
 
 /** One look: the comment (and its reaction counts); the 👍s and their people only when there is one. */
 async function lookForGo(octokit: GitHubClient, watch: PlanWatch, botLogin: string): Promise<Look> {
-  const repo = { owner: watch.request.repo.owner, repo: watch.request.repo.name };
+  const repo = { owner: watch.repo.owner, repo: watch.repo.name };
   const { data: comment } = await octokit.rest.issues.getComment({
     ...repo,
     comment_id: watch.plan.id,
@@ -153,23 +153,29 @@ async function goRequest(
   watch: PlanWatch,
   look: Extract<Look, { kind: "go" }>,
 ): Promise<JobRequest> {
-  const { request } = watch;
   const { data: issue } = await octokit.rest.issues.get({
-    owner: request.repo.owner,
-    repo: request.repo.name,
-    issue_number: request.target.number,
+    owner: watch.repo.owner,
+    repo: watch.repo.name,
+    issue_number: watch.target.number,
   });
   // The pull request's head is fetched again when the job starts.
-  const { pullRequest: _stale, ...rest } = request;
+  const {
+    plan: _plan,
+    triggerPhrase: _phrase,
+    since: _since,
+    until: _until,
+    pullRequest: _stale,
+    ...request
+  } = watch;
   return {
-    ...rest,
+    ...request,
     trigger: "issue_comment",
     deliveryId: `plan-go:${watch.plan.id}:${look.reaction}`,
     installationId: watch.installationId,
     target: {
-      ...request.target,
+      ...watch.target,
       title: issue.title,
-      body: issue.body ?? request.target.body,
+      body: issue.body ?? watch.target.body,
       state: issue.state === "closed" ? "closed" : "open",
       locked: issue.locked === true,
     },

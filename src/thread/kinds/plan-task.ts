@@ -115,7 +115,6 @@ async function makePlan(ctx: TaskContext, words: string): Promise<MadePlan | Don
         markdown: executed.report?.markdown ?? "I could not make a plan: the run stopped early.",
         outcome: "failure",
       },
-      ...(job ? { job } : {}),
     };
   }
   const read = parsePlan(job.agent.finalText);
