@@ -6,6 +6,7 @@ import { policyConfigSchema } from "../agent/policy/policy.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
 import { durationSchema } from "./duration.js";
+import { type PlanConfig, planFileShape, toPlanConfig } from "./plan-schema.js";
 import {
   ciFixSchema,
   toUpkeepConfig,
@@ -115,6 +116,7 @@ export const configFileSchema = z.strictObject({
   answer_unauthorized: z.boolean({ error: "expected true or false" }).default(true),
   bot: botIdentitySchema.prefault({}),
   ...upkeepFileShape,
+  ...planFileShape,
   /**
    * Settings for scheduled dependency bumps. Accepted as any mapping for now:
    * the dependency-bump feature validates it when it lands.
@@ -125,7 +127,7 @@ export const configFileSchema = z.strictObject({
 export type ConfigFile = z.input<typeof configFileSchema>;
 type ParsedConfigFile = z.output<typeof configFileSchema>;
 
-export interface RepoConfig extends UpkeepConfig {
+export interface RepoConfig extends UpkeepConfig, PlanConfig {
   triggerPhrase: string;
   label: string;
   model: string;
@@ -178,6 +180,7 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
     answerUnauthorized: file.answer_unauthorized,
     bot: file.bot,
     ...toUpkeepConfig(file),
+    ...toPlanConfig(file),
   };
   if (file.deps !== undefined) config.deps = file.deps;
   if (file.pricing !== undefined) config.pricing = file.pricing;

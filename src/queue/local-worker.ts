@@ -209,6 +209,17 @@ export class LocalWorker implements JobWorker {
           { message: "paused: the worker is shutting down" },
         );
         return;
+      case "later":
+        await ctx.save(
+          {
+            ...record,
+            state: "queued",
+            attempts: Math.max(0, record.attempts - 1),
+            notBefore: now + Math.max(0, result.delayMs),
+          },
+          { message: result.message ?? "waiting to look again" },
+        );
+        return;
       case "retry": {
         const retrying = { conclusion: "retrying", message: result.message };
         if (record.attempts >= ctx.maxAttempts) {

@@ -316,6 +316,12 @@ export function startRedisWorker(
           token,
         );
         throw new DelayedError();
+      case "later":
+        // Like an interruption, no attempt: the job only waits to look again.
+        await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
+        await note(job, "queued", { message: result.message ?? "waiting to look again" });
+        await job.moveToDelayed(clock.now() + Math.max(0, result.delayMs), token);
+        throw new DelayedError();
       case "interrupted":
         await job.updateData({ ...job.data, interruptions: job.data.interruptions + 1 });
         await note(job, "queued", { message: "paused: the worker is shutting down" });

@@ -190,7 +190,13 @@ export type JobResult =
   /** A transient failure (GitHub 5xx, git down): run again later; counts an attempt. */
   | { status: "retry"; message: string }
   /** Cut short by a shutdown: back in the queue, resumed from its checkpoint. */
-  | { status: "interrupted" };
+  | { status: "interrupted" }
+  /**
+   * Not finished and nothing failed: run again in `delayMs` (a watch that
+   * looks again later, such as a plan waiting for its 👍). Counts no
+   * attempt; the record waits queued, durable like any other.
+   */
+  | { status: "later"; delayMs: number; message?: string | undefined };
 
 export interface JobHandler<S extends JobInputSchemas = JobInputSchemas> {
   run(job: RunningJob<S>): Promise<JobResult>;

@@ -53,10 +53,12 @@ export const jobTriggerSchema = z.enum([
 
 /**
  * What a job does on its target. "agent": the instruction, as written.
- * The others keep a pull request mergeable; a comment asks for them in so
- * many words (thread/kinds/upkeep-task.ts), an event sets them.
+ * "review", "fix_ci", "update_branch" keep a pull request mergeable; a
+ * comment asks for them in so many words (thread/kinds/upkeep-task.ts), an
+ * event sets them. "plan": a read-only run answers with a plan; "go": the
+ * thread's latest plan is carried out (a 👍 on it sets this task).
  */
-export const jobTaskSchema = z.enum(["agent", "review", "fix_ci", "update_branch"]);
+export const jobTaskSchema = z.enum(["agent", "review", "fix_ci", "update_branch", "plan", "go"]);
 
 export const jobRequestSchema = z.object({
   trigger: jobTriggerSchema,

@@ -12,6 +12,7 @@ import { runJob } from "../thread/run-job.js";
 import { isUpkeepEvent } from "../thread/start-rules.js";
 import { answeringEach, reactTo } from "./answered-requests.js";
 import type { KindJob } from "./job-kinds/inputs.js";
+import { PLAN_WAIT_MS, planWatchJob } from "./job-kinds/plan-watch.js";
 import { createJobRecorder } from "./jobs-view/recorder.js";
 import { queueNote, watchQueue } from "./queue-note.js";
 import type { WorkerServices } from "./worker-services.js";
@@ -187,6 +188,7 @@ export async function runRequestRecord(
           recorder?.events,
         ),
         pushedBranch: record.branch,
+        jobId: record.id,
         retry: {
           attempt: record.attempts,
           of: services.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
@@ -212,7 +214,10 @@ export async function runRequestRecord(
       return { status: "retry", message: outcome.retry };
     }
     await status.settled();
-    if (outcome.job?.branch) await job.update({ branch: outcome.job.branch });
+    if (outcome.planPosted) await watchPlan(services, main, outcome.planPosted, record.id);
+    // A plan's read-only run named a branch it never pushed.
+    if (outcome.job?.branch && !outcome.planPosted)
+      await job.update({ branch: outcome.job.branch });
     return {
       status: "done",
       conclusion: outcome.conclusion,
@@ -227,4 +232,36 @@ export async function runRequestRecord(
       await recorder.flush();
     }
   }
+}
+
+/**
+ * A plan posted on the conversation waits for its 👍 (GitHub sends no
+ * webhook for reactions): a plan_watch job looks for one. A plan answered
+ * in a review thread goes ahead with `@agent go` only. A watch that cannot
+ * be stored is logged; `@agent go` still works.
+ */
+async function watchPlan(
+  services: WorkerServices,
+  main: { request: JobRequest; config: RepoConfig },
+  plan: { id: number; url: string },
+  jobId: string,
+): Promise<void> {
+  const { request, config } = main;
+  if (!services.submit || request.installationId === undefined) return;
+  if (request.source.kind === "review_comment") return;
+  const since = services.clock.now();
+  await services
+    .submit(
+      planWatchJob({
+        ...request,
+        installationId: request.installationId,
+        plan,
+        triggerPhrase: config.triggerPhrase,
+        since,
+        until: since + PLAN_WAIT_MS,
+      }),
+    )
+    .catch((error: unknown) =>
+      services.log.warn({ err: error, job: jobId }, "could not store the plan's 👍 watch"),
+    );
 }

@@ -6,6 +6,7 @@ import { dependencyPrSteps } from "../deps/pr/steps.js";
 import { githubReleases } from "../deps/registry/releases.js";
 import type { JobEvents } from "../kernel/events.js";
 import { handedBack, runJobSequence } from "../kernel/sequence.js";
+import { renderFollowedPlan } from "./kinds/plan-report.js";
 import type { ThreadOutcome, ThreadPlan } from "./plan.js";
 import { type Published, publishResult } from "./publish.js";
 import { finalReport } from "./report.js";
@@ -64,6 +65,10 @@ export async function executePlan(
     return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
   }
   const report = finalReport(job, config, services.redact, pullRequest);
+  if (plan.followsPlan) {
+    const followed = services.redact(renderFollowedPlan(plan.followsPlan, job, { brief: true }));
+    report.markdown = `${report.markdown}\n\n${followed}`;
+  }
   if (plan.frame) {
     const { before, after } = plan.frame;
     report.markdown = [before, report.markdown, after].filter(Boolean).join("\n\n");

@@ -2,6 +2,7 @@ import type { ChangeInput, ChangeResult, UpdateStrategy } from "../change/change
 import type { ReviewScope } from "../github/pull-review.js";
 import type { Attachment } from "../github/thread-render.js";
 import type { PullRequestLink } from "../report/final-report.js";
+import type { FollowedPlan } from "./kinds/plan-report.js";
 import type { ReviewCommentTool } from "./kinds/review-tool.js";
 import type { PullRequestOrigin } from "./report.js";
 
@@ -20,6 +21,8 @@ export interface ThreadPlan {
   publish: Publish;
   /** Lines around the final report (a CI fix's attempt number and its marker). */
   frame?: { before?: string; after?: string } | undefined;
+  /** The plan this change carries out: the pull request and the report link it and say where the result differs. */
+  followsPlan?: FollowedPlan | undefined;
 }
 
 export type Work =
@@ -60,7 +63,9 @@ export type Publish =
       tool: ReviewCommentTool;
     }
   /** A branch brought up to date: said so when nothing was needed or a conflict was left. */
-  | { kind: "branch_update"; baseRef: string };
+  | { kind: "branch_update"; baseRef: string }
+  /** A read-only run that makes a plan: nothing pushed; its answer is read by kinds/plan-task.ts. */
+  | { kind: "plan" };
 
 /** How a kind shapes the request's plan (kinds/upkeep-plans.ts): its own words, files, settings. */
 export interface PlanKind {
@@ -72,7 +77,10 @@ export interface PlanKind {
 
 /** A plan that ended before any work: the answer is all there is. */
 export interface DonePlan {
-  done: { markdown: string; outcome: "success" | "failure" };
+  /** `plan`: the answer is a plan that waits for a go (the App watches it for a 👍). */
+  done: { markdown: string; outcome: "success" | "failure"; plan?: boolean | undefined };
+  /** The work done before the answer (a plan's read-only run), for the caller's summary. */
+  job?: ChangeResult | undefined;
 }
 
 /** How a job ended, for the caller (the queue's record, the Action's summary). */
@@ -87,4 +95,6 @@ export interface ThreadOutcome {
    * was reported; the comment says when the next attempt comes.
    */
   retry?: string | undefined;
+  /** A plan was posted and waits for a go: the comment that holds it (the tracking comment). */
+  planPosted?: { id: number; url: string } | undefined;
 }

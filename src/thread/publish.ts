@@ -6,7 +6,7 @@ import { markInvisible } from "../secrets/invisible.js";
 import { renderForkPatchAnswer } from "./kinds/answers.js";
 import { publishReview } from "./kinds/review-publish.js";
 import type { Publish, ThreadPlan } from "./plan.js";
-import { opensAsDraft, pullRequestBody } from "./report.js";
+import { failureOf, opensAsDraft, pullRequestBody } from "./report.js";
 import type { ThreadServices } from "./services.js";
 
 /**
@@ -21,7 +21,7 @@ export type Published =
 export async function publishResult(
   services: ThreadServices,
   config: RepoConfig,
-  plan: Pick<ThreadPlan, "publish">,
+  plan: Pick<ThreadPlan, "publish" | "followsPlan">,
   job: ChangeResult,
 ): Promise<Published> {
   const publish = plan.publish;
@@ -43,6 +43,7 @@ export async function publishResult(
         { ...publish.origin, jobPage: services.jobPage },
         config,
         services.redact,
+        plan.followsPlan,
       ),
       draft: opensAsDraft(job, config),
     }),
@@ -73,6 +74,9 @@ async function answerOf(
       }
       return undefined;
     }
+    case "plan":
+      // The plan kind reads the answer itself; a run that failed gets the usual report.
+      return failureOf(job) ? undefined : "";
     default:
       return undefined;
   }

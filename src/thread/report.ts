@@ -13,6 +13,7 @@ import {
 import { type RunStats, renderMcp, renderPullRequestBody } from "../report/summary.js";
 import type { JobRequest } from "../requests/request.js";
 import { markInvisible } from "../secrets/invisible.js";
+import { type FollowedPlan, renderFollowedPlan } from "./kinds/plan-report.js";
 
 /**
  * Turns what a job did into the words a maintainer reads: the pull request
@@ -78,6 +79,7 @@ export function pullRequestBody(
   origin: PullRequestOrigin,
   config: RepoConfig,
   redact: Redactor,
+  followed?: FollowedPlan,
 ): string {
   const stats = runStats(job, config.model, config.maxCostUsd);
   const body = redact(
@@ -102,8 +104,9 @@ export function pullRequestBody(
       mcp: job.agent?.mcp,
     }),
   );
+  const plan = followed ? `\n\n${redact(renderFollowedPlan(followed, job))}` : "";
   // No character a reader cannot see, whatever the model wrote.
-  return markInvisible(body);
+  return markInvisible(`${body}${plan}`);
 }
 
 /**

@@ -51,6 +51,8 @@ export interface RunJobOptions {
    * checkpoint it holds is picked up, instead of a second branch.
    */
   pushedBranch?: string | undefined;
+  /** The job's id (the App's queue record): written into a plan, so a go that took it knows itself again. */
+  jobId?: string | undefined;
 }
 
 /**
@@ -104,6 +106,8 @@ export async function runJob(
       pulled ??= pullRequestOf(services.octokit, request);
       return pulled;
     };
+    const execute = (planned: ThreadPlan) =>
+      executePlan(services, config, planned, events, { throwTransient: retry !== undefined });
     const plan = await planTask(task, {
       services,
       request,
@@ -111,14 +115,21 @@ export async function runJob(
       status,
       planRequest: (kind) => planRequest(services, request, config, options, kind, pullRequest),
       pullRequest,
+      execute,
+      jobId: options.jobId,
     });
     if ("done" in plan) {
       await status.finish(services.redact(plan.done.markdown), plan.done.outcome);
-      return { conclusion: plan.done.outcome === "failure" ? "failure" : "no_changes" };
+      const id = status.commentId();
+      const url = status.commentUrl();
+      return {
+        conclusion: plan.done.outcome === "failure" ? "failure" : "no_changes",
+        ...(plan.job ? { job: plan.job } : {}),
+        // A plan that waits for a go: the caller may watch its comment for a 👍.
+        ...(plan.done.plan && id !== undefined && url ? { planPosted: { id, url } } : {}),
+      };
     }
-    const outcome = await executePlan(services, config, plan, events, {
-      throwTransient: retry !== undefined,
-    });
+    const outcome = await execute(plan);
     if (outcome.report)
       await status.finish(services.redact(outcome.report.markdown), outcome.report.outcome);
     const { report: _report, ...rest } = outcome;

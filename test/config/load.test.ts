@@ -60,6 +60,7 @@ describe("parseConfig", () => {
         ciFix: { enabled: true, maxAttempts: 3, rerunWaitSeconds: 1200 },
         updateStrategy: "rebase",
         signedCommits: true,
+        planFirst: { mode: "large", maxFiles: 8 },
       },
     });
   });
@@ -106,6 +107,8 @@ describe("parseConfig", () => {
     ["setup: npm ci", "setup", 'expected a list of shell commands, got "npm ci"'],
     ["setup:\n  - npm ci\n  - ''", "setup[1]", "expected a shell command, not an empty string"],
     ["verify: true", "verify", "expected a shell command (a string), got true"],
+    ["plan_first: sometimes", "plan_first", 'expected "never", "large" or "always"'],
+    ["plan_first_files: 0", "plan_first_files", "expected a whole number of files, 1 or more"],
     ["branch_prefix: agent", "branch_prefix", 'ending with "/"'],
     ["branch_prefix: 'my bot/'", "branch_prefix", "a prefix git accepts in a branch name"],
     ["squash: yes please", "squash", 'expected true or false, got "yes please"'],

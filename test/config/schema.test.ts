@@ -32,6 +32,7 @@ describe("configSchema", () => {
       ciFix: { enabled: true, maxAttempts: 2, rerunWaitSeconds: 1800 },
       updateStrategy: "merge",
       signedCommits: false,
+      planFirst: { mode: "never", maxFiles: 5 },
     });
   });
 

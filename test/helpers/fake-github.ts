@@ -71,6 +71,8 @@ export interface FakeGitHubOptions {
   onePullPerBranch?: boolean;
   /** More routes (Actions, reviews, the Git Data API...), tried first. */
   routes?: FakeRoute[];
+  /** Issues as `GET /issues/:number` answers; any other number is an open issue titled "Issue <n>". */
+  issues?: Record<number, { title: string; body?: string; state?: "open" | "closed" }>;
 }
 
 /**
@@ -101,11 +103,23 @@ export interface FakeResponse {
   drop?: boolean;
 }
 
+export interface UserReaction {
+  id: number;
+  commentId: number;
+  content: string;
+  user: { login: string; id: number; type: string };
+  created_at: string;
+}
+
 export interface FakeGitHub {
   calls: RecordedCall[];
   comments: Map<number, Comment[]>;
   pulls: Pull[];
   reactions: Array<{ on: string; content: string }>;
+  /** Reactions people gave on issue comments (GitHub sends no webhook for them): see `react`. */
+  userReactions: UserReaction[];
+  /** Someone reacts to an issue comment (a 👍 on a plan, say). */
+  react(commentId: number, user: { login: string; type?: string }, content?: string): void;
   addPull(pull: Omit<Pull, "html_url" | "state">): void;
   /** Fails the next matching requests (see Fault); faults are used in the order given. */
   inject(fault: Fault): void;
@@ -123,6 +137,14 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
   const comments = new Map<number, Comment[]>();
   const pulls: Pull[] = [];
   const reactions: FakeGitHub["reactions"] = [];
+  const userReactions: UserReaction[] = [];
+  const findComment = (id: number) => {
+    for (const list of comments.values()) {
+      const found = list.find((c) => c.id === id);
+      if (found) return found;
+    }
+    return undefined;
+  };
   const faults: Array<Fault & { left: number }> = [];
   let nextId = 1000;
   const now = () => new Date(Date.UTC(2026, 10, 29, 12, 0, nextId % 60)).toISOString();
@@ -177,7 +199,7 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       "GET",
       new RegExp(`^${base}/collaborators/([^/]+)/permission$`),
       (m) => {
-        const permission = options.permissions?.[m[1] ?? ""] ?? "none";
+        const permission = options.permissions?.[decodeURIComponent(m[1] ?? "")] ?? "none";
         return [200, { permission, role_name: permission, user: { login: m[1] } }];
       },
     ],
@@ -187,6 +209,47 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       (m, body) => {
         reactions.push({ on: m[1] ?? "", content: String(body.content) });
         return [201, { id: nextId++, content: body.content }];
+      },
+    ],
+    [
+      "GET",
+      new RegExp(`^${base}/issues/comments/(\\d+)$`),
+      (m) => {
+        const found = findComment(Number(m[1]));
+        if (!found) return [404, { message: "Not Found" }];
+        const given = userReactions.filter((r) => r.commentId === found.id);
+        const count = (content: string) => given.filter((r) => r.content === content).length;
+        return [200, { ...found, reactions: { total_count: given.length, "+1": count("+1") } }];
+      },
+    ],
+    [
+      "GET",
+      new RegExp(`^${base}/issues/comments/(\\d+)/reactions$`),
+      (m, _b, q) => [
+        200,
+        userReactions.filter(
+          (r) =>
+            r.commentId === Number(m[1]) && (!q.get("content") || r.content === q.get("content")),
+        ),
+      ],
+    ],
+    [
+      "GET",
+      new RegExp(`^${base}/issues/(\\d+)$`),
+      (m) => {
+        const number = Number(m[1]);
+        const issue = options.issues?.[number];
+        return [
+          200,
+          {
+            number,
+            title: issue?.title ?? `Issue ${number}`,
+            body: issue?.body ?? "",
+            state: issue?.state ?? "open",
+            locked: false,
+            html_url: html(`/issues/${number}`),
+          },
+        ];
       },
     ],
     [
@@ -352,6 +415,18 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
     comments,
     pulls,
     reactions,
+    userReactions,
+    react(commentId, user, content = "+1") {
+      const id = nextId++;
+      const type = user.type ?? (user.login.endsWith("[bot]") ? "Bot" : "User");
+      userReactions.push({
+        id,
+        commentId,
+        content,
+        user: { login: user.login, id: id + 100_000, type },
+        created_at: now(),
+      });
+    },
     addPull(pull) {
       pulls.push({ ...pull, html_url: html(`/pull/${pull.number}`), state: "open" });
     },

@@ -193,4 +193,21 @@ describe.each([
       [record.id, "it was tried 2 times", "GitHub answered 503"],
     ]);
   });
+  it("runs a job that asks to look again later once more when due, counting no attempt", async () => {
+    const { settled, runs, gaveUp, passRetryDelay } = await runOne(
+      [
+        { status: "later", delayMs: 50, message: "no 👍 on the plan yet" },
+        { status: "later", delayMs: 50, message: "no 👍 on the plan yet" },
+        { status: "done", conclusion: "success" },
+      ],
+      // One attempt only: a look that counted one would be given up on instead of run again.
+      { maxAttempts: 1, retryMs: NEVER_MS },
+    );
+    await passRetryDelay();
+    await passRetryDelay();
+    const record = await settled("done");
+    expect(runs.map((r) => r.attempts)).toEqual([1, 1, 1]);
+    expect(record).toMatchObject({ attempts: 1, outcome: { conclusion: "success" } });
+    expect(gaveUp).toEqual([]);
+  });
 });

@@ -2,6 +2,7 @@ import { baseMovedKind } from "./base-moved.js";
 import { depsKind } from "./deps.js";
 import type { JobKind } from "./inputs.js";
 import type { AnyJobKind, JobKindDefinition } from "./kind.js";
+import { planWatchKind } from "./plan-watch.js";
 import { requestKind } from "./request.js";
 
 /** Every kind the service runs, by kind: one for each input schema in inputs.ts. */
@@ -9,6 +10,7 @@ const jobKinds: { [K in JobKind]: JobKindDefinition<K> } = {
   request: requestKind,
   deps: depsKind,
   base_moved: baseMovedKind,
+  plan_watch: planWatchKind,
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { JobQueue, JobRecord, NewJob, RunningJob } from "../../queue/types.js";
+import { planWatchSchema } from "../../requests/plan-watch.js";
 import { jobRequestSchema } from "../../requests/request.js";
 import { scheduledRepositorySchema } from "../../requests/scheduled-repository.js";
 import { baseMovedSchema } from "../../requests/upkeep-triggers.js";
@@ -14,7 +15,8 @@ import { baseMovedSchema } from "../../requests/upkeep-triggers.js";
  *
  * request: an issue or pull request thread's request (the upkeep tasks too);
  * deps: a repository's dependency run; base_moved: a branch moved, and its
- * job queues an update for each of the bot's pull requests on it. Workflow
+ * job queues an update for each of the bot's pull requests on it;
+ * plan_watch: a posted plan, looked at now and then for a writer's 👍. Workflow
  * prompts (dispatch, schedule) have no kind: only the Action runs them, in
  * its own job, never through a queue.
  */
@@ -22,6 +24,7 @@ export const jobInputSchemas = {
   request: jobRequestSchema,
   deps: scheduledRepositorySchema,
   base_moved: baseMovedSchema,
+  plan_watch: planWatchSchema,
 } as const;
 
 export type JobInputs = typeof jobInputSchemas;

@@ -1,6 +1,8 @@
 import type { JobRequest, JobTask } from "../../requests/request.js";
 import { fixCi } from "./fix-ci.js";
+import { goKind } from "./go.js";
 import type { TaskContext, TaskPlan, ThreadKind } from "./kind.js";
+import { planFirst, planKind } from "./plan-task.js";
 import { review } from "./review.js";
 import { updateBranch } from "./update-branch.js";
 
@@ -13,11 +15,14 @@ import { updateBranch } from "./update-branch.js";
 export const THREAD_KINDS: Record<JobTask, ThreadKind> = {
   agent: {
     headline: (request) => `Working on @${request.requester.login}'s request`,
-    plan: (ctx) => ctx.planRequest(),
+    // plan_first: planned by a read-only run first (kinds/plan-task.ts).
+    plan: (ctx) => (ctx.config.planFirst.mode === "never" ? ctx.planRequest() : planFirst(ctx)),
   },
   review,
   fix_ci: fixCi,
   update_branch: updateBranch,
+  plan: planKind,
+  go: goKind,
 };
 
 export function headlineOf(task: JobTask, request: JobRequest): string {

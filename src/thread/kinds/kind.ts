@@ -1,6 +1,7 @@
 import type { RepoConfig } from "../../config/schema.js";
 import type { StatusReporter } from "../../github/status.js";
 import type { JobRequest } from "../../requests/request.js";
+import type { ExecutedPlan } from "../execute-plan.js";
 import type { DonePlan, PlanKind, ThreadPlan } from "../plan.js";
 import type { ThreadServices } from "../services.js";
 
@@ -34,6 +35,10 @@ export interface TaskContext {
   status: StatusReporter;
   planRequest: (kind?: PlanKind) => Promise<ThreadPlan>;
   pullRequest: () => Promise<JobRequest["pullRequest"]>;
+  /** Runs a plan now, on the job's events (a plan's read-only run, before the plan it leads to). */
+  execute: (plan: ThreadPlan) => Promise<ExecutedPlan>;
+  /** The job's id where there is one (the App's queue record): a go knows a plan it took itself. */
+  jobId?: string | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 

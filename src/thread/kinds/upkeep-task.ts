@@ -1,5 +1,6 @@
 import type { JobRequest, JobTask } from "../../requests/request.js";
 import { stripPhrase } from "../phrase.js";
+import { planCommandOf } from "./plan-words.js";
 
 /**
  * Which job a request on a pull request is. An event says so itself; a
@@ -20,6 +21,9 @@ const COMMANDS: Array<[RegExp, JobTask]> = [
 
 export function taskOf(request: JobRequest, triggerPhrase: string): JobTask {
   if (request.task) return request.task;
+  // A plan, or its go, is asked for on issues and pull requests alike (plan-words.ts).
+  const planned = planCommandOf(request.instruction, triggerPhrase);
+  if (planned && request.source.kind !== "label") return planned.kind;
   if (request.target.kind !== "pull_request") return "agent";
   const words = stripPhrase(request.instruction, triggerPhrase)
     .replace(/[.!\s]+$/, "")
