@@ -278,6 +278,12 @@ function checkSuiteFailed(w: World): Payload {
   return payload;
 }
 
+/** Someone pushed: the pull request's head and its failed run are at `sha` now. */
+function movedHead(w: World, sha: string) {
+  for (const pull of w.h.github.pulls) pull.head.sha = sha;
+  for (const run of w.actions.runs) run.head_sha = sha;
+}
+
 async function deliver(h: Harness, payload: Payload, id = "d-suite") {
   await h.probot.receive({ id, name: "check_suite", payload } as never);
   await h.idle();
@@ -349,8 +355,7 @@ describe("what is left alone", () => {
       steps: renameFix,
     });
     w.h.repo.push({ branch: w.branch, files: { "notes.txt": "mine\n" }, message: "wip" });
-    w.h.github.pulls[0]!.head.sha = w.h.repo.sha(w.branch) ?? "";
-    w.actions.runs[0]!.head_sha = w.h.repo.sha(w.branch) ?? "";
+    movedHead(w, w.h.repo.sha(w.branch) ?? "");
     await deliver(w.h, checkSuiteFailed(w));
     expect(w.h.models).toHaveLength(0);
     expect(comments(w.h)).toEqual([]);
@@ -369,8 +374,7 @@ describe("what is left alone", () => {
       files: { "notes.txt": "mine\n" },
       message: "wip",
     });
-    w.h.github.pulls[0]!.head.sha = mine;
-    w.actions.runs[0]!.head_sha = mine;
+    movedHead(w, mine);
     await deliver(w.h, checkSuiteFailed(w));
     expect(w.h.models.flatMap((m) => m.requests)).toEqual([]);
     expect(w.h.repo.sha(w.branch)).toBe(mine);
