@@ -101,16 +101,19 @@ export async function webhookBurst(options: {
   const server = createServer((req, res) => void middleware(req, res));
   await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/github/webhooks`;
+  let sent: SenderResult & { busy: number };
   try {
-    const sent = await runSender({ ...options, url });
-    const ok = sent.statuses.reduce((n, [s, c]) => (s >= 200 && s < 300 ? n + c : n), 0);
-    const stored = (await countStored(options)) - sent.warmupMentions;
-    return { ...sent, ok, stored, githubCalls: github.calls.length };
+    sent = await runSender({ ...options, url });
   } finally {
     await new Promise((done) => server.close(done));
+    // The store closed: the embedded one writes record files after the answer.
     await stop(0);
+    await queue?.close();
     unmountFakeGitHub();
   }
+  const ok = sent.statuses.reduce((n, [s, c]) => (s >= 200 && s < 300 ? n + c : n), 0);
+  const stored = (await countStored(options)) - sent.warmupMentions;
+  return { ...sent, ok, stored, githubCalls: github.calls.length };
 }
 
 /** Jobs in the store (warm-up included), read the way each back end keeps them. */

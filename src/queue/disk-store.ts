@@ -1,61 +1,98 @@
-import { createHash } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
+import { Journal, readJournals, removeJournal } from "./journal.js";
 import { claimedBy, type StoredJobRecord, storedJobRecordSchema } from "./types.js";
 
 /**
- * The embedded queue's durable part: one JSON file per job, replaced
- * atomically (written beside, fsynced, renamed, the folder fsynced), and one
- * small marker file per delivery id and per triggering comment, created
- * exclusively, so a delivery seen before is recognised after any restart.
+ * The embedded queue's durable part: one JSON file per job, and a journal
+ * in front of them. A write is durable once its line is in the journal,
+ * whose group commits give a burst of deliveries one sync between them
+ * instead of one each (journal.ts); the record's own file is replaced
+ * (written beside, renamed) in the background without a sync of its own.
+ * Every so often, and on close, the files written since are synced and
+ * the journal they came from is removed; on load, journals left by a crash
+ * are replayed over the files (a file may be missing or old there), the
+ * files synced, and the journals removed.
  *
- * A file per record rather than a database: a job is a few kilobytes
- * written a handful of times, so plain files are as fast as anything here,
- * need no native module (better-sqlite3 builds from source, which the
- * slim Docker image cannot), and survive kill -9 between any two steps.
+ * Which job each delivery id and triggering comment belongs to is kept in
+ * memory, rebuilt on load from the records (each names every id it
+ * claimed), so a delivery seen before is recognised after any restart
+ * without a marker file per delivery.
+ *
+ * Files rather than a database: a job is a few kilobytes written a handful
+ * of times, so plain files are as fast as anything here, need no native
+ * module (better-sqlite3 builds from source, which the slim Docker image
+ * cannot), and survive kill -9 between any two steps.
  */
 export class DiskJobStore {
+  readonly #dir: string;
   readonly #records: string;
-  readonly #seen: string;
-  /** Per folder: the sync waiting to start, which every rename made before it starts joins. */
-  readonly #dirSyncs = new Map<
-    string,
-    { next?: Promise<void> | undefined; running?: Promise<void> | undefined }
-  >();
+  readonly #journal: Journal;
+  /** Delivery id or triggering comment -> the job that claimed it. */
+  readonly #claims = new Map<string, string>();
+  /** Records written since their files were: the newest of each, for the next file flush. */
+  #dirty = new Map<string, StoredJobRecord>();
+  /** Records whose files were written since the journal last rotated: synced before it goes. */
+  #unsynced = new Set<string>();
+  #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #dirtySince: number | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+  #checkpoint: Promise<void> | undefined;
+  readonly #legacyMarkers: string;
 
-  constructor(dir: string) {
+  readonly #journalBytes: number;
+
+  /** `journalBytes`: past this the journal is checkpointed (default JOURNAL_BYTES). */
+  constructor(dir: string, options: { journalBytes?: number } = {}) {
+    this.#journalBytes = options.journalBytes ?? JOURNAL_BYTES;
     this.#records = join(dir, "records");
-    this.#seen = join(dir, "seen");
+    this.#journal = new Journal(dir);
+    this.#dir = dir;
+    this.#legacyMarkers = join(dir, "seen");
   }
 
   /** Every record as stored: each kind's inputs are read when its job runs (job-inputs.ts). */
   async load(): Promise<StoredJobRecord[]> {
     await mkdir(this.#records, { recursive: true });
-    await mkdir(this.#seen, { recursive: true });
-    const records: StoredJobRecord[] = [];
+    const byId = new Map<string, StoredJobRecord>();
     for (const name of await readdir(this.#records)) {
       if (!name.endsWith(".json")) continue;
-      const parsed = storedJobRecordSchema.safeParse(
-        JSON.parse(await readFile(join(this.#records, name), "utf8").catch(() => "null")),
-      );
-      if (parsed.success) records.push(parsed.data);
+      const record = parseRecord(await readFile(join(this.#records, name), "utf8").catch(() => ""));
+      if (record) byId.set(record.id, record);
     }
-    // Markers are written without a sync; the records (synced) name every id
-    // they claimed, so whatever a crash took is put back before any submit.
-    for (const record of records) {
-      for (const key of claimedBy(record)) {
-        await writeFile(this.#markerPath(key), record.id, { flag: "wx" }).catch(() => {});
+    // What a crash left in journals is newer than (or as new as) the files.
+    const journals = await readJournals(this.#dir);
+    const replayed = new Map<string, StoredJobRecord>();
+    for (const journal of journals) {
+      for (const line of journal.lines) {
+        const record = parseRecord(line);
+        const known = record && (replayed.get(record.id) ?? byId.get(record.id));
+        if (record && (!known || record.updatedAt >= known.updatedAt)) {
+          replayed.set(record.id, record);
+          byId.set(record.id, record);
+        }
       }
     }
-    return records;
+    for (const record of replayed.values()) {
+      await writeAtomically(this.#pathOf(record.id), JSON.stringify(record), { sync: true });
+    }
+    if (journals.length > 0) {
+      await syncDir(this.#records);
+      for (const journal of journals) await removeJournal(journal.path);
+    }
+    // Marker files of earlier versions: the records name every claim now.
+    await rm(this.#legacyMarkers, { recursive: true, force: true });
+    for (const record of byId.values()) {
+      for (const key of claimedBy(record)) this.#claims.set(key, record.id);
+    }
+    return [...byId.values()];
   }
 
   /**
    * Claims the keys (delivery id, triggering comment) for job `id`. False
    * when one is already claimed by a job that was stored (`id` itself, when
    * a request is folded into a job that already has it); a claim left by a
-   * submit that died before storing its job is taken over. Not synced: the
-   * job's record, written after and synced, lists its claims (see load).
+   * submit that failed before storing its job is taken over.
    */
   async claim(
     keys: readonly string[],
@@ -63,86 +100,154 @@ export class DiskJobStore {
     exists: (id: string) => boolean,
   ): Promise<boolean> {
     for (const key of keys) {
-      const path = this.#markerPath(key);
-      try {
-        await writeFile(path, id, { flag: "wx" });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        const owner = (await readFile(path, "utf8").catch(() => "")).trim();
-        // Held by a stored job, this one included (a request already folded into it).
-        if (owner && exists(owner)) return false;
-        await writeFile(path, id);
-      }
+      const owner = this.#claims.get(key);
+      if (owner && exists(owner)) return false;
+      this.#claims.set(key, id);
     }
     return true;
   }
 
+  /**
+   * Resolves once the record is durable (its journal line synced). Its
+   * file follows in a quiet moment: records written in a burst, or a job's
+   * several states, cost one file write each, after the answers.
+   */
   async write(record: StoredJobRecord): Promise<void> {
-    await this.#writeAtomically(join(this.#records, `${record.id}.json`), JSON.stringify(record));
+    // Marked before the line is queued, so a checkpoint that removes its journal writes its file first.
+    this.#dirty.set(record.id, record);
+    await this.#journal.append(JSON.stringify(record));
+    if (this.#journal.size > this.#journalBytes) void this.#checkpointNow().catch(() => {});
+    else this.#scheduleFlush();
   }
 
-  /** Forgets finished jobs and markers older than `olderThanMs`. */
+  /** The files written and synced and the journal removed: on close, nothing is left to replay. */
+  async close(): Promise<void> {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    await this.#checkpointNow();
+    await this.#journal.close();
+  }
+
+  /** Forgets finished jobs older than `olderThanMs`, and what they claimed. */
   async prune(olderThanMs: number, now: number, records: StoredJobRecord[]): Promise<string[]> {
     const removed: string[] = [];
     for (const record of records) {
       const finished = record.state === "done" || record.state === "failed";
       if (finished && (record.finishedAt ?? record.updatedAt) < now - olderThanMs) {
-        await rm(join(this.#records, `${record.id}.json`), { force: true });
+        await rm(this.#pathOf(record.id), { force: true });
+        for (const key of claimedBy(record)) {
+          if (this.#claims.get(key) === record.id) this.#claims.delete(key);
+        }
         removed.push(record.id);
       }
-    }
-    for (const name of await readdir(this.#seen)) {
-      const info = await stat(join(this.#seen, name)).catch(() => null);
-      if (info && info.mtimeMs < now - olderThanMs)
-        await rm(join(this.#seen, name), { force: true });
     }
     return removed;
   }
 
-  #markerPath(key: string): string {
-    return join(this.#seen, createHash("sha256").update(key).digest("hex").slice(0, 40));
+  #pathOf(id: string): string {
+    return join(this.#records, `${id}.json`);
   }
 
-  async #writeAtomically(path: string, content: string): Promise<void> {
-    const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    const handle = await open(temporary, "w");
-    try {
-      await handle.writeFile(content);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-    await this.#syncDir(join(path, ".."));
+  /** After a quiet moment (a burst's files wait for its end), and never more than MAX_FLUSH_WAIT_MS. */
+  #scheduleFlush(): void {
+    const now = Date.now();
+    this.#dirtySince ??= now;
+    clearTimeout(this.#flushTimer);
+    const wait = Math.max(0, Math.min(FLUSH_MS, this.#dirtySince + MAX_FLUSH_WAIT_MS - now));
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      this.#dirtySince = undefined;
+      void this.#flushFiles().catch(() => {});
+    }, wait);
+    // A pending flush never keeps the process alive: the journal already holds it.
+    this.#flushTimer.unref?.();
   }
 
-  /**
-   * The rename itself is durable only once the folder is. Concurrent
-   * submits share folder syncs: a caller joins the sync that has not
-   * started yet (it covers every rename made before it starts), so a burst
-   * of deliveries costs a few syncs instead of one each.
-   */
-  #syncDir(dir: string): Promise<void> {
-    const state = this.#dirSyncs.get(dir) ?? {};
-    this.#dirSyncs.set(dir, state);
-    if (state.next) return state.next;
-    const next = (state.running ?? Promise.resolve())
-      .catch(() => {})
-      .then(async () => {
-        state.next = undefined;
-        state.running = next;
-        try {
-          const handle = await open(dir, "r");
-          try {
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-        } finally {
-          if (state.running === next) state.running = undefined;
-        }
-      });
-    state.next = next;
-    return next;
+  /** Writes the files of the records written since the last flush (one flush at a time). */
+  #flushFiles(): Promise<void> {
+    const run = this.#flushing.then(async () => {
+      const dirty = this.#dirty;
+      this.#dirty = new Map();
+      for (const record of dirty.values()) {
+        this.#unsynced.add(record.id);
+        await writeAtomically(this.#pathOf(record.id), JSON.stringify(record), { sync: false });
+      }
+    });
+    this.#flushing = run.catch(() => {});
+    return run;
+  }
+
+  /** Rotates the journal, writes and syncs the files its lines were for, then removes it. */
+  #checkpointNow(): Promise<void> {
+    this.#checkpoint ??= (async () => {
+      try {
+        const old = await this.#journal.rotate();
+        await this.#flushFiles();
+        const ids = [...this.#unsynced];
+        this.#unsynced = new Set();
+        for (const id of ids) await syncFile(this.#pathOf(id));
+        await syncDir(this.#records);
+        if (old) await removeJournal(old);
+      } finally {
+        this.#checkpoint = undefined;
+      }
+    })();
+    return this.#checkpoint;
+  }
+}
+
+/** Record files are written this long after the last write (the journal holds them until then)... */
+const FLUSH_MS = 200;
+/** ...and no later than this after the first one waiting. */
+const MAX_FLUSH_WAIT_MS = 2_000;
+
+/** Past this, the journal is checkpointed (its records' files synced) and started again. */
+const JOURNAL_BYTES = 4 * 1024 * 1024;
+
+function parseRecord(text: string): StoredJobRecord | undefined {
+  if (!text) return undefined;
+  try {
+    const parsed = storedJobRecordSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // A line or file cut by a crash: the journal or the file has the rest.
+    return undefined;
+  }
+}
+
+async function writeAtomically(
+  path: string,
+  content: string,
+  options: { sync: boolean },
+): Promise<void> {
+  const temporary = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const handle = await open(temporary, "w");
+  try {
+    await handle.writeFile(content);
+    if (options.sync) await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temporary, path);
+}
+
+/** A file pruned since it was written has nothing left to sync. */
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, "r").catch(() => undefined);
+  if (!handle) return;
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A rename is durable only once its folder is. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

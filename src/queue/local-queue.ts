@@ -80,7 +80,9 @@ export async function createLocalQueue<S extends JobInputSchemas>(
     if (savedStates.get(stamped.id) !== stamped.state) {
       savedStates.set(stamped.id, stamped.state);
       const { outcome } = stamped;
-      await log
+      // Not waited for: the log's own order holds (its reads wait for its appends),
+      // and a delivery is answered once its record, not its log line, is stored.
+      void log
         .append(
           stamped.id,
           stateEntry(stamped.updatedAt, stamped.state, {
@@ -213,6 +215,7 @@ export async function createLocalQueue<S extends JobInputSchemas>(
       await Promise.all(submitting.values());
       worker?.dispose();
       await log.close();
+      await store.close();
     },
   };
   return queueOf(queue, kinds);
