@@ -1,3 +1,4 @@
+import { throttling } from "@octokit/plugin-throttling";
 import type { Model } from "../src/agent/model/model.js";
 import { createScriptedModel } from "../src/agent/model/scripted.js";
 import { errorMessage } from "../src/error-message.js";
@@ -11,6 +12,7 @@ import { openJobQueue } from "../src/service/open-queue.js";
 import { workerServices } from "../src/service/worker-service.js";
 import { fixAddSteps } from "../test/helpers/demo-repo.js";
 import { createGatedModel, type GatedModel } from "../test/helpers/gated-model.js";
+import { reply } from "../test/helpers/model-script.js";
 import { mountFakeGitHub } from "./queue-world.js";
 
 /**
@@ -31,12 +33,23 @@ export type FromWorker =
   | { type: "held" }
   | { type: "finished"; ms: number; result: JobResult }
   | { type: "memory"; rss: number; heapUsed: number; external: number }
-  | { type: "stopped"; writes: number; reads: number; problems: string[] };
+  | {
+      type: "stopped";
+      writes: number;
+      /** Writes GitHub spaces further apart (they notify people: comments, pull requests). */
+      notifying: number;
+      reads: number;
+      problems: string[];
+    };
 
 const send = (message: FromWorker) => process.send?.(message);
 const settings = parseServiceEnv(process.env);
 const turnMs = Number(process.env.MODEL_TURN_MS ?? "0");
 const hold = process.env.HOLD === "1";
+/** TRIVIAL=1: every job's model answers at once, with no change (a question). */
+const trivial = process.env.TRIVIAL === "1";
+/** GitHub's write spacing (1 s per installation), scaled: 1 ms unless SECOND_MS says. */
+const secondMs = Number(process.env.SECOND_MS ?? "1");
 
 const problems: string[] = [];
 const note = (level: string) => (fields: object, message: string) => {
@@ -69,6 +82,7 @@ function slowModel(inner: Model): Model {
 
 const gated: GatedModel[] = [];
 const createModel = (): Model => {
+  if (trivial) return slowModel(createScriptedModel([reply("add() subtracts: it returns a - b.")]));
   if (!hold) return slowModel(createScriptedModel(fixAddSteps()));
   const model = createGatedModel(fixAddSteps(), 3);
   gated.push(model);
@@ -83,8 +97,7 @@ const github = mountFakeGitHub();
 const clients = createGitHubAppClients({
   appId: settings.appId ?? "1",
   privateKey: settings.privateKey ?? "",
-  // GitHub's spacing of writes (1 s apart per installation) shrunk to 1 ms, as in the App tests.
-  secondMs: 1,
+  secondMs,
   log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
 });
 const services = workerServices({
@@ -128,8 +141,20 @@ process.on("message", (message: ToWorker) => {
       void (async () => {
         await worker?.stop(0);
         await queue.close();
-        const writes = github.calls.filter((call) => call.method !== "GET").length;
-        send({ type: "stopped", writes, reads: github.calls.length - writes, problems });
+        // As the throttling plugin sees them: minting a token is not a spaced write.
+        const writes = github.calls.filter(
+          (call) =>
+            call.method !== "GET" &&
+            !/^\/app\/installations\/[^/]+\/access_tokens$/.test(call.path),
+        );
+        const notifying = writes.filter((call) => throttling.triggersNotification(call.path));
+        send({
+          type: "stopped",
+          writes: writes.length,
+          notifying: notifying.length,
+          reads: github.calls.length - writes.length,
+          problems,
+        });
         process.disconnect();
       })();
       return;

@@ -66,8 +66,14 @@ export function commentPayload(
 }
 
 /** The record the webhook stores for an `@agent` mention on `issue` (as src/app/index.ts builds it). */
-export function mentionJob(cloneUrl: string, issue: number, deliveryId: string): ServiceJob {
-  const payload = commentPayload(cloneUrl, issue, 700_000 + issue, "@agent fix add() please");
+export function mentionJob(
+  cloneUrl: string,
+  issue: number,
+  deliveryId: string,
+  body = "@agent fix add() please",
+  commentId = 700_000 + issue,
+): ServiceJob {
+  const payload = commentPayload(cloneUrl, issue, commentId, body);
   const request = parseTrigger("issue_comment", payload, deliveryId);
   if (!request || request.installationId === undefined) throw new Error("no request");
   return {
