@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_BOT_EMAIL, DEFAULT_BOT_NAME } from "../../src/config/schema.js";
 import { REVIEW_MARKER } from "../../src/github/pull-review.js";
 import { CI_FIX_MARKER } from "../../src/thread/kinds/ci-fix.js";
 import {
@@ -15,7 +16,10 @@ import {
   BOT,
   BOT_BRANCH,
   ciFailed,
+  DEPENDABOT,
+  DEPENDABOT_AUTHOR,
   failingRun as failedRun,
+  pullCommitsRoute,
 } from "../helpers/ci-world.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
 import type { FakeRoute } from "../helpers/fake-github.js";
@@ -88,7 +92,7 @@ async function upkeepHarness(options: {
   const gitData = fakeGitData(BASE, h.repo.dir);
   closeGitData = gitData.close;
   routes.push(...actions.routes, ...reviews.routes, ...gitData.routes);
-  return { h, actions, reviews, gitData };
+  return { h, actions, reviews, gitData, routes };
 }
 
 describe("failing CI on the bot's pull requests", () => {
@@ -475,6 +479,66 @@ function reviewSteps(extra: ReturnType<typeof callTool>[] = []) {
     ),
   ];
 }
+
+describe("another bot's dependency pull request (tend_bot_prs)", () => {
+  const BRANCH = "dependabot/npm_and_yarn/left-pad-2.0.0";
+  const TENDED = 'update_strategy: rebase\ntend_bot_prs:\n  bots: ["dependabot[bot]"]\n';
+
+  async function dependabotPull(h: Harness, routes: FakeRoute[], patchwrightPushed: boolean) {
+    h.repo.push({
+      branch: BRANCH,
+      files: { "notes.txt": "bump\n" },
+      message: "Bump left-pad from 1.0.0 to 2.0.0",
+      author: DEPENDABOT_AUTHOR,
+    });
+    if (patchwrightPushed) {
+      h.repo.push({
+        branch: BRANCH,
+        files: { "src/add.js": "module.exports = { add: (a, b) => a * b };\n" },
+        message: "Adapt add to left-pad 2",
+        author: { name: DEFAULT_BOT_NAME, email: DEFAULT_BOT_EMAIL },
+      });
+    }
+    const main = h.repo.push({ branch: "main", files: { "src/add.js": CONFLICTING_MAIN } });
+    addBotPull(h, 36, BRANCH, DEPENDABOT);
+    const pull = h.github.pulls.find((p) => p.number === 36);
+    if (pull) Object.assign(pull, { mergeable: false, mergeable_state: "dirty" });
+    routes.push(
+      pullCommitsRoute(
+        BASE,
+        () => h.repo.dir,
+        () => BRANCH,
+      ),
+    );
+    return main;
+  }
+
+  it("keeps it up to date once patchwright pushed to it: the base merged in, never a rebase", async () => {
+    const { h, routes } = await upkeepHarness({ steps: resolveSteps(), config: TENDED });
+    harness = h;
+    const main = await dependabotPull(h, routes, true);
+    const before = h.repo.sha(BRANCH) ?? "";
+    await deliver(h, "push", pushPayload(h, main));
+    const tip = h.repo.sha(BRANCH) ?? "";
+    expect(git(h, ["rev-list", "--parents", "-n", "1", tip]).split(" ")).toEqual([
+      tip,
+      before,
+      main,
+    ]);
+    expect(h.repo.show(BRANCH, "src/add.js")).toBe(RESOLVED.trim());
+  });
+
+  it("leaves it to Dependabot while only Dependabot pushed to it", async () => {
+    const { h, routes } = await upkeepHarness({ steps: resolveSteps(), config: TENDED });
+    harness = h;
+    const main = await dependabotPull(h, routes, false);
+    const before = h.repo.sha(BRANCH);
+    await deliver(h, "push", pushPayload(h, main));
+    expect(h.repo.sha(BRANCH)).toBe(before);
+    expect(bodies(h, 36)).toEqual([]);
+    expect(h.models.flatMap((m) => m.requests)).toEqual([]);
+  });
+});
 
 describe("review mode", () => {
   it("posts one review whose inline comments all land on diff lines, with suggestions", async () => {

@@ -5,7 +5,6 @@ import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ScriptStep } from "../../src/agent/model/scripted.js";
-import { DEFAULT_BOT_EMAIL } from "../../src/config/schema.js";
 import { unsandboxed } from "../../src/sandbox/sandbox.js";
 import { DEPENDENCY_FIX_MARKER } from "../../src/thread/kinds/dependency-pr.js";
 import { lockedProject, type Manager, TOOLS } from "../deps/manager-projects.js";
@@ -18,7 +17,12 @@ import {
   startHarness,
   stopHarness,
 } from "../helpers/app-harness.js";
-import { failingRun } from "../helpers/ci-world.js";
+import {
+  DEPENDABOT,
+  DEPENDABOT_AUTHOR,
+  failingRun,
+  pullCommitsRoute,
+} from "../helpers/ci-world.js";
 import type { FakeRoute } from "../helpers/fake-github.js";
 import { fakeActions } from "../helpers/fake-github-upkeep.js";
 import { gitTestEnv } from "../helpers/git-repos.js";
@@ -36,11 +40,6 @@ import { callTool, reply } from "../helpers/model-script.js";
  * (npm-registry-fetch, which reads the tarballs, does not work under nock).
  */
 
-const DEPENDABOT = "dependabot[bot]";
-const DEPENDABOT_AUTHOR = {
-  name: DEPENDABOT,
-  email: "49699333+dependabot[bot]@users.noreply.github.com",
-};
 const BASE = "/repos/octo-org/demo";
 
 let world: FixtureWorld;
@@ -117,46 +116,6 @@ function dependabotMessage(name: string, from: string, to: string): string {
   ].join("\n");
 }
 
-/** The pull request's commits, as GitHub lists them: an author login for the accounts it knows. */
-function pullCommitsRoute(h: () => Harness, branchOf: (pr: number) => string): FakeRoute {
-  return [
-    "GET",
-    new RegExp(`^${BASE}/pulls/(\\d+)/commits$`),
-    (m) => {
-      const repo = h().repo;
-      const log = execFileSync(
-        "git",
-        [
-          "--git-dir",
-          repo.dir,
-          "log",
-          "--format=%H%x09%an%x09%ae",
-          `main..${branchOf(Number(m[1]))}`,
-        ],
-        { encoding: "utf8" },
-      ).trim();
-      const commits = log
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => {
-          const [sha, name, email] = line.split("\t");
-          const login =
-            email === DEPENDABOT_AUTHOR.email
-              ? DEPENDABOT
-              : email === DEFAULT_BOT_EMAIL
-                ? "patchwright[bot]"
-                : undefined;
-          return {
-            sha,
-            commit: { author: { name, email }, message: "" },
-            author: login ? { login, type: "Bot" } : null,
-          };
-        });
-      return { status: 200, body: commits };
-    },
-  ];
-}
-
 interface World {
   h: Harness;
   actions: ReturnType<typeof fakeActions>;
@@ -212,7 +171,8 @@ async function dependabotPr(options: {
   if (options.listsCommits !== false) {
     routes.push(
       pullCommitsRoute(
-        () => h,
+        BASE,
+        () => h.repo.dir,
         () => branch,
       ),
     );

@@ -1,5 +1,8 @@
+import { execFileSync } from "node:child_process";
+import { DEFAULT_BOT_EMAIL } from "../../src/config/schema.js";
 import type { Harness, Payload } from "./app-harness.js";
 import { aim, examplePayload } from "./app-harness.js";
+import type { FakeRoute } from "./fake-github.js";
 
 /**
  * The bot's pull requests and their failed CI runs, for tests that drive the
@@ -74,4 +77,59 @@ export function ciFailed(
     ],
   });
   return payload;
+}
+
+export const DEPENDABOT = "dependabot[bot]";
+/** How Dependabot's commits are signed: its account's noreply address. */
+export const DEPENDABOT_AUTHOR = {
+  name: DEPENDABOT,
+  email: "49699333+dependabot[bot]@users.noreply.github.com",
+};
+
+/**
+ * A pull request's commits as GitHub lists them (`GET .../pulls/N/commits`),
+ * read from the bare repository: an author login for the accounts GitHub
+ * knows by their address (Dependabot's, patchwright's), none for a person's
+ * local address.
+ */
+export function pullCommitsRoute(
+  base: string,
+  repoDir: () => string,
+  branchOf: (pr: number) => string,
+): FakeRoute {
+  return [
+    "GET",
+    new RegExp(`^${base}/pulls/(\\d+)/commits$`),
+    (m) => {
+      const log = execFileSync(
+        "git",
+        [
+          "--git-dir",
+          repoDir(),
+          "log",
+          "--format=%H%x09%an%x09%ae",
+          `main..${branchOf(Number(m[1]))}`,
+        ],
+        { encoding: "utf8" },
+      ).trim();
+      const commits = log
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const [sha, name, email] = line.split("\t");
+          const login =
+            email === DEPENDABOT_AUTHOR.email
+              ? DEPENDABOT
+              : email === DEFAULT_BOT_EMAIL
+                ? BOT
+                : undefined;
+          return {
+            sha,
+            commit: { author: { name, email }, message: "" },
+            author: login ? { login, type: "Bot" } : null,
+          };
+        });
+      return { status: 200, body: commits };
+    },
+  ];
 }
