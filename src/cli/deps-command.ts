@@ -9,6 +9,7 @@ import { parseDepsConfig } from "../deps/config.js";
 import { planDepsUpdates } from "../deps/plan/plan.js";
 import { renderDepsPlan } from "../deps/plan/render-plan.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
+import type { RegistryStats } from "../deps/registry/registry.js";
 import { releasesFromEnv } from "../deps/registry/releases.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import { jobEvents } from "../kernel/events.js";
@@ -37,7 +38,8 @@ Options:
   --cwd DIR          the project (default: current directory)
   --dry-run          print the plan (groups, packages, from -> to, what was left out and why);
                      needs no API key and no GitHub
-  --json             print the plan or the result as JSON
+  --json             print the plan or the result as JSON (a plan with "timing": its time,
+                     peak memory, packuments fetched)
   --strict           exit 3 when a check could not run (the plan's warnings, such as the
                      registry's security advisories); without it they are warnings, exit 0
   --cache-dir DIR    where repository mirrors are kept (default: ~/.cache/patchwright)
@@ -75,7 +77,8 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
   if (!parsed.ok) throw new Error(`${DEFAULT_CONFIG_PATH}: ${parsed.message}`);
 
   if (values["dry-run"]) {
-    const { plan } = await planDepsUpdates({
+    const started = performance.now();
+    const { plan, registry } = await planDepsUpdates({
       dir,
       config: parsed.config,
       env: io.env,
@@ -83,7 +86,7 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
     });
     io.stdout.write(
       values.json
-        ? `${JSON.stringify(plan)}\n`
+        ? `${JSON.stringify({ ...plan, timing: planTiming(started, registry.stats?.()) })}\n`
         : `${renderDepsPlan(plan, { now: io.clock.now(), branchPrefix: config.branchPrefix })}\n`,
     );
     return values.strict && plan.warnings.length > 0 ? EXIT_WARNINGS : 0;
@@ -132,6 +135,39 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
     status.stop();
     interrupts.unsubscribe();
   }
+}
+
+/** `--json`'s `timing`: what the plan cost, so a slow or heavy one shows where it went. */
+export interface PlanTiming {
+  /** Since the process started (loading included): what the user waited. */
+  ms: number;
+  /** The plan alone: project, lockfile, registry, advisories. */
+  planMs: number;
+  /** The process's peak resident memory so far. */
+  peakRssMb: number;
+  /** Packument documents fetched (abbreviated and full), for how many package names. */
+  packuments?: number;
+  abbreviatedPackuments?: number;
+  packageNames?: number;
+  packumentMb?: number;
+}
+
+function planTiming(started: number, stats: RegistryStats | undefined): PlanTiming {
+  const now = performance.now();
+  return {
+    ms: Math.round(now),
+    planMs: Math.round(now - started),
+    // maxRSS is in kilobytes.
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    ...(stats
+      ? {
+          packuments: stats.documents,
+          abbreviatedPackuments: stats.abbreviated,
+          packageNames: stats.names,
+          packumentMb: Math.round(stats.bytes / 104_857.6) / 10,
+        }
+      : {}),
+  };
 }
 
 async function readLocalConfig(dir: string): Promise<RepoConfig> {
