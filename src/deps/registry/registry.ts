@@ -64,7 +64,7 @@ export interface RegistryStats {
   abbreviated: number;
   /** Distinct package names asked. */
   names: number;
-  /** Bytes of packument documents received. */
+  /** Bytes of packument documents received (as decoded, after any compression). */
   bytes: number;
 }
 
