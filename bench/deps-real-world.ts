@@ -1,13 +1,13 @@
-import { execFile, spawn } from "node:child_process";
-import { cp, mkdtemp, readFile, rm } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import registryFetch from "npm-registry-fetch";
 import PQueue from "p-queue";
 import { gt, prerelease, valid } from "semver";
 import type { DepsPlan } from "../src/deps/plan/plan.js";
+import { checkout } from "./deps-checkout.js";
 import { outdatedReference } from "./deps-references.js";
 
 /**
@@ -28,13 +28,8 @@ import { outdatedReference } from "./deps-references.js";
  * 1 when there is either.
  */
 
-const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const PEAK_RSS = fileURLToPath(new URL("./peak-rss.mjs", import.meta.url));
-
-/** What a plan reads; the rest of a repository is not checked out. */
-const WANTED =
-  /(^|\/)(package\.json|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|pnpm-workspace\.yaml|yarn\.lock|bun\.lock|\.npmrc|\.yarnrc|\.yarnrc\.yml|bunfig\.toml|\.nvmrc|\.node-version|\.tool-versions)$|^\.github\/(workflows\/|patchwright\.yml$)|^\.yarn\/(releases|plugins)\//;
 
 interface Comparison {
   source: string;
@@ -160,48 +155,6 @@ async function compare(source: string, dir: string): Promise<Comparison> {
       return `${u.name} ${u.from} -> ${u.to}${where}`;
     });
   return result;
-}
-
-/** Only the files a plan reads, from a clone (a URL, a checkout, a bare mirror) or a plain folder. */
-async function checkout(source: string, dir: string): Promise<void> {
-  const url = /^(https?|ssh|git|file):\/\/|^git@/.test(source);
-  const local = url ? undefined : resolve(source);
-  const isGit =
-    url ||
-    (await run("git", ["-C", local as string, "rev-parse", "--git-dir"]).then(
-      () => true,
-      () => false,
-    ));
-  if (!isGit) {
-    await cp(local as string, dir, {
-      recursive: true,
-      filter: (path) => !path.includes(`${"/"}node_modules`),
-    });
-    return;
-  }
-  const repo = join(dir, ".clone");
-  await run(
-    "git",
-    url
-      ? ["clone", "--quiet", "--depth", "1", "--no-checkout", "--filter=blob:none", source, repo]
-      : ["clone", "--quiet", "--no-checkout", local as string, repo],
-    { maxBuffer: 64 * 1024 * 1024 },
-  );
-  const { stdout } = await run("git", ["-C", repo, "ls-tree", "-r", "--name-only", "HEAD"], {
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const paths = stdout.split("\n").filter((p) => WANTED.test(p) && !p.includes("node_modules/"));
-  for (let i = 0; i < paths.length; i += 400) {
-    const chunk = paths.slice(i, i + 400);
-    await run(
-      "git",
-      ["--git-dir", join(repo, ".git"), "--work-tree", dir, "checkout", "HEAD", "--", ...chunk],
-      {
-        cwd: dir,
-      },
-    );
-  }
-  await rm(repo, { recursive: true, force: true });
 }
 
 /** `patchwright deps --dry-run --json` as a process, with its peak memory. */

@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
   "cli-exit": () => import("./cli-exit.js"),
   pages: () => import("./pages.js"),
   deps: () => import("./deps.js"),
+  "deps-plan": () => import("./deps-plan.js"),
   queue: () => import("./queue.js"),
   sandbox: () => import("./sandbox.js"),
   secrets: () => import("./secrets.js"),

@@ -1,30 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { providerSecrets } from "../agent/model/factory.js";
-import { createRedactor } from "../agent/redact.js";
 import { parseConfig } from "../config/load.js";
 import { DEFAULT_CONFIG_PATH, defaultConfig, type RepoConfig } from "../config/schema.js";
 import { parseDepsConfig } from "../deps/config.js";
 import { planDepsUpdates } from "../deps/plan/plan.js";
 import { renderDepsPlan } from "../deps/plan/render-plan.js";
-import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
-import { releasesFromEnv } from "../deps/registry/releases.js";
-import { runDepsJob } from "../deps/run-deps-job.js";
-import { jobEvents } from "../kernel/events.js";
-import { secretsInEnv } from "../secrets/patterns.js";
-import { buildCliModel } from "./build-model.js";
+import type { RegistryStats } from "../deps/registry/registry.js";
 import type { CliIo } from "./cli-io.js";
-import { cliSandbox } from "./cli-sandbox.js";
-import { watchInterrupts } from "./interrupts.js";
-import { toCloneUrl } from "./job-summary.js";
-import { createLiveStatus, NO_STATUS } from "./live-status.js";
 import { isDirectory } from "./local-paths.js";
 import { parseFlags } from "./parse-flags.js";
-import { defaultCacheDir } from "./state-paths.js";
-import { createStepReporter } from "./step-progress.js";
 import { UsageError } from "./usage-error.js";
-import { readUserIdentity } from "./user-identity.js";
 import { readVersion } from "./version.js";
 
 export const DEPS_USAGE = `Usage: patchwright deps [--cwd DIR] [--dry-run] [--json] [--strict]
@@ -37,7 +23,8 @@ Options:
   --cwd DIR          the project (default: current directory)
   --dry-run          print the plan (groups, packages, from -> to, what was left out and why);
                      needs no API key and no GitHub
-  --json             print the plan or the result as JSON
+  --json             print the plan or the result as JSON (a plan with "timing": its time,
+                     peak memory, packuments fetched)
   --strict           exit 3 when a check could not run (the plan's warnings, such as the
                      registry's security advisories); without it they are warnings, exit 0
   --cache-dir DIR    where repository mirrors are kept (default: ~/.cache/patchwright)
@@ -75,7 +62,8 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
   if (!parsed.ok) throw new Error(`${DEFAULT_CONFIG_PATH}: ${parsed.message}`);
 
   if (values["dry-run"]) {
-    const { plan } = await planDepsUpdates({
+    const started = performance.now();
+    const { plan, registry } = await planDepsUpdates({
       dir,
       config: parsed.config,
       env: io.env,
@@ -83,55 +71,55 @@ export async function runDepsCommand(argv: string[], io: CliIo): Promise<number>
     });
     io.stdout.write(
       values.json
-        ? `${JSON.stringify(plan)}\n`
+        ? `${JSON.stringify({ ...plan, timing: planTiming(started, registry.stats?.()) })}\n`
         : `${renderDepsPlan(plan, { now: io.clock.now(), branchPrefix: config.branchPrefix })}\n`,
     );
     return values.strict && plan.warnings.length > 0 ? EXIT_WARNINGS : 0;
   }
 
-  // A missing key or region is a usage error before any group runs.
-  const model = buildCliModel(io, config.model, config.pricing);
-  const redact = createRedactor(
-    [...providerSecrets(io.env), io.env.GITHUB_TOKEN ?? "", io.env.GH_TOKEN ?? ""].filter(Boolean),
-  );
-  const identity = await readUserIdentity(io);
-  const status = values.json ? NO_STATUS : createLiveStatus(io.stderr, io.clock);
-  const controller = new AbortController();
-  const interrupts = watchInterrupts(io, status, controller);
-  try {
-    const cacheDir = resolve(io.cwd, values["cache-dir"] ?? defaultCacheDir(io.env));
-    const result = await runDepsJob(
-      {
-        cacheDir,
-        sandbox: await cliSandbox(io, cacheDir),
-        envSource: io.env,
-        secrets: secretsInEnv(io.env),
-        clock: io.clock,
-        signal: controller.signal,
-        // Release notes for the agent, when the environment has a GitHub token.
-        releases: releasesFromEnv(io.env),
-        createModel: (id, settings) =>
-          id === config.model ? model : buildCliModel(io, id, settings?.pricing),
-      },
-      { owner: "local", repo: "local", cloneUrl: toCloneUrl(dir, io.cwd), config, identity },
-      jobEvents(
-        values.json
-          ? {}
-          : {
-              step: createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
-            },
-      ),
-    );
-    status.stop();
-    if (values.json) io.stdout.write(`${redact(JSON.stringify(result))}\n`);
-    else io.stdout.write(`${redact(renderDepsJobSummary(result))}\n`);
-    if (result.status !== "done") return 1;
-    if (!result.groups.every((g) => g.status === "green")) return 1;
-    return values.strict && (result.plan?.warnings.length ?? 0) > 0 ? EXIT_WARNINGS : 0;
-  } finally {
-    status.stop();
-    interrupts.unsubscribe();
-  }
+  // The groups' machinery (models, sandbox, git) is loaded only for them: a dry run
+  // is a plan, and loading it all was a fifth of a monorepo plan's time.
+  const { runDepsGroups } = await import("./deps-groups.js");
+  const result = await runDepsGroups(io, dir, config, {
+    json: values.json === true,
+    cacheDir: values["cache-dir"],
+  });
+  if (result.status !== "done") return 1;
+  if (!result.groups.every((g) => g.status === "green")) return 1;
+  return values.strict && (result.plan?.warnings.length ?? 0) > 0 ? EXIT_WARNINGS : 0;
+}
+
+/** `--json`'s `timing`: what the plan cost, so a slow or heavy one shows where it went. */
+export interface PlanTiming {
+  /** Since the process started (loading included): what the user waited. */
+  ms: number;
+  /** The plan alone: project, lockfile, registry, advisories. */
+  planMs: number;
+  /** The process's peak resident memory so far. */
+  peakRssMb: number;
+  /** Packument documents fetched (abbreviated and full), for how many package names. */
+  packuments?: number;
+  abbreviatedPackuments?: number;
+  packageNames?: number;
+  packumentMb?: number;
+}
+
+function planTiming(started: number, stats: RegistryStats | undefined): PlanTiming {
+  const now = performance.now();
+  return {
+    ms: Math.round(now),
+    planMs: Math.round(now - started),
+    // maxRSS is in kilobytes.
+    peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    ...(stats
+      ? {
+          packuments: stats.documents,
+          abbreviatedPackuments: stats.abbreviated,
+          packageNames: stats.names,
+          packumentMb: Math.round(stats.bytes / 104_857.6) / 10,
+        }
+      : {}),
+  };
 }
 
 async function readLocalConfig(dir: string): Promise<RepoConfig> {

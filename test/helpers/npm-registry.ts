@@ -55,6 +55,8 @@ export interface LocalRegistry {
   setAdvisories(advisories: Record<string, FixtureAdvisory[]>): void;
   /** Bodies the bulk advisory route was sent, oldest first. */
   advisoryRequests: Array<Record<string, string[]>>;
+  /** Every GET the registry answered (packuments, tarballs), oldest first, with its Accept header. */
+  getRequests: Array<{ path: string; accept: string }>;
   close(): Promise<void>;
 }
 
@@ -79,6 +81,7 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
   const backend = (server.address() as AddressInfo).port;
   let advisories: Record<string, FixtureAdvisory[]> = {};
   const advisoryRequests: Array<Record<string, string[]>> = [];
+  const getRequests: Array<{ path: string; accept: string }> = [];
   const front = createServer((req, res) => {
     if (req.method === "POST" && req.url?.startsWith("/-/npm/v1/security/advisories/bulk")) {
       const chunks: Buffer[] = [];
@@ -109,6 +112,11 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
       });
       return;
     }
+    if (req.method === "GET")
+      getRequests.push({
+        path: decodeURIComponent(req.url ?? ""),
+        accept: req.headers.accept ?? "",
+      });
     const upstream = httpRequest(
       { host: "127.0.0.1", port: backend, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -190,6 +198,7 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
       advisories = next;
     },
     advisoryRequests,
+    getRequests,
     close: async () => {
       for (const s of [front, server]) {
         await new Promise<void>((done) => {

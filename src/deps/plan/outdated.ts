@@ -15,7 +15,7 @@ import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { ReleaseAge } from "./release-age.js";
 import { withAlias } from "./spec.js";
-import { chooseTargets, type PassedOver, versionPolicy } from "./versions.js";
+import { chooseTargets, newerCandidates, type PassedOver, versionPolicy } from "./versions.js";
 
 /**
  * Finding updates: every registry dependency of every manifest, its
@@ -70,18 +70,29 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   const everything = options.onlyNames
     ? wanted
     : listDependencies(project, { depTypes: [...DEP_SECTIONS], ignore: [] }).wanted;
-  const queue = new PQueue({ concurrency: options.concurrency ?? 8 });
-  const names = [...new Set(wanted.map((w) => w.package))];
+  const queue = new PQueue({ concurrency: options.concurrency ?? 16 });
+  // The installed versions each package is weighed from, across every manifest: one fetch per name.
+  const currents = new Map<string, Set<string>>();
+  for (const w of wanted)
+    currents.set(w.package, (currents.get(w.package) ?? new Set()).add(w.current));
   const peerOnly = [...new Set(everything.map((w) => w.package))].filter(
-    (name) => !names.includes(name),
+    (name) => !currents.has(name),
   );
   const packuments = new Map<string, Packument | Error>();
+  const { registry, signal } = options;
+  const fetchOne = async (name: string): Promise<Packument> => {
+    if (!registry.abbreviatedPackument) return registry.packument(name, signal);
+    const first = await registry.abbreviatedPackument(name, signal);
+    // Publish times (cooldown, release age, the PR's "released … ago"), the
+    // repository and the scripts matter only to a package with a newer version
+    // to weigh: the others stay on the abbreviated document, as peer declarers do.
+    const from = currents.get(name);
+    if (!first.abbreviated || !from || ![...from].some((c) => hasNewer(first, c))) return first;
+    return registry.packument(name, signal);
+  };
   await queue.addAll(
-    [...names, ...peerOnly].map((name) => async () => {
-      packuments.set(
-        name,
-        await options.registry.packument(name, options.signal).catch((error: Error) => error),
-      );
+    [...currents.keys(), ...peerOnly].map((name) => async () => {
+      packuments.set(name, await fetchOne(name).catch((error: Error) => error));
     }),
   );
 
@@ -218,4 +229,13 @@ function newInstallScripts(packument: Packument, from: string, to: string): stri
   };
   const before = new Set(scripts(from));
   return scripts(to).filter((name) => !before.has(name));
+}
+
+/** Whether `current` has anything newer to weigh; a version semver cannot read is left to chooseTargets. */
+function hasNewer(packument: Packument, current: string): boolean {
+  try {
+    return newerCandidates(packument, current).length > 0;
+  } catch {
+    return true;
+  }
 }

@@ -65,6 +65,7 @@ export interface PlanDepsOptions {
   clock: { now(): number };
   /** Default: a client for the registries the project's .npmrc names. */
   registry?: RegistryClient;
+  /** The default client's advisory requests (packuments go through npm-registry-fetch). */
   fetchJson?: FetchJson;
   signal?: AbortSignal;
   /** The Node the job runs on (`npm outdated` compares with it when the project names none). */
@@ -107,6 +108,19 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         return {};
       });
   }
+  // package.json's packageManager: the tool runs where the project is developed. Asked
+  // beside the dependencies, so its packument is not one more round trip at the end.
+  const managed = options.securityOnly
+    ? undefined
+    : findManagerUpdates({
+        dir: options.dir,
+        pinned: project.manager.pinned,
+        registry,
+        policy: versionPolicy(options.config, now, [node.development], releaseAge),
+        signal: options.signal,
+      });
+  // Awaited below; handled here so a failure of findUpdates first leaves no unhandled rejection.
+  managed?.catch(() => undefined);
   const found = await findUpdates({
     project,
     registry,
@@ -118,18 +132,11 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const skipped = [...found.skipped];
-  if (!options.securityOnly) {
-    // package.json's packageManager: the tool runs where the project is developed.
-    const managed = await findManagerUpdates({
-      dir: options.dir,
-      pinned: project.manager.pinned,
-      registry,
-      policy: versionPolicy(options.config, now, [node.development], releaseAge),
-      signal: options.signal,
-    });
-    skipped.push(...managed.skipped);
+  if (managed) {
+    const manager = await managed;
+    skipped.push(...manager.skipped);
     // The same tool as a devDependency at the same version: one update, both places.
-    mergeUpdates(found.updates, managed.updates);
+    mergeUpdates(found.updates, manager.updates);
   }
   let security: Update[] = [];
   if (securityError) warnings.push(advisoryFailure(securityError));

@@ -1,4 +1,4 @@
-import { compare, gt, lte, major, prerelease, satisfies, valid } from "semver";
+import { compare, gt, lte, major, satisfies } from "semver";
 import type { DepsConfig } from "../config.js";
 import type { Advisory, Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
@@ -10,7 +10,7 @@ import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import type { ReleaseAge } from "./release-age.js";
 import { withAlias } from "./spec.js";
-import { enginesProblem, ignoresPackage, rulesFor } from "./versions.js";
+import { enginesProblem, ignoresPackage, rulesFor, stableVersions } from "./versions.js";
 
 /**
  * Security updates: the installed versions are sent to the registry's bulk
@@ -64,8 +64,24 @@ export async function findSecurityUpdates(options: SecurityOptions): Promise<Sec
   const updates: Update[] = [];
   const skipped: SkippedDependency[] = [];
   for (const [name, advisories] of Object.entries(found)) {
-    const packument = options.packuments.get(name);
-    if (!packument) continue;
+    const known = options.packuments.get(name);
+    if (!known) continue;
+    // A fix is weighed on publish times (release age) and named with its links: the full document.
+    const packument = known.abbreviated
+      ? await options.registry.packument(name, options.signal).catch((error: Error) => error)
+      : known;
+    if (packument instanceof Error) {
+      for (const wanted of options.entries)
+        if (wanted.package === name && wanted.entry.section !== "peerDependencies") {
+          skipped.push({
+            name: wanted.entry.name,
+            manifest: wanted.entry.manifest,
+            reason: `has ${describeAdvisories(advisories)}; ${packument.message}`,
+          });
+          break;
+        }
+      continue;
+    }
     // An alias and the package under its own name are two dependencies: one fix each.
     const byDependency = new Map<string, WantedDependency[]>();
     for (const wanted of options.entries) {
@@ -171,9 +187,9 @@ function fixingVersion(
   options: SecurityOptions,
 ): { version?: string; reason: string } {
   const latest = packument["dist-tags"].latest;
-  const candidates = Object.keys(packument.versions)
-    .filter((v) => valid(v) && !prerelease(v) && gt(v, current) && (!latest || lte(v, latest)))
-    .sort(compare);
+  const candidates = stableVersions(packument).filter(
+    (v) => gt(v, current) && (!latest || lte(v, latest)),
+  );
   const reasons: string[] = [];
   const acceptable = candidates.filter((version) => {
     if (advisories.some((a) => safeSatisfies(version, a.vulnerable_versions))) return false;

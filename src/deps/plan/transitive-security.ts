@@ -1,4 +1,4 @@
-import { compare, prerelease, satisfies, valid } from "semver";
+import { compare, satisfies } from "semver";
 import type { DepsConfig } from "../config.js";
 import type { LockedGraph } from "../managers/types.js";
 import type { Advisory, RegistryClient } from "../registry/registry.js";
@@ -7,7 +7,7 @@ import { type Update, updateType } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
 import type { ReleaseAge } from "./release-age.js";
 import { describeAdvisories } from "./security.js";
-import { ignoresPackage, rulesFor } from "./versions.js";
+import { ignoresPackage, rulesFor, stableVersions } from "./versions.js";
 
 /**
  * Advisories on packages the project does not name itself, as `npm audit`
@@ -52,16 +52,14 @@ export async function findTransitiveSecurityUpdates(
     const packument = await options.registry.packument(name, options.signal);
     // What npm resolves when it locks the package again: the newest version
     // every dependent's range allows, old enough for the release-age gate.
-    const candidates = Object.keys(packument.versions)
-      .filter((v) => valid(v) && !prerelease(v))
+    const candidates = stableVersions(packument)
       .filter((v) => wanted.every((w) => safeSatisfies(v, w.range)))
       .filter((v) => {
         const published = Date.parse(packument.time[v] ?? "");
         return !options.releaseAge || Number.isNaN(published)
           ? true
           : options.now - published >= options.releaseAge.ms;
-      })
-      .sort(compare);
+      });
     const to = candidates.at(-1);
     const parents = wanted.map((w) => `${w.parent} (${w.range})`).join(", ") || "nothing listed";
     if (!to || advisories.some((a) => hits(to, a))) {

@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { compare, gt, lte, prerelease, satisfies, valid, validRange } from "semver";
+import { compare, gt, lte, parse, prerelease, SemVer, satisfies, valid, validRange } from "semver";
 import type { DepsIgnoreRule, UpdateType } from "../config.js";
 import type { Packument } from "../registry/registry.js";
 import { updateType } from "../update.js";
@@ -81,24 +81,63 @@ export function ignoresPackage(rules: readonly DepsIgnoreRule[]): boolean {
   return rules.some((rule) => rule.versions === undefined && rule.updateTypes === undefined);
 }
 
+/**
+ * A packument's valid release versions (no prereleases), lowest first.
+ * Computed once per packument: a workspace asks the same package's versions
+ * for each of its manifests, and sorting typescript's thousands of versions
+ * by parsing each at every comparison was most of a plan's CPU after the downloads.
+ */
+const stableCache = new WeakMap<Packument, { versions: string[]; parsed: SemVer[] }>();
+
+function sortedStable(packument: Packument): { versions: string[]; parsed: SemVer[] } {
+  const known = stableCache.get(packument);
+  if (known) return known;
+  const found: Array<{ version: string; semver: SemVer }> = [];
+  for (const version of Object.keys(packument.versions)) {
+    const semver = parse(version);
+    if (semver && semver.prerelease.length === 0) found.push({ version, semver });
+  }
+  // Array.prototype.sort is stable: versions equal but for build metadata keep their order, as compare() did.
+  found.sort((a, b) => a.semver.compare(b.semver));
+  const sorted = { versions: found.map((f) => f.version), parsed: found.map((f) => f.semver) };
+  stableCache.set(packument, sorted);
+  return sorted;
+}
+
+export function stableVersions(packument: Packument): string[] {
+  return sortedStable(packument).versions;
+}
+
+/** The versions chooseTargets weighs for `current`, newest first: none means it is up to date. */
+export function newerCandidates(packument: Packument, current: string): string[] {
+  const latestTag = packument["dist-tags"].latest;
+  const stable = sortedStable(packument);
+  const latest = latestTag && valid(latestTag) ? latestTag : stable.versions.at(-1);
+  if (!latest) return [];
+  // Already past `latest` (a project on the next line before it is tagged): never a
+  // downgrade, and the newer releases of that line are its updates, as Renovate does.
+  const cap = gt(current, latest) ? (stable.versions.at(-1) ?? latest) : latest;
+  const from = new SemVer(current);
+  const to = new SemVer(cap);
+  const newer = stable.versions.filter((_, i) => {
+    const version = stable.parsed[i] as SemVer;
+    return version.compare(from) > 0 && version.compare(to) <= 0;
+  });
+  // Newest first: a prerelease channel's builds beside the stable releases (already in order without them).
+  const builds = channelBuilds(packument, current);
+  return builds.length === 0 ? newer.reverse() : [...newer, ...builds].sort(compare).reverse();
+}
+
 export function chooseTargets(
   packument: Packument,
   current: string,
   policy: VersionPolicy,
 ): TargetChoice {
   const latestTag = packument["dist-tags"].latest;
-  const stable = Object.keys(packument.versions)
-    .filter((v) => valid(v) !== null && prerelease(v) === null)
-    .sort(compare);
-  const latest = latestTag && valid(latestTag) ? latestTag : stable.at(-1);
+  const latest = latestTag && valid(latestTag) ? latestTag : stableVersions(packument).at(-1);
   const choice: TargetChoice = { passedOver: [], latest };
   if (!latest) return choice;
-  // Already past `latest` (a project on the next line before it is tagged): never a
-  // downgrade, and the newer releases of that line are its updates, as Renovate does.
-  const cap = gt(current, latest) ? (stable.at(-1) ?? latest) : latest;
-  const newer = stable.filter((v) => gt(v, current) && lte(v, cap));
-  // Newest first: a prerelease channel's builds beside the stable releases.
-  const candidates = [...newer, ...channelBuilds(packument, current)].sort(compare).reverse();
+  const candidates = newerCandidates(packument, current);
   const notes = new Map<string, PassedOver>();
 
   for (const version of candidates) {

@@ -1,11 +1,15 @@
 import registryFetch from "npm-registry-fetch";
+import PQueue from "p-queue";
 import { z } from "zod";
 import { type NpmConfig, registryFor, toFetchOptions } from "./npmrc.js";
 
 /**
- * What patchwright reads from a registry: the full packument (not the
- * abbreviated one, which has no publish times), parsed down to the fields
- * the version choice and the PR body use.
+ * What patchwright reads from a registry: packuments, parsed down to the
+ * fields the version choice and the PR body use. A plan asks first for the
+ * abbreviated document (what installing needs: versions, engines, peers,
+ * deprecations, tarballs), and for the full one, which adds publish times,
+ * repositories and scripts, only for the packages that have a newer version
+ * to weigh.
  */
 
 const repositorySchema = z
@@ -13,29 +17,56 @@ const repositorySchema = z
   .optional()
   .catch(undefined);
 
-// Parsed down to these fields (z.object drops the rest): a monorepo's plan holds a
-// hundred full packuments at once, and their dependency maps and readmes are most of them.
-const versionSchema = z.object({
-  version: z.string(),
-  deprecated: z.union([z.string(), z.boolean()]).optional().catch(undefined),
-  scripts: z.record(z.string(), z.unknown()).optional().catch(undefined),
-  hasInstallScript: z.boolean().optional().catch(undefined),
-  engines: z.record(z.string(), z.unknown()).optional().catch(undefined),
-  peerDependencies: z.record(z.string(), z.string()).optional().catch(undefined),
-  dist: z.object({ tarball: z.string().optional() }).optional().catch(undefined),
-  repository: repositorySchema,
-});
-
+// The document's frame; each version is narrowed by hand (slimVersion): zod over
+// the thousands of versions of typescript or @types/node was a fifth of a plan's CPU.
 const packumentSchema = z.object({
   name: z.string(),
   "dist-tags": z.record(z.string(), z.string()).default({}),
-  versions: z.record(z.string(), versionSchema).default({}),
+  versions: z.record(z.string(), z.unknown()).default({}),
   time: z.record(z.string(), z.string()).default({}),
   repository: repositorySchema,
 });
 
-export type Packument = z.infer<typeof packumentSchema>;
-export type PackumentVersion = z.infer<typeof versionSchema>;
+export type Repository = string | { url?: string | undefined; directory?: string | undefined };
+
+export interface PackumentVersion {
+  version: string;
+  deprecated?: string | boolean | undefined;
+  /** Only the install scripts (preinstall, install, postinstall): the rest is never read. */
+  scripts?: Record<string, unknown> | undefined;
+  hasInstallScript?: boolean | undefined;
+  /** Only engines.node. */
+  engines?: Record<string, unknown> | undefined;
+  peerDependencies?: Record<string, string> | undefined;
+  dist?: { tarball?: string | undefined } | undefined;
+  repository?: Repository | undefined;
+}
+
+export interface Packument {
+  name: string;
+  "dist-tags": Record<string, string>;
+  versions: Record<string, PackumentVersion>;
+  /** Publish time per version; empty in an abbreviated document. */
+  time: Record<string, string>;
+  repository?: Repository | undefined;
+  /**
+   * The registry sent the abbreviated document: no publish times, no
+   * repository, no scripts (only `hasInstallScript`). Absent on a full one.
+   */
+  abbreviated?: true;
+}
+
+/** What a client fetched, for the plan's `timing`. */
+export interface RegistryStats {
+  /** Packument documents received (abbreviated and full). */
+  documents: number;
+  /** Of those, abbreviated ones. */
+  abbreviated: number;
+  /** Distinct package names asked. */
+  names: number;
+  /** Bytes of packument documents received (as decoded, after any compression). */
+  bytes: number;
+}
 
 export class RegistryError extends Error {
   constructor(
@@ -62,8 +93,16 @@ const bulkSchema = z.record(z.string(), z.array(advisorySchema).catch([]));
 export type Advisory = z.infer<typeof advisorySchema>;
 
 export interface RegistryClient {
-  /** The full packument; fetched once per client and name. */
+  /** The full packument (publish times, repository, scripts); fetched once per client and name. */
   packument(name: string, signal?: AbortSignal): Promise<Packument>;
+  /**
+   * The abbreviated packument where the registry serves one (marked
+   * `abbreviated`), else the full one: enough to know a package's versions,
+   * engines, peers and deprecations. Fetched once per client and name, and
+   * answered by the full packument when that is already here. A client
+   * without it is asked for the full one.
+   */
+  abbreviatedPackument?(name: string, signal?: AbortSignal): Promise<Packument>;
   /** A version's tarball (gzipped), from the URL its packument gives. */
   tarball(name: string, version: string, signal?: AbortSignal): Promise<Buffer>;
   /**
@@ -76,33 +115,74 @@ export interface RegistryClient {
     signal?: AbortSignal,
   ): Promise<Record<string, Advisory[]>>;
   registryFor(name: string): string;
+  /** What this client fetched so far. */
+  stats?(): RegistryStats;
 }
+
+/** A packument request's answer: its media type (abbreviated or full) and its bytes. */
+export type FetchDocument = (
+  url: string,
+  options: Record<string, unknown>,
+) => Promise<{ contentType: string; body: Buffer }>;
 
 export interface RegistryClientOptions {
   npm: NpmConfig;
-  /** Default: npm-registry-fetch, which applies scoped registries, auth and proxies like npm. */
+  /** The advisory endpoint's. Default: npm-registry-fetch, which applies scoped registries, auth and proxies like npm. */
   fetchJson?: FetchJson;
+  /** Packuments'. Default: npm-registry-fetch. */
+  fetchDocument?: FetchDocument;
   fetchBuffer?: (url: string, options: Record<string, unknown>) => Promise<Buffer>;
+  /** Packument requests under way at once (default 16), whoever asks. */
+  concurrency?: number;
 }
+
+/** npm's own: the abbreviated document when the registry has it, else the full one. */
+const ABBREVIATED_ACCEPT =
+  "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*";
+const ABBREVIATED_TYPE = "application/vnd.npm.install-v1+json";
+
+const fetchWithType: FetchDocument = async (url, opts) => {
+  const response = await registryFetch(url, opts);
+  return { contentType: response.headers.get("content-type") ?? "", body: await response.buffer() };
+};
 
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
   const fetchJson: FetchJson = options.fetchJson ?? ((url, opts) => registryFetch.json(url, opts));
+  const fetchDocument = options.fetchDocument ?? fetchWithType;
   const base = toFetchOptions(options.npm);
-  const cache = new Map<string, Promise<Packument>>();
+  // One bound for every packument request, the plan's and the groups' alike:
+  // a monorepo asks for a hundred at once, and each may be megabytes.
+  const queue = new PQueue({ concurrency: options.concurrency ?? 16 });
+  const full = new Map<string, Promise<Packument>>();
+  const abbreviated = new Map<string, Promise<Packument>>();
+  const stats: RegistryStats = { documents: 0, abbreviated: 0, names: 0, bytes: 0 };
+  const asked = new Set<string>();
 
-  const load = async (name: string, signal?: AbortSignal): Promise<Packument> => {
+  const load = async (
+    name: string,
+    kind: "full" | "abbreviated",
+    signal?: AbortSignal,
+  ): Promise<Packument> => {
     const registry = registryFor(name, options.npm);
-    let data: unknown;
+    if (!asked.has(name)) {
+      asked.add(name);
+      stats.names += 1;
+    }
+    let answer: { contentType: string; body: Buffer };
     try {
-      data = await fetchJson(`/${name.replace("/", "%2f")}`, {
-        ...base,
-        spec: name,
-        // Full metadata: the abbreviated document has no `time`, so no release age.
-        headers: { accept: "application/json" },
-        // Always ask: a cached packument would hide the release the run is for.
-        preferOnline: true,
-        ...(signal ? { signal } : {}),
-      });
+      answer = (await queue.add(
+        () =>
+          fetchDocument(`/${name.replace("/", "%2f")}`, {
+            ...base,
+            spec: name,
+            // The full document has `time`, so release ages; the abbreviated one is a fraction of it.
+            headers: { accept: kind === "full" ? "application/json" : ABBREVIATED_ACCEPT },
+            // Always ask: a cached packument would hide the release the run is for.
+            preferOnline: true,
+            ...(signal ? { signal } : {}),
+          }),
+        { throwOnTimeout: true },
+      )) as { contentType: string; body: Buffer };
     } catch (error) {
       const status = (error as { statusCode?: number }).statusCode;
       const reason =
@@ -115,23 +195,44 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
               : String(error);
       throw new RegistryError(name, registry, `${name}: ${reason} on ${registry}`);
     }
-    const parsed = packumentSchema.safeParse(data);
-    if (!parsed.success) {
+    stats.documents += 1;
+    stats.bytes += answer.body.length;
+    const isAbbreviated = answer.contentType.toLowerCase().includes(ABBREVIATED_TYPE);
+    if (isAbbreviated) stats.abbreviated += 1;
+    const parsed = parsePackument(answer.body, isAbbreviated);
+    if (!parsed) {
       throw new RegistryError(name, registry, `${name}: ${registry} sent an unreadable packument`);
     }
-    return parsed.data;
+    return parsed;
+  };
+
+  const remember = (
+    cache: Map<string, Promise<Packument>>,
+    name: string,
+    found: Promise<Packument>,
+  ) => {
+    cache.set(name, found);
+    found.catch(() => cache.delete(name));
+    return found;
   };
 
   return {
     packument(name, signal) {
-      let found = cache.get(name);
-      if (!found) {
-        found = load(name, signal);
-        cache.set(name, found);
-        found.catch(() => cache.delete(name));
-      }
-      return found;
+      const known = full.get(name);
+      if (known) return known;
+      const first = abbreviated.get(name);
+      // An abbreviated request that the registry answered in full needs no second one.
+      const found = first
+        ? first.then((p) => (p.abbreviated ? load(name, "full", signal) : p))
+        : load(name, "full", signal);
+      return remember(full, name, found);
     },
+    abbreviatedPackument(name, signal) {
+      const known = full.get(name) ?? abbreviated.get(name);
+      if (known) return known;
+      return remember(abbreviated, name, load(name, "abbreviated", signal));
+    },
+    stats: () => ({ ...stats }),
     registryFor: (name) => registryFor(name, options.npm),
     async tarball(name, version, signal) {
       const packument = await this.packument(name, signal);
@@ -178,4 +279,85 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
       return parsed.data;
     },
   };
+}
+
+/**
+ * A packument's bytes, parsed and cut down to what the plan reads, so a
+ * document of many megabytes is garbage as soon as this returns; undefined
+ * when it is not a packument.
+ */
+export function parsePackument(body: Buffer, abbreviated: boolean): Packument | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+  const frame = packumentSchema.safeParse(data);
+  if (!frame.success) return undefined;
+  const versions: Record<string, PackumentVersion> = {};
+  for (const [key, raw] of Object.entries(frame.data.versions)) {
+    const version = slimVersion(raw);
+    if (!version) return undefined;
+    versions[key] = version;
+  }
+  return {
+    name: frame.data.name,
+    "dist-tags": frame.data["dist-tags"],
+    versions,
+    time: frame.data.time,
+    ...(frame.data.repository !== undefined ? { repository: frame.data.repository } : {}),
+    ...(abbreviated ? { abbreviated: true as const } : {}),
+  };
+}
+
+const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
+
+/**
+ * One version's fields the plan reads, each kept only when it has the
+ * right type (as zod's `.catch(undefined)` did); undefined when it is not a
+ * version object at all, which makes the whole document unreadable.
+ */
+function slimVersion(raw: unknown): PackumentVersion | undefined {
+  if (!isRecord(raw) || typeof raw.version !== "string") return undefined;
+  const out: PackumentVersion = { version: raw.version };
+  const { deprecated, scripts, hasInstallScript, engines, peerDependencies, dist, repository } =
+    raw;
+  if (typeof deprecated === "string" || typeof deprecated === "boolean")
+    out.deprecated = deprecated;
+  if (isRecord(scripts)) {
+    const kept: Record<string, unknown> = {};
+    for (const name of INSTALL_SCRIPTS) if (name in scripts) kept[name] = scripts[name];
+    out.scripts = kept;
+  }
+  if (typeof hasInstallScript === "boolean") out.hasInstallScript = hasInstallScript;
+  if (isRecord(engines)) out.engines = "node" in engines ? { node: engines.node } : {};
+  if (
+    isRecord(peerDependencies) &&
+    Object.values(peerDependencies).every((v) => typeof v === "string")
+  )
+    out.peerDependencies = peerDependencies as Record<string, string>;
+  if (isRecord(dist)) out.dist = typeof dist.tarball === "string" ? { tarball: dist.tarball } : {};
+  const repo = slimRepository(repository);
+  if (repo !== undefined) out.repository = repo;
+  return out;
+}
+
+function slimRepository(raw: unknown): Repository | undefined {
+  if (typeof raw === "string") return raw;
+  if (!isRecord(raw)) return undefined;
+  const { url, directory } = raw;
+  if (
+    (url !== undefined && typeof url !== "string") ||
+    (directory !== undefined && typeof directory !== "string")
+  )
+    return undefined;
+  return {
+    ...(url !== undefined ? { url } : {}),
+    ...(directory !== undefined ? { directory } : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
