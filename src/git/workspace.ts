@@ -27,6 +27,7 @@ import {
   scrubWorktree,
   stampCreated,
   takeParkedWorktree,
+  treeWriteConfig,
   WorkspaceError,
 } from "./worktrees.js";
 
@@ -173,7 +174,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       const { created } = fetched?.mirrorDir === mirrorDir ? fetched : await syncMirror(sync);
       const gitOptions = {
         env,
-        config: NO_AUTO_MAINTENANCE,
+        config: [...NO_AUTO_MAINTENANCE, ...treeWriteConfig()],
         // The checkout fetches missing blobs from the remote in a partial mirror.
         ...(token ? { auth: { url, token } } : {}),
         ...signal,
@@ -233,7 +234,11 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
             keepIdle,
             parkAt: baseSha,
             // Without the job's signal: a cancelled job still gets cleaned up.
-            gitOptions: { env, ...(token ? { auth: { url, token } } : {}) },
+            gitOptions: {
+              env,
+              config: treeWriteConfig(),
+              ...(token ? { auth: { url, token } } : {}),
+            },
           }),
         ),
       };
