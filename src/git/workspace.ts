@@ -20,10 +20,11 @@ import type { RetryOptions } from "./retry.js";
 import { defaultWorkRoot } from "./work-root.js";
 import {
   addWorktree,
+  deleteDetachedTree,
   deleteLocalBranch,
+  detachWorktree,
   listWorktrees,
   markIdle,
-  removeWorktree,
   scrubWorktree,
   stampCreated,
   takeParkedWorktree,
@@ -266,12 +267,17 @@ async function release(options: ReleaseOptions): Promise<void> {
       () => true,
       () => false,
     ));
-  await withLock(lockPathFor(mirrorDir), async () => {
+  const aside = await withLock(lockPathFor(mirrorDir), async () => {
     const idle = (await listWorktrees(mirrorDir)).filter((w) => w.idle).length;
-    if (scrubbed && idle < options.keepIdle) await markIdle(dir, options.parkAt);
-    else await removeWorktree(mirrorDir, dir, options.gitOptions);
+    const parked = scrubbed && idle < options.keepIdle;
+    const moved = parked
+      ? await markIdle(dir, options.parkAt).then(() => null)
+      : await detachWorktree(mirrorDir, dir, options.gitOptions);
     await deleteLocalBranch(git, options.branch);
+    return moved;
   });
+  // The files go after the lock is released: a job starting now does not wait.
+  await deleteDetachedTree(aside);
   await maintainMirror(mirrorDir, options.gitOptions.env);
 }
 

@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -11,8 +12,14 @@ import {
 } from "node:fs";
 import { join, relative } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mirrorDirFor } from "../../src/git/mirror.js";
 import { prepareWorkspace, type Workspace } from "../../src/git/workspace.js";
-import { treeWriteConfig } from "../../src/git/worktrees.js";
+import {
+  deleteDetachedTree,
+  detachWorktree,
+  listWorktrees,
+  treeWriteConfig,
+} from "../../src/git/worktrees.js";
 import {
   type BareRepo,
   createBareRepo,
@@ -120,7 +127,7 @@ function workersRan(trace: string): boolean {
     .some((line) => line.includes('"event":"start"') && line.includes("checkout--worker"));
 }
 
-async function prepare(branch: string, trace: string) {
+async function prepare(branch: string, trace: string, keepIdle = 1) {
   const ws = await prepareWorkspace({
     cloneUrl: repo.url,
     baseBranch: "main",
@@ -128,7 +135,8 @@ async function prepare(branch: string, trace: string) {
     createBranch: true,
     cacheDir: join(tmp.path, "cache"),
     env: { ...env, GIT_TRACE2_EVENT: trace },
-    keepIdle: 1,
+    keepIdle,
+    workRoot: join(tmp.path, "work"),
   });
   open.push(ws);
   return ws;
@@ -176,6 +184,43 @@ describe("a job's worktree, written by git's parallel checkout", () => {
     expect(workersRan(trace)).toBe(true);
     expect(snapshot(second.dir)).toEqual(reference("plain-moved"));
     expect(git(second.dir, ["status", "--porcelain", "--ignored"], env)).toBe("");
+  });
+});
+
+describe("a removed tree's files, deleted after the mirror lock", () => {
+  it("leave the mirror's records at once and the disk when cleanup resolves", async () => {
+    const a = await prepare("agent/a", join(tmp.path, "trace-a.json"), 0);
+    writeFileSync(join(a.dir, "untracked.txt"), "x\n");
+    const aside = await detachWorktree(a.mirrorDir, a.dir, { env });
+    expect(aside).not.toBeNull();
+    expect(existsSync(a.dir)).toBe(false);
+    expect(readFileSync(join(aside as string, "untracked.txt"), "utf8")).toBe("x\n");
+    // No record of it: its branch is free to delete, it is neither listed nor parked.
+    expect(await listWorktrees(a.mirrorDir)).toEqual([]);
+    git(a.mirrorDir, ["branch", "-D", "agent/a"], env);
+    expect(git(a.mirrorDir, ["worktree", "list", "--porcelain"], env)).not.toContain(a.dir);
+    await deleteDetachedTree(aside);
+    expect(existsSync(aside as string)).toBe(false);
+
+    const b = await prepare("agent/b", join(tmp.path, "trace-b.json"), 0);
+    await b.cleanup();
+    expect(readdirSync(join(tmp.path, "work"))).toEqual([]);
+    expect(git(b.mirrorDir, ["branch", "--list"], env)).toBe("");
+  });
+
+  it("take the admin dir from git's records, not from the tree's .git file", async () => {
+    const a = await prepare("agent/a", join(tmp.path, "trace-a.json"), 0);
+    const b = await prepare("agent/b", join(tmp.path, "trace-b.json"), 0);
+    const [bAdmin] = (await listWorktrees(mirrorDirFor(join(tmp.path, "cache"), repo.url)))
+      .filter((w) => w.dir === b.dir)
+      .map((w) => w.adminDir);
+    // A job that pointed its tree's .git at another job's worktree.
+    writeFileSync(join(a.dir, ".git"), `gitdir: ${bAdmin}\n`);
+    await a.cleanup();
+    expect(existsSync(a.dir)).toBe(false);
+    expect(existsSync(bAdmin as string)).toBe(true);
+    expect(git(b.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("agent/b");
+    expect(git(b.dir, ["status", "--porcelain"], env)).toBe("");
   });
 });
 
