@@ -20,13 +20,15 @@ import type { RetryOptions } from "./retry.js";
 import { defaultWorkRoot } from "./work-root.js";
 import {
   addWorktree,
+  deleteDetachedTree,
   deleteLocalBranch,
+  detachWorktree,
   listWorktrees,
   markIdle,
-  removeWorktree,
   scrubWorktree,
   stampCreated,
   takeParkedWorktree,
+  treeWriteConfig,
   WorkspaceError,
 } from "./worktrees.js";
 
@@ -173,7 +175,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       const { created } = fetched?.mirrorDir === mirrorDir ? fetched : await syncMirror(sync);
       const gitOptions = {
         env,
-        config: NO_AUTO_MAINTENANCE,
+        config: [...NO_AUTO_MAINTENANCE, ...treeWriteConfig()],
         // The checkout fetches missing blobs from the remote in a partial mirror.
         ...(token ? { auth: { url, token } } : {}),
         ...signal,
@@ -233,7 +235,11 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
             keepIdle,
             parkAt: baseSha,
             // Without the job's signal: a cancelled job still gets cleaned up.
-            gitOptions: { env, ...(token ? { auth: { url, token } } : {}) },
+            gitOptions: {
+              env,
+              config: treeWriteConfig(),
+              ...(token ? { auth: { url, token } } : {}),
+            },
           }),
         ),
       };
@@ -261,12 +267,17 @@ async function release(options: ReleaseOptions): Promise<void> {
       () => true,
       () => false,
     ));
-  await withLock(lockPathFor(mirrorDir), async () => {
+  const aside = await withLock(lockPathFor(mirrorDir), async () => {
     const idle = (await listWorktrees(mirrorDir)).filter((w) => w.idle).length;
-    if (scrubbed && idle < options.keepIdle) await markIdle(dir, options.parkAt);
-    else await removeWorktree(mirrorDir, dir, options.gitOptions);
+    const parked = scrubbed && idle < options.keepIdle;
+    const moved = parked
+      ? await markIdle(dir, options.parkAt).then(() => null)
+      : await detachWorktree(mirrorDir, dir, options.gitOptions);
     await deleteLocalBranch(git, options.branch);
+    return moved;
   });
+  // The files go after the lock is released: a job starting now does not wait.
+  await deleteDetachedTree(aside);
   await maintainMirror(mirrorDir, options.gitOptions.env);
 }
 
