@@ -12,6 +12,7 @@ import { openTranscript } from "../agent/transcript.js";
 import { errorMessage } from "../error-message.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { prefetchRepository } from "../kernel/repository.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
@@ -222,6 +223,31 @@ async function runEvent(
   if (!deps.createModel) loadAnthropicSdk().catch(() => {});
   const auth = await authenticate(deps, context, inputs, event.request.repo);
   io.setSecret(auth.token);
+  // The repository's fetch and the sandbox's probe start now, beside the API
+  // calls that decide the job (its config, the thread): the fetch is most of
+  // the way to the agent's first request. A run that starts no job stops the
+  // fetch when it ends (see the finally below).
+  const cacheDir = join(context.tempDir, "patchwright", "cache");
+  const envSource = jobEnv(deps.env);
+  const stopFetch = new AbortController();
+  const fetched = {
+    cloneUrl: event.request.repo.cloneUrl,
+    mirror: prefetchRepository(
+      {
+        cacheDir,
+        envSource,
+        signal: deps.signal ? AbortSignal.any([deps.signal, stopFetch.signal]) : stopFetch.signal,
+      },
+      {
+        cloneUrl: event.request.repo.cloneUrl,
+        token: auth.token,
+        repoSizeKb: event.request.repo.sizeKb,
+      },
+    ),
+  };
+  const sandbox = actionSandbox(deps, inputs, cacheDir);
+  // Awaited by the job; a run that ends before it must not leave it unhandled.
+  sandbox.catch(() => {});
   const redact = (text: string) => createRedactor([auth.token])(baseRedact(text));
   const octokit = deps.createClient(auth.token, context.apiUrl);
   const transcriptPath = join(
@@ -251,7 +277,6 @@ async function runEvent(
     redact,
     clock: deps.clock,
   });
-  const cacheDir = join(context.tempDir, "patchwright", "cache");
   const run: EventRun = {
     io,
     clock: deps.clock,
@@ -263,23 +288,24 @@ async function runEvent(
     transcript,
     log,
     view,
-    services: {
+    fetched,
+    services: sandbox.then((launcher) => ({
       octokit,
       gitToken: async () => auth.token,
       createModel:
         deps.createModel ??
         actionModelFactory(deps.env, inputs, "input anthropic_api_key: required"),
       cacheDir,
-      sandbox: await actionSandbox(deps, inputs, cacheDir),
+      sandbox: launcher,
       secrets: actionSecrets(deps.env, inputs, auth.token),
-      envSource: jobEnv(deps.env),
+      envSource,
       clock: deps.clock,
       botLogin: auth.botLogin,
       redact,
       signal: deps.signal,
       // Known for an App's token only: a github_token's permissions cannot be read back.
       canPushWorkflows: auth.canPushWorkflows,
-    },
+    })),
   };
 
   try {
@@ -309,6 +335,8 @@ async function runEvent(
       ...(outcome.conclusion === "failure" ? { failure: report.headline } : {}),
     };
   } finally {
+    // A job awaited the fetch long ago; a run that started none does not wait for it.
+    stopFetch.abort();
     await transcript.close();
   }
 }

@@ -9,7 +9,7 @@ import { findIssuePullRequest } from "../github/pulls.js";
 import { pushSigned } from "../github/signed-push.js";
 import type { StatusReporter } from "../github/status.js";
 import { fanOut, type JobEvents } from "../kernel/events.js";
-import { prefetchRepository } from "../kernel/repository.js";
+import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
 import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest } from "../requests/request.js";
@@ -51,6 +51,12 @@ export interface RunJobOptions {
    * checkpoint it holds is picked up, instead of a second branch.
    */
   pushedBranch?: string | undefined;
+  /**
+   * The caller's fetch of the request's repository, started before the job
+   * (the Action starts it with the run): used when the job works on that
+   * clone URL, instead of fetching again.
+   */
+  prefetched?: PrefetchedRepository | undefined;
 }
 
 /**
@@ -185,8 +191,11 @@ async function planRequest(
         repoSizeKb: request.repo.sizeKb,
         token: await services.gitToken(),
       };
-  // The fetch runs while the thread is read through the API.
-  const fetched = prefetchRepository(services, repository);
+  // The fetch runs while the thread is read through the API (or has since the caller started).
+  const fetched =
+    options.prefetched?.cloneUrl === repository.cloneUrl && !fork
+      ? options.prefetched.mirror
+      : prefetchRepository(services, repository);
   const task = await buildAgentTask(services.octokit, request, {
     isWriter: createWriterCheck(services.octokit, { owner, repo }),
     redact: services.redact,
