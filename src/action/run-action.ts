@@ -230,6 +230,10 @@ async function runEvent(
   const cacheDir = join(context.tempDir, "patchwright", "cache");
   const envSource = jobEnv(deps.env);
   const stopFetch = new AbortController();
+  let fetching = () => {};
+  const underway = new Promise<void>((started) => {
+    fetching = started;
+  });
   const fetched = {
     cloneUrl: event.request.repo.cloneUrl,
     mirror: prefetchRepository(
@@ -243,8 +247,14 @@ async function runEvent(
         token: auth.token,
         repoSizeKb: event.request.repo.sizeKb,
       },
+      fetching,
     ),
   };
+  // The fetch is the longer road to the first model request, so git starts
+  // before the API calls and the probe take this thread (each step of the
+  // mirror's making waits for the thread to be free). A mirror that is
+  // locked (another run on this machine) is not waited for long.
+  await firstOf(underway, fetched.mirror, 250);
   const sandbox = actionSandbox(deps, inputs, cacheDir);
   // Awaited by the job; a run that ends before it must not leave it unhandled.
   sandbox.catch(() => {});
@@ -378,4 +388,14 @@ async function attachJobView(
     io.warning(`could not attach the job's page to the run: ${errorMessage(error)}`);
     return { path };
   }
+}
+
+/** Resolves when the first of `a` and `b` settles, or after `ms`; never rejects. */
+async function firstOf(a: Promise<unknown>, b: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+  });
+  await Promise.race([a, b, waited]).catch(() => {});
+  clearTimeout(timer);
 }

@@ -73,6 +73,8 @@ export interface SyncMirrorOptions {
   signal?: AbortSignal;
   /** Fetches that fail on the transport (server down, 5xx, reset) are retried; see retryGit. */
   retry?: RetryOptions;
+  /** Called as the fetch from the remote starts (the mirror exists by then). */
+  onFetching?: (() => void) | undefined;
 }
 
 /**
@@ -86,7 +88,9 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   if (ready) {
     await restoreMirrorState(options.dir);
     const git = mirrorGit(options, true);
-    await fetchRetrying(options, () => git.raw([...fetchArgs, "origin", ...REFSPECS]));
+    const fetching = fetchRetrying(options, () => git.raw([...fetchArgs, "origin", ...REFSPECS]));
+    options.onFetching?.();
+    await fetching;
     return { created: false };
   }
   // A mirror without the marker is the remains of a crashed first fetch.
@@ -139,13 +143,17 @@ async function firstFetch(git: SimpleGit, fetchArgs: string[], options: SyncMirr
   const fetch = (extra: string[]) =>
     fetchRetrying(options, () => git.raw([...fetchArgs, ...extra, "origin", ...REFSPECS]));
   if (!options.partial) {
-    await fetch([]);
+    const whole = fetch([]);
+    options.onFetching?.();
+    await whole;
     return;
   }
   try {
     // Servers that do not support filters just ignore this (git warns and
     // fetches everything); this catch is for those that reject it outright.
-    await fetch(["--filter=blob:none"]);
+    const filtered = fetch(["--filter=blob:none"]);
+    options.onFetching?.();
+    await filtered;
   } catch (error) {
     if (!(error instanceof GitCommandError) || !/filter/i.test(error.message)) throw error;
     await git.raw(["config", "--unset", "remote.origin.promisor"]).catch(() => {});

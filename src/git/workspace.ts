@@ -62,6 +62,8 @@ export interface MirrorOptions {
   signal?: AbortSignal;
   /** How a fetch that failed on the transport is retried (default: 4 tries over about 10 s). */
   retry?: RetryOptions;
+  /** Called as the fetch from the remote starts (see SyncMirrorOptions). */
+  onFetching?: (() => void) | undefined;
 }
 
 /** A mirror fetched by `fetchMirror`. */
@@ -158,6 +160,7 @@ function mirrorOf(options: MirrorOptions) {
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.onFetching ? { onFetching: options.onFetching } : {}),
   };
   return { url, token, env, mirrorDir, sync };
 }

@@ -75,6 +75,8 @@ export interface PrefetchedRepository {
 export function prefetchRepository(
   services: MirrorServices,
   input: RepositoryInput,
+  /** Called as git starts fetching from the remote (the mirror's lock taken, the mirror made). */
+  onFetching?: () => void,
 ): Promise<FetchedMirror | null> {
-  return fetchMirror(mirrorOptions(services, input)).catch(() => null);
+  return fetchMirror({ ...mirrorOptions(services, input), onFetching }).catch(() => null);
 }
