@@ -12,17 +12,19 @@ import { openTranscript } from "../agent/transcript.js";
 import { errorMessage } from "../error-message.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { prefetchRepository } from "../kernel/repository.js";
+import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { ThreadOutcome } from "../thread/plan.js";
 import type { ActionsIo } from "./actions-io.js";
 import { createInstallationToken, type InstallationAuth } from "./app-token.js";
+import type { EarlyFetch } from "./early-fetch.js";
 import { type EventRun, runRepository, runRequest } from "./event-jobs.js";
 import { type ActionEvent, forkPullRequestNote, parseActionEvent } from "./events.js";
 import { ActionFailure } from "./failure.js";
 import { type ActionInputs, readInputs } from "./inputs.js";
+import { jobEnv } from "./job-env.js";
 import { createJobLog } from "./job-log.js";
 import { type ActionJobView, createActionJobView } from "./job-view.js";
 import { reportOf } from "./outcome-report.js";
@@ -49,6 +51,8 @@ export interface ActionDeps {
   signal?: AbortSignal | undefined;
   /** Where repository code runs; default: bubblewrap, or a refusal naming the fix. */
   sandbox?: SandboxLauncher | undefined;
+  /** The fetch the entry started before the bundle loaded (early-fetch.ts). */
+  earlyFetch?: EarlyFetch | undefined;
 }
 
 /**
@@ -100,15 +104,6 @@ function actionSecrets(
 
 /** The workflow's own token comments and pushes as this account. */
 const ACTIONS_BOT = "github-actions[bot]";
-
-/** Runner variables that are credentials or job plumbing: git and the job never need them. */
-function jobEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(env).filter(
-      ([name]) => !/^(INPUT_|ACTIONS_)/.test(name) && name !== "GITHUB_TOKEN",
-    ),
-  );
-}
 
 export async function runAction(deps: ActionDeps, redact: Redactor): Promise<ActionResult> {
   const { io, env } = deps;
@@ -229,32 +224,18 @@ async function runEvent(
   // fetch when it ends (see the finally below).
   const cacheDir = join(context.tempDir, "patchwright", "cache");
   const envSource = jobEnv(deps.env);
-  const stopFetch = new AbortController();
-  let fetching = () => {};
-  const underway = new Promise<void>((started) => {
-    fetching = started;
-  });
-  const fetched = {
+  const fetched = startFetch(deps, {
+    cacheDir,
+    envSource,
     cloneUrl: event.request.repo.cloneUrl,
-    mirror: prefetchRepository(
-      {
-        cacheDir,
-        envSource,
-        signal: deps.signal ? AbortSignal.any([deps.signal, stopFetch.signal]) : stopFetch.signal,
-      },
-      {
-        cloneUrl: event.request.repo.cloneUrl,
-        token: auth.token,
-        repoSizeKb: event.request.repo.sizeKb,
-      },
-      fetching,
-    ),
-  };
+    token: auth.token,
+    repoSizeKb: event.request.repo.sizeKb,
+  });
   // The fetch is the longer road to the first model request, so git starts
   // before the API calls and the probe take this thread (each step of the
   // mirror's making waits for the thread to be free). A mirror that is
   // locked (another run on this machine) is not waited for long.
-  await firstOf(underway, fetched.mirror, 250);
+  await firstOf(fetched.underway, fetched.mirror, 250);
   const sandbox = actionSandbox(deps, inputs, cacheDir);
   // Awaited by the job; a run that ends before it must not leave it unhandled.
   sandbox.catch(() => {});
@@ -346,7 +327,7 @@ async function runEvent(
     };
   } finally {
     // A job awaited the fetch long ago; a run that started none does not wait for it.
-    stopFetch.abort();
+    fetched.stop();
     await transcript.close();
   }
 }
@@ -388,6 +369,50 @@ async function attachJobView(
     io.warning(`could not attach the job's page to the run: ${errorMessage(error)}`);
     return { path };
   }
+}
+
+/**
+ * The repository's fetch for this run: the entry's (early-fetch.ts) when it
+ * is this very fetch (same URL, token, size and cache), else one started
+ * now; the entry's is stopped then. Cancelling the run stops it too.
+ */
+function startFetch(
+  deps: ActionDeps,
+  wanted: {
+    cacheDir: string;
+    envSource: Record<string, string | undefined>;
+    cloneUrl: string;
+    token: string;
+    repoSizeKb: number | undefined;
+  },
+): PrefetchedRepository & { underway: Promise<void>; stop(): void } {
+  const early = deps.earlyFetch;
+  if (
+    early &&
+    early.cloneUrl === wanted.cloneUrl &&
+    early.token === wanted.token &&
+    early.repoSizeKb === wanted.repoSizeKb &&
+    early.cacheDir === wanted.cacheDir
+  ) {
+    deps.signal?.addEventListener("abort", () => early.stop(), { once: true });
+    return early;
+  }
+  early?.stop();
+  const stop = new AbortController();
+  let fetching = () => {};
+  const underway = new Promise<void>((started) => {
+    fetching = started;
+  });
+  const mirror = prefetchRepository(
+    {
+      cacheDir: wanted.cacheDir,
+      envSource: wanted.envSource,
+      signal: deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal,
+    },
+    { cloneUrl: wanted.cloneUrl, token: wanted.token, repoSizeKb: wanted.repoSizeKb },
+    fetching,
+  );
+  return { cloneUrl: wanted.cloneUrl, mirror, underway, stop: () => stop.abort() };
 }
 
 /** Resolves when the first of `a` and `b` settles, or after `ms`; never rejects. */

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import {
+  appendFile,
+  copyFile,
+  mkdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { join } from "node:path";
 import type { SimpleGit } from "simple-git";
 import {
@@ -96,14 +105,11 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   // A mirror without the marker is the remains of a crashed first fetch.
   await rm(options.dir, { recursive: true, force: true });
   await mkdir(options.dir, { recursive: true });
-  // runGit: these print nothing, and simple-git adds 50 ms to each such command.
+  // runGit: this prints nothing, and simple-git adds 50 ms to each such command.
   await runGit(options.dir, ["init", "--bare", "--quiet"], gitOptions(options));
-  // `remote add` writes the URL, the branch refspec (REFSPECS[0]) and tagOpt at once.
-  await runGit(
-    options.dir,
-    ["remote", "add", "--no-tags", "origin", options.url],
-    gitOptions(options),
-  );
+  // What `git remote add --no-tags origin <url>` writes, without a second
+  // process on the way to the fetch: the URL, the branch refspec, tagOpt.
+  await appendFile(join(options.dir, "config"), originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
   await rm(join(options.dir, "hooks"), { recursive: true, force: true });
   await copyFile(join(options.dir, "config"), join(options.dir, CONFIG_SNAPSHOT));
@@ -112,6 +118,14 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     JSON.stringify({ url: options.url, partial: options.partial }),
   );
   return { created: true };
+}
+
+/** The config lines of the mirror's remote, as `git remote add --no-tags` writes them. */
+export function originSection(url: string): string {
+  if (/[\n\r\0]/.test(url)) throw new Error("the clone URL has a line break");
+  // Quoted, so that no character of the URL (`#`, `;`, spaces) reads as config syntax.
+  const quoted = `"${url.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return `[remote "origin"]\n\turl = ${quoted}\n\tfetch = ${REFSPECS[0]}\n\ttagOpt = --no-tags\n`;
 }
 
 /** A directory this module created and finished (not a half-made or foreign repository). */

@@ -119,6 +119,43 @@ describe("the Action's compile cache", () => {
   );
 });
 
+describe("the Action's fetch", () => {
+  it("is one fetch, started by the entry before the bundle loads and used by the job", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+    const comment = eventPayload(
+      world,
+      "issue_comment",
+      "created",
+      "octocat",
+      (p) => !p.issue.pull_request,
+    );
+    Object.assign(comment.issue, { number: 7, title: "Tidy up", state: "open", locked: false });
+    Object.assign(comment.comment, { id: 555, body: "@agent tidy up" });
+    const runs = [
+      {
+        event: "workflow_dispatch",
+        payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+        inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+      },
+      {
+        event: "issue_comment",
+        payload: comment,
+        inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      },
+    ];
+    for (const options of runs) {
+      const before = world.git.requests.length;
+      const run = await runAction(bundle.entry, world, options);
+      expect(run.code, run.log).toBe(0);
+      // Each fetch starts with the ref advertisement: one per run, however many callers wanted it.
+      const adverts = world.git.requests
+        .slice(before)
+        .filter((r) => r.method === "GET" && r.query.includes("git-upload-pack"));
+      expect(adverts, options.event).toHaveLength(1);
+    }
+  });
+});
+
 /** The chunks index.js's main chunk imports, statically, and their size. */
 function startupChunks(dir: string): { files: string[]; bytes: number } {
   const index = readFileSync(join(dir, "index.js"), "utf8");
