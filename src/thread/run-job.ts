@@ -172,17 +172,31 @@ async function planRequest(
 ): Promise<ThreadPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
-  const pr = await pullRequest();
-  const fork = pr?.isFork === true;
-  const issuePull =
+  // The thread, the pull request and the issue's own pull request are read
+  // side by side: each is an API round trip on the way to the agent's start.
+  const reading = buildAgentTask(services.octokit, request, {
+    isWriter: createWriterCheck(services.octokit, { owner, repo }),
+    redact: services.redact,
+    botLogin: services.botLogin,
+    triggerPhrase: config.triggerPhrase,
+    earlierRequests: options.earlierRequests,
+    instruction: kind.instruction,
+    attachments: kind.attachments,
+  });
+  // Awaited below; a failure of the others first must not leave it unhandled.
+  reading.catch(() => {});
+  const [pr, issuePull] = await Promise.all([
+    pullRequest(),
     request.target.kind === "issue"
-      ? await findIssuePullRequest(services.octokit, {
+      ? findIssuePullRequest(services.octokit, {
           owner,
           repo,
           issueNumber: request.target.number,
           prefix: config.branchPrefix,
         })
-      : undefined;
+      : undefined,
+  ]);
+  const fork = pr?.isFork === true;
   // A fork's branch lives in the fork; it is read from there and never pushed.
   const repository = fork
     ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
@@ -196,15 +210,7 @@ async function planRequest(
     options.prefetched?.cloneUrl === repository.cloneUrl && !fork
       ? options.prefetched.mirror
       : prefetchRepository(services, repository);
-  const task = await buildAgentTask(services.octokit, request, {
-    isWriter: createWriterCheck(services.octokit, { owner, repo }),
-    redact: services.redact,
-    botLogin: services.botLogin,
-    triggerPhrase: config.triggerPhrase,
-    earlierRequests: options.earlierRequests,
-    instruction: kind.instruction,
-    attachments: kind.attachments,
-  });
+  const task = await reading;
   const existingBranch =
     pr?.headRef ?? issuePull?.headRef ?? (fork ? undefined : options.pushedBranch);
   const input: ChangeInput = {
