@@ -3,8 +3,9 @@
  * action.yml runs) plus the two WebAssembly files the shell policy loads at
  * run time, so a workflow run needs no install step. Code behind a dynamic
  * import (deps mode and its npm registry client, a good third of the code)
- * goes into its own chunk, so a normal run does not compile it: Node does not
- * cache compiled ES modules by default, and compiling is most of the load time. `npm run bundle`
+ * goes into its own chunk, so a normal run does not compile it: compiling is
+ * most of the load time, and the compile cache (src/action/run.ts) only
+ * helps where the runner keeps its temporary folder. `npm run bundle`
  * rewrites dist/; test/action/dist.test.ts fails when the committed bundle
  * differs from what the sources give.
  *

@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import type { TestProject } from "vitest/node";
 import { bundleAction } from "../scripts/bundle-action.mjs";
+import { findNode24 } from "./helpers/node24.js";
 
 /**
  * Built once for the whole run instead of once per test file: the Action
@@ -12,8 +11,6 @@ import { bundleAction } from "../scripts/bundle-action.mjs";
  * action.yml, from the npm registry's Node builds (cached by npx after the
  * first run).
  */
-
-export const NODE_24 = "24.9.0";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -32,18 +29,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide("node24", node24.path);
   project.provide("node24Problem", node24.problem);
   return () => rm(dir, { recursive: true, force: true });
-}
-
-async function findNode24(): Promise<{ path: string; problem: string }> {
-  try {
-    const { stdout } = await promisify(execFile)(
-      "npx",
-      ["-y", `node@${NODE_24}`, "-p", "process.execPath"],
-      { timeout: 180_000 },
-    );
-    return { path: stdout.trim(), problem: "" };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    return { path: "", problem: `npx -y node@${NODE_24} failed: ${reason}` };
-  }
 }

@@ -5,7 +5,7 @@ import type { RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { fanOut } from "../kernel/events.js";
-import { prefetchRepository } from "../kernel/repository.js";
+import type { PrefetchedRepository } from "../kernel/repository.js";
 import type { JobRequest } from "../requests/request.js";
 import { admitRequest } from "../thread/admit.js";
 import type { ThreadOutcome } from "../thread/plan.js";
@@ -40,7 +40,10 @@ export interface EventRun {
   log: JobLog;
   /** The job's page, written as a file at the end of the run (job-view.ts). */
   view: ActionJobView;
-  services: ThreadServices;
+  /** The repository's mirror, fetched from the start of the run (prefetchRepository). */
+  fetched: PrefetchedRepository;
+  /** Ready once the sandbox is chosen (probed while the API calls run). */
+  services: Promise<ThreadServices>;
 }
 
 /** A job that ran, or the result of one that was not started. */
@@ -107,8 +110,9 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
     }
   }
   run.transcript.write(runStart(request.instruction, admission.config));
-  const outcome = await runJob(run.services, request, admission.config, status, {
+  const outcome = await runJob(await run.services, request, admission.config, status, {
     events: run.view.events,
+    prefetched: run.fetched,
   });
   await status.settled();
   return { outcome, config: admission.config };
@@ -116,12 +120,6 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
 
 /** workflow_dispatch and schedule: the prompt on the default branch, a new pull request. */
 export async function runRepository(run: EventRun, request: RepositoryJobRequest): Promise<Ran> {
-  // The fetch runs while the config is read through the API.
-  const fetched = prefetchRepository(run.services, {
-    cloneUrl: request.repo.cloneUrl,
-    token: await run.services.gitToken(),
-    repoSizeKb: request.repo.sizeKb,
-  });
   const loaded = await loadRepoConfig(run.octokit, {
     owner: request.repo.owner,
     repo: request.repo.name,
@@ -135,12 +133,13 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
   }
   const config = applyInputs(loaded.config, run.inputs);
   run.transcript.write(runStart(request.instruction, config));
-  const outcome = await runRepositoryJob(run.services, request, config, {
+  const outcome = await runRepositoryJob(await run.services, request, config, {
     events: fanOut(
       { agent: (event) => run.log.onEvent(event), step: (step) => run.log.onStep(step) },
       run.view.events,
     ),
-    fetched,
+    // Started with the run, for this repository's clone URL.
+    fetched: run.fetched.mirror,
   });
   return { outcome, config };
 }

@@ -63,6 +63,8 @@ export async function main(overrides: Partial<ActionDeps> = {}): Promise<void> {
     });
   } finally {
     cancel?.dispose();
+    // Done long ago when a job used it; a run that ends sooner does not wait for git.
+    overrides.earlyFetch?.stop();
   }
 }
 

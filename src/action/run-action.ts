@@ -12,16 +12,19 @@ import { openTranscript } from "../agent/transcript.js";
 import { errorMessage } from "../error-message.js";
 import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { ThreadOutcome } from "../thread/plan.js";
 import type { ActionsIo } from "./actions-io.js";
 import { createInstallationToken, type InstallationAuth } from "./app-token.js";
+import type { EarlyFetch } from "./early-fetch.js";
 import { type EventRun, runRepository, runRequest } from "./event-jobs.js";
 import { type ActionEvent, forkPullRequestNote, parseActionEvent } from "./events.js";
 import { ActionFailure } from "./failure.js";
 import { type ActionInputs, readInputs } from "./inputs.js";
+import { jobEnv } from "./job-env.js";
 import { createJobLog } from "./job-log.js";
 import { type ActionJobView, createActionJobView } from "./job-view.js";
 import { reportOf } from "./outcome-report.js";
@@ -48,6 +51,8 @@ export interface ActionDeps {
   signal?: AbortSignal | undefined;
   /** Where repository code runs; default: bubblewrap, or a refusal naming the fix. */
   sandbox?: SandboxLauncher | undefined;
+  /** The fetch the entry started before the bundle loaded (early-fetch.ts). */
+  earlyFetch?: EarlyFetch | undefined;
 }
 
 /**
@@ -99,15 +104,6 @@ function actionSecrets(
 
 /** The workflow's own token comments and pushes as this account. */
 const ACTIONS_BOT = "github-actions[bot]";
-
-/** Runner variables that are credentials or job plumbing: git and the job never need them. */
-function jobEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return Object.fromEntries(
-    Object.entries(env).filter(
-      ([name]) => !/^(INPUT_|ACTIONS_)/.test(name) && name !== "GITHUB_TOKEN",
-    ),
-  );
-}
 
 export async function runAction(deps: ActionDeps, redact: Redactor): Promise<ActionResult> {
   const { io, env } = deps;
@@ -222,6 +218,27 @@ async function runEvent(
   if (!deps.createModel) loadAnthropicSdk().catch(() => {});
   const auth = await authenticate(deps, context, inputs, event.request.repo);
   io.setSecret(auth.token);
+  // The repository's fetch and the sandbox's probe start now, beside the API
+  // calls that decide the job (its config, the thread): the fetch is most of
+  // the way to the agent's first request. A run that starts no job stops the
+  // fetch when it ends (see the finally below).
+  const cacheDir = join(context.tempDir, "patchwright", "cache");
+  const envSource = jobEnv(deps.env);
+  const fetched = startFetch(deps, {
+    cacheDir,
+    envSource,
+    cloneUrl: event.request.repo.cloneUrl,
+    token: auth.token,
+    repoSizeKb: event.request.repo.sizeKb,
+  });
+  // The fetch is the longer road to the first model request, so git starts
+  // before the API calls and the probe take this thread (each step of the
+  // mirror's making waits for the thread to be free). A mirror that is
+  // locked (another run on this machine) is not waited for long.
+  await firstOf(fetched.underway, fetched.mirror, 250);
+  const sandbox = actionSandbox(deps, inputs, cacheDir);
+  // Awaited by the job; a run that ends before it must not leave it unhandled.
+  sandbox.catch(() => {});
   const redact = (text: string) => createRedactor([auth.token])(baseRedact(text));
   const octokit = deps.createClient(auth.token, context.apiUrl);
   const transcriptPath = join(
@@ -251,7 +268,6 @@ async function runEvent(
     redact,
     clock: deps.clock,
   });
-  const cacheDir = join(context.tempDir, "patchwright", "cache");
   const run: EventRun = {
     io,
     clock: deps.clock,
@@ -263,23 +279,24 @@ async function runEvent(
     transcript,
     log,
     view,
-    services: {
+    fetched,
+    services: sandbox.then((launcher) => ({
       octokit,
       gitToken: async () => auth.token,
       createModel:
         deps.createModel ??
         actionModelFactory(deps.env, inputs, "input anthropic_api_key: required"),
       cacheDir,
-      sandbox: await actionSandbox(deps, inputs, cacheDir),
+      sandbox: launcher,
       secrets: actionSecrets(deps.env, inputs, auth.token),
-      envSource: jobEnv(deps.env),
+      envSource,
       clock: deps.clock,
       botLogin: auth.botLogin,
       redact,
       signal: deps.signal,
       // Known for an App's token only: a github_token's permissions cannot be read back.
       canPushWorkflows: auth.canPushWorkflows,
-    },
+    })),
   };
 
   try {
@@ -309,6 +326,8 @@ async function runEvent(
       ...(outcome.conclusion === "failure" ? { failure: report.headline } : {}),
     };
   } finally {
+    // A job awaited the fetch long ago; a run that started none does not wait for it.
+    fetched.stop();
     await transcript.close();
   }
 }
@@ -350,4 +369,58 @@ async function attachJobView(
     io.warning(`could not attach the job's page to the run: ${errorMessage(error)}`);
     return { path };
   }
+}
+
+/**
+ * The repository's fetch for this run: the entry's (early-fetch.ts) when it
+ * is this very fetch (same URL, token, size and cache), else one started
+ * now; the entry's is stopped then. Cancelling the run stops it too.
+ */
+function startFetch(
+  deps: ActionDeps,
+  wanted: {
+    cacheDir: string;
+    envSource: Record<string, string | undefined>;
+    cloneUrl: string;
+    token: string;
+    repoSizeKb: number | undefined;
+  },
+): PrefetchedRepository & { underway: Promise<void>; stop(): void } {
+  const early = deps.earlyFetch;
+  if (
+    early &&
+    early.cloneUrl === wanted.cloneUrl &&
+    early.token === wanted.token &&
+    early.repoSizeKb === wanted.repoSizeKb &&
+    early.cacheDir === wanted.cacheDir
+  ) {
+    deps.signal?.addEventListener("abort", () => early.stop(), { once: true });
+    return early;
+  }
+  early?.stop();
+  const stop = new AbortController();
+  let fetching = () => {};
+  const underway = new Promise<void>((started) => {
+    fetching = started;
+  });
+  const mirror = prefetchRepository(
+    {
+      cacheDir: wanted.cacheDir,
+      envSource: wanted.envSource,
+      signal: deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal,
+    },
+    { cloneUrl: wanted.cloneUrl, token: wanted.token, repoSizeKb: wanted.repoSizeKb },
+    fetching,
+  );
+  return { cloneUrl: wanted.cloneUrl, mirror, underway, stop: () => stop.abort() };
+}
+
+/** Resolves when the first of `a` and `b` settles, or after `ms`; never rejects. */
+async function firstOf(a: Promise<unknown>, b: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((done) => {
+    timer = setTimeout(done, ms);
+  });
+  await Promise.race([a, b, waited]).catch(() => {});
+  clearTimeout(timer);
 }

@@ -1,1 +1,11 @@
-await import("./main.js").then(({ main }) => main());
+import { startCompileCache } from "./compile-cache.js";
+
+// First, so that every module after it is compiled once per machine, not once per run
+// (hence the imports below are dynamic: a static one would load before this line).
+startCompileCache(process.env);
+// git fetches the repository while the rest of the bundle loads (early-fetch.ts);
+// its first processes start before the loading takes this thread.
+const { startEarlyFetch } = await import("./early-fetch.js");
+const earlyFetch = startEarlyFetch(process.env);
+await Promise.race([earlyFetch?.underway, new Promise((wait) => setTimeout(wait, 250).unref())]);
+await import("./main.js").then(({ main }) => main({ earlyFetch }));

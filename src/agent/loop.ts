@@ -8,6 +8,7 @@ import {
   emptyUsage,
   type Message,
   type Model,
+  type ModelRequest,
   type ModelResponse,
   promptTokens,
   type ToolUseBlock,
@@ -76,6 +77,40 @@ export interface AgentResult {
 
 const DEFAULT_MAX_TOKENS = 16_384;
 
+/** The conversation the agent starts with: the task. */
+export function firstMessages(task: Pick<AgentTask, "prompt">): Message[] {
+  return [{ role: "user", content: [{ type: "text", text: task.prompt }] }];
+}
+
+/**
+ * A turn's request (without its signal). The session's early first turn
+ * (session.ts) builds the first one with this too, so that it is the
+ * request the loop would send, or is not used.
+ */
+export function turnRequest(
+  task: AgentTask,
+  messages: Message[],
+  registry: Pick<ToolRegistry, "specs">,
+): ModelRequest {
+  return {
+    system: task.system,
+    messages,
+    tools: registry.specs(),
+    maxTokens: task.maxTokens ?? DEFAULT_MAX_TOKENS,
+    ...(task.thinkingBudget ? { thinkingBudget: task.thinkingBudget } : {}),
+  };
+}
+
+/** Why the loop would refuse to send its first request, or undefined when it would send it. */
+export function refusalBeforeFirstTurn(model: Model, limits: AgentLimits): string | undefined {
+  if (model.price === null && Number.isFinite(limits.maxCostUsd)) {
+    // A cap we cannot count against is no cap: refuse rather than run uncapped.
+    const name = model.spec ?? model.id;
+    return `no price is known for model "${name}", so the cost limit of $${limits.maxCostUsd} cannot be kept; give its USD prices per million tokens in .github/patchwright.yml, e.g. pricing: { "${name}": { input: 1.5, output: 6, cache_read: 0.15 } }`;
+  }
+  return undefined;
+}
+
 /**
  * Runs the agent: model and tools take turns until the model answers without
  * asking for a tool, or a limit (turns, cost, time, abort) is reached. It
@@ -97,7 +132,7 @@ export async function runAgent(deps: AgentDeps, task: AgentTask): Promise<AgentR
   deadline.unref?.();
 
   const reads = new Map<string, ReadStamp>();
-  let messages: Message[] = [{ role: "user", content: [{ type: "text", text: task.prompt }] }];
+  let messages = firstMessages(task);
   const turnTexts = new Map<number, string>();
   let usage = emptyUsage();
   let costUsd = 0;
@@ -150,14 +185,8 @@ export async function runAgent(deps: AgentDeps, task: AgentTask): Promise<AgentR
     return result;
   };
 
-  if (deps.model.price === null && Number.isFinite(task.limits.maxCostUsd)) {
-    // A cap we cannot count against is no cap: refuse rather than run uncapped.
-    const name = deps.model.spec ?? deps.model.id;
-    return finish(
-      "error",
-      `no price is known for model "${name}", so the cost limit of $${task.limits.maxCostUsd} cannot be kept; give its USD prices per million tokens in .github/patchwright.yml, e.g. pricing: { "${name}": { input: 1.5, output: 6, cache_read: 0.15 } }`,
-    );
-  }
+  const refusal = refusalBeforeFirstTurn(deps.model, task.limits);
+  if (refusal) return finish("error", refusal);
 
   let lastPromptTokens = 0;
   for (;;) {
@@ -188,14 +217,7 @@ export async function runAgent(deps: AgentDeps, task: AgentTask): Promise<AgentR
     let response: ModelResponse;
     try {
       response = await deps.model.complete(
-        {
-          system: task.system,
-          messages,
-          tools: deps.registry.specs(),
-          maxTokens: task.maxTokens ?? DEFAULT_MAX_TOKENS,
-          ...(task.thinkingBudget ? { thinkingBudget: task.thinkingBudget } : {}),
-          signal: controller.signal,
-        },
+        { ...turnRequest(task, messages, deps.registry), signal: controller.signal },
         (event) => {
           if (event.type === "text_delta") emit({ type: "text_delta", turn, text: event.text });
           if (event.type === "retry") emit({ type: "retry", turn, ...withoutType(event) });

@@ -4,19 +4,28 @@ import type { Sandbox } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { AgentEventListener } from "./events.js";
 import { FileHistory } from "./file-history.js";
-import { type AgentLimits, type AgentResult, runAgent } from "./loop.js";
+import {
+  type AgentLimits,
+  type AgentResult,
+  type AgentTask,
+  firstMessages,
+  refusalBeforeFirstTurn,
+  runAgent,
+  turnRequest,
+} from "./loop.js";
 import type { McpServerSpec } from "./mcp/config.js";
 import { type McpFailure, type McpSession, startMcpServers } from "./mcp/servers.js";
+import { type EarlyTurn, sendEarlyTurn, withEarlyTurn } from "./model/early-turn.js";
 import { providerSecrets } from "./model/factory.js";
 import type { Model } from "./model/model.js";
-import { redactingModel } from "./model/redacting-model.js";
+import { redactingModel, requestCleaner } from "./model/redacting-model.js";
 import {
   createPolicyCheck,
   loadPolicyRules,
   type PolicyConfig,
   parsePolicyConfig,
 } from "./policy/policy.js";
-import type { InstructionFile } from "./prompt.js";
+import type { GitInfo, InstructionFile } from "./prompt.js";
 import { buildSystemPrompt } from "./prompt.js";
 import { readGitInfo, readInstructionFiles } from "./prompt-context.js";
 import { createRedactor } from "./redact.js";
@@ -65,7 +74,39 @@ export interface AgentSessionOptions {
   tools?: readonly AnyTool[] | undefined;
   /** MCP servers for this session, started in the workspace's sandboxes and stopped at its end. */
   mcp?: SessionMcp | undefined;
+  /**
+   * The first turn, sent before the workspace was there (`sendFirstTurnEarly`):
+   * its answer is used when the session's first request is that very
+   * request, else it is aborted and the session sends its own.
+   */
+  earlyTurn?: EarlyTurn | undefined;
 }
+
+/** What the session reads in its workspace for the system prompt. */
+export interface SessionFacts {
+  /** The workspace's real path (the prompt's working directory). */
+  root: string;
+  git: GitInfo | undefined;
+  /** AGENTS.md / CLAUDE.md at the root; unused when the options give `instructions`. */
+  instructions: InstructionFile[];
+}
+
+/** What a session's first request depends on, besides its facts. */
+export type FirstTurnOptions = Pick<
+  AgentSessionOptions,
+  | "task"
+  | "model"
+  | "policy"
+  | "limits"
+  | "envSource"
+  | "secrets"
+  | "clock"
+  | "signal"
+  | "extraRules"
+  | "thinkingBudget"
+  | "instructions"
+  | "tools"
+>;
 
 export interface SessionMcp {
   servers: readonly McpServerSpec[];
@@ -124,6 +165,15 @@ function deferredPolicyCheck(
  * runner both start the agent through here.
  */
 export async function runAgentSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
+  try {
+    return await runSession(options);
+  } finally {
+    // Not taken by now (the session failed before its first turn): nobody will.
+    options.earlyTurn?.discard();
+  }
+}
+
+async function runSession(options: AgentSessionOptions): Promise<AgentSessionResult> {
   const root = await realpath(options.root);
   const env = buildShellEnv(options.envSource);
   const history = options.history ?? new FileHistory();
@@ -140,24 +190,11 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   const registry = createToolRegistry([...(options.tools ?? defaultTools()), ...mcp.tools]);
   const check = deferredPolicyCheck(options.policy, root, registry.tools, options.beforeTools);
   try {
-    const system = buildSystemPrompt({
-      cwd: root,
-      date: new Date(options.clock.now()),
-      platform: process.platform,
-      git,
-      instructions,
-      extraRules: options.extraRules,
-      tools: registry.tools,
-    });
-    const redact = createRedactor([
-      ...secretsInEnv(options.envSource).map((secret) => secret.value),
-      ...providerSecrets(options.envSource),
-      ...(options.secrets ?? []),
-      ...(options.mcp?.secrets ?? []),
-    ]);
+    const task = sessionTask(options, { root, git, instructions }, registry.tools);
+    const redact = sessionRedactor(options, options.mcp?.secrets);
     const result = await runAgent(
       {
-        model: redactingModel(options.model, redact),
+        model: redactingModel(withEarlyTurn(options.model, options.earlyTurn), redact),
         registry,
         check,
         history,
@@ -170,12 +207,7 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
         signal: options.signal,
         onEvent: options.onEvent,
       },
-      {
-        prompt: options.task,
-        system,
-        limits: options.limits,
-        ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
-      },
+      task,
     );
     const outcome = { failures: mcp.failures, used: mcp.used() };
     if (options.mcp) result.mcp = outcome;
@@ -183,6 +215,68 @@ export async function runAgentSession(options: AgentSessionOptions): Promise<Age
   } finally {
     await Promise.all([snapshotter.close(), mcp.close()]);
   }
+}
+
+/** The agent's task: the system prompt from the workspace's facts, the caller's task. */
+function sessionTask(
+  options: FirstTurnOptions,
+  facts: SessionFacts,
+  tools: readonly ToolFacts[],
+): AgentTask {
+  const system = buildSystemPrompt({
+    cwd: facts.root,
+    date: new Date(options.clock.now()),
+    platform: process.platform,
+    git: facts.git,
+    instructions: options.instructions ?? facts.instructions,
+    extraRules: options.extraRules,
+    tools,
+  });
+  return {
+    prompt: options.task,
+    system,
+    limits: options.limits,
+    ...(options.thinkingBudget ? { thinkingBudget: options.thinkingBudget } : {}),
+  };
+}
+
+/** Every request and tool result is redacted of these (and of what the detector finds). */
+function sessionRedactor(options: FirstTurnOptions, mcpSecrets?: readonly string[]) {
+  return createRedactor([
+    ...secretsInEnv(options.envSource).map((secret) => secret.value),
+    ...providerSecrets(options.envSource),
+    ...(options.secrets ?? []),
+    ...(mcpSecrets ?? []),
+  ]);
+}
+
+/**
+ * Sends the first turn of a session that is not there yet, from the facts
+ * its workspace will give (read from the repository before the checkout
+ * ends): the session's own first request, built and redacted by the same
+ * code, so that the session can take its answer (`earlyTurn`) when its
+ * facts turn out the same. Undefined when the session would not send that
+ * request first (a refusal, a limit already reached, MCP tools that only
+ * the session knows).
+ */
+export function sendFirstTurnEarly(
+  options: FirstTurnOptions,
+  facts: SessionFacts,
+): EarlyTurn | undefined {
+  const { limits } = options;
+  if (options.signal?.aborted || refusalBeforeFirstTurn(options.model, limits)) return undefined;
+  if (limits.maxTurns < 1 || limits.maxCostUsd <= 0 || limits.maxDurationMs <= 0) return undefined;
+  try {
+    parsePolicyConfig(options.policy, options.tools);
+  } catch {
+    // The session fails on it, before any request.
+    return undefined;
+  }
+  const registry = createToolRegistry([...(options.tools ?? defaultTools())]);
+  const task = sessionTask(options, facts, registry.tools);
+  const clean = requestCleaner(sessionRedactor(options));
+  const request = clean(turnRequest(task, firstMessages(task), registry));
+  return sendEarlyTurn(options.model, request, options.signal);
 }
 
 const NO_MCP: McpSession = { tools: [], failures: [], used: () => [], close: async () => {} };

@@ -1,3 +1,4 @@
+import type { EarlyTurn } from "../agent/model/early-turn.js";
 import type { AgentSessionResult } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { GitEnv } from "../git/git-client.js";
@@ -27,6 +28,12 @@ export interface ChangeContext {
   shellEnv: Record<string, string>;
   /** What git needs to reach the remote: the job's token, the retry policy. */
   remote: { token?: string; retry?: RetryOptions };
+  /**
+   * The agent's first turn may be sent while the workspace is checked out
+   * (early-turn.ts): the steps between `prepare` and `agent` leave the
+   * task and the workspace as they are (AGENT_STEPS).
+   */
+  earlyFirstTurn?: boolean | undefined;
 }
 
 export interface ChangeState {
@@ -40,6 +47,8 @@ export interface ChangeState {
   agentRun?: AgentRun | undefined;
   /** What steps before the agent found that its task needs (another bot's bump, read from the branch). */
   taskNotes?: string[] | undefined;
+  /** The agent's first turn, sent by `prepare` during the checkout (early-turn.ts). */
+  earlyTurn?: Promise<EarlyTurn | undefined> | undefined;
 }
 
 export interface AgentRun {

@@ -38,7 +38,11 @@ export async function runChange(
   const initial: ChangeState = {
     result: emptyResult(input.existingBranch ?? "", input.baseBranch ?? ""),
   };
-  const { state, error } = await runSteps(steps, initial, changeContext(services, input, events));
+  const ctx = changeContext(services, input, events);
+  const { state, error } = await runSteps(steps, initial, {
+    ...ctx,
+    earlyFirstTurn: steps === AGENT_STEPS,
+  });
   return {
     ...state.result,
     ...(state.result.error || !error ? {} : { error }),

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { copyFile, mkdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import {
+  appendFile,
+  copyFile,
+  mkdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { join } from "node:path";
 import type { SimpleGit } from "simple-git";
 import {
@@ -73,6 +82,8 @@ export interface SyncMirrorOptions {
   signal?: AbortSignal;
   /** Fetches that fail on the transport (server down, 5xx, reset) are retried; see retryGit. */
   retry?: RetryOptions;
+  /** Called as the fetch from the remote starts (the mirror exists by then). */
+  onFetching?: (() => void) | undefined;
 }
 
 /**
@@ -86,20 +97,19 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   if (ready) {
     await restoreMirrorState(options.dir);
     const git = mirrorGit(options, true);
-    await fetchRetrying(options, () => git.raw([...fetchArgs, "origin", ...REFSPECS]));
+    const fetching = fetchRetrying(options, () => git.raw([...fetchArgs, "origin", ...REFSPECS]));
+    options.onFetching?.();
+    await fetching;
     return { created: false };
   }
   // A mirror without the marker is the remains of a crashed first fetch.
   await rm(options.dir, { recursive: true, force: true });
   await mkdir(options.dir, { recursive: true });
-  // runGit: these print nothing, and simple-git adds 50 ms to each such command.
+  // runGit: this prints nothing, and simple-git adds 50 ms to each such command.
   await runGit(options.dir, ["init", "--bare", "--quiet"], gitOptions(options));
-  // `remote add` writes the URL, the branch refspec (REFSPECS[0]) and tagOpt at once.
-  await runGit(
-    options.dir,
-    ["remote", "add", "--no-tags", "origin", options.url],
-    gitOptions(options),
-  );
+  // What `git remote add --no-tags origin <url>` writes, without a second
+  // process on the way to the fetch: the URL, the branch refspec, tagOpt.
+  await appendFile(join(options.dir, "config"), originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
   await rm(join(options.dir, "hooks"), { recursive: true, force: true });
   await copyFile(join(options.dir, "config"), join(options.dir, CONFIG_SNAPSHOT));
@@ -108,6 +118,14 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     JSON.stringify({ url: options.url, partial: options.partial }),
   );
   return { created: true };
+}
+
+/** The config lines of the mirror's remote, as `git remote add --no-tags` writes them. */
+export function originSection(url: string): string {
+  if (/[\n\r\0]/.test(url)) throw new Error("the clone URL has a line break");
+  // Quoted, so that no character of the URL (`#`, `;`, spaces) reads as config syntax.
+  const quoted = `"${url.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+  return `[remote "origin"]\n\turl = ${quoted}\n\tfetch = ${REFSPECS[0]}\n\ttagOpt = --no-tags\n`;
 }
 
 /** A directory this module created and finished (not a half-made or foreign repository). */
@@ -139,13 +157,17 @@ async function firstFetch(git: SimpleGit, fetchArgs: string[], options: SyncMirr
   const fetch = (extra: string[]) =>
     fetchRetrying(options, () => git.raw([...fetchArgs, ...extra, "origin", ...REFSPECS]));
   if (!options.partial) {
-    await fetch([]);
+    const whole = fetch([]);
+    options.onFetching?.();
+    await whole;
     return;
   }
   try {
     // Servers that do not support filters just ignore this (git warns and
     // fetches everything); this catch is for those that reject it outright.
-    await fetch(["--filter=blob:none"]);
+    const filtered = fetch(["--filter=blob:none"]);
+    options.onFetching?.();
+    await filtered;
   } catch (error) {
     if (!(error instanceof GitCommandError) || !/filter/i.test(error.message)) throw error;
     await git.raw(["config", "--unset", "remote.origin.promisor"]).catch(() => {});

@@ -64,6 +64,8 @@ export interface MirrorOptions {
   signal?: AbortSignal;
   /** How a fetch that failed on the transport is retried (default: 4 tries over about 10 s). */
   retry?: RetryOptions;
+  /** Called as the fetch from the remote starts (see SyncMirrorOptions). */
+  onFetching?: (() => void) | undefined;
 }
 
 /** A mirror fetched by `fetchMirror`. */
@@ -94,6 +96,13 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
   /** For last-used and creation stamps (default Date.now). */
   now?: () => number;
   /**
+   * Told where the new worktree goes, on which branch and commit, once the
+   * mirror is fetched and just before the checkout starts (so that a caller
+   * can read the commit's facts from the mirror meanwhile). Not called when
+   * a parked worktree is taken instead.
+   */
+  onPlanned?: (planned: PlannedWorkspace) => void;
+  /**
    * After cleanup, keep up to this many scrubbed worktrees per repository
    * for later jobs, which then only check out the files that differ instead
    * of writing the whole tree (default 0: cleanup deletes the worktree).
@@ -102,6 +111,18 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
 }
 
 export type BranchPicker = (isTaken: (name: string) => Promise<boolean>) => Promise<string>;
+
+/** A worktree about to be checked out (see onPlanned). */
+export interface PlannedWorkspace {
+  /** Where it will be (its parent folder exists). */
+  dir: string;
+  branch: string;
+  /** The commit it starts at. */
+  startSha: string;
+  mirrorDir: string;
+  /** git's options for the mirror (with the token, for a partial mirror's blobs). */
+  gitOptions: GitClientOptions;
+}
 
 export interface Workspace {
   /** The worktree; the agent works here. */
@@ -141,6 +162,7 @@ function mirrorOf(options: MirrorOptions) {
     ...(options.depth !== undefined ? { depth: options.depth } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.onFetching ? { onFetching: options.onFetching } : {}),
   };
   return { url, token, env, mirrorDir, sync };
 }
@@ -213,6 +235,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
+        options.onPlanned?.({ dir, branch, startSha, mirrorDir, gitOptions });
         // No upstream tracking: it would be written to the config all worktrees share.
         await addWorktree(git, ["--no-track", "-B", branch, dir, startSha], branch);
       }

@@ -3,6 +3,7 @@ import {
   type FetchedMirror,
   fetchMirror,
   type MirrorOptions,
+  type PlannedWorkspace,
   prepareWorkspace,
 } from "../git/workspace.js";
 import type { JobServices } from "./services.js";
@@ -22,6 +23,8 @@ interface WorkspaceInput extends RepositoryInput {
   existingBranch?: string | undefined;
   /** From `prefetchRepository`, started while the caller made its API calls. */
   fetched?: Promise<FetchedMirror | null> | undefined;
+  /** See PrepareWorkspaceOptions.onPlanned. */
+  onPlanned?: ((planned: PlannedWorkspace) => void) | undefined;
 }
 type MirrorServices = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 
@@ -53,7 +56,14 @@ export function prepareJobWorkspace(
     // that differ checked out: the fast path for repeat jobs on a repository.
     keepIdle: 1,
     ...(input.fetched ? { fetched: input.fetched } : {}),
+    ...(input.onPlanned ? { onPlanned: input.onPlanned } : {}),
   });
+}
+
+/** A `prefetchRepository` of a clone URL, for a job that fetches from that URL (not a fork's). */
+export interface PrefetchedRepository {
+  cloneUrl: string;
+  mirror: Promise<FetchedMirror | null>;
 }
 
 /**
@@ -65,6 +75,8 @@ export function prepareJobWorkspace(
 export function prefetchRepository(
   services: MirrorServices,
   input: RepositoryInput,
+  /** Called as git starts fetching from the remote (the mirror's lock taken, the mirror made). */
+  onFetching?: () => void,
 ): Promise<FetchedMirror | null> {
-  return fetchMirror(mirrorOptions(services, input)).catch(() => null);
+  return fetchMirror({ ...mirrorOptions(services, input), onFetching }).catch(() => null);
 }

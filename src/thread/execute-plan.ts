@@ -2,8 +2,6 @@ import type { ChangeResult } from "../change/change.js";
 import { runChange } from "../change/run-change.js";
 import { updateBranchSteps } from "../change/update-branch.js";
 import type { RepoConfig } from "../config/schema.js";
-import { dependencyPrSteps } from "../deps/pr/steps.js";
-import { githubReleases } from "../deps/registry/releases.js";
 import type { JobEvents } from "../kernel/events.js";
 import { handedBack, runJobSequence } from "../kernel/sequence.js";
 import { renderFollowedPlan } from "./kinds/plan-report.js";
@@ -44,7 +42,7 @@ export async function executePlan(
   events: JobEvents,
   options: ExecuteOptions = {},
 ): Promise<ExecutedPlan> {
-  const steps = stepsOf(services, plan.work);
+  const steps = await stepsOf(services, plan.work);
   const outcome = await runJobSequence<ChangeResult, Published>(
     {
       work: () => (options.change ?? runChange)(services, plan.input, events, steps),
@@ -79,14 +77,21 @@ export async function executePlan(
 }
 
 /** The steps that make the plan's work (undefined: the agent's, AGENT_STEPS). */
-function stepsOf(services: ThreadServices, work: ThreadPlan["work"]) {
+async function stepsOf(services: ThreadServices, work: ThreadPlan["work"]) {
   switch (work.kind) {
     case "agent":
       return undefined;
     case "update_branch":
       return updateBranchSteps(work.strategy);
-    case "dependency_pr":
+    case "dependency_pr": {
+      // Loaded for this kind only: the npm registry's client under it is a
+      // large part of the Action's bundle, which every other run would compile.
+      const [{ dependencyPrSteps }, { githubReleases }] = await Promise.all([
+        import("../deps/pr/steps.js"),
+        import("../deps/registry/releases.js"),
+      ]);
       return dependencyPrSteps({ bot: work.bot, releases: githubReleases(services.octokit) });
+    }
   }
 }
 

@@ -9,7 +9,7 @@ import { findIssuePullRequest } from "../github/pulls.js";
 import { pushSigned } from "../github/signed-push.js";
 import type { StatusReporter } from "../github/status.js";
 import { fanOut, type JobEvents } from "../kernel/events.js";
-import { prefetchRepository } from "../kernel/repository.js";
+import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
 import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest } from "../requests/request.js";
@@ -53,6 +53,12 @@ export interface RunJobOptions {
   pushedBranch?: string | undefined;
   /** The job's id (the App's queue record): written into a plan, so a go that took it knows itself again. */
   jobId?: string | undefined;
+  /**
+   * The caller's fetch of the request's repository, started before the job
+   * (the Action starts it with the run): used when the job works on that
+   * clone URL, instead of fetching again.
+   */
+  prefetched?: PrefetchedRepository | undefined;
 }
 
 /**
@@ -177,28 +183,9 @@ async function planRequest(
 ): Promise<ThreadPlan> {
   const owner = request.repo.owner;
   const repo = request.repo.name;
-  const pr = await pullRequest();
-  const fork = pr?.isFork === true;
-  const issuePull =
-    request.target.kind === "issue"
-      ? await findIssuePullRequest(services.octokit, {
-          owner,
-          repo,
-          issueNumber: request.target.number,
-          prefix: config.branchPrefix,
-        })
-      : undefined;
-  // A fork's branch lives in the fork; it is read from there and never pushed.
-  const repository = fork
-    ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
-    : {
-        cloneUrl: request.repo.cloneUrl,
-        repoSizeKb: request.repo.sizeKb,
-        token: await services.gitToken(),
-      };
-  // The fetch runs while the thread is read through the API.
-  const fetched = prefetchRepository(services, repository);
-  const task = await buildAgentTask(services.octokit, request, {
+  // The thread, the pull request and the issue's own pull request are read
+  // side by side: each is an API round trip on the way to the agent's start.
+  const reading = buildAgentTask(services.octokit, request, {
     isWriter: createWriterCheck(services.octokit, { owner, repo }),
     redact: services.redact,
     botLogin: services.botLogin,
@@ -207,6 +194,34 @@ async function planRequest(
     instruction: kind.instruction,
     attachments: kind.attachments,
   });
+  // Awaited below; a failure of the others first must not leave it unhandled.
+  reading.catch(() => {});
+  const [pr, issuePull] = await Promise.all([
+    pullRequest(),
+    request.target.kind === "issue"
+      ? findIssuePullRequest(services.octokit, {
+          owner,
+          repo,
+          issueNumber: request.target.number,
+          prefix: config.branchPrefix,
+        })
+      : undefined,
+  ]);
+  const fork = pr?.isFork === true;
+  // A fork's branch lives in the fork; it is read from there and never pushed.
+  const repository = fork
+    ? { cloneUrl: pr.headCloneUrl ?? request.repo.cloneUrl }
+    : {
+        cloneUrl: request.repo.cloneUrl,
+        repoSizeKb: request.repo.sizeKb,
+        token: await services.gitToken(),
+      };
+  // The fetch runs while the thread is read through the API (or has since the caller started).
+  const fetched =
+    options.prefetched?.cloneUrl === repository.cloneUrl && !fork
+      ? options.prefetched.mirror
+      : prefetchRepository(services, repository);
+  const task = await reading;
   const existingBranch =
     pr?.headRef ?? issuePull?.headRef ?? (fork ? undefined : options.pushedBranch);
   const input: ChangeInput = {

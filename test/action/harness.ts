@@ -51,7 +51,8 @@ export async function buildBundle(): Promise<{ dir: TempDir; entry: string }> {
   return { dir, entry: join(dir.path, "index.js") };
 }
 
-function node24(): string {
+/** The Node 24 executable the Action's tests run the bundle on. */
+export function node24(): string {
   const path = inject("node24");
   if (!path) throw new Error(`the Action's tests run on Node 24: ${inject("node24Problem")}`);
   return path;
@@ -216,12 +217,14 @@ export async function runAction(
     inputs: Record<string, string>;
     /** Gets the running process (to signal it, as a runner cancelling the job does). */
     onSpawn?: (child: ChildProcess) => void;
+    /** More variables for the step (TMPDIR, say). */
+    env?: Record<string, string>;
   },
 ): Promise<ActionRun> {
   const runDir = prepareRun(world, options.payload);
   const child = spawn(node24(), [entry], {
     cwd: runDir,
-    env: runnerEnv(world, runDir, options.event, options.inputs),
+    env: { ...runnerEnv(world, runDir, options.event, options.inputs), ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   options.onSpawn?.(child);

@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptedModel } from "../../src/agent/model/scripted.js";
 import { PolicyRuleError } from "../../src/agent/policy/policy.js";
-import { runAgentSession } from "../../src/agent/session.js";
+import { readGitInfo, readInstructionFiles } from "../../src/agent/prompt-context.js";
+import { runAgentSession, type SessionFacts, sendFirstTurnEarly } from "../../src/agent/session.js";
+import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { sandboxFor } from "../helpers/sandbox.js";
 import { makeRepo } from "../helpers/temp-dir.js";
@@ -96,5 +98,61 @@ describe("runAgentSession", () => {
     expect(seen).toContain("[redacted: known-secret]");
     expect(seen).not.toContain("ghp_abcdef");
     expect(seen).not.toContain("minted-token-value-42");
+  });
+
+  it("takes the answer of a first turn sent early when it is its own first request, else sends its own", async () => {
+    const root = await makeRepo({ "a.txt": "a\n", "AGENTS.md": "Keep it short.\n" });
+    const clock = { now: () => Date.UTC(2026, 10, 29, 12) };
+    const options = {
+      task: "try things",
+      policy: { preset: "default" as const, allow: [], deny: [] },
+      limits: { maxTurns: 5, maxCostUsd: 1, maxDurationMs: 60_000 },
+      envSource: { PATH: process.env.PATH, HOME: process.env.HOME },
+      secrets: ["minted-token-value-42"],
+      clock,
+    };
+    // The facts the workspace gives, as the session reads them.
+    const env = buildShellEnv(options.envSource);
+    const facts = {
+      root,
+      git: await readGitInfo(root, env),
+      instructions: await readInstructionFiles(root, root),
+    };
+    const cases: Array<[string, SessionFacts, number]> = [
+      ["the workspace's own facts", facts, 1],
+      ["facts that differ (another AGENTS.md)", { ...facts, instructions: [] }, 2],
+    ];
+    for (const [name, told, requests] of cases) {
+      const model = createScriptedModel([reply("early"), reply("own")]);
+      const earlyTurn = sendFirstTurnEarly({ ...options, model }, told);
+      const done = await runAgentSession({
+        ...options,
+        model,
+        root,
+        sandbox: await sandboxFor(root),
+        earlyTurn,
+      });
+      expect(model.requests, name).toHaveLength(requests);
+      expect(done.result.finalText, name).toBe(requests === 1 ? "early" : "own");
+      // What the session worked from is always its own first request.
+      expect(JSON.stringify(model.requests.at(-1)?.system)).toContain("Keep it short.");
+    }
+  });
+
+  it("sends no early first turn that the session would not send (a cost cap on a model without a price)", async () => {
+    const model = createScriptedModel([reply("unused")], { price: null });
+    const early = sendFirstTurnEarly(
+      {
+        task: "try things",
+        model,
+        policy: { preset: "default", allow: [], deny: [] },
+        limits: { maxTurns: 5, maxCostUsd: 1, maxDurationMs: 60_000 },
+        envSource: {},
+        clock: Date,
+      },
+      { root: "/work", git: undefined, instructions: [] },
+    );
+    expect(early).toBeUndefined();
+    expect(model.requests).toHaveLength(0);
   });
 });

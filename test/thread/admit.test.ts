@@ -121,6 +121,50 @@ describe("admitRequest", () => {
     expect(seen[0]).toMatch(/^reply: /);
   });
 
+  describe("the requester's permission", () => {
+    const comment = (instruction: string): JobRequest => ({
+      ...PULL_REQUEST_EVENT,
+      trigger: "issue_comment",
+      instruction,
+      source: { kind: "issue_comment", id: 5 },
+    });
+
+    it("is read beside the config for a request to the bot: one round trip less", async () => {
+      const { octokit } = await serve();
+      const order: string[] = [];
+      (octokit as Octokit).hook.wrap("request", async (request, options) => {
+        const what = String(options.url).includes("permission") ? "permission" : "config";
+        order.push(`${what} asked`);
+        try {
+          return await request(options);
+        } finally {
+          // The fake has no config file: that answer is a 404.
+          order.push(`${what} answered`);
+        }
+      });
+      const admission = await admitRequest(
+        { octokit, botLogin: "patchwright[bot]" },
+        comment("@agent please fix"),
+        recordingStatus([]),
+      );
+      expect(admission.admitted).toBe(true);
+      expect(order.indexOf("permission asked")).toBeLessThan(order.indexOf("config answered"));
+    });
+
+    it("is not asked for a comment that is not for the bot", async () => {
+      const { github, octokit } = await serve();
+      const admission = await admitRequest(
+        { octokit, botLogin: "patchwright[bot]" },
+        comment("thanks, looks good"),
+        recordingStatus([]),
+      );
+      expect(admission).toEqual({ admitted: false, reason: "not_for_us" });
+      expect(github.calls.map((call) => call.path)).toEqual([
+        "/repos/octo-org/demo/contents/.github%2Fpatchwright.yml",
+      ]);
+    });
+  });
+
   describe("when GitHub fails the checks", () => {
     const COMMENT: JobRequest = {
       ...PULL_REQUEST_EVENT,

@@ -16,6 +16,24 @@ import type { Message, Model, ModelRequest, ToolSpec, UserBlock } from "./model.
  * work per request is the new turn, not the whole conversation.
  */
 export function redactingModel(model: Model, redact: Redactor): Model {
+  const clean = requestCleaner(redact);
+  const complete: Model["complete"] = (request: ModelRequest, onEvent) =>
+    model.complete(clean(request), onEvent);
+  return {
+    id: model.id,
+    contextWindow: model.contextWindow,
+    ...(model.spec === undefined ? {} : { spec: model.spec }),
+    ...(model.price === undefined ? {} : { price: model.price }),
+    complete,
+  };
+}
+
+/**
+ * What `redactingModel` sends for a request: a function of the request and
+ * the redactor alone (the session's early first turn cleans its request
+ * with it, to be compared with the loop's).
+ */
+export function requestCleaner(redact: Redactor): (request: ModelRequest) => ModelRequest {
   const blocks = new WeakMap<UserBlock, UserBlock>();
   const texts = new Map<string, string>();
   const cleanText = (text: string): string => {
@@ -44,21 +62,10 @@ export function redactingModel(model: Model, redact: Redactor): Model {
     ...tool,
     description: cleanText(tool.description),
   });
-  const complete: Model["complete"] = (request: ModelRequest, onEvent) =>
-    model.complete(
-      {
-        ...request,
-        system: request.system.map(cleanText),
-        messages: request.messages.map(cleanMessage),
-        tools: request.tools.map(cleanTool),
-      },
-      onEvent,
-    );
-  return {
-    id: model.id,
-    contextWindow: model.contextWindow,
-    ...(model.spec === undefined ? {} : { spec: model.spec }),
-    ...(model.price === undefined ? {} : { price: model.price }),
-    complete,
-  };
+  return (request) => ({
+    ...request,
+    system: request.system.map(cleanText),
+    messages: request.messages.map(cleanMessage),
+    tools: request.tools.map(cleanTool),
+  });
 }

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
-import { Language, Parser, type Tree } from "web-tree-sitter";
+import type { Language, Tree } from "web-tree-sitter";
 
 /** What the shell analysis needs from a parser: bash source in, syntax tree out. */
 export interface ShellParser {
@@ -25,6 +25,8 @@ function loadBashLanguage(): Promise<Language> {
     // Liftoff alone is fast enough for that. The flag only affects wasm
     // compiled after it is set, and this is the process's only wasm.
     setFlagsFromString("--liftoff-only");
+    // Loaded with the grammar, beside the first model request: not on the way to it.
+    const { Language, Parser } = await import("web-tree-sitter");
     await Parser.init();
     return Language.load(bashGrammarPath());
   })().catch((error: unknown) => {
@@ -48,6 +50,7 @@ function bashGrammarPath(): string {
 /** A bash parser (tree-sitter-bash); after this resolves, parsing is synchronous. */
 export async function loadShellParser(): Promise<ShellParser> {
   const language = await loadBashLanguage();
+  const { Parser } = await import("web-tree-sitter");
   const parser = new Parser();
   parser.setLanguage(language);
   return parser;

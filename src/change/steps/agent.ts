@@ -3,7 +3,6 @@ import type { AgentEvent } from "../../agent/events.js";
 import { FileHistory } from "../../agent/file-history.js";
 import { createRedactor } from "../../agent/redact.js";
 import { runAgentSession } from "../../agent/session.js";
-import { defaultTools } from "../../agent/tools/index.js";
 import { errorMessage } from "../../error-message.js";
 import { pushCheckpoint } from "../../git/checkpoint-ref.js";
 import { captureWorkspaceTree } from "../../git/exact-tree.js";
@@ -12,7 +11,7 @@ import { jobMcp } from "../../kernel/mcp-servers.js";
 import { stop } from "../../kernel/steps.js";
 import { createCheckpointer } from "../checkpoints.js";
 import { type ChangeContext, type ChangeState, type ChangeStep, siteOf } from "../context.js";
-import { resumeNote } from "../resume.js";
+import { agentTask, firstTurnOptions } from "../early-turn.js";
 
 /**
  * The agent at work in the workspace, each turn that changed files
@@ -41,28 +40,15 @@ export const agent: ChangeStep = {
       ctx.events.agent(event);
     };
     const { resumed } = state.result;
-    const task = [
-      input.task,
-      ...(state.taskNotes ?? []),
-      ...(resumed ? [resumeNote(resumed)] : []),
-    ];
     const session = await runAgentSession({
+      // The same options the early first turn was sent with (early-turn.ts).
+      ...firstTurnOptions(ctx, agentTask(ctx, state)),
       root: workspace.dir,
-      task: task.join("\n\n"),
       history,
-      model: input.model,
-      policy: input.policy,
-      limits: input.limits,
-      envSource: services.envSource,
       sandbox: sandboxes.agent,
-      clock: services.clock,
-      signal: ctx.signal,
       onEvent,
-      extraRules: input.extraRules,
-      instructions: input.instructions,
-      secrets: services.secrets.map((secret) => secret.value),
       beforeTools: startTree,
-      ...(input.tools?.length ? { tools: [...defaultTools(), ...input.tools] } : {}),
+      earlyTurn: await state.earlyTurn,
       ...(input.mcpServers && Object.keys(input.mcpServers).length > 0
         ? {
             mcp: await jobMcp({

@@ -1,10 +1,12 @@
+import type { EarlyTurn } from "../../agent/model/early-turn.js";
 import { branchName } from "../../git/branch.js";
 import { remoteDefaultBranch } from "../../git/remote-head.js";
-import type { Workspace } from "../../git/workspace.js";
+import type { PlannedWorkspace, Workspace } from "../../git/workspace.js";
 import { prepareJobWorkspace } from "../../kernel/repository.js";
 import { stop } from "../../kernel/steps.js";
 import { openWorksite } from "../../kernel/worksite.js";
 import { type ChangeContext, type ChangeStep, withResult } from "../context.js";
+import { mayStartEarly, startEarlyTurn } from "../early-turn.js";
 
 /**
  * Opens the change's worksite: the base resolved (the remote's default
@@ -19,6 +21,15 @@ export const prepare: ChangeStep = {
     ctx.events.step("Preparing the workspace");
     const { input } = ctx;
     let baseBranch = state.result.baseBranch;
+    // The agent's first turn goes out while git checks the worktree out (early-turn.ts).
+    let earlyTurn: Promise<EarlyTurn | undefined> | undefined;
+    const onPlanned = mayStartEarly(ctx, state)
+      ? (planned: PlannedWorkspace) => {
+          earlyTurn = startEarlyTurn(ctx, state, planned);
+        }
+      : undefined;
+    // Whatever happens next, an early turn nobody took is aborted.
+    defer(async () => (await earlyTurn)?.discard());
     const opened = await openWorksite({
       launcher: ctx.services.sandbox,
       env: ctx.gitEnv,
@@ -31,7 +42,7 @@ export const prepare: ChangeStep = {
         });
         return prepareJobWorkspace(
           ctx.services,
-          input,
+          { ...input, onPlanned },
           baseBranch,
           state.result.branch ||
             ((isTaken) =>
@@ -51,6 +62,7 @@ export const prepare: ChangeStep = {
       ...withResult(state, { baseBranch, branch: site.workspace.branch }),
       site,
       checkpoints: checkpointTarget(ctx, site.workspace),
+      earlyTurn,
     };
   },
 };

@@ -1,6 +1,7 @@
 import type { CommandResult } from "../../kernel/run-command.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { Update } from "../update.js";
+import { DEPS_FIX_RULES } from "./rules.js";
 
 /**
  * The agent's task when a bump breaks the install or the checks: what was
@@ -15,15 +16,6 @@ export interface BumpFailure {
   stage: BumpStage;
   result: CommandResult;
 }
-
-export const DEPS_FIX_RULES = [
-  "This is a dependency update. The version bumps are the point of the change:",
-  "- Never revert, downgrade or pin back a bumped package, never edit the lockfile by hand and never remove a bumped dependency.",
-  "- Fix the repository's own code, types, config or tests so they work with the new versions (new APIs, renamed exports, changed defaults).",
-  "- You may add a missing dependency (for example a types package the new version no longer bundles) in package.json.",
-  "- Do not weaken or delete tests to make them pass; if a test asserts behaviour the new version changed on purpose, update it and say why.",
-  "- If the break cannot be fixed from this repository, change nothing and explain why in your final answer.",
-].join("\n");
 
 const STAGE_TEXT: Record<BumpStage, string> = {
   lockfile: "the package manager could not resolve the new versions",
@@ -67,3 +59,5 @@ function describeUpdate(update: Update): string {
   const tail = links.length > 0 ? ` — ${links.join(" , ")}` : "";
   return `- ${update.name} ${fromVersions(update)} -> ${update.to} (${update.type}, ${where})${tail}`;
 }
+
+export { DEPS_FIX_RULES };

@@ -1,4 +1,4 @@
-import { DEPS_FIX_RULES } from "../../deps/fix/task.js";
+import { DEPS_FIX_RULES } from "../../deps/fix/rules.js";
 import { bareLogin } from "../../github/logins.js";
 import { prepareCiFix } from "./ci-fix.js";
 import { type PullTarget, sleepFor, type TaskContext, type TaskPlan } from "./kind.js";

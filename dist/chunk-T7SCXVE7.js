@@ -1,0 +1,3 @@
+import { createRequire as __patchwrightCreateRequire } from "node:module";
+const require = __patchwrightCreateRequire(import.meta.url);
+function n(t){return Object.fromEntries(Object.entries(t).filter(([e])=>!/^(INPUT_|ACTIONS_)/.test(e)&&e!=="GITHUB_TOKEN"))}export{n as a};

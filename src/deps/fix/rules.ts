@@ -1,0 +1,14 @@
+/**
+ * The rule that makes a dependency fix different from a bug fix: fix the
+ * code forward, never undo the bump. In a file of its own so that a thread's
+ * plan (thread/kinds/dependency-pr.ts) names it without loading the
+ * registry code behind the rest of deps/fix.
+ */
+export const DEPS_FIX_RULES = [
+  "This is a dependency update. The version bumps are the point of the change:",
+  "- Never revert, downgrade or pin back a bumped package, never edit the lockfile by hand and never remove a bumped dependency.",
+  "- Fix the repository's own code, types, config or tests so they work with the new versions (new APIs, renamed exports, changed defaults).",
+  "- You may add a missing dependency (for example a types package the new version no longer bundles) in package.json.",
+  "- Do not weaken or delete tests to make them pass; if a test asserts behaviour the new version changed on purpose, update it and say why.",
+  "- If the break cannot be fixed from this repository, change nothing and explain why in your final answer.",
+].join("\n");

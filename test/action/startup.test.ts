@@ -1,0 +1,206 @@
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import nodeModule from "node:module";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
+import { reply } from "../helpers/model-script.js";
+import {
+  type ActionWorld,
+  API_KEY,
+  eventPayload,
+  node24,
+  runAction,
+  startWorld,
+  TOKEN,
+  useBundle,
+} from "./harness.js";
+
+/**
+ * What the Action loads before it gets to work (src/action/run.ts,
+ * scripts/bundle-action.mjs): V8's compile cache for the bundle on Node 22
+ * and later, and only the chunks a run needs before its first model request.
+ */
+
+const bundle = useBundle();
+const uid = process.getuid?.() ?? "user";
+
+let world: ActionWorld | undefined;
+const dirs: TempDir[] = [];
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+  for (const dir of dirs.splice(0)) dir.remove();
+});
+
+function tempDir(): string {
+  const dir = makeTempDir("pw-action-tmp-");
+  dirs.push(dir);
+  return dir.path;
+}
+
+/** Runs the bundle with no event (it loads, says what is missing and exits 1). */
+function loadBundle(node: string, env: Record<string, string>) {
+  const ran = spawnSync(node, [bundle.entry], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    encoding: "utf8",
+  });
+  expect(ran.stdout).toContain("GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set");
+  return ran;
+}
+
+/** The cache files Node wrote for this Node version (one folder per version). */
+function cacheFiles(tmp: string): string[] {
+  const folder = join(tmp, `patchwright-compile-cache-${uid}`);
+  if (!existsSync(folder)) return [];
+  return readdirSync(folder).flatMap((version) =>
+    readdirSync(join(folder, version)).map((file) => join(folder, version, file)),
+  );
+}
+
+describe("the Action's compile cache", () => {
+  it("keeps the compiled bundle in a folder of the user's under TMPDIR, and reads it the next run (Node 24)", () => {
+    const tmp = tempDir();
+    loadBundle(node24(), { TMPDIR: tmp });
+    const written = cacheFiles(tmp);
+    // The entry, the main chunk and the chunks it imports.
+    expect(written.length).toBeGreaterThanOrEqual(3);
+    const again = loadBundle(node24(), { TMPDIR: tmp, NODE_DEBUG_NATIVE: "COMPILE_CACHE" });
+    // (index.js itself turns the cache on, so it is compiled before the cache is there.)
+    expect(again.stderr).toMatch(/code cache for ESM \S+\/main-\w+\.js was accepted/);
+    expect(again.stderr).not.toMatch(/was rejected|no such file or directory/);
+  });
+
+  it("does not use a folder that others may write to (its code would run as this user)", () => {
+    const tmp = tempDir();
+    const folder = join(tmp, `patchwright-compile-cache-${uid}`);
+    mkdirSync(folder);
+    chmodSync(folder, 0o777);
+    loadBundle(node24(), { TMPDIR: tmp });
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
+  it("runs a job as before when the cache holds garbage or cannot be made", async () => {
+    const tmp = tempDir();
+    loadBundle(node24(), { TMPDIR: tmp });
+    for (const file of cacheFiles(tmp)) writeFileSync(file, "not a code cache");
+    const blocked = tempDir();
+    // A file where the folder would go: no cache at all.
+    writeFileSync(join(blocked, `patchwright-compile-cache-${uid}`), "");
+    world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+    for (const TMPDIR of [tmp, blocked]) {
+      const run = await runAction(bundle.entry, world, {
+        event: "workflow_dispatch",
+        payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+        inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+        env: { TMPDIR },
+      });
+      expect(run.code, run.log).toBe(0);
+      expect(run.outputs.conclusion).toBe("no_changes");
+    }
+  });
+
+  // The tests run on Node 20, the oldest the engines field allows.
+  it.runIf(!("enableCompileCache" in nodeModule))(
+    "is not there on Node 20, which compiles every run",
+    () => {
+      const tmp = tempDir();
+      loadBundle(process.execPath, { TMPDIR: tmp });
+      expect(existsSync(join(tmp, `patchwright-compile-cache-${uid}`))).toBe(false);
+    },
+  );
+});
+
+describe("the Action's fetch", () => {
+  it("is one fetch, started by the entry before the bundle loads and used by the job", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+    const comment = eventPayload(
+      world,
+      "issue_comment",
+      "created",
+      "octocat",
+      (p) => !p.issue.pull_request,
+    );
+    Object.assign(comment.issue, { number: 7, title: "Tidy up", state: "open", locked: false });
+    Object.assign(comment.comment, { id: 555, body: "@agent tidy up" });
+    const runs = [
+      {
+        event: "workflow_dispatch",
+        payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+        inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+      },
+      {
+        event: "issue_comment",
+        payload: comment,
+        inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      },
+    ];
+    for (const options of runs) {
+      const before = world.git.requests.length;
+      const run = await runAction(bundle.entry, world, options);
+      expect(run.code, run.log).toBe(0);
+      // Each fetch starts with the ref advertisement: one per run, however many callers wanted it.
+      const adverts = world.git.requests
+        .slice(before)
+        .filter((r) => r.method === "GET" && r.query.includes("git-upload-pack"));
+      expect(adverts, options.event).toHaveLength(1);
+    }
+  });
+});
+
+/** The chunks index.js's main chunk imports, statically, and their size. */
+function startupChunks(dir: string): { files: string[]; bytes: number } {
+  const index = readFileSync(join(dir, "index.js"), "utf8");
+  const main = /import\("\.\/(main-[\w]+\.js)"\)/.exec(index)?.[1];
+  if (!main) throw new Error("index.js does not import a main chunk");
+  const files = [main];
+  for (let i = 0; i < files.length; i++) {
+    const text = readFileSync(join(dir, files[i] as string), "utf8");
+    for (const [, chunk] of text.matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)) {
+      if (chunk && !files.includes(chunk)) files.push(chunk);
+    }
+  }
+  const bytes = files.reduce((sum, file) => sum + readFileSync(join(dir, file)).length, 0);
+  return { files, bytes };
+}
+
+describe("the Action bundle's chunks", () => {
+  it("start a run without the code its first model request does not need", () => {
+    const { files, bytes } = startupChunks(bundle.dir);
+    const texts = files.map((file) => readFileSync(join(bundle.dir, file), "utf8"));
+    const loaded = (marker: string) => texts.some((text) => text.includes(marker));
+    // Dependency bumps (the npm registry's client), loaded by deps mode and tend_bot_prs.
+    expect(loaded("npm-registry-fetch")).toBe(false);
+    // The shell grammar, loaded beside the first model request.
+    expect(loaded("tree-sitter.wasm")).toBe(false);
+    // The MCP SDK, loaded when the config names servers.
+    expect(loaded("modelcontextprotocol")).toBe(false);
+    // ...while what is loaded is there: the agent's loop and the Messages API's retry.
+    expect(loaded("the early first turn was not used")).toBe(true);
+    // About 1 MB today (2 MB before the deps code moved out); a jump means something slipped in.
+    expect(bytes).toBeLessThan(1_300_000);
+  });
+
+  it("each load on Node 20 and on Node 24", () => {
+    const script = [
+      'import { readdirSync } from "node:fs";',
+      `const dir = ${JSON.stringify(bundle.dir)};`,
+      'for (const file of readdirSync(dir).filter((f) => f.endsWith(".js") && f !== "index.js"))',
+      `  await import(${JSON.stringify(pathToFileURL(bundle.dir).href)} + "/" + file);`,
+      'console.log("loaded");',
+    ].join("\n");
+    for (const node of [process.execPath, node24()]) {
+      const ran = spawnSync(node, ["--input-type=module", "-e", script], { encoding: "utf8" });
+      expect(ran.stderr, node).toBe("");
+      expect(ran.stdout.trim(), node).toBe("loaded");
+    }
+  });
+});

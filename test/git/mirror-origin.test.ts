@@ -1,0 +1,52 @@
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { originSection } from "../../src/git/mirror.js";
+import { git, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
+
+/**
+ * A new mirror's remote is written into its config by us (one git process
+ * fewer on the way to the first fetch): it must read back exactly as what
+ * `git remote add --no-tags origin <url>` writes, whatever the URL holds.
+ */
+
+const dirs: TempDir[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) dir.remove();
+});
+
+const URLS = [
+  "https://github.com/octo-org/demo.git",
+  "http://127.0.0.1:41234/demo.git",
+  'https://example.com/a b"c\\d;e#f.git',
+];
+
+function bare(env: Record<string, string>, name: string): string {
+  const tmp = makeTempDir("pw-origin-");
+  dirs.push(tmp);
+  const dir = join(tmp.path, name);
+  git(tmp.path, ["init", "--bare", "--quiet", dir], env);
+  return dir;
+}
+
+describe("a new mirror's origin", () => {
+  it.each(URLS)("reads back as git remote add writes it: %s", (url) => {
+    const home = makeTempDir("pw-origin-home-");
+    dirs.push(home);
+    const env = gitTestEnv(join(home.path, "home"));
+    const ours = bare(env, "ours.git");
+    appendFileSync(join(ours, "config"), originSection(url));
+    const gits = bare(env, "gits.git");
+    git(gits, ["remote", "add", "--no-tags", "origin", url], env);
+    const list = (dir: string) => git(dir, ["config", "--list", "--local"], env);
+    expect(list(ours)).toBe(list(gits));
+    expect(git(ours, ["config", "--get", "remote.origin.url"], env)).toBe(url);
+    expect(readFileSync(join(ours, "config"), "utf8")).toContain("tagOpt = --no-tags");
+  });
+
+  it("refuses a URL with a line break, which would write config of its own", () => {
+    expect(() => originSection("https://example.com/x.git\n[core]\n\tfsmonitor = evil")).toThrow(
+      "line break",
+    );
+  });
+});
