@@ -31,7 +31,8 @@ export interface ChangeContext {
   /**
    * The agent's first turn may be sent while the workspace is checked out
    * (early-turn.ts): the steps between `prepare` and `agent` leave the
-   * task and the workspace as they are (AGENT_STEPS).
+   * task and the workspace as they are (AGENT_STEPS), and the job keeps no
+   * checkpoints it could resume from (the Action's, the CLI's).
    */
   earlyFirstTurn?: boolean | undefined;
 }

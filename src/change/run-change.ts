@@ -41,7 +41,10 @@ export async function runChange(
   const ctx = changeContext(services, input, events);
   const { state, error } = await runSteps(steps, initial, {
     ...ctx,
-    earlyFirstTurn: steps === AGENT_STEPS,
+    // Not for a job that keeps checkpoints (the App's): it may resume one, and
+    // then its first request holds the resume note; an early one would be paid
+    // for and thrown away. The Action and the CLI start fresh every time.
+    earlyFirstTurn: steps === AGENT_STEPS && input.checkpointRef === undefined,
   });
   return {
     ...state.result,
