@@ -8,17 +8,19 @@ import { durationSchema } from "./duration.js";
  */
 
 const bool = () => z.boolean({ error: "expected true or false" });
+const attempts = () =>
+  z
+    .number({ error: "expected a whole number of attempts, 1 or more" })
+    .int({ error: "expected a whole number of attempts, 1 or more" })
+    .min(1, { error: "expected a whole number of attempts, 1 or more" })
+    .max(10, { error: "expected at most 10 attempts" })
+    .default(2);
 
 export const ciFixSchema = z.strictObject({
   /** false: failed CI on the bot's pull requests is left alone (`@agent fix CI` still works). */
   enabled: bool().default(true),
   /** Fix attempts per pull request; each one is a job that pushes at most one round of commits. */
-  max_attempts: z
-    .number({ error: "expected a whole number of attempts, 1 or more" })
-    .int({ error: "expected a whole number of attempts, 1 or more" })
-    .min(1, { error: "expected a whole number of attempts, 1 or more" })
-    .max(10, { error: "expected at most 10 attempts" })
-    .default(2),
+  max_attempts: attempts(),
   /** How long to wait for the re-run of failed jobs (the flaky check) before fixing anyway. */
   rerun_wait: durationSchema.default(30 * 60),
 });
@@ -36,12 +38,7 @@ export const tendBotPrsSchema = z.strictObject({
     })
     .min(1, { error: "expected at least one bot's login" }),
   /** Fix attempts per pull request. */
-  max_attempts: z
-    .number({ error: "expected a whole number of attempts, 1 or more" })
-    .int({ error: "expected a whole number of attempts, 1 or more" })
-    .min(1, { error: "expected a whole number of attempts, 1 or more" })
-    .max(10, { error: "expected at most 10 attempts" })
-    .default(2),
+  max_attempts: attempts(),
 });
 
 export const upkeepFileShape = {

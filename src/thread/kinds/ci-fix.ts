@@ -14,6 +14,7 @@ import {
 import type { GitHubClient, RepoRef } from "../../github/octokit.js";
 import type { Attachment } from "../../github/thread-render.js";
 import { cutLog, failureFingerprint } from "./ci-log-excerpt.js";
+import { type PullTarget, sleepFor, type TaskContext } from "./kind.js";
 
 /**
  * Before a CI fix touches code: wait for the commit's runs to finish, re-run
@@ -53,6 +54,23 @@ export type CiFixPlan =
       failing: string[];
       attachments: Attachment[];
     };
+
+/** A CI fix's context for a thread job's pull request, with the job's config, clock and progress. */
+export function ciFixContext(
+  ctx: TaskContext,
+  target: Pick<PullTarget, "repo" | "pull">,
+): CiFixContext {
+  return {
+    octokit: ctx.services.octokit,
+    repo: target.repo,
+    pull: target.pull,
+    config: ctx.config,
+    botLogin: ctx.services.botLogin,
+    step: (text) => ctx.status.step(text),
+    clock: ctx.services.clock,
+    sleep: ctx.sleep ?? sleepFor,
+  };
+}
 
 export async function prepareCiFix(ctx: CiFixContext): Promise<CiFixPlan> {
   const { octokit, repo, pull } = ctx;

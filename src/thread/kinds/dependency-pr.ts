@@ -1,7 +1,7 @@
 import { DEPS_FIX_RULES } from "../../deps/fix/rules.js";
 import { bareLogin } from "../../github/logins.js";
-import { prepareCiFix } from "./ci-fix.js";
-import { type PullTarget, sleepFor, type TaskContext, type TaskPlan } from "./kind.js";
+import { ciFixContext, prepareCiFix } from "./ci-fix.js";
+import type { PullTarget, TaskContext, TaskPlan } from "./kind.js";
 
 /**
  * CI failing on another bot's dependency pull request (`tend_bot_prs`):
@@ -21,15 +21,9 @@ export async function planDependencyPrFix(
 ): Promise<TaskPlan> {
   const maxAttempts = ctx.config.tendBotPrs?.maxAttempts ?? 1;
   const prep = await prepareCiFix({
-    octokit: ctx.services.octokit,
-    repo,
-    pull,
+    ...ciFixContext(ctx, { repo, pull }),
     config: { ciFix: { ...ctx.config.ciFix, maxAttempts } },
     attempts: { marker: DEPENDENCY_FIX_MARKER, setting: "tend_bot_prs.max_attempts" },
-    botLogin: ctx.services.botLogin,
-    step: (text) => ctx.status.step(text),
-    clock: ctx.services.clock,
-    sleep: ctx.sleep ?? sleepFor,
   });
   if (prep.kind === "done") return { done: prep };
   const attempt = `Dependency fix attempt ${prep.attempt} of ${prep.maxAttempts}`;

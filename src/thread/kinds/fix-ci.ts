@@ -1,4 +1,4 @@
-import { CI_FIX_MARKER, prepareCiFix } from "./ci-fix.js";
+import { CI_FIX_MARKER, ciFixContext, prepareCiFix } from "./ci-fix.js";
 import { planDependencyPrFix } from "./dependency-pr.js";
 import {
   type PullTarget,
@@ -20,16 +20,7 @@ async function planCiFix(ctx: TaskContext, target: PullTarget): Promise<TaskPlan
   const { repo, pull } = target;
   const bot = await dependencyBotOf(ctx, target);
   if (bot) return planDependencyPrFix(ctx, target, bot);
-  const prep = await prepareCiFix({
-    octokit: ctx.services.octokit,
-    repo,
-    pull,
-    config: ctx.config,
-    botLogin: ctx.services.botLogin,
-    step: (text) => ctx.status.step(text),
-    clock: ctx.services.clock,
-    sleep: ctx.sleep ?? sleepFor,
-  });
+  const prep = await prepareCiFix(ciFixContext(ctx, { repo, pull }));
   if (prep.kind === "done") return { done: prep };
   const attempt = `CI fix attempt ${prep.attempt} of ${prep.maxAttempts}`;
   ctx.status.note(attempt);
