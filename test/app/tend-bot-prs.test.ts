@@ -132,7 +132,11 @@ async function dependabotPr(options: {
   test?: string;
   /** false: GitHub does not list the pull request's commits (the fake has no such route). */
   listsCommits?: boolean;
+  /** The project's folder in the repository (Dependabot's `directory: /web`); default its root. */
+  folder?: string;
 }): Promise<World> {
+  const inFolder = (path: string) => (options.folder ? `${options.folder}/${path}` : path);
+  const cd = options.folder ? `cd ${options.folder} && ` : "";
   const { before, after } = await projectPair(options.manager, options.bumped);
   const names = Object.keys(options.bumped);
   const branch =
@@ -140,16 +144,18 @@ async function dependabotPr(options: {
       ? `dependabot/npm_and_yarn/${names[0]}-${options.bumped[names[0] ?? ""]}`
       : "dependabot/npm_and_yarn/npm_and_yarn-group-1a2b3c4d5e";
   const routes: FakeRoute[] = [];
-  const setup = options.manager === "npm" ? "npm ci" : `${TOOLS.pnpm} install --frozen-lockfile`;
+  const setup = `${cd}${options.manager === "npm" ? "npm ci" : `${TOOLS.pnpm} install --frozen-lockfile`}`;
   const h = await startHarness({
     steps: options.steps,
     loopbackGitHub: true,
     // The pnpm binary lives in this repository, which the test sandbox hides (see package-managers.test.ts).
     ...(options.manager === "pnpm" ? { sandbox: unsandboxed } : {}),
     files: {
-      ...before,
-      "index.js": INDEX_V1,
-      "test.js": options.test ?? TEST,
+      ...Object.fromEntries(
+        Object.entries({ ...before, "index.js": INDEX_V1, "test.js": options.test ?? TEST }).map(
+          ([path, text]) => [inFolder(path), text],
+        ),
+      ),
       ".gitignore": "node_modules\n",
     },
     github: {
@@ -157,7 +163,7 @@ async function dependabotPr(options: {
         options.config ??
         [
           `setup: ["${setup}"]`,
-          "verify: npm test",
+          `verify: ${cd}npm test`,
           "tend_bot_prs:",
           `  bots: ["${DEPENDABOT}", "renovate[bot]"]`,
           "",
@@ -180,7 +186,10 @@ async function dependabotPr(options: {
   const lockfile = options.manager === "npm" ? "package-lock.json" : "pnpm-lock.yaml";
   const bumpSha = h.repo.push({
     branch,
-    files: { "package.json": after["package.json"] ?? "", [lockfile]: after[lockfile] ?? "" },
+    files: {
+      [inFolder("package.json")]: after["package.json"] ?? "",
+      [inFolder(lockfile)]: after[lockfile] ?? "",
+    },
     message: dependabotMessage(names[0] ?? "", "1.0.0", options.bumped[names[0] ?? ""] ?? ""),
     author: DEPENDABOT_AUTHOR,
   });
@@ -251,16 +260,17 @@ async function deliver(h: Harness, payload: Payload, id = "d-suite") {
 
 const HELLO_INDEX =
   'const { hello } = require("fx-greet");\nmodule.exports = (name) => hello(name);\n';
-const renameFix: ScriptStep[] = [
-  callTool("read_file", { file_path: "index.js" }),
+const renameFixIn = (prefix: string): ScriptStep[] => [
+  callTool("read_file", { file_path: `${prefix}index.js` }),
   callTool(
     "write_file",
-    { file_path: "index.js", content: HELLO_INDEX },
+    { file_path: `${prefix}index.js`, content: HELLO_INDEX },
     { say: "fx-greet 2 renamed greet() to hello()." },
   ),
-  callTool("run_shell", { command: "npm test" }),
+  callTool("run_shell", { command: prefix ? `cd ${prefix} && npm test` : "npm test" }),
   reply("fx-greet 2.0.0 renamed greet() to hello(); index.js calls hello() now."),
 ];
+const renameFix = renameFixIn("");
 
 const git = (h: Harness, args: string[]) =>
   execFileSync("git", ["--git-dir", h.repo.dir, ...args], { encoding: "utf8" }).trim();
@@ -306,6 +316,24 @@ describe.each(["npm", "pnpm"] as const)(
     });
   },
 );
+
+describe("a Dependabot bump in a folder of the repository (directory: /web)", () => {
+  it("reads the bump from that project and fixes it there", async () => {
+    const w = await dependabotPr({
+      manager: "npm",
+      bumped: { "fx-greet": "2.0.0" },
+      steps: renameFixIn("web/"),
+      folder: "web",
+    });
+    await deliver(w.h, checkSuiteFailed(w));
+    expect(commitsSince(w.h, w.bumpSha, w.branch)).toHaveLength(1);
+    expect(w.h.repo.show(w.branch, "web/index.js")).toBe(HELLO_INDEX.trim());
+    const prompt = JSON.stringify(w.h.models[0]?.requests[0]?.messages);
+    expect(prompt).toContain("fx-greet 1.0.0 -> 2.0.0 (major, web/package.json)");
+    expect(prompt).toContain("BREAKING: greet() is renamed to hello().");
+    expect(comments(w.h).at(-1)).toMatch(/npm test[\s\S]*pass/i);
+  });
+});
 
 describe("what is left alone", () => {
   it("a pull request a person pushed to since Dependabot opened it", async () => {

@@ -14,17 +14,20 @@ import { type Update, type UpdateLocation, updateType } from "../update.js";
  * at its head, each read the way the bump job reads a project (so every
  * package manager's lockfile and every workspace counts), and the
  * dependencies whose installed version moved between the two. A change of
- * range that leaves the version where it was is not an update.
+ * range that leaves the version where it was is not an update. The project
+ * is the one the pull request touches: Dependabot and Renovate update one
+ * directory at a time (`directory: /web`), so its root is where the changed
+ * lockfile is, else the shallowest changed package.json's folder.
  */
 
 export interface PrBump {
   updates: Update[];
   manager: DetectedManager;
+  /** The project's folder in the repository ("" for its root); manifest and lockfile paths include it. */
+  root: string;
   lockfilePath: string | undefined;
   /** Where the branch left its base. */
   mergeBase: string;
-  /** The manifests and the lockfile as they were there, for putting one package back. */
-  baseFiles: ReadonlyMap<string, Buffer>;
 }
 
 /** The files a project's dependencies are read from. */
@@ -47,40 +50,55 @@ export async function readPrBump(options: {
   mergeBase: string;
 }): Promise<PrBump> {
   const { mergeBase } = options;
-  const paths = (
-    await runGit(options.dir, ["ls-tree", "-r", "-z", "--name-only", mergeBase], {
-      env: options.env,
-    })
-  )
+  const git = (args: string[]) => runGit(options.dir, args, { env: options.env });
+  const changed = (await git(["diff", "--name-only", "-z", mergeBase, "HEAD"]))
     .split("\0")
     .filter((path) => path !== "" && isProjectFile(path));
-  const baseFiles = new Map<string, Buffer>();
-  for (const path of paths) {
-    baseFiles.set(
-      path,
-      await runGitBuffer(options.dir, ["show", `${mergeBase}:${path}`], { env: options.env }),
-    );
-  }
+  const root = projectRoot(changed);
+  const paths = (await git(["ls-tree", "-r", "-z", "--name-only", mergeBase]))
+    .split("\0")
+    .filter((path) => path !== "" && isProjectFile(path));
   const scratch = await mkdtemp(join(tmpdir(), "pw-pr-base-"));
   try {
-    for (const [path, content] of baseFiles) {
+    for (const path of paths) {
+      const content = await runGitBuffer(options.dir, ["show", `${mergeBase}:${path}`], {
+        env: options.env,
+      });
       await mkdir(dirname(join(scratch, path)), { recursive: true });
       await writeFile(join(scratch, path), content);
     }
     const [before, after] = await Promise.all([
-      readNpmProject(scratch),
-      readNpmProject(options.dir),
+      readNpmProject(join(scratch, root)),
+      readNpmProject(join(options.dir, root)),
     ]);
+    const inRoot = (path: string) => (root ? `${root}/${path}` : path);
     return {
-      updates: updatesBetween(before, after),
+      updates: updatesBetween(before, after).map((update) => ({
+        ...update,
+        locations: update.locations.map((l) => ({ ...l, manifest: inRoot(l.manifest) })),
+      })),
       manager: after.manager,
-      lockfilePath: after.lockfilePath,
+      root,
+      lockfilePath: after.lockfilePath ? inRoot(after.lockfilePath) : undefined,
       mergeBase,
-      baseFiles,
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The project a pull request's changed files belong to (see PrBump). */
+export function projectRoot(changed: readonly string[]): string {
+  const lockfile = changed.find((path) =>
+    PACKAGE_MANAGERS.some((m) => m.lockfiles.includes(posix.basename(path))),
+  );
+  const manifests = changed
+    .filter((path) => posix.basename(path) === "package.json")
+    .sort((a, b) => a.split("/").length - b.split("/").length);
+  const picked = lockfile ?? manifests[0];
+  if (!picked) return "";
+  const folder = posix.dirname(picked);
+  return folder === "." ? "" : folder;
 }
 
 /** The dependencies whose version moved from one reading of a project to the other. */

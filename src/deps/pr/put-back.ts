@@ -31,11 +31,11 @@ export async function putBack(
   const files = [...manifests, ...(bump.lockfilePath ? [bump.lockfilePath] : [])];
   const git = gitRunner(dir, { env: ctx.gitEnv });
   const lockfile = managerCommands(bump.manager).lockfile();
-  const run = (command: string, label: string, network: boolean) =>
+  const run = (command: string, label: string, network: boolean, cwd = dir) =>
     runStepCommand(ctx, {
       command,
       label,
-      cwd: dir,
+      cwd,
       sandbox: network ? sandboxes.setup : sandboxes.agent,
       ...(network ? { networkSetting: "setup_network" as const } : {}),
     });
@@ -45,7 +45,12 @@ export async function putBack(
       await editSpecs(dir, updates, (location) =>
         spec === "pinned" ? location.from : location.spec,
       );
-      const locked = await run(lockfile, `Putting back ${what}: \`${lockfile}\``, true);
+      const locked = await run(
+        lockfile,
+        `Putting back ${what}: \`${lockfile}\``,
+        true,
+        join(dir, bump.root),
+      );
       if (!locked.passed) throw new Error(`\`${lockfile}\` failed (exit ${locked.exit})`);
     }
     for (const command of ctx.input.setup) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PrBump } from "../../../src/deps/pr/bump-diff.js";
+import { type PrBump, projectRoot } from "../../../src/deps/pr/bump-diff.js";
 import { cannotFixNames, describeBump } from "../../../src/deps/pr/task.js";
 import type { Update } from "../../../src/deps/update.js";
 import { handBackNote } from "../../../src/thread/kinds/dependency-pr.js";
@@ -20,7 +20,7 @@ const bump = (updates: Update[]): PrBump => ({
   manager: { name: "npm", lockfile: "package-lock.json", evidence: "package-lock.json" },
   lockfilePath: "package-lock.json",
   mergeBase: "0".repeat(40),
-  baseFiles: new Map(),
+  root: "",
 });
 
 describe("what the agent is told about another bot's bump", () => {
@@ -59,5 +59,18 @@ describe("handing a pull request back to its bot", () => {
     for (const bot of ["dependabot[bot]", "renovate[bot]"]) {
       expect(handBackNote(bot)).toContain("keeps this one up to date");
     }
+  });
+});
+
+describe("which project a bot's pull request touches", () => {
+  it("is where its lockfile is, else its shallowest manifest's folder", () => {
+    expect(projectRoot(["package.json", "package-lock.json"])).toBe("");
+    expect(projectRoot(["web/package.json", "web/package-lock.json"])).toBe("web");
+    // A workspace member's manifest and the workspace's lockfile: the workspace.
+    expect(projectRoot(["packages/a/package.json", "pnpm-lock.yaml"])).toBe("");
+    expect(projectRoot(["apps/site/package.json", "apps/site/sub/package.json"])).toBe(
+      "apps/site",
+    );
+    expect(projectRoot([".npmrc"])).toBe("");
   });
 });
