@@ -68,9 +68,7 @@ describe("which project a bot's pull request touches", () => {
     expect(projectRoot(["web/package.json", "web/package-lock.json"])).toBe("web");
     // A workspace member's manifest and the workspace's lockfile: the workspace.
     expect(projectRoot(["packages/a/package.json", "pnpm-lock.yaml"])).toBe("");
-    expect(projectRoot(["apps/site/package.json", "apps/site/sub/package.json"])).toBe(
-      "apps/site",
-    );
+    expect(projectRoot(["apps/site/package.json", "apps/site/sub/package.json"])).toBe("apps/site");
     expect(projectRoot([".npmrc"])).toBe("");
   });
 });
