@@ -183,9 +183,10 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    let stdout = "";
     let stderr = "";
     child.stderr.on("data", (chunk) => (stderr += chunk));
+    // Drained so the child never blocks on a full pipe; what it prints there is not the subject.
+    child.stdout.resume();
     let interrupted = false;
     const code = await new Promise<number | null>((done) => {
       const started = setInterval(() => {
@@ -196,9 +197,6 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
           child.kill("SIGINT");
         }
       }, 20);
-      child.stdout.on("data", (chunk) => {
-        stdout += chunk;
-      });
       child.on("close", (exit) => {
         clearInterval(started);
         done(exit);

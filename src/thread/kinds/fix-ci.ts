@@ -1,12 +1,6 @@
 import { CI_FIX_MARKER, ciFixContext, prepareCiFix } from "./ci-fix.js";
 import { planDependencyPrFix } from "./dependency-pr.js";
-import {
-  type PullTarget,
-  sleepFor,
-  type TaskContext,
-  type TaskPlan,
-  type ThreadKind,
-} from "./kind.js";
+import type { PullTarget, TaskContext, TaskPlan, ThreadKind } from "./kind.js";
 import { isTendedBot } from "./tended.js";
 
 /** A CI fix: a flaky check is run again first; then the agent, with the failing logs in hand. */
