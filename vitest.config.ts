@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import HeavyFirstSequencer from "./test/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -11,5 +12,6 @@ export default defineConfig({
     // 3 workers 186 s, 4 workers 172 s.
     maxWorkers: 4,
     globalSetup: ["test/global-setup.ts"],
+    sequence: { sequencer: HeavyFirstSequencer },
   },
 });
