@@ -1,4 +1,4 @@
-import type { ModelPrice, Usage } from "../../agent/model/model.js";
+import { addUsage, type ModelPrice, type Usage } from "../../agent/model/model.js";
 import { costWith } from "../../agent/model/pricing.js";
 import { formatUsd, inlineCode, plural } from "../../github/markdown.js";
 import type { Complexity } from "./plan-output.js";
@@ -55,15 +55,6 @@ function scaled(usage: Usage, by: number): Usage {
   };
 }
 
-function sum(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-  };
-}
-
 export function estimatePlanCost(input: PlanCostInput): PlanCost {
   const measured = `Making this plan cost ${formatUsd(input.planCostUsd)} (measured).`;
   if (input.files === undefined || input.complexity === undefined) {
@@ -79,8 +70,8 @@ export function estimatePlanCost(input: PlanCostInput): PlanCost {
     };
   }
   const work = scaled(PER_FILE, Math.max(1, input.files) * WEIGHT[input.complexity]);
-  const low = costWith(input.price, sum(input.planUsage, work));
-  const high = costWith(input.price, sum(input.planUsage, scaled(work, 2)));
+  const low = costWith(input.price, addUsage(input.planUsage, work));
+  const high = costWith(input.price, addUsage(input.planUsage, scaled(work, 2)));
   const capped =
     high > input.maxCostUsd
       ? ` That may exceed this repository's cap of ${formatUsd(input.maxCostUsd)} a job (\`max_cost_usd\`), where the job would stop.`
