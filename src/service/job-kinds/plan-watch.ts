@@ -19,9 +19,9 @@ import type { JobKindDefinition } from "./kind.js";
  * thread, keyed by the plan comment (its trigger id), so that plan has at
  * most one go from 👍s; `@agent go` and a 👍 meet in the go itself, which
  * takes a plan once (thread/kinds/go.ts). Between looks the job waits in
- * the queue (`later`: durable, a restart keeps it, no attempt counted): a
- * minute at first, then a tenth of the plan's age, at most 15 minutes, for
- * 24 hours. It ends at once when the plan went ahead, or is gone.
+ * the queue (`later`: durable, a restart keeps it, no attempt counted):
+ * 15 s at first, then a tenth of the plan's age, at most 15 minutes, for
+ * 24 hours (about 170 looks in all). It ends at once when the plan went ahead, or is gone.
  */
 export const planWatchKind: JobKindDefinition<"plan_watch"> = {
   kind: "plan_watch",
@@ -30,7 +30,8 @@ export const planWatchKind: JobKindDefinition<"plan_watch"> = {
 
 /** How long a plan waits for a 👍. */
 export const PLAN_WAIT_MS = 24 * 3_600_000;
-const FIRST_LOOK_MS = 60_000;
+/** A 👍 soon after the plan is seen within seconds: people answer a plan they just read. */
+const FIRST_LOOK_MS = 15_000;
 const LONGEST_WAIT_MS = 15 * 60_000;
 
 /** The wait before the next look at a plan this old: often at first, then less and less. */
