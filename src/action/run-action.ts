@@ -1,4 +1,3 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { loadAnthropicSdk } from "../agent/model/anthropic.js";
 import {
@@ -10,15 +9,12 @@ import type { Model } from "../agent/model/model.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
 import { errorMessage } from "../error-message.js";
-import type { KnownSecret } from "../git/secret-scan.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { chooseSandbox } from "../sandbox/select.js";
-import { secretsInEnv } from "../secrets/patterns.js";
 import type { ThreadOutcome } from "../thread/plan.js";
 import type { ActionsIo } from "./actions-io.js";
 import { createInstallationToken, type InstallationAuth } from "./app-token.js";
+import { actionSandbox, actionSecrets } from "./containment.js";
 import type { EarlyFetch } from "./early-fetch.js";
 import { type EventRun, runRepository, runRequest } from "./event-jobs.js";
 import { type ActionEvent, forkPullRequestNote, parseActionEvent } from "./events.js";
@@ -29,6 +25,7 @@ import { createJobLog } from "./job-log.js";
 import { type ActionJobView, createActionJobView } from "./job-view.js";
 import { reportOf } from "./outcome-report.js";
 import { type ActionResult, failed, skipped } from "./result.js";
+import { firstOf, startFetch } from "./run-fetch.js";
 import { type RunnerContext, readRunnerContext, withRepository } from "./runner-context.js";
 import type { JobViewLink } from "./step-summary.js";
 
@@ -53,53 +50,6 @@ export interface ActionDeps {
   sandbox?: SandboxLauncher | undefined;
   /** The fetch the entry started before the bundle loaded (early-fetch.ts). */
   earlyFetch?: EarlyFetch | undefined;
-}
-
-/**
- * bubblewrap, or (where it cannot start) a launcher that refuses with the
- * fix, unless the workflow set `unsandboxed: true`. The runner's own
- * checkout (actions/checkout leaves a token in it) and our cache stay hidden.
- */
-async function actionSandbox(
-  deps: ActionDeps,
-  inputs: ActionInputs,
-  cacheDir: string,
-): Promise<SandboxLauncher> {
-  if (deps.sandbox) return deps.sandbox;
-  const choice = await chooseSandbox({
-    mode: "service",
-    optOut: inputs.unsandboxed,
-    optOutName: "the input unsandboxed: true",
-    path: deps.env.PATH ?? "",
-    home: deps.env.HOME || homedir(),
-    // Key files the workflow's environment names (cloud credentials, an npmrc).
-    env: deps.env,
-    cwd: process.cwd(),
-    hidden: [cacheDir, deps.env.GITHUB_WORKSPACE, process.cwd()].filter((path): path is string =>
-      Boolean(path),
-    ),
-  });
-  if (choice.warning) deps.io.warning(choice.warning);
-  for (const note of choice.notes) deps.io.info(note);
-  return choice.launcher;
-}
-
-/** What must never leave in a commit: the runner's secrets, the inputs' and the job's token. */
-function actionSecrets(
-  env: Record<string, string | undefined>,
-  inputs: ActionInputs,
-  token: string,
-): KnownSecret[] {
-  const named: Array<[string, string | undefined]> = [
-    ["anthropic_api_key", inputs.anthropicApiKey],
-    ["private_key", inputs.app?.privateKey],
-    ["github_token", inputs.githubToken],
-    ["the job's token", token],
-  ];
-  return [
-    ...secretsInEnv(env),
-    ...named.flatMap(([name, value]) => (value ? [{ name, value }] : [])),
-  ];
 }
 
 /** The workflow's own token comments and pushes as this account. */
@@ -152,7 +102,11 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
             "input anthropic_api_key: required to fix what a bump breaks",
           ),
         cacheDir,
-        sandbox: await actionSandbox(deps, inputs, cacheDir),
+        sandbox: await actionSandbox(
+          { sandbox: deps.sandbox, env: deps.env, io: deps.io },
+          inputs,
+          cacheDir,
+        ),
         signal: deps.signal,
         info: (message) => io.info(redact(message)),
       },
@@ -224,7 +178,7 @@ async function runEvent(
   // fetch when it ends (see the finally below).
   const cacheDir = join(context.tempDir, "patchwright", "cache");
   const envSource = jobEnv(deps.env);
-  const fetched = startFetch(deps, {
+  const fetched = startFetch(deps.earlyFetch, deps.signal, {
     cacheDir,
     envSource,
     cloneUrl: event.request.repo.cloneUrl,
@@ -369,58 +323,4 @@ async function attachJobView(
     io.warning(`could not attach the job's page to the run: ${errorMessage(error)}`);
     return { path };
   }
-}
-
-/**
- * The repository's fetch for this run: the entry's (early-fetch.ts) when it
- * is this very fetch (same URL, token, size and cache), else one started
- * now; the entry's is stopped then. Cancelling the run stops it too.
- */
-function startFetch(
-  deps: ActionDeps,
-  wanted: {
-    cacheDir: string;
-    envSource: Record<string, string | undefined>;
-    cloneUrl: string;
-    token: string;
-    repoSizeKb: number | undefined;
-  },
-): PrefetchedRepository & { underway: Promise<void>; stop(): void } {
-  const early = deps.earlyFetch;
-  if (
-    early &&
-    early.cloneUrl === wanted.cloneUrl &&
-    early.token === wanted.token &&
-    early.repoSizeKb === wanted.repoSizeKb &&
-    early.cacheDir === wanted.cacheDir
-  ) {
-    deps.signal?.addEventListener("abort", () => early.stop(), { once: true });
-    return early;
-  }
-  early?.stop();
-  const stop = new AbortController();
-  let fetching = () => {};
-  const underway = new Promise<void>((started) => {
-    fetching = started;
-  });
-  const mirror = prefetchRepository(
-    {
-      cacheDir: wanted.cacheDir,
-      envSource: wanted.envSource,
-      signal: deps.signal ? AbortSignal.any([deps.signal, stop.signal]) : stop.signal,
-    },
-    { cloneUrl: wanted.cloneUrl, token: wanted.token, repoSizeKb: wanted.repoSizeKb },
-    fetching,
-  );
-  return { cloneUrl: wanted.cloneUrl, mirror, underway, stop: () => stop.abort() };
-}
-
-/** Resolves when the first of `a` and `b` settles, or after `ms`; never rejects. */
-async function firstOf(a: Promise<unknown>, b: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<void>((done) => {
-    timer = setTimeout(done, ms);
-  });
-  await Promise.race([a, b, waited]).catch(() => {});
-  clearTimeout(timer);
 }
