@@ -85,7 +85,7 @@ export async function runJob(
   const tended =
     isUpkeepEvent(request) && task !== "review"
       ? await tendedPullRequest(services, request, config)
-      : true;
+      : {};
   if (!tended) return { conclusion: "no_changes" };
   // The tracking comment hears everything; the caller's listeners what they want.
   const events = fanOut(
@@ -123,6 +123,7 @@ export async function runJob(
       pullRequest,
       execute,
       jobId: options.jobId,
+      dependencyBot: tended.dependencyBot,
     });
     if ("done" in plan) {
       await status.finish(services.redact(plan.done.markdown), plan.done.outcome);

@@ -39,6 +39,8 @@ export interface TaskContext {
   execute: (plan: ThreadPlan) => Promise<ExecutedPlan>;
   /** The job's id where there is one (the App's queue record): a go knows a plan it took itself. */
   jobId?: string | undefined;
+  /** A CI failure on another bot's dependency pull request (tend_bot_prs): that bot's login. */
+  dependencyBot?: string | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 

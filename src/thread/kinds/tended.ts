@@ -12,13 +12,17 @@ import { sleepFor } from "./kind.js";
  * head (and CI fixing on, for the bot's own); for a moved base, it must
  * conflict, and another bot's pull request is kept up to date only once
  * patchwright has pushed to it (its bot stopped rebasing it then).
+ * False when it is not tended now; else which bot's pull request it is,
+ * when it is another bot's (the CI fix then plans the dependency fix).
  */
+export type Tended = false | { dependencyBot?: string };
+
 export async function tendedPullRequest(
   services: Pick<ThreadServices, "octokit" | "botLogin">,
   request: JobRequest,
   config: RepoConfig,
   sleep: (ms: number) => Promise<void> = sleepFor,
-): Promise<boolean> {
+): Promise<Tended> {
   const params = {
     owner: request.repo.owner,
     repo: request.repo.name,
@@ -36,8 +40,10 @@ export async function tendedPullRequest(
     const pushedTo = commits?.some((c) => sameLogin(c, services.botLogin)) === true;
     if (request.task === "update_branch" && !pushedTo) return false;
   }
+  const tended = dependencyBot ? { dependencyBot: author } : {};
   if (request.task === "fix_ci") {
-    return (dependencyBot || config.ciFix.enabled) && data.head.sha === request.ci?.headSha;
+    const wanted = (dependencyBot || config.ciFix.enabled) && data.head.sha === request.ci?.headSha;
+    return wanted && tended;
   }
   if (request.task === "update_branch") {
     // GitHub works mergeability out in the background after a push: null until then.
@@ -45,9 +51,9 @@ export async function tendedPullRequest(
       await sleep(2_000);
       ({ data } = await services.octokit.rest.pulls.get(params));
     }
-    return data.mergeable === false || data.mergeable_state === "dirty";
+    return (data.mergeable === false || data.mergeable_state === "dirty") && tended;
   }
-  return true;
+  return tended;
 }
 
 /** Whether `tend_bot_prs` lists the pull request's author. */

@@ -58,7 +58,7 @@ describe("tendedPullRequest and other bots' pull requests", () => {
         config,
         noSleep,
       ),
-    ).toBe(true);
+    ).toEqual({ dependencyBot: "dependabot[bot]" });
     expect(
       await tendedPullRequest(
         services(pull, ["dependabot[bot]", BOT]),
@@ -66,7 +66,7 @@ describe("tendedPullRequest and other bots' pull requests", () => {
         config,
         noSleep,
       ),
-    ).toBe(true);
+    ).toEqual({ dependencyBot: "dependabot[bot]" });
     // A person's commit (a known account, or an email GitHub cannot tie to one).
     for (const person of ["octocat", ""]) {
       expect(
@@ -125,7 +125,7 @@ describe("tendedPullRequest and other bots' pull requests", () => {
         config,
         noSleep,
       ),
-    ).toBe(true);
+    ).toEqual({ dependencyBot: "dependabot[bot]" });
   });
 
   it("goes on when GitHub will not list the commits: the workspace checks them again", async () => {
@@ -136,7 +136,7 @@ describe("tendedPullRequest and other bots' pull requests", () => {
         config,
         noSleep,
       ),
-    ).toBe(true);
+    ).toEqual({ dependencyBot: "dependabot[bot]" });
     expect(
       await tendedPullRequest(
         services(dependabotPull(), "refused"),
