@@ -22,6 +22,19 @@ export interface Identity {
   email: string;
 }
 
+/** git's environment for commits by `author`, committed by `committer` (default: the author). */
+export function identityEnv(
+  author: Identity,
+  committer: Identity = author,
+): Record<string, string> {
+  return {
+    GIT_AUTHOR_NAME: author.name,
+    GIT_AUTHOR_EMAIL: author.email,
+    GIT_COMMITTER_NAME: committer.name,
+    GIT_COMMITTER_EMAIL: committer.email,
+  };
+}
+
 export interface CreateCommitsOptions {
   dir: string;
   turns: CommitTurn[];
@@ -70,10 +83,7 @@ export async function createCommits(
   const git = gitRunner(options.dir, {
     ...base,
     extraEnv: {
-      GIT_AUTHOR_NAME: options.identity.name,
-      GIT_AUTHOR_EMAIL: options.identity.email,
-      GIT_COMMITTER_NAME: committer.name,
-      GIT_COMMITTER_EMAIL: committer.email,
+      ...identityEnv(options.identity, committer),
       ...(detached ? { GIT_INDEX_FILE: detached.indexFile } : {}),
     },
   });

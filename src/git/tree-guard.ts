@@ -1,4 +1,4 @@
-import type { CreatedCommit, Identity } from "./commits.js";
+import { type CreatedCommit, type Identity, identityEnv } from "./commits.js";
 import { type DiffTreeEntry, diffTrees, readBlob, type TreeBlob } from "./diff-tree.js";
 import { EXACT_INDEX_CONFIG } from "./exact-tree.js";
 import { createGit, type GitEnv, gitRunner } from "./git-client.js";
@@ -76,12 +76,7 @@ export async function commitDrift(options: DriftCommitOptions): Promise<CreatedC
   const git = gitRunner(options.dir, {
     env: options.env,
     config: EXACT_INDEX_CONFIG,
-    extraEnv: {
-      GIT_AUTHOR_NAME: options.identity.name,
-      GIT_AUTHOR_EMAIL: options.identity.email,
-      GIT_COMMITTER_NAME: options.identity.name,
-      GIT_COMMITTER_EMAIL: options.identity.email,
-    },
+    extraEnv: identityEnv(options.identity),
   });
   await git(["reset", "--quiet"]);
   const update = ["update-index", "--add"];

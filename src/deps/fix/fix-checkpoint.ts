@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { deleteCheckpoint, fetchCheckpoint, pushCheckpoint } from "../../git/checkpoint-ref.js";
-import type { Identity } from "../../git/commits.js";
+import { type Identity, identityEnv } from "../../git/commits.js";
 import { diffTrees, readBlob } from "../../git/diff-tree.js";
 import { createGit, type GitEnv, gitRunner } from "../../git/git-client.js";
 import type { PushTarget } from "../../git/push-context.js";
@@ -61,10 +61,7 @@ export async function saveFixCheckpoint(
       env: target.env,
       extraEnv: {
         GIT_INDEX_FILE: join(scratch, "index"),
-        GIT_AUTHOR_NAME: target.identity.name,
-        GIT_AUTHOR_EMAIL: target.identity.email,
-        GIT_COMMITTER_NAME: target.identity.name,
-        GIT_COMMITTER_EMAIL: target.identity.email,
+        ...identityEnv(target.identity),
       },
     });
     await git(["read-tree", base]);

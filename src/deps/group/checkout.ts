@@ -1,4 +1,4 @@
-import type { Identity } from "../../git/commits.js";
+import { type Identity, identityEnv } from "../../git/commits.js";
 import { createGit, type GitEnv } from "../../git/git-client.js";
 import { readWorkspaceFile, writeWorkspaceFile } from "../../sandbox/host-files.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
@@ -24,12 +24,7 @@ export async function restartFromBase(options: {
 }): Promise<boolean> {
   const git = createGit(options.dir, {
     env: options.env,
-    extraEnv: {
-      GIT_AUTHOR_NAME: options.identity.name,
-      GIT_AUTHOR_EMAIL: options.identity.email,
-      GIT_COMMITTER_NAME: options.identity.name,
-      GIT_COMMITTER_EMAIL: options.identity.email,
-    },
+    extraEnv: identityEnv(options.identity),
   });
   const head = (await git.raw(["rev-parse", "HEAD"])).trim();
   if (head === options.baseSha) return false;

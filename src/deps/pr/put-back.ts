@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ChangeContext, type ChangeState, siteOf, withResult } from "../../change/context.js";
 import { runStepCommand } from "../../change/steps/command.js";
+import { identityEnv } from "../../git/commits.js";
 import { gitRunner } from "../../git/git-client.js";
 import { editManifest } from "../managers/bump.js";
 import { managerCommands } from "../managers/index.js";
@@ -64,14 +65,7 @@ export async function putBack(
     );
     return state;
   }
-  const { identity } = ctx.input;
-  const author = {
-    GIT_AUTHOR_NAME: identity.name,
-    GIT_AUTHOR_EMAIL: identity.email,
-    GIT_COMMITTER_NAME: identity.name,
-    GIT_COMMITTER_EMAIL: identity.email,
-  };
-  const commitGit = gitRunner(dir, { env: ctx.gitEnv, extraEnv: author });
+  const commitGit = gitRunner(dir, { env: ctx.gitEnv, extraEnv: identityEnv(ctx.input.identity) });
   await commitGit(["add", "--", ...files]);
   const subject =
     updates.length === 1 && updates[0]
