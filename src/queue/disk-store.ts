@@ -114,8 +114,19 @@ export class DiskJobStore {
    */
   async write(record: StoredJobRecord): Promise<void> {
     // Marked before the line is queued, so a checkpoint that removes its journal writes its file first.
+    const before = this.#dirty.get(record.id);
     this.#dirty.set(record.id, record);
-    await this.#journal.append(JSON.stringify(record));
+    try {
+      await this.#journal.append(JSON.stringify(record));
+    } catch (error) {
+      // Not stored, so not written later either (the caller says it failed);
+      // an earlier state still waiting for its file still gets it.
+      if (this.#dirty.get(record.id) === record) {
+        if (before) this.#dirty.set(record.id, before);
+        else this.#dirty.delete(record.id);
+      }
+      throw error;
+    }
     if (this.#journal.size > this.#journalBytes) void this.#checkpointNow().catch(() => {});
     else this.#scheduleFlush();
   }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { DiskJobStore } from "../../src/queue/disk-store.js";
@@ -49,5 +50,23 @@ describe("DiskJobStore", () => {
     expect(file.state).toBe("running");
     expect(await second.claim(["delivery-1"], "job-2", (id) => id === "job-1")).toBe(false);
     expect(await second.claim(["delivery-9"], "job-2", () => true)).toBe(true);
+  });
+
+  it("stores nothing of a write whose sync failed, and keeps the state before it", async () => {
+    const dir = await makeTempDir();
+    const store = new DiskJobStore(dir);
+    await store.load();
+    await store.write(record(1));
+    const handle = await open(join(dir, "probe"), "w");
+    const datasync = vi
+      .spyOn(Object.getPrototypeOf(handle), "datasync")
+      .mockRejectedValueOnce(new Error("EIO: the disk failed"));
+    await handle.close();
+    await expect(store.write(record(1, "running"))).rejects.toThrow("EIO");
+    datasync.mockRestore();
+    await expect(store.write(record(2))).resolves.toBeUndefined();
+    await store.close();
+    const loaded = await new DiskJobStore(dir).load();
+    expect(loaded.sort((a, b) => a.id.localeCompare(b.id))).toEqual([record(1), record(2)]);
   });
 });
