@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { ScriptStep } from "../../src/agent/model/scripted.js";
 import { unsandboxed } from "../../src/sandbox/sandbox.js";
 import { DEPENDENCY_FIX_MARKER } from "../../src/thread/kinds/dependency-pr.js";
@@ -41,6 +41,10 @@ import { callTool, reply } from "../helpers/model-script.js";
  */
 
 const BASE = "/repos/octo-org/demo";
+
+// Real npm and pnpm installs, twice a test: 20 s with the suite's other
+// workers on the same two cores, 30 s on a slower machine.
+vi.setConfig({ testTimeout: 90_000 });
 
 let world: FixtureWorld;
 let root: string;
