@@ -5,8 +5,17 @@ import HeavyFirstSequencer from "./test/sequencer.js";
  * The files that start whole Apps, registries and package managers, and
  * change process-wide state as they do (nock's interceptor, the network
  * switch, environment variables, timers), each get a fresh module graph.
+ * The deps files listed start verdaccio or a package manager; the rest of
+ * deps/ is unit tests.
  */
-const ISOLATED = ["test/app/**/*.test.ts", "test/deps/**/*.test.ts", "test/e2e/**/*.test.ts"];
+const ISOLATED = [
+  "test/app/**/*.test.ts",
+  "test/e2e/**/*.test.ts",
+  "test/deps/run-deps-job.test.ts",
+  "test/deps/fix/**/*.test.ts",
+  "test/deps/managers/{bun,lockfile-only-managers,package-managers}.test.ts",
+  "test/deps/plan/{plan,plan-packuments}.test.ts",
+];
 
 export default defineConfig({
   test: {
