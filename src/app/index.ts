@@ -9,7 +9,7 @@ import type { SetTimer } from "../queue/timer.js";
 import type { JobWorker } from "../queue/types.js";
 import { type JobRequest, jobKey, triggerKey } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
-import { parseBaseMoved } from "../requests/upkeep-triggers.js";
+import { type BaseMoved, parseBaseMoved } from "../requests/upkeep-triggers.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import type { ServiceQueue } from "../service/job-kinds/inputs.js";
@@ -22,8 +22,7 @@ import { createTriggerGate } from "../service/trigger-gate.js";
 import { startWorkerService, workerServices } from "../service/worker-service.js";
 import { isOwnRequest, isUpkeepEvent } from "../thread/start-rules.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
-import { guardMalformedPayloads } from "./malformed.js";
-import { createParsedDeliveries } from "./parsed-deliveries.js";
+import { takeDeliveries } from "./intake.js";
 import { appServiceSettings } from "./start-checks.js";
 
 export const TRIGGER_EVENTS = [
@@ -35,6 +34,9 @@ export const TRIGGER_EVENTS = [
   "workflow_run.completed",
   "check_suite.completed",
 ] as const;
+
+/** The events (header names) the App's triggers come from. */
+const TRIGGER_EVENT_NAMES = new Set(TRIGGER_EVENTS.map((name) => name.split(".")[0]));
 
 export interface AppSettings {
   env: Record<string, string | undefined>;
@@ -95,6 +97,15 @@ export function createApp(settings: AppSettings) {
   const pages = parsePagesEnv(settings.env, service.apiBaseUrl);
   const clock = settings.clock ?? Date;
   const inFlight = new Set<Promise<unknown>>();
+  /** `work`, counted by idle() and waited for by stop() until it settles. */
+  const tracked = async <T>(work: Promise<T>): Promise<T> => {
+    inFlight.add(work);
+    try {
+      return await work;
+    } finally {
+      inFlight.delete(work);
+    }
+  };
   let queue: ServiceQueue | undefined;
   let worker: JobWorker | undefined;
   let scheduler: ReturnType<typeof setInterval> | undefined;
@@ -160,24 +171,19 @@ export function createApp(settings: AppSettings) {
     }
 
     const gate = createTriggerGate({ botLogin: services.botLogin, clock });
-    const parsed = createParsedDeliveries();
-    guardMalformedPayloads(probot, (event, payload, delivery) =>
-      event === "push"
-        ? parsed.keep(delivery, parseBaseMoved(payload, delivery))
-        : parsed.keep(delivery, parseTrigger(event, payload, delivery)),
-    );
-    probot.on([...TRIGGER_EVENTS], async (context) => {
-      const request = parsed.take(context.id, () =>
-        parseTrigger(context.name, context.payload, context.id),
-      );
-      if (!request) return;
+
+    /** Stores the job a trigger asks for; `client` is asked for only when GitHub must be called. */
+    const takeTrigger = async (
+      request: JobRequest,
+      client: () => Promise<GitHubClient>,
+    ): Promise<void> => {
       // Sent to the App itself (a test delivery, say), not for an installation: nothing to act as.
       if (request.installationId === undefined) {
-        log.info({ event: context.name, delivery: context.id }, "delivery without an installation");
+        log.info({ delivery: request.deliveryId }, "delivery without an installation");
         return;
       }
       const work = (async () => {
-        if (!(await gate.admits(context.octokit as unknown as GitHubClient, request))) {
+        if (!(await gate.admits(client, request))) {
           log.debug({ key: jobKey(request), delivery: request.deliveryId }, "not for the bot");
           return undefined;
         }
@@ -202,37 +208,21 @@ export function createApp(settings: AppSettings) {
         );
         return submitted;
       })();
-      inFlight.add(work);
-      let submitted: Awaited<typeof work>;
-      try {
-        submitted = await work;
-      } finally {
-        inFlight.delete(work);
-      }
+      const submitted = await tracked(work);
       // Folded into the job waiting on this thread: its requester sees it was
       // taken now, not when that job starts; the job's 🚀 or 😕 ends it
       // (service/answered-requests.ts). After the answer: a write may wait
       // for GitHub's spacing, the webhook need not.
       if (submitted?.status === "coalesced" && !isUpkeepEvent(request)) {
-        const seen = acknowledgeFolded(context.octokit as unknown as GitHubClient, request).catch(
-          (error: unknown) =>
-            log.warn({ err: error, key: jobKey(request) }, "could not add the eyes reaction"),
+        const seen = (async () => acknowledgeFolded(await client(), request))();
+        void tracked(seen).catch((error: unknown) =>
+          log.warn({ err: error, key: jobKey(request) }, "could not add the eyes reaction"),
         );
-        inFlight.add(seen);
-        void seen.finally(() => inFlight.delete(seen));
       }
-    });
+    };
 
-    // A branch moved: the bot's pull requests based on it may conflict now.
-    probot.on("push", async (context) => {
-      let moved: ReturnType<typeof parseBaseMoved>;
-      try {
-        moved = parsed.take(context.id, () => parseBaseMoved(context.payload, context.id));
-      } catch (error) {
-        log.warn({ err: error, delivery: context.id }, "unreadable push payload");
-        return;
-      }
-      if (!moved) return;
+    /** A branch moved: the bot's pull requests based on it may conflict now. */
+    const takeBaseMoved = async (moved: BaseMoved): Promise<void> => {
       // The config is read from the default branch: a new trigger phrase counts from this push on.
       if (moved.baseRef === moved.repo.defaultBranch) gate.forget(moved.repo);
       // The bot's own pushes move its own branches, which nothing is based on.
@@ -240,24 +230,49 @@ export function createApp(settings: AppSettings) {
       const pusher = { login: moved.sender, id: 0, type: "Bot" as const };
       if (bot && isOwnRequest({ requester: pusher }, bot)) return;
       const key = `${moved.repo.owner}/${moved.repo.name}@${moved.baseRef}`.toLowerCase();
-      const work = withTimeout(
-        STORE_TIMEOUT_MS,
-        "the job store did not answer",
-        jobs.submit({
-          kind: "base_moved",
-          key,
-          deliveryId: moved.deliveryId,
-          triggerId: `${key}:${moved.after}`,
-          installationId: moved.installationId,
-          input: moved,
-        }),
+      await tracked(
+        withTimeout(
+          STORE_TIMEOUT_MS,
+          "the job store did not answer",
+          jobs.submit({
+            kind: "base_moved",
+            key,
+            deliveryId: moved.deliveryId,
+            triggerId: `${key}:${moved.after}`,
+            installationId: moved.installationId,
+            input: moved,
+          }),
+        ),
       );
-      inFlight.add(work);
-      try {
-        await work;
-      } finally {
-        inFlight.delete(work);
+    };
+
+    // Deliveries over HTTP: verified, parsed and answered once, by the App's own door (intake.ts).
+    takeDeliveries(probot, (event, payload, delivery) => {
+      if (event === "push") {
+        const moved = parseBaseMoved(payload, delivery);
+        return async () => (moved ? takeBaseMoved(moved) : undefined);
       }
+      if (!TRIGGER_EVENT_NAMES.has(event)) return null;
+      const request = parseTrigger(event, payload, delivery);
+      const installationId = request?.installationId;
+      const client = () => probot.auth(installationId) as unknown as Promise<GitHubClient>;
+      return async () => (request ? takeTrigger(request, client) : undefined);
+    });
+    // Deliveries handed to Probot itself (`probot.receive`, as tests do) take the same paths.
+    probot.on([...TRIGGER_EVENTS], async (context) => {
+      const request = parseTrigger(context.name, context.payload, context.id);
+      if (request)
+        await takeTrigger(request, async () => context.octokit as unknown as GitHubClient);
+    });
+    probot.on("push", async (context) => {
+      let moved: BaseMoved | null;
+      try {
+        moved = parseBaseMoved(context.payload, context.id);
+      } catch (error) {
+        log.warn({ err: error, delivery: context.id }, "unreadable push payload");
+        return;
+      }
+      if (moved) await takeBaseMoved(moved);
     });
 
     if (settings.exitOnSignals) {

@@ -1,14 +1,6 @@
 import { createHash } from "node:crypto";
-import {
-  appendFile,
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  writeFile,
-} from "node:fs/promises";
+import { appendFileSync } from "node:fs";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type JobEventLog,
@@ -27,6 +19,12 @@ import {
  * transcript, never a record. Past `cap` entries (and a quarter, so it
  * happens seldom) the file is rewritten with the newest `cap`; logs not
  * written for `retainMs` are removed when the log opens.
+ *
+ * A line is appended synchronously: an unsynced append of a few hundred
+ * bytes to a local file costs the thread ~23 µs that way, and ~90 µs as
+ * three thread-pool hops (open, write, close; measured on the 2-core VM),
+ * and a burst of deliveries writes one line per job. A job with no file
+ * when the log opened, and none written since, starts at 0 without a read.
  */
 export async function createDiskEventLog(
   dir: string,
@@ -35,10 +33,13 @@ export async function createDiskEventLog(
   const cap = options.cap ?? LOG_CAP;
   await mkdir(dir, { recursive: true });
   const now = options.now?.() ?? Date.now();
+  /** The log files there are (the embedded queue is the one process writing them). */
+  const present = new Set<string>();
   for (const name of await readdir(dir)) {
     const info = await stat(join(dir, name)).catch(() => null);
     if (info && info.mtimeMs < now - (options.retainMs ?? LOG_RETAIN_MS))
       await rm(join(dir, name), { force: true });
+    else present.add(join(dir, name));
   }
 
   /** Per job written here: the next index and the lines in the file, and the append in progress. */
@@ -67,15 +68,21 @@ export async function createDiskEventLog(
 
   const log: JobEventLog = {
     append(jobId, entry) {
+      const path = pathOf(jobId);
       const before =
         files.get(jobId) ??
-        readAll(jobId).then((all) => ({ next: (all.at(-1)?.index ?? -1) + 1, lines: all.length }));
+        (present.has(path)
+          ? readAll(jobId).then((all) => ({
+              next: (all.at(-1)?.index ?? -1) + 1,
+              lines: all.length,
+            }))
+          : Promise.resolve({ next: 0, lines: 0 }));
       const after = before
         .catch(() => ({ next: 0, lines: 0 }))
         .then(async (state) => {
           const index = state.next;
-          const path = pathOf(jobId);
-          await appendFile(path, `${JSON.stringify({ i: index, e: entry })}\n`);
+          appendFileSync(path, `${JSON.stringify({ i: index, e: entry })}\n`);
+          present.add(path);
           let lines = state.lines + 1;
           if (lines > cap + Math.ceil(cap / 4)) {
             const kept = (await readAll(jobId)).slice(-cap);

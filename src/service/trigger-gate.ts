@@ -34,8 +34,12 @@ export interface TriggerGateDeps {
 }
 
 export interface TriggerGate {
-  /** False: not for the bot (no phrase, its own comment, another bot): nothing is stored. */
-  admits(octokit: GitHubClient, request: JobRequest): Promise<boolean>;
+  /**
+   * False: not for the bot (no phrase, its own comment, another bot): nothing
+   * is stored. `client` is asked for only when the repository's rules must be
+   * read, so a delivery answered from the cache builds no GitHub client.
+   */
+  admits(client: () => Promise<GitHubClient>, request: JobRequest): Promise<boolean>;
   /**
    * Drops what is known of a repository's rules (its default branch moved,
    * so its config may have changed): the next delivery reads them again.
@@ -72,12 +76,12 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
 
   const read = async (
     key: string,
-    octokit: GitHubClient,
+    client: () => Promise<GitHubClient>,
     request: JobRequest,
   ): Promise<TriggerRules | undefined> => {
     let rules: TriggerRules;
     try {
-      rules = await readRules(octokit, request);
+      rules = await readRules(await client(), request);
     } catch {
       // GitHub did not answer: the worker asks again (with retries) and
       // tells the requester if it still cannot; nothing is dropped here.
@@ -93,7 +97,7 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
     `${repo.owner}/${repo.name}`.toLowerCase();
 
   const rulesFor = (
-    octokit: GitHubClient,
+    client: () => Promise<GitHubClient>,
     request: JobRequest,
   ): Promise<TriggerRules | undefined> => {
     const key = keyOf(request.repo);
@@ -101,14 +105,14 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
     if (known && known.until > deps.clock.now()) return Promise.resolve(known.rules);
     let pending = reading.get(key);
     if (!pending) {
-      pending = read(key, octokit, request).finally(() => reading.delete(key));
+      pending = read(key, client, request).finally(() => reading.delete(key));
       reading.set(key, pending);
     }
     return pending;
   };
 
   return {
-    async admits(octokit, request) {
+    async admits(client, request) {
       // CI that failed on a pull request: whether the bot tends it is the worker's question.
       if (isUpkeepEvent(request)) return true;
       // Unknown when GitHub fails the lookup: storing the job beats a 5xx
@@ -117,7 +121,7 @@ export function createTriggerGate(deps: TriggerGateDeps): TriggerGate {
       const botLogin = await deps.botLogin().catch(() => "");
       // The bot's own comments come back as deliveries: no config needed to drop them.
       if (botLogin && isOwnRequest(request, botLogin)) return false;
-      const rules = await rulesFor(octokit, request);
+      const rules = await rulesFor(client, request);
       if (!rules) return true;
       return shouldStart(request, { ...rules, botLogin }).start;
     },

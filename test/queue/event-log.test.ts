@@ -135,6 +135,22 @@ describe.each([
     for (const e of entries) expect(e.entry).toBe(e.index);
   });
 
+  it("goes on from the last index after a restart, and starts a new job at 0", async () => {
+    const { first, second } = await backend().open();
+    await first.append("j", "a");
+    await first.append("j", "b");
+    await first.close();
+    const restarted = await second();
+    await restarted.append("j", "c");
+    await restarted.append("new", "x");
+    expect((await restarted.read("j")).entries).toEqual([
+      { index: 0, entry: "a" },
+      { index: 1, entry: "b" },
+      { index: 2, entry: "c" },
+    ]);
+    expect(await restarted.read("new")).toEqual({ entries: [{ index: 0, entry: "x" }], next: 1 });
+  });
+
   it("is read by another instance, and on Redis heard live there too", async () => {
     const b = backend();
     const { first, second } = await b.open();

@@ -21,19 +21,27 @@ function request(instruction: string, login = "octocat", repo = "demo"): JobRequ
 function gate(rules: TriggerRules | (() => Promise<TriggerRules>), ttlMs = 1000) {
   let now = 0;
   let reads = 0;
+  let clients = 0;
+  const client = async () => {
+    clients += 1;
+    return octokit;
+  };
   const g = createTriggerGate({
     botLogin: async () => "patchwright[bot]",
     clock: { now: () => now },
     ttlMs,
     maxRepositories: 2,
-    readRules: async () => {
+    readRules: async (given) => {
+      expect(given).toBe(octokit);
       reads += 1;
       return typeof rules === "function" ? rules() : rules;
     },
   });
   return {
-    admits: (r: JobRequest) => g.admits(octokit, r),
+    admits: (r: JobRequest) => g.admits(client, r),
     reads: () => reads,
+    /** How often a GitHub client was asked for: only to read rules. */
+    clients: () => clients,
     advance: (ms: number) => {
       now += ms;
     },
@@ -47,6 +55,7 @@ describe("the webhook's trigger gate", () => {
     const g = gate(DEFAULTS);
     expect(await g.admits(request("@agent working on it", "patchwright[bot]"))).toBe(false);
     expect(g.reads()).toBe(0);
+    expect(g.clients()).toBe(0);
   });
 
   it("reads a repository's rules once, then judges its chatter for free until they expire", async () => {
@@ -55,6 +64,8 @@ describe("the webhook's trigger gate", () => {
     expect(await g.admits(request("@agent fix"))).toBe(false);
     expect(await g.admits(request("/bot fix it"))).toBe(true);
     expect(g.reads()).toBe(1);
+    // Judged from the cache: no client built for the second and third.
+    expect(g.clients()).toBe(1);
     g.advance(1001);
     expect(await g.admits(request("nice"))).toBe(false);
     expect(g.reads()).toBe(2);
@@ -106,7 +117,7 @@ describe("a burst of deliveries to a repository not yet known", () => {
     });
     const verdicts = Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        g.admits(octokit, request(i % 2 ? "@agent go" : "chat")),
+        g.admits(async () => octokit, request(i % 2 ? "@agent go" : "chat")),
       ),
     );
     await new Promise((done) => setImmediate(done));

@@ -1,0 +1,184 @@
+import { createHmac } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createNodeMiddleware, Probot } from "probot";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DeliveryRoute, takeDeliveries } from "../../src/app/intake.js";
+import { TriggerPayloadError } from "../../src/requests/triggers.js";
+import { PRIVATE_KEY } from "../helpers/app-harness.js";
+
+const SECRET = "intake-secret";
+
+interface Door {
+  url: string;
+  routed: Array<{ event: string; delivery: string; payload: unknown }>;
+  /** What reached the App's handlers through Probot (`probot.on`). */
+  viaProbot: string[];
+  warnings: string[];
+}
+
+let server: Server | undefined;
+
+afterEach(async () => {
+  const open = server;
+  server = undefined;
+  if (open) await new Promise((done) => open.close(done));
+});
+
+/** Probot as `probot run` serves it, with the App's door in front and `route` behind it. */
+async function door(route: DeliveryRoute): Promise<Door> {
+  const routed: Door["routed"] = [];
+  const viaProbot: string[] = [];
+  const warnings: string[] = [];
+  const probot = new Probot({
+    appId: 1,
+    privateKey: PRIVATE_KEY,
+    secret: SECRET,
+    logLevel: "fatal",
+  });
+  const middleware = await createNodeMiddleware(
+    (app: Probot) => {
+      const warn = app.log.warn.bind(app.log);
+      app.log.warn = ((...args: Parameters<typeof warn>) => {
+        warnings.push(JSON.stringify(args));
+        return warn(...args);
+      }) as typeof warn;
+      takeDeliveries(app, (event, payload, delivery) => {
+        routed.push({ event, delivery, payload });
+        return route(event, payload, delivery);
+      });
+      app.onAny(async (context) => {
+        viaProbot.push(`${context.name}:${context.id}`);
+      });
+    },
+    { probot },
+  );
+  server = createServer(
+    (req, res) =>
+      void middleware(req, res, () => {
+        res.writeHead(404).end();
+      }),
+  );
+  await new Promise<void>((done) => server?.listen(0, "127.0.0.1", done));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/api/github/webhooks`, routed, viaProbot, warnings };
+}
+
+function post(
+  url: string,
+  event: string,
+  delivery: string,
+  body: string,
+  options: { secret?: string; contentType?: string } = {},
+) {
+  const signature = createHmac("sha256", options.secret ?? SECRET)
+    .update(body)
+    .digest("hex");
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": options.contentType ?? "application/json",
+      "x-github-event": event,
+      "x-github-delivery": delivery,
+      "x-hub-signature-256": `sha256=${signature}`,
+    },
+    body,
+  });
+}
+
+describe("the App's webhook door", () => {
+  it("handles and answers a routed delivery itself, verified and parsed once", async () => {
+    let handled = 0;
+    const d = await door(() => async () => {
+      handled += 1;
+    });
+    const response = await post(
+      d.url,
+      "issue_comment",
+      "d-1",
+      JSON.stringify({ action: "created" }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe("ok\n");
+    expect(handled).toBe(1);
+    expect(d.routed).toEqual([
+      { event: "issue_comment", delivery: "d-1", payload: { action: "created" } },
+    ]);
+    // Probot did not dispatch it again (nor build a client for it).
+    expect(d.viaProbot).toEqual([]);
+  });
+
+  it("answers only once the work is done, and a 500 when it fails", async () => {
+    let finish: () => void = () => {};
+    const d = await door((_event, _payload, delivery) =>
+      delivery === "slow"
+        ? () => new Promise<void>((done) => (finish = done))
+        : async () => {
+            throw new Error("the job store did not answer");
+          },
+    );
+    let answered = false;
+    const slow = post(d.url, "push", "slow", "{}").then((r) => {
+      answered = true;
+      return r;
+    });
+    await new Promise((done) => setTimeout(done, 200));
+    expect(answered).toBe(false);
+    finish();
+    expect((await slow).status).toBe(200);
+    const failed = await post(d.url, "push", "fails", "{}");
+    expect(failed.status).toBe(500);
+    expect(await failed.text()).toContain("the job store did not answer");
+  });
+
+  it("leaves events without a route to Probot, which dispatches them as before", async () => {
+    const d = await door(() => null);
+    const response = await post(
+      d.url,
+      "installation",
+      "d-2",
+      JSON.stringify({ action: "created" }),
+    );
+    expect(response.status).toBe(200);
+    expect(d.viaProbot).toEqual(["installation:d-2"]);
+  });
+
+  it("refuses a payload its route cannot read with a short 400 and one warning", async () => {
+    const d = await door(() => {
+      throw new TriggerPayloadError("issue_comment payload lacks issue.number");
+    });
+    for (const [delivery, body] of [
+      ["unreadable", JSON.stringify({ action: "created" })],
+      ["not-json", "{nope"],
+    ] as const) {
+      const response = await post(d.url, "issue_comment", delivery, body);
+      expect(response.status, delivery).toBe(400);
+      const text = await response.text();
+      expect(text).toBe(JSON.stringify({ error: "malformed webhook payload" }));
+    }
+    expect(d.warnings).toHaveLength(2);
+    expect(d.warnings[0]).toContain("issue.number");
+    expect(d.warnings[1]).toContain("not JSON");
+    expect(d.viaProbot).toEqual([]);
+  });
+
+  it("takes nothing that is not a signed JSON delivery to the webhook path", async () => {
+    const d = await door(() => async () => {});
+    const body = JSON.stringify({ action: "created" });
+    // Signed with another secret: Probot's middleware refuses it.
+    const forged = await post(d.url, "issue_comment", "forged", body, { secret: "guess" });
+    expect(forged.status).toBe(400);
+    const form = await post(d.url, "issue_comment", "form", body, {
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(form.status).toBe(415);
+    const elsewhere = await post(d.url.replace("/webhooks", "/other"), "issue_comment", "x", body);
+    expect(elsewhere.status).toBe(404);
+    expect(d.routed).toEqual([]);
+    expect(d.viaProbot).toEqual([]);
+    // The same path with a trailing slash and a query is the webhook path.
+    const slash = await post(`${d.url}/?from=proxy`, "issue_comment", "slash", body);
+    expect(slash.status).toBe(200);
+    expect(d.routed.map((r) => r.delivery)).toEqual(["slash"]);
+  });
+});
