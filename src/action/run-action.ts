@@ -193,7 +193,8 @@ async function runEvent(
   const sandbox = actionSandbox(deps, inputs, cacheDir);
   // Awaited by the job; a run that ends before it must not leave it unhandled.
   sandbox.catch(() => {});
-  const redact = (text: string) => createRedactor([auth.token])(baseRedact(text));
+  const redactToken = createRedactor([auth.token]);
+  const redact = (text: string) => redactToken(baseRedact(text));
   const octokit = deps.createClient(auth.token, context.apiUrl);
   const transcriptPath = join(
     context.tempDir,

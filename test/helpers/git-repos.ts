@@ -22,13 +22,24 @@ export function makeTempDir(prefix = "patchwright-git-"): TempDir {
 /**
  * An environment isolated from the machine's git config, so tests do not
  * depend on who runs them (no user.name, no credential helpers).
+ *
+ * Without git's automatic housekeeping after commits and pushes: a test's
+ * repositories live for seconds, and `git maintenance` and the server
+ * side's `gc --auto` were two processes in every test commit and push
+ * (about 7 of the ~100 processes of each App test). The product's own
+ * housekeeping (git/mirror.ts) is an explicit command, which still runs.
  */
 export function gitTestEnv(home: string): Record<string, string> {
   mkdirSync(home, { recursive: true });
   const globalConfig = join(home, ".gitconfig");
   writeFileSync(
     globalConfig,
-    '[init]\n\tdefaultBranch = main\n[protocol "file"]\n\tallow = always\n',
+    [
+      "[init]\n\tdefaultBranch = main",
+      '[protocol "file"]\n\tallow = always',
+      "[maintenance]\n\tauto = false",
+      "[receive]\n\tautogc = false\n",
+    ].join("\n"),
   );
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
