@@ -307,6 +307,21 @@ describe("the host's trust in one sandbox", () => {
     expect(trust.notes.join("\n")).toContain("pip's index-url carries a user or password");
   });
 
+  it("follows git's includes to the proxy they set, as git reads them", async () => {
+    const home = await makeTempDir();
+    await writeFile(join(home, "corp.gitconfig"), "[HTTP]\n\tProxy = http://proxy.corp:3128\n");
+    const trust = await trustOf(
+      {},
+      {
+        ".gitconfig": `[user]\n\tname = me\n[include]\n\tpath = ${join(home, "corp.gitconfig")}\n`,
+      },
+    );
+    expect(trust.toolEnv).toMatchObject({
+      GIT_CONFIG_KEY_0: "http.proxy",
+      GIT_CONFIG_VALUE_0: "http://proxy.corp:3128",
+    });
+  });
+
   it("on the host's network: the host's proxies; behind the allow-list: the bridge; with none: no proxy", async () => {
     const trust = await trustOf(
       {

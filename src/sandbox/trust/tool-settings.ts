@@ -49,10 +49,20 @@ async function gitSettings(options: {
 }): Promise<ToolSettings> {
   const found: Record<string, string> = {};
   for (const file of gitConfigFiles(options.env, options.home)) {
-    // git itself reads the file: includes and quoting are its business.
-    const listed = await run("git", ["config", "--file", file, "--get-regexp", "^http\\."], {
-      env: { PATH: options.env.PATH ?? "/usr/bin:/bin" },
-    }).then(
+    // git itself reads the file: includes (which `--file` skips unless
+    // asked) and quoting are its business. A
+    // file that names neither (no "http", no "include") holds no http.*
+    // setting, and a missing one none at all: no git process for those
+    // (one process is tens of milliseconds on the way to a job's start).
+    const text = await readFile(file, "utf8").catch(() => "");
+    if (!/http|include/i.test(text)) continue;
+    const listed = await run(
+      "git",
+      ["config", "--includes", "--file", file, "--get-regexp", "^http\\."],
+      {
+        env: { PATH: options.env.PATH ?? "/usr/bin:/bin" },
+      },
+    ).then(
       ({ stdout }) => stdout,
       () => "",
     );
