@@ -16,8 +16,10 @@ import { mountFakeGitHub, unmountFakeGitHub, WEBHOOK_SECRET } from "./queue-worl
 /**
  * The webhook side alone: the App as `npm start` builds it (createApp, the
  * queue it opens from the environment; PATCHWRIGHT_WORKER=off, so jobs are
- * only stored), served over HTTP on loopback by Probot's middleware in this
- * process, and a burst of signed deliveries from another (queue-sender.ts).
+ * only stored), served over HTTP on loopback as `probot run` serves it (the
+ * App's door, app/intake.ts, in front of Probot's middleware) in this
+ * process, and a burst of signed deliveries over kept-alive connections
+ * from another (queue-sender.ts).
  */
 
 export interface BurstResult extends SenderResult {

@@ -67,8 +67,8 @@ function percentile(sorted: number[], p: number): number {
 async function webhookSection(world: World): Promise<void> {
   console.log(
     `\n1. webhook answer time: ${BURST} signed issue_comment.created deliveries (4 in 5 "@agent ..."` +
-      "\n   on issues of their own, 1 in 5 chatter) from another process, N in flight, over HTTP on" +
-      "\n   loopback to createApp + Probot's middleware (PATCHWRIGHT_WORKER=off: jobs are only stored;" +
+      "\n   on issues of their own, 1 in 5 chatter) from another process, N in flight, over kept-alive" +
+      "\n   HTTP on loopback to createApp as Probot serves it (PATCHWRIGHT_WORKER=off: jobs are only stored;" +
       `\n   Probot's log off), after ${WARMUP} warm-up deliveries. Target: p99 < 100 ms at ${IN_FLIGHT} in flight.` +
       "\n   busy = the App's event loop utilization during the burst (near 100%: CPU-bound).",
   );

@@ -55,6 +55,14 @@ describe("tool registry", () => {
     expect(registry.get("nope")).toBeUndefined();
   });
 
+  it("builds a tool's spec once: another registry of the same tools shares it", () => {
+    const again = createToolRegistry([failing, echo]).specs();
+    expect(again[1]).toBe(registry.specs()[0]);
+    expect(again[0]?.input_schema).toMatchObject({
+      properties: { mode: { enum: ["tool", "crash", "string"] } },
+    });
+  });
+
   it("refuses duplicate names", () => {
     expect(() => createToolRegistry([echo, echo])).toThrow(/registered twice/);
   });
