@@ -206,30 +206,14 @@ function gitOptions(options: SyncMirrorOptions, withAuth = false): GitClientOpti
 
 /**
  * Git's automatic housekeeping for the mirror (repacking when loose objects
- * or packs pile up; heavy work detaches), run when a job has finished, at
- * most once per MAINTENANCE_EVERY_MS per mirror: it is a process whose
- * start costs tens of milliseconds on a small VM, and the jobs of a few
- * minutes do not pile up enough for git to repack. Best effort: a failure
- * here must not fail the job.
+ * or packs pile up; heavy work detaches), run when a job has finished. Best
+ * effort: a failure here must not fail the job.
  */
-export async function maintainMirror(
-  mirrorDir: string,
-  env: GitEnv,
-  now: number = Date.now(),
-): Promise<void> {
-  const stamp = join(mirrorDir, MAINTAINED_MARKER);
-  const last = await stat(stamp).then(
-    (info) => info.mtimeMs,
-    () => Number.NEGATIVE_INFINITY,
-  );
-  if (now >= last && now - last < MAINTENANCE_EVERY_MS) return;
-  await writeFile(stamp, "").catch(() => {});
-  await runGit(mirrorDir, ["maintenance", "run", "--auto", "--quiet"], { env }).catch(() => {});
+export async function maintainMirror(mirrorDir: string, env: GitEnv): Promise<void> {
+  await runGit(mirrorDir, ["maintenance", "run", "--auto", "--quiet"], {
+    env,
+  }).catch(() => {});
 }
-
-/** How often, at most, a mirror's housekeeping runs. */
-export const MAINTENANCE_EVERY_MS = 10 * 60_000;
-const MAINTAINED_MARKER = "patchwright-maintained";
 
 /** Records use for least-recently-used eviction; the clock is the caller's. */
 export async function markUsed(mirrorDir: string, now: number): Promise<void> {

@@ -8,6 +8,7 @@ import { TriggerPayloadError } from "../../src/requests/triggers.js";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
 
 const SECRET = "intake-secret";
+const CREATED = JSON.stringify({ action: "created" });
 
 interface Door {
   url: string;
@@ -92,12 +93,7 @@ describe("the App's webhook door", () => {
     const d = await door(() => async () => {
       handled += 1;
     });
-    const response = await post(
-      d.url,
-      "issue_comment",
-      "d-1",
-      JSON.stringify({ action: "created" }),
-    );
+    const response = await post(d.url, "issue_comment", "d-1", CREATED);
     expect(response.status).toBe(200);
     expect(await response.text()).toBe("ok\n");
     expect(handled).toBe(1);
@@ -133,12 +129,7 @@ describe("the App's webhook door", () => {
 
   it("leaves events without a route to Probot, which dispatches them as before", async () => {
     const d = await door(() => null);
-    const response = await post(
-      d.url,
-      "installation",
-      "d-2",
-      JSON.stringify({ action: "created" }),
-    );
+    const response = await post(d.url, "installation", "d-2", CREATED);
     expect(response.status).toBe(200);
     expect(d.viaProbot).toEqual(["installation:d-2"]);
   });
@@ -148,7 +139,7 @@ describe("the App's webhook door", () => {
       throw new TriggerPayloadError("issue_comment payload lacks issue.number");
     });
     for (const [delivery, body] of [
-      ["unreadable", JSON.stringify({ action: "created" })],
+      ["unreadable", CREATED],
       ["not-json", "{nope"],
     ] as const) {
       const response = await post(d.url, "issue_comment", delivery, body);
@@ -164,7 +155,7 @@ describe("the App's webhook door", () => {
 
   it("takes nothing that is not a signed JSON delivery to the webhook path", async () => {
     const d = await door(() => async () => {});
-    const body = JSON.stringify({ action: "created" });
+    const body = CREATED;
     // Signed with another secret: Probot's middleware refuses it.
     const forged = await post(d.url, "issue_comment", "forged", body, { secret: "guess" });
     expect(forged.status).toBe(400);

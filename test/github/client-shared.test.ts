@@ -18,7 +18,12 @@ const { privateKey } = generateKeyPairSync("rsa", {
   publicKeyEncoding: { type: "spki", format: "pem" },
 });
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-const SECOND_MS = 100;
+/**
+ * Long enough that a busy event loop cannot hide the spacing: the limiter
+ * spaces when each write may go, and a timer that fires late on a loaded
+ * machine (50 ms was seen) brings the next write closer to the last.
+ */
+const SECOND_MS = 250;
 
 let redis: RedisServer;
 const connections: Bottleneck.IORedisConnection[] = [];
@@ -76,11 +81,11 @@ async function gaps(shared: boolean): Promise<number[]> {
 describe("write spacing shared through Redis", () => {
   it("spaces one installation's writes across processes", async () => {
     const apart = await gaps(true);
-    expect(Math.min(...apart)).toBeGreaterThanOrEqual(SECOND_MS * 0.8);
+    expect(Math.min(...apart)).toBeGreaterThanOrEqual(SECOND_MS * 0.6);
   });
 
   it("is per process without it (the case it fixes)", async () => {
     const apart = await gaps(false);
-    expect(Math.min(...apart)).toBeLessThan(SECOND_MS * 0.5);
+    expect(Math.min(...apart)).toBeLessThan(SECOND_MS * 0.4);
   });
 });
