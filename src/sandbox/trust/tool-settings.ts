@@ -50,10 +50,9 @@ async function gitSettings(options: {
   const found: Record<string, string> = {};
   for (const file of gitConfigFiles(options.env, options.home)) {
     // git itself reads the file: includes (which `--file` skips unless
-    // asked) and quoting are its business. A
-    // file that names neither (no "http", no "include") holds no http.*
-    // setting, and a missing one none at all: no git process for those
-    // (one process is tens of milliseconds on the way to a job's start).
+    // asked) and quoting are its business. A file that names neither
+    // "http" nor "include" holds no http.* setting, and a missing one none
+    // at all: no git process for those (tens of milliseconds each).
     const text = await readFile(file, "utf8").catch(() => "");
     if (!/http|include/i.test(text)) continue;
     const listed = await run(
