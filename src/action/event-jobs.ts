@@ -42,8 +42,8 @@ export interface EventRun {
   view: ActionJobView;
   /** The repository's mirror, fetched from the start of the run (prefetchRepository). */
   fetched: PrefetchedRepository;
-  /** Ready once the sandbox is chosen (probed while the API calls run). */
-  services: Promise<ThreadServices>;
+  /** Its sandbox is probed when the job first opens one (see JobServices.sandbox). */
+  services: ThreadServices;
 }
 
 /** A job that ran, or the result of one that was not started. */
@@ -110,7 +110,7 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
     }
   }
   run.transcript.write(runStart(request.instruction, admission.config));
-  const outcome = await runJob(await run.services, request, admission.config, status, {
+  const outcome = await runJob(run.services, request, admission.config, status, {
     events: run.view.events,
     prefetched: run.fetched,
   });
@@ -133,7 +133,7 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
   }
   const config = applyInputs(loaded.config, run.inputs);
   run.transcript.write(runStart(request.instruction, config));
-  const outcome = await runRepositoryJob(await run.services, request, config, {
+  const outcome = await runRepositoryJob(run.services, request, config, {
     events: fanOut(
       { agent: (event) => run.log.onEvent(event), step: (step) => run.log.onStep(step) },
       run.view.events,

@@ -10,6 +10,7 @@ import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { readBaseFactsAhead } from "../kernel/repository.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import type { ThreadOutcome } from "../thread/plan.js";
 import type { ActionsIo } from "./actions-io.js";
@@ -172,9 +173,9 @@ async function runEvent(
   if (!deps.createModel) loadAnthropicSdk().catch(() => {});
   const auth = await authenticate(deps, context, inputs, event.request.repo);
   io.setSecret(auth.token);
-  // The repository's fetch and the sandbox's probe start now, beside the API
-  // calls that decide the job (its config, the thread): the fetch is most of
-  // the way to the agent's first request. A run that starts no job stops the
+  // The repository's fetch starts now, beside the API calls that decide the
+  // job (its config, the thread): the fetch is most of the way to the
+  // agent's first request. A run that starts no job stops the
   // fetch when it ends (see the finally below).
   const cacheDir = join(context.tempDir, "patchwright", "cache");
   const envSource = jobEnv(deps.env);
@@ -190,9 +191,19 @@ async function runEvent(
   // mirror's making waits for the thread to be free). A mirror that is
   // locked (another run on this machine) is not waited for long.
   await firstOf(fetched.underway, fetched.mirror, 250);
-  const sandbox = actionSandbox(deps, inputs, cacheDir);
-  // Awaited by the job; a run that ends before it must not leave it unhandled.
-  sandbox.catch(() => {});
+  readBaseFactsAhead({ envSource }, fetched, {
+    token: auth.token,
+    baseBranch: event.request.repo.defaultBranch,
+  });
+  // Probed when the job first opens a sandbox, once its workspace is there
+  // (its first model request is usually out by then): this thread is the
+  // way to that request (it spawns, loads and parses for it), and the
+  // probe's two processes need not take it first.
+  let probing: Promise<SandboxLauncher> | undefined;
+  const sandbox = () => {
+    probing ??= actionSandbox(deps, inputs, cacheDir);
+    return probing;
+  };
   const redactToken = createRedactor([auth.token]);
   const redact = (text: string) => redactToken(baseRedact(text));
   const octokit = deps.createClient(auth.token, context.apiUrl);
@@ -235,14 +246,15 @@ async function runEvent(
     log,
     view,
     fetched,
-    services: sandbox.then((launcher) => ({
+    services: {
       octokit,
       gitToken: async () => auth.token,
       createModel:
         deps.createModel ??
         actionModelFactory(deps.env, inputs, "input anthropic_api_key: required"),
       cacheDir,
-      sandbox: launcher,
+      // Probed when first asked for (above).
+      sandbox,
       secrets: actionSecrets(deps.env, inputs, auth.token),
       envSource,
       clock: deps.clock,
@@ -251,7 +263,7 @@ async function runEvent(
       signal: deps.signal,
       // Known for an App's token only: a github_token's permissions cannot be read back.
       canPushWorkflows: auth.canPushWorkflows,
-    })),
+    },
   };
 
   try {

@@ -1,15 +1,9 @@
 import { join, relative, sep } from "node:path";
-import {
-  createGit,
-  type GitClientOptions,
-  GitCommandError,
-  runGit,
-  runGitBuffer,
-} from "../git/git-client.js";
+import { createGit, GitCommandError } from "../git/git-client.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { GitInfo, InstructionFile } from "./prompt.js";
 
-const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+export const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
 const MAX_INSTRUCTION_CHARS = 20_000;
 const MAX_STATUS_LINES = 40;
 
@@ -35,7 +29,7 @@ export async function readInstructionFiles(root: string, cwd: string): Promise<I
 }
 
 /** An instruction file as the prompt has it: none when empty, cut when long. */
-function instructionFile(path: string, content: string | null): InstructionFile | null {
+export function instructionFile(path: string, content: string | null): InstructionFile | null {
   if (content === null || !content.trim()) return null;
   return {
     path,
@@ -66,7 +60,7 @@ export async function readGitInfo(
 }
 
 /** GitInfo from `status --short --branch` and `log --oneline -n 5`. */
-function gitInfoFrom(status: string, log: string): GitInfo {
+export function gitInfoFrom(status: string, log: string): GitInfo {
   const [head = "", ...statusLines] = status.split("\n").filter(Boolean);
   const recentCommits = log.trim();
   return {
@@ -88,64 +82,4 @@ function branchOf(head: string): string {
   if (text.startsWith("No commits yet on ")) return "(no commits yet)";
   if (text.startsWith("HEAD (no branch)")) return "HEAD (detached)";
   return text.split("...")[0]?.trim() || "(unknown)";
-}
-
-/** What a session will read in a new worktree, known before its checkout ends. */
-export interface CheckoutFacts {
-  git: GitInfo;
-  instructions: InstructionFile[];
-}
-
-/** Modes of a plain file in a git tree: checked out as the blob's bytes. */
-const PLAIN_FILE = new Set(["100644", "100755"]);
-
-/**
- * What `readGitInfo` and `readInstructionFiles` will find at the root of a
- * new worktree of `rev` on a branch of its own (clean, no upstream), read
- * from the repository (a mirror) while that worktree is still being checked
- * out: the recent commits from the same object store, the instruction
- * files from their blobs. Undefined when it cannot be told from the objects
- * (an instruction file that is a link or a folder). A checkout that writes
- * something else (a filter, line endings) makes the workspace's facts
- * differ, which the session sees for itself (see sendFirstTurnEarly).
- *
- * `env` is the session's (as its `readGitInfo` runs git); `blobs` may carry
- * the token, which a partial mirror needs to fetch the files' contents.
- */
-export async function readCheckoutFacts(options: {
-  gitDir: string;
-  rev: string;
-  branch: string;
-  env: Record<string, string>;
-  blobs: GitClientOptions;
-}): Promise<CheckoutFacts | undefined> {
-  const { gitDir, rev } = options;
-  const [log, listing] = await Promise.all([
-    runGit(gitDir, ["log", "--oneline", "-n", "5", rev], { env: options.env }).catch(() => ""),
-    runGit(gitDir, ["ls-tree", "-z", rev, "--", ...INSTRUCTION_FILES], options.blobs),
-  ]);
-  const entries = new Map<string, { mode: string; oid: string }>();
-  for (const entry of listing.split("\0").filter(Boolean)) {
-    const match = /^(\d+) \w+ ([0-9a-f]+)\t(.*)$/s.exec(entry);
-    if (match?.[1] && match[2] && match[3])
-      entries.set(match[3], { mode: match[1], oid: match[2] });
-  }
-  const contents: Array<string | null> = [];
-  for (const name of INSTRUCTION_FILES) {
-    const entry = entries.get(name);
-    if (!entry) {
-      contents.push(null);
-      continue;
-    }
-    if (!PLAIN_FILE.has(entry.mode)) return undefined;
-    contents.push(
-      (await runGitBuffer(gitDir, ["cat-file", "blob", entry.oid], options.blobs)).toString("utf8"),
-    );
-  }
-  const instructions = INSTRUCTION_FILES.flatMap((name, i) => {
-    const file = instructionFile(name, contents[i] ?? null);
-    return file ? [file] : [];
-  });
-  // A new branch without upstream, nothing changed yet: what `status --short --branch` says.
-  return { git: gitInfoFrom(`## ${options.branch}\n`, log), instructions };
 }

@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { readCheckoutFacts } from "../agent/checkout-facts.js";
 import type { EarlyTurn } from "../agent/model/early-turn.js";
-import { readCheckoutFacts } from "../agent/prompt-context.js";
 import { type FirstTurnOptions, sendFirstTurnEarly } from "../agent/session.js";
 import { defaultTools } from "../agent/tools/index.js";
 import type { PlannedWorkspace } from "../git/workspace.js";

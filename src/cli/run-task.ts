@@ -23,6 +23,7 @@ import { gitMetadataPaths } from "../git/git-metadata.js";
 import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { guardRepositoryServers } from "../kernel/mcp-servers.js";
 import type { JobServices } from "../kernel/services.js";
+import { launcherFrom } from "../sandbox/sandbox.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { RunArgs } from "./args.js";
 import { buildCliModel } from "./build-model.js";
@@ -182,7 +183,8 @@ async function runOnClone(
 async function runInPlace(context: RunContext): Promise<{ result: AgentResult }> {
   const { args, io, cwd } = context;
   const readOnly = await gitMetadataPaths(cwd, io.env);
-  const contained = context.services.sandbox.open({
+  const launcher = await launcherFrom(context.services.sandbox);
+  const contained = launcher.open({
     workspace: cwd,
     readOnly,
     network: args.network,
@@ -207,8 +209,7 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
       mcp: {
         ...mcp,
         // Each stdio server in a sandbox like the agent's shell's, with its own network.
-        sandboxFor: (network) =>
-          context.services.sandbox.open({ workspace: cwd, readOnly, network }),
+        sandboxFor: (network) => launcher.open({ workspace: cwd, readOnly, network }),
       },
       limits: limitsOf(args),
       envSource: io.env,

@@ -9,6 +9,7 @@ import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace.js";
 import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
+import { launcherFrom } from "../sandbox/sandbox.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsServices, GroupContext } from "./group/context.js";
 import { runGroupLanes } from "./group/group-lanes.js";
@@ -149,7 +150,7 @@ export async function runDepsJob(
       manager: planned.project.manager,
       tools: deps.packageManagers,
       env: buildShellEnv(deps.envSource),
-      sandbox: deps.sandbox,
+      sandbox: await launcherFrom(deps.sandbox),
     });
     if (missing) return { ...finish(), status: "error", message: missing };
 

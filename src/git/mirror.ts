@@ -111,8 +111,11 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   // process on the way to the fetch: the URL, the branch refspec, tagOpt.
   await appendFile(join(options.dir, "config"), originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
-  await rm(join(options.dir, "hooks"), { recursive: true, force: true });
-  await copyFile(join(options.dir, "config"), join(options.dir, CONFIG_SNAPSHOT));
+  // Side by side: each step waits for this thread, which the caller keeps busy meanwhile.
+  await Promise.all([
+    rm(join(options.dir, "hooks"), { recursive: true, force: true }),
+    copyFile(join(options.dir, "config"), join(options.dir, CONFIG_SNAPSHOT)),
+  ]);
   await writeFile(
     join(options.dir, READY_MARKER),
     JSON.stringify({ url: options.url, partial: options.partial }),

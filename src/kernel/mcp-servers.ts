@@ -8,7 +8,7 @@ import { guardedFetch } from "../agent/mcp/guarded-fetch.js";
 import type { SessionMcp } from "../agent/session.js";
 import type { GitEnv } from "../git/git-client.js";
 import { gitMetadataPaths } from "../git/git-metadata.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
 
 /**
  * A job's MCP servers, from the repository's `mcp_servers:`: stdio servers
@@ -25,7 +25,7 @@ import type { SandboxLauncher } from "../sandbox/sandbox.js";
 export async function jobMcp(options: {
   servers: McpServersConfig;
   env: GitEnv;
-  launcher: SandboxLauncher;
+  launcher: LauncherSource;
   dir: string;
   /** Resolves HTTP servers' names; the system's resolver unless a test gives one. */
   resolve?: Resolve | undefined;
@@ -36,9 +36,10 @@ export async function jobMcp(options: {
   );
   // The git metadata the job's own git trusts stays read-only, as in the agent's sandbox.
   const readOnly = await gitMetadataPaths(options.dir, options.env);
+  const launcher = await launcherFrom(options.launcher);
   return {
     ...resolved,
-    sandboxFor: (network) => options.launcher.open({ workspace: options.dir, readOnly, network }),
+    sandboxFor: (network) => launcher.open({ workspace: options.dir, readOnly, network }),
   };
 }
 

@@ -1,3 +1,6 @@
+import { readCheckoutFactsAhead } from "../agent/checkout-facts.js";
+import { buildShellEnv } from "../agent/tools/shell-env.js";
+import { splitCredentials } from "../git/credentials.js";
 import { partialFetchFor } from "../git/mirror.js";
 import {
   type FetchedMirror,
@@ -79,4 +82,32 @@ export function prefetchRepository(
   onFetching?: () => void,
 ): Promise<FetchedMirror | null> {
   return fetchMirror({ ...mirrorOptions(services, input), onFetching }).catch(() => null);
+}
+
+/**
+ * Once the prefetch is done, reads what a new branch from `baseBranch` would
+ * show the agent's first request (agent/checkout-facts.ts), while the
+ * caller's API calls decide the job: that request then waits for no git
+ * call. Fire and forget: a job on another commit reads its own.
+ */
+export function readBaseFactsAhead(
+  services: Pick<JobServices, "envSource">,
+  prefetched: PrefetchedRepository,
+  input: { token?: string | undefined; baseBranch: string },
+): void {
+  const { url } = splitCredentials(prefetched.cloneUrl);
+  void prefetched.mirror.then(
+    (fetched) =>
+      fetched &&
+      readCheckoutFactsAhead({
+        gitDir: fetched.mirrorDir,
+        ref: `refs/remotes/origin/${input.baseBranch}`,
+        // As the job's session and its workspace read them (change/early-turn.ts).
+        env: buildShellEnv(services.envSource),
+        blobs: {
+          env: services.envSource,
+          ...(input.token ? { auth: { url, token: input.token } } : {}),
+        },
+      }),
+  );
 }

@@ -1,6 +1,6 @@
 import type { RetryOptions } from "../git/retry.js";
 import type { KnownSecret } from "../git/secret-scan.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import type { LauncherSource } from "../sandbox/sandbox.js";
 
 /**
  * What every job kind runs with, built once per entry point (App, worker,
@@ -9,8 +9,13 @@ import type { SandboxLauncher } from "../sandbox/sandbox.js";
  */
 export interface JobServices {
   cacheDir: string;
-  /** Every command the job runs from the repository or the agent runs in one of its sandboxes. */
-  sandbox: SandboxLauncher;
+  /**
+   * Every command the job runs from the repository or the agent runs in one
+   * of its sandboxes. May be chosen later (the Action probes bubblewrap
+   * only when the job first asks): awaited where a sandbox is opened, after
+   * the workspace, so no command runs before it.
+   */
+  sandbox: LauncherSource;
   /** Every secret the process holds, found once at the entry: none may leave in a commit or a page. */
   secrets: readonly KnownSecret[];
   /** The process environment, read once at the entry: git gets what it needs, the agent's shell only an allowlist. */

@@ -2,7 +2,7 @@ import { errorMessage } from "../error-message.js";
 import type { GitEnv } from "../git/git-client.js";
 import type { Workspace } from "../git/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
-import type { SandboxLauncher } from "../sandbox/sandbox.js";
+import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
 import { openWorksiteSandboxes, type WorksiteSandboxes } from "./worksite-sandboxes.js";
 
 /**
@@ -23,7 +23,8 @@ export type OpenedWorksite =
 
 export async function openWorksite(options: {
   prepare: () => Promise<Workspace>;
-  launcher: SandboxLauncher;
+  /** Awaited once the workspace is there (JobServices.sandbox). */
+  launcher: LauncherSource;
   env: GitEnv;
   networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy };
 }): Promise<OpenedWorksite> {
@@ -35,7 +36,7 @@ export async function openWorksite(options: {
   }
   try {
     const sandboxes = await openWorksiteSandboxes(
-      options.launcher,
+      await launcherFrom(options.launcher),
       workspace.dir,
       options.env,
       options.networks,

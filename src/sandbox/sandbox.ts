@@ -52,6 +52,17 @@ export interface SandboxLauncher {
   open(profile: SandboxProfile): Sandbox;
 }
 
+/**
+ * A launcher, or how to choose one when a job first opens a sandbox (the
+ * Action probes bubblewrap only then, off the way to its first model
+ * request); the function gives the same launcher each time.
+ */
+export type LauncherSource = SandboxLauncher | (() => Promise<SandboxLauncher>);
+
+export async function launcherFrom(source: LauncherSource): Promise<SandboxLauncher> {
+  return typeof source === "function" ? source() : source;
+}
+
 /** Runs commands as they are: the CLI's fallback, and an operator's explicit opt-out. */
 export const unsandboxed: SandboxLauncher = {
   kind: "none",

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { inject } from "vitest";
@@ -238,6 +238,25 @@ export async function runAction(
     outputs: parseOutputFile(readFileSync(join(runDir, "output.txt"), "utf8")),
     summary: readFileSync(join(runDir, "summary.md"), "utf8"),
     runnerTemp: join(runDir, "temp"),
+  };
+}
+
+/**
+ * A `bwrap` first on the step's PATH that notes each start, then runs the
+ * real one: which runs probed or used the sandbox. Pass `env` to runAction.
+ */
+export function watchBubblewrap(world: ActionWorld): {
+  env: Record<string, string>;
+  starts(): string[];
+} {
+  const dir = join(world.tmp.path, `bwrap-watch-${Math.random().toString(36).slice(2, 8)}`);
+  const log = join(dir, "starts.log");
+  mkdirSync(dir);
+  writeFileSync(join(dir, "bwrap"), `#!/bin/sh\necho "$1" >> '${log}'\nexec /usr/bin/bwrap "$@"\n`);
+  chmodSync(join(dir, "bwrap"), 0o755);
+  return {
+    env: { PATH: `${dir}:${world.env.PATH ?? process.env.PATH ?? "/usr/bin:/bin"}` },
+    starts: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean) : []),
   };
 }
 

@@ -10,6 +10,7 @@ import {
   startWorld,
   TOKEN,
   useBundle,
+  watchBubblewrap,
 } from "./harness.js";
 
 const bundle = useBundle();
@@ -51,13 +52,18 @@ function commentPayload(w: ActionWorld, sender: string, body: string): Payload {
 describe("the bundled Action on issue_comment", () => {
   it("fixes the issue, pushes a branch, opens the PR and reports through outputs and the summary", async () => {
     world = await startWorld({ steps: FIX_STEPS });
+    const bwrap = watchBubblewrap(world);
     const run = await runAction(bundle.entry, world, {
       event: "issue_comment",
       payload: commentPayload(world, "octocat", "@agent fix it"),
       inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, verify_command: "npm test" },
+      env: bwrap.env,
     });
 
     expect(run.code, run.log).toBe(0);
+    // Probed once the job opened its sandbox, and used for the agent's commands.
+    expect(bwrap.starts()[0]).toBe("--help");
+    expect(bwrap.starts().length).toBeGreaterThan(2);
     const [pull] = world.github.pulls;
     expect(pull?.head.ref).toBe("agent/issue-7-add-returns-the-wrong-sum");
     expect(pull?.body).toContain("Closes #7");
@@ -149,10 +155,12 @@ describe("the bundled Action on issue_comment", () => {
 
   it("fails with a clear message when the sender has no write access", async () => {
     world = await startWorld();
+    const bwrap = watchBubblewrap(world);
     const run = await runAction(bundle.entry, world, {
       event: "issue_comment",
       payload: commentPayload(world, "reader", "@agent fix it"),
       inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      env: bwrap.env,
     });
 
     expect(run.code).toBe(1);
@@ -166,6 +174,8 @@ describe("the bundled Action on issue_comment", () => {
     // The App's polite answer on the thread, no 👀.
     expect(world.github.comments.get(7)?.[0]?.body).toMatch(/write access/);
     expect(world.github.reactions).toHaveLength(0);
+    // No job, so no sandbox: the probe waits until a job opens one.
+    expect(bwrap.starts()).toEqual([]);
   }, 60_000);
 
   it("skips, without failing, a comment that is not for the bot", async () => {

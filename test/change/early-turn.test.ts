@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import type { ChangeInput } from "../../src/change/change.js";
 import { AGENT_STEPS, runChange } from "../../src/change/run-change.js";
+import { prefetchRepository, readBaseFactsAhead } from "../../src/kernel/repository.js";
 import type { JobServices } from "../../src/kernel/services.js";
 import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
 import {
@@ -125,6 +126,30 @@ describe("the agent's first turn, sent during the checkout", () => {
     expect(system).toContain("history 6");
     expect(system).toContain("history 2");
     expect(system).not.toContain("history 1\n");
+  });
+
+  it("is the same request when the Action read its facts ahead from the prefetched mirror", async () => {
+    const { env, repo, tmp } = world();
+    const clock = { now: () => Date.UTC(2026, 10, 29, 12) };
+    const aheadServices = await services(env, join(tmp.path, "cache-ahead"), clock);
+    const mirror = prefetchRepository(aheadServices, { cloneUrl: repo.url });
+    readBaseFactsAhead(aheadServices, { cloneUrl: repo.url, mirror }, { baseBranch: "main" });
+    const ahead = input(repo, { fetched: mirror });
+    const aheadResult = await runChange(aheadServices, ahead);
+    const sequential = input(repo);
+    const sequentialResult = await runChange(
+      await services(env, join(tmp.path, "cache-sequential"), clock),
+      sequential,
+      undefined,
+      [...AGENT_STEPS],
+    );
+    expect(aheadResult.error).toBeUndefined();
+    expect(sequentialResult.error).toBeUndefined();
+    const [sent] = (ahead.model as ReturnType<typeof createScriptedModel>).requests;
+    const [after] = (sequential.model as ReturnType<typeof createScriptedModel>).requests;
+    expect(normalized(sent?.system)).toEqual(normalized(after?.system));
+    expect(sent?.messages).toEqual(after?.messages);
+    expect(sent?.system.join("\n")).toContain("Git branch: agent/issue-7-tidy-up");
   });
 
   it("is dropped for the session's own when the checkout writes other bytes than the mirror holds", async () => {

@@ -1,3 +1,0 @@
-import { createRequire as __patchwrightCreateRequire } from "node:module";
-const require = __patchwrightCreateRequire(import.meta.url);
-import{n as o,w as t,x as i}from"./chunk-5N2CGOQ3.js";function c(r,e){return{cloneUrl:e.cloneUrl,cacheDir:r.cacheDir,env:r.envSource,partial:o(e.repoSizeKb),...r.signal?{signal:r.signal}:{},...e.token?{token:e.token}:{},...r.gitRetry?{retry:r.gitRetry}:{}}}function s(r,e,n,a){return i({...c(r,e),baseBranch:n,branch:a,createBranch:e.existingBranch===void 0,keepIdle:1,...e.fetched?{fetched:e.fetched}:{},...e.onPlanned?{onPlanned:e.onPlanned}:{}})}function l(r,e,n){return t({...c(r,e),onFetching:n}).catch(()=>null)}export{s as a,l as b};
