@@ -95,14 +95,22 @@ export async function runJob(
     },
     options.events,
   );
-  await status.start(headlineOf(task, request), {
-    usd: config.maxCostUsd,
-    note: config.budgetNote,
-  });
-  const commentId = status.commentId();
-  const commentUrl = status.commentUrl();
-  if (commentId !== undefined && commentUrl)
-    await events.tracking({ id: commentId, url: commentUrl });
+  // The tracking comment is made while the plan reads the thread (which
+  // never shows it: only what came before the trigger is read); nothing is
+  // executed before it is there and its listeners know it. Later writes to
+  // it queue behind its creation (github/status.ts).
+  const tracking = (async () => {
+    await status.start(headlineOf(task, request), {
+      usd: config.maxCostUsd,
+      note: config.budgetNote,
+    });
+    const commentId = status.commentId();
+    const commentUrl = status.commentUrl();
+    if (commentId !== undefined && commentUrl)
+      await events.tracking({ id: commentId, url: commentUrl });
+  })();
+  // Awaited below, before any execution or ending; a plan that throws first must not leave it unhandled.
+  tracking.catch(() => {});
   const retry =
     options.retry && options.retry.attempt < options.retry.of ? options.retry : undefined;
   try {
@@ -112,19 +120,25 @@ export async function runJob(
       pulled ??= pullRequestOf(services.octokit, request);
       return pulled;
     };
-    const execute = (planned: ThreadPlan) =>
-      executePlan(services, config, planned, events, { throwTransient: retry !== undefined });
+    const execute = async (planned: ThreadPlan) => {
+      await tracking;
+      return executePlan(services, config, planned, events, {
+        throwTransient: retry !== undefined,
+      });
+    };
     const plan = await planTask(task, {
       services,
       request,
       config,
       status,
+      tracking,
       planRequest: (kind) => planRequest(services, request, config, options, kind, pullRequest),
       pullRequest,
       execute,
       jobId: options.jobId,
       dependencyBot: tended.dependencyBot,
     });
+    await tracking;
     if ("done" in plan) {
       await status.finish(services.redact(plan.done.markdown), plan.done.outcome);
       const id = status.commentId();
@@ -142,6 +156,7 @@ export async function runJob(
     const { report: _report, ...rest } = outcome;
     return rest;
   } catch (error) {
+    await tracking;
     if (isInterrupted(services, undefined, options.checkpointRef))
       return { conclusion: "interrupted" };
     const message = services.redact(errorMessage(error));

@@ -153,6 +153,39 @@ describe("the bundled Action on issue_comment", () => {
     expect(result).not.toContain("event.json");
   }, 120_000);
 
+  it("reads the thread while GitHub makes the tracking comment and the 👀", async () => {
+    // The comment and the reaction are answered only once the thread has been asked for
+    // (or after 10 s, when the run asks one thing after another).
+    let threadAsked: () => void = () => {};
+    const asked = new Promise<void>((done) => {
+      threadAsked = done;
+    });
+    const held: string[] = [];
+    world = await startWorld({
+      steps: [reply("Nothing to change.")],
+      github: {
+        holdAnswer: (method, path) => {
+          if (method === "GET" && path === "/repos/octo-org/demo/issues/7/comments") threadAsked();
+          if (method !== "POST" || !/\/(issues\/7\/comments|reactions)$/.test(path)) return;
+          held.push(path);
+          return Promise.race([asked, new Promise<void>((done) => setTimeout(done, 10_000))]);
+        },
+      },
+    });
+    const started = performance.now();
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent tidy up"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+    expect(run.code, run.log).toBe(0);
+    expect(held).toContain("/repos/octo-org/demo/issues/comments/555/reactions");
+    expect(held).toContain("/repos/octo-org/demo/issues/7/comments");
+    // Nothing waited for the hold to run out.
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(world.github.reactions.map((r) => r.content)).toContain("eyes");
+  }, 60_000);
+
   it("fails with a clear message when the sender has no write access", async () => {
     world = await startWorld();
     const bwrap = watchBubblewrap(world);

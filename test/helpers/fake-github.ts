@@ -73,6 +73,11 @@ export interface FakeGitHubOptions {
   routes?: FakeRoute[];
   /** Issues as `GET /issues/:number` answers; any other number is an open issue titled "Issue <n>". */
   issues?: Record<number, { title: string; body?: string; state?: "open" | "closed" }>;
+  /**
+   * Holds a request's answer (over `listen` only) until the promise it
+   * returns settles: GitHub slow on one call, to see what goes on meanwhile.
+   */
+  holdAnswer?: ((method: string, path: string) => Promise<void> | undefined) | undefined;
 }
 
 /**
@@ -453,7 +458,9 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       const server: Server = createServer((req, res) => {
         let text = "";
         req.on("data", (chunk) => (text += chunk));
-        req.on("end", () => {
+        req.on("end", async () => {
+          const path = new URL(req.url ?? "/", "http://fake").pathname.replace(/^\/api\/v3/, "");
+          await options.holdAnswer?.(req.method ?? "GET", path);
           const out = handle(
             req.method ?? "GET",
             req.url ?? "/",

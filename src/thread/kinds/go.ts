@@ -48,6 +48,8 @@ async function planGo(ctx: TaskContext): Promise<TaskPlan> {
     };
   }
   if (!went) {
+    // The plan links to the work: its tracking comment.
+    await ctx.tracking;
     await markWent(services.octokit, request.repo, plan, {
       by: login,
       at: new Date(services.clock.now()).toISOString(),

@@ -33,6 +33,8 @@ export interface TaskContext {
   request: JobRequest;
   config: RepoConfig;
   status: StatusReporter;
+  /** Resolves once the tracking comment is made (while the plan reads the thread) and its listeners know it. */
+  tracking: Promise<void>;
   planRequest: (kind?: PlanKind) => Promise<ThreadPlan>;
   pullRequest: () => Promise<JobRequest["pullRequest"]>;
   /** Runs a plan now, on the job's events (a plan's read-only run, before the plan it leads to). */
