@@ -87,6 +87,21 @@ function normalized(system: string[] | undefined): string[] {
   return (system ?? []).map((part) => part.split(root as string).join("<root>"));
 }
 
+/** The same change with the steps in a list of their own (no early turn): its model's requests. */
+async function sequentialRequests(
+  env: Record<string, string>,
+  repo: BareRepo,
+  cacheDir: string,
+  clock: { now(): number },
+) {
+  const sequential = input(repo);
+  const result = await runChange(await services(env, cacheDir, clock), sequential, undefined, [
+    ...AGENT_STEPS,
+  ]);
+  expect(result.error).toBeUndefined();
+  return (sequential.model as ReturnType<typeof createScriptedModel>).requests;
+}
+
 describe("the agent's first turn, sent during the checkout", () => {
   it("is the request the finished checkout gives, and the session takes its answer", async () => {
     const { env, repo, tmp } = world();
@@ -97,23 +112,14 @@ describe("the agent's first turn, sent during the checkout", () => {
       await services(env, join(tmp.path, "cache-early"), clock),
       early,
     );
-    // The same change with the steps in a list of their own: no early turn.
-    const sequential = input(repo);
-    const sequentialResult = await runChange(
-      await services(env, join(tmp.path, "cache-sequential"), clock),
-      sequential,
-      undefined,
-      [...AGENT_STEPS],
-    );
+    const sequential = await sequentialRequests(env, repo, join(tmp.path, "cache-seq"), clock);
     expect(earlyResult.error).toBeUndefined();
-    expect(sequentialResult.error).toBeUndefined();
     const earlyModel = early.model as ReturnType<typeof createScriptedModel>;
-    const sequentialModel = sequential.model as ReturnType<typeof createScriptedModel>;
     // One request each: the early one was the session's first.
     expect(earlyModel.requests).toHaveLength(1);
-    expect(sequentialModel.requests).toHaveLength(1);
+    expect(sequential).toHaveLength(1);
     const [sent] = earlyModel.requests;
-    const [after] = sequentialModel.requests;
+    const [after] = sequential;
     expect(normalized(sent?.system)).toEqual(normalized(after?.system));
     expect(sent?.messages).toEqual(after?.messages);
     expect(sent?.tools).toEqual(after?.tools);
@@ -136,17 +142,9 @@ describe("the agent's first turn, sent during the checkout", () => {
     readBaseFactsAhead(aheadServices, { cloneUrl: repo.url, mirror }, { baseBranch: "main" });
     const ahead = input(repo, { fetched: mirror });
     const aheadResult = await runChange(aheadServices, ahead);
-    const sequential = input(repo);
-    const sequentialResult = await runChange(
-      await services(env, join(tmp.path, "cache-sequential"), clock),
-      sequential,
-      undefined,
-      [...AGENT_STEPS],
-    );
+    const [after] = await sequentialRequests(env, repo, join(tmp.path, "cache-seq"), clock);
     expect(aheadResult.error).toBeUndefined();
-    expect(sequentialResult.error).toBeUndefined();
     const [sent] = (ahead.model as ReturnType<typeof createScriptedModel>).requests;
-    const [after] = (sequential.model as ReturnType<typeof createScriptedModel>).requests;
     expect(normalized(sent?.system)).toEqual(normalized(after?.system));
     expect(sent?.messages).toEqual(after?.messages);
     expect(sent?.system.join("\n")).toContain("Git branch: agent/issue-7-tidy-up");
