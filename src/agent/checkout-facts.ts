@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { type GitClientOptions, runGit, runGitBuffer } from "../git/git-client.js";
 import type { GitInfo, InstructionFile } from "./prompt.js";
 import { gitInfoFrom, INSTRUCTION_FILES, instructionFile } from "./prompt-context.js";
@@ -74,11 +76,17 @@ function takeReadAhead(gitDir: string, rev: string) {
  */
 export async function readCheckoutFactsAhead(source: FactsSource & { ref: string }): Promise<void> {
   try {
-    const rev = (
-      await runGit(source.gitDir, ["rev-parse", "--verify", "--quiet", `${source.ref}^{commit}`], {
-        env: source.env,
-      })
-    ).trim();
+    const rev =
+      (await looseRef(source.gitDir, source.ref)) ??
+      (
+        await runGit(
+          source.gitDir,
+          ["rev-parse", "--verify", "--quiet", `${source.ref}^{commit}`],
+          {
+            env: source.env,
+          },
+        )
+      ).trim();
     if (!/^[0-9a-f]{40,64}$/.test(rev)) return;
     if (readAhead.size >= MAX_READ_AHEAD) {
       const oldest = readAhead.keys().next().value;
@@ -90,6 +98,19 @@ export async function readCheckoutFactsAhead(source: FactsSource & { ref: string
   } catch {
     // The job reads them itself.
   }
+}
+
+/**
+ * The commit a fetch just wrote for `ref`, from its loose file: one git
+ * process less while this thread is the way to the first request. Anything
+ * else (a packed ref, a symbolic one) is left to `rev-parse`; a wrong answer
+ * would only miss, as the facts are keyed by the commit the job starts at.
+ */
+async function looseRef(gitDir: string, ref: string): Promise<string | undefined> {
+  if (!/^refs\/[\w./-]+$/.test(ref) || ref.split("/").includes("..")) return undefined;
+  const text = await readFile(join(gitDir, ref), "utf8").catch(() => "");
+  const sha = text.trim();
+  return /^([0-9a-f]{40}|[0-9a-f]{64})$/.test(sha) ? sha : undefined;
 }
 
 async function readCommitFacts(

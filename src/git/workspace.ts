@@ -202,9 +202,9 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         ...(token ? { auth: { url, token } } : {}),
         ...signal,
       };
-      const git = createGit(mirrorDir, gitOptions);
       const refs = await readRefs(
-        git,
+        mirrorDir,
+        gitOptions,
         picker ? null : [options.baseBranch, options.branch as string],
       );
       const branch = picker
@@ -237,7 +237,12 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
         options.onPlanned?.({ dir, branch, startSha, mirrorDir, gitOptions });
         // No upstream tracking: it would be written to the config all worktrees share.
-        await addWorktree(git, ["--no-track", "-B", branch, dir, startSha], branch);
+        await addWorktree(
+          mirrorDir,
+          gitOptions,
+          ["--no-track", "-B", branch, dir, startSha],
+          branch,
+        );
       }
       await Promise.all([stampCreated(dir, now()), markUsed(mirrorDir, now())]);
       const jobDir = dir;
@@ -251,7 +256,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         fromCache: !created,
         cleanup: once(() =>
           release({
-            git,
+            git: createGit(mirrorDir, gitOptions),
             mirrorDir,
             dir: jobDir,
             branch,

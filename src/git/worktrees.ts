@@ -72,9 +72,15 @@ export async function listWorktrees(mirrorDir: string): Promise<WorktreeInfo[]> 
 }
 
 /** Creates a worktree; the caller holds the mirror lock. */
-export async function addWorktree(git: SimpleGit, args: string[], branch: string): Promise<void> {
+export async function addWorktree(
+  mirrorDir: string,
+  options: GitClientOptions,
+  args: string[],
+  branch: string,
+): Promise<void> {
+  const git = (gitArgs: string[]) => runGit(mirrorDir, gitArgs, options);
   try {
-    await git.raw(["worktree", "add", ...args]);
+    await git(["worktree", "add", ...args]);
   } catch (error) {
     if (
       !(error instanceof Error) ||
@@ -83,9 +89,9 @@ export async function addWorktree(git: SimpleGit, args: string[], branch: string
       throw error;
     }
     // Maybe a worktree whose directory vanished without cleanup; prune and try once more.
-    await git.raw(["worktree", "prune"]);
+    await git(["worktree", "prune"]);
     try {
-      await git.raw(["worktree", "add", ...args]);
+      await git(["worktree", "add", ...args]);
     } catch {
       throw new WorkspaceError(
         `branch "${branch}" is checked out by another running job; wait for it to finish`,

@@ -52,6 +52,15 @@ describe("checkout facts read ahead", () => {
     await expect(readCheckoutFacts({ ...source, rev, branch: "agent/x" })).rejects.toThrow();
   });
 
+  it("find the commit of a packed ref too (through git)", async () => {
+    const { repo, env, rev, source } = repository();
+    git(repo.dir, ["pack-refs", "--all"], env);
+    await readCheckoutFactsAhead({ ...source, ref: "refs/heads/main" });
+    renameSync(join(repo.dir, "objects"), join(repo.dir, "objects-gone"));
+    const facts = await readCheckoutFacts({ ...source, rev, branch: "agent/x" });
+    expect(facts?.instructions[0]?.path).toBe("AGENTS.md");
+  });
+
   it("name the job's branch, whatever branch they were read ahead for", async () => {
     const { rev, source } = repository();
     await readCheckoutFactsAhead({ ...source, ref: "refs/heads/main" });
