@@ -38,11 +38,22 @@ const RANGES: ReadonlyArray<readonly [kind: string, net: string, prefix: number]
   ["private", "64:ff9b:1::", 48],
 ];
 
-const LISTS = new Map<string, BlockList>();
-for (const [kind, net, prefix] of RANGES) {
-  const list = LISTS.get(kind) ?? new BlockList();
-  list.addSubnet(net, prefix, isIP(net) === 6 ? "ipv6" : "ipv4");
-  LISTS.set(kind, list);
+/**
+ * Built on first use, not when the module loads: the first `isIP` of an
+ * IPv6 address compiles Node's IPv6 pattern (about 7 ms), which every
+ * Action run paid while loading, on the way to its first model request.
+ */
+let lists: Map<string, BlockList> | undefined;
+
+function rangeLists(): Map<string, BlockList> {
+  if (lists) return lists;
+  lists = new Map();
+  for (const [kind, net, prefix] of RANGES) {
+    const list = lists.get(kind) ?? new BlockList();
+    list.addSubnet(net, prefix, isIP(net) === 6 ? "ipv6" : "ipv4");
+    lists.set(kind, list);
+  }
+  return lists;
 }
 
 /** Says what non-public network an address is on, or undefined for a public one. */
@@ -59,7 +70,7 @@ export function nonPublicKind(address: string): string | undefined {
   const family = isIP(ip);
   if (family === 0) return "unparsable";
   const type = family === 6 ? "ipv6" : "ipv4";
-  for (const [kind, list] of LISTS) if (list.check(ip, type)) return kind;
+  for (const [kind, list] of rangeLists()) if (list.check(ip, type)) return kind;
   if (family === 6) {
     const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4})(?::|$)/i.exec(ip);
     if (sixToFour?.[1] && sixToFour[2]) {
