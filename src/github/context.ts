@@ -80,10 +80,17 @@ function optional<K extends string, V>(key: K, value: V | null | undefined): { [
 async function fetchThread(octokit: GitHubClient, request: JobRequest): Promise<RawEntry[]> {
   const params = { owner: request.repo.owner, repo: request.repo.name, per_page: 100 };
   const number = request.target.number;
-  const issueComments = await octokit.paginate(octokit.rest.issues.listComments, {
-    ...params,
-    issue_number: number,
-  });
+  const onPullRequest = request.target.kind === "pull_request";
+  // Side by side: each list is a round trip (or more) on the way to the agent's start.
+  const [issueComments, reviews, reviewComments] = await Promise.all([
+    octokit.paginate(octokit.rest.issues.listComments, { ...params, issue_number: number }),
+    onPullRequest
+      ? octokit.paginate(octokit.rest.pulls.listReviews, { ...params, pull_number: number })
+      : [],
+    onPullRequest
+      ? octokit.paginate(octokit.rest.pulls.listReviewComments, { ...params, pull_number: number })
+      : [],
+  ]);
   const entries: RawEntry[] = issueComments.map((comment) => ({
     id: comment.id,
     kind: "comment",
@@ -91,12 +98,6 @@ async function fetchThread(octokit: GitHubClient, request: JobRequest): Promise<
     createdAt: comment.created_at,
     body: comment.body ?? "",
   }));
-  if (request.target.kind !== "pull_request") return entries;
-
-  const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
-    ...params,
-    pull_number: number,
-  });
   for (const review of reviews) {
     entries.push({
       id: review.id,
@@ -107,10 +108,6 @@ async function fetchThread(octokit: GitHubClient, request: JobRequest): Promise<
       ...optional("state", review.state),
     });
   }
-  const reviewComments = await octokit.paginate(octokit.rest.pulls.listReviewComments, {
-    ...params,
-    pull_number: number,
-  });
   for (const comment of reviewComments) {
     entries.push({
       id: comment.id,
