@@ -7,12 +7,13 @@ import type { GitHubClient } from "../github/octokit.js";
 import { fanOut } from "../kernel/events.js";
 import type { PrefetchedRepository } from "../kernel/repository.js";
 import type { JobRequest } from "../requests/request.js";
-import { admitRequest } from "../thread/admit.js";
+import { admitRequest, askedByDefault } from "../thread/admit.js";
 import type { ThreadOutcome } from "../thread/plan.js";
 import { createRequestStatus } from "../thread/request-status.js";
 import { runJob } from "../thread/run-job.js";
 import { type RepositoryJobRequest, runRepositoryJob } from "../thread/run-repository-job.js";
 import type { ThreadServices } from "../thread/services.js";
+import { readThreadAhead } from "../thread/thread-reads.js";
 import type { ActionsIo } from "./actions-io.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type JobLog, withJobLog } from "./job-log.js";
@@ -84,16 +85,17 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
       await Promise.all([logged.settled(), seen]);
     },
   };
-  const admission = await admitRequest(
-    {
-      octokit: run.octokit,
-      botLogin: run.botLogin,
-      configPath: run.inputs.configPath,
-      adjustConfig: (loaded) => applyInputs(loaded, run.inputs),
-    },
-    request,
-    status,
-  );
+  const admit = {
+    octokit: run.octokit,
+    botLogin: run.botLogin,
+    configPath: run.inputs.configPath,
+    adjustConfig: (loaded: RepoConfig) => applyInputs(loaded, run.inputs),
+  };
+  // The thread is read beside the admission's checks when someone asks the bot.
+  const threadReads = askedByDefault(admit, request)
+    ? readThreadAhead(run.octokit, request)
+    : undefined;
+  const admission = await admitRequest(admit, request, status);
   if (!admission.admitted) {
     await status.settled();
     const { owner, name } = request.repo;
@@ -123,6 +125,7 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
   const outcome = await runJob(run.services, request, admission.config, status, {
     events: run.view.events,
     prefetched: run.fetched,
+    threadReads,
   });
   await status.settled();
   return { outcome, config: admission.config };

@@ -33,6 +33,8 @@ export interface BuildAgentTaskOptions {
   instruction?: string | undefined;
   /** Data the job gathered for the request (see AgentTaskInput.attachments). */
   attachments?: Attachment[] | undefined;
+  /** The thread, when the caller started reading it already (readThread); else it is read here. */
+  thread?: Promise<ThreadLists> | undefined;
 }
 
 const DEFAULT_TRIGGER_PHRASE = "@agent";
@@ -58,6 +60,9 @@ function combinedInstruction(
 const DEFAULT_MAX_FILES = 300;
 
 /** A comment, review or review comment as fetched, before filtering. */
+/** A thread's comments, reviews and review comments as read (readThread). */
+export type ThreadLists = RawEntry[];
+
 interface RawEntry {
   id: number;
   kind: ThreadEntry["kind"];
@@ -77,7 +82,8 @@ function optional<K extends string, V>(key: K, value: V | null | undefined): { [
   return (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
 
-async function fetchThread(octokit: GitHubClient, request: JobRequest): Promise<RawEntry[]> {
+/** Reads the request's thread: every comment, review and review comment, as GitHub has them now. */
+export async function readThread(octokit: GitHubClient, request: JobRequest): Promise<ThreadLists> {
   const params = { owner: request.repo.owner, repo: request.repo.name, per_page: 100 };
   const number = request.target.number;
   const onPullRequest = request.target.kind === "pull_request";
@@ -203,7 +209,10 @@ export async function buildAgentTask(
   const plain = (text: string) => options.redact(stripInvisible(text));
   const bot = options.botLogin.toLowerCase();
 
-  const candidates = beforeTrigger(await fetchThread(octokit, request), request.source);
+  const candidates = beforeTrigger(
+    await (options.thread ?? readThread(octokit, request)),
+    request.source,
+  );
   const logins = [
     ...new Set(candidates.map((entry) => entry.author).filter((a) => a !== undefined)),
   ];

@@ -158,15 +158,12 @@ export interface IssuePullRequest {
 export async function findIssuePullRequest(
   octokit: GitHubClient,
   params: { owner: string; repo: string; issueNumber: number; prefix: string },
+  /** The repository's open pull requests, when the caller listed them already (listOpenPulls). */
+  open?: Promise<OpenPulls>,
 ): Promise<IssuePullRequest | undefined> {
   const stem = `${params.prefix}issue-${params.issueNumber}`;
   const fullName = `${params.owner}/${params.repo}`.toLowerCase();
-  const pulls = await octokit.paginate(octokit.rest.pulls.list, {
-    owner: params.owner,
-    repo: params.repo,
-    state: "open",
-    per_page: 100,
-  });
+  const pulls = await (open ?? listOpenPulls(octokit, params));
   const ours = pulls
     .filter(
       (p) =>
@@ -178,4 +175,19 @@ export async function findIssuePullRequest(
   return ours
     ? { number: ours.number, url: ours.html_url, headRef: ours.head.ref, baseRef: ours.base.ref }
     : undefined;
+}
+
+export type OpenPulls = Awaited<ReturnType<GitHubClient["rest"]["pulls"]["list"]>>["data"];
+
+/** Every open pull request of the repository (where an issue's pull request of the bot's is looked for). */
+export function listOpenPulls(
+  octokit: GitHubClient,
+  params: { owner: string; repo: string },
+): Promise<OpenPulls> {
+  return octokit.paginate(octokit.rest.pulls.list, {
+    owner: params.owner,
+    repo: params.repo,
+    state: "open",
+    per_page: 100,
+  });
 }

@@ -6,10 +6,11 @@ import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { fanOut } from "../kernel/events.js";
 import { cancelledBy, DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
 import type { JobRequest } from "../requests/request.js";
-import { admitRequest } from "../thread/admit.js";
+import { admitRequest, askedByDefault } from "../thread/admit.js";
 import { createRequestStatus } from "../thread/request-status.js";
 import { runJob } from "../thread/run-job.js";
 import { isUpkeepEvent } from "../thread/start-rules.js";
+import { readThreadAhead } from "../thread/thread-reads.js";
 import { answeringEach, reactTo } from "./answered-requests.js";
 import type { KindJob } from "./job-kinds/inputs.js";
 import { PLAN_WAIT_MS, planWatchJob } from "./job-kinds/plan-watch.js";
@@ -59,6 +60,12 @@ export async function runRequestRecord(
   // Before the last attempt, a check GitHub keeps failing sends the job back
   // to the queue, whose waits are the retries; the last one answers.
   const retryLater = record.attempts < (services.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
+  // One thread per job: read beside the admission's checks when its newest request asks the bot.
+  const newest = requests.at(-1);
+  const threadReads =
+    newest && askedByDefault({ botLogin, ceilings: services.ceilings }, newest)
+      ? readThreadAhead(octokit, newest)
+      : undefined;
   const admitted: Array<{ request: JobRequest; config: RepoConfig }> = [];
   for (const [index, request] of requests.entries()) {
     // A mention folded into this job after the first: its 👀 came when it was stored (app/index.ts).
@@ -189,6 +196,7 @@ export async function runRequestRecord(
         ),
         pushedBranch: record.branch,
         jobId: record.id,
+        threadReads,
         retry: {
           attempt: record.attempts,
           of: services.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

@@ -104,10 +104,7 @@ export async function admitRequest(
       delaysMs: deps.retryDelaysMs ?? RETRY_DELAYS_MS,
       sleep: deps.sleep,
     });
-  const adjust = (config: RepoConfig) => {
-    const adjusted = deps.adjustConfig ? deps.adjustConfig(config) : config;
-    return deps.ceilings ? applyCeilings(adjusted, deps.ceilings) : adjusted;
-  };
+  const adjust = adjusterOf(deps);
   const checkFailed = async (check: CheckName, error: unknown): Promise<Admission> => {
     const failure = failedCheck(check, error, request, deps.configPath);
     // The reply and 😕 on the trigger: the requester's last word on this request.
@@ -132,18 +129,7 @@ export async function admitRequest(
   // is for the bot by the default rules (the config may change the phrase:
   // then, rarely, the answer goes unused), so that an ordinary comment costs
   // no extra call and a request one round trip less.
-  const defaults = adjust(defaultConfig());
-  const earlyPermission =
-    !isUpkeepEvent(request) &&
-    !closedOrLocked(request) &&
-    shouldStart(request, {
-      triggerPhrase: defaults.triggerPhrase,
-      label: defaults.label,
-      allowedBots: defaults.allowedBots,
-      botLogin: deps.botLogin,
-    }).start
-      ? permission()
-      : undefined;
+  const earlyPermission = askedByDefault(deps, request) ? permission() : undefined;
   // Awaited below, or never when the request is not for the bot after all.
   earlyPermission?.catch(() => {});
   const loaded = await ask(() =>
@@ -189,6 +175,36 @@ export async function admitRequest(
 
   await status.acknowledge();
   return { admitted: true, config };
+}
+
+function adjusterOf(deps: Pick<AdmitServices, "adjustConfig" | "ceilings">) {
+  return (config: RepoConfig) => {
+    const adjusted = deps.adjustConfig ? deps.adjustConfig(config) : config;
+    return deps.ceilings ? applyCeilings(adjusted, deps.ceilings) : adjusted;
+  };
+}
+
+/**
+ * Whether someone asks the bot for a job by the default rules (phrase,
+ * label, bots), on an open thread: what a caller may read ahead for before
+ * the config is in. The config may change the phrase; then, rarely, what
+ * was read goes unused.
+ */
+export function askedByDefault(
+  deps: Pick<AdmitServices, "adjustConfig" | "ceilings" | "botLogin">,
+  request: JobRequest,
+): boolean {
+  const defaults = adjusterOf(deps)(defaultConfig());
+  return (
+    !isUpkeepEvent(request) &&
+    !closedOrLocked(request) &&
+    shouldStart(request, {
+      triggerPhrase: defaults.triggerPhrase,
+      label: defaults.label,
+      allowedBots: defaults.allowedBots,
+      botLogin: deps.botLogin,
+    }).start
+  );
 }
 
 /** A check GitHub kept failing (5xx, network, rate limit); any other failure is thrown as before. */

@@ -24,6 +24,7 @@ import type { PlanKind, Publish, ThreadOutcome, ThreadPlan } from "./plan.js";
 import { originOf } from "./report.js";
 import type { ThreadServices } from "./services.js";
 import { isUpkeepEvent } from "./start-rules.js";
+import type { ThreadReads } from "./thread-reads.js";
 
 const OFF: NetworkPolicy = { kind: "off" };
 
@@ -59,6 +60,8 @@ export interface RunJobOptions {
    * clone URL, instead of fetching again.
    */
   prefetched?: PrefetchedRepository | undefined;
+  /** The thread's reads, started by the caller beside its admission (thread-reads.ts). */
+  threadReads?: ThreadReads | undefined;
 }
 
 /**
@@ -209,18 +212,18 @@ async function planRequest(
     earlierRequests: options.earlierRequests,
     instruction: kind.instruction,
     attachments: kind.attachments,
+    thread: options.threadReads?.thread(),
   });
   // Awaited below; a failure of the others first must not leave it unhandled.
   reading.catch(() => {});
   const [pr, issuePull] = await Promise.all([
     pullRequest(),
     request.target.kind === "issue"
-      ? findIssuePullRequest(services.octokit, {
-          owner,
-          repo,
-          issueNumber: request.target.number,
-          prefix: config.branchPrefix,
-        })
+      ? findIssuePullRequest(
+          services.octokit,
+          { owner, repo, issueNumber: request.target.number, prefix: config.branchPrefix },
+          options.threadReads?.openPulls(),
+        )
       : undefined,
   ]);
   const fork = pr?.isFork === true;

@@ -186,6 +186,39 @@ describe("the bundled Action on issue_comment", () => {
     expect(world.github.reactions.map((r) => r.content)).toContain("eyes");
   }, 60_000);
 
+  it("reads the thread beside the permission check, once", async () => {
+    // The permission is answered only once the thread has been asked for (or after 10 s,
+    // when the thread is read only after the checks).
+    let threadAsked: () => void = () => {};
+    const asked = new Promise<void>((done) => {
+      threadAsked = done;
+    });
+    world = await startWorld({
+      steps: [reply("Nothing to change.")],
+      github: {
+        holdAnswer: (method, path) => {
+          if (method !== "GET") return;
+          if (/\/issues\/7\/comments$/.test(path)) threadAsked();
+          if (!path.endsWith("/collaborators/octocat/permission")) return;
+          return Promise.race([asked, new Promise<void>((done) => setTimeout(done, 10_000))]);
+        },
+      },
+    });
+    const started = performance.now();
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent tidy up"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+    expect(run.code, run.log).toBe(0);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    const gets = (pattern: RegExp) =>
+      world?.github.calls.filter((call) => call.method === "GET" && pattern.test(call.path));
+    // Read ahead and taken by the plan: not read a second time.
+    expect(gets(/\/issues\/7\/comments$/)).toHaveLength(1);
+    expect(gets(/\/pulls$/)).toHaveLength(1);
+  }, 60_000);
+
   it("fails with a clear message when the sender has no write access", async () => {
     world = await startWorld();
     const bwrap = watchBubblewrap(world);
