@@ -260,4 +260,30 @@ export function watchBubblewrap(world: ActionWorld): {
   };
 }
 
+/** How long `holdUntilAsked` holds at most: a run that waits this long asked one thing after another. */
+export const HOLD_MS = 10_000;
+
+/**
+ * A `holdAnswer` for fake GitHub: the answers `hold` picks wait until a
+ * request `awaited` picks has arrived (or HOLD_MS), to show that a run asks
+ * the two side by side. `held` lists the paths held.
+ */
+export function holdUntilAsked(
+  awaited: (method: string, path: string) => boolean,
+  hold: (method: string, path: string) => boolean,
+) {
+  let arrived: () => void = () => {};
+  const asked = new Promise<void>((done) => {
+    arrived = done;
+  });
+  const held: string[] = [];
+  const holdAnswer = (method: string, path: string) => {
+    if (awaited(method, path)) arrived();
+    if (!hold(method, path)) return undefined;
+    held.push(path);
+    return Promise.race([asked, new Promise<void>((done) => setTimeout(done, HOLD_MS))]);
+  };
+  return { held, holdAnswer };
+}
+
 export { OWNER, type Payload, REPO };

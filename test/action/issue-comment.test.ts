@@ -5,6 +5,8 @@ import {
   type ActionWorld,
   API_KEY,
   eventPayload,
+  HOLD_MS,
+  holdUntilAsked,
   type Payload,
   runAction,
   startWorld,
@@ -154,24 +156,11 @@ describe("the bundled Action on issue_comment", () => {
   }, 120_000);
 
   it("reads the thread while GitHub makes the tracking comment and the 👀", async () => {
-    // The comment and the reaction are answered only once the thread has been asked for
-    // (or after 10 s, when the run asks one thing after another).
-    let threadAsked: () => void = () => {};
-    const asked = new Promise<void>((done) => {
-      threadAsked = done;
-    });
-    const held: string[] = [];
-    world = await startWorld({
-      steps: [reply("Nothing to change.")],
-      github: {
-        holdAnswer: (method, path) => {
-          if (method === "GET" && path === "/repos/octo-org/demo/issues/7/comments") threadAsked();
-          if (method !== "POST" || !/\/(issues\/7\/comments|reactions)$/.test(path)) return;
-          held.push(path);
-          return Promise.race([asked, new Promise<void>((done) => setTimeout(done, 10_000))]);
-        },
-      },
-    });
+    const { held, holdAnswer } = holdUntilAsked(
+      (method, path) => method === "GET" && path === "/repos/octo-org/demo/issues/7/comments",
+      (method, path) => method === "POST" && /\/(issues\/7\/comments|reactions)$/.test(path),
+    );
+    world = await startWorld({ steps: [reply("Nothing to change.")], github: { holdAnswer } });
     const started = performance.now();
     const run = await runAction(bundle.entry, world, {
       event: "issue_comment",
@@ -182,28 +171,17 @@ describe("the bundled Action on issue_comment", () => {
     expect(held).toContain("/repos/octo-org/demo/issues/comments/555/reactions");
     expect(held).toContain("/repos/octo-org/demo/issues/7/comments");
     // Nothing waited for the hold to run out.
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(HOLD_MS);
     expect(world.github.reactions.map((r) => r.content)).toContain("eyes");
   }, 60_000);
 
   it("reads the thread beside the permission check, once", async () => {
-    // The permission is answered only once the thread has been asked for (or after 10 s,
-    // when the thread is read only after the checks).
-    let threadAsked: () => void = () => {};
-    const asked = new Promise<void>((done) => {
-      threadAsked = done;
-    });
-    world = await startWorld({
-      steps: [reply("Nothing to change.")],
-      github: {
-        holdAnswer: (method, path) => {
-          if (method !== "GET") return;
-          if (/\/issues\/7\/comments$/.test(path)) threadAsked();
-          if (!path.endsWith("/collaborators/octocat/permission")) return;
-          return Promise.race([asked, new Promise<void>((done) => setTimeout(done, 10_000))]);
-        },
-      },
-    });
+    // The permission is answered only once the thread has been asked for.
+    const { holdAnswer } = holdUntilAsked(
+      (method, path) => method === "GET" && /\/issues\/7\/comments$/.test(path),
+      (method, path) => method === "GET" && path.endsWith("/collaborators/octocat/permission"),
+    );
+    world = await startWorld({ steps: [reply("Nothing to change.")], github: { holdAnswer } });
     const started = performance.now();
     const run = await runAction(bundle.entry, world, {
       event: "issue_comment",
@@ -211,7 +189,7 @@ describe("the bundled Action on issue_comment", () => {
       inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
     });
     expect(run.code, run.log).toBe(0);
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(HOLD_MS);
     const gets = (pattern: RegExp) =>
       world?.github.calls.filter((call) => call.method === "GET" && pattern.test(call.path));
     // Read ahead and taken by the plan: not read a second time.

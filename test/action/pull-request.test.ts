@@ -4,6 +4,8 @@ import {
   type ActionWorld,
   API_KEY,
   eventPayload,
+  HOLD_MS,
+  holdUntilAsked,
   OWNER,
   type Payload,
   REPO,
@@ -56,22 +58,14 @@ function pullRequestPayload(w: ActionWorld, action: string, headRepo: string): P
 
 describe("the bundled Action on pull_request", () => {
   it("runs the prompt on the pull request's own branch and pushes there", async () => {
-    // The thread's comments are answered only once its reviews were asked for too (or
-    // after 10 s, when the run reads one list after another).
-    let reviewsAsked: () => void = () => {};
-    const asked = new Promise<void>((done) => {
-      reviewsAsked = done;
-    });
+    // The thread's comments are answered only once its reviews were asked for too.
+    const { holdAnswer } = holdUntilAsked(
+      (method, path) => method === "GET" && path === "/repos/octo-org/demo/pulls/12/reviews",
+      (method, path) => method === "GET" && path === "/repos/octo-org/demo/issues/12/comments",
+    );
     const started = performance.now();
     world = await startWorld({
-      github: {
-        holdAnswer: (method, path) => {
-          if (method !== "GET") return;
-          if (path === "/repos/octo-org/demo/pulls/12/reviews") reviewsAsked();
-          if (path !== "/repos/octo-org/demo/issues/12/comments") return;
-          return Promise.race([asked, new Promise<void>((done) => setTimeout(done, 10_000))]);
-        },
-      },
+      github: { holdAnswer },
       steps: [
         callTool("read_file", { file_path: "src/add.js" }),
         callTool(
@@ -101,7 +95,7 @@ describe("the bundled Action on pull_request", () => {
 
     expect(run.code, run.log).toBe(0);
     // The thread's lists were read side by side: nothing waited for the hold to run out.
-    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(performance.now() - started).toBeLessThan(HOLD_MS);
     expect(world.repo.sha(BRANCH)).not.toBe(before);
     expect(world.repo.show(BRANCH, "src/add.js")).toContain("/** Adds two numbers. */");
     expect(world.github.pulls).toHaveLength(0);
