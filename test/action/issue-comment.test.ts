@@ -51,6 +51,16 @@ function commentPayload(w: ActionWorld, sender: string, body: string): Payload {
   return payload;
 }
 
+/** "@agent tidy up" from a writer, answered with no change: the run must succeed. */
+async function tidyUp(w: ActionWorld): Promise<void> {
+  const run = await runAction(bundle.entry, w, {
+    event: "issue_comment",
+    payload: commentPayload(w, "octocat", "@agent tidy up"),
+    inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+  });
+  expect(run.code, run.log).toBe(0);
+}
+
 describe("the bundled Action on issue_comment", () => {
   it("fixes the issue, pushes a branch, opens the PR and reports through outputs and the summary", async () => {
     world = await startWorld({ steps: FIX_STEPS });
@@ -162,12 +172,7 @@ describe("the bundled Action on issue_comment", () => {
     );
     world = await startWorld({ steps: [reply("Nothing to change.")], github: { holdAnswer } });
     const started = performance.now();
-    const run = await runAction(bundle.entry, world, {
-      event: "issue_comment",
-      payload: commentPayload(world, "octocat", "@agent tidy up"),
-      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
-    });
-    expect(run.code, run.log).toBe(0);
+    await tidyUp(world);
     expect(held).toContain("/repos/octo-org/demo/issues/comments/555/reactions");
     expect(held).toContain("/repos/octo-org/demo/issues/7/comments");
     // Nothing waited for the hold to run out.
@@ -183,12 +188,7 @@ describe("the bundled Action on issue_comment", () => {
     );
     world = await startWorld({ steps: [reply("Nothing to change.")], github: { holdAnswer } });
     const started = performance.now();
-    const run = await runAction(bundle.entry, world, {
-      event: "issue_comment",
-      payload: commentPayload(world, "octocat", "@agent tidy up"),
-      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
-    });
-    expect(run.code, run.log).toBe(0);
+    await tidyUp(world);
     expect(performance.now() - started).toBeLessThan(HOLD_MS);
     const gets = (pattern: RegExp) =>
       world?.github.calls.filter((call) => call.method === "GET" && pattern.test(call.path));
