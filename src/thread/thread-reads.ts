@@ -16,24 +16,28 @@ export interface ThreadReads {
 }
 
 export function readThreadAhead(octokit: GitHubClient, request: JobRequest): ThreadReads {
-  let thread: Promise<ThreadLists> | undefined = readThread(octokit, request);
-  let pulls =
+  const repo = { owner: request.repo.owner, repo: request.repo.name };
+  const thread = takeOnce(readThread(octokit, request), () => readThread(octokit, request));
+  const pulls =
     request.target.kind === "issue"
-      ? listOpenPulls(octokit, { owner: request.repo.owner, repo: request.repo.name })
-      : undefined;
-  // Taken by the plan, which sees a failure; or never, when no job starts.
-  thread.catch(() => {});
-  pulls?.catch(() => {});
-  return {
-    thread() {
-      const taken = thread;
-      thread = undefined;
-      return taken;
-    },
-    openPulls() {
-      const taken = pulls;
-      pulls = undefined;
-      return taken;
-    },
+      ? takeOnce(listOpenPulls(octokit, repo), () => listOpenPulls(octokit, repo))
+      : () => undefined;
+  return { thread, openPulls: pulls };
+}
+
+/**
+ * A read started early, taken once. One that failed (GitHub down a moment)
+ * is read again when taken, as the plan would have read it then; one nobody
+ * takes (no job starts) fails quietly.
+ */
+function takeOnce<T>(early: Promise<T>, again: () => Promise<T>): () => Promise<T> | undefined {
+  let pending: Promise<{ value: T } | undefined> | undefined = early.then(
+    (value) => ({ value }),
+    () => undefined,
+  );
+  return () => {
+    const taken = pending;
+    pending = undefined;
+    return taken?.then((read) => (read ? read.value : again()));
   };
 }
