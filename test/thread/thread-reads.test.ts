@@ -38,7 +38,10 @@ afterAll(() => nock.enableNetConnect());
 
 describe("the thread read ahead", () => {
   it("is taken once: a plan made again reads for itself", async () => {
-    nock(API).get(COMMENTS).query({ per_page: 100 }).reply(200, [comment(5, "It crashes.")]);
+    nock(API)
+      .get(COMMENTS)
+      .query({ per_page: 100 })
+      .reply(200, [comment(5, "It crashes.")]);
     nock(API).get(PULLS).query({ state: "open", per_page: 100 }).reply(200, []);
     const reads = readThreadAhead(octokit, request);
     expect((await reads.thread())?.map((entry) => entry.body)).toEqual(["It crashes."]);
@@ -54,7 +57,10 @@ describe("the thread read ahead", () => {
     const reads = readThreadAhead(octokit, request);
     // The early read has failed by now; GitHub answers the next one.
     await new Promise((done) => setTimeout(done, 50));
-    nock(API).get(COMMENTS).query({ per_page: 100 }).reply(200, [comment(6, "Still broken.")]);
+    nock(API)
+      .get(COMMENTS)
+      .query({ per_page: 100 })
+      .reply(200, [comment(6, "Still broken.")]);
     expect((await reads.thread())?.map((entry) => entry.body)).toEqual(["Still broken."]);
     expect(nock.isDone()).toBe(true);
   });
