@@ -17,27 +17,24 @@ export interface ThreadReads {
 
 export function readThreadAhead(octokit: GitHubClient, request: JobRequest): ThreadReads {
   const repo = { owner: request.repo.owner, repo: request.repo.name };
-  const thread = takeOnce(readThread(octokit, request), () => readThread(octokit, request));
-  const pulls =
-    request.target.kind === "issue"
-      ? takeOnce(listOpenPulls(octokit, repo), () => listOpenPulls(octokit, repo))
-      : () => undefined;
-  return { thread, openPulls: pulls };
+  return {
+    thread: takeOnce(readThread(octokit, request)),
+    openPulls:
+      request.target.kind === "issue" ? takeOnce(listOpenPulls(octokit, repo)) : () => undefined,
+  };
 }
 
 /**
- * A read started early, taken once. One that failed (GitHub down a moment)
- * is read again when taken, as the plan would have read it then; one nobody
- * takes (no job starts) fails quietly.
+ * A read started early, taken once. A failure is the taker's to see, as if
+ * it had read then (the same tries: the client's own retries, then the
+ * job's); one nobody takes (no job starts) fails quietly.
  */
-function takeOnce<T>(early: Promise<T>, again: () => Promise<T>): () => Promise<T> | undefined {
-  let pending: Promise<{ value: T } | undefined> | undefined = early.then(
-    (value) => ({ value }),
-    () => undefined,
-  );
+function takeOnce<T>(early: Promise<T>): () => Promise<T> | undefined {
+  early.catch(() => {});
+  let pending: Promise<T> | undefined = early;
   return () => {
     const taken = pending;
     pending = undefined;
-    return taken?.then((read) => (read ? read.value : again()));
+    return taken;
   };
 }
