@@ -67,22 +67,12 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
     ),
     run.log,
   );
-  // The 👀 goes out beside the tracking comment instead of before it (a
-  // round trip less on the way to the agent's start); the run waits for it
-  // at its end like any write.
-  let seen: Promise<void> = Promise.resolve();
+  // The job's page gets the final report as the comment does.
   const status: typeof logged = {
     ...logged,
-    acknowledge: async () => {
-      seen = logged.acknowledge();
-    },
-    // The job's page gets the final report as the comment does.
     finish: async (markdown, outcome) => {
       run.view.report(run.redact(markdown), outcome);
       await logged.finish(markdown, outcome);
-    },
-    settled: async () => {
-      await Promise.all([logged.settled(), seen]);
     },
   };
   const admit = {

@@ -80,7 +80,7 @@ export interface StatusReporter {
   commentUrl(): string | undefined;
   /** The tracking comment's id, once it exists: store it to resume the job elsewhere (existingComment). */
   commentId(): number | undefined;
-  /** Resolves when every write queued so far is done (a pending throttled edit is not forced). */
+  /** Resolves when every write made so far is done, reactions too (a pending throttled edit is not forced). */
   settled(): Promise<void>;
 }
 
@@ -238,12 +238,19 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
     schedule();
   };
 
-  const react = async (content: "eyes" | "rocket" | "confused"): Promise<void> => {
-    try {
-      await reactToTrigger(octokit, deps.repo, deps.issueNumber, deps.source, content);
-    } catch (error) {
-      onError(error, `add the ${content} reaction`);
-    }
+  // Reactions go beside the comment's chain (no order between them matters); settled() waits for them too.
+  const reacting = new Set<Promise<void>>();
+  const react = (content: "eyes" | "rocket" | "confused"): Promise<void> => {
+    const done = (async () => {
+      try {
+        await reactToTrigger(octokit, deps.repo, deps.issueNumber, deps.source, content);
+      } catch (error) {
+        onError(error, `add the ${content} reaction`);
+      }
+    })();
+    reacting.add(done);
+    void done.then(() => reacting.delete(done));
+    return done;
   };
 
   return {
@@ -337,7 +344,10 @@ export function createStatusReporter(deps: StatusReporterDeps): StatusReporter {
 
     commentId: () => comment?.id,
 
-    settled: () => chain,
+    settled: async () => {
+      await chain;
+      await Promise.all(reacting);
+    },
   };
 }
 

@@ -67,6 +67,8 @@ export async function runRequestRecord(
       ? readThreadAhead(octokit, newest)
       : undefined;
   const admitted: Array<{ request: JobRequest; config: RepoConfig }> = [];
+  // The admitted requests' 👀, on their way beside the job's start; the job ends after them.
+  const acknowledged: Array<Promise<void>> = [];
   for (const [index, request] of requests.entries()) {
     // A mention folded into this job after the first: its 👀 came when it was stored (app/index.ts).
     const folded = index > 0 && !isUpkeepEvent(request);
@@ -82,9 +84,11 @@ export async function runRequestRecord(
     );
     if (admission.admitted) {
       admitted.push({ request, config: admission.config });
+      acknowledged.push(answers.settled());
       continue;
     }
     if (admission.reason === "check_failed" && retryLater) {
+      await Promise.all(acknowledged);
       return { status: "retry", message: `${admission.checkFailure}: ${admission.checkError}` };
     }
     services.log.info({ job: record.id, reason: admission.reason }, "request not admitted");
@@ -164,7 +168,8 @@ export async function runRequestRecord(
         gitToken: async () => token,
         createModel: services.createModel,
         cacheDir: services.cacheDir,
-        sandbox: await services.sandbox(),
+        // Chosen once per process, when a job first opens a sandbox.
+        sandbox: services.sandbox,
         secrets: [...known, { name: "the installation token", value: token }],
         envSource: services.env,
         clock: services.clock,
@@ -235,6 +240,7 @@ export async function runRequestRecord(
     };
   } finally {
     watcher.stop();
+    await Promise.all(acknowledged);
     if (recorder) {
       await job.update({ stats: recorder.stats() }).catch(() => {});
       await recorder.flush();

@@ -20,6 +20,7 @@ export interface WorkerServices {
   cacheDir: string;
   cacheBytes: number;
   createModel: (modelId: string, settings?: ModelSettings) => Model;
+  /** Chosen once per process, when a job first opens a sandbox (a LauncherSource). */
   sandbox: () => Promise<SandboxLauncher>;
   clock: { now(): number };
   botLogin: () => Promise<string>;

@@ -88,7 +88,8 @@ function renderCheckFailedAnswer(failure: string): string {
  * Decides whether a request starts a job, and answers when it does not but
  * someone asked: config from the default branch (never a PR head), the
  * phrase or label, bots, closed or locked threads, then the sender's
- * permission through the API. A request that passes gets its 👀. When
+ * permission through the API. A request that passes gets its 👀 (not
+ * waited for: the status reporter's settled() has it). When
  * GitHub keeps failing the config read or the permission check (5xx,
  * network, rate limit; retried first), the reason is `check_failed`, never a
  * silent drop: the requester is told what failed and to ask again (with
@@ -173,7 +174,9 @@ export async function admitRequest(
     return { admitted: false, reason: "unauthorized" };
   }
 
-  await status.acknowledge();
+  // Not waited for: the 👀 goes out beside what the job does next (its
+  // tracking comment, its thread's reads); the caller's settled() has it.
+  void status.acknowledge();
   return { admitted: true, config };
 }
 

@@ -96,6 +96,26 @@ describe("acknowledge", () => {
     expect(errors).toEqual([]);
   });
 
+  it("goes beside the tracking comment, and settled() waits for it", async () => {
+    nock(API)
+      .post("/repos/o/r/issues/comments/55/reactions")
+      .delay(300)
+      .reply(201, { id: 1, content: "eyes" });
+    const created = record("post", "/repos/o/r/issues/12/comments", comment, 1);
+    const { reporter, errors } = setup();
+    let reacted = false;
+    void reporter.acknowledge().then(() => {
+      reacted = true;
+    });
+    // The comment does not wait for the reaction's answer.
+    await reporter.start("Working on it");
+    expect(created).toHaveLength(1);
+    expect(reacted).toBe(false);
+    await reporter.settled();
+    expect(reacted).toBe(true);
+    expect(errors).toEqual([]);
+  });
+
   it("never throws when the reaction fails", async () => {
     nock(API).post("/repos/o/r/issues/comments/55/reactions").reply(500, { message: "boom" });
     const { reporter, errors } = setup();

@@ -52,7 +52,7 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
   const result = await runDepsJob(
     {
       cacheDir: services.cacheDir,
-      sandbox: await services.sandbox(),
+      sandbox: services.sandbox,
       envSource: services.env,
       secrets,
       clock: services.clock,
