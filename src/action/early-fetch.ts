@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
+import { type StartedPrefetch, startPrefetch } from "../kernel/repository.js";
 import { jobEnv } from "./job-env.js";
 
 /**
@@ -14,12 +14,10 @@ import { jobEnv } from "./job-env.js";
  * fetch (runEvent, run-action.ts), and stops it otherwise; every run stops
  * it at its end (main.ts), which costs nothing once it is done.
  */
-export interface EarlyFetch extends PrefetchedRepository {
+export interface EarlyFetch extends StartedPrefetch {
   token: string;
   repoSizeKb: number | undefined;
   cacheDir: string;
-  /** Resolves when git is fetching from the remote (or the fetch is over). */
-  underway: Promise<void>;
   stop(): void;
 }
 
@@ -57,22 +55,15 @@ export function startEarlyFetch(env: Record<string, string | undefined>): EarlyF
   const repoSizeKb = typeof size === "number" ? size : undefined;
   const cacheDir = join(env.RUNNER_TEMP || tmpdir(), "patchwright", "cache");
   const stopper = new AbortController();
-  let fetching = () => {};
-  const started = new Promise<void>((resolve) => {
-    fetching = resolve;
-  });
-  const mirror = prefetchRepository(
+  const prefetch = startPrefetch(
     { cacheDir, envSource: jobEnv(env), signal: stopper.signal },
     { cloneUrl, token, repoSizeKb },
-    fetching,
   );
   return {
-    cloneUrl,
+    ...prefetch,
     token,
     repoSizeKb,
     cacheDir,
-    mirror,
-    underway: Promise.race([started, mirror.then(() => {})]),
     stop: () => stopper.abort(new Error("the run did not use its early fetch")),
   };
 }

@@ -1,4 +1,4 @@
-import { type PrefetchedRepository, prefetchRepository } from "../kernel/repository.js";
+import { type StartedPrefetch, startPrefetch } from "../kernel/repository.js";
 import type { EarlyFetch } from "./early-fetch.js";
 
 /**
@@ -16,7 +16,7 @@ export function startFetch(
     token: string;
     repoSizeKb: number | undefined;
   },
-): PrefetchedRepository & { underway: Promise<void>; stop(): void } {
+): StartedPrefetch & { stop(): void } {
   if (
     early &&
     early.cloneUrl === wanted.cloneUrl &&
@@ -29,20 +29,15 @@ export function startFetch(
   }
   early?.stop();
   const stop = new AbortController();
-  let fetching = () => {};
-  const underway = new Promise<void>((started) => {
-    fetching = started;
-  });
-  const mirror = prefetchRepository(
+  const prefetch = startPrefetch(
     {
       cacheDir: wanted.cacheDir,
       envSource: wanted.envSource,
       signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
     },
     { cloneUrl: wanted.cloneUrl, token: wanted.token, repoSizeKb: wanted.repoSizeKb },
-    fetching,
   );
-  return { cloneUrl: wanted.cloneUrl, mirror, underway, stop: () => stop.abort() };
+  return { ...prefetch, stop: () => stop.abort() };
 }
 
 /** Resolves when the first of `a` and `b` settles, or after `ms`; never rejects. */

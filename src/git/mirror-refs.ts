@@ -1,38 +1,105 @@
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { type GitClientOptions, runGit } from "./git-client.js";
 
-export interface Refs {
-  /** Remote branch name -> tip, from the mirror's remote-tracking refs. */
-  remote: Map<string, string>;
-  /** Local branches in the mirror: those of jobs running here. */
-  local: Set<string>;
+/** The mirror's branches as a new workspace asks for them, by name. */
+export interface MirrorRefs {
+  /** The remote branch's tip, from the mirror's remote-tracking ref. */
+  remoteTip(branch: string): Promise<string | undefined>;
+  /** Whether the mirror has this local branch: a job running here works on it. */
+  hasLocal(branch: string): Promise<boolean>;
 }
 
+const REMOTE = "refs/remotes/origin/";
+const LOCAL = "refs/heads/";
+
+type Lookup = (ref: string) => Promise<string | undefined>;
+
 /**
- * The mirror's branches, in one git call: only the named ones (remote and
- * local), or (null) all of them, which a branch picker needs.
+ * Reads the refs from the mirror's files, as git's "files" ref store keeps
+ * them (gitrepository-layout: a loose file per ref, which wins over the
+ * `packed-refs` list): a workspace is made on the way to a job's first model
+ * request, and each git process costs that way a fork of this whole process.
+ * Anything else (a reftable store, a symbolic or unreadable ref) makes it
+ * ask git once, with `for-each-ref`, for every branch. Callers check branch
+ * names before they ask (assertBranchName), so a name is never a path out.
  */
-export async function readRefs(
-  gitDir: string,
-  options: GitClientOptions,
-  only: string[] | null,
-): Promise<Refs> {
-  const remotePrefix = "refs/remotes/origin/";
-  const localPrefix = "refs/heads/";
-  const patterns = only
-    ? only.flatMap((b) => [`${remotePrefix}${b}`, `${localPrefix}${b}`])
-    : [remotePrefix, localPrefix];
+export function mirrorRefs(gitDir: string, options: GitClientOptions): MirrorRefs {
+  let lookup: Promise<Lookup> | undefined;
+  const ref = async (name: string) => {
+    lookup ??= fileLookup(gitDir).then((files) => files ?? gitLookup(gitDir, options));
+    const read = await lookup;
+    const sha = await read(name);
+    if (sha !== FALL_BACK) return sha;
+    lookup = gitLookup(gitDir, options);
+    return (await lookup)(name);
+  };
+  return {
+    remoteTip: (branch) => ref(`${REMOTE}${branch}`),
+    hasLocal: async (branch) => (await ref(`${LOCAL}${branch}`)) !== undefined,
+  };
+}
+
+/** Returned by a file lookup that met something only git can read. */
+const FALL_BACK = "\0git";
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+async function fileLookup(gitDir: string): Promise<Lookup | undefined> {
+  const reftable = await stat(join(gitDir, "reftable")).then(
+    () => true,
+    () => false,
+  );
+  if (reftable) return undefined;
+  let packed: Promise<Map<string, string> | undefined> | undefined;
+  return async (ref) => {
+    if (ref.split("/").some((part) => part === "" || part === "." || part === "..")) {
+      return FALL_BACK;
+    }
+    const loose = await readFile(join(gitDir, ref), "utf8").catch((error: NodeJS.ErrnoException) =>
+      ABSENT.has(error.code ?? "") ? undefined : FALL_BACK,
+    );
+    if (loose === FALL_BACK) return FALL_BACK;
+    if (loose !== undefined) {
+      const sha = loose.trim();
+      return OBJECT_ID.test(sha) ? sha : FALL_BACK;
+    }
+    packed ??= readPackedRefs(gitDir);
+    const list = await packed;
+    return list ? list.get(ref) : FALL_BACK;
+  };
+}
+
+/** No loose file for this ref: a missing file, or a folder of refs below that name. */
+const ABSENT = new Set(["ENOENT", "ENOTDIR", "EISDIR"]);
+
+/** `packed-refs`: "<id> <ref>" lines, a "#" header, "^<id>" lines peeling the tag above. */
+async function readPackedRefs(gitDir: string): Promise<Map<string, string> | undefined> {
+  const text = await readFile(join(gitDir, "packed-refs"), "utf8").catch(
+    (error: NodeJS.ErrnoException) => (error.code === "ENOENT" ? "" : undefined),
+  );
+  if (text === undefined) return undefined;
+  const refs = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#") || line.startsWith("^")) continue;
+    const [sha, ref, extra] = line.split(" ");
+    if (!sha || !ref || extra !== undefined || !OBJECT_ID.test(sha)) return undefined;
+    refs.set(ref, sha);
+  }
+  return refs;
+}
+
+async function gitLookup(gitDir: string, options: GitClientOptions): Promise<Lookup> {
   // runGit: this is on the way to a job's first model request, and simple-git costs more than git here.
   const out = await runGit(
     gitDir,
-    ["for-each-ref", "--format=%(objectname) %(refname)", ...patterns],
+    ["for-each-ref", "--format=%(objectname) %(refname)", REMOTE, LOCAL],
     options,
   );
-  const refs: Refs = { remote: new Map(), local: new Set() };
+  const refs = new Map<string, string>();
   for (const line of out.split("\n")) {
     const [sha, ref] = line.trim().split(" ");
-    if (!sha || !ref) continue;
-    if (ref.startsWith(remotePrefix)) refs.remote.set(ref.slice(remotePrefix.length), sha);
-    else if (ref.startsWith(localPrefix)) refs.local.add(ref.slice(localPrefix.length));
+    if (sha && ref) refs.set(ref, sha);
   }
-  return refs;
+  return async (ref) => refs.get(ref);
 }

@@ -84,6 +84,12 @@ export interface SyncMirrorOptions {
   retry?: RetryOptions;
   /** Called as the fetch from the remote starts (the mirror exists by then). */
   onFetching?: (() => void) | undefined;
+  /**
+   * Called once the fetch has written the objects and refs, before the
+   * mirror's own bookkeeping (which reads and writes no object or ref):
+   * a reader of the fetched commits need not wait for it.
+   */
+  onFetched?: (() => void) | undefined;
 }
 
 /**
@@ -100,6 +106,7 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     const fetching = fetchRetrying(options, () => git.raw([...fetchArgs, "origin", ...REFSPECS]));
     options.onFetching?.();
     await fetching;
+    options.onFetched?.();
     return { created: false };
   }
   // A mirror without the marker is the remains of a crashed first fetch.
@@ -111,6 +118,7 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   // process on the way to the fetch: the URL, the branch refspec, tagOpt.
   await appendFile(join(options.dir, "config"), originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
+  options.onFetched?.();
   // Side by side: each step waits for this thread, which the caller keeps busy meanwhile.
   await Promise.all([
     rm(join(options.dir, "hooks"), { recursive: true, force: true }),

@@ -15,7 +15,7 @@ import {
   NO_AUTO_MAINTENANCE,
   syncMirror,
 } from "./mirror.js";
-import { readRefs } from "./mirror-refs.js";
+import { mirrorRefs } from "./mirror-refs.js";
 import type { RetryOptions } from "./retry.js";
 import { defaultWorkRoot } from "./work-root.js";
 import {
@@ -66,6 +66,8 @@ export interface MirrorOptions {
   retry?: RetryOptions;
   /** Called as the fetch from the remote starts (see SyncMirrorOptions). */
   onFetching?: (() => void) | undefined;
+  /** Called once the fetch has written the objects and refs (see SyncMirrorOptions). */
+  onFetched?: (() => void) | undefined;
 }
 
 /** A mirror fetched by `fetchMirror`. */
@@ -163,6 +165,7 @@ function mirrorOf(options: MirrorOptions) {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.retry ? { retry: options.retry } : {}),
     ...(options.onFetching ? { onFetching: options.onFetching } : {}),
+    ...(options.onFetched ? { onFetched: options.onFetched } : {}),
   };
   return { url, token, env, mirrorDir, sync };
 }
@@ -202,21 +205,23 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         ...(token ? { auth: { url, token } } : {}),
         ...signal,
       };
-      const refs = await readRefs(
-        mirrorDir,
-        gitOptions,
-        picker ? null : [options.baseBranch, options.branch as string],
-      );
+      const refs = mirrorRefs(mirrorDir, gitOptions);
       const branch = picker
-        ? await picker(async (name) => refs.remote.has(name) || refs.local.has(name))
+        ? await picker(
+            async (name) =>
+              isValidBranchName(name) &&
+              ((await refs.remoteTip(name)) !== undefined || (await refs.hasLocal(name))),
+          )
         : (options.branch as string);
       if (picker) assertBranchName(branch);
-      const tips = refs.remote;
-      const baseSha = tips.get(options.baseBranch);
+      const [baseSha, branchTip, localBranch] = await Promise.all([
+        refs.remoteTip(options.baseBranch),
+        refs.remoteTip(branch),
+        refs.hasLocal(branch),
+      ]);
       if (!baseSha) {
         throw new WorkspaceError(`base branch "${options.baseBranch}" does not exist on ${url}`);
       }
-      const branchTip = tips.get(branch);
       if (options.createBranch && branchTip) {
         throw new WorkspaceError(
           `branch "${branch}" already exists on ${url}; pick a free name with branchName()`,
@@ -229,7 +234,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       // A local branch of that name belongs to a running job, or to one that
       // crashed. `worktree add` tells the two apart and refuses the first;
       // `checkout -B` in a parked tree would take the branch from its job.
-      const reuse = keepIdle > 0 && !refs.local.has(branch);
+      const reuse = keepIdle > 0 && !localBranch;
       const target = { branch, sha: startSha };
       let dir = reuse ? await takeParkedWorktree(mirrorDir, target, gitOptions) : null;
       if (!dir) {

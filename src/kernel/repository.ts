@@ -1,7 +1,8 @@
+import { resolve } from "node:path";
 import { readCheckoutFactsAhead } from "../agent/checkout-facts.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import { splitCredentials } from "../git/credentials.js";
-import { partialFetchFor } from "../git/mirror.js";
+import { mirrorDirFor, partialFetchFor } from "../git/mirror.js";
 import {
   type FetchedMirror,
   fetchMirror,
@@ -67,6 +68,19 @@ export function prepareJobWorkspace(
 export interface PrefetchedRepository {
   cloneUrl: string;
   mirror: Promise<FetchedMirror | null>;
+  /**
+   * The mirror's folder once the fetch has written its objects and refs,
+   * a moment before `mirror` (see SyncMirrorOptions.onFetched); null when the
+   * fetch failed. Readers of the fetched commits only.
+   */
+  objects?: Promise<string | null> | undefined;
+}
+
+/** A prefetch as the Action starts it: the fetch, and when git is at work on it. */
+export interface StartedPrefetch extends PrefetchedRepository {
+  objects: Promise<string | null>;
+  /** Resolves when git is fetching from the remote (or the fetch is over). */
+  underway: Promise<void>;
 }
 
 /**
@@ -78,14 +92,38 @@ export interface PrefetchedRepository {
 export function prefetchRepository(
   services: MirrorServices,
   input: RepositoryInput,
-  /** Called as git starts fetching from the remote (the mirror's lock taken, the mirror made). */
-  onFetching?: () => void,
+  hooks: Pick<MirrorOptions, "onFetching" | "onFetched"> = {},
 ): Promise<FetchedMirror | null> {
-  return fetchMirror({ ...mirrorOptions(services, input), onFetching }).catch(() => null);
+  return fetchMirror({ ...mirrorOptions(services, input), ...hooks }).catch(() => null);
+}
+
+/** `prefetchRepository`, with the moments its caller waits for (StartedPrefetch). */
+export function startPrefetch(services: MirrorServices, input: RepositoryInput): StartedPrefetch {
+  let fetching = () => {};
+  const started = new Promise<void>((resolve) => {
+    fetching = resolve;
+  });
+  let fetched = (_dir: string | null) => {};
+  const objects = new Promise<string | null>((resolve) => {
+    fetched = resolve;
+  });
+  const mirrorDir = mirrorDirFor(resolve(services.cacheDir), splitCredentials(input.cloneUrl).url);
+  const mirror = prefetchRepository(services, input, {
+    onFetching: fetching,
+    onFetched: () => fetched(mirrorDir),
+  });
+  // A fetch that failed never called onFetched; one that did, resolved `objects` first.
+  void mirror.then((done) => fetched(done?.mirrorDir ?? null));
+  return {
+    cloneUrl: input.cloneUrl,
+    mirror,
+    objects,
+    underway: Promise.race([started, mirror.then(() => {})]),
+  };
 }
 
 /**
- * Once the prefetch is done, reads what a new branch from `baseBranch` would
+ * Once the prefetch has fetched, reads what a new branch from `baseBranch` would
  * show the agent's first request (agent/checkout-facts.ts), while the
  * caller's API calls decide the job: that request then waits for no git
  * call. Fire and forget: a job on another commit reads its own.
@@ -96,18 +134,19 @@ export function readBaseFactsAhead(
   input: { token?: string | undefined; baseBranch: string },
 ): void {
   const { url } = splitCredentials(prefetched.cloneUrl);
-  void prefetched.mirror.then(
-    (fetched) =>
-      fetched &&
-      readCheckoutFactsAhead({
-        gitDir: fetched.mirrorDir,
-        ref: `refs/remotes/origin/${input.baseBranch}`,
-        // As the job's session and its workspace read them (change/early-turn.ts).
-        env: buildShellEnv(services.envSource),
-        blobs: {
-          env: services.envSource,
-          ...(input.token ? { auth: { url, token: input.token } } : {}),
-        },
-      }),
+  const objects = prefetched.objects ?? prefetched.mirror.then((done) => done?.mirrorDir ?? null);
+  void objects.then((gitDir) =>
+    gitDir === null
+      ? undefined
+      : readCheckoutFactsAhead({
+          gitDir,
+          ref: `refs/remotes/origin/${input.baseBranch}`,
+          // As the job's session and its workspace read them (change/early-turn.ts).
+          env: buildShellEnv(services.envSource),
+          blobs: {
+            env: services.envSource,
+            ...(input.token ? { auth: { url, token: input.token } } : {}),
+          },
+        }),
   );
 }

@@ -35,17 +35,18 @@ export interface AnthropicModelOptions extends ModelTuning {
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
-type Sdk = typeof import("@anthropic-ai/sdk");
+type Sdk = typeof import("./messages-client.js");
 let sdk: Promise<Sdk> | undefined;
 
 /**
- * Loads the SDK, once. It is imported on demand rather than with this
- * module because it is a third of what the Action compiles at start: a
- * caller that knows a model request is coming calls this early, so the
- * compile happens while git and the GitHub API are being awaited.
+ * Loads the SDK's Messages client (messages-client.ts), once. It is
+ * imported on demand rather than with this module because it is a large
+ * part of what the Action loads at start: a caller that knows a model
+ * request is coming calls this early, so the loading happens while git and
+ * the GitHub API are being awaited.
  */
 export function loadAnthropicSdk(): Promise<Sdk> {
-  sdk ??= import("@anthropic-ai/sdk");
+  sdk ??= import("./messages-client.js");
   return sdk;
 }
 
@@ -68,7 +69,7 @@ export interface MessagesModelOptions extends ModelTuning {
  * The Messages API behind the `Model` contract: streams every request, folds
  * the SSE events into one response, and retries transient failures itself.
  * Anthropic, Amazon Bedrock and Google Vertex all serve it; only the client
- * differs. This is the only file that imports the Anthropic SDK.
+ * differs. The SDK itself is loaded through messages-client.ts only.
  */
 export function createMessagesModel(options: MessagesModelOptions): Model {
   let client: Promise<MessagesClient> | undefined;
