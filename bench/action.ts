@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -34,6 +34,11 @@ import { median } from "./timing.js";
  * that is every run but the first. The "cold compile cache" row is the
  * fresh machine of a GitHub-hosted runner.
  *
+ * Beside the wall times it prints the CPU time the run's main thread had
+ * used when its first request arrived: the way there is mostly that one
+ * thread's work (loading, git's forks, requests, the prompt), and that
+ * number moves less than the wall time when the machine is busy.
+ *
  * The example payloads give a small repository.size, so the repository is
  * fetched whole; the "size unknown" row shows the partial fetch (the path
  * of a large repository), whose checkout fetches file contents separately.
@@ -54,7 +59,30 @@ function timeProcess(node: string, args: string[], env: Record<string, string>):
 
 interface Marks {
   firstRequestAt?: number | undefined;
+  /** The run's process, and its main thread's CPU time when the first request came. */
+  pid?: number | undefined;
+  cpuAtFirstRequest?: number | undefined;
 }
+
+/**
+ * Milliseconds of CPU the process's main thread has used (Linux /proc; NaN
+ * elsewhere): the Action's way to its first request is that thread's work,
+ * and its CPU time moves less than the wall time on a busy machine.
+ */
+function mainThreadCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** USER_HZ: /proc counts CPU time in these ticks. */
+const CLOCK_TICKS = 100;
 
 /** Milliseconds from spawn to the first model request; the run then finishes with no changes. */
 async function timeFirstRequest(
@@ -62,10 +90,18 @@ async function timeFirstRequest(
   entry: string,
   world: ActionWorld,
   marks: Marks,
-  run: { event: string; payload: Payload; inputs: Record<string, string>; tmp: string },
+  run: {
+    event: string;
+    payload: Payload;
+    inputs: Record<string, string>;
+    tmp: string;
+    /** Collects the main thread's CPU time at the first request. */
+    cpu?: number[];
+  },
 ): Promise<number> {
   world.model.push(reply("Nothing to change."));
   marks.firstRequestAt = undefined;
+  marks.cpuAtFirstRequest = undefined;
   const runDir = prepareRun(world, run.payload);
   const start = performance.now();
   const child = spawn(node, [entry], {
@@ -73,10 +109,12 @@ async function timeFirstRequest(
     env: { ...runnerEnv(world, runDir, run.event, run.inputs), TMPDIR: run.tmp },
     stdio: "ignore",
   });
+  marks.pid = child.pid;
   const code = await new Promise<number | null>((done) => child.on("close", done));
   if (code !== 0 || marks.firstRequestAt === undefined) {
     throw new Error(`the ${run.event} run failed (exit ${code}); run the action tests to see why`);
   }
+  if (marks.cpuAtFirstRequest !== undefined) run.cpu?.push(marks.cpuAtFirstRequest);
   return marks.firstRequestAt - start;
 }
 
@@ -127,13 +165,16 @@ async function benchNode(
     const nodeOnly: number[] = [];
     const loadOnly: number[] = [];
     const times = { dispatch: [] as number[], comment: [] as number[], partial: [] as number[] };
+    const cpu = { dispatch: [] as number[], comment: [] as number[] };
     // Interleaved, so that a busy moment of the machine touches every row alike.
     for (let i = 0; i < RUNS; i++) {
       nodeOnly.push(await timeProcess(node, ["-e", "0"], bare));
       // Without GITHUB_* the bundle loads, finds no event and exits: the cost of loading it.
       loadOnly.push(await timeProcess(node, [entry], bare));
-      for (const name of ["dispatch", "comment", "partial"] as const)
-        times[name].push(await timeFirstRequest(node, entry, world, marks, runs[name]));
+      for (const name of ["dispatch", "comment", "partial"] as const) {
+        const withCpu = name === "partial" ? runs[name] : { ...runs[name], cpu: cpu[name] };
+        times[name].push(await timeFirstRequest(node, entry, world, marks, withCpu));
+      }
     }
 
     const base = median(nodeOnly);
@@ -152,6 +193,10 @@ async function benchNode(
       const times = (ms / base).toFixed(1);
       console.log(`${name.padEnd(width)}  ${ms.toFixed(0).padStart(6)} ms  ${times.padStart(5)}×`);
     }
+    // Where the wall time goes: most of it is this one thread's work.
+    console.log(
+      `main thread CPU before the first request: workflow_dispatch ${median(cpu.dispatch).toFixed(0)} ms, issue_comment ${median(cpu.comment).toFixed(0)} ms`,
+    );
     return { ratio: slowest / base };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -163,7 +208,9 @@ export async function bench(): Promise<void> {
   const marks: Marks = {};
   const world = await startWorld({
     onModelRequest: () => {
-      marks.firstRequestAt ??= performance.now();
+      if (marks.firstRequestAt !== undefined) return;
+      marks.firstRequestAt = performance.now();
+      marks.cpuAtFirstRequest = mainThreadCpuMs(marks.pid);
     },
   });
   try {

@@ -74,4 +74,16 @@ describe("buildShellEnv", () => {
     expect(looksLikeSecret("/usr/local/bin")).toBe(false);
     expect(looksLikeSecret("en_US.UTF-8")).toBe(false);
   });
+
+  it("gives the same verdicts when asked again, past the number it keeps", () => {
+    const values = Array.from({ length: 1_200 }, (_, i) =>
+      i % 3 === 0 ? `ghp_${String(i).padStart(20, "0")}` : `/opt/tool-${i}/bin`,
+    );
+    const first = values.map((value) => looksLikeSecret(value));
+    expect(first.filter(Boolean)).toHaveLength(400);
+    expect(values.map((value) => looksLikeSecret(value))).toEqual(first);
+    expect([...values].reverse().map((value) => looksLikeSecret(value))).toEqual(
+      [...first].reverse(),
+    );
+  });
 });
