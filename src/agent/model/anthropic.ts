@@ -1,4 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
+import type { BaseAnthropic } from "@anthropic-ai/sdk/client";
 import type { Model, ModelPrice, ModelRequest, ModelResponse, ModelStreamEvent } from "./model.js";
 import { contextWindowOf, priceOf } from "./pricing.js";
 import { buildRequestBody } from "./request-body.js";
@@ -12,6 +13,7 @@ import {
   type RetryTuning,
   redactSecrets,
   retryLoopOptions,
+  type SdkErrorClasses,
   transportFailure,
 } from "./retry.js";
 import { StreamAssembler } from "./stream-assembler.js";
@@ -105,7 +107,7 @@ export function createMessagesModel(options: MessagesModelOptions): Model {
       }
     } catch (error) {
       if (listenerError) throw listenerError.error;
-      return toFailure(loaded, error, request.signal);
+      return toFailure(errorClassesOf(ready) ?? loaded.default, error, request.signal);
     }
     // The SDK ends iteration quietly when the signal aborts mid-stream.
     if (request.signal?.aborted) throw abortError(request.signal);
@@ -152,8 +154,26 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
   });
 }
 
+/** The SDK's error classes, as each client's class carries them (BaseAnthropic's statics). */
+type SdkErrors = SdkErrorClasses & { APIError: typeof BaseAnthropic.APIError };
+
+/**
+ * The error classes of the SDK copy that made this client: the Action's
+ * bundle gives Bedrock's and Vertex's SDKs their own copy of Anthropic's
+ * (scripts/bundle-action.mjs), whose errors are not instances of the
+ * Messages client's classes. Undefined for a client that is no SDK's.
+ */
+function errorClassesOf(client: MessagesClient): SdkErrors | undefined {
+  const classes = (client as { constructor?: Partial<SdkErrors> }).constructor;
+  return typeof classes?.APIError === "function" &&
+    typeof classes.APIConnectionError === "function" &&
+    typeof classes.APIUserAbortError === "function"
+    ? (classes as SdkErrors)
+    : undefined;
+}
+
 function toFailure(
-  { default: Client }: Sdk,
+  Client: SdkErrors,
   error: unknown,
   signal: AbortSignal | undefined,
 ): AttemptFailure {

@@ -1,3 +1,0 @@
-import { createRequire as __patchwrightCreateRequire } from "node:module";
-const require = __patchwrightCreateRequire(import.meta.url);
-import{a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,t as s}from"./chunk-GQWPT2KT.js";import"./chunk-U474CL5N.js";import"./chunk-5RHGCSKL.js";s();export{c as EventStreamCodec,m as EventStreamMarshaller,r as EventStreamSerde,b as HeaderMarshaller,a as Int64,d as MessageDecoderStream,e as MessageEncoderStream,f as SmithyMessageDecoderStream,g as SmithyMessageEncoderStream,k as UniversalEventStreamMarshaller,n as eventStreamSerdeProvider,h as getChunkedStream,j as getMessageUnmarshaller,i as getUnmarshalledStream,p as iterableToReadableStream,o as readableStreamToIterable,q as resolveEventStreamSerdeConfig,l as universalEventStreamSerdeProvider};
