@@ -7,9 +7,9 @@ import { findNode24 } from "./helpers/node24.js";
 
 /**
  * Built once for the whole run instead of once per test file: the Action
- * bundle (from the current sources), and the Node 24 the Action declares in
+ * bundle (from the current sources), the Node 24 the Action declares in
  * action.yml, from the npm registry's Node builds (cached by npx after the
- * first run).
+ * first run), and a folder for the test repositories' templates.
  */
 
 declare module "vitest" {
@@ -23,10 +23,16 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Shared by the workers, which start after this and inherit it (test/helpers/git-repos.ts).
+  const templates = await mkdtemp(join(tmpdir(), "pw-repo-templates-"));
+  process.env.PW_REPO_TEMPLATES = templates;
   const dir = await mkdtemp(join(tmpdir(), "pw-action-dist-"));
   const [node24] = await Promise.all([findNode24(), bundleAction(dir)]);
   project.provide("actionBundleDir", dir);
   project.provide("node24", node24.path);
   project.provide("node24Problem", node24.problem);
-  return () => rm(dir, { recursive: true, force: true });
+  return async () => {
+    await rm(dir, { recursive: true, force: true });
+    await rm(templates, { recursive: true, force: true });
+  };
 }

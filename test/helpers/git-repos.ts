@@ -1,7 +1,18 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 /**
@@ -107,41 +118,122 @@ export interface CreateBareRepoOptions {
   hooks?: Record<string, string>;
 }
 
-export function createBareRepo(options: CreateBareRepoOptions): BareRepo {
-  const { root, env } = options;
-  const name = options.name ?? "repo";
-  const defaultBranch = options.defaultBranch ?? "main";
-  const dir = join(root, `${name}.git`);
-  mkdirSync(dir, { recursive: true });
-  git(dir, ["init", "--bare", "--quiet", "-b", defaultBranch], env);
-  git(dir, ["config", "uploadpack.allowFilter", "true"], env);
-  git(dir, ["config", "uploadpack.allowAnySHA1InWant", "true"], env);
-  git(dir, ["config", "http.receivepack", "true"], env);
-  const url = pathToFileURL(dir).href;
+/**
+ * Repositories already made, by what they hold: most tests ask for one of a
+ * few, and making one took nine git processes, each a fork of the test
+ * worker (15–35 ms apiece at a worker's size on the 2-core VM). A copy of
+ * the folder is the same repository: the same objects, refs and config (a
+ * bare repository's files name no path of their own), its commits made
+ * when the first was. The suite's workers share them through the folder
+ * test/global-setup.ts names in PW_REPO_TEMPLATES; anything else (a bench)
+ * keeps its own for the process.
+ */
+const templates = new Map<string, string>();
+let ownTemplates: string | undefined;
 
-  const seed = join(root, `${name}-seed`);
-  git(root, ["clone", "--quiet", url, seed], env);
-  git(seed, ["checkout", "--quiet", "-b", defaultBranch], env);
+function templateRoot(): string {
+  const shared = process.env.PW_REPO_TEMPLATES;
+  if (shared) return shared;
+  if (!ownTemplates) {
+    const made = mkdtempSync(join(tmpdir(), "pw-repo-templates-"));
+    ownTemplates = made;
+    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  }
+  return ownTemplates;
+}
+
+function repositoryTemplate(options: CreateBareRepoOptions): string {
+  const defaultBranch = options.defaultBranch ?? "main";
   const files: Record<string, string> = {
     "README.md": "# demo\n",
     "src/parser/parse.ts": "export const parse = (s: string) => s.split(',');\n",
     ...options.files,
   };
   if (options.gitignore !== undefined) files[".gitignore"] = options.gitignore;
-  for (const [path, content] of Object.entries(files)) writeFile(seed, path, content);
-  for (const [hook, script] of Object.entries(options.hooks ?? {})) {
-    writeFile(seed, `.githooks/${hook}`, script);
-    chmodSync(join(seed, ".githooks", hook), 0o755);
+  const hooks = options.hooks ?? {};
+  const key = JSON.stringify([defaultBranch, files, hooks, options.commits ?? 0]);
+  const known = templates.get(key);
+  if (known) return known;
+  const root = templateRoot();
+  const final = join(root, createHash("sha256").update(key).digest("hex").slice(0, 24));
+  const dir = join(final, "repo.git");
+  if (!existsSync(dir)) {
+    // Made aside and renamed into place: another worker may be making the same one.
+    const building = mkdtempSync(join(root, "making-"));
+    const bare = join(building, "repo.git");
+    git(building, ["init", "--bare", "--quiet", "-b", defaultBranch, bare], options.env);
+    appendFileSync(
+      join(bare, "config"),
+      "[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n[http]\n\treceivepack = true\n",
+    );
+    const branch = `refs/heads/${defaultBranch}`;
+    const stream = [
+      commitCommand(
+        branch,
+        "initial",
+        {
+          ...files,
+          ...Object.fromEntries(Object.entries(hooks).map(([hook, s]) => [`.githooks/${hook}`, s])),
+        },
+        new Set(Object.keys(hooks).map((hook) => `.githooks/${hook}`)),
+      ),
+    ];
+    for (let i = 1; i <= (options.commits ?? 0); i++) {
+      stream.push(commitCommand(branch, `history ${i}`, { "history.txt": `line ${i}\n` }));
+    }
+    git(bare, ["fast-import", "--quiet"], options.env, stream.join(""));
+    try {
+      renameSync(building, final);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+    }
+    rmSync(building, { recursive: true, force: true });
   }
-  git(seed, ["add", "-A"], env);
-  git(seed, ["commit", "--quiet", "-m", "initial"], env);
-  for (let i = 1; i <= (options.commits ?? 0); i++) {
-    writeFile(seed, "history.txt", `line ${i}\n`);
-    git(seed, ["add", "-A"], env);
-    git(seed, ["commit", "--quiet", "-m", `history ${i}`], env);
-  }
-  git(seed, ["push", "--quiet", "origin", `HEAD:refs/heads/${defaultBranch}`], env);
-  rmSync(seed, { recursive: true, force: true });
+  templates.set(key, dir);
+  return dir;
+}
+
+/**
+ * A `git fast-import` commit on `branch` (after its current tip, or `from`),
+ * by the test identity unless `who` is given; null content deletes a file.
+ */
+function commitCommand(
+  branch: string,
+  message: string,
+  files: Record<string, string | null>,
+  executable: Set<string> = new Set(),
+  options: { from?: string; who?: { name: string; email: string }; mark?: number } = {},
+): string {
+  const who = options.who ?? { name: AUTHOR.GIT_AUTHOR_NAME, email: AUTHOR.GIT_AUTHOR_EMAIL };
+  const when = `${Math.floor(Date.now() / 1000)} +0000`;
+  return [
+    `commit ${branch}\n`,
+    options.mark ? `mark :${options.mark}\n` : "",
+    `author ${who.name} <${who.email}> ${when}\n`,
+    `committer ${who.name} <${who.email}> ${when}\n`,
+    fastImportData(commitMessage(message)),
+    options.from ? `from ${options.from}\n` : "",
+    ...Object.entries(files).map(([path, content]) =>
+      content === null
+        ? `D ${fastImportPath(path)}\n`
+        : `M ${executable.has(path) ? "100755" : "100644"} inline ${fastImportPath(path)}\n${fastImportData(content)}`,
+    ),
+    "\n",
+  ].join("");
+}
+
+function fastImportData(text: string): string {
+  return `data ${Buffer.byteLength(text)}\n${text}\n`;
+}
+
+export function createBareRepo(options: CreateBareRepoOptions): BareRepo {
+  const { root, env } = options;
+  const name = options.name ?? "repo";
+  const defaultBranch = options.defaultBranch ?? "main";
+  const dir = join(root, `${name}.git`);
+  cpSync(repositoryTemplate(options), dir, { recursive: true });
+  const url = pathToFileURL(dir).href;
 
   let pushes = 0;
   const repo: BareRepo = {
@@ -149,33 +241,25 @@ export function createBareRepo(options: CreateBareRepoOptions): BareRepo {
     url,
     env,
     push(change) {
-      const work = join(root, `${name}-push-${++pushes}`);
+      // One `git fast-import` writes the commit and moves the branch: what a
+      // clone, commit and push did, without the five processes around it.
       const exists = repo.sha(change.branch) !== null;
       const start = exists ? change.branch : (change.from ?? defaultBranch);
-      git(root, ["clone", "--quiet", "--branch", start, url, work], env);
-      if (!exists) git(work, ["checkout", "--quiet", "-b", change.branch], env);
-      for (const [path, content] of Object.entries(change.files)) {
-        if (content === null) rmSync(join(work, path), { force: true });
-        else writeFile(work, path, content);
-      }
-      git(work, ["add", "-A"], env);
-      const message = change.message ?? `change ${change.branch}`;
-      if (change.author) {
-        const { name, email } = change.author;
-        execFileSync("git", ["commit", "--quiet", "-m", message], {
-          cwd: work,
-          env: {
-            ...env,
-            GIT_AUTHOR_NAME: name,
-            GIT_AUTHOR_EMAIL: email,
-            GIT_COMMITTER_NAME: name,
-            GIT_COMMITTER_EMAIL: email,
-          },
-        });
-      } else git(work, ["commit", "--quiet", "-m", message], env);
-      git(work, ["push", "--quiet", "origin", `HEAD:refs/heads/${change.branch}`], env);
-      const sha = git(work, ["rev-parse", "HEAD"], env);
-      rmSync(work, { recursive: true, force: true });
+      const stream = commitCommand(
+        `refs/heads/${change.branch}`,
+        change.message ?? `change ${change.branch}`,
+        change.files,
+        new Set(),
+        {
+          from: `refs/heads/${start}^0`,
+          mark: 1,
+          ...(change.author ? { who: change.author } : {}),
+        },
+      );
+      const marks = join(root, `${name}-push-${++pushes}.marks`);
+      git(dir, ["fast-import", "--quiet", `--export-marks=${marks}`], env, stream);
+      const sha = readFileSync(marks, "utf8").trim().split(" ")[1] ?? "";
+      rmSync(marks, { force: true });
       return sha;
     },
     sha(branch) {
@@ -194,8 +278,15 @@ export function createBareRepo(options: CreateBareRepoOptions): BareRepo {
   return repo;
 }
 
-function writeFile(root: string, path: string, content: string): void {
-  const absolute = join(root, path);
-  mkdirSync(dirname(absolute), { recursive: true });
-  writeFileSync(absolute, content);
+/** The message as `git commit` keeps it: trailing spaces and blank lines off, one final newline. */
+function commitMessage(message: string): string {
+  return `${message.replace(/[ \t]+$/gm, "").replace(/^\n+|\n+$/g, "")}\n`;
+}
+
+/** A path in fast-import's syntax: quoted when it has a space, a quote or a backslash. */
+function fastImportPath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are refused
+  if (/[\u0000-\u001f]/.test(path))
+    throw new Error(`no control characters in a test path: ${path}`);
+  return /[\s"\\]/.test(path) ? `"${path.replace(/["\\]/g, "\\$&")}"` : path;
 }
