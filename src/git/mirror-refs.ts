@@ -25,14 +25,19 @@ type Lookup = (ref: string) => Promise<string | undefined>;
  * names before they ask (assertBranchName), so a name is never a path out.
  */
 export function mirrorRefs(gitDir: string, options: GitClientOptions): MirrorRefs {
-  let lookup: Promise<Lookup> | undefined;
+  let files: Promise<Lookup | undefined> | undefined;
+  let git: Promise<Lookup> | undefined;
+  // Once git is asked, it answers every later name too: one `for-each-ref` at most.
+  const viaGit = (name: string) => {
+    git ??= gitLookup(gitDir, options);
+    return git.then((read) => read(name));
+  };
   const ref = async (name: string) => {
-    lookup ??= fileLookup(gitDir).then((files) => files ?? gitLookup(gitDir, options));
-    const read = await lookup;
-    const sha = await read(name);
-    if (sha !== FALL_BACK) return sha;
-    lookup = gitLookup(gitDir, options);
-    return (await lookup)(name);
+    if (git) return viaGit(name);
+    files ??= fileLookup(gitDir);
+    const read = await files;
+    const sha = read ? await read(name) : FALL_BACK;
+    return sha === FALL_BACK ? viaGit(name) : sha;
   };
   return {
     remoteTip: (branch) => ref(`${REMOTE}${branch}`),

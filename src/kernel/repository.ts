@@ -100,12 +100,12 @@ export function prefetchRepository(
 /** `prefetchRepository`, with the moments its caller waits for (StartedPrefetch). */
 export function startPrefetch(services: MirrorServices, input: RepositoryInput): StartedPrefetch {
   let fetching = () => {};
-  const started = new Promise<void>((resolve) => {
-    fetching = resolve;
+  const started = new Promise<void>((done) => {
+    fetching = done;
   });
   let fetched = (_dir: string | null) => {};
-  const objects = new Promise<string | null>((resolve) => {
-    fetched = resolve;
+  const objects = new Promise<string | null>((done) => {
+    fetched = done;
   });
   const mirrorDir = mirrorDirFor(resolve(services.cacheDir), splitCredentials(input.cloneUrl).url);
   const mirror = prefetchRepository(services, input, {

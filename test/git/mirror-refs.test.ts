@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mirrorRefs } from "../../src/git/mirror-refs.js";
@@ -89,6 +90,33 @@ describe("mirrorRefs", () => {
     // Once it asked git, git answers the rest too.
     expect(await refs.remoteTip("agent/issue-7")).toBe(first);
     expect(await refs.hasLocal("agent/issue-9")).toBe(true);
+  });
+
+  it("asks git once, however many names are asked for at the same time", async () => {
+    git(dir, ["symbolic-ref", "refs/remotes/origin/trunk", "refs/remotes/origin/main"], env);
+    git(
+      dir,
+      ["symbolic-ref", "refs/remotes/origin/stable", "refs/remotes/origin/agent/issue-7"],
+      env,
+    );
+    const bin = join(tmp.path, "bin");
+    mkdirSync(bin);
+    const log = join(tmp.path, "git-calls.log");
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { env, encoding: "utf8" }).trim();
+    writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$1" >> ${log}\nexec ${realGit} "$@"\n`, {
+      mode: 0o755,
+    });
+    const refs = mirrorRefs(dir, { env: { ...env, PATH: `${bin}:${env.PATH}` } });
+    const answers = await Promise.all([
+      refs.remoteTip("trunk"),
+      refs.remoteTip("stable"),
+      refs.remoteTip("main"),
+      refs.remoteTip("agent/issue-7"),
+      refs.hasLocal("agent/issue-9"),
+    ]);
+    expect(answers).toEqual([second, first, second, first, true]);
+    expect(await refs.remoteTip("trunk")).toBe(second);
+    expect(readFileSync(log, "utf8").trim().split("\n")).toEqual(["for-each-ref"]);
   });
 
   it("asks git when a loose ref holds something else than an object id", async () => {
