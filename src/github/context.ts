@@ -59,10 +59,10 @@ function combinedInstruction(
 }
 const DEFAULT_MAX_FILES = 300;
 
-/** A comment, review or review comment as fetched, before filtering. */
 /** A thread's comments, reviews and review comments as read (readThread). */
 export type ThreadLists = RawEntry[];
 
+/** A comment, review or review comment as fetched, before filtering. */
 interface RawEntry {
   id: number;
   kind: ThreadEntry["kind"];

@@ -68,16 +68,15 @@ export function prepareJobWorkspace(
 export interface PrefetchedRepository {
   cloneUrl: string;
   mirror: Promise<FetchedMirror | null>;
+}
+
+/** A prefetch as the Action starts it: the fetch, and when git is at work on it. */
+export interface StartedPrefetch extends PrefetchedRepository {
   /**
    * The mirror's folder once the fetch has written its objects and refs,
    * a moment before `mirror` (see SyncMirrorOptions.onFetched); null when the
    * fetch failed. Readers of the fetched commits only.
    */
-  objects?: Promise<string | null> | undefined;
-}
-
-/** A prefetch as the Action starts it: the fetch, and when git is at work on it. */
-export interface StartedPrefetch extends PrefetchedRepository {
   objects: Promise<string | null>;
   /** Resolves when git is fetching from the remote (or the fetch is over). */
   underway: Promise<void>;
@@ -130,12 +129,11 @@ export function startPrefetch(services: MirrorServices, input: RepositoryInput):
  */
 export function readBaseFactsAhead(
   services: Pick<JobServices, "envSource">,
-  prefetched: PrefetchedRepository,
+  prefetched: Pick<StartedPrefetch, "cloneUrl" | "objects">,
   input: { token?: string | undefined; baseBranch: string },
 ): void {
   const { url } = splitCredentials(prefetched.cloneUrl);
-  const objects = prefetched.objects ?? prefetched.mirror.then((done) => done?.mirrorDir ?? null);
-  void objects.then((gitDir) =>
+  void prefetched.objects.then((gitDir) =>
     gitDir === null
       ? undefined
       : readCheckoutFactsAhead({

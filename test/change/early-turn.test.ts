@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import type { ChangeInput } from "../../src/change/change.js";
 import { AGENT_STEPS, runChange } from "../../src/change/run-change.js";
-import { prefetchRepository, readBaseFactsAhead } from "../../src/kernel/repository.js";
+import { readBaseFactsAhead, startPrefetch } from "../../src/kernel/repository.js";
 import type { JobServices } from "../../src/kernel/services.js";
 import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
 import {
@@ -138,9 +138,10 @@ describe("the agent's first turn, sent during the checkout", () => {
     const { env, repo, tmp } = world();
     const clock = { now: () => Date.UTC(2026, 10, 29, 12) };
     const aheadServices = await services(env, join(tmp.path, "cache-ahead"), clock);
-    const mirror = prefetchRepository(aheadServices, { cloneUrl: repo.url });
-    readBaseFactsAhead(aheadServices, { cloneUrl: repo.url, mirror }, { baseBranch: "main" });
-    const ahead = input(repo, { fetched: mirror });
+    // As the Action starts it: the facts are read once git has written the fetched objects.
+    const prefetch = startPrefetch(aheadServices, { cloneUrl: repo.url });
+    readBaseFactsAhead(aheadServices, prefetch, { baseBranch: "main" });
+    const ahead = input(repo, { fetched: prefetch.mirror });
     const aheadResult = await runChange(aheadServices, ahead);
     const [after] = await sequentialRequests(env, repo, join(tmp.path, "cache-seq"), clock);
     expect(aheadResult.error).toBeUndefined();
