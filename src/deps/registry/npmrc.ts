@@ -32,7 +32,23 @@ export interface ReadNpmConfigOptions {
 
 /** Keys that matter for reaching a registry or choosing versions; the rest of .npmrc is npm's business. */
 const KEPT_KEYS =
-  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy|min-release-age|minimum-release-age|use-node-version)$/;
+  /^(registry|@[^:]+:registry|\/\/.+:(_authToken|_auth|username|_password|certfile|keyfile)|strict-ssl|ca|cafile|proxy|https-proxy|noproxy|min-release-age|minimum-release-age|use-node-version|fetch-retries|fetch-retry-factor|fetch-retry-mintimeout|fetch-retry-maxtimeout)$/;
+
+/** npm's retry keys, and the field of npm-registry-fetch's `retry` each sets. */
+const RETRY_KEYS: Record<string, "retries" | "factor" | "minTimeout" | "maxTimeout"> = {
+  "fetch-retries": "retries",
+  "fetch-retry-factor": "factor",
+  "fetch-retry-mintimeout": "minTimeout",
+  "fetch-retry-maxtimeout": "maxTimeout",
+};
+
+/**
+ * Tries again after a reset connection, a timeout, a 429 or a 5xx, as npm
+ * does (npm's own default is also two more tries). The waits are shorter than
+ * npm's 10 s and 60 s: a job waits on them, and the usual cause, a kept-alive
+ * socket the registry or a proxy closed, is gone at once. .npmrc's keys win.
+ */
+const DEFAULT_RETRY = { retries: 2, factor: 4, minTimeout: 500, maxTimeout: 8000 };
 
 export async function readNpmConfig(options: ReadNpmConfigOptions): Promise<NpmConfig> {
   const home = options.home ?? options.env.HOME;
@@ -64,10 +80,15 @@ export function registryFor(name: string, config: NpmConfig): string {
 
 /** Options in the shape npm-registry-fetch takes (npm's flat config keys). */
 export function toFetchOptions(config: NpmConfig): Record<string, unknown> {
-  const options: Record<string, unknown> = { registry: config.registry };
+  const retry: Record<string, number> = { ...DEFAULT_RETRY };
+  const options: Record<string, unknown> = { registry: config.registry, retry };
   for (const [key, value] of Object.entries(config.options)) {
     if (key === "min-release-age" || key === "minimum-release-age") continue;
-    if (key === "strict-ssl") options.strictSSL = value !== false && value !== "false";
+    const retryField = RETRY_KEYS[key];
+    if (retryField) {
+      const number = Number(value);
+      if (Number.isFinite(number) && number >= 0) retry[retryField] = number;
+    } else if (key === "strict-ssl") options.strictSSL = value !== false && value !== "false";
     else if (key === "https-proxy") options.proxy ??= value;
     else if (key === "noproxy") options.noProxy = value;
     else options[key] = value;
