@@ -14,6 +14,7 @@ import { isTransientFailure, whatFailed } from "../kernel/transient-failure.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest } from "../requests/request.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
+import { afterTracking } from "./after-tracking.js";
 import { applyRequestBudget } from "./budget.js";
 import { executePlan, isInterrupted } from "./execute-plan.js";
 import { coAuthorOf, jobSettingsFrom } from "./job-settings.js";
@@ -99,9 +100,10 @@ export async function runJob(
     options.events,
   );
   // The tracking comment is made while the plan reads the thread (which
-  // never shows it: only what came before the trigger is read); nothing is
-  // executed before it is there and its listeners know it. Later writes to
-  // it queue behind its creation (github/status.ts).
+  // never shows it: only what came before the trigger is read) and while
+  // the work starts: later writes to it queue behind its creation
+  // (github/status.ts), what the job's listeners keep reaches them after it
+  // (afterTracking), and the ending waits for it.
   const tracking = (async () => {
     await status.start(headlineOf(task, request), {
       usd: config.maxCostUsd,
@@ -123,12 +125,12 @@ export async function runJob(
       pulled ??= pullRequestOf(services.octokit, request);
       return pulled;
     };
-    const execute = async (planned: ThreadPlan) => {
-      await tracking;
-      return executePlan(services, config, planned, events, {
+    // Not after the comment: its round trip (hundreds of milliseconds on
+    // GitHub) would come before the agent's first model request.
+    const execute = (planned: ThreadPlan) =>
+      executePlan(services, config, planned, afterTracking(events, tracking), {
         throwTransient: retry !== undefined,
-      });
-    };
+      }).finally(() => tracking);
     const plan = await planTask(task, {
       services,
       request,
@@ -141,8 +143,8 @@ export async function runJob(
       jobId: options.jobId,
       dependencyBot: tended.dependencyBot,
     });
-    await tracking;
     if ("done" in plan) {
+      await tracking;
       await status.finish(services.redact(plan.done.markdown), plan.done.outcome);
       const id = status.commentId();
       const url = status.commentUrl();

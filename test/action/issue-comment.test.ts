@@ -180,6 +180,36 @@ describe("the bundled Action on issue_comment", () => {
     expect(world.github.reactions.map((r) => r.content)).toContain("eyes");
   }, 60_000);
 
+  it("sends the agent's first request while GitHub makes the tracking comment", async () => {
+    // The tracking comment is answered only once the model has been asked.
+    let modelAsked: () => void = () => {};
+    const asked = new Promise<void>((done) => {
+      modelAsked = done;
+    });
+    let heldComment = false;
+    world = await startWorld({
+      steps: [reply("Nothing to change.")],
+      onModelRequest: () => modelAsked(),
+      github: {
+        holdAnswer: (method, path) => {
+          if (method !== "POST" || path !== "/repos/octo-org/demo/issues/7/comments")
+            return undefined;
+          heldComment = true;
+          return Promise.race([asked, new Promise<void>((done) => setTimeout(done, HOLD_MS))]);
+        },
+      },
+    });
+    const started = performance.now();
+    await tidyUp(world);
+    expect(heldComment).toBe(true);
+    expect(performance.now() - started).toBeLessThan(HOLD_MS);
+    expect(world.model.requests).toHaveLength(1);
+    // Still one tracking comment, edited to the final answer.
+    const comments = world.github.comments.get(7) ?? [];
+    expect(comments).toHaveLength(1);
+    expect(comments[0]?.body).toContain("Nothing to change.");
+  }, 60_000);
+
   it("reads the thread beside the permission check, once", async () => {
     // The permission is answered only once the thread has been asked for.
     const { holdAnswer } = holdUntilAsked(
