@@ -4,6 +4,7 @@
  * room imports only the rooms below it. The order, lowest first:
  *
  *   edit-distance.ts, error-message.ts   root utilities
+ *   spawner.ts                           short-lived programs, started by a helper process
  *   secrets                              what a secret looks like
  *   requests, git, sandbox, queue        the request model; git; the sandbox; the job queues
  *   agent                                the model loop, its tools and policy
@@ -24,10 +25,11 @@
  */
 
 /** Room → the rooms it may import (its own is always allowed). */
-const ROOT = ["edit-distance", "error-message"];
+const ROOT = ["edit-distance", "error-message", "spawner"];
 const rooms = {
   "edit-distance": [],
   "error-message": [],
+  spawner: [],
   secrets: [...ROOT],
   requests: [...ROOT, "secrets"],
   git: [...ROOT, "secrets"],

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { GitError, type SimpleGit, type SimpleGitOptions, simpleGit } from "simple-git";
+import { runInGroup } from "../spawner.js";
 import { authConfig } from "./credentials.js";
 
 export type GitEnv = Record<string, string | undefined>;
@@ -167,14 +167,11 @@ export function runGitBuffer(
     // Its own process group, so an abort reaches the programs git started
     // too (gc runs repack and pack-objects, fetch runs index-pack): killing
     // git alone left them writing into the folder the caller removes next.
-    const child = spawn("git", args, {
+    const run = runInGroup("git", args, {
       cwd: baseDir,
       env: buildGitEnv(options),
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
+      input: options.input,
     });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
     let settled = false;
     const settle = (done: () => void) => {
       if (settled) return;
@@ -186,38 +183,28 @@ export function runGitBuffer(
     // pipes closed): nothing the caller cleans up next (a worktree, a
     // temporary folder) is still being written to.
     let aborted = false;
-    const killGroup = (sig: NodeJS.Signals) => {
-      try {
-        if (child.pid) process.kill(-child.pid, sig);
-      } catch {
-        // The group is already gone.
-      }
-    };
     const onAbort = () => {
       aborted = true;
-      killGroup("SIGTERM");
-      setTimeout(() => killGroup("SIGKILL"), 2_000).unref();
+      run.killGroup("SIGTERM");
+      setTimeout(() => run.killGroup("SIGKILL"), 2_000).unref();
       // A helper that left the group and kept a pipe open must not hold the
       // caller forever.
       setTimeout(() => settle(() => reject(abortError(signal as AbortSignal))), 5_000).unref();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
-    child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-    child.on("error", (error) => settle(() => reject(error)));
-    child.on("close", (code) => {
-      if (aborted) return settle(() => reject(abortError(signal as AbortSignal)));
-      const out = Buffer.concat(stdout);
-      const err = Buffer.concat(stderr).toString("utf8");
-      settle(() =>
-        code === 0
-          ? resolve(out)
-          : reject(new GitCommandError(code ?? 1, out.toString("utf8"), err)),
-      );
-    });
-    // EPIPE when git exits without reading its input is reported through exit code instead.
-    child.stdin.on("error", () => {});
-    child.stdin.end(options.input);
+    run.done.then(
+      ({ code, stdout, stderr }) => {
+        if (aborted) return settle(() => reject(abortError(signal as AbortSignal)));
+        settle(() =>
+          code === 0
+            ? resolve(stdout)
+            : reject(
+                new GitCommandError(code ?? 1, stdout.toString("utf8"), stderr.toString("utf8")),
+              ),
+        );
+      },
+      (error: Error) => settle(() => reject(error)),
+    );
   });
 }
 

@@ -1,0 +1,140 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, describe, expect, it } from "vitest";
+import { type GroupRunOptions, runDirectly, runInGroup, useSpawnHelper } from "../src/spawner.js";
+
+/**
+ * Programs started by the helper process (src/spawner.ts) behave as those
+ * started here: the same exit codes, bytes, stdin and start errors, and a
+ * kill that reaches what they started. The helper is a separate process with
+ * no environment of its own, it keeps no process alive, and it ends with
+ * the process that started it.
+ */
+
+const run = promisify(execFile);
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+const options: GroupRunOptions = { cwd: "/tmp", env };
+
+afterAll(() => useSpawnHelper(true));
+
+/** Running (a zombie is dead: it waits only for a parent to read its exit). */
+function alive(pid: number): boolean {
+  try {
+    const state = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Waits until runInGroup goes through the helper (the program's parent is not this process). */
+async function helperPid(): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], options).done;
+    const parent = Number(stdout.toString().trim());
+    if (parent !== process.pid) return parent;
+    await new Promise((wait) => setTimeout(wait, 25));
+  }
+  throw new Error("the helper never served a run");
+}
+
+describe("runInGroup", () => {
+  it("runs programs in the helper, a process with no environment of its own", async () => {
+    const pid = await helperPid();
+    expect(pid).not.toBe(process.pid);
+    const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+    expect(environ).not.toContain("PATH=");
+    expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).toContain("process.send({ ready: true })");
+  });
+
+  const cases: Array<[string, string, string[], Partial<GroupRunOptions>]> = [
+    ["exit code and both streams", "sh", ["-c", "printf out; printf err >&2; exit 3"], {}],
+    ["bytes that are not text", "printf", ["\\377\\000\\376"], {}],
+    [
+      "stdin",
+      "sh",
+      ["-c", 'tr a-z A-Z; echo "[$FOO]"'],
+      { input: "hello\n", env: { ...env, FOO: "bar" } },
+    ],
+    ["a large output", "head", ["-c", "3000000", "/dev/zero"], {}],
+  ];
+  for (const [what, file, args, extra] of cases) {
+    it(`gives the same ${what} through the helper as directly`, async () => {
+      await helperPid();
+      const direct = await runDirectly(file, args, { ...options, ...extra }).done;
+      const helped = await runInGroup(file, args, { ...options, ...extra }).done;
+      expect(helped.code).toBe(direct.code);
+      expect(Buffer.compare(helped.stdout, direct.stdout)).toBe(0);
+      expect(Buffer.compare(helped.stderr, direct.stderr)).toBe(0);
+      expect(Buffer.isBuffer(helped.stdout)).toBe(true);
+    });
+  }
+
+  it("rejects as directly when the program or the folder is not there", async () => {
+    await helperPid();
+    for (const [file, cwd] of [
+      ["no-such-program-here", "/tmp"],
+      ["sh", "/tmp/no/such/folder"],
+    ] as const) {
+      const direct = await runDirectly(file, [], { ...options, cwd }).done.catch((e: Error) => e);
+      const helped = await runInGroup(file, [], { ...options, cwd }).done.catch((e: Error) => e);
+      expect(helped).toBeInstanceOf(Error);
+      expect((helped as NodeJS.ErrnoException).code).toBe("ENOENT");
+      expect((helped as Error).message).toBe((direct as Error).message);
+    }
+  });
+
+  it("kills the program and what it started, through the helper or not", async () => {
+    await helperPid();
+    for (const start of [runDirectly, runInGroup]) {
+      const started = start("sh", ["-c", "sleep 30 & echo $!; wait"], options);
+      await new Promise((wait) => setTimeout(wait, 200));
+      started.killGroup("SIGTERM");
+      const result = await started.done;
+      expect(result.code).toBeNull();
+      const sleeper = Number(result.stdout.toString().trim());
+      expect(sleeper).toBeGreaterThan(0);
+      await new Promise((wait) => setTimeout(wait, 100));
+      expect(alive(sleeper)).toBe(false);
+    }
+  });
+
+  it("outlives the signals that stop its process, which may still need git", async () => {
+    const pid = await helperPid();
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
+    await new Promise((wait) => setTimeout(wait, 100));
+    expect(await helperPid()).toBe(pid);
+  });
+
+  it("starts programs here when told not to use the helper", async () => {
+    await helperPid();
+    useSpawnHelper(false);
+    const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], options).done;
+    useSpawnHelper(true);
+    expect(Number(stdout.toString().trim())).toBe(process.pid);
+  });
+
+  it("keeps no process alive once idle, and ends with its process", async () => {
+    const script = `
+      import { runInGroup } from ${JSON.stringify(join(process.cwd(), "src/spawner.ts"))};
+      for (let i = 0; i < 100; i++) {
+        const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], { cwd: "/tmp", env: { PATH: process.env.PATH } }).done;
+        if (Number(stdout) !== process.pid) { console.log(String(stdout).trim()); break; }
+        await new Promise((wait) => setTimeout(wait, 20));
+      }`;
+    const started = performance.now();
+    const { stdout } = await run(
+      process.execPath,
+      ["--import", "tsx", "--input-type=module", "-e", script],
+      { cwd: process.cwd(), timeout: 20_000 },
+    );
+    const helper = Number(stdout.trim());
+    expect(helper).toBeGreaterThan(0);
+    // It ended on its own (no kill, well inside the timeout).
+    expect(performance.now() - started).toBeLessThan(15_000);
+    for (let i = 0; i < 50 && alive(helper); i++) await new Promise((wait) => setTimeout(wait, 20));
+    expect(alive(helper)).toBe(false);
+  }, 30_000);
+});
