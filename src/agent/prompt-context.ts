@@ -1,5 +1,5 @@
 import { join, relative, sep } from "node:path";
-import { createGit, GitCommandError } from "../git/git-client.js";
+import { GitCommandError, gitRunner } from "../git/git-client.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import type { GitInfo, InstructionFile } from "./prompt.js";
 
@@ -46,12 +46,12 @@ export async function readGitInfo(
   env: Record<string, string>,
 ): Promise<GitInfo | undefined> {
   // Our own commands: no pager or editor from the agent's environment, no hooks.
-  const git = createGit(cwd, { env });
+  const git = gitRunner(cwd, { env });
   // Side by side; log fails without commits, status outside a repository.
-  const log = git.raw(["log", "--oneline", "-n", "5"]).catch(() => "");
+  const log = git(["log", "--oneline", "-n", "5"]).catch(() => "");
   let status: string;
   try {
-    status = await git.raw(["status", "--short", "--branch"]);
+    status = await git(["status", "--short", "--branch"]);
   } catch (error) {
     if (error instanceof GitCommandError) return undefined;
     throw error;
