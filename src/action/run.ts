@@ -2,7 +2,8 @@ import { useSpawnHelper } from "../spawner.js";
 import { startCompileCache } from "./compile-cache.js";
 
 // First, so that every module after it is compiled once per machine, not once per run
-// (hence the imports below are dynamic: a static one would load before this line).
+// (hence the imports below are dynamic: a static one would load before this line;
+// spawner.ts, the one static import, is a few lines).
 startCompileCache(process.env);
 // Git starts from this process, not from a helper (spawner.ts): the helper's
 // own start takes a core from the way to the agent's first request, and a run

@@ -187,8 +187,8 @@ export function runGitBuffer(
       aborted = true;
       run.killGroup("SIGTERM");
       setTimeout(() => run.killGroup("SIGKILL"), 2_000).unref();
-      // A helper that left the group and kept a pipe open must not hold the
-      // caller forever.
+      // A program git started that left the group and kept a pipe open must
+      // not hold the caller forever.
       setTimeout(() => settle(() => reject(abortError(signal as AbortSignal))), 5_000).unref();
     };
     signal?.addEventListener("abort", onAbort, { once: true });
