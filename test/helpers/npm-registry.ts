@@ -7,11 +7,12 @@ import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { satisfies } from "semver";
 import { runServer } from "verdaccio";
+import { publishPackage } from "./npm-publish.js";
 
 /**
  * A real npm registry (verdaccio) on 127.0.0.1 with its own storage and no
  * uplinks, so nothing ever reaches the public registry. Fixture packages are
- * published with `npm publish`, deprecated with `npm deprecate`; publish
+ * published with the registry's publish request (npm-publish.ts), deprecated with `npm deprecate`; publish
  * times can be moved back in the stored packument, since a test cannot wait
  * days for a release to age. Verdaccio has no advisory database, so a small
  * front server answers the bulk advisory route (`npm audit`'s) from what the
@@ -166,15 +167,6 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
     token,
     npmEnv,
     async publish(pkg) {
-      const dir = join(root, "packages", `${++packages}`);
-      await mkdir(dir, { recursive: true });
-      const files = pkg.files ?? {
-        "index.js": `module.exports = ${JSON.stringify(pkg.version)};\n`,
-      };
-      for (const [path, content] of Object.entries(files)) {
-        await mkdir(join(dir, path, ".."), { recursive: true });
-        await writeFile(join(dir, path), content);
-      }
       const manifest = {
         name: pkg.name,
         version: pkg.version,
@@ -182,8 +174,15 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
         license: "MIT",
         ...pkg.manifest,
       };
-      await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-      await npm(["publish", "--ignore-scripts"], dir);
+      const files = pkg.files ?? {
+        "index.js": `module.exports = ${JSON.stringify(pkg.version)};\n`,
+      };
+      await publishPackage(
+        { url, token },
+        join(root, "packages", `${++packages}`),
+        manifest,
+        files,
+      );
     },
     async deprecate(name, version, message) {
       await npm(["deprecate", `${name}@${version}`, message], root);
