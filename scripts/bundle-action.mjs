@@ -73,14 +73,19 @@ const englishZodOnly = {
 const CLOUD_SDKS = {
   "bedrock-sdk": "@anthropic-ai/bedrock-sdk",
   "vertex-sdk": "@anthropic-ai/vertex-sdk",
+  // vertex.ts gives the Vertex SDK a GoogleAuth of its own: from the same build, one copy.
+  "google-auth": "google-auth-library",
 };
 const cloudSdksApart = {
   name: "cloud-sdks-apart",
   setup(builder) {
-    builder.onResolve({ filter: /^@anthropic-ai\/(bedrock|vertex)-sdk$/ }, (args) => ({
-      path: `./cloud-${args.path.slice("@anthropic-ai/".length)}.js`,
-      external: true,
-    }));
+    builder.onResolve(
+      { filter: /^(@anthropic-ai\/(bedrock|vertex)-sdk|google-auth-library)$/ },
+      (args) => ({
+        path: `./cloud-${Object.entries(CLOUD_SDKS).find(([, pkg]) => pkg === args.path)?.[0]}.js`,
+        external: true,
+      }),
+    );
   },
 };
 

@@ -19,6 +19,9 @@ export const VERTEX_HINTS: ProviderHints = {
   baseUrlVar: "ANTHROPIC_VERTEX_BASE_URL",
 };
 
+/** The scope Anthropic's Vertex SDK asks for itself. */
+const CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform";
+
 /**
  * Claude on Google Vertex AI through Anthropic's Vertex SDK: the Messages
  * API with Google OAuth from Application Default Credentials, so streaming,
@@ -32,10 +35,19 @@ export function createVertexModel(options: VertexModelOptions): Model {
     hints: VERTEX_HINTS,
     secrets: [],
     newClient: async () => {
-      const { default: AnthropicVertex } = await import("@anthropic-ai/vertex-sdk");
+      const [{ default: AnthropicVertex }, { GoogleAuth }] = await Promise.all([
+        import("@anthropic-ai/vertex-sdk"),
+        import("google-auth-library"),
+      ]);
       return new AnthropicVertex({
         region,
         projectId,
+        // The SDK's own GoogleAuth does not know the project, and looks it up
+        // before the first token: it runs `gcloud config config-helper`
+        // (a second of Python where the CLI is installed, as on GitHub's
+        // runners) and else asks the GCE metadata server. The project is
+        // configured, so nothing need be looked up.
+        googleAuth: new GoogleAuth({ scopes: CLOUD_PLATFORM, projectId }),
         ...(baseURL ? { baseURL } : {}),
         maxRetries: 0,
         logLevel: "warn",

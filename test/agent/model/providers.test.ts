@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -140,6 +141,18 @@ describe("the same fix through every provider", () => {
     dirs.push(dir);
     // google-auth-library reads Application Default Credentials from the process environment.
     vi.stubEnv("GOOGLE_APPLICATION_CREDENTIALS", await server.writeCredentials(dir));
+    // A gcloud that says when it runs: google-auth-library asks it for the
+    // project it does not know (a second of Python on GitHub's runners).
+    const bin = join(dir, "bin");
+    await mkdir(bin);
+    await writeFile(
+      join(bin, "gcloud"),
+      `#!/bin/sh\necho ran >> "${join(dir, "gcloud-ran")}"\nexit 1\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    vi.stubEnv("PATH", `${bin}:${process.env.PATH}`);
     const model = createModelFactory({
       CLOUD_ML_REGION: "us-east5",
       ANTHROPIC_VERTEX_PROJECT_ID: "acme-ml",
@@ -148,6 +161,8 @@ describe("the same fix through every provider", () => {
     const outcome = await runFix(model);
     expectFixed(outcome, { input: 1, output: 5, cacheRead: 0.1 });
     expect(server.tokenRequests()).toBe(1);
+    // The project is configured: nothing looked it up.
+    expect(existsSync(join(dir, "gcloud-ran"))).toBe(false);
     const body = server.requests.find((r) => r.path.includes(":streamRawPredict"))?.body as Record<
       string,
       unknown
