@@ -10,6 +10,7 @@ import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir } from "../helpers/git-repos.js";
 import { callTool } from "../helpers/model-script.js";
+import { compiled } from "../helpers/source-build.js";
 
 /**
  * `patchwright run --repo` with setup and verify, default settings, on a
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 function runCli(args: string[], env: Record<string, string>) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+    const child = spawn(process.execPath, [compiled(CLI), ...args], {
       env,
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -7,6 +7,7 @@ import { ADD_BUG_FILES, fixAddSteps } from "../helpers/demo-repo.js";
 import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropic-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir as makeGitTempDir } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
+import { compiled } from "../helpers/source-build.js";
 import { makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
 const CLI = resolve(import.meta.dirname, "../../src/cli.ts");
@@ -19,12 +20,15 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The CLI compiled for this run (helpers/source-build.ts), or `fromSource` through tsx. */
 function runCli(
   args: string[],
   env: Record<string, string>,
+  fromSource = false,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const entry = fromSource ? ["--import", "tsx", CLI] : [compiled(CLI)];
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], {
+    const child = spawn(process.execPath, [...entry, ...args], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -161,9 +165,7 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     const child = spawn(
       process.execPath,
       [
-        "--import",
-        "tsx",
-        CLI,
+        compiled(CLI),
         "run",
         "wait",
         "--cwd",
@@ -287,7 +289,7 @@ describe("patchwright run (end to end, scripted model over HTTP)", () => {
     const { version } = JSON.parse(
       await readFile(resolve(import.meta.dirname, "../../package.json"), "utf8"),
     );
-    expect(await runCli(["--version"], {})).toEqual({
+    expect(await runCli(["--version"], {}, true)).toEqual({
       code: 0,
       stdout: `${version}\n`,
       stderr: "",

@@ -2,15 +2,14 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { compiled } from "./source-build.js";
 
 /**
  * The App (`npm start`) and `patchwright worker` as real processes, on the
- * TypeScript sources through tsx, for tests that kill them.
+ * sources compiled for this run (source-build.ts), for tests that kill them.
  */
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
 
 export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -53,7 +52,7 @@ export async function killProcess(p: ServiceProcess): Promise<void> {
 }
 
 function start(args: string[], env: Record<string, string>, cwd: string): ServiceProcess {
-  const child = spawn(process.execPath, ["--import", TSX, ...args], {
+  const child = spawn(process.execPath, args, {
     cwd,
     env,
     stdio: ["ignore", "pipe", "pipe"],
@@ -77,14 +76,14 @@ export function spawnApp(
   options: { viaProbot?: boolean } = {},
 ): ServiceProcess {
   const entry = options.viaProbot
-    ? [join(ROOT, "node_modules/probot/bin/probot.js"), "run", join(ROOT, "src/app/index.ts")]
-    : [join(ROOT, "src/app/start.ts")];
+    ? [join(ROOT, "node_modules/probot/bin/probot.js"), "run", compiled("src/app/index.ts")]
+    : [compiled("src/app/start.ts")];
   return start(entry, env, cwd);
 }
 
 /** `patchwright` (the CLI: `worker`, `run`...) on the sources. */
 export function spawnCli(args: string[], env: Record<string, string>, cwd: string): ServiceProcess {
-  return start([join(ROOT, "src/cli.ts"), ...args], env, cwd);
+  return start([compiled("src/cli.ts"), ...args], env, cwd);
 }
 
 /** `npm start` on the sources; resolves once /ping answers. */

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { compiled } from "../helpers/source-build.js";
 
 /**
  * A worker in its own process takes the job and is killed with SIGKILL
@@ -14,9 +15,7 @@ export async function killWorkerMidJob(
   const child = spawn(
     process.execPath,
     [
-      "--import",
-      "tsx",
-      resolve(import.meta.dirname, "stuck-worker.ts"),
+      compiled(resolve(import.meta.dirname, "stuck-worker.ts")),
       url,
       name,
       String(maxAttempts),

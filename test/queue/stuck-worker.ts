@@ -4,7 +4,7 @@
  * job, says "picked" and never returns. Mode "report": every run asks for
  * a retry (retries due after 50 ms); once the job is out of attempts it
  * says "reporting" and never finishes the report.
- * Usage: node --import tsx stuck-worker.ts <redis url> <queue name> [max attempts] [run|report]
+ * Usage: node stuck-worker.js (compiled, helpers/source-build.ts) <redis url> <queue name> [max attempts] [run|report]
  */
 import { createRedisQueue } from "../../src/queue/redis-queue.js";
 import { TEST_KINDS } from "./queue-fixtures.js";
