@@ -173,6 +173,7 @@ describe("a dependency group's fix across a shutdown", () => {
       groups: second.result.groups.map((g) => [g.status, g.error, g.agent, g.firstFailure?.stage]),
       status: second.result.status,
       message: second.result.message,
+      plan: second.result.plan,
     });
     expect(second.result.groups[0]?.error?.stage, told).toBe("interrupted");
     // The earlier run's edit, put back by patchwright, is not reported as drift of the agent's records.
