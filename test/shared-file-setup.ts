@@ -4,7 +4,7 @@ import nock from "nock";
 import { expect } from "vitest";
 
 /**
- * The "shared" project runs many files in one worker, one module graph, and
+ * Vitest runs many files in one worker, one module graph (isolate: false), and
  * nock is one of its modules: a file that switched real connections off, or
  * left mocks behind, would leave that to the next file, and its interceptor
  * (which breaks requests over a unix socket) would stay on for files that
