@@ -76,16 +76,18 @@ const CLOUD_SDKS = {
   // vertex.ts gives the Vertex SDK a GoogleAuth of its own: from the same build, one copy.
   "google-auth": "google-auth-library",
 };
+/** Package name → the cloud build's file for it. */
+const CLOUD_FILES = new Map(
+  Object.entries(CLOUD_SDKS).map(([name, pkg]) => [pkg, `./cloud-${name}.js`]),
+);
 const cloudSdksApart = {
   name: "cloud-sdks-apart",
   setup(builder) {
-    builder.onResolve(
-      { filter: /^(@anthropic-ai\/(bedrock|vertex)-sdk|google-auth-library)$/ },
-      (args) => ({
-        path: `./cloud-${Object.entries(CLOUD_SDKS).find(([, pkg]) => pkg === args.path)?.[0]}.js`,
-        external: true,
-      }),
-    );
+    const names = [...CLOUD_FILES.keys()].map((pkg) => pkg.replace(/[.]/g, "\\."));
+    builder.onResolve({ filter: new RegExp(`^(${names.join("|")})$`) }, (args) => ({
+      path: CLOUD_FILES.get(args.path),
+      external: true,
+    }));
   },
 };
 

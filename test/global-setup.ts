@@ -9,9 +9,10 @@ import { buildSources } from "./helpers/source-build.js";
 /**
  * Built once for the whole run instead of once per test file: the Action
  * bundle (from the current sources), the sources compiled to JavaScript for
- * the tests that start the App or the CLI as a process, the Node 24 the Action declares in
- * action.yml, from the npm registry's Node builds (cached by npx after the
- * first run), and a folder for the test repositories' templates.
+ * the tests that start the App or the CLI as a process, the Node 24 the
+ * Action declares in action.yml, from the npm registry's Node builds (cached
+ * by npx after the first run), and a folder for the test repositories'
+ * templates.
  */
 
 declare module "vitest" {

@@ -23,6 +23,19 @@ export interface PublishTarget {
   token: string;
 }
 
+/** A package's folder: `files`, and package.json holding `manifest`. */
+export async function writePackage(
+  dir: string,
+  manifest: Record<string, unknown>,
+  files: Record<string, string>,
+): Promise<void> {
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(dir, path, ".."), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  await writeFile(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
 /** Writes `files` and package.json under `dir`/package and publishes them. */
 export async function publishPackage(
   target: PublishTarget,
@@ -30,12 +43,7 @@ export async function publishPackage(
   manifest: Record<string, unknown> & { name: string; version: string },
   files: Record<string, string>,
 ): Promise<void> {
-  const packageDir = join(dir, "package");
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(join(packageDir, path, ".."), { recursive: true });
-    await writeFile(join(packageDir, path), content);
-  }
-  await writeFile(join(packageDir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await writePackage(join(dir, "package"), manifest, files);
   // npm's tarball layout: everything under package/.
   const { stdout: tarball } = await run("tar", ["-czf", "-", "-C", dir, "package"], {
     encoding: "buffer",

@@ -12,11 +12,12 @@ import { publishPackage } from "./npm-publish.js";
 /**
  * A real npm registry (verdaccio) on 127.0.0.1 with its own storage and no
  * uplinks, so nothing ever reaches the public registry. Fixture packages are
- * published with the registry's publish request (npm-publish.ts), deprecated with `npm deprecate`; publish
- * times can be moved back in the stored packument, since a test cannot wait
- * days for a release to age. Verdaccio has no advisory database, so a small
- * front server answers the bulk advisory route (`npm audit`'s) from what the
- * test sets, and passes every other request through unchanged.
+ * published with the registry's publish request (npm-publish.ts) and
+ * deprecated with `npm deprecate`; publish times can be moved back in the
+ * stored packument, since a test cannot wait days for a release to age.
+ * Verdaccio has no advisory database, so a small front server answers the
+ * bulk advisory route (`npm audit`'s) from what the test sets, and passes
+ * every other request through unchanged.
  */
 
 const run = promisify(execFile);

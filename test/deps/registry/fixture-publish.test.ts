@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, type TempDir } from "../../helpers/git-repos.js";
-import { publishPackage } from "../../helpers/npm-publish.js";
+import { publishPackage, writePackage } from "../../helpers/npm-publish.js";
 import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-registry.js";
 
 /**
@@ -65,14 +65,7 @@ async function viaNpm(
   files: Record<string, string>,
 ) {
   const dir = join(tmp.path, "npm", name);
-  for (const [path, content] of Object.entries(files)) {
-    await mkdir(join(dir, path, ".."), { recursive: true });
-    await writeFile(join(dir, path), content);
-  }
-  await writeFile(
-    join(dir, "package.json"),
-    JSON.stringify({ name, version: "1.0.0", ...manifest }),
-  );
+  await writePackage(dir, { name, version: "1.0.0", ...manifest }, files);
   await run("npm", ["publish", "--ignore-scripts", "--registry", registry.url], {
     cwd: dir,
     env: registry.npmEnv,
@@ -93,9 +86,10 @@ async function stored(name: string) {
   const { _id, name: _name, dist, _npmVersion, _nodeVersion, ...manifest } = version;
   const tarball = Buffer.from(await (await fetch(dist.tarball, { headers })).arrayBuffer());
   const out = join(tmp.path, "unpacked", name);
+  const file = join(tmp.path, "unpacked", `${name.replace("/", "-")}.tgz`);
   await mkdir(out, { recursive: true });
-  await writeFile(join(out, "..", `${name.replace("/", "-")}.tgz`), tarball);
-  await run("tar", ["-xzf", join(out, "..", `${name.replace("/", "-")}.tgz`), "-C", out]);
+  await writeFile(file, tarball);
+  await run("tar", ["-xzf", file, "-C", out]);
   const files: Record<string, string> = {};
   for (const entry of await readdir(out, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
