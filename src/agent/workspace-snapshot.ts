@@ -1,10 +1,15 @@
 import { copyFile, mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
-import type { SimpleGit } from "simple-git";
 import { diffTrees, readBlob } from "../git/diff-tree.js";
 import { EXACT_INDEX_CONFIG } from "../git/exact-tree.js";
-import { createGit, GitCommandError, type GitRunner, gitRunner } from "../git/git-client.js";
+import {
+  createGit,
+  type Git,
+  GitCommandError,
+  type GitRunner,
+  gitRunner,
+} from "../git/git-client.js";
 import type { ChangeRecord, ToolContext } from "./tools/define-tool.js";
 
 /**
@@ -36,8 +41,8 @@ export interface SnapshotOptions {
 
 /**
  * Git for our own commands in the agent's workspace: with the agent's
- * (secret-free) environment, but no pager or editor from it (simple-git
- * refuses to run with those set), no hooks or fsmonitor the agent could
+ * (secret-free) environment, but no pager or editor from it (git would
+ * start them), no hooks or fsmonitor the agent could
  * have configured to run commands past the policy, and the stat checks that
  * keep the index honest whatever the workspace's config says.
  */
@@ -50,11 +55,11 @@ function clientOptions(options: SnapshotOptions, extraEnv?: Record<string, strin
 }
 
 /** For output that may be binary (blobs). */
-function workspaceGit(options: SnapshotOptions): SimpleGit {
+function workspaceGit(options: SnapshotOptions): Git {
   return createGit(options.root, clientOptions(options));
 }
 
-/** For everything else: direct, without simple-git's wait after silent commands. */
+/** For everything else: the commands' text, stdin per call. */
 function workspaceRunner(options: SnapshotOptions, extraEnv?: Record<string, string>): GitRunner {
   return gitRunner(options.root, clientOptions(options, extraEnv));
 }

@@ -1,5 +1,4 @@
-import type { SimpleGit } from "simple-git";
-import type { GitRunner } from "./git-client.js";
+import type { Git, GitRunner } from "./git-client.js";
 
 /** One side of a tree entry: its mode and blob. */
 export interface TreeBlob {
@@ -46,7 +45,7 @@ export async function diffTrees(git: GitRunner, a: string, b: string): Promise<D
   return parseDiffTree(await git(["diff-tree", "-r", "-z", "--no-renames", a, b]));
 }
 
-export async function readBlob(git: SimpleGit, sha: string): Promise<Buffer> {
+export async function readBlob(git: Git, sha: string): Promise<Buffer> {
   const out: unknown = await git.binaryCatFile(["blob", sha]);
   return Buffer.isBuffer(out) ? out : Buffer.from(String(out));
 }

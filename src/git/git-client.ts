@@ -1,4 +1,3 @@
-import { GitError, type SimpleGit, type SimpleGitOptions, simpleGit } from "simple-git";
 import { runInGroup } from "../spawner.js";
 import { authConfig } from "./credentials.js";
 
@@ -18,17 +17,14 @@ export interface GitClientOptions {
   input?: Buffer | string;
 }
 
-/**
- * A failed git command, with both streams: hooks print to either. Extends
- * simple-git's GitError because simple-git re-wraps any other error type.
- */
-export class GitCommandError extends GitError {
+/** A failed git command, with both streams: hooks print to either. */
+export class GitCommandError extends Error {
   constructor(
     readonly exitCode: number,
     readonly stdout: string,
     readonly stderr: string,
   ) {
-    super(undefined, stderr.trim() || stdout.trim() || `git exited with code ${exitCode}`);
+    super(stderr.trim() || stdout.trim() || `git exited with code ${exitCode}`);
     this.name = "GitCommandError";
   }
 
@@ -43,22 +39,6 @@ export class GitCommandError extends GitError {
 // process (a hook running our tests, say) they would silently misdirect us.
 const DROPPED =
   /^(git_dir|git_work_tree|git_index_file|git_object_directory|git_alternate_object_directories|git_common_dir|git_namespace|git_prefix|git_config_parameters|git_config_count|git_config_key_\d+|git_config_value_\d+|git_editor|git_sequence_editor|git_pager|editor|visual|pager|prefix)$/i;
-
-// simple-git refuses these unless told they are intended; the caller's own
-// environment is trusted, so each one present unlocks its category.
-const ENV_CATEGORIES: Record<string, keyof NonNullable<SimpleGitOptions["unsafe"]>> = {
-  git_askpass: "allowUnsafeAskPass",
-  ssh_askpass: "allowUnsafeAskPass",
-  git_config_global: "allowUnsafeConfigPaths",
-  git_config_system: "allowUnsafeConfigPaths",
-  git_config: "allowUnsafeConfigPaths",
-  git_exec_path: "allowUnsafeExec",
-  git_external_diff: "allowUnsafeDiffExternal",
-  git_proxy_command: "allowUnsafeGitProxy",
-  git_template_dir: "allowUnsafeTemplateDir",
-  git_ssh: "allowUnsafeSshCommand",
-  git_ssh_command: "allowUnsafeSshCommand",
-};
 
 /**
  * Our own git never reads a global or system config: a workspace's code (or,
@@ -103,49 +83,27 @@ export function buildGitEnv(options: GitClientOptions): Record<string, string> {
   return { ...env, ...options.extraEnv };
 }
 
-/**
- * A simple-git instance for one repository. Note that simple-git waits an
- * extra 50 ms after any command that printed nothing (hard-coded in its
- * completion handling), so hot paths use `runGit` for silent commands.
- */
-export function createGit(baseDir: string, options: GitClientOptions): SimpleGit {
-  const env = buildGitEnv(options);
-  const guarded = Object.keys(env).filter((key) => /^git_/i.test(key) || key in ENV_CATEGORIES);
-  const unsafe: NonNullable<SimpleGitOptions["unsafe"]> = {
-    allowUnsafeConfigEnvCount: true,
-    allowUnsafeHooksPath: true,
-    allowUnsafeFsMonitor: true,
-    // Only ever set to "", which empties the helper list (see NEVER_RUN).
-    allowUnsafeCredentialHelper: true,
+/** One repository's git: each command through runGit (see there). */
+export interface Git {
+  /** A command's stdout; a GitCommandError when it exits non-zero. */
+  raw(args: string[]): Promise<string>;
+  /** `git cat-file <args>`, as bytes. */
+  binaryCatFile(args: string[]): Promise<Buffer>;
+}
+
+export function createGit(baseDir: string, options: GitClientOptions): Git {
+  return {
+    raw: (args) => runGit(baseDir, args, options),
+    binaryCatFile: (args) => runGitBuffer(baseDir, ["cat-file", ...args], options),
   };
-  for (const key of Object.keys(env)) {
-    const category = ENV_CATEGORIES[key.toLowerCase()];
-    if (category) unsafe[category] = true;
-  }
-  const input = options.input;
-  return simpleGit({
-    baseDir,
-    allowEnvironment: guarded,
-    unsafe,
-    ...(options.signal ? { abort: options.signal } : {}),
-    ...(input !== undefined ? { input: () => input } : {}),
-    errors(error, result) {
-      if (result.exitCode === 0) return error;
-      return new GitCommandError(
-        result.exitCode,
-        Buffer.concat(result.stdOut).toString("utf8"),
-        Buffer.concat(result.stdErr).toString("utf8"),
-      );
-    },
-  }).env(env);
 }
 
 /**
- * Runs one git command directly, with the same environment as `createGit`,
- * and returns its stdout. For the silent commands on hot paths (update-ref,
- * config, reset --quiet, ...): through simple-git each of those costs a fixed
- * extra 50 ms, several times the command itself. Arguments are our own, never
- * user input, so simple-git's argument screening is not needed here.
+ * Runs one git command with the environment buildGitEnv makes, and returns
+ * its stdout. It starts through the spawner's helper (spawner.ts): this
+ * process is never forked for git. The arguments are the caller's own: a
+ * name or URL that came from outside (a branch, a clone URL) goes after
+ * `--`, or is checked before (branch.ts), so git never reads it as an option.
  */
 export async function runGit(
   baseDir: string,
@@ -225,7 +183,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** Runs a command and reports only whether it succeeded (for probes like `rev-parse --verify`). */
-export async function gitSucceeds(git: SimpleGit, args: string[]): Promise<boolean> {
+export async function gitSucceeds(git: Git, args: string[]): Promise<boolean> {
   try {
     await git.raw(args);
     return true;

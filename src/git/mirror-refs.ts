@@ -95,7 +95,6 @@ async function readPackedRefs(gitDir: string): Promise<Map<string, string> | und
 }
 
 async function gitLookup(gitDir: string, options: GitClientOptions): Promise<Lookup> {
-  // runGit: this is on the way to a job's first model request, and simple-git costs more than git here.
   const out = await runGit(
     gitDir,
     ["for-each-ref", "--format=%(objectname) %(refname)", REMOTE, LOCAL],

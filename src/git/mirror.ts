@@ -10,9 +10,9 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
-import type { SimpleGit } from "simple-git";
 import {
   createGit,
+  type Git,
   type GitClientOptions,
   GitCommandError,
   type GitEnv,
@@ -112,7 +112,6 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   // A mirror without the marker is the remains of a crashed first fetch.
   await rm(options.dir, { recursive: true, force: true });
   await mkdir(options.dir, { recursive: true });
-  // runGit: this prints nothing, and simple-git adds 50 ms to each such command.
   await runGit(options.dir, ["init", "--bare", "--quiet"], gitOptions(options));
   // What `git remote add --no-tags origin <url>` writes, without a second
   // process on the way to the fetch: the URL, the branch refspec, tagOpt.
@@ -164,7 +163,7 @@ export async function restoreMirrorState(dir: string): Promise<void> {
   await rm(join(dir, "hooks"), { recursive: true, force: true });
 }
 
-async function firstFetch(git: SimpleGit, fetchArgs: string[], options: SyncMirrorOptions) {
+async function firstFetch(git: Git, fetchArgs: string[], options: SyncMirrorOptions) {
   const fetch = (extra: string[]) =>
     fetchRetrying(options, () => git.raw([...fetchArgs, ...extra, "origin", ...REFSPECS]));
   if (!options.partial) {
@@ -195,7 +194,7 @@ function fetchRetrying(options: SyncMirrorOptions, fetch: () => Promise<string>)
   return retryGit(fetch, { ...options.retry, signal: options.signal });
 }
 
-function mirrorGit(options: SyncMirrorOptions, withAuth: boolean): SimpleGit {
+function mirrorGit(options: SyncMirrorOptions, withAuth: boolean): Git {
   return createGit(options.dir, gitOptions(options, withAuth));
 }
 

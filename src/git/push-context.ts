@@ -1,8 +1,7 @@
 import { resolve } from "node:path";
-import type { SimpleGit } from "simple-git";
 import type { Identity } from "./commits.js";
 import { redactToken, splitCredentials } from "./credentials.js";
-import { createGit, type GitEnv } from "./git-client.js";
+import { createGit, type Git, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
 import { isMirror, lockPathFor, restoreMirrorState } from "./mirror.js";
 import type { RetryOptions } from "./retry.js";
@@ -33,7 +32,7 @@ export interface PushTarget {
 
 export interface PushContext {
   /** Runs with the token (for this remote only) and the committer of rebased commits. */
-  git: SimpleGit;
+  git: Git;
   url: string;
   token: string | undefined;
   env: GitEnv;
@@ -99,7 +98,7 @@ async function restoreSharedState(
   }
 }
 
-async function headCommitter(git: SimpleGit): Promise<Identity> {
+async function headCommitter(git: Git): Promise<Identity> {
   const [name = "", email = ""] = (await git.raw(["log", "-1", "--format=%cn%x00%ce"]))
     .trim()
     .split("\0");

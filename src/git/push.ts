@@ -1,8 +1,7 @@
-import type { SimpleGit } from "simple-git";
 import { errorMessage } from "../error-message.js";
 import { isValidBranchName } from "./branch.js";
 import type { Identity } from "./commits.js";
-import { GitCommandError, type GitEnv } from "./git-client.js";
+import { type Git, GitCommandError, type GitEnv } from "./git-client.js";
 import { type PushContext, PushRefusedError, pushContext } from "./push-context.js";
 import { type RetryOptions, retryGit } from "./retry.js";
 import { findSecretsInNewCommits, type KnownSecret, SecretInCommitError } from "./secret-scan.js";
@@ -176,7 +175,7 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
     }
     const { git, url } = ctx;
     await retryGit(
-      () => git.raw(["fetch", "--no-tags", url, `refs/heads/${options.branch}`]),
+      () => git.raw(["fetch", "--no-tags", "--", url, `refs/heads/${options.branch}`]),
       ctx.retry,
     );
     const tip = (await git.raw(["rev-parse", "FETCH_HEAD"])).trim();
@@ -289,7 +288,7 @@ async function tryPush(ctx: BranchPush, branch: string, lease?: string): Promise
 }
 
 /** Replays HEAD's own commits onto `tip`; returns the conflicting files, or null on success. */
-async function rebaseOnto(git: SimpleGit, tip: string): Promise<string[] | null> {
+async function rebaseOnto(git: Git, tip: string): Promise<string[] | null> {
   try {
     await git.raw(["rebase", "--autostash", tip]);
     return null;
@@ -303,6 +302,6 @@ async function rebaseOnto(git: SimpleGit, tip: string): Promise<string[] | null>
   }
 }
 
-async function headSha(git: SimpleGit): Promise<string> {
+async function headSha(git: Git): Promise<string> {
   return (await git.raw(["rev-parse", "HEAD"])).trim();
 }

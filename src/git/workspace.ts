@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { SimpleGit } from "simple-git";
 import { isValidBranchName } from "./branch.js";
 import { splitCredentials } from "./credentials.js";
-import { createGit, type GitClientOptions, type GitEnv } from "./git-client.js";
+import { createGit, type Git, type GitClientOptions, type GitEnv } from "./git-client.js";
 import { withLock } from "./lock.js";
 import {
   lockPathFor,
@@ -282,7 +281,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
 }
 
 interface ReleaseOptions {
-  git: SimpleGit;
+  git: Git;
   mirrorDir: string;
   dir: string;
   branch: string;

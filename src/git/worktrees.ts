@@ -2,8 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import type { SimpleGit } from "simple-git";
-import { type GitClientOptions, runGit } from "./git-client.js";
+import { type Git, type GitClientOptions, runGit } from "./git-client.js";
 
 /**
  * Worktrees of a mirror, as jobs use them. Bookkeeping lives in each
@@ -173,7 +172,7 @@ export async function deleteDetachedTree(aside: string | null): Promise<void> {
 }
 
 /** Local branches in the mirror exist only for running jobs. */
-export async function deleteLocalBranch(git: SimpleGit, branch: string): Promise<void> {
+export async function deleteLocalBranch(git: Git, branch: string): Promise<void> {
   await git.raw(["branch", "-D", "--", branch]).catch(() => {});
 }
 
