@@ -73,6 +73,7 @@ export async function fetchCheckpoint(
           "fetch",
           "--no-tags",
           "--no-write-fetch-head",
+          "--",
           ctx.url,
           `+${options.ref}:${options.ref}`,
         ]),
