@@ -100,9 +100,10 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
    * Told where the new worktree goes, on which branch and commit, once the
    * mirror is fetched and just before the checkout starts (so that a caller
    * can read the commit's facts from the mirror meanwhile). Not called when
-   * a parked worktree is taken instead.
+   * a parked worktree is taken instead. The checkout waits for the promise it
+   * returns, at most PLANNED_WAIT_MS: the mirror's lock is held meanwhile.
    */
-  onPlanned?: (planned: PlannedWorkspace) => void;
+  onPlanned?: (planned: PlannedWorkspace) => Promise<void> | undefined;
   /**
    * After cleanup, keep up to this many scrubbed worktrees per repository
    * for later jobs, which then only check out the files that differ instead
@@ -110,6 +111,11 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
    */
   keepIdle?: number;
 }
+
+/** The longest a checkout waits for its caller's onPlanned (see there). */
+export const PLANNED_WAIT_MS = 150;
+
+const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
 
 export type BranchPicker = (isTaken: (name: string) => Promise<boolean>) => Promise<string>;
 
@@ -239,7 +245,8 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
-        options.onPlanned?.({ dir, branch, startSha, mirrorDir, gitOptions });
+        const told = options.onPlanned?.({ dir, branch, startSha, mirrorDir, gitOptions });
+        if (told) await Promise.race([told, delay(PLANNED_WAIT_MS)]);
         // No upstream tracking: it would be written to the config all worktrees share.
         await addWorktree(
           mirrorDir,

@@ -28,7 +28,7 @@ interface WorkspaceInput extends RepositoryInput {
   /** From `prefetchRepository`, started while the caller made its API calls. */
   fetched?: Promise<FetchedMirror | null> | undefined;
   /** See PrepareWorkspaceOptions.onPlanned. */
-  onPlanned?: ((planned: PlannedWorkspace) => void) | undefined;
+  onPlanned?: ((planned: PlannedWorkspace) => Promise<void> | undefined) | undefined;
 }
 type MirrorServices = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
 

@@ -223,6 +223,35 @@ describe("prepareWorkspace", () => {
     expect(packs(ws.mirrorDir)).toBe(1);
   });
 
+  it("tells onPlanned where the tree goes, and checks it out once the promise it returned settles", async () => {
+    let release: () => void = () => {};
+    const seen: string[] = [];
+    const preparing = prepare({
+      onPlanned: (planned) => {
+        seen.push(`${planned.branch} ${planned.startSha} ${existsSync(planned.dir)}`);
+        return new Promise<void>((done) => {
+          release = () => {
+            seen.push(`released ${existsSync(planned.dir)}`);
+            done();
+          };
+        });
+      },
+    });
+    // Long enough for a checkout that did not wait to have started.
+    while (seen.length === 0) await new Promise((done) => setTimeout(done, 5));
+    await new Promise((done) => setTimeout(done, 50));
+    release();
+    const ws = await preparing;
+    expect(seen).toEqual([`agent/issue-1-demo ${repo.sha("main")} false`, "released false"]);
+    expect(git(ws.dir, ["rev-parse", "HEAD"], env)).toBe(repo.sha("main"));
+    expect(existsSync(join(ws.dir, "history.txt"))).toBe(true);
+  });
+
+  it("checks out anyway when onPlanned's promise never settles", async () => {
+    const ws = await prepare({ onPlanned: () => new Promise<void>(() => {}) });
+    expect(git(ws.dir, ["rev-parse", "HEAD"], env)).toBe(repo.sha("main"));
+  });
+
   it("rejects with a WorkspaceError type a caller can branch on", async () => {
     const error = await prepare({ branch: "missing", createBranch: false }).catch((e) => e);
     expect(error).toBeInstanceOf(WorkspaceError);
