@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type GitClientOptions, runGit, runGitBuffer } from "../git/git-client.js";
 import type { GitInfo, InstructionFile } from "./prompt.js";
@@ -77,7 +77,7 @@ function takeReadAhead(gitDir: string, rev: string) {
 export async function readCheckoutFactsAhead(source: FactsSource & { ref: string }): Promise<void> {
   try {
     const rev =
-      (await looseRef(source.gitDir, source.ref)) ??
+      looseRef(source.gitDir, source.ref) ??
       (
         await runGit(
           source.gitDir,
@@ -105,10 +105,19 @@ export async function readCheckoutFactsAhead(source: FactsSource & { ref: string
  * process less while this thread is the way to the first request. Anything
  * else (a packed ref, a symbolic one) is left to `rev-parse`; a wrong answer
  * would only miss, as the facts are keyed by the commit the job starts at.
+ * Read synchronously: the file is one line, and an asynchronous read is four
+ * trips to the thread pool, each waiting for this thread, which is busy with
+ * the admission's requests then (in the Action, 36 ms before git log could
+ * start).
  */
-async function looseRef(gitDir: string, ref: string): Promise<string | undefined> {
+function looseRef(gitDir: string, ref: string): string | undefined {
   if (!/^refs\/[\w./-]+$/.test(ref) || ref.split("/").includes("..")) return undefined;
-  const text = await readFile(join(gitDir, ref), "utf8").catch(() => "");
+  let text = "";
+  try {
+    text = readFileSync(join(gitDir, ref), "utf8");
+  } catch {
+    // Not a loose ref: rev-parse answers.
+  }
   const sha = text.trim();
   return /^([0-9a-f]{40}|[0-9a-f]{64})$/.test(sha) ? sha : undefined;
 }
