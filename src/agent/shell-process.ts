@@ -67,12 +67,18 @@ export async function runShellProcess(
   ctx: ShellProcessContext,
   options: ShellProcessOptions = {},
 ): Promise<ShellOutcome> {
+  // Nothing starts once the run is cancelled: a sandbox killed while it is
+  // still being set up can leave its command running past the kill, which
+  // then wrote into a workspace already cleaned up and parked for the next
+  // job (a lockfile step started after a deploy's abort did exactly that).
+  if (ctx.signal.aborted) return notStarted();
   const wrapped = await ctx.sandbox.wrap({
     argv: [shell, "-c", command],
     cwd: ctx.cwd,
     env: ctx.env,
     writable: options.writable,
   });
+  if (ctx.signal.aborted) return notStarted();
   const killGraceMs = options.killGraceMs ?? 3000;
   const closeGraceMs = options.closeGraceMs ?? 1000;
   const stdout = new HeadTailBuffer(options.maxStreamChars ?? 30_000);
@@ -156,11 +162,13 @@ export async function runShellProcess(
     });
     child.on("close", finish);
     timers.push(setTimeout(() => stop("timeout"), timeoutSeconds * 1000));
-    // The run may have been cancelled while the command was being set up
-    // (e.g. during the change-tracking snapshot); an abort event never fires twice.
-    if (ctx.signal.aborted) stop("abort");
-    else ctx.signal.addEventListener("abort", onAbort, { once: true });
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The outcome of a command that was never started: the run was cancelled first. */
+function notStarted(): ShellOutcome {
+  return { code: null, signal: null, stdout: "", stderr: "", stoppedBy: "abort", leftovers: false };
 }
 
 function groupAlive(pid: number): boolean {

@@ -115,7 +115,9 @@ function formatOutcome(outcome: ShellOutcome, timeoutSeconds: number): string {
     );
   } else if (outcome.stoppedBy === "abort") {
     lines.push(
-      "aborted: the run was cancelled; the command and every process it started were killed",
+      outcome.code === null && outcome.signal === null
+        ? "aborted: the run was cancelled before the command started"
+        : "aborted: the run was cancelled; the command and every process it started were killed",
     );
   }
   lines.push(`exit code: ${describeExit(outcome)}`);
