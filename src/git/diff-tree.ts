@@ -45,7 +45,6 @@ export async function diffTrees(git: GitRunner, a: string, b: string): Promise<D
   return parseDiffTree(await git(["diff-tree", "-r", "-z", "--no-renames", a, b]));
 }
 
-export async function readBlob(git: Git, sha: string): Promise<Buffer> {
-  const out: unknown = await git.binaryCatFile(["blob", sha]);
-  return Buffer.isBuffer(out) ? out : Buffer.from(String(out));
+export function readBlob(git: Git, sha: string): Promise<Buffer> {
+  return git.binaryCatFile(["blob", sha]);
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import { isValidBranchName } from "./branch.js";
 import { splitCredentials } from "./credentials.js";
 import { createGit, type Git, type GitClientOptions, type GitEnv } from "./git-client.js";
@@ -114,8 +115,6 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
 
 /** The longest a checkout waits for its caller's onPlanned (see there). */
 export const PLANNED_WAIT_MS = 150;
-
-const delay = (ms: number) => new Promise<void>((done) => setTimeout(done, ms).unref());
 
 export type BranchPicker = (isTaken: (name: string) => Promise<boolean>) => Promise<string>;
 
@@ -246,7 +245,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         await mkdir(workRoot, { recursive: true });
         dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
         const told = options.onPlanned?.({ dir, branch, startSha, mirrorDir, gitOptions });
-        if (told) await Promise.race([told, delay(PLANNED_WAIT_MS)]);
+        if (told) await Promise.race([told, delay(PLANNED_WAIT_MS, undefined, { ref: false })]);
         // No upstream tracking: it would be written to the config all worktrees share.
         await addWorktree(
           mirrorDir,

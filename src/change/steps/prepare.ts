@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import type { EarlyTurn } from "../../agent/model/early-turn.js";
 import { branchName } from "../../git/branch.js";
 import { remoteDefaultBranch } from "../../git/remote-head.js";
@@ -38,7 +39,7 @@ export const prepare: ChangeStep = {
           // and a beat later (HEAD_START_MS): git's start is a fork of this
           // thread, and its checkout takes a core, both on the way of the
           // request still leaving. Its answer takes far longer than that.
-          return earlyTurn.then(() => new Promise<void>((done) => setTimeout(done, HEAD_START_MS)));
+          return earlyTurn.then(() => delay(HEAD_START_MS));
         }
       : undefined;
     // Whatever happens next, an early turn nobody took is aborted.
