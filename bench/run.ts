@@ -14,7 +14,10 @@ const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
   snapshot: () => import("./snapshot.js"),
   tools: () => import("./tools.js"),
   workspace: () => import("./workspace.js"),
+  suite: () => import("./suite.js"),
 };
+/** Run only when named: the whole test suite takes minutes. */
+const ONLY_WHEN_NAMED = new Set(["suite"]);
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !(name in BENCHES));
@@ -25,7 +28,7 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 for (const [name, load] of Object.entries(BENCHES)) {
-  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  if (wanted.length > 0 ? !wanted.includes(name) : ONLY_WHEN_NAMED.has(name)) continue;
   console.log(`\n## ${name}`);
   await (await load()).bench();
 }

@@ -1,0 +1,192 @@
+import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+
+/**
+ * Where the test suite's time goes: `npx vitest run` (or the files in
+ * BENCH_SUITE_FILES), its wall time beside the goal, and the CPU it took.
+ *
+ * The suite keeps both cores busy from start to end, so its wall time is
+ * its CPU time over two, and CPU is what to cut. `time npm test` shows only
+ * part of it: the spawner's helpers (src/spawner.ts), bubblewrap's
+ * sandboxes and the servers tests start outlive or leave their parents, so
+ * their CPU is never added to vitest's. Measured on the 2-core VM: `time`
+ * said 486 s of CPU for a run that kept both cores busy for 455 s (910 s).
+ * This bench reads the machine's own count (/proc/stat) instead, and
+ * attributes it to kinds of process by sampling /proc: each process's own
+ * CPU, and for the short-lived programs a sample misses (git runs in a few
+ * milliseconds), the CPU their parent collected when it reaped them.
+ *
+ * Run it on an otherwise idle machine: the busy time is the machine's.
+ * Not part of `npm run bench` (it takes minutes): `npm run bench -- suite`.
+ */
+
+const GOAL_S = 180;
+const SAMPLE_MS = 200;
+const TICK = 100; // USER_HZ on Linux: /proc counts CPU in hundredths of a second.
+
+interface Seen {
+  pid: number;
+  ppid: number;
+  kind: string;
+  /** Its own CPU, in ticks, at its last sample. */
+  self: number;
+  /** The CPU of the children it had waited for (and theirs), at its last sample. */
+  reaped: number;
+  alive: boolean;
+  /** For a process older than the run: the CPU it had used when the run started. */
+  before: number | undefined;
+  /**
+   * Whether its command line was read after its first sample: a child
+   * caught between fork and exec still shows its parent's.
+   */
+  settled: boolean;
+}
+
+/** The kind of a process, from its command line. */
+function kindOf(command: string, name: string): string {
+  const rules: Array<[RegExp, string]> = [
+    [/vitest\/dist\/workers|vitest\/dist\/worker/, "vitest workers"],
+    [/node_modules\/\.bin\/vitest|vitest\.mjs|\bvitest run\b/, "vitest main"],
+    [/require\("node:child_process"\)[\s\S]*running = new Map/, "spawner helpers"],
+    [/pw-action-dist|dist\/index\.js/, "Action bundle runs"],
+    [/pw-sources/, "App and CLI processes (built sources)"],
+    [/\bnpm(-cli\.js)?\b|\/bin\/npm\b/, "npm"],
+    [/\byarn/, "yarn"],
+    [/\bpnpm/, "pnpm"],
+    [/\bbun(\.exe)?\b/, "bun"],
+    [/chrom/, "chromium"],
+    [/redis-server/, "redis-server"],
+    [/esbuild|rolldown/, "bundlers"],
+  ];
+  for (const [pattern, kind] of rules) if (pattern.test(command)) return kind;
+  if (name === "git" || name.startsWith("git-")) return "git (sampled)";
+  if (name === "bwrap") return "bubblewrap";
+  if (name === "node" || /^node\b/.test(command)) return "other node";
+  return "other";
+}
+
+function busyTicks(): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+  const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);
+  return (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0);
+}
+
+function sample(seen: Map<string, Seen>): void {
+  for (const entry of seen.values()) entry.alive = false;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue; // Gone since the listing.
+    }
+    const comm = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // Fields after the name, from 0: ppid 1, utime 11, stime 12, cutime 13, cstime 14, starttime 19.
+    const key = `${name}@${fields[19]}`;
+    let entry = seen.get(key);
+    if (!entry?.settled) {
+      let command = comm;
+      try {
+        command = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
+      } catch {}
+      const kind = kindOf(command, comm);
+      if (entry) {
+        entry.kind = kind;
+        entry.settled = true;
+      } else {
+        const ids = { pid: Number(name), ppid: Number(fields[1]) };
+        entry = {
+          ...ids,
+          kind,
+          self: 0,
+          reaped: 0,
+          alive: true,
+          before: undefined,
+          settled: false,
+        };
+        seen.set(key, entry);
+      }
+    }
+    entry.alive = true;
+    entry.self = Number(fields[11]) + Number(fields[12]);
+    entry.reaped = Number(fields[13]) + Number(fields[14]);
+  }
+}
+
+export async function bench(): Promise<void> {
+  const files = (process.env.BENCH_SUITE_FILES ?? "").split(/\s+/).filter(Boolean);
+  const seen = new Map<string, Seen>();
+  sample(seen);
+  for (const entry of seen.values()) entry.before = entry.self;
+  const busyBefore = busyTicks();
+  const start = performance.now();
+  const child = spawn("npx", ["vitest", "run", ...files], { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const timer = setInterval(() => sample(seen), SAMPLE_MS);
+  const code = await new Promise<number | null>((done) => child.on("close", done));
+  clearInterval(timer);
+  sample(seen);
+  const wall = (performance.now() - start) / 1000;
+  const busy = (busyTicks() - busyBefore) / TICK;
+  if (code !== 0) console.log(`vitest exited with ${code}:\n${stderr}`);
+
+  // A process's reaped CPU holds its sampled children's too; what is left is
+  // the programs too short to be sampled, counted under their parent's kind.
+  // A child's last sample may predate its own reaping of its children, so a
+  // dead child counts for at least what its sampled children add up to.
+  const byKind = new Map<string, number>();
+  const add = (kind: string, ticks: number) => byKind.set(kind, (byKind.get(kind) ?? 0) + ticks);
+  const childrenOf = new Map<number, Seen[]>();
+  for (const entry of seen.values()) {
+    const list = childrenOf.get(entry.ppid) ?? [];
+    list.push(entry);
+    childrenOf.set(entry.ppid, list);
+  }
+  const deadChildren = (entry: Seen) => (childrenOf.get(entry.pid) ?? []).filter((c) => !c.alive);
+  const totals = new Map<Seen, number>();
+  const total = (entry: Seen): number => {
+    let known = totals.get(entry);
+    if (known === undefined) {
+      const children = deadChildren(entry).reduce((sum, c) => sum + total(c), 0);
+      known = entry.self + Math.max(entry.reaped, children);
+      totals.set(entry, known);
+    }
+    return known;
+  };
+  for (const entry of seen.values()) {
+    if (entry.pid === process.pid) {
+      add("this bench's sampling", entry.self - (entry.before ?? 0));
+      continue;
+    }
+    if (entry.before !== undefined) {
+      // Older than the run (the shell, init): its own use since the start.
+      // Not what it reaped: init reaps the helpers and sandboxes that outlive
+      // their parents, which are counted as themselves.
+      add("processes older than the run", Math.max(0, entry.self - entry.before));
+      continue;
+    }
+    add(entry.kind, entry.self);
+    const sampled = deadChildren(entry).reduce((sum, c) => sum + total(c), 0);
+    const unsampled = entry.reaped - sampled;
+    if (unsampled > 0) add(`short programs started by ${entry.kind}`, unsampled);
+  }
+  const attributed = [...byKind.values()].reduce((sum, ticks) => sum + ticks, 0) / TICK;
+
+  console.log(
+    `suite: ${wall.toFixed(0)} s wall (goal < ${GOAL_S} s), ${busy.toFixed(0)} s of CPU on this machine (${(busy / wall).toFixed(2)} cores busy on average)`,
+  );
+  console.log(
+    `  attributed to processes: ${attributed.toFixed(0)} s; the rest (${Math.max(0, busy - attributed).toFixed(0)} s) is the kernel's own work or processes gone between samples without a parent that reaped them`,
+  );
+  for (const [kind, ticks] of [...byKind].sort((a, b) => b[1] - a[1])) {
+    if (ticks < TICK) continue;
+    console.log(
+      `  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${((100 * ticks) / TICK / busy).toFixed(1).padStart(5)}%  ${kind}`,
+    );
+  }
+}
