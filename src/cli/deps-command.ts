@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { parseConfig } from "../config/load.js";
+import { parseConfig } from "../config/parse.js";
 import { DEFAULT_CONFIG_PATH, defaultConfig, type RepoConfig } from "../config/schema.js";
 import { parseDepsConfig } from "../deps/config.js";
 import { planDepsUpdates } from "../deps/plan/plan.js";

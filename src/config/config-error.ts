@@ -184,3 +184,8 @@ export function problemsFromIssues(
   }
   return problems;
 }
+
+/** A problem with the file as a whole (too large, unreadable, not a file). */
+export function fileProblem(message: string): ConfigProblem {
+  return { field: null, message, detail: message };
+}

@@ -1,139 +1,17 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { applyCeilings, type OperatorCeilings } from "./ceilings.js";
-import {
-  ConfigError,
-  type ConfigProblem,
-  configErrorMap,
-  type LocateField,
-  problemsFromIssues,
-} from "./config-error.js";
-import {
-  configSchema,
-  DEFAULT_CONFIG_PATH,
-  defaultConfig,
-  knownKeys,
-  type RepoConfig,
-} from "./schema.js";
+import { ConfigError, fileProblem } from "./config-error.js";
+import type { ConfigResult } from "./parse.js";
+import { DEFAULT_CONFIG_PATH, defaultConfig } from "./schema.js";
 
 export { ConfigError, type ConfigProblem } from "./config-error.js";
+export type { ConfigResult, ParseConfigOptions } from "./parse.js";
 
-/** `source`: "file" when the file exists (even empty), "default" when there is none. */
-export type ConfigResult =
-  | { ok: true; config: RepoConfig; source: "file" | "default" }
-  | { ok: false; error: ConfigError };
-
-export interface ParseConfigOptions {
-  /** Shown in error messages; defaults to `.github/patchwright.yml`. */
-  path?: string;
-  ref?: string;
-}
-
-/** Aliases are a YAML feature nobody needs in this file; a low cap stops alias bombs. */
-const MAX_ALIAS_COUNT = 50;
-/** Larger than any sensible config; bigger content is refused before parsing. */
-const MAX_CONFIG_CHARS = 100_000;
-
-/**
- * A known key written with no value (`policy:` followed by nothing) means
- * "not set", not "set to nothing", so it gets its default instead of a type
- * error. Unknown keys stay, so a typo is reported even without a value, and
- * `deps` is passed through untouched for its own feature to judge.
- */
-function dropEmptyKeys(value: unknown, path: string[] = []): unknown {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
-  const known = new Set(knownKeys(path));
-  const entries = Object.entries(value)
-    .filter(([key, item]) => item !== null || !known.has(key))
-    .map(([key, item]) => [
-      key,
-      path.length === 0 && known.has(key) && key !== "deps" ? dropEmptyKeys(item, [key]) : item,
-    ]);
-  return Object.fromEntries(entries);
-}
-
-function fileProblem(message: string): ConfigProblem {
-  return { field: null, message, detail: message };
-}
-
-function syntaxProblem(error: {
-  message: string;
-  linePos?: [{ line: number; col: number }, ...unknown[]];
-}): ConfigProblem {
-  const firstLine = (error.message.split("\n")[0] ?? error.message).replace(/:\s*$/, "");
-  const message = `YAML syntax error: ${firstLine}`;
-  const problem: ConfigProblem = { field: null, message, detail: message };
-  const position = error.linePos?.[0];
-  if (position) {
-    problem.line = position.line;
-    problem.column = position.col;
-  }
-  return problem;
-}
-
-/**
- * Parses the text of `.github/patchwright.yml`. An empty file (or one with
- * only comments) means defaults. Never throws for bad content: syntax errors
- * come back with their line and column, schema errors name the field.
- */
-export function parseConfig(text: string, options: ParseConfigOptions = {}): ConfigResult {
-  const fail = (problems: ConfigProblem[]): ConfigResult => ({
-    ok: false,
-    error: new ConfigError(problems, options),
-  });
-  if (text.length > MAX_CONFIG_CHARS) {
-    return fail([
-      fileProblem(`the file is ${text.length} characters long; keep it under ${MAX_CONFIG_CHARS}`),
-    ]);
-  }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) return fail(doc.errors.map(syntaxProblem));
-
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (error) {
-    const reason = errorMessage(error);
-    return fail([fileProblem(`the file could not be read as YAML: ${reason}`)]);
-  }
-  if (raw === null || raw === undefined) {
-    return { ok: true, config: defaultConfig(), source: "file" };
-  }
-
-  const input = dropEmptyKeys(raw);
-  const parsed = configSchema.safeParse(input, { error: configErrorMap });
-  if (parsed.success) return { ok: true, config: parsed.data, source: "file" };
-
-  const locate: LocateField = (path) => {
-    const offset = fieldOffset(doc, path);
-    if (offset === undefined) return undefined;
-    const position = lineCounter.linePos(offset);
-    return { line: position.line, column: position.col };
-  };
-  // In file order, which is how a maintainer fixes them.
-  const found = problemsFromIssues(parsed.error.issues, input, locate);
-  return fail(found.sort((a, b) => (a.line ?? Number.MAX_VALUE) - (b.line ?? Number.MAX_VALUE)));
-}
-
-/** Where a setting starts in the file: the key for a mapping entry, the item for a list entry. */
-function fieldOffset(doc: Document, path: readonly PropertyKey[]): number | undefined {
-  const parent = path.length <= 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-  const last = path.at(-1);
-  if (last === undefined) return isNode(parent) ? parent.range?.[0] : undefined;
-  if (isMap(parent)) {
-    const pair = parent.items.find((item) => isScalar(item.key) && String(item.key.value) === last);
-    return isNode(pair?.key) ? pair.key.range?.[0] : undefined;
-  }
-  if (isSeq(parent) && typeof last === "number") {
-    const item = parent.items[last];
-    return isNode(item) ? item.range?.[0] : undefined;
-  }
-  return undefined;
-}
+/** The parser, loaded only when there is text to parse (see parse.ts). */
+const parser = () => import("./parse.js");
 
 export interface LoadRepoConfigOptions {
   owner: string;
@@ -193,7 +71,8 @@ export async function loadRepoConfig(
     );
     return { ok: false, error: new ConfigError([problem], where) };
   }
-  return capped(parseConfig(Buffer.from(file.content, "base64").toString("utf8"), where));
+  const text = Buffer.from(file.content, "base64").toString("utf8");
+  return capped((await parser()).parseConfig(text, where));
 }
 
 /**
@@ -215,5 +94,5 @@ export async function loadLocalConfig(
     const problem = fileProblem(`${path} could not be read: ${errorMessage(error)}`);
     return { ok: false, error: new ConfigError([problem], { path }) };
   }
-  return parseConfig(text, { path });
+  return (await parser()).parseConfig(text, { path });
 }

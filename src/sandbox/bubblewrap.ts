@@ -8,7 +8,7 @@ import { PROXY_BRIDGE_PORT, PROXY_BRIDGE_SOURCE } from "./proxy-bridge.js";
 import type { Sandbox, SandboxLauncher, SandboxProfile } from "./sandbox.js";
 import type { HostTrust } from "./trust/host-trust.js";
 import { PROXY_VARIABLES } from "./trust/proxy-settings.js";
-import { type SandboxTrust, sandboxTrust } from "./trust/sandbox-trust.js";
+import { homeFileTexts, type SandboxTrust, sandboxTrust } from "./trust/sandbox-trust.js";
 
 /**
  * Sandboxes made with bubblewrap: every namespace unshared (its own PID
@@ -144,12 +144,13 @@ function mountArgs(mount: Mount): string[] {
 async function writeHomeFiles(
   trust: SandboxTrust,
 ): Promise<{ binds: string[]; close(): Promise<void> }> {
-  const names = Object.keys(trust.homeFiles);
+  const files = await homeFileTexts(trust);
+  const names = Object.keys(files);
   if (names.length === 0) return { binds: [], close: async () => {} };
   const dir = await mkdtemp(join(tmpdir(), "patchwright-home-"));
   const binds: string[] = [];
   for (const name of names) {
-    await writeFile(join(dir, name), trust.homeFiles[name] ?? "");
+    await writeFile(join(dir, name), files[name] ?? "");
     binds.push("--ro-bind", join(dir, name), join(SANDBOX_HOME, name));
   }
   return { binds, close: () => rm(dir, { recursive: true, force: true }) };

@@ -183,6 +183,8 @@ describe("the Action bundle's chunks", () => {
     expect(loaded("tree-sitter.wasm")).toBe(false);
     // The MCP SDK, loaded when the config names servers.
     expect(loaded("modelcontextprotocol")).toBe(false);
+    // The YAML parser, loaded when the repository has a config file or a sandbox has yarn settings.
+    expect(loaded("Implicit map keys need to be")).toBe(false);
     // ...while what is loaded is there: the agent's loop and the Messages API's retry.
     expect(loaded("the early first turn was not used")).toBe(true);
     // About 1 MB today (2 MB before the deps code moved out); a jump means something slipped in.

@@ -5,7 +5,7 @@ import {
   modelAllowed,
   type OperatorCeilings,
 } from "../../src/config/ceilings.js";
-import { parseConfig } from "../../src/config/load.js";
+import { parseConfig } from "../../src/config/parse.js";
 import type { RepoConfig } from "../../src/config/schema.js";
 import { networkPolicy } from "../../src/sandbox/network.js";
 

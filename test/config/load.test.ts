@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ConfigResult, loadRepoConfig, parseConfig } from "../../src/config/load.js";
+import { type ConfigResult, loadRepoConfig } from "../../src/config/load.js";
+import { parseConfig } from "../../src/config/parse.js";
 import { defaultConfig } from "../../src/config/schema.js";
 
 const fullYaml = readFileSync(new URL("../fixtures/config/full.yml", import.meta.url), "utf8");

@@ -12,7 +12,7 @@ import {
   outboundProxyFromEnv,
   proxyAuthorization,
 } from "../../src/sandbox/trust/proxy-settings.js";
-import { sandboxTrust } from "../../src/sandbox/trust/sandbox-trust.js";
+import { homeFileTexts, sandboxTrust } from "../../src/sandbox/trust/sandbox-trust.js";
 import { readYarnSettings } from "../../src/sandbox/trust/yarn-settings.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import { makeThrowawayCa, type ThrowawayCa } from "../helpers/tls-proxy.js";
@@ -336,9 +336,10 @@ describe("the host's trust in one sandbox", () => {
     );
     const on = sandboxTrust(trust, networkPolicy("on"), BRIDGE);
     expect(on.env).toMatchObject({ HTTPS_PROXY: "http://proxy.corp:3128", NO_PROXY: ".corp" });
-    expect(on.homeFiles[".npmrc"]).toContain("https-proxy=http://proxy.corp:3128");
-    expect(on.homeFiles[".npmrc"]).toContain("noproxy=.corp");
-    expect(on.homeFiles[".yarnrc.yml"]).toContain("httpsProxy: http://proxy.corp:3128");
+    const onFiles = await homeFileTexts(on);
+    expect(onFiles[".npmrc"]).toContain("https-proxy=http://proxy.corp:3128");
+    expect(onFiles[".npmrc"]).toContain("noproxy=.corp");
+    expect(onFiles[".yarnrc.yml"]).toContain("httpsProxy: http://proxy.corp:3128");
 
     const hosts = sandboxTrust(trust, networkPolicy(["registry.npmjs.org"]), BRIDGE);
     expect(hosts.env).toMatchObject({
@@ -348,13 +349,15 @@ describe("the host's trust in one sandbox", () => {
       YARN_HTTPS_PROXY: BRIDGE,
     });
     expect(hosts.env.NO_PROXY).toBeUndefined();
-    expect(hosts.homeFiles[".npmrc"]).toContain(`https-proxy=${BRIDGE}`);
-    expect(hosts.homeFiles[".npmrc"]).not.toContain("noproxy");
-    expect(hosts.homeFiles[".yarnrc.yml"]).toContain(`httpsProxy: ${BRIDGE}`);
+    const hostsFiles = await homeFileTexts(hosts);
+    expect(hostsFiles[".npmrc"]).toContain(`https-proxy=${BRIDGE}`);
+    expect(hostsFiles[".npmrc"]).not.toContain("noproxy");
+    expect(hostsFiles[".yarnrc.yml"]).toContain(`httpsProxy: ${BRIDGE}`);
 
     const off = sandboxTrust(trust, networkPolicy("off"), BRIDGE);
     expect(Object.keys(off.env).filter((name) => /proxy/i.test(name))).toEqual([]);
-    expect(off.homeFiles[".npmrc"]).toBe("registry=https://r.corp/\n");
-    expect(off.homeFiles[".yarnrc.yml"]).not.toContain("Proxy");
+    const offFiles = await homeFileTexts(off);
+    expect(offFiles[".npmrc"]).toBe("registry=https://r.corp/\n");
+    expect(offFiles[".yarnrc.yml"]).not.toContain("Proxy");
   });
 });

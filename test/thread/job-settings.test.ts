@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ModelSettings } from "../../src/agent/model/factory.js";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
-import { parseConfig } from "../../src/config/load.js";
+import { parseConfig } from "../../src/config/parse.js";
 import { jobSettingsFrom } from "../../src/thread/job-settings.js";
 
 describe("jobSettingsFrom", () => {

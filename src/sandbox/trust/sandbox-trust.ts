@@ -1,5 +1,4 @@
 import { stringify as iniStringify } from "ini";
-import { stringify as yamlStringify } from "yaml";
 import type { NetworkPolicy } from "../network.js";
 import type { HostTrust } from "./host-trust.js";
 import { PROXY_VARIABLES } from "./proxy-settings.js";
@@ -16,8 +15,8 @@ import { PROXY_VARIABLES } from "./proxy-settings.js";
 export interface SandboxTrust {
   /** Replaces every proxy variable of the command's environment, then adds CA and tool settings. */
   env: Record<string, string>;
-  /** File name under the sandbox's HOME -> content. */
-  homeFiles: Record<string, string>;
+  /** The settings of npm's and yarn's user config files under its HOME (see homeFileTexts). */
+  homeSettings: { npm: HostTrust["npm"]; yarn: HostTrust["yarn"] };
 }
 
 /** Tool variables that name a proxy: the host's on its network, the allow-list proxy behind it. */
@@ -59,10 +58,21 @@ export function sandboxTrust(
     // Per-host proxies would go around the allow-list proxy.
     if (yarn.networkSettings) yarn.networkSettings = withoutProxies(yarn.networkSettings);
   }
-  const homeFiles: Record<string, string> = {};
-  if (Object.keys(npm).length > 0) homeFiles[".npmrc"] = iniStringify(npm);
-  if (Object.keys(yarn).length > 0) homeFiles[".yarnrc.yml"] = yamlStringify(yarn);
-  return { env, homeFiles };
+  return { env, homeSettings: { npm, yarn } };
+}
+
+/**
+ * The user config files a sandbox's HOME shows: file name -> content, for
+ * the tools that have settings. The YAML writer is loaded only for a
+ * sandbox that has yarn settings: it is a good part of what a job would
+ * otherwise load before its first model request.
+ */
+export async function homeFileTexts(trust: SandboxTrust): Promise<Record<string, string>> {
+  const { npm, yarn } = trust.homeSettings;
+  const files: Record<string, string> = {};
+  if (Object.keys(npm).length > 0) files[".npmrc"] = iniStringify(npm);
+  if (Object.keys(yarn).length > 0) files[".yarnrc.yml"] = (await import("yaml")).stringify(yarn);
+  return files;
 }
 
 function pick<T>(from: Record<string, T>, keys: readonly string[]): Record<string, T> {

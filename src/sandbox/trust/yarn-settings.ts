@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { parse } from "yaml";
 import { hasCredentials, parseProxyUrl } from "./proxy-settings.js";
 
 /**
@@ -56,7 +55,8 @@ export async function readYarnSettings(options: {
   const file = home ? join(home, env.YARN_RC_FILENAME || ".yarnrc.yml") : undefined;
   const doc = file
     ? await readFile(file, "utf8").then(
-        (text) => parse(text) as unknown,
+        // The YAML parser is loaded only when there is a file (see sandbox-trust.ts).
+        async (text) => (await import("yaml")).parse(text) as unknown,
         () => undefined,
       )
     : undefined;
