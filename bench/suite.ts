@@ -28,6 +28,8 @@ interface Seen {
   pid: number;
   ppid: number;
   kind: string;
+  /** The start of its command line, shown for the kinds the rules do not name. */
+  command: string;
   /** Its own CPU, in ticks, at its last sample. */
   self: number;
   /** The CPU of the children it had waited for (and theirs), at its last sample. */
@@ -93,13 +95,13 @@ function sample(seen: Map<string, Seen>): void {
       } catch {}
       const kind = kindOf(command, comm);
       if (entry) {
-        entry.kind = kind;
-        entry.settled = true;
+        Object.assign(entry, { kind, command: command.slice(0, 100), settled: true });
       } else {
         const ids = { pid: Number(name), ppid: Number(fields[1]) };
         entry = {
           ...ids,
           kind,
+          command: command.slice(0, 100),
           self: 0,
           reaped: 0,
           alive: true,
@@ -149,6 +151,7 @@ export async function bench(): Promise<void> {
   }
   const deadChildren = (entry: Seen) => (childrenOf.get(entry.pid) ?? []).filter((c) => !c.alive);
   const totals = new Map<Seen, number>();
+  const unnamed = new Map<string, number>();
   const total = (entry: Seen): number => {
     let known = totals.get(entry);
     if (known === undefined) {
@@ -171,6 +174,10 @@ export async function bench(): Promise<void> {
       continue;
     }
     add(entry.kind, entry.self);
+    if (entry.kind.startsWith("other")) {
+      const command = `${entry.kind}: ${entry.command}`;
+      unnamed.set(command, (unnamed.get(command) ?? 0) + entry.self);
+    }
     const sampled = deadChildren(entry).reduce((sum, c) => sum + total(c), 0);
     const unsampled = entry.reaped - sampled;
     if (unsampled > 0) add(`short programs started by ${entry.kind}`, unsampled);
@@ -188,5 +195,9 @@ export async function bench(): Promise<void> {
     console.log(
       `  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${((100 * ticks) / TICK / busy).toFixed(1).padStart(5)}%  ${kind}`,
     );
+  }
+  console.log("  the largest of the kinds above that no rule names:");
+  for (const [command, ticks] of [...unnamed].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+    console.log(`  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${command}`);
   }
 }
