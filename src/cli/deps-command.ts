@@ -125,7 +125,7 @@ function planTiming(started: number, stats: RegistryStats | undefined): PlanTimi
 async function readLocalConfig(dir: string): Promise<RepoConfig> {
   const text = await readFile(join(dir, DEFAULT_CONFIG_PATH), "utf8").catch(() => undefined);
   if (text === undefined) return defaultConfig();
-  const parsed = parseConfig(text);
+  const parsed = await parseConfig(text);
   if (!parsed.ok) throw new Error(parsed.error.message);
   return parsed.config;
 }

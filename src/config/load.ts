@@ -4,14 +4,11 @@ import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { applyCeilings, type OperatorCeilings } from "./ceilings.js";
 import { ConfigError, fileProblem } from "./config-error.js";
-import type { ConfigResult } from "./parse.js";
+import { type ConfigResult, parseConfig } from "./parse.js";
 import { DEFAULT_CONFIG_PATH, defaultConfig } from "./schema.js";
 
 export { ConfigError, type ConfigProblem } from "./config-error.js";
 export type { ConfigResult, ParseConfigOptions } from "./parse.js";
-
-/** The parser, loaded only when there is text to parse (see parse.ts). */
-const parser = () => import("./parse.js");
 
 export interface LoadRepoConfigOptions {
   owner: string;
@@ -72,7 +69,7 @@ export async function loadRepoConfig(
     return { ok: false, error: new ConfigError([problem], where) };
   }
   const text = Buffer.from(file.content, "base64").toString("utf8");
-  return capped((await parser()).parseConfig(text, where));
+  return capped(await parseConfig(text, where));
 }
 
 /**
@@ -94,5 +91,5 @@ export async function loadLocalConfig(
     const problem = fileProblem(`${path} could not be read: ${errorMessage(error)}`);
     return { ok: false, error: new ConfigError([problem], { path }) };
   }
-  return (await parser()).parseConfig(text, { path });
+  return parseConfig(text, { path });
 }

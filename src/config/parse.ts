@@ -1,4 +1,4 @@
-import { type Document, isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import type { Document } from "yaml";
 import { errorMessage } from "../error-message.js";
 import {
   ConfigError,
@@ -11,11 +11,15 @@ import {
 import { configSchema, defaultConfig, knownKeys, type RepoConfig } from "./schema.js";
 
 /**
- * The config file's text to settings, kept apart from load.ts (which reads
- * the file): the YAML parser is a good part of what a job would load before
- * its first model request, and most repositories have no config file, so
- * load.ts imports this module only when there is text to parse.
+ * The config file's text to settings. The YAML library is imported when
+ * there is text to parse, not with this module: it is a good part of what
+ * a job would load before its first model request, and most repositories
+ * have no config file. (Importing this module lazily instead made the
+ * Action's bundle load three more chunks at its start, for the code this
+ * module shares with the rest: slower than loading YAML.)
  */
+
+type Yaml = typeof import("yaml");
 
 /** `source`: "file" when the file exists (even empty), "default" when there is none. */
 export type ConfigResult =
@@ -71,7 +75,10 @@ function syntaxProblem(error: {
  * only comments) means defaults. Never throws for bad content: syntax errors
  * come back with their line and column, schema errors name the field.
  */
-export function parseConfig(text: string, options: ParseConfigOptions = {}): ConfigResult {
+export async function parseConfig(
+  text: string,
+  options: ParseConfigOptions = {},
+): Promise<ConfigResult> {
   const fail = (problems: ConfigProblem[]): ConfigResult => ({
     ok: false,
     error: new ConfigError(problems, options),
@@ -81,8 +88,9 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
       fileProblem(`the file is ${text.length} characters long; keep it under ${MAX_CONFIG_CHARS}`),
     ]);
   }
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
+  const yaml = await import("yaml");
+  const lineCounter = new yaml.LineCounter();
+  const doc = yaml.parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) return fail(doc.errors.map(syntaxProblem));
 
   let raw: unknown;
@@ -101,7 +109,7 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
   if (parsed.success) return { ok: true, config: parsed.data, source: "file" };
 
   const locate: LocateField = (path) => {
-    const offset = fieldOffset(doc, path);
+    const offset = fieldOffset(yaml, doc, path);
     if (offset === undefined) return undefined;
     const position = lineCounter.linePos(offset);
     return { line: position.line, column: position.col };
@@ -112,7 +120,11 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Con
 }
 
 /** Where a setting starts in the file: the key for a mapping entry, the item for a list entry. */
-function fieldOffset(doc: Document, path: readonly PropertyKey[]): number | undefined {
+function fieldOffset(
+  { isMap, isNode, isScalar, isSeq }: Yaml,
+  doc: Document,
+  path: readonly PropertyKey[],
+): number | undefined {
   const parent = path.length <= 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
   const last = path.at(-1);
   if (last === undefined) return isNode(parent) ? parent.range?.[0] : undefined;

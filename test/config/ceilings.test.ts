@@ -22,8 +22,8 @@ mcp_servers:
   docs: { url: "https://docs.example.com/mcp" }
 `;
 
-function config(text: string): RepoConfig {
-  const parsed = parseConfig(text);
+async function config(text: string): Promise<RepoConfig> {
+  const parsed = await parseConfig(text);
   if (!parsed.ok) throw parsed.error;
   return parsed.config;
 }
@@ -37,8 +37,8 @@ const closed: OperatorCeilings = {
 };
 
 describe("operator ceilings", () => {
-  it("lower a repository's max_cost_usd to the ceiling and say so", () => {
-    const capped = applyCeilings(config(GREEDY), closed);
+  it("lower a repository's max_cost_usd to the ceiling and say so", async () => {
+    const capped = applyCeilings(await config(GREEDY), closed);
     expect(capped.maxCostUsd).toBe(5);
     expect(capped.capped).toContainEqual(
       expect.stringContaining(
@@ -47,40 +47,50 @@ describe("operator ceilings", () => {
     );
   });
 
-  it("lower a repository's max_cost_per_request_usd to the ceiling too", () => {
-    const capped = applyCeilings(config(`${GREEDY}max_cost_per_request_usd: 200\n`), closed);
+  it("lower a repository's max_cost_per_request_usd to the ceiling too", async () => {
+    const capped = applyCeilings(await config(`${GREEDY}max_cost_per_request_usd: 200\n`), closed);
     expect(capped.maxCostPerRequestUsd).toBe(5);
     expect(capped.capped).toContainEqual(
       "max_cost_per_request_usd: capped at $5 by the operator (the repository asked for $200)",
     );
-    const within = applyCeilings(config("max_cost_per_request_usd: 3\n"), closed);
+    const within = applyCeilings(await config("max_cost_per_request_usd: 3\n"), closed);
     expect(within.maxCostPerRequestUsd).toBe(3);
     expect(within.capped?.join("\n")).not.toContain("max_cost");
   });
 
-  it("give a model outside the allow-list the operator's first model", () => {
-    expect(applyCeilings(config(GREEDY), closed).model).toBe("claude-sonnet-4-5");
-    expect(applyCeilings(config("model: claude-haiku-5\n"), closed).model).toBe("claude-haiku-5");
-    expect(applyCeilings(config("model: openai/gpt-4.1\n"), closed).model).toBe("openai/gpt-4.1");
+  it("give a model outside the allow-list the operator's first model", async () => {
+    expect(applyCeilings(await config(GREEDY), closed).model).toBe("claude-sonnet-4-5");
+    expect(applyCeilings(await config("model: claude-haiku-5\n"), closed).model).toBe(
+      "claude-haiku-5",
+    );
+    expect(applyCeilings(await config("model: openai/gpt-4.1\n"), closed).model).toBe(
+      "openai/gpt-4.1",
+    );
     expect(modelAllowed("claude-haiku-5", ["anthropic/*"])).toBe(true);
     expect(modelAllowed("bedrock/us.anthropic.claude-opus-9", ["anthropic/*"])).toBe(false);
   });
 
-  it("drop a repository's pricing unless the operator takes prices from repositories", () => {
-    expect(applyCeilings(config(GREEDY), closed).pricing).toBeUndefined();
-    expect(applyCeilings(config(GREEDY), { ...closed, pricingFromRepos: true }).pricing).toEqual({
+  it("drop a repository's pricing unless the operator takes prices from repositories", async () => {
+    expect(applyCeilings(await config(GREEDY), closed).pricing).toBeUndefined();
+    expect(
+      applyCeilings(await config(GREEDY), { ...closed, pricingFromRepos: true }).pricing,
+    ).toEqual({
       "claude-opus-9": expect.objectContaining({ input: 0, output: 0 }),
     });
   });
 
-  it("hold network, setup_network and an MCP server's network to the ceiling", () => {
-    const off = applyCeilings(config(GREEDY), { ...closed, repoMcp: true });
+  it("hold network, setup_network and an MCP server's network to the ceiling", async () => {
+    const off = applyCeilings(await config(GREEDY), { ...closed, repoMcp: true });
     expect(off.network).toEqual({ kind: "off" });
     expect(off.setupNetwork).toEqual({ kind: "off" });
     expect(off.mcpServers?.tickets).toMatchObject({ network: "off" });
     // Reached from the host: no network means no HTTP server either.
     expect(off.mcpServers?.docs).toBeUndefined();
-    const pub = applyCeilings(config(GREEDY), { ...closed, repoMcp: true, maxNetwork: "public" });
+    const pub = applyCeilings(await config(GREEDY), {
+      ...closed,
+      repoMcp: true,
+      maxNetwork: "public",
+    });
     expect(pub.network).toEqual({ kind: "hosts", hosts: [], anyPublic: true });
     expect(pub.mcpServers?.tickets).toMatchObject({ network: "public" });
     expect(pub.capped).toContainEqual(
@@ -92,18 +102,18 @@ describe("operator ceilings", () => {
     expect(capNetwork(hosts, "on")).toBe(hosts);
   });
 
-  it("start no repository MCP server where the operator allows none", () => {
-    const capped = applyCeilings(config(GREEDY), closed);
+  it("start no repository MCP server where the operator allows none", async () => {
+    const capped = applyCeilings(await config(GREEDY), closed);
     expect(capped.mcpServers).toBeUndefined();
     expect(capped.capped).toContainEqual(expect.stringContaining("mcp_servers: not started"));
   });
 
-  it("leave a config within them exactly as it was", () => {
-    const modest = config(
+  it("leave a config within them exactly as it was", async () => {
+    const modest = await config(
       "model: claude-sonnet-4-5\nmax_cost_usd: 2\nnetwork: [registry.npmjs.org]\n",
     );
     expect(applyCeilings(modest, { ...closed, maxNetwork: "on" })).toEqual(modest);
     const none: OperatorCeilings = { pricingFromRepos: true, maxNetwork: "on", repoMcp: true };
-    expect(applyCeilings(config(GREEDY), none)).toEqual(config(GREEDY));
+    expect(applyCeilings(await config(GREEDY), none)).toEqual(await config(GREEDY));
   });
 });

@@ -18,12 +18,12 @@ describe("parseConfig", () => {
     ["an empty file", ""],
     ["a file of comments", "# nothing set yet\n\n# really\n"],
     ["known keys without values", "policy:\nsetup:\nverify:\nbot:\n  email:\n"],
-  ])("gives defaults for %s", (_name, text) => {
-    expect(parseConfig(text)).toEqual({ ok: true, config: defaultConfig(), source: "file" });
+  ])("gives defaults for %s", async (_name, text) => {
+    expect(await parseConfig(text)).toEqual({ ok: true, config: defaultConfig(), source: "file" });
   });
 
-  it("reads every setting of a full file", () => {
-    const result = parseConfig(fullYaml);
+  it("reads every setting of a full file", async () => {
+    const result = await parseConfig(fullYaml);
     expect(result).toEqual({
       ok: true,
       source: "file",
@@ -124,8 +124,8 @@ describe("parseConfig", () => {
     ],
     ["bot:\n  name: ''", "bot.name", "expected a commit author name, not an empty string"],
     ["deps: weekly", "deps", 'expected a mapping of dependency settings, got "weekly"'],
-  ])("names the field of %j", (text, field, fragment) => {
-    const [problem, ...rest] = problems(parseConfig(text));
+  ])("names the field of %j", async (text, field, fragment) => {
+    const [problem, ...rest] = problems(await parseConfig(text));
     expect(rest).toEqual([]);
     expect(problem?.field).toBe(field);
     expect(problem?.message.startsWith(`${field}: `)).toBe(true);
@@ -140,15 +140,15 @@ describe("parseConfig", () => {
     ["bot:\n  mail: a@b", "bot.mail", 'did you mean "email"?'],
     ["colour: blue", "colour", "known settings here: trigger_phrase, label"],
     ["max_turn:", "max_turn", 'did you mean "max_turns"?'],
-  ])("reports the unknown key in %j", (text, field, hint) => {
-    const [problem] = problems(parseConfig(text));
+  ])("reports the unknown key in %j", async (text, field, hint) => {
+    const [problem] = problems(await parseConfig(text));
     expect(problem?.field).toBe(field);
     expect(problem?.message).toContain(`${field}: unknown setting; ${hint}`);
   });
 
-  it("points at the key of an unknown setting and the item of a bad list entry", () => {
+  it("points at the key of an unknown setting and the item of a bad list entry", async () => {
     const found = problems(
-      parseConfig("label: x\n  # note\nmax_turn: 3\npolicy:\n  allow:\n    - ok_tool\n"),
+      await parseConfig("label: x\n  # note\nmax_turn: 3\npolicy:\n  allow:\n    - ok_tool\n"),
     );
     expect(found.map((p) => [p.field, p.line, p.column])).toEqual([
       ["max_turn", 3, 1],
@@ -156,8 +156,10 @@ describe("parseConfig", () => {
     ]);
   });
 
-  it("reports every problem at once, with its line", () => {
-    const found = problems(parseConfig("label: ok\nmax_turns: lots\npolicy:\n  preset: yolo\n"));
+  it("reports every problem at once, with its line", async () => {
+    const found = problems(
+      await parseConfig("label: ok\nmax_turns: lots\npolicy:\n  preset: yolo\n"),
+    );
     expect(found.map((p) => [p.field, p.line])).toEqual([
       ["max_turns", 2],
       ["policy.preset", 4],
@@ -170,8 +172,8 @@ describe("parseConfig", () => {
     ["policy:\n  allow: [unclosed\n", 3, 1],
     ['label: "open\n', 2, 1],
     ["\tmax_turns: 3", 1, 1],
-  ])("reports the YAML syntax error in %j with its line and column", (text, line, column) => {
-    const [problem] = problems(parseConfig(text));
+  ])("reports the YAML syntax error in %j with its line and column", async (text, line, column) => {
+    const [problem] = problems(await parseConfig(text));
     expect(problem?.field).toBeNull();
     expect(problem?.message).toMatch(/^YAML syntax error: /);
     expect(problem?.line).toBe(line);
@@ -179,27 +181,27 @@ describe("parseConfig", () => {
     expect(problem?.message).toContain(`at line ${line}, column ${column}`);
   });
 
-  it("rejects a file that is not a mapping", () => {
-    const [problem] = problems(parseConfig("- npm test\n"));
+  it("rejects a file that is not a mapping", async () => {
+    const [problem] = problems(await parseConfig("- npm test\n"));
     expect(problem).toMatchObject({
       field: null,
       message: "the file: expected a mapping (key: value lines), got a list",
     });
   });
 
-  it("refuses an alias bomb instead of expanding it", () => {
+  it("refuses an alias bomb instead of expanding it", async () => {
     const bomb = [
       "a: &a [x, x, x, x, x, x, x, x, x]",
       "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
       "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
       "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
     ].join("\n");
-    const [problem] = problems(parseConfig(bomb));
+    const [problem] = problems(await parseConfig(bomb));
     expect(problem?.message).toMatch(/could not be read as YAML|alias/i);
   });
 
-  it("explains the problems in markdown for a comment", () => {
-    const result = parseConfig("max_turns: lots\npolicy:\n  alow: []\n", { ref: "main" });
+  it("explains the problems in markdown for a comment", async () => {
+    const result = await parseConfig("max_turns: lots\npolicy:\n  alow: []\n", { ref: "main" });
     if (result.ok) throw new Error("expected an error");
     expect(result.error.field).toBe("max_turns");
     expect(result.error.message).toContain(

@@ -5,8 +5,8 @@ import { parseConfig } from "../../src/config/parse.js";
 import { jobSettingsFrom } from "../../src/thread/job-settings.js";
 
 describe("jobSettingsFrom", () => {
-  it("carries the repository's verify_timeout, limits and pricing into every job", () => {
-    const parsed = parseConfig(
+  it("carries the repository's verify_timeout, limits and pricing into every job", async () => {
+    const parsed = await parseConfig(
       [
         "model: openai/my-model",
         "pricing:",
