@@ -4,6 +4,7 @@
  * room imports only the rooms below it. The order, lowest first:
  *
  *   edit-distance.ts, error-message.ts   root utilities
+ *   load-yaml.ts                         the YAML library, imported when first needed
  *   spawner.ts                           short-lived programs, started by a helper process
  *   secrets                              what a secret looks like
  *   requests, git, sandbox, queue        the request model; git; the sandbox; the job queues
@@ -25,10 +26,11 @@
  */
 
 /** Room → the rooms it may import (its own is always allowed). */
-const ROOT = ["edit-distance", "error-message", "spawner"];
+const ROOT = ["edit-distance", "error-message", "load-yaml", "spawner"];
 const rooms = {
   "edit-distance": [],
   "error-message": [],
+  "load-yaml": [],
   spawner: [],
   secrets: [...ROOT],
   requests: [...ROOT, "secrets"],

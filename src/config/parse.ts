@@ -1,5 +1,6 @@
 import type { Document } from "yaml";
 import { errorMessage } from "../error-message.js";
+import { loadYaml, type Yaml } from "../load-yaml.js";
 import {
   ConfigError,
   type ConfigProblem,
@@ -18,8 +19,6 @@ import { configSchema, defaultConfig, knownKeys, type RepoConfig } from "./schem
  * Action's bundle load three more chunks at its start, for the code this
  * module shares with the rest: slower than loading YAML.)
  */
-
-type Yaml = typeof import("yaml");
 
 /** `source`: "file" when the file exists (even empty), "default" when there is none. */
 export type ConfigResult =
@@ -88,7 +87,7 @@ export async function parseConfig(
       fileProblem(`the file is ${text.length} characters long; keep it under ${MAX_CONFIG_CHARS}`),
     ]);
   }
-  const yaml = await import("yaml");
+  const yaml = await loadYaml();
   const lineCounter = new yaml.LineCounter();
   const doc = yaml.parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) return fail(doc.errors.map(syntaxProblem));

@@ -1,4 +1,5 @@
 import { stringify as iniStringify } from "ini";
+import { loadYaml } from "../../load-yaml.js";
 import type { NetworkPolicy } from "../network.js";
 import type { HostTrust } from "./host-trust.js";
 import { PROXY_VARIABLES } from "./proxy-settings.js";
@@ -71,7 +72,7 @@ export async function homeFileTexts(trust: SandboxTrust): Promise<Record<string,
   const { npm, yarn } = trust.homeSettings;
   const files: Record<string, string> = {};
   if (Object.keys(npm).length > 0) files[".npmrc"] = iniStringify(npm);
-  if (Object.keys(yarn).length > 0) files[".yarnrc.yml"] = (await import("yaml")).stringify(yarn);
+  if (Object.keys(yarn).length > 0) files[".yarnrc.yml"] = (await loadYaml()).stringify(yarn);
   return files;
 }
 

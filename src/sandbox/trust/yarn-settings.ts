@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { loadYaml } from "../../load-yaml.js";
 import { hasCredentials, parseProxyUrl } from "./proxy-settings.js";
 
 /**
@@ -56,7 +57,7 @@ export async function readYarnSettings(options: {
   const doc = file
     ? await readFile(file, "utf8").then(
         // The YAML parser is loaded only when there is a file (see sandbox-trust.ts).
-        async (text) => (await import("yaml")).parse(text) as unknown,
+        async (text) => (await loadYaml()).parse(text) as unknown,
         () => undefined,
       )
     : undefined;
