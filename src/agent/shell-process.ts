@@ -58,6 +58,8 @@ export interface ShellOutcome {
   stoppedBy: "timeout" | "abort" | null;
   /** Processes the command left running in its group, killed when it returned. */
   leftovers: boolean;
+  /** False when the run was cancelled before the command started (stoppedBy "abort"). */
+  started: boolean;
 }
 
 export async function runShellProcess(
@@ -127,6 +129,7 @@ export async function runShellProcess(
         stderr: stderr.toString(),
         stoppedBy,
         leftovers,
+        started: true,
       });
     };
 
@@ -168,7 +171,8 @@ export async function runShellProcess(
 
 /** The outcome of a command that was never started: the run was cancelled first. */
 function notStarted(): ShellOutcome {
-  return { code: null, signal: null, stdout: "", stderr: "", stoppedBy: "abort", leftovers: false };
+  const empty = { code: null, signal: null, stdout: "", stderr: "" };
+  return { ...empty, stoppedBy: "abort", leftovers: false, started: false };
 }
 
 function groupAlive(pid: number): boolean {

@@ -43,7 +43,7 @@ describe("runShellProcess in a cancelled run", () => {
       signal: controller.signal,
       sandbox,
     });
-    expect(outcome).toMatchObject({ stoppedBy: "abort", code: null, signal: null });
+    expect(outcome).toMatchObject({ stoppedBy: "abort", code: null, signal: null, started: false });
     expect(wraps).toEqual([]);
     expect(existsSync(marker)).toBe(false);
   });
@@ -62,6 +62,6 @@ describe("runShellProcess in a cancelled run", () => {
       sandbox,
     });
     expect(wraps).toHaveLength(1);
-    expect(outcome).toMatchObject({ stoppedBy: "abort", code: null, signal: null });
+    expect(outcome).toMatchObject({ stoppedBy: "abort", code: null, signal: null, started: false });
   });
 });

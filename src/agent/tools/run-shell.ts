@@ -115,7 +115,7 @@ function formatOutcome(outcome: ShellOutcome, timeoutSeconds: number): string {
     );
   } else if (outcome.stoppedBy === "abort") {
     lines.push(
-      outcome.code === null && outcome.signal === null
+      !outcome.started
         ? "aborted: the run was cancelled before the command started"
         : "aborted: the run was cancelled; the command and every process it started were killed",
     );

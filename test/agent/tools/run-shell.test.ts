@@ -129,6 +129,23 @@ describe("run_shell", () => {
     await expect(shell.run({ command: "echo hi" }, ws.ctx)).rejects.toThrow(/cancelled/);
   });
 
+  it("says the command never started when the run was cancelled while its sandbox was being made", async () => {
+    const sandbox = ws.ctx.sandbox;
+    const ctx = {
+      ...ws.ctx,
+      sandbox: {
+        ...sandbox,
+        wrap: async (request: Parameters<typeof sandbox.wrap>[0]) => {
+          ws.controller.abort();
+          return sandbox.wrap(request);
+        },
+      },
+    };
+    const out = await shell.run({ command: "echo ran > ran.txt" }, ctx);
+    expect(out).toMatch(/^aborted: the run was cancelled before the command started/);
+    await expect(readFile(join(ws.root, "ran.txt"), "utf8")).rejects.toThrow(/ENOENT/);
+  });
+
   it("stops background processes the command leaves behind", async () => {
     const out = await shell.run({ command: "sleep 100 & echo $! > bg.pid; echo started" }, ws.ctx);
     expect(out).toContain("exit code: 0");
