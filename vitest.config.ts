@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import HeavyFirstSequencer from "./test/sequencer.js";
 
@@ -6,12 +7,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // More workers than cores: much of the suite waits on git, sandboxes and
-    // loopback servers. Measured on 2 cores (2,209 tests): 3 workers 186 s,
-    // 4 workers 172 s; at 2,856 tests, 4 workers 399 s and 6 workers 444 s
-    // (each worker imports src/ and its libraries once: more of them only
-    // add that, and contention).
-    maxWorkers: 4,
+    // One worker more than cores: some of the suite waits on git, sandboxes
+    // and loopback servers, but most of it is CPU (both cores stay busy), and
+    // each worker beyond that adds its own import of src/ and its libraries
+    // and more processes contending for the cores. Measured on the 2-core VM
+    // with `npm run bench -- suite` (2,862 tests): 4 workers 427 s and 414 s
+    // wall, 841 and 819 s of CPU; 3 workers 351 s, 681 s; 2 workers 358 s,
+    // 624 s (a core idle an eighth of the time). Earlier, at 2,856 tests,
+    // 6 workers took 444 s against 4 workers' 399 s.
+    maxWorkers: availableParallelism() + 1,
     globalSetup: ["test/global-setup.ts"],
     sequence: { sequencer: HeavyFirstSequencer },
     // The files share one module graph per worker instead of evaluating src/
