@@ -11,10 +11,12 @@ export default defineConfig({
     // and loopback servers, but most of it is CPU (both cores stay busy), and
     // each worker beyond that adds its own import of src/ and its libraries
     // and more processes contending for the cores. Measured on the 2-core VM
-    // with `npm run bench -- suite` (2,862 tests): 4 workers 427 s and 414 s
-    // wall, 841 and 819 s of CPU; 3 workers 351 s, 681 s; 2 workers 358 s,
-    // 624 s (a core idle an eighth of the time). Earlier, at 2,856 tests,
-    // 6 workers took 444 s against 4 workers' 399 s.
+    // with `npm run bench -- suite` (2,862 tests; the VM's speed drifts, so
+    // runs of one setting differ by up to a seventh): 4 workers 427 and 414 s
+    // wall, 841 and 819 s of CPU; 3 workers 351, 394 (a clean clone) and
+    // 404 s, 681, 765 and 787 s of CPU; 2 workers 358 s and 624 s, a core
+    // idle an eighth of the time. At 2,856 tests, 6 workers took 444 s
+    // against 4 workers' 399 s.
     maxWorkers: availableParallelism() + 1,
     globalSetup: ["test/global-setup.ts"],
     sequence: { sequencer: HeavyFirstSequencer },
