@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
@@ -59,6 +60,8 @@ describe("runInGroup", () => {
       { input: "hello\n", env: { ...env, FOO: "bar" } },
     ],
     ["a large output", "head", ["-c", "3000000", "/dev/zero"], {}],
+    // The helper gives such a program /dev/null: the same end of file as an empty pipe.
+    ["stdin without input", "sh", ["-c", "cat; echo end"], {}],
   ];
   for (const [what, file, args, extra] of cases) {
     it(`gives the same ${what} through the helper as directly`, async () => {
@@ -136,5 +139,9 @@ describe("runInGroup", () => {
     expect(performance.now() - started).toBeLessThan(15_000);
     for (let i = 0; i < 50 && alive(helper); i++) await new Promise((wait) => setTimeout(wait, 20));
     expect(alive(helper)).toBe(false);
+    // Nor its folder for the programs' output.
+    expect(
+      readdirSync(tmpdir()).filter((name) => name.startsWith(`pw-spawner-${helper}-`)),
+    ).toEqual([]);
   }, 30_000);
 });

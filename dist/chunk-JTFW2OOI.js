@@ -1,0 +1,69 @@
+import { createRequire as __patchwrightCreateRequire } from "node:module";
+const require = __patchwrightCreateRequire(import.meta.url);
+import{spawn as p}from"node:child_process";function k(e,n,o){let t=h?w():void 0;return t?.ready?t.run(e,n,o):y(e,n,o)}var h=!0;function B(e){h=e}function y(e,n,o){let t,s=new Promise((d,r)=>{t=p(e,n,{cwd:o.cwd,env:o.env,stdio:["pipe","pipe","pipe"],detached:!0}),R(t,o.input,d,r)});return{killGroup:d=>S(t?.pid,d),done:s}}function R(e,n,o,t){let s=[],d=[];e.stdout?.on("data",r=>s.push(r)),e.stderr?.on("data",r=>d.push(r)),e.on("error",t),e.on("close",r=>o({code:r,stdout:Buffer.concat(s),stderr:Buffer.concat(d)})),e.stdin?.on("error",()=>{}),e.stdin?.end(n)}function S(e,n){try{e&&process.kill(-e,n)}catch{}}var l=null;function w(){return l===null&&(l=v()),l}function v(){let e;try{e=p(process.execPath,["-e",G],{env:{},stdio:["ignore","ignore","inherit","ipc"],serialization:"advanced"})}catch{return}let n=new Map,o=0,t=r=>{r?(e.ref(),e.channel?.ref()):(e.unref(),e.channel?.unref())},s={ready:!1,run(r,u,c){let i=o++,g=new Promise((a,m)=>{n.set(i,{resolve:a,reject:m})});return n.size===1&&t(!0),e.send({id:i,file:r,args:u,cwd:c.cwd,env:c.env,input:c.input}),{killGroup:a=>{n.has(i)&&e.send({kill:i,signal:a})},done:g}}},d=()=>{l===s&&(l=void 0),s.ready=!1;for(let{reject:r}of n.values())r(new Error("the process helper exited before the program finished"));n.clear()};return e.on("error",d),e.on("exit",d),e.on("message",r=>{if("ready"in r){s.ready=!0;return}let u=n.get(r.id);if(u){if(n.delete(r.id),n.size===0&&t(!1),r.error){let{message:c,...i}=r.error;u.reject(Object.assign(new Error(c),i));return}u.resolve({code:r.code??null,stdout:f(r.stdout),stderr:f(r.stderr)})}}),t(!1),s}function f(e){return e?Buffer.from(e.buffer,e.byteOffset,e.byteLength):Buffer.alloc(0)}var G=`
+const { spawn } = require("node:child_process");
+const { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync } = require("node:fs");
+const { join } = require("node:path");
+const { tmpdir } = require("node:os");
+// Output files are read once the program has ended, and unlinked as soon as
+// they are open: nothing is left behind but the folder, removed at the end.
+const folder = mkdtempSync(join(tmpdir(), "pw-spawner-" + process.pid + "-"));
+let files = 0;
+const openOutput = () => {
+  const path = join(folder, String(files++));
+  const fd = openSync(path, "w+");
+  unlinkSync(path);
+  return fd;
+};
+const readOutput = (fd) => {
+  const bytes = Buffer.allocUnsafe(fstatSync(fd).size);
+  let at = 0;
+  while (at < bytes.length) {
+    const read = readSync(fd, bytes, at, bytes.length - at, at);
+    if (read === 0) break;
+    at += read;
+  }
+  closeSync(fd);
+  return bytes.subarray(0, at);
+};
+const running = new Map();
+process.on("message", (m) => {
+  if (m.kill !== undefined) {
+    const pid = running.get(m.kill)?.pid;
+    try { if (pid) process.kill(-pid, m.signal); } catch {}
+    return;
+  }
+  let child;
+  let out;
+  let err;
+  try {
+    out = openOutput();
+    err = openOutput();
+    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: [m.input === undefined ? "ignore" : "pipe", out, err], detached: true });
+  } catch (e) {
+    for (const fd of [out, err]) if (fd !== undefined) closeSync(fd);
+    process.send({ id: m.id, error: { message: e.message, code: e.code } });
+    return;
+  }
+  running.set(m.id, child);
+  let failed;
+  child.on("error", (e) => {
+    failed ??= { message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path };
+  });
+  child.on("close", (code) => {
+    running.delete(m.id);
+    const stdout = readOutput(out);
+    const stderr = readOutput(err);
+    process.send(failed ? { id: m.id, error: failed } : { id: m.id, code, stdout, stderr });
+  });
+  // Without input, stdin is /dev/null: the same end of file as a pipe closed at once.
+  child.stdin?.on("error", () => {});
+  child.stdin?.end(m.input);
+});
+// Ctrl+C reaches the whole foreground group, and a service manager may signal
+// every process: the caller decides how to stop and may still need git then.
+// The helper ends when the caller has (its channel closes).
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(signal, () => {});
+process.on("disconnect", () => { rmSync(folder, { recursive: true, force: true }); process.exit(0); });
+process.send({ ready: true });
+`;export{k as a,B as b};
