@@ -249,27 +249,36 @@ process.on("message", (m) => {
     try { if (pid) process.kill(-pid, m.signal); } catch {}
     return;
   }
-  let child;
   let out;
   let err;
   try {
     out = openOutput();
     err = openOutput();
-    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: [m.input === undefined ? "ignore" : "pipe", out, err], detached: true });
+  } catch {
+    // No room for the files (a full or read-only disk): pipes, as runDirectly.
+    for (const fd of [out, err]) if (fd !== undefined) closeSync(fd);
+    out = err = undefined;
+  }
+  let child;
+  try {
+    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: [m.input === undefined ? "ignore" : "pipe", out ?? "pipe", err ?? "pipe"], detached: true });
   } catch (e) {
     for (const fd of [out, err]) if (fd !== undefined) closeSync(fd);
     process.send({ id: m.id, error: { message: e.message, code: e.code } });
     return;
   }
   running.set(m.id, child);
+  const piped = { out: [], err: [] };
+  child.stdout?.on("data", (c) => piped.out.push(c));
+  child.stderr?.on("data", (c) => piped.err.push(c));
   let failed;
   child.on("error", (e) => {
     failed ??= { message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path };
   });
   child.on("close", (code) => {
     running.delete(m.id);
-    const stdout = readOutput(out);
-    const stderr = readOutput(err);
+    const stdout = out === undefined ? Buffer.concat(piped.out) : readOutput(out);
+    const stderr = err === undefined ? Buffer.concat(piped.err) : readOutput(err);
     process.send(failed ? { id: m.id, error: failed } : { id: m.id, code, stdout, stderr });
   });
   // Without input, stdin is /dev/null: the same end of file as a pipe closed at once.

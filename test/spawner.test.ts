@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -74,6 +74,23 @@ describe("runInGroup", () => {
       expect(Buffer.isBuffer(helped.stdout)).toBe(true);
     });
   }
+
+  it("gives the same output through pipes when it has nowhere to write files", async () => {
+    const pid = await helperPid();
+    const folders = readdirSync(tmpdir()).filter((name) => name.startsWith(`pw-spawner-${pid}-`));
+    expect(folders).toHaveLength(1);
+    // What a full or read-only disk does to the helper's output files.
+    rmSync(join(tmpdir(), folders[0] ?? ""), { recursive: true, force: true });
+    const [file, args] = [
+      "sh",
+      ["-c", "printf out; head -c 200000 /dev/zero >&2; exit 4"],
+    ] as const;
+    const direct = await runDirectly(file, [...args], options).done;
+    const helped = await runInGroup(file, [...args], options).done;
+    expect(helped.code).toBe(4);
+    expect(helped.stdout.toString()).toBe("out");
+    expect(Buffer.compare(helped.stderr, direct.stderr)).toBe(0);
+  });
 
   it("rejects as directly when the program or the folder is not there", async () => {
     await helperPid();

@@ -1,6 +1,6 @@
 import { createRequire as __patchwrightCreateRequire } from "node:module";
 const require = __patchwrightCreateRequire(import.meta.url);
-import{spawn as p}from"node:child_process";function k(e,n,o){let t=h?w():void 0;return t?.ready?t.run(e,n,o):y(e,n,o)}var h=!0;function B(e){h=e}function y(e,n,o){let t,s=new Promise((d,r)=>{t=p(e,n,{cwd:o.cwd,env:o.env,stdio:["pipe","pipe","pipe"],detached:!0}),R(t,o.input,d,r)});return{killGroup:d=>S(t?.pid,d),done:s}}function R(e,n,o,t){let s=[],d=[];e.stdout?.on("data",r=>s.push(r)),e.stderr?.on("data",r=>d.push(r)),e.on("error",t),e.on("close",r=>o({code:r,stdout:Buffer.concat(s),stderr:Buffer.concat(d)})),e.stdin?.on("error",()=>{}),e.stdin?.end(n)}function S(e,n){try{e&&process.kill(-e,n)}catch{}}var l=null;function w(){return l===null&&(l=v()),l}function v(){let e;try{e=p(process.execPath,["-e",G],{env:{},stdio:["ignore","ignore","inherit","ipc"],serialization:"advanced"})}catch{return}let n=new Map,o=0,t=r=>{r?(e.ref(),e.channel?.ref()):(e.unref(),e.channel?.unref())},s={ready:!1,run(r,u,c){let i=o++,g=new Promise((a,m)=>{n.set(i,{resolve:a,reject:m})});return n.size===1&&t(!0),e.send({id:i,file:r,args:u,cwd:c.cwd,env:c.env,input:c.input}),{killGroup:a=>{n.has(i)&&e.send({kill:i,signal:a})},done:g}}},d=()=>{l===s&&(l=void 0),s.ready=!1;for(let{reject:r}of n.values())r(new Error("the process helper exited before the program finished"));n.clear()};return e.on("error",d),e.on("exit",d),e.on("message",r=>{if("ready"in r){s.ready=!0;return}let u=n.get(r.id);if(u){if(n.delete(r.id),n.size===0&&t(!1),r.error){let{message:c,...i}=r.error;u.reject(Object.assign(new Error(c),i));return}u.resolve({code:r.code??null,stdout:f(r.stdout),stderr:f(r.stderr)})}}),t(!1),s}function f(e){return e?Buffer.from(e.buffer,e.byteOffset,e.byteLength):Buffer.alloc(0)}var G=`
+import{spawn as p}from"node:child_process";function B(e,n,o){let t=h?w():void 0;return t?.ready?t.run(e,n,o):y(e,n,o)}var h=!0;function k(e){h=e}function y(e,n,o){let t,s=new Promise((d,r)=>{t=p(e,n,{cwd:o.cwd,env:o.env,stdio:["pipe","pipe","pipe"],detached:!0}),S(t,o.input,d,r)});return{killGroup:d=>R(t?.pid,d),done:s}}function S(e,n,o,t){let s=[],d=[];e.stdout?.on("data",r=>s.push(r)),e.stderr?.on("data",r=>d.push(r)),e.on("error",t),e.on("close",r=>o({code:r,stdout:Buffer.concat(s),stderr:Buffer.concat(d)})),e.stdin?.on("error",()=>{}),e.stdin?.end(n)}function R(e,n){try{e&&process.kill(-e,n)}catch{}}var l=null;function w(){return l===null&&(l=v()),l}function v(){let e;try{e=p(process.execPath,["-e",G],{env:{},stdio:["ignore","ignore","inherit","ipc"],serialization:"advanced"})}catch{return}let n=new Map,o=0,t=r=>{r?(e.ref(),e.channel?.ref()):(e.unref(),e.channel?.unref())},s={ready:!1,run(r,u,c){let i=o++,g=new Promise((a,m)=>{n.set(i,{resolve:a,reject:m})});return n.size===1&&t(!0),e.send({id:i,file:r,args:u,cwd:c.cwd,env:c.env,input:c.input}),{killGroup:a=>{n.has(i)&&e.send({kill:i,signal:a})},done:g}}},d=()=>{l===s&&(l=void 0),s.ready=!1;for(let{reject:r}of n.values())r(new Error("the process helper exited before the program finished"));n.clear()};return e.on("error",d),e.on("exit",d),e.on("message",r=>{if("ready"in r){s.ready=!0;return}let u=n.get(r.id);if(u){if(n.delete(r.id),n.size===0&&t(!1),r.error){let{message:c,...i}=r.error;u.reject(Object.assign(new Error(c),i));return}u.resolve({code:r.code??null,stdout:f(r.stdout),stderr:f(r.stderr)})}}),t(!1),s}function f(e){return e?Buffer.from(e.buffer,e.byteOffset,e.byteLength):Buffer.alloc(0)}var G=`
 const { spawn } = require("node:child_process");
 const { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync } = require("node:fs");
 const { join } = require("node:path");
@@ -33,27 +33,36 @@ process.on("message", (m) => {
     try { if (pid) process.kill(-pid, m.signal); } catch {}
     return;
   }
-  let child;
   let out;
   let err;
   try {
     out = openOutput();
     err = openOutput();
-    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: [m.input === undefined ? "ignore" : "pipe", out, err], detached: true });
+  } catch {
+    // No room for the files (a full or read-only disk): pipes, as runDirectly.
+    for (const fd of [out, err]) if (fd !== undefined) closeSync(fd);
+    out = err = undefined;
+  }
+  let child;
+  try {
+    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: [m.input === undefined ? "ignore" : "pipe", out ?? "pipe", err ?? "pipe"], detached: true });
   } catch (e) {
     for (const fd of [out, err]) if (fd !== undefined) closeSync(fd);
     process.send({ id: m.id, error: { message: e.message, code: e.code } });
     return;
   }
   running.set(m.id, child);
+  const piped = { out: [], err: [] };
+  child.stdout?.on("data", (c) => piped.out.push(c));
+  child.stderr?.on("data", (c) => piped.err.push(c));
   let failed;
   child.on("error", (e) => {
     failed ??= { message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path };
   });
   child.on("close", (code) => {
     running.delete(m.id);
-    const stdout = readOutput(out);
-    const stderr = readOutput(err);
+    const stdout = out === undefined ? Buffer.concat(piped.out) : readOutput(out);
+    const stderr = err === undefined ? Buffer.concat(piped.err) : readOutput(err);
     process.send(failed ? { id: m.id, error: failed } : { id: m.id, code, stdout, stderr });
   });
   // Without input, stdin is /dev/null: the same end of file as a pipe closed at once.
@@ -66,4 +75,4 @@ process.on("message", (m) => {
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"]) process.on(signal, () => {});
 process.on("disconnect", () => { rmSync(folder, { recursive: true, force: true }); process.exit(0); });
 process.send({ ready: true });
-`;export{k as a,B as b};
+`;export{B as a,k as b};
