@@ -231,6 +231,7 @@ const openOutput = () => {
   unlinkSync(path);
   return fd;
 };
+// Read at explicit positions: the program shared this descriptor's offset and left it at the end.
 const readOutput = (fd) => {
   const bytes = Buffer.allocUnsafe(fstatSync(fd).size);
   let at = 0;
