@@ -1,15 +1,7 @@
 import { createHash } from "node:crypto";
-import {
-  appendFile,
-  copyFile,
-  mkdir,
-  readFile,
-  rm,
-  stat,
-  utimes,
-  writeFile,
-} from "node:fs/promises";
+import { appendFile, copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { initBareRepository } from "./bare-init.js";
 import {
   createGit,
   type Git,
@@ -111,8 +103,7 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
   }
   // A mirror without the marker is the remains of a crashed first fetch.
   await rm(options.dir, { recursive: true, force: true });
-  await mkdir(options.dir, { recursive: true });
-  await runGit(options.dir, ["init", "--bare", "--quiet"], gitOptions(options));
+  await initBareRepository(options.dir);
   // What `git remote add --no-tags origin <url>` writes, without a second
   // process on the way to the fetch: the URL, the branch refspec, tagOpt.
   await appendFile(join(options.dir, "config"), originSection(options.url));

@@ -1,6 +1,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { initBareRepository } from "../../src/git/bare-init.js";
 import { originSection } from "../../src/git/mirror.js";
 import { git, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
 
@@ -21,22 +22,22 @@ const URLS = [
   'https://example.com/a b"c\\d;e#f.git',
 ];
 
-function bare(env: Record<string, string>, name: string): string {
+function tempDir(): string {
   const tmp = makeTempDir("pw-origin-");
   dirs.push(tmp);
-  const dir = join(tmp.path, name);
-  git(tmp.path, ["init", "--bare", "--quiet", dir], env);
-  return dir;
+  return tmp.path;
 }
 
 describe("a new mirror's origin", () => {
-  it.each(URLS)("reads back as git remote add writes it: %s", (url) => {
-    const home = makeTempDir("pw-origin-home-");
-    dirs.push(home);
-    const env = gitTestEnv(join(home.path, "home"));
-    const ours = bare(env, "ours.git");
+  it.each(URLS)("reads back as git remote add writes it: %s", async (url) => {
+    const tmp = tempDir();
+    const env = gitTestEnv(join(tmp, "home"));
+    // As syncMirror makes it.
+    const ours = join(tmp, "ours.git");
+    await initBareRepository(ours);
     appendFileSync(join(ours, "config"), originSection(url));
-    const gits = bare(env, "gits.git");
+    const gits = join(tmp, "gits.git");
+    git(tmp, ["init", "--bare", "--quiet", gits], env);
     git(gits, ["remote", "add", "--no-tags", "origin", url], env);
     const list = (dir: string) => git(dir, ["config", "--list", "--local"], env);
     expect(list(ours)).toBe(list(gits));
