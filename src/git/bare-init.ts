@@ -16,6 +16,9 @@ import { join } from "node:path";
  * symlinks can be made (core.symlinks), and whether names are
  * case-insensitive (core.ignorecase). HEAD names a branch that does not
  * exist, as in any new repository; the mirror's refs come from its fetch.
+ * The host's `init.*` settings (a template folder, a default ref or object
+ * format) no longer apply: a mirror is always git's default format, whose
+ * loose refs git/mirror-refs.ts reads without a process.
  */
 export async function initBareRepository(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
