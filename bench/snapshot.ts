@@ -3,8 +3,8 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { buildShellEnv } from "../src/agent/tools/shell-env.js";
 import { createSnapshotter } from "../src/agent/workspace-snapshot.js";
-import { captureWorkspaceTree } from "../src/git/exact-tree.js";
 import { createGit, runGit } from "../src/git/git-client.js";
+import { captureWorkspaceTree } from "../src/git/tree/exact-tree.js";
 import { timeMedian } from "./timing.js";
 import { ensureSourceRepo } from "./workspace.js";
 

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createGit } from "../src/git/git-client.js";
-import { prepareWorkspace, type Workspace } from "../src/git/workspace.js";
+import { prepareWorkspace, type Workspace } from "../src/git/workspace/workspace.js";
 import { median } from "./timing.js";
 
 /**

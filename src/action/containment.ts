@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import type { KnownSecret } from "../git/secret-scan.js";
+import type { KnownSecret } from "../git/push/secret-scan.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";

@@ -2,7 +2,7 @@ import type { Model } from "../agent/model/model.js";
 import { loadRepoConfig } from "../config/load.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
-import type { KnownSecret } from "../git/secret-scan.js";
+import type { KnownSecret } from "../git/push/secret-scan.js";
 import { codeBlock, plainStep, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { jobEvents } from "../kernel/events.js";

@@ -1,8 +1,6 @@
 import { copyFile, mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
-import { diffTrees, readBlob } from "../git/diff-tree.js";
-import { EXACT_INDEX_CONFIG } from "../git/exact-tree.js";
 import {
   createGit,
   type Git,
@@ -10,6 +8,8 @@ import {
   type GitRunner,
   gitRunner,
 } from "../git/git-client.js";
+import { diffTrees, readBlob } from "../git/tree/diff-tree.js";
+import { EXACT_INDEX_CONFIG } from "../git/tree/exact-tree.js";
 import type { ChangeRecord, ToolContext } from "./tools/define-tool.js";
 
 /**

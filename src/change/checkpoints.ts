@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import type { FileHistory } from "../agent/file-history.js";
-import type { CoAuthor } from "../git/commit-message.js";
-import { type CreatedCommit, createCommits, type Identity } from "../git/commits.js";
+import type { CoAuthor } from "../git/commit/commit-message.js";
+import { type CreatedCommit, createCommits, type Identity } from "../git/commit/commits.js";
 import type { GitEnv } from "../git/git-client.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { AgentSessionResult } from "../agent/session.js";
-import type { CoAuthor } from "../git/commit-message.js";
-import { type CreatedCommit, createCommits, type Identity } from "../git/commits.js";
+import type { CoAuthor } from "../git/commit/commit-message.js";
+import { type CreatedCommit, createCommits, type Identity } from "../git/commit/commits.js";
 import { type GitEnv, runGit } from "../git/git-client.js";
-import { commitDrift, findCommitDrift } from "../git/tree-guard.js";
+import { commitDrift, findCommitDrift } from "../git/tree/tree-guard.js";
 
 export interface CommitWorkOptions {
   dir: string;

@@ -2,7 +2,7 @@ import type { EarlyTurn } from "../agent/model/early-turn.js";
 import type { AgentSessionResult } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import type { GitEnv } from "../git/git-client.js";
-import type { PushTarget } from "../git/push-context.js";
+import type { PushTarget } from "../git/push/push-context.js";
 import type { RetryOptions } from "../git/retry.js";
 import type { JobEvents } from "../kernel/events.js";
 import type { JobServices } from "../kernel/services.js";

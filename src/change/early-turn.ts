@@ -4,7 +4,7 @@ import { readCheckoutFacts } from "../agent/checkout-facts.js";
 import type { EarlyTurn } from "../agent/model/early-turn.js";
 import { type FirstTurnOptions, sendFirstTurnEarly } from "../agent/session.js";
 import { defaultTools } from "../agent/tools/index.js";
-import type { PlannedWorkspace } from "../git/workspace.js";
+import type { PlannedWorkspace } from "../git/workspace/workspace.js";
 import type { ChangeContext, ChangeState } from "./context.js";
 import { resumeNote } from "./resume.js";
 

@@ -1,7 +1,7 @@
-import { fetchCheckpoint } from "../git/checkpoint-ref.js";
-import type { CreatedCommit } from "../git/commits.js";
+import { fetchCheckpoint } from "../git/commit/checkpoint-ref.js";
+import type { CreatedCommit } from "../git/commit/commits.js";
 import { GitCommandError, runGit } from "../git/git-client.js";
-import type { PushTarget } from "../git/push-context.js";
+import type { PushTarget } from "../git/push/push-context.js";
 
 /**
  * Picking up a job where an earlier run of it stopped (a crash, a deploy):

@@ -1,4 +1,4 @@
-import type { CreatedCommit } from "../git/commits.js";
+import type { CreatedCommit } from "../git/commit/commits.js";
 import { type GitEnv, runGit } from "../git/git-client.js";
 import { stop } from "../kernel/steps.js";
 import type { ChangeInput, Integration, UpdateStrategy } from "./change.js";

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import type { Identity } from "../git/commits.js";
+import type { Identity } from "../git/commit/commits.js";
 import type { CliIo } from "./cli-io.js";
 
 const PATCHWRIGHT: Identity = {

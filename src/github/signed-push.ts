@@ -4,7 +4,7 @@ import {
   findSecretsInNewCommits,
   type KnownSecret,
   SecretInCommitError,
-} from "../git/secret-scan.js";
+} from "../git/push/secret-scan.js";
 import type { GitHubClient, RepoRef } from "./octokit.js";
 
 /**

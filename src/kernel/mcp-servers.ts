@@ -7,7 +7,7 @@ import {
 import { guardedFetch } from "../agent/mcp/guarded-fetch.js";
 import type { SessionMcp } from "../agent/session.js";
 import type { GitEnv } from "../git/git-client.js";
-import { gitMetadataPaths } from "../git/git-metadata.js";
+import { gitMetadataPaths } from "../git/workspace/git-metadata.js";
 import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
 
 /**

@@ -1,6 +1,5 @@
 import { errorMessage } from "../error-message.js";
 import type { GitEnv } from "../git/git-client.js";
-import { workspacePatch } from "../git/patch.js";
 import {
   allowJobBranches,
   checkPushAllowed,
@@ -8,10 +7,11 @@ import {
   PushDeclinedError,
   type PushResult,
   pushBranch,
-} from "../git/push.js";
+} from "../git/push/push.js";
+import type { KnownSecret } from "../git/push/secret-scan.js";
 import type { RetryOptions } from "../git/retry.js";
-import type { KnownSecret } from "../git/secret-scan.js";
-import type { Workspace } from "../git/workspace.js";
+import { workspacePatch } from "../git/tree/patch.js";
+import type { Workspace } from "../git/workspace/workspace.js";
 import type { SignedPush, SignedPushOptions } from "../github/signed-push.js";
 import { changedWorkflowFiles, workflowsRefusal } from "./workflow-files.js";
 

@@ -2,14 +2,14 @@ import { resolve } from "node:path";
 import { readCheckoutFactsAhead } from "../agent/checkout-facts.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
 import { splitCredentials } from "../git/credentials.js";
-import { mirrorDirFor, partialFetchFor } from "../git/mirror.js";
+import { mirrorDirFor, partialFetchFor } from "../git/mirror/mirror.js";
 import {
   type FetchedMirror,
   fetchMirror,
   type MirrorOptions,
   type PlannedWorkspace,
   prepareWorkspace,
-} from "../git/workspace.js";
+} from "../git/workspace/workspace.js";
 import type { JobServices } from "./services.js";
 
 /** Where a job's repository comes from: its cached mirror, fetched early, and the job's worktree. */

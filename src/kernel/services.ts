@@ -1,5 +1,5 @@
+import type { KnownSecret } from "../git/push/secret-scan.js";
 import type { RetryOptions } from "../git/retry.js";
-import type { KnownSecret } from "../git/secret-scan.js";
 import type { LauncherSource } from "../sandbox/sandbox.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { GitEnv } from "../git/git-client.js";
-import { gitMetadataPaths } from "../git/git-metadata.js";
+import { gitMetadataPaths } from "../git/workspace/git-metadata.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { Sandbox, SandboxLauncher } from "../sandbox/sandbox.js";
 

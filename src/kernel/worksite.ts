@@ -1,6 +1,6 @@
 import { errorMessage } from "../error-message.js";
 import type { GitEnv } from "../git/git-client.js";
-import type { Workspace } from "../git/workspace.js";
+import type { Workspace } from "../git/workspace/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
 import { openWorksiteSandboxes, type WorksiteSandboxes } from "./worksite-sandboxes.js";

@@ -1,4 +1,4 @@
-import { pruneCache } from "../git/cache.js";
+import { pruneCache } from "../git/mirror/cache.js";
 import type { JobHandler, JobResult } from "../queue/types.js";
 import { jobKindOf } from "./job-kinds/index.js";
 import type { JobInputs, KindJob } from "./job-kinds/inputs.js";

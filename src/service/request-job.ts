@@ -1,6 +1,6 @@
 import { createRedactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
-import { checkpointRef } from "../git/checkpoint-ref.js";
+import { checkpointRef } from "../git/commit/checkpoint-ref.js";
 import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { fanOut } from "../kernel/events.js";

@@ -1,6 +1,6 @@
 import { createModelFactory } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
-import { cleanStaleWorkspaces } from "../git/cache.js";
+import { cleanStaleWorkspaces } from "../git/mirror/cache.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { SetTimer } from "../queue/timer.js";
 import type { JobWorker } from "../queue/types.js";

@@ -1,7 +1,7 @@
 import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import type { OperatorCeilings } from "../config/ceilings.js";
-import type { KnownSecret } from "../git/secret-scan.js";
+import type { KnownSecret } from "../git/push/secret-scan.js";
 import type { GitHubAppClients } from "../github/client.js";
 import type { JobEventLog } from "../queue/event-log.js";
 import type { SetTimer } from "../queue/timer.js";

@@ -2,7 +2,7 @@ import type { ModelSettings } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import type { ChangeInput } from "../change/change.js";
 import type { RepoConfig } from "../config/schema.js";
-import type { CoAuthor } from "../git/commit-message.js";
+import type { CoAuthor } from "../git/commit/commit-message.js";
 import type { Person } from "../requests/request.js";
 
 /** The part of a git job the repository's config decides, the same for every kind of job. */

@@ -1,5 +1,5 @@
 import type { RepoConfig } from "../config/schema.js";
-import type { FetchedMirror } from "../git/workspace.js";
+import type { FetchedMirror } from "../git/workspace/workspace.js";
 import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { workflowsBlocked } from "../kernel/workflow-files.js";
 import type { JobRequest, Person } from "../requests/request.js";

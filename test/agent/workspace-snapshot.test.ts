@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildShellEnv } from "../../src/agent/tools/shell-env.js";
 import { createSnapshotter } from "../../src/agent/workspace-snapshot.js";
-import { parseDiffTree } from "../../src/git/diff-tree.js";
+import { parseDiffTree } from "../../src/git/tree/diff-tree.js";
 import { git, makeRepo, makeTempDir } from "../helpers/temp-dir.js";
 
 // The environment the agent session really gives these helpers (it sets GIT_PAGER and GIT_EDITOR).

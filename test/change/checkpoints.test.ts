@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FileHistory } from "../../src/agent/file-history.js";
 import { createRedactor } from "../../src/agent/redact.js";
 import { type CheckpointerOptions, createCheckpointer } from "../../src/change/checkpoints.js";
-import { buildCommitMessage } from "../../src/git/commit-message.js";
+import { buildCommitMessage } from "../../src/git/commit/commit-message.js";
 import {
   createBareRepo,
   git,

@@ -6,7 +6,7 @@ import type { AgentResult } from "../../src/agent/loop.js";
 import { emptyUsage } from "../../src/agent/model/model.js";
 import { createRedactor } from "../../src/agent/redact.js";
 import { commitWork } from "../../src/change/commit-work.js";
-import { captureWorkspaceTree } from "../../src/git/exact-tree.js";
+import { captureWorkspaceTree } from "../../src/git/tree/exact-tree.js";
 import { git, makeRepo } from "../helpers/temp-dir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };

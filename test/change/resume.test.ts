@@ -2,8 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type Resumed, resumeFromCheckpoint, resumeNote } from "../../src/change/resume.js";
-import { pushCheckpoint } from "../../src/git/checkpoint-ref.js";
-import { type CommitTurn, type CreatedCommit, createCommits } from "../../src/git/commits.js";
+import { pushCheckpoint } from "../../src/git/commit/checkpoint-ref.js";
+import {
+  type CommitTurn,
+  type CreatedCommit,
+  createCommits,
+} from "../../src/git/commit/commits.js";
 import {
   type BareRepo,
   createBareRepo,

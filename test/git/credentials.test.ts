@@ -6,7 +6,7 @@ import {
   splitCredentials,
 } from "../../src/git/credentials.js";
 import { buildGitEnv } from "../../src/git/git-client.js";
-import { mirrorKey } from "../../src/git/mirror.js";
+import { mirrorKey } from "../../src/git/mirror/mirror.js";
 
 describe("splitCredentials", () => {
   it("moves a password or token-as-user out of the URL", () => {

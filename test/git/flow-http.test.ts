@@ -2,9 +2,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { branchName, listRemoteBranches } from "../../src/git/branch.js";
-import { createCommits } from "../../src/git/commits.js";
-import { allowJobBranches, pushBranch } from "../../src/git/push.js";
-import { prepareWorkspace } from "../../src/git/workspace.js";
+import { createCommits } from "../../src/git/commit/commits.js";
+import { allowJobBranches, pushBranch } from "../../src/git/push/push.js";
+import { prepareWorkspace } from "../../src/git/workspace/workspace.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import {
   type BareRepo,

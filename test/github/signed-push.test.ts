@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SecretInCommitError } from "../../src/git/secret-scan.js";
+import { SecretInCommitError } from "../../src/git/push/secret-scan.js";
 import { pushSigned } from "../../src/github/signed-push.js";
 import { createFakeGitHub, type FakeRoute } from "../helpers/fake-github.js";
 import { fakeGitData } from "../helpers/fake-github-upkeep.js";

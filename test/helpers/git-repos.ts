@@ -38,7 +38,7 @@ export function makeTempDir(prefix = "patchwright-git-"): TempDir {
  * repositories live for seconds, and `git maintenance` after each commit
  * and the server side's `gc --auto` after each push were processes for
  * nothing (app/pr-upkeep: ~3,310 processes and threads → ~3,190). The
- * product's own housekeeping (git/mirror.ts) is an explicit command, which
+ * product's own housekeeping (git/mirror/mirror.ts) is an explicit command, which
  * still runs.
  */
 export function gitTestEnv(home: string): Record<string, string> {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { runAgentSession } from "../../src/agent/session.js";
-import { prepareWorkspace, type Workspace } from "../../src/git/workspace.js";
+import { prepareWorkspace, type Workspace } from "../../src/git/workspace/workspace.js";
 import { openWorksiteSandboxes } from "../../src/kernel/worksite-sandboxes.js";
 import { networkPolicy } from "../../src/sandbox/network.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";

@@ -8,7 +8,7 @@ import { runAgentSession } from "../../src/agent/session.js";
 import { defineTool } from "../../src/agent/tools/define-tool.js";
 import { defaultTools } from "../../src/agent/tools/index.js";
 import { openTranscript } from "../../src/agent/transcript.js";
-import { findSecretsInNewCommits } from "../../src/git/secret-scan.js";
+import { findSecretsInNewCommits } from "../../src/git/push/secret-scan.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { sandboxFor } from "../helpers/sandbox.js";
 import {

@@ -1,5 +1,5 @@
 import { createRedactor } from "../../agent/redact.js";
-import { workspacePatch } from "../../git/patch.js";
+import { workspacePatch } from "../../git/tree/patch.js";
 import { stop } from "../../kernel/steps.js";
 import type { CheckpointChain } from "../checkpoints.js";
 import { commitWork } from "../commit-work.js";

@@ -2,7 +2,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { EarlyTurn } from "../../agent/model/early-turn.js";
 import { branchName } from "../../git/branch.js";
 import { remoteDefaultBranch } from "../../git/remote-head.js";
-import type { PlannedWorkspace, Workspace } from "../../git/workspace.js";
+import type { PlannedWorkspace, Workspace } from "../../git/workspace/workspace.js";
 import { prepareJobWorkspace } from "../../kernel/repository.js";
 import { stop } from "../../kernel/steps.js";
 import { openWorksite } from "../../kernel/worksite.js";

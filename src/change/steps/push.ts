@@ -1,5 +1,5 @@
-import { deleteCheckpoint } from "../../git/checkpoint-ref.js";
-import type { Workspace } from "../../git/workspace.js";
+import { deleteCheckpoint } from "../../git/commit/checkpoint-ref.js";
+import type { Workspace } from "../../git/workspace/workspace.js";
 import { type JobPushOptions, pushJobCommits } from "../../kernel/push-work.js";
 import { type ChangeContext, type ChangeState, type ChangeStep, siteOf } from "../context.js";
 

@@ -1,12 +1,16 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { deleteCheckpoint, fetchCheckpoint, pushCheckpoint } from "../../git/checkpoint-ref.js";
-import { type Identity, identityEnv } from "../../git/commits.js";
-import { diffTrees, readBlob } from "../../git/diff-tree.js";
+import {
+  deleteCheckpoint,
+  fetchCheckpoint,
+  pushCheckpoint,
+} from "../../git/commit/checkpoint-ref.js";
+import { type Identity, identityEnv } from "../../git/commit/commits.js";
 import { createGit, type GitEnv, gitRunner } from "../../git/git-client.js";
-import type { PushTarget } from "../../git/push-context.js";
-import type { KnownSecret } from "../../git/secret-scan.js";
+import type { PushTarget } from "../../git/push/push-context.js";
+import type { KnownSecret } from "../../git/push/secret-scan.js";
+import { diffTrees, readBlob } from "../../git/tree/diff-tree.js";
 import type { Update } from "../update.js";
 
 /**

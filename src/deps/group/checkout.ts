@@ -1,4 +1,4 @@
-import { type Identity, identityEnv } from "../../git/commits.js";
+import { type Identity, identityEnv } from "../../git/commit/commits.js";
 import { createGit, type GitEnv } from "../../git/git-client.js";
 import { readWorkspaceFile, writeWorkspaceFile } from "../../sandbox/host-files.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";

@@ -2,7 +2,7 @@ import type { AgentLimits } from "../../agent/loop.js";
 import type { ModelSettings } from "../../agent/model/factory.js";
 import type { Model } from "../../agent/model/model.js";
 import type { PolicyConfig } from "../../agent/policy/policy.js";
-import type { Identity } from "../../git/commits.js";
+import type { Identity } from "../../git/commit/commits.js";
 import type { GitEnv } from "../../git/git-client.js";
 import type { GitHubClient } from "../../github/octokit.js";
 import type { JobEvents } from "../../kernel/events.js";

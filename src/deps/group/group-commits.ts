@@ -4,7 +4,7 @@ import {
   createCommits,
   type Identity,
   type TurnFile,
-} from "../../git/commits.js";
+} from "../../git/commit/commits.js";
 import { editManifest, manifestEdits } from "../managers/bump.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { Update } from "../update.js";

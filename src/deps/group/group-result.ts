@@ -1,6 +1,6 @@
 import type { AgentStopReason } from "../../agent/events.js";
-import type { CreatedCommit } from "../../git/commits.js";
-import type { PushResult } from "../../git/push.js";
+import type { CreatedCommit } from "../../git/commit/commits.js";
+import type { PushResult } from "../../git/push/push.js";
 import type { PullRequestResult } from "../../github/pulls.js";
 import type { CommandResult } from "../../kernel/run-command.js";
 import type { BumpFailure } from "../fix/task.js";

@@ -1,5 +1,5 @@
 import type { NetChange } from "../../agent/file-history.js";
-import { prepareWorkspace } from "../../git/workspace.js";
+import { prepareWorkspace } from "../../git/workspace/workspace.js";
 import { type Step, stop } from "../../kernel/steps.js";
 import { openWorksite, type Worksite } from "../../kernel/worksite.js";
 import { dropFixCheckpoint, type FixCheckpointTarget } from "../fix/fix-checkpoint.js";

@@ -1,5 +1,5 @@
 import { errorMessage } from "../../error-message.js";
-import type { PushResult } from "../../git/push.js";
+import type { PushResult } from "../../git/push/push.js";
 import { type KindWork, runJobSequence } from "../../kernel/sequence.js";
 import { runSteps } from "../../kernel/steps.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "../plan/groups.js";

@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type ChangeContext, type ChangeState, siteOf, withResult } from "../../change/context.js";
 import { runStepCommand } from "../../change/steps/command.js";
-import { identityEnv } from "../../git/commits.js";
+import { identityEnv } from "../../git/commit/commits.js";
 import { gitRunner } from "../../git/git-client.js";
 import { editManifest } from "../managers/bump.js";
 import { managerCommands } from "../managers/index.js";

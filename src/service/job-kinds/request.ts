@@ -1,5 +1,5 @@
 import { createRedactor } from "../../agent/redact.js";
-import { checkpointRef } from "../../git/checkpoint-ref.js";
+import { checkpointRef } from "../../git/commit/checkpoint-ref.js";
 import { findMarkedComment } from "../../github/status.js";
 import { createRequestStatus } from "../../thread/request-status.js";
 import { answeringEach, reactTo } from "../answered-requests.js";

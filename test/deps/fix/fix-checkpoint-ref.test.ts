@@ -10,7 +10,7 @@ import {
   saveFixCheckpoint,
   updatesKey,
 } from "../../../src/deps/fix/fix-checkpoint.js";
-import { SecretInCommitError } from "../../../src/git/secret-scan.js";
+import { SecretInCommitError } from "../../../src/git/push/secret-scan.js";
 import { type BareRepo, createBareRepo, git, gitTestEnv } from "../../helpers/git-repos.js";
 
 /**

@@ -1,0 +1,128 @@
+import {
+  createSecretDetector,
+  type KnownSecret,
+  type SecretDetector,
+} from "../../secrets/detector.js";
+import { type GitEnv, runGit, runGitBuffer } from "../git-client.js";
+import { parseDiffTree } from "../tree/diff-tree.js";
+
+export type { KnownSecret };
+
+/**
+ * The last look before a push: every commit the remote does not have yet
+ * is searched with the secret detector (secrets/detector.ts: the rule set,
+ * and the secrets this process knows, exactly and in the encodings a header
+ * or a URL would carry them), in its message, its file names and what it
+ * changed in its files. A file is judged by what the commit brings into it:
+ * a value its parent's version already held is not new to the remote (a test
+ * fixture the agent edits around). A hit blocks the push; the report names
+ * the commit, the place and the kind of secret, never the value.
+ */
+
+export interface SecretFinding {
+  commit: string;
+  where: "message" | "file name" | "file";
+  path?: string;
+  /** The secret's name or the token shape. */
+  what: string;
+}
+
+export class SecretInCommitError extends Error {
+  constructor(readonly findings: SecretFinding[]) {
+    super(
+      `refusing to push: the commits contain secrets (${findings.map(describeFinding).join("; ")}). ` +
+        "The values are not shown; remove them from the commits and run the job again.",
+    );
+    this.name = "SecretInCommitError";
+  }
+}
+
+export function describeFinding(finding: SecretFinding): string {
+  const place =
+    finding.where === "message"
+      ? "the message"
+      : `${finding.where === "file name" ? "the file name" : "the file"} ${finding.path}`;
+  return `${finding.what} in ${place} of ${finding.commit.slice(0, 7)}`;
+}
+
+export async function findSecretsInNewCommits(options: {
+  dir: string;
+  env: GitEnv;
+  secrets: readonly KnownSecret[];
+  /** The commit whose new history is scanned (default HEAD). */
+  tip?: string | undefined;
+}): Promise<SecretFinding[]> {
+  const git = { env: options.env };
+  const detector = createSecretDetector(options.secrets);
+  const log = await runGit(
+    options.dir,
+    ["log", "-z", "--format=%H%x01%B", options.tip ?? "HEAD", "--not", "--remotes"],
+    git,
+  );
+  const findings: SecretFinding[] = [];
+  for (const entry of log.split("\0").filter(Boolean)) {
+    const [commit = "", message = ""] = entry.split("\x01");
+    for (const what of kindsIn(detector, message)) {
+      findings.push({ commit, where: "message", what });
+    }
+    const changes = parseDiffTree(
+      await runGit(
+        options.dir,
+        ["diff-tree", "-r", "-z", "--no-renames", "--root", "--no-commit-id", commit],
+        git,
+      ),
+    ).filter((change) => change.new !== null);
+    const blobs = await readBlobs(
+      options.dir,
+      changes.flatMap((c) => [c.new?.sha ?? "", ...(c.old ? [c.old.sha] : [])]),
+      git,
+    );
+    let next = 0;
+    for (const change of changes) {
+      const added = blobs[next++] ?? Buffer.alloc(0);
+      const before = change.old ? (blobs[next++] ?? Buffer.alloc(0)) : undefined;
+      for (const what of kindsIn(detector, change.path)) {
+        findings.push({ commit, where: "file name", path: change.path, what });
+      }
+      for (const what of introduced(detector, added, before)) {
+        findings.push({ commit, where: "file", path: change.path, what });
+      }
+    }
+  }
+  return findings;
+}
+
+function kindsIn(detector: SecretDetector, text: string): string[] {
+  return [...new Set(detector.find(text).map((match) => match.rule))];
+}
+
+/** The kinds of secret in `added` whose values `before` did not hold. */
+function introduced(detector: SecretDetector, added: Buffer, before: Buffer | undefined): string[] {
+  // latin1 keeps every byte as one character, so binary files are searched too.
+  const text = added.toString("latin1");
+  const old = before?.toString("latin1");
+  const kinds = new Set<string>();
+  for (const match of detector.find(text)) {
+    if (old?.includes(text.slice(match.start, match.end))) continue;
+    kinds.add(match.rule);
+  }
+  return [...kinds];
+}
+
+/** Reads blobs in one `cat-file --batch`: "<sha> blob <size>\n<bytes>\n" each. */
+async function readBlobs(dir: string, shas: string[], git: { env: GitEnv }): Promise<Buffer[]> {
+  if (shas.length === 0) return [];
+  const out = await runGitBuffer(dir, ["cat-file", "--batch"], {
+    ...git,
+    input: `${shas.join("\n")}\n`,
+  });
+  const blobs: Buffer[] = [];
+  let offset = 0;
+  for (let i = 0; i < shas.length; i++) {
+    const end = out.indexOf(0x0a, offset);
+    const size = Number(out.subarray(offset, end).toString("latin1").split(" ")[2]);
+    blobs.push(out.subarray(end + 1, end + 1 + size));
+    offset = end + 1 + size + 1;
+  }
+  return blobs;
+}

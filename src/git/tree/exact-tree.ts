@@ -1,0 +1,44 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type GitEnv, gitRunner } from "../git-client.js";
+
+/**
+ * Config for our own index work in a workspace, overriding whatever its
+ * config files say: every stat field is checked, no cache decides for git
+ * that a file or folder is unchanged, and modes and links are what they are.
+ * A workspace whose config turned these off would hide changes from us.
+ */
+export const EXACT_INDEX_CONFIG: Array<[string, string]> = [
+  ["core.trustctime", "true"],
+  ["core.checkStat", "default"],
+  ["core.ignoreStat", "false"],
+  ["core.untrackedCache", "false"],
+  ["core.splitIndex", "false"],
+  ["core.fileMode", "true"],
+  ["core.symlinks", "true"],
+];
+
+/**
+ * The workspace's tree as git would add it from scratch: every file is
+ * hashed (nothing is taken from a stat cache), ignored files stay out, and
+ * files HEAD tracks stay in even where an ignore rule matches them. Costs a
+ * read of every file (about 0.3 s for 20k files); the real index is untouched.
+ */
+export async function captureWorkspaceTree(dir: string, env: GitEnv): Promise<string> {
+  const scratch = await mkdtemp(join(tmpdir(), "patchwright-tree-"));
+  try {
+    const git = gitRunner(dir, {
+      env,
+      config: EXACT_INDEX_CONFIG,
+      extraEnv: { GIT_INDEX_FILE: join(scratch, "index") },
+    });
+    // read-tree leaves every entry without stat data, so `add` hashes each file.
+    const head = await git(["rev-parse", "--verify", "--quiet", "HEAD^{tree}"]).catch(() => "");
+    if (head.trim()) await git(["read-tree", head.trim()]);
+    await git(["add", "-A", "--", "."]);
+    return (await git(["write-tree"])).trim();
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
