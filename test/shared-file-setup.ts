@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import nock from "nock";
-import { expect } from "vitest";
+import { afterEach, expect } from "vitest";
+import { removeTempDirs } from "./helpers/temp-dir.js";
 
 /**
  * Vitest runs many files in one worker, one module graph (isolate: false), and
@@ -18,6 +19,9 @@ const testPath = expect.getState().testPath;
 if (testPath && importsNock(testPath)) {
   if (!nock.isActive()) nock.activate();
 } else if (nock.isActive()) nock.restore();
+
+// The directories the file's tests made with makeTempDir (helpers/temp-dir.ts).
+afterEach(removeTempDirs);
 
 /** Whether the file or a test file it imports (relative imports, followed) imports nock. */
 function importsNock(file: string, seen = new Set<string>()): boolean {

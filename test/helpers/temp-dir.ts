@@ -2,24 +2,30 @@ import { execFileSync } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
 
 const created: string[] = [];
 
-/** A fresh temporary directory (real path), removed after the test. */
+/** A fresh temporary directory (real path), removed after the test (removeTempDirs). */
 export async function makeTempDir(prefix = "pw-test-"): Promise<string> {
   const dir = await realpath(await mkdtemp(join(tmpdir(), prefix)));
   created.push(dir);
   return dir;
 }
 
-afterEach(async () => {
+/**
+ * Removes the directories made since the last call. Registered for every
+ * test file by test/shared-file-setup.ts, not here: the files share one
+ * module graph per worker (isolate: false), so a hook at this module's top
+ * level would join only the first file that imports it, and every later
+ * file's directories would stay in /tmp (about 130 a run did).
+ */
+export async function removeTempDirs(): Promise<void> {
   while (created.length > 0) {
     const dir = created.pop();
     // A queue may still be writing a job's last log line when a test ends: rm retries.
     if (dir) await rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   }
-});
+}
 
 /** Runs git synchronously in `dir` with a fixed identity (test setup only). */
 export function git(dir: string, ...args: string[]): string {

@@ -1,7 +1,8 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: npmrc's own ${VAR} syntax
-import { mkdir, symlink, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inSystemDirs } from "../../src/sandbox/layout.js";
 import { networkPolicy } from "../../src/sandbox/network.js";
 import { safeCaPaths } from "../../src/sandbox/trust/ca-files.js";
@@ -23,11 +24,10 @@ let caDir: string;
 
 beforeAll(async () => {
   // Not makeTempDir: the CA outlives each test.
-  const { mkdtemp } = await import("node:fs/promises");
-  const { tmpdir } = await import("node:os");
   caDir = await mkdtemp(join(tmpdir(), "pw-trust-ca-"));
   ca = await makeThrowawayCa(caDir);
 }, 60_000);
+afterAll(() => rm(caDir, { recursive: true, force: true }));
 
 describe("npm's settings from the host's npmrc files", () => {
   it("keeps trust and network keys from global, pnpm's rc, user and environment, in npm's precedence", async () => {
