@@ -37,6 +37,11 @@ export interface Checkpointer {
   listener(event: AgentEvent): void;
   /** Commits every turn not yet committed, waits for the saves, and returns the chain. */
   finish(): Promise<CheckpointChain>;
+  /**
+   * For a session that failed: commits nothing more, waits for the
+   * checkpoint under way and its save, and removes the scratch index.
+   */
+  discard(): Promise<void>;
 }
 
 export interface CheckpointChain {
@@ -110,6 +115,10 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer {
     }
   };
 
+  const removeScratch = async () => {
+    if (scratch) await rm(await scratch, { recursive: true, force: true });
+  };
+
   const enqueue = (through: number) => {
     chain = chain.then(() => commitThrough(through)).catch(onError);
   };
@@ -123,8 +132,12 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer {
     async finish() {
       enqueue(Number.POSITIVE_INFINITY);
       await chain;
-      if (scratch) await rm(await scratch, { recursive: true, force: true });
+      await removeScratch();
       return { tip, commits: [...commits], saved, complete: !broken };
+    },
+    async discard() {
+      await chain;
+      await removeScratch();
     },
   };
 }

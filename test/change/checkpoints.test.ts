@@ -179,6 +179,20 @@ describe("createCheckpointer", () => {
     expect(saves).toEqual([]);
   });
 
+  it("discards for a failed session: waits for the checkpoint under way, commits no more, leaves no scratch index", async () => {
+    const { cp, saves, errors, turn } = checkpointer();
+    turn(1, TEXTS[1]);
+    edit(1, PARSE, "v1\n");
+    // Turn 1 is checkpointed as turn 2 starts; turn 2's edit is never committed.
+    turn(2, TEXTS[2]);
+    edit(2, "README.md", "# demo\nusage\n");
+    await cp.discard();
+    expect(errors).toEqual([]);
+    expect(saves).toHaveLength(1);
+    expect(show(saves[0]?.sha ?? "", "README.md")).toBe("# demo");
+    expect(readdirSync(process.env.TMPDIR ?? "")).toEqual([]);
+  });
+
   it("passes commit messages through redact", async () => {
     const secret = "s3cr3t-value-of-the-operator";
     const { cp, turn } = checkpointer({ redact: createRedactor([secret]) });

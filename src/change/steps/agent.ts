@@ -2,7 +2,7 @@ import { createCommandLog } from "../../agent/command-log.js";
 import type { AgentEvent } from "../../agent/events.js";
 import { FileHistory } from "../../agent/file-history.js";
 import { createRedactor } from "../../agent/redact.js";
-import { runAgentSession } from "../../agent/session.js";
+import { type AgentSessionResult, runAgentSession } from "../../agent/session.js";
 import { errorMessage } from "../../error-message.js";
 import { pushCheckpoint } from "../../git/commit/checkpoint-ref.js";
 import { runGit } from "../../git/git-client.js";
@@ -40,27 +40,35 @@ export const agent: ChangeStep = {
       ctx.events.agent(event);
     };
     const { resumed } = state.result;
-    const session = await runAgentSession({
-      // The same options the early first turn was sent with (early-turn.ts).
-      ...firstTurnOptions(ctx, agentTask(ctx, state)),
-      root: workspace.dir,
-      history,
-      sandbox: sandboxes.agent,
-      onEvent,
-      beforeTools: startTree,
-      earlyTurn: await state.earlyTurn,
-      ...(input.mcpServers && Object.keys(input.mcpServers).length > 0
-        ? {
-            mcp: await jobMcp({
-              servers: input.mcpServers,
-              env: gitEnv,
-              launcher: services.sandbox,
-              dir: workspace.dir,
-            }),
-          }
-        : {}),
-    });
-    const endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
+    let session: AgentSessionResult;
+    let endTree: string;
+    try {
+      session = await runAgentSession({
+        // The same options the early first turn was sent with (early-turn.ts).
+        ...firstTurnOptions(ctx, agentTask(ctx, state)),
+        root: workspace.dir,
+        history,
+        sandbox: sandboxes.agent,
+        onEvent,
+        beforeTools: startTree,
+        earlyTurn: await state.earlyTurn,
+        ...(input.mcpServers && Object.keys(input.mcpServers).length > 0
+          ? {
+              mcp: await jobMcp({
+                servers: input.mcpServers,
+                env: gitEnv,
+                launcher: services.sandbox,
+                dir: workspace.dir,
+              }),
+            }
+          : {}),
+      });
+      endTree = await captureWorkspaceTree(workspace.dir, gitEnv);
+    } catch (error) {
+      // What was checkpointed stays saved; the scratch index goes (the App runs on).
+      await checkpointer?.discard();
+      throw error;
+    }
     const chain = await checkpointer?.finish();
     const next: ChangeState = {
       ...state,
