@@ -4,7 +4,7 @@ import {
   type SecretDetector,
 } from "../../secrets/detector.js";
 import { type GitEnv, runGit, runGitBuffer } from "../git-client.js";
-import { parseDiffTree } from "../tree/diff-tree.js";
+import { type DiffTreeEntry, diffTreeEntry } from "../tree/diff-tree.js";
 
 export type { KnownSecret };
 
@@ -54,30 +54,43 @@ export async function findSecretsInNewCommits(options: {
 }): Promise<SecretFinding[]> {
   const git = { env: options.env };
   const detector = createSecretDetector(options.secrets);
-  const log = await runGit(
+  // Two processes whatever the number of commits (a checkpointed job pushes
+  // one per turn): the log with what each commit changed, then every blob
+  // it names. Root commits show what they add; merges show nothing, as
+  // `diff-tree <merge>` did: what they bring was scanned in its own commits.
+  const commits = parseCommitLog(
+    await runGit(
+      options.dir,
+      [
+        "log",
+        "-z",
+        "--format=%H%x01%B",
+        "--raw",
+        "-r",
+        "--root",
+        "--no-renames",
+        "--no-abbrev",
+        "--diff-merges=off",
+        options.tip ?? "HEAD",
+        "--not",
+        "--remotes",
+      ],
+      git,
+    ),
+  );
+  const blobs = await readBlobs(
     options.dir,
-    ["log", "-z", "--format=%H%x01%B", options.tip ?? "HEAD", "--not", "--remotes"],
+    commits.flatMap(({ changes }) =>
+      changes.flatMap((c) => [c.new?.sha ?? "", ...(c.old ? [c.old.sha] : [])]),
+    ),
     git,
   );
   const findings: SecretFinding[] = [];
-  for (const entry of log.split("\0").filter(Boolean)) {
-    const [commit = "", message = ""] = entry.split("\x01");
+  let next = 0;
+  for (const { commit, message, changes } of commits) {
     for (const what of kindsIn(detector, message)) {
       findings.push({ commit, where: "message", what });
     }
-    const changes = parseDiffTree(
-      await runGit(
-        options.dir,
-        ["diff-tree", "-r", "-z", "--no-renames", "--root", "--no-commit-id", commit],
-        git,
-      ),
-    ).filter((change) => change.new !== null);
-    const blobs = await readBlobs(
-      options.dir,
-      changes.flatMap((c) => [c.new?.sha ?? "", ...(c.old ? [c.old.sha] : [])]),
-      git,
-    );
-    let next = 0;
     for (const change of changes) {
       const added = blobs[next++] ?? Buffer.alloc(0);
       const before = change.old ? (blobs[next++] ?? Buffer.alloc(0)) : undefined;
@@ -90,6 +103,38 @@ export async function findSecretsInNewCommits(options: {
     }
   }
   return findings;
+}
+
+interface LoggedCommit {
+  commit: string;
+  message: string;
+  /** The paths it adds or changes (deletions bring nothing in). */
+  changes: DiffTreeEntry[];
+}
+
+/**
+ * Reads `git log -z --format=%H%x01%B --raw`: each commit is "sha\x01message"
+ * and a NUL, then its raw entries, ":modes shas status" and the path, each
+ * followed by a NUL (the first entry after a newline). A commit's token
+ * starts with its sha, an entry's with a colon; a path is whatever follows
+ * an entry, so a file named ":x" is read as a path.
+ */
+export function parseCommitLog(out: string): LoggedCommit[] {
+  const tokens = out.split("\0");
+  const commits: LoggedCommit[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i] ?? "";
+    const current = commits.at(-1);
+    if (current && /^\n?:/.test(token)) {
+      const entry = diffTreeEntry(token, tokens[++i] ?? "");
+      if (entry?.new) current.changes.push(entry);
+      continue;
+    }
+    const split = token.indexOf("\x01");
+    if (split < 0) continue;
+    commits.push({ commit: token.slice(0, split), message: token.slice(split + 1), changes: [] });
+  }
+  return commits;
 }
 
 function kindsIn(detector: SecretDetector, text: string): string[] {

@@ -25,18 +25,23 @@ export function parseDiffTree(raw: string): DiffTreeEntry[] {
   const parts = raw.split("\0");
   const entries: DiffTreeEntry[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    const meta = parts[i]?.trim().replace(/^:/, "").split(" ") ?? [];
-    const path = parts[i + 1] ?? "";
-    const [oldMode, newMode, oldSha, newSha] = [meta[0], meta[1], meta[2], meta[3]];
-    if (!oldMode || !newMode || !oldSha || !newSha || !path) continue;
-    if (oldMode === GITLINK || newMode === GITLINK) continue;
-    entries.push({
-      path,
-      old: NULL_SHA.test(oldSha) ? null : { mode: oldMode, sha: oldSha },
-      new: NULL_SHA.test(newSha) ? null : { mode: newMode, sha: newSha },
-    });
+    const entry = diffTreeEntry(parts[i] ?? "", parts[i + 1] ?? "");
+    if (entry) entries.push(entry);
   }
   return entries;
+}
+
+/** One ":mode mode sha sha status" line and its path; undefined for a gitlink or a malformed line. */
+export function diffTreeEntry(line: string, path: string): DiffTreeEntry | undefined {
+  const meta = line.trim().replace(/^:/, "").split(" ");
+  const [oldMode, newMode, oldSha, newSha] = [meta[0], meta[1], meta[2], meta[3]];
+  if (!oldMode || !newMode || !oldSha || !newSha || !path) return undefined;
+  if (oldMode === GITLINK || newMode === GITLINK) return undefined;
+  return {
+    path,
+    old: NULL_SHA.test(oldSha) ? null : { mode: oldMode, sha: oldSha },
+    new: NULL_SHA.test(newSha) ? null : { mode: newMode, sha: newSha },
+  };
 }
 
 /** What differs between two trees (or commits), by path. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSecretsInNewCommits } from "../../../src/git/push/secret-scan.js";
+import { findSecretsInNewCommits, parseCommitLog } from "../../../src/git/push/secret-scan.js";
 import { git, makeRepo } from "../../helpers/temp-dir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };
@@ -53,5 +53,63 @@ describe("findSecretsInNewCommits", () => {
     const dir = await repo();
     commit(dir, { "a.txt": "nothing to see\n" }, "clean");
     expect(await findSecretsInNewCommits({ dir, env, secrets })).toEqual([]);
+  });
+});
+
+describe("the log it reads, one process for all the new commits", () => {
+  it("reads each commit's files whatever their names, past empty commits, root commits included", async () => {
+    // No remote-tracking refs: every commit is new, the root commit too.
+    const dir = await makeRepo({ "root.txt": `${KEY}\n` });
+    git(dir, "commit", "-q", "--allow-empty", "-m", "empty");
+    commit(dir, { ":colon.txt": `${KEY}\n`, "line\nbreak.txt": `${KEY}\n` }, "odd names");
+    git(dir, "commit", "-q", "--allow-empty", "-m", "empty again");
+    commit(dir, { "last.txt": `${KEY}\n` }, "last");
+    const findings = await findSecretsInNewCommits({ dir, env, secrets });
+    const subjects = (sha: string) => git(dir, "log", "-1", "--format=%s", sha).trim();
+    expect(findings.map((f) => `${subjects(f.commit)}: ${f.path}`).sort()).toEqual(
+      [
+        "initial: root.txt",
+        "odd names: :colon.txt",
+        "odd names: line\nbreak.txt",
+        "last: last.txt",
+      ].sort(),
+    );
+  });
+
+  it("scans a merge's parents' commits, not the merge itself", async () => {
+    const dir = await repo();
+    git(dir, "checkout", "-q", "-b", "side");
+    commit(dir, { "side.txt": `${KEY}\n` }, "side");
+    git(dir, "checkout", "-q", "main");
+    commit(dir, { "main.txt": "clean\n" }, "main");
+    git(dir, "merge", "-q", "--no-edit", "side");
+    const findings = await findSecretsInNewCommits({ dir, env, secrets });
+    expect(findings.map((f) => `${f.where} ${f.path}`)).toEqual(["file side.txt"]);
+  });
+});
+
+describe("parseCommitLog", () => {
+  it("tells commits from raw entries, and a path named like an entry is a path", () => {
+    const a = "a".repeat(40);
+    const b = "b".repeat(40);
+    const blob = "1".repeat(40);
+    const zero = "0".repeat(40);
+    const out = [
+      `${a}\x01first\n`,
+      `\n:000000 100644 ${zero} ${blob} A`,
+      ":000000 100644 x y A",
+      `:100644 000000 ${blob} ${zero} D`,
+      "gone.txt",
+      `${b}\x01second\n`,
+      "",
+    ].join("\0");
+    expect(parseCommitLog(out)).toEqual([
+      {
+        commit: a,
+        message: "first\n",
+        changes: [{ path: ":000000 100644 x y A", old: null, new: { mode: "100644", sha: blob } }],
+      },
+      { commit: b, message: "second\n", changes: [] },
+    ]);
   });
 });
