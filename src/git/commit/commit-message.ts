@@ -222,3 +222,25 @@ function fileList(files: string[]): string {
   if (files.length > FILES_LISTED) shown.push(`- … and ${files.length - FILES_LISTED} more`);
   return ["Files:", ...shown].join("\n");
 }
+
+/**
+ * What `git stripspace` (and `git commit --cleanup=whitespace`) makes of a
+ * message, without its process: each line loses its trailing whitespace
+ * (git's: space, tab, CR, LF), blank lines at the start and end go, a run
+ * of them inside becomes one, and every line ends with a newline.
+ */
+export function stripSpace(text: string): string {
+  let out = "";
+  let blanks = 0;
+  for (const line of text.split("\n")) {
+    const kept = line.replace(/[ \t\r]+$/, "");
+    if (kept === "") {
+      blanks++;
+      continue;
+    }
+    if (blanks > 0 && out !== "") out += "\n";
+    blanks = 0;
+    out += `${kept}\n`;
+  }
+  return out;
+}

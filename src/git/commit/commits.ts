@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { GitCommandError, type GitEnv, type GitRunner, gitRunner } from "../git-client.js";
-import { buildCommitMessage, type CoAuthor } from "./commit-message.js";
+import { buildCommitMessage, type CoAuthor, stripSpace } from "./commit-message.js";
 
 /** One file's change within a turn: contents before and after (null = absent). */
 export interface TurnFile {
@@ -141,7 +141,7 @@ export async function createCommits(
     if (parent !== undefined && detached) {
       const tree = (await git(["write-tree"])).trim();
       // The cleanup `git commit --cleanup=whitespace` does, so the message is the same.
-      const text = await git(["stripspace"], message.message);
+      const text = stripSpace(message.message);
       sha = (await git(["commit-tree", tree, "-p", parent, "-F", "-"], text)).trim();
       parent = sha;
     } else {

@@ -1,6 +1,11 @@
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { commitScope, commitType } from "../../../src/git/commit/commit-kind.js";
-import { buildCommitMessage, SUBJECT_MAX } from "../../../src/git/commit/commit-message.js";
+import {
+  buildCommitMessage,
+  SUBJECT_MAX,
+  stripSpace,
+} from "../../../src/git/commit/commit-message.js";
 import { wrapText } from "../../../src/git/commit/text-wrap.js";
 
 const coAuthor = { name: "Octo Cat", login: "octocat", id: 583231 };
@@ -188,5 +193,54 @@ describe("wrapText", () => {
     for (const line of lines.filter((l) => l !== long)) expect(line.length).toBeLessThanOrEqual(40);
     expect(lines).toContain("- word word word word word word word");
     expect(lines).toContain("  word word word word word word word");
+  });
+});
+
+describe("stripSpace", () => {
+  /** A seeded stream of characters git's cleanup treats differently. */
+  function* texts(count: number): Generator<string> {
+    const pieces = [
+      "a",
+      "é",
+      "🙂",
+      " ",
+      "\t",
+      "\r",
+      "\n",
+      "\n\n",
+      "\v",
+      "\f",
+      "#",
+      "\u00a0",
+      "x y",
+    ];
+    let seed = 7;
+    for (let n = 0; n < count; n++) {
+      let text = "";
+      const length = n % 17;
+      for (let i = 0; i < length; i++) {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        text += pieces[seed % pieces.length];
+      }
+      yield text;
+    }
+  }
+
+  it("makes of every message what git stripspace makes of it", () => {
+    const cases = [
+      "",
+      "\n\n\n",
+      "subject",
+      "subject  \t\n\n\n\nbody\r\n\n",
+      "\n  \nsubject\n \n \nbody  \n\t\n",
+      "# Heading\n\n- item \n",
+      "no final newline   ",
+      "\r\nCRLF\r\nlines\r\n",
+      ...texts(48),
+    ];
+    for (const text of cases) {
+      const git = execFileSync("git", ["stripspace"], { input: text, encoding: "utf8" });
+      expect({ text, out: stripSpace(text) }).toEqual({ text, out: git });
+    }
   });
 });
