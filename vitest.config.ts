@@ -29,6 +29,10 @@ export default defineConfig({
     // alone 218 s and 132 s of CPU, shared 90 s and 97 s; the suite with the
     // other 18 still apart 406 s and 516 s of CPU, with none 399 s and 495 s.
     isolate: false,
-    setupFiles: ["test/shared-file-setup.ts"],
+    setupFiles: [
+      "test/shared-file-setup.ts",
+      // Per-file CPU profiles for `BENCH_SUITE_PROFILE=1 npm run bench -- suite` (bench/suite.ts).
+      ...(process.env.PW_SUITE_PROFILE ? ["bench/suite-profile-setup.ts"] : []),
+    ],
   },
 });

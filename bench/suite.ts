@@ -1,5 +1,8 @@
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { summarizeProfiles } from "./suite-profile.js";
 
 /**
  * Where the test suite's time goes: `npx vitest run` (or the files in
@@ -18,6 +21,11 @@ import { readdirSync, readFileSync } from "node:fs";
  *
  * Run it on an otherwise idle machine: the busy time is the machine's.
  * Not part of `npm run bench` (it takes minutes): `npm run bench -- suite`.
+ *
+ * With BENCH_SUITE_PROFILE=1 it also profiles the test workers' main
+ * threads, file by file (bench/suite-profile-setup.ts), and says where
+ * their time went (bench/suite-profile.ts). The profiler slows them a
+ * little: compare wall times from runs without it.
  */
 
 const GOAL_S = 180;
@@ -124,7 +132,13 @@ export async function bench(): Promise<void> {
   for (const entry of seen.values()) entry.before = entry.self;
   const busyBefore = busyTicks();
   const start = performance.now();
-  const child = spawn("npx", ["vitest", "run", ...files], { stdio: ["ignore", "ignore", "pipe"] });
+  const profiles = process.env.BENCH_SUITE_PROFILE
+    ? mkdtempSync(join(tmpdir(), "pw-suite-profile-"))
+    : undefined;
+  const child = spawn("npx", ["vitest", "run", ...files], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...(profiles ? { PW_SUITE_PROFILE: profiles } : {}) },
+  });
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
@@ -199,5 +213,9 @@ export async function bench(): Promise<void> {
   console.log("  the largest of the kinds above that no rule names:");
   for (const [command, ticks] of [...unnamed].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
     console.log(`  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${command}`);
+  }
+  if (profiles) {
+    for (const line of summarizeProfiles(profiles, process.cwd())) console.log(line);
+    rmSync(profiles, { recursive: true, force: true });
   }
 }
