@@ -33,9 +33,10 @@ export async function captureWorkspaceTree(dir: string, env: GitEnv): Promise<st
       config: EXACT_INDEX_CONFIG,
       extraEnv: { GIT_INDEX_FILE: join(scratch, "index") },
     });
-    // read-tree leaves every entry without stat data, so `add` hashes each file.
-    const head = await git(["rev-parse", "--verify", "--quiet", "HEAD^{tree}"]).catch(() => "");
-    if (head.trim()) await git(["read-tree", head.trim()]);
+    // read-tree leaves every entry without stat data, so `add` hashes each
+    // file. With no commit yet it fails and writes nothing: the tree is then
+    // the files alone (one process, not a rev-parse before it).
+    await git(["read-tree", "HEAD"]).catch(() => {});
     await git(["add", "-A", "--", "."]);
     return (await git(["write-tree"])).trim();
   } finally {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureWorkspaceTree } from "../../../src/git/tree/exact-tree.js";
 import { commitDrift, findCommitDrift } from "../../../src/git/tree/tree-guard.js";
-import { git, makeRepo } from "../../helpers/temp-dir.js";
+import { git, makeRepo, makeTempDir } from "../../helpers/temp-dir.js";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp" };
 const identity = { name: "patchwright", email: "bot@example.com" };
@@ -127,5 +127,27 @@ describe("captureWorkspaceTree", () => {
     expect(git(ws.dir, "show", `${after}:a.txt`)).toBe("ONE\n");
     // The real index is untouched.
     expect(git(ws.dir, "diff", "--cached", "--name-only")).toBe("");
+  });
+
+  it("keeps what HEAD tracks even where an ignore rule matches it, and leaves the rest ignored", async () => {
+    const ws = await workspace({ "build/keep.txt": "tracked\n", "a.txt": "one\n" });
+    await writeFile(join(ws.dir, ".gitignore"), "build/\n");
+    await writeFile(join(ws.dir, "build/new.txt"), "ignored\n");
+    const tree = await ws.tree();
+    const paths = git(ws.dir, "ls-tree", "-r", "--name-only", tree).trim().split("\n");
+    expect(paths).toEqual([".gitignore", "a.txt", "build/keep.txt"]);
+  });
+
+  it("is the files alone in a repository with no commit yet", async () => {
+    const dir = await makeTempDir();
+    git(dir, "init", "-q", "-b", "main");
+    await writeFile(join(dir, ".gitignore"), "*.log\n");
+    await writeFile(join(dir, "a.txt"), "one\n");
+    await writeFile(join(dir, "debug.log"), "noise\n");
+    const tree = await captureWorkspaceTree(dir, env);
+    expect(git(dir, "ls-tree", "-r", "--name-only", tree).trim().split("\n")).toEqual([
+      ".gitignore",
+      "a.txt",
+    ]);
   });
 });
