@@ -97,7 +97,11 @@ export async function createCommits(
   if (detached) await git(["read-tree", detached.parent]);
   else await git(["reset", "--quiet"]);
   const ignored = await ignoredPaths(git, paths);
-  const modes = await indexModes(git, paths);
+  // The index's entries for these paths, kept in step with every update
+  // below: before each commit the index is its parent's tree, so the paths
+  // a group staged are those whose entry it changed (what `git diff
+  // --cached --name-only` would list, without its process).
+  const index = await indexEntries(git, paths);
   let parent = detached?.parent;
   const commits: CreatedCommit[] = [];
   for (const group of groups) {
@@ -105,30 +109,28 @@ export async function createCommits(
     if (files.length === 0) continue;
     const update = ["update-index", "--verbose", "--add"];
     const removals: string[] = [];
+    const before = new Map<string, IndexEntry | undefined>();
     for (const file of files) {
+      if (!before.has(file.path)) before.set(file.path, index.get(file.path));
       if (file.after === null) {
         removals.push(file.path);
-        modes.delete(file.path);
+        index.delete(file.path);
         continue;
       }
-      const mode = modes.get(file.path) ?? (await worktreeMode(options.dir, file.path));
+      const mode = index.get(file.path)?.mode ?? (await worktreeMode(options.dir, file.path));
       const sha = (
         await git(["hash-object", "-w", `--path=${file.path}`, "--stdin"], file.after)
       ).trim();
-      modes.set(file.path, mode);
+      index.set(file.path, { mode, sha });
       update.push("--cacheinfo", `${mode},${sha},${file.path}`);
     }
     if (removals.length > 0) update.push("--force-remove", "--", ...removals);
     await git(update);
-    const staged = (
-      await git(
-        parent === undefined
-          ? ["diff", "--cached", "--name-only", "-z", "--no-renames"]
-          : ["diff-index", "--cached", "--name-only", "-z", "--no-renames", parent, "--"],
-      )
-    )
-      .split("\0")
-      .filter(Boolean);
+    const staged = [...before]
+      .filter(([path, was]) => !sameEntry(was, index.get(path)))
+      .map(([path]) => path)
+      // In the index's order, as git lists them: by the paths' bytes.
+      .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     if (staged.length === 0) continue;
     const message = buildCommitMessage({
       text: group.text,
@@ -208,14 +210,26 @@ async function ignoredPaths(git: GitRunner, paths: string[]): Promise<Set<string
   }
 }
 
-async function indexModes(git: GitRunner, paths: string[]): Promise<Map<string, string>> {
+interface IndexEntry {
+  mode: string;
+  sha: string;
+}
+
+/** `ls-files --stage` for these paths: "mode sha stage\tpath" each. */
+async function indexEntries(git: GitRunner, paths: string[]): Promise<Map<string, IndexEntry>> {
   const out = await git(["ls-files", "--stage", "-z", "--", ...paths.map(literal)]);
-  const modes = new Map<string, string>();
+  const entries = new Map<string, IndexEntry>();
   for (const entry of out.split("\0")) {
     const tab = entry.indexOf("\t");
-    if (tab > 0) modes.set(entry.slice(tab + 1), entry.split(" ")[0] ?? "100644");
+    if (tab <= 0) continue;
+    const [mode = "100644", sha = ""] = entry.slice(0, tab).split(" ");
+    entries.set(entry.slice(tab + 1), { mode, sha });
   }
-  return modes;
+  return entries;
+}
+
+function sameEntry(a: IndexEntry | undefined, b: IndexEntry | undefined): boolean {
+  return a?.mode === b?.mode && a?.sha === b?.sha;
 }
 
 async function worktreeMode(dir: string, path: string): Promise<string> {

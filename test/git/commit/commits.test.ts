@@ -212,6 +212,48 @@ describe("createCommits", () => {
     ).rejects.toThrow(/relative to the workspace root/);
   });
 
+  it("lists a commit's files as git does: only what changed, in the paths' byte order", async () => {
+    setup();
+    // UTF-16 puts the emoji (a surrogate pair) before U+FF21; UTF-8, as git sorts, after it.
+    const names = ["😀.txt", "\uff21.txt", "z.txt", "B.txt"];
+    const turns: CommitTurn[] = [
+      {
+        turn: 1,
+        text: "Add the files, rewrite the README as it was, drop a file never tracked.",
+        files: [
+          ...names.map((name) => change(name, `${name}\n`)),
+          change("README.md", "# demo\n"),
+          { path: "never-tracked.txt", before: Buffer.from("x"), after: null },
+        ],
+      },
+      {
+        turn: 2,
+        text: "Remove the parser and set z back.",
+        files: [change(PARSE, null), change("z.txt", "z.txt\n")],
+      },
+    ];
+    for (const detached of [false, true]) {
+      const head = git(work, ["rev-parse", "HEAD"], env);
+      const { commits } = await createCommits({
+        dir: work,
+        turns,
+        identity,
+        env,
+        ...(detached ? { detached: { parent: head, indexFile: join(tmp.path, "scratch") } } : {}),
+      });
+      const byGit = (sha: string) =>
+        git(work, ["diff-tree", "-r", "--name-only", "--no-commit-id", "-z", sha], env)
+          .split("\0")
+          .filter(Boolean);
+      expect(commits.map((c) => c.files)).toEqual([
+        ["B.txt", "z.txt", "\uff21.txt", "😀.txt"],
+        [PARSE],
+      ]);
+      expect(commits.map((c) => byGit(c.sha))).toEqual(commits.map((c) => c.files));
+      if (!detached) git(work, ["reset", "--quiet", "--hard", head], env);
+    }
+  });
+
   it("never runs a hook, whether the repository's config or a planted hooks folder names it", async () => {
     const marker = join(work, "..", "hook-ran");
     const hook = `#!/bin/sh\necho "$GIT_AUTHOR_NAME" > '${marker}'\n`;
