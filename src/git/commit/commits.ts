@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { GitCommandError, type GitEnv, type GitRunner, gitRunner } from "../git-client.js";
+import type { TreeBlob } from "../tree/diff-tree.js";
 import { buildCommitMessage, type CoAuthor, stripSpace } from "./commit-message.js";
 
 /** One file's change within a turn: contents before and after (null = absent). */
@@ -109,7 +110,7 @@ export async function createCommits(
     if (files.length === 0) continue;
     const update = ["update-index", "--verbose", "--add"];
     const removals: string[] = [];
-    const before = new Map<string, IndexEntry | undefined>();
+    const before = new Map<string, TreeBlob | undefined>();
     for (const file of files) {
       if (!before.has(file.path)) before.set(file.path, index.get(file.path));
       if (file.after === null) {
@@ -210,15 +211,10 @@ async function ignoredPaths(git: GitRunner, paths: string[]): Promise<Set<string
   }
 }
 
-interface IndexEntry {
-  mode: string;
-  sha: string;
-}
-
 /** `ls-files --stage` for these paths: "mode sha stage\tpath" each. */
-async function indexEntries(git: GitRunner, paths: string[]): Promise<Map<string, IndexEntry>> {
+async function indexEntries(git: GitRunner, paths: string[]): Promise<Map<string, TreeBlob>> {
   const out = await git(["ls-files", "--stage", "-z", "--", ...paths.map(literal)]);
-  const entries = new Map<string, IndexEntry>();
+  const entries = new Map<string, TreeBlob>();
   for (const entry of out.split("\0")) {
     const tab = entry.indexOf("\t");
     if (tab <= 0) continue;
@@ -228,7 +224,7 @@ async function indexEntries(git: GitRunner, paths: string[]): Promise<Map<string
   return entries;
 }
 
-function sameEntry(a: IndexEntry | undefined, b: IndexEntry | undefined): boolean {
+function sameEntry(a: TreeBlob | undefined, b: TreeBlob | undefined): boolean {
   return a?.mode === b?.mode && a?.sha === b?.sha;
 }
 
