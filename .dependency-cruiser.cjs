@@ -4,6 +4,7 @@
  * room imports only the rooms below it. The order, lowest first:
  *
  *   edit-distance.ts, error-message.ts   root utilities
+ *   zod.ts                               zod/mini with English messages, src/'s one import of zod
  *   load-yaml.ts                         the YAML library, imported when first needed
  *   spawner.ts                           short-lived programs, started by a helper process
  *   secrets                              what a secret looks like
@@ -26,12 +27,13 @@
  */
 
 /** Room → the rooms it may import (its own is always allowed). */
-const ROOT = ["edit-distance", "error-message", "load-yaml", "spawner"];
+const ROOT = ["edit-distance", "error-message", "load-yaml", "spawner", "zod"];
 const rooms = {
   "edit-distance": [],
   "error-message": [],
   "load-yaml": [],
   spawner: [],
+  zod: [],
   secrets: [...ROOT],
   requests: [...ROOT, "secrets"],
   git: [...ROOT, "secrets"],
@@ -80,10 +82,19 @@ module.exports = {
       from: { path: "^src/", pathNot: inRooms(Object.keys(rooms)) },
       to: {},
     },
+    {
+      name: "zod-through-src-zod",
+      comment:
+        "import { z } from src/zod.ts: zod/mini with zod's English messages set before any schema is built",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/zod\\.ts$" },
+      to: { path: "^node_modules/zod/" },
+    },
     ...roomRules,
   ],
   options: {
-    includeOnly: "^src/",
+    // src/, and zod only so that zod-through-src-zod can see who imports it.
+    includeOnly: "^(src/|node_modules/zod/)",
     // Type-only imports count: a type in the wrong room is a boundary crossed too.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import {
   buildRequest,
   envelopeSchema,
@@ -16,6 +15,7 @@ import type { JobRequest, Person } from "../requests/request.js";
 import { parseTrigger } from "../requests/triggers.js";
 import { parseCiFailure } from "../requests/upkeep-triggers.js";
 import type { RepositoryJobRequest } from "../thread/run-repository-job.js";
+import * as z from "../zod.js";
 import { ActionFailure } from "./failure.js";
 
 /**
@@ -65,14 +65,14 @@ export interface EventInput {
   mode?: string | undefined;
 }
 
-const pullRequestPayload = envelopeSchema.extend({
+const pullRequestPayload = z.extend(envelopeSchema, {
   action: z.string(),
   pull_request: pullRequestSchema,
 });
 
 const repositoryPayload = z.object({
   repository: repositorySchema,
-  sender: userSchema.optional(),
+  sender: z.optional(userSchema),
 });
 
 /**

@@ -1,9 +1,9 @@
-import { z } from "zod";
 import { PRESET_NAMES } from "../agent/policy/presets.js";
 import { ruleProblem } from "../agent/policy/rules.js";
 import { applyCeilings, type OperatorCeilings } from "../config/ceilings.js";
 import type { RepoConfig } from "../config/schema.js";
 import { ACTION_DEFAULTS, ceilingEnvFields, ceilingsOf } from "../service/ceilings.js";
+import * as z from "../zod.js";
 
 /**
  * The Action's inputs (action.yml), parsed with zod. Every input is a string
@@ -42,64 +42,83 @@ export const SECRET_INPUTS: readonly InputName[] = [
 ];
 
 /** "" means "not given": the config file (or its default) decides. */
-function given<T extends z.ZodType<unknown, string>>(schema: T) {
-  return z
-    .string()
-    .transform((value) => (value.trim() === "" ? undefined : value.trim()))
-    .pipe(schema.optional());
+function given<T extends z.ZodMiniType<unknown, string>>(schema: T) {
+  return z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((value) => (value.trim() === "" ? undefined : value.trim())),
+    ),
+    z.optional(schema),
+  );
 }
 
 const oneLine = (what: string, max: number) =>
-  z
-    .string()
-    .max(max, { error: `expected ${what} of at most ${max} characters` })
-    .refine((text) => !/[\r\n]/.test(text), { error: `expected ${what} on a single line` });
+  z.string().check(
+    z.maxLength(max, { error: `expected ${what} of at most ${max} characters` }),
+    z.refine((text) => !/[\r\n]/.test(text), { error: `expected ${what} on a single line` }),
+  );
 
-const wholeNumber = z
-  .string()
-  .regex(/^\d+$/, { error: "expected a whole number above 0, such as 30" })
-  .transform(Number)
-  .pipe(z.number().int().positive({ error: "expected a whole number above 0, such as 30" }));
+const wholeNumber = z.pipe(
+  z.pipe(
+    z.string().check(z.regex(/^\d+$/, { error: "expected a whole number above 0, such as 30" })),
+    z.transform(Number),
+  ),
+  z.number().check(z.int(), z.positive({ error: "expected a whole number above 0, such as 30" })),
+);
 
-const dollars = z
-  .string()
-  .regex(/^\d+(\.\d+)?$/, { error: "expected a number of US dollars above 0, such as 2.5" })
-  .transform(Number)
-  .pipe(z.number().positive({ error: "expected a number of US dollars above 0, such as 2.5" }));
+const dollars = z.pipe(
+  z.pipe(
+    z.string().check(
+      z.regex(/^\d+(\.\d+)?$/, {
+        error: "expected a number of US dollars above 0, such as 2.5",
+      }),
+    ),
+    z.transform(Number),
+  ),
+  z.number().check(z.positive({ error: "expected a number of US dollars above 0, such as 2.5" })),
+);
 
 /** One command pattern per line (`*` matches anything); blank lines and `#` comments are skipped. */
 const commandList = z
-  .string()
-  .transform((text) =>
-    text
-      .split(/\r?\n/)
-      .map((line) => line.trim())
-      .filter((line) => line !== "" && !line.startsWith("#")),
+  .pipe(
+    z.string(),
+    z.transform((text) =>
+      text
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== "" && !line.startsWith("#")),
+    ),
   )
-  .superRefine((commands, ctx) => {
-    for (const command of commands) {
-      const problem = ruleProblem(`run_shell: ${command}`);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    }
-  });
+  .check(
+    z.superRefine((commands, ctx) => {
+      for (const command of commands) {
+        const problem = ruleProblem(`run_shell: ${command}`);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }
+    }),
+  );
 
-const repoPath = z
-  .string()
-  .refine((path) => !path.startsWith("/") && !path.split("/").includes(".."), {
+const repoPath = z.string().check(
+  z.refine((path) => !path.startsWith("/") && !path.split("/").includes(".."), {
     error: "expected a path inside the repository, such as .github/patchwright.yml",
-  });
+  }),
+);
 
 const inputsSchema = z
   .object({
     anthropic_api_key: given(z.string()),
     github_token: given(z.string()),
     app_id: given(
-      z.string().regex(/^\d+$/, { error: "expected the App's numeric id, such as 123456" }),
+      z
+        .string()
+        .check(z.regex(/^\d+$/, { error: "expected the App's numeric id, such as 123456" })),
     ),
     private_key: given(
-      z.string().includes("PRIVATE KEY", {
-        error: "expected the App's private key in PEM form (-----BEGIN RSA PRIVATE KEY----- ...)",
-      }),
+      z.string().check(
+        z.includes("PRIVATE KEY", {
+          error: "expected the App's private key in PEM form (-----BEGIN RSA PRIVATE KEY----- ...)",
+        }),
+      ),
     ),
     trigger_phrase: given(oneLine("a trigger phrase such as @agent", 50)),
     prompt: given(z.string()),
@@ -110,31 +129,41 @@ const inputsSchema = z
     allowed_commands: commandList,
     verify_command: given(z.string()),
     config_path: given(repoPath),
-    mode: z
-      .string()
-      .transform((value) => value.trim() || "auto")
-      .pipe(z.enum(["auto", "deps", "review"], { error: "expected auto, deps or review" })),
-    unsandboxed: z
-      .string()
-      .transform((value) => value.trim().toLowerCase() || "false")
-      .pipe(z.enum(["true", "false"], { error: "expected true or false" }))
-      .transform((value) => value === "true"),
+    mode: z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((value) => value.trim() || "auto"),
+      ),
+      z.enum(["auto", "deps", "review"], { error: "expected auto, deps or review" }),
+    ),
+    unsandboxed: z.pipe(
+      z.pipe(
+        z.pipe(
+          z.string(),
+          z.transform((value) => value.trim().toLowerCase() || "false"),
+        ),
+        z.enum(["true", "false"], { error: "expected true or false" }),
+      ),
+      z.transform((value) => value === "true"),
+    ),
   })
-  .superRefine((inputs, ctx) => {
-    // Half of the App's credentials is a mistake, not a reason to fall back to github_token.
-    if (inputs.app_id && !inputs.private_key)
-      ctx.addIssue({
-        code: "custom",
-        path: ["private_key"],
-        message: "required when app_id is given",
-      });
-    if (inputs.private_key && !inputs.app_id)
-      ctx.addIssue({
-        code: "custom",
-        path: ["app_id"],
-        message: "required when private_key is given",
-      });
-  });
+  .check(
+    z.superRefine((inputs, ctx) => {
+      // Half of the App's credentials is a mistake, not a reason to fall back to github_token.
+      if (inputs.app_id && !inputs.private_key)
+        ctx.addIssue({
+          code: "custom",
+          path: ["private_key"],
+          message: "required when app_id is given",
+        });
+      if (inputs.private_key && !inputs.app_id)
+        ctx.addIssue({
+          code: "custom",
+          path: ["app_id"],
+          message: "required when private_key is given",
+        });
+    }),
+  );
 
 export interface ActionInputs {
   anthropicApiKey?: string | undefined;

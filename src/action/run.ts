@@ -14,11 +14,6 @@ useSpawnHelper(false);
 const { startEarlyFetch } = await import("./early-fetch.js");
 const earlyFetch = startEarlyFetch(process.env);
 await Promise.race([earlyFetch?.underway, new Promise((wait) => setTimeout(wait, 250).unref())]);
-// Before any schema is made (zod reads the setting as each one is built):
-// zod turns an object schema's first parse into generated code, which pays
-// only when a process parses it many times; a run parses most of its
-// schemas once or twice (measured on the 2-core VM, interleaved runs: about
-// 10 ms sooner to the first model request without it).
-const { config: zodConfig } = await import("zod");
-zodConfig({ jitless: true });
+// zod without generated parsers, before any schema is made (zod-jitless.ts).
+await import("./zod-jitless.js");
 await import("./main.js").then(({ main }) => main({ earlyFetch }));

@@ -1,9 +1,10 @@
 import { parseArgs } from "node:util";
-import { z } from "zod";
 import { modelSpecProblem } from "../agent/model/model-spec.js";
 import { ruleProblem } from "../agent/policy/rules.js";
 import { parseDuration } from "../config/duration.js";
 import { networkPolicy, networkSettingSchema } from "../sandbox/network.js";
+import * as z from "../zod.js";
+import { failTransform } from "../zod.js";
 import { parseFlags } from "./parse-flags.js";
 import { UsageError } from "./usage-error.js";
 
@@ -66,64 +67,69 @@ bubblewrap they run unsandboxed, with a warning.`;
 const positiveInt = (flag: string) =>
   z.coerce
     .number({ error: `${flag} must be a number` })
-    .int(`${flag} must be a whole number`)
-    .positive(`${flag} must be above 0`);
+    .check(z.int(`${flag} must be a whole number`), z.positive(`${flag} must be above 0`));
+
+/** A string flag that, when given, is not empty. */
+const nonEmpty = () => z.string().check(z.minLength(1));
 
 const runArgsSchema = z.object({
   task: z
     .string()
-    .trim()
-    .min(1, 'give the task in quotes, e.g. patchwright run "fix the failing test"'),
-  cwd: z.string().min(1),
+    .check(
+      z.trim(),
+      z.minLength(1, 'give the task in quotes, e.g. patchwright run "fix the failing test"'),
+    ),
+  cwd: nonEmpty(),
   /** Absent: the config's model (see run-command). */
-  model: z
-    .string()
-    .min(1)
-    .superRefine((model, ctx) => {
-      const problem = modelSpecProblem(model);
-      if (problem) ctx.addIssue({ code: "custom", message: `--model ${problem}` });
-    })
-    .optional(),
+  model: z.optional(
+    z.string().check(
+      z.minLength(1),
+      z.superRefine((model, ctx) => {
+        const problem = modelSpecProblem(model);
+        if (problem) ctx.addIssue({ code: "custom", message: `--model ${problem}` });
+      }),
+    ),
+  ),
   maxTurns: positiveInt("--max-turns"),
   maxCostUsd: z.coerce
     .number({ error: "--max-cost must be a number" })
-    .positive("--max-cost must be above 0"),
+    .check(z.positive("--max-cost must be above 0")),
   maxMinutes: z.coerce
     .number({ error: "--max-minutes must be a number" })
-    .positive("--max-minutes must be above 0"),
+    .check(z.positive("--max-minutes must be above 0")),
   /** Absent: the config's preset. */
-  policy: z
-    .enum(["read-only", "default", "trusted"], {
+  policy: z.optional(
+    z.enum(["read-only", "default", "trusted"], {
       error: "--policy must be read-only, default or trusted",
-    })
-    .optional(),
-  mcpConfig: z.string().min(1).optional(),
+    }),
+  ),
+  mcpConfig: z.optional(nonEmpty()),
   allow: z.array(ruleFlag("--allow")),
   deny: z.array(ruleFlag("--deny")),
-  transcript: z.string().optional(),
+  transcript: z.optional(z.string()),
   json: z.boolean(),
   verbose: z.boolean(),
-  repo: z.string().min(1).optional(),
-  base: z.string().min(1).optional(),
-  branch: z.string().min(1).optional(),
-  verify: z.string().min(1).optional(),
-  verifyTimeoutSeconds: z
-    .string()
-    .transform((text, ctx) => {
-      const seconds = parseDuration(text);
-      if (seconds !== null) return seconds;
-      ctx.addIssue({
-        code: "custom",
-        message:
+  repo: z.optional(nonEmpty()),
+  base: z.optional(nonEmpty()),
+  branch: z.optional(nonEmpty()),
+  verify: z.optional(nonEmpty()),
+  verifyTimeoutSeconds: z.optional(
+    z.pipe(
+      z.string(),
+      z.transform((text: string, ctx) => {
+        const seconds = parseDuration(text);
+        if (seconds !== null) return seconds;
+        return failTransform(
+          ctx,
           "--verify-timeout must be a duration such as 90s, 15m or 1h (a bare number is minutes)",
-      });
-      return z.NEVER;
-    })
-    .optional(),
-  setup: z.array(z.string().min(1)),
+        );
+      }),
+    ),
+  ),
+  setup: z.array(nonEmpty()),
   squash: z.boolean(),
   push: z.boolean(),
-  cacheDir: z.string().min(1).optional(),
+  cacheDir: z.optional(nonEmpty()),
   network: networkFlag("--network"),
   setupNetwork: networkFlag("--setup-network"),
 });
@@ -133,24 +139,28 @@ const runArgsSchema = z.object({
  * runs (exit 2), not a failure once the agent starts.
  */
 function ruleFlag(flag: string) {
-  return z.string().superRefine((rule, ctx) => {
-    const problem = ruleProblem(rule);
-    if (problem) ctx.addIssue({ code: "custom", message: `${flag} ${problem}` });
-  });
+  return z.string().check(
+    z.superRefine((rule, ctx) => {
+      const problem = ruleProblem(rule);
+      if (problem) ctx.addIssue({ code: "custom", message: `${flag} ${problem}` });
+    }),
+  );
 }
 
 /** off, on, public, or a comma-separated host list, as `network:` takes in the config. */
 function networkFlag(flag: string) {
-  return z.string().transform((text, ctx) => {
-    const setting = text === "on" || text === "off" || text === "public" ? text : text.split(",");
-    const parsed = networkSettingSchema.safeParse(setting);
-    if (parsed.success) return networkPolicy(parsed.data);
-    ctx.addIssue({
-      code: "custom",
-      message: `${flag} must be off, on, public, or a comma-separated list of hosts (e.g. registry.npmjs.org,*.github.com; * for any public host)`,
-    });
-    return z.NEVER;
-  });
+  return z.pipe(
+    z.string(),
+    z.transform((text: string, ctx) => {
+      const setting = text === "on" || text === "off" || text === "public" ? text : text.split(",");
+      const parsed = networkSettingSchema.safeParse(setting);
+      if (parsed.success) return networkPolicy(parsed.data);
+      return failTransform(
+        ctx,
+        `${flag} must be off, on, public, or a comma-separated list of hosts (e.g. registry.npmjs.org,*.github.com; * for any public host)`,
+      );
+    }),
+  );
 }
 
 export type RunArgs = z.infer<typeof runArgsSchema>;

@@ -1,5 +1,5 @@
-import type { z } from "zod";
 import { editDistance } from "../edit-distance.js";
+import type * as z from "../zod.js";
 import { DEFAULT_CONFIG_PATH, knownKeys } from "./schema.js";
 
 /** One thing wrong with the config file. */

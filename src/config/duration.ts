@@ -1,4 +1,5 @@
-import { z } from "zod";
+import * as z from "../zod.js";
+import { failTransform } from "../zod.js";
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600 };
 
@@ -15,14 +16,14 @@ export function parseDuration(text: string | number): number | null {
   return seconds > 0 ? Math.round(seconds) : null;
 }
 
-export const durationSchema = z
-  .union([z.number(), z.string()], { error: 'expected a duration such as "90s", "15m" or "1h"' })
-  .transform((value, ctx) => {
+export const durationSchema = z.pipe(
+  z.union([z.number(), z.string()], { error: 'expected a duration such as "90s", "15m" or "1h"' }),
+  z.transform((value, ctx) => {
     const seconds = parseDuration(value);
     if (seconds !== null) return seconds;
-    ctx.addIssue({
-      code: "custom",
-      message: 'expected a duration such as "90s", "15m" or "1h" (a bare number is minutes)',
-    });
-    return z.NEVER;
-  });
+    return failTransform(
+      ctx,
+      'expected a duration such as "90s", "15m" or "1h" (a bare number is minutes)',
+    );
+  }),
+);

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 
 /**
  * A plan before code: whether a request is first planned by a read-only
@@ -13,15 +13,20 @@ export const planFileShape = {
    * is planned and waits for `@agent go`; large: planned first, and waits
    * only when the plan touches more than `plan_first_files` files.
    */
-  plan_first: z
-    .enum(["never", "large", "always"], { error: 'expected "never", "large" or "always"' })
-    .default("never"),
+  plan_first: z._default(
+    z.enum(["never", "large", "always"], { error: 'expected "never", "large" or "always"' }),
+    "never",
+  ),
   /** With `plan_first: large`: a plan touching more files than this waits for a go. */
-  plan_first_files: z
-    .number({ error: "expected a whole number of files, 1 or more" })
-    .int({ error: "expected a whole number of files, 1 or more" })
-    .min(1, { error: "expected a whole number of files, 1 or more" })
-    .default(5),
+  plan_first_files: z._default(
+    z
+      .number({ error: "expected a whole number of files, 1 or more" })
+      .check(
+        z.int({ error: "expected a whole number of files, 1 or more" }),
+        z.gte(1, { error: "expected a whole number of files, 1 or more" }),
+      ),
+    5,
+  ),
 };
 
 export type PlanFirst = "never" | "large" | "always";

@@ -1,10 +1,10 @@
-import { z } from "zod";
 import { type McpServersConfig, mcpServersSchema } from "../agent/mcp/config.js";
 import { modelSpecProblem } from "../agent/model/model-spec.js";
 import { type PriceSetting, priceSettingSchema } from "../agent/model/pricing.js";
 import { policyConfigSchema } from "../agent/policy/policy.js";
 import { isValidBranchName } from "../git/branch.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../sandbox/network.js";
+import * as z from "../zod.js";
 import { durationSchema } from "./duration.js";
 import { type PlanConfig, planFileShape, toPlanConfig } from "./plan-schema.js";
 import {
@@ -27,101 +27,108 @@ export const DEFAULT_BOT_NAME = "patchwright[bot]";
 export const DEFAULT_BOT_EMAIL = "patchwright[bot]@users.noreply.github.com";
 
 const positiveInt = (message: string) =>
-  z.number({ error: message }).int({ error: message }).positive({ error: message });
+  z.number({ error: message }).check(z.int({ error: message }), z.positive({ error: message }));
 
 const positiveNumber = (message: string) =>
-  z.number({ error: message }).positive({ error: message });
+  z.number({ error: message }).check(z.positive({ error: message }));
 
 /** One line of text that is not blank (a trigger phrase, a label, a model id). */
 const lineOfText = (what: string, max: number) =>
-  z
-    .string({ error: `expected ${what}` })
-    .trim()
-    .min(1, { error: `expected ${what}, not an empty string` })
-    .max(max, { error: `expected ${what} of at most ${max} characters` })
-    .refine((text) => !/[\r\n]/.test(text), { error: `expected ${what} on a single line` });
+  z.string({ error: `expected ${what}` }).check(
+    z.trim(),
+    z.minLength(1, { error: `expected ${what}, not an empty string` }),
+    z.maxLength(max, { error: `expected ${what} of at most ${max} characters` }),
+    z.refine((text) => !/[\r\n]/.test(text), { error: `expected ${what} on a single line` }),
+  );
 
 const command = z
   .string({ error: "expected a shell command (a string)" })
-  .trim()
-  .min(1, { error: "expected a shell command, not an empty string" });
+  .check(z.trim(), z.minLength(1, { error: "expected a shell command, not an empty string" }));
 
-const branchPrefix = z
-  .string({ error: 'expected a branch prefix such as "agent/"' })
-  .refine((prefix) => prefix.endsWith("/"), {
+const branchPrefix = z.string({ error: 'expected a branch prefix such as "agent/"' }).check(
+  z.refine((prefix) => prefix.endsWith("/"), {
     error: 'expected a branch prefix ending with "/", such as "agent/"',
-  })
-  .refine((prefix) => isValidBranchName(`${prefix}x`), {
+  }),
+  z.refine((prefix) => isValidBranchName(`${prefix}x`), {
     error: "expected a prefix git accepts in a branch name (no spaces, ~ ^ : ? * [ \\ .. or @{)",
-  });
+  }),
+);
 
 const botIdentitySchema = z.strictObject({
-  name: lineOfText("a commit author name", 100).default(DEFAULT_BOT_NAME),
-  email: z
-    .string({ error: "expected an email address" })
-    .trim()
-    .regex(/^[^\s@]+@[^\s@]+$/, { error: "expected an email address such as bot@example.com" })
-    .default(DEFAULT_BOT_EMAIL),
+  name: z._default(lineOfText("a commit author name", 100), DEFAULT_BOT_NAME),
+  email: z._default(
+    z.string({ error: "expected an email address" }).check(
+      z.trim(),
+      z.regex(/^[^\s@]+@[^\s@]+$/, {
+        error: "expected an email address such as bot@example.com",
+      }),
+    ),
+    DEFAULT_BOT_EMAIL,
+  ),
 });
 
 export const configFileSchema = z.strictObject({
   /** Matched as a whole word, case-insensitively, by the triggers. */
-  trigger_phrase: lineOfText("a trigger phrase such as @agent", 50).default("@agent"),
+  trigger_phrase: z._default(lineOfText("a trigger phrase such as @agent", 50), "@agent"),
   /** Labelling an issue with this starts a job. GitHub caps label names at 50 characters. */
-  label: lineOfText("a label name", 50).default("agent"),
+  label: z._default(lineOfText("a label name", 50), "agent"),
   /** A bare Anthropic id, or provider/id: anthropic/, bedrock/, vertex/, openai/. */
-  model: lineOfText("a model id such as claude-sonnet-5-5", 200)
-    .superRefine((text, ctx) => {
-      const problem = modelSpecProblem(text);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .default("claude-sonnet-5-5"),
+  model: z._default(
+    lineOfText("a model id such as claude-sonnet-5-5", 200).check(
+      z.superRefine((text, ctx) => {
+        const problem = modelSpecProblem(text);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+    ),
+    "claude-sonnet-5-5",
+  ),
   /** USD per million tokens for models the price table does not know, keyed like `model:`. */
-  pricing: z
-    .record(lineOfText("a model such as openai/my-model", 200), priceSettingSchema, {
+  pricing: z.optional(
+    z.record(lineOfText("a model such as openai/my-model", 200), priceSettingSchema, {
       error:
         'expected a mapping of model to prices, e.g. "openai/my-model": { input: 1.5, output: 6 }',
-    })
-    .optional(),
+    }),
+  ),
   /** MCP servers whose tools the agent may use (the .mcp.json shape, under this key). */
-  mcp_servers: mcpServersSchema.optional(),
-  max_turns: positiveInt("expected a whole number above 0").default(50),
-  max_cost_usd: positiveNumber("expected a number of US dollars above 0").default(5),
+  mcp_servers: z.optional(mcpServersSchema),
+  max_turns: z._default(positiveInt("expected a whole number above 0"), 50),
+  max_cost_usd: z._default(positiveNumber("expected a number of US dollars above 0"), 5),
   /** The most a budget named in a request (`@agent …, budget $2`) may set; unset: `max_cost_usd`. */
-  max_cost_per_request_usd: positiveNumber("expected a number of US dollars above 0").optional(),
-  max_minutes: positiveNumber("expected a number of minutes above 0").default(30),
+  max_cost_per_request_usd: z.optional(positiveNumber("expected a number of US dollars above 0")),
+  max_minutes: z._default(positiveNumber("expected a number of minutes above 0"), 30),
   // prefault, not default: in zod 4 a default value skips the inner schema, so
   // `preset`, `allow` and `deny` would not get their own defaults.
-  policy: policyConfigSchema.prefault({}),
+  policy: z.prefault(policyConfigSchema, {}),
   /** Commands run in the workspace before the agent starts (installing dependencies). */
-  setup: z.array(command, { error: "expected a list of shell commands" }).default([]),
+  setup: z._default(z.array(command, { error: "expected a list of shell commands" }), []),
   /** The repository's check command run after the agent; null skips verification. */
-  verify: command.nullable().default(null),
+  verify: z._default(z.nullable(command), null),
   /** How long verify and each setup command may run before they are stopped. */
-  verify_timeout: durationSchema.default(15 * 60),
+  verify_timeout: z._default(durationSchema, 15 * 60),
   /** The network of the agent's commands and verify: off, on, or a list of hosts. */
-  network: networkSettingSchema.default("off"),
+  network: z._default(networkSettingSchema, "off"),
   /** The network of the setup commands: on by default, since installs need it. */
-  setup_network: networkSettingSchema.default("on"),
-  branch_prefix: branchPrefix.default("agent/"),
-  squash: z.boolean({ error: "expected true or false" }).default(false),
-  draft_on_failure: z.boolean({ error: "expected true or false" }).default(true),
+  setup_network: z._default(networkSettingSchema, "on"),
+  branch_prefix: z._default(branchPrefix, "agent/"),
+  squash: z._default(z.boolean({ error: "expected true or false" }), false),
+  draft_on_failure: z._default(z.boolean({ error: "expected true or false" }), true),
   /** Bot logins allowed to trigger jobs, as GitHub shows them (e.g. "renovate[bot]"). */
-  allowed_bots: z
-    .array(lineOfText("a bot login such as renovate[bot]", 100), {
+  allowed_bots: z._default(
+    z.array(lineOfText("a bot login such as renovate[bot]", 100), {
       error: "expected a list of bot logins",
-    })
-    .default([]),
+    }),
+    [],
+  ),
   /** true: a short, polite reply to people without write access; false: no reply at all. */
-  answer_unauthorized: z.boolean({ error: "expected true or false" }).default(true),
-  bot: botIdentitySchema.prefault({}),
+  answer_unauthorized: z._default(z.boolean({ error: "expected true or false" }), true),
+  bot: z.prefault(botIdentitySchema, {}),
   ...upkeepFileShape,
   ...planFileShape,
   /**
    * Settings for scheduled dependency bumps. Accepted as any mapping for now:
    * the dependency-bump feature validates it when it lands.
    */
-  deps: z.looseObject({}, { error: "expected a mapping of dependency settings" }).optional(),
+  deps: z.optional(z.looseObject({}, { error: "expected a mapping of dependency settings" })),
 });
 
 export type ConfigFile = z.input<typeof configFileSchema>;
@@ -191,7 +198,7 @@ function toRepoConfig(file: ParsedConfigFile): RepoConfig {
 }
 
 /** Parses the file's content (already loaded from YAML) into `RepoConfig`. */
-export const configSchema = configFileSchema.transform(toRepoConfig);
+export const configSchema = z.pipe(configFileSchema, z.transform(toRepoConfig));
 
 /** The settings a repository without `.github/patchwright.yml` gets. */
 export function defaultConfig(): RepoConfig {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { durationSchema } from "./duration.js";
 
 /**
@@ -9,20 +9,24 @@ import { durationSchema } from "./duration.js";
 
 const bool = () => z.boolean({ error: "expected true or false" });
 const attempts = () =>
-  z
-    .number({ error: "expected a whole number of attempts, 1 or more" })
-    .int({ error: "expected a whole number of attempts, 1 or more" })
-    .min(1, { error: "expected a whole number of attempts, 1 or more" })
-    .max(10, { error: "expected at most 10 attempts" })
-    .default(2);
+  z._default(
+    z
+      .number({ error: "expected a whole number of attempts, 1 or more" })
+      .check(
+        z.int({ error: "expected a whole number of attempts, 1 or more" }),
+        z.gte(1, { error: "expected a whole number of attempts, 1 or more" }),
+        z.lte(10, { error: "expected at most 10 attempts" }),
+      ),
+    2,
+  );
 
 export const ciFixSchema = z.strictObject({
   /** false: failed CI on the bot's pull requests is left alone (`@agent fix CI` still works). */
-  enabled: bool().default(true),
+  enabled: z._default(bool(), true),
   /** Fix attempts per pull request; each one is a job that pushes at most one round of commits. */
   max_attempts: attempts(),
   /** How long to wait for the re-run of failed jobs (the flaky check) before fixing anyway. */
-  rerun_wait: durationSchema.default(30 * 60),
+  rerun_wait: z._default(durationSchema, 30 * 60),
 });
 
 /**
@@ -33,23 +37,24 @@ export const ciFixSchema = z.strictObject({
 export const tendBotPrsSchema = z.strictObject({
   /** Their logins as GitHub shows them ("dependabot[bot]"). */
   bots: z
-    .array(z.string().trim().min(1, { error: "expected a bot's login" }), {
+    .array(z.string().check(z.trim(), z.minLength(1, { error: "expected a bot's login" })), {
       error: 'expected a list of logins, such as ["dependabot[bot]", "renovate[bot]"]',
     })
-    .min(1, { error: "expected at least one bot's login" }),
+    .check(z.minLength(1, { error: "expected at least one bot's login" })),
   /** Fix attempts per pull request. */
   max_attempts: attempts(),
 });
 
 export const upkeepFileShape = {
-  ci_fix: ciFixSchema.prefault({}),
-  tend_bot_prs: tendBotPrsSchema.optional(),
+  ci_fix: z.prefault(ciFixSchema, {}),
+  tend_bot_prs: z.optional(tendBotPrsSchema),
   /** How a branch that fell behind its base is brought up to date. */
-  update_strategy: z
-    .enum(["merge", "rebase"], { error: 'expected "merge" or "rebase"' })
-    .default("merge"),
+  update_strategy: z._default(
+    z.enum(["merge", "rebase"], { error: 'expected "merge" or "rebase"' }),
+    "merge",
+  ),
   /** Commits recreated through the Git Data API, so GitHub signs them for the App (Verified). */
-  signed_commits: bool().default(false),
+  signed_commits: z._default(bool(), false),
 };
 
 export interface UpkeepConfig {

@@ -1,5 +1,5 @@
 import { validRange } from "semver";
-import { z } from "zod";
+import * as z from "../zod.js";
 import { cronProblem, DEFAULT_DEPS_SCHEDULE } from "./plan/schedule.js";
 
 /**
@@ -31,33 +31,39 @@ const updateTypes = z.array(
 const text = (what: string) =>
   z
     .string({ error: `expected ${what}` })
-    .trim()
-    .min(1, { error: `expected ${what}, not an empty string` });
+    .check(z.trim(), z.minLength(1, { error: `expected ${what}, not an empty string` }));
 
 const namePattern = text('a package name or pattern such as "@types/*"');
 
-const semverRange = text('a version range such as ">=2"').refine((r) => validRange(r) !== null, {
-  error: 'expected a version range npm understands, such as ">=2" or "1.x"',
-});
+const semverRange = text('a version range such as ">=2"').check(
+  z.refine((r) => validRange(r) !== null, {
+    error: 'expected a version range npm understands, such as ">=2" or "1.x"',
+  }),
+);
 
 const groupSchema = z.strictObject({
-  name: text("a group name").refine((name) => /^[\w .@/-]{1,50}$/.test(name), {
-    error: "expected a short group name (letters, digits, spaces, . _ - / @)",
-  }),
+  name: text("a group name").check(
+    z.refine((name) => /^[\w .@/-]{1,50}$/.test(name), {
+      error: "expected a short group name (letters, digits, spaces, . _ - / @)",
+    }),
+  ),
   /** Package names, `*` globs allowed; a package joins the first group that matches it. */
   patterns: z
     .array(namePattern, { error: "expected a list of package name patterns" })
-    .min(1, { error: "expected at least one package name pattern" }),
-  update_types: updateTypes.default(["patch", "minor"]),
+    .check(z.minLength(1, { error: "expected at least one package name pattern" })),
+  update_types: z._default(updateTypes, ["patch", "minor"]),
 });
 
 const ignoreSchema = z.union(
   [
-    namePattern.transform((name) => ({ name })),
+    z.pipe(
+      namePattern,
+      z.transform((name) => ({ name })),
+    ),
     z.strictObject({
       name: namePattern,
-      versions: semverRange.optional(),
-      update_types: updateTypes.optional(),
+      versions: z.optional(semverRange),
+      update_types: z.optional(updateTypes),
     }),
   ],
   { error: "expected a package name, or a mapping with name and versions or update_types" },
@@ -65,52 +71,63 @@ const ignoreSchema = z.union(
 
 export const depsConfigFileSchema = z.strictObject({
   /** false turns scheduled runs off without deleting the section. */
-  enabled: z.boolean({ error: "expected true or false" }).default(true),
-  schedule: z
-    .string({ error: 'expected a cron expression such as "0 6 * * 1"' })
-    .trim()
-    .superRefine((value, ctx) => {
-      const problem = cronProblem(value);
-      if (problem) ctx.addIssue({ code: "custom", message: problem });
-    })
-    .default(DEFAULT_DEPS_SCHEDULE),
-  update_types: updateTypes.default([...UPDATE_TYPES]),
+  enabled: z._default(z.boolean({ error: "expected true or false" }), true),
+  schedule: z._default(
+    z.string({ error: 'expected a cron expression such as "0 6 * * 1"' }).check(
+      z.trim(),
+      z.superRefine((value, ctx) => {
+        const problem = cronProblem(value);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      }),
+    ),
+    DEFAULT_DEPS_SCHEDULE,
+  ),
+  update_types: z._default(updateTypes, [...UPDATE_TYPES]),
   /** Days a release must have been public before it is proposed. */
-  cooldown_days: z
-    .number({ error: "expected a number of days" })
-    .min(0, { error: "expected a number of days, 0 or more" })
-    .default(3),
-  groups: z.array(groupSchema, { error: "expected a list of groups" }).default([]),
-  ignore: z.array(ignoreSchema, { error: "expected a list of packages to ignore" }).default([]),
-  max_open_prs: z
-    .number({ error: "expected a whole number above 0" })
-    .int({ error: "expected a whole number above 0" })
-    .positive({ error: "expected a whole number above 0" })
-    .default(5),
+  cooldown_days: z._default(
+    z
+      .number({ error: "expected a number of days" })
+      .check(z.gte(0, { error: "expected a number of days, 0 or more" })),
+    3,
+  ),
+  groups: z._default(z.array(groupSchema, { error: "expected a list of groups" }), []),
+  ignore: z._default(z.array(ignoreSchema, { error: "expected a list of packages to ignore" }), []),
+  max_open_prs: z._default(
+    z
+      .number({ error: "expected a whole number above 0" })
+      .check(
+        z.int({ error: "expected a whole number above 0" }),
+        z.positive({ error: "expected a whole number above 0" }),
+      ),
+    5,
+  ),
   /**
    * auto: a library without a lockfile widens (in-range updates are left to
    * the package manager), an application with a lockfile bumps, peer ranges widen.
    */
-  range_strategy: z
-    .enum(RANGE_STRATEGIES, { error: `expected one of ${RANGE_STRATEGIES.join(", ")}` })
-    .default("auto"),
+  range_strategy: z._default(
+    z.enum(RANGE_STRATEGIES, { error: `expected one of ${RANGE_STRATEGIES.join(", ")}` }),
+    "auto",
+  ),
   /** Which package.json sections are bumped. */
-  dep_types: z
-    .array(z.enum(DEP_TYPES, { error: `expected one of ${DEP_TYPES.join(", ")}` }), {
-      error: 'expected a list of sections such as ["dependencies", "devDependencies"]',
-    })
-    .min(1, { error: "expected at least one dependency type" })
-    .default([...DEP_TYPES]),
+  dep_types: z._default(
+    z
+      .array(z.enum(DEP_TYPES, { error: `expected one of ${DEP_TYPES.join(", ")}` }), {
+        error: 'expected a list of sections such as ["dependencies", "devDependencies"]',
+      })
+      .check(z.minLength(1, { error: "expected at least one dependency type" })),
+    [...DEP_TYPES],
+  ),
   /** Updates that fix known advisories, found as `npm audit` finds them; false turns them off. */
-  security_updates: z.boolean({ error: "expected true or false" }).default(true),
+  security_updates: z._default(z.boolean({ error: "expected true or false" }), true),
   /** Labels put on every bump pull request (security fixes get `security` too). */
-  labels: z
-    .array(text("a label name"), { error: "expected a list of label names" })
-    .default(["dependencies"]),
+  labels: z._default(z.array(text("a label name"), { error: "expected a list of label names" }), [
+    "dependencies",
+  ]),
   /** Installs the bumped dependencies (default: `npm ci`, or `npm install` without a lockfile). */
-  install: text("a shell command").optional(),
+  install: z.optional(text("a shell command")),
   /** Checks the bump; default: the top-level `verify`, else `npm test` when package.json has one. */
-  verify: text("a shell command").nullable().optional(),
+  verify: z.optional(z.nullable(text("a shell command"))),
 });
 
 export type DepsConfigFile = z.input<typeof depsConfigFileSchema>;

@@ -1,6 +1,6 @@
 import { hkdfSync } from "node:crypto";
-import { z } from "zod";
 import { ServiceEnvError } from "../service/env.js";
+import * as z from "../zod.js";
 
 /**
  * The job pages' settings, parsed once at the App's entry from the same
@@ -26,29 +26,33 @@ export interface PagesSettings {
 
 export type PagesConfig = { on: true; settings: PagesSettings } | { on: false; missing: string[] };
 
-const text = z
-  .string()
-  .optional()
-  .transform((value) => (value?.trim() ? value.trim() : undefined));
+const text = z.pipe(
+  z.optional(z.string()),
+  z.transform((value) => (value?.trim() ? value.trim() : undefined)),
+);
 
-const publicUrl = text.superRefine((value, ctx) => {
-  if (value === undefined) return;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {}
-  if (url && /^https?:$/.test(url.protocol) && !url.search && !url.hash) return;
-  ctx.addIssue({
-    code: "custom",
-    message: `expected an http(s) URL with no query, got "${value}"`,
-  });
-});
+const publicUrl = text.check(
+  z.superRefine((value, ctx) => {
+    if (value === undefined) return;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {}
+    if (url && /^https?:$/.test(url.protocol) && !url.search && !url.hash) return;
+    ctx.addIssue({
+      code: "custom",
+      message: `expected an http(s) URL with no query, got "${value}"`,
+    });
+  }),
+);
 
-const sessionSecret = text.superRefine((value, ctx) => {
-  if (value !== undefined && value.length < 32) {
-    ctx.addIssue({ code: "custom", message: "expected at least 32 characters" });
-  }
-});
+const sessionSecret = text.check(
+  z.superRefine((value, ctx) => {
+    if (value !== undefined && value.length < 32) {
+      ctx.addIssue({ code: "custom", message: "expected at least 32 characters" });
+    }
+  }),
+);
 
 const pagesEnvSchema = z.object({
   GITHUB_CLIENT_ID: text,

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import * as z from "../zod.js";
 import type { JobInputSchemas, JobQueue, JobRecord, NewJob, StoredJobRecord } from "./types.js";
 
 /**
@@ -18,7 +18,7 @@ export class JobInputError extends Error {
 export function parseNewJob(schemas: JobInputSchemas, job: NewJob): NewJob {
   const schema = schemaOf(schemas, job.kind);
   if (!schema) throw new JobInputError(notRun(job.kind));
-  const parsed = schema.safeParse(job.input);
+  const parsed = z.safeParse(schema, job.input);
   if (!parsed.success) {
     throw new JobInputError(`a "${job.kind}" job's input ${issuesOf(parsed.error)}`);
   }
@@ -37,7 +37,7 @@ export function readRecord(schemas: JobInputSchemas, record: StoredJobRecord): R
   if (!schema) return unreadable(notRun(record.kind));
   const inputs: unknown[] = [];
   for (const [index, input] of record.inputs.entries()) {
-    const parsed = schema.safeParse(input);
+    const parsed = z.safeParse(schema, input);
     if (!parsed.success) {
       const which = record.inputs.length > 1 ? ` ${index + 1} of ${record.inputs.length}` : "";
       return unreadable(`its "${record.kind}" input${which} ${issuesOf(parsed.error)}`);
@@ -56,7 +56,7 @@ export function queueOf<S extends JobInputSchemas>(queue: JobQueue, _schemas: S)
   return queue as unknown as JobQueue<S>;
 }
 
-function schemaOf(schemas: JobInputSchemas, kind: string): z.ZodType | undefined {
+function schemaOf(schemas: JobInputSchemas, kind: string): z.core.$ZodType | undefined {
   return Object.hasOwn(schemas, kind) ? schemas[kind] : undefined;
 }
 
@@ -65,7 +65,7 @@ function notRun(kind: string): string {
 }
 
 /** The first few problems, each with the field it is in. */
-function issuesOf(error: z.ZodError): string {
+function issuesOf(error: z.core.$ZodError): string {
   const issues = error.issues
     .slice(0, 3)
     .map((issue) => `${issue.path.join(".") || "(the input)"}: ${issue.message}`);

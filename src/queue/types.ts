@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import type { JobEventLog } from "./event-log.js";
 
 /**
@@ -15,7 +15,7 @@ import type { JobEventLog } from "./event-log.js";
  */
 
 /** The input schema of each kind of job a queue holds, by kind. */
-export type JobInputSchemas = { readonly [kind: string]: z.ZodType };
+export type JobInputSchemas = { readonly [kind: string]: z.core.$ZodType };
 
 type KindOf<S extends JobInputSchemas> = keyof S & string;
 
@@ -28,17 +28,17 @@ export type JobState = z.infer<typeof jobStateSchema>;
  */
 export const jobOutcomeSchema = z.object({
   conclusion: z.string(),
-  message: z.string().optional(),
-  pullRequest: z.object({ number: z.number().int(), url: z.string() }).optional(),
+  message: z.optional(z.string()),
+  pullRequest: z.optional(z.object({ number: z.number().check(z.int()), url: z.string() })),
   /** Who cancelled the job (conclusion "cancelled"). */
-  by: z.string().optional(),
+  by: z.optional(z.string()),
 });
 
 /** What a job's runs used so far, kept on the record so a list of jobs needs no log. */
 export const jobStatsSchema = z.object({
-  turns: z.number().nonnegative(),
-  tokens: z.number().nonnegative(),
-  costUsd: z.number().nonnegative(),
+  turns: z.number().check(z.nonnegative()),
+  tokens: z.number().check(z.nonnegative()),
+  costUsd: z.number().check(z.nonnegative()),
 });
 
 export type JobStats = z.infer<typeof jobStatsSchema>;
@@ -51,36 +51,36 @@ export type JobOutcome = z.infer<typeof jobOutcomeSchema>;
  * does not know, or with an input it cannot read, still loads and fails alone.
  */
 export const storedJobRecordSchema = z.object({
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   /** Which kind of job: the key of its input schema in the queue's `JobInputSchemas`. */
-  kind: z.string().min(1),
+  kind: z.string().check(z.minLength(1)),
   /** Jobs with the same key run one at a time (an issue or PR; a repository's deps). */
-  key: z.string().min(1),
-  deliveryId: z.string().min(1),
+  key: z.string().check(z.minLength(1)),
+  deliveryId: z.string().check(z.minLength(1)),
   /** The comment or review that asked (requests/request.ts triggerKey). */
-  triggerId: z.string().optional(),
+  triggerId: z.optional(z.string()),
   /** Delivery and triggering ids of the requests folded into this job after the first. */
-  folded: z.array(z.string()).optional(),
-  installationId: z.number().int().optional(),
+  folded: z.optional(z.array(z.string())),
+  installationId: z.optional(z.number().check(z.int())),
   /** The kind's input, one per request; more than one when rapid requests were coalesced. */
-  inputs: z.array(z.unknown()).min(1),
+  inputs: z.array(z.unknown()).check(z.minLength(1)),
   state: jobStateSchema,
   /** Runs started, including one a crash or a deploy cut short. */
-  attempts: z.number().int().nonnegative(),
+  attempts: z.number().check(z.int(), z.nonnegative()),
   /** Earliest time (ms) a retry may start. */
-  notBefore: z.number().optional(),
-  trackingComment: z.object({ id: z.number().int(), url: z.string() }).optional(),
-  branch: z.string().optional(),
+  notBefore: z.optional(z.number()),
+  trackingComment: z.optional(z.object({ id: z.number().check(z.int()), url: z.string() })),
+  branch: z.optional(z.string()),
   /** The last commit pushed as a checkpoint of the work (see job/checkpoint.ts). */
-  checkpoint: z.string().optional(),
+  checkpoint: z.optional(z.string()),
   createdAt: z.number(),
   updatedAt: z.number(),
   /** When the latest attempt started. */
-  startedAt: z.number().optional(),
-  finishedAt: z.number().optional(),
-  outcome: jobOutcomeSchema.optional(),
+  startedAt: z.optional(z.number()),
+  finishedAt: z.optional(z.number()),
+  outcome: z.optional(jobOutcomeSchema),
   /** Turns, tokens and cost of the job's runs so far (all attempts). */
-  stats: jobStatsSchema.optional(),
+  stats: z.optional(jobStatsSchema),
 });
 
 export type StoredJobRecord = z.infer<typeof storedJobRecordSchema>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { type JobRequest, jobRequestSchema, type Person } from "./request.js";
 
 /**
@@ -14,10 +14,10 @@ export class TriggerPayloadError extends Error {
 }
 
 export const userSchema = z.object({
-  login: z.string().min(1),
-  id: z.number().int(),
-  type: z.string().optional(),
-  name: z.string().nullish(),
+  login: z.string().check(z.minLength(1)),
+  id: z.number().check(z.int()),
+  type: z.optional(z.string()),
+  name: z.nullish(z.string()),
 });
 
 export const repositorySchema = z.object({
@@ -26,25 +26,25 @@ export const repositorySchema = z.object({
   clone_url: z.string(),
   default_branch: z.string(),
   /** GitHub's estimate of the repository's size, in kilobytes. */
-  size: z.number().nonnegative().optional(),
-  html_url: z.string().optional(),
+  size: z.optional(z.number().check(z.nonnegative())),
+  html_url: z.optional(z.string()),
 });
 
 /** What issues and pull requests share in payloads. */
 const threadFields = {
-  number: z.number().int(),
+  number: z.number().check(z.int()),
   title: z.string(),
-  body: z.string().nullish(),
-  html_url: z.string().optional(),
+  body: z.nullish(z.string()),
+  html_url: z.optional(z.string()),
   state: z.string(),
-  locked: z.boolean().optional(),
+  locked: z.optional(z.boolean()),
 };
 
 export const issueSchema = z.object({
   ...threadFields,
   /** Present (an object of links) when the issue is a pull request. */
-  pull_request: z.unknown().optional(),
-  updated_at: z.string().optional(),
+  pull_request: z.optional(z.unknown()),
+  updated_at: z.optional(z.string()),
 });
 
 export const pullRequestSchema = z.object({
@@ -52,24 +52,24 @@ export const pullRequestSchema = z.object({
   head: z.object({
     ref: z.string(),
     sha: z.string(),
-    label: z.string().optional(),
+    label: z.optional(z.string()),
     /** Null when the fork the PR came from was deleted. */
-    repo: z.object({ full_name: z.string() }).nullable(),
+    repo: z.nullable(z.object({ full_name: z.string() })),
   }),
   base: z.object({ ref: z.string(), repo: z.object({ full_name: z.string() }) }),
 });
 
 export const commentSchema = z.object({
-  id: z.number().int(),
-  body: z.string().nullish(),
-  created_at: z.string().optional(),
-  html_url: z.string().optional(),
+  id: z.number().check(z.int()),
+  body: z.nullish(z.string()),
+  created_at: z.optional(z.string()),
+  html_url: z.optional(z.string()),
 });
 
 export const envelopeSchema = z.object({
   repository: repositorySchema,
   sender: userSchema,
-  installation: z.object({ id: z.number().int() }).nullish(),
+  installation: z.nullish(z.object({ id: z.number().check(z.int()) })),
 });
 
 export type Envelope = z.infer<typeof envelopeSchema>;
@@ -79,8 +79,8 @@ export type PullRequestPayload = z.infer<typeof pullRequestSchema>;
 export type IssuePayload = z.infer<typeof issueSchema>;
 
 /** Parses a payload, or throws TriggerPayloadError naming the missing fields. */
-export function readPayload<T>(schema: z.ZodType<T>, payload: unknown, event: string): T {
-  const result = schema.safeParse(payload);
+export function readPayload<T>(schema: z.core.$ZodType<T>, payload: unknown, event: string): T {
+  const result = z.safeParse(schema, payload);
   if (!result.success) {
     throw new TriggerPayloadError(
       `The ${event} payload is missing fields we need:\n${z.prettifyError(result.error)}`,

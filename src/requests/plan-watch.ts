@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { jobRequestSchema } from "./request.js";
 
 /**
@@ -10,15 +10,15 @@ import { jobRequestSchema } from "./request.js";
  * own request (its repository, thread and requester, which the job pages
  * show as for any request) with the plan comment and the wait.
  */
-export const planWatchSchema = jobRequestSchema.extend({
-  installationId: z.number().int(),
+export const planWatchSchema = z.extend(jobRequestSchema, {
+  installationId: z.number().check(z.int()),
   /**
    * The plan comment: the bot's tracking comment of the plan job, on the
    * conversation (a plan in a review thread goes ahead with `@agent go` only).
    */
-  plan: z.object({ id: z.number().int(), url: z.string() }),
+  plan: z.object({ id: z.number().check(z.int()), url: z.string() }),
   /** The repository's trigger phrase when the plan was posted: a 👍 becomes `<phrase> go`. */
-  triggerPhrase: z.string().min(1),
+  triggerPhrase: z.string().check(z.minLength(1)),
   /** When the plan was posted and until when a 👍 counts (ms since the epoch). */
   since: z.number(),
   until: z.number(),

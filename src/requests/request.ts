@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 
 /**
  * What one job is asked to do, whatever started it (App webhook, Action
@@ -8,32 +8,32 @@ import { z } from "zod";
  */
 
 const repoSchema = z.object({
-  owner: z.string().min(1),
-  name: z.string().min(1),
+  owner: z.string().check(z.minLength(1)),
+  name: z.string().check(z.minLength(1)),
   /** From the payload's repository.clone_url, so GHE and test servers work unchanged. */
-  cloneUrl: z.string().min(1),
-  defaultBranch: z.string().min(1),
-  htmlUrl: z.string().optional(),
+  cloneUrl: z.string().check(z.minLength(1)),
+  defaultBranch: z.string().check(z.minLength(1)),
+  htmlUrl: z.optional(z.string()),
   /** From repository.size: how the mirror is first fetched (see partialFetchFor). */
-  sizeKb: z.number().nonnegative().optional(),
+  sizeKb: z.optional(z.number().check(z.nonnegative())),
 });
 
 const personSchema = z.object({
-  login: z.string().min(1),
-  id: z.number().int(),
+  login: z.string().check(z.minLength(1)),
+  id: z.number().check(z.int()),
   /** Display name when the payload or API gave one; falls back to the login. */
-  name: z.string().optional(),
-  type: z.enum(["User", "Bot", "Organization", "Mannequin"]).default("User"),
+  name: z.optional(z.string()),
+  type: z._default(z.enum(["User", "Bot", "Organization", "Mannequin"]), "User"),
 });
 
 const pullRequestSchema = z.object({
-  headRef: z.string().min(1),
-  headSha: z.string().min(1),
+  headRef: z.string().check(z.minLength(1)),
+  headSha: z.string().check(z.minLength(1)),
   /** owner/name of the head repository; differs from the base repository for forks. */
-  headRepoFullName: z.string().min(1),
+  headRepoFullName: z.string().check(z.minLength(1)),
   /** Clone URL of the head repository (a fork's own URL), when known. */
-  headCloneUrl: z.string().optional(),
-  baseRef: z.string().min(1),
+  headCloneUrl: z.optional(z.string()),
+  baseRef: z.string().check(z.minLength(1)),
   isFork: z.boolean(),
 });
 
@@ -63,40 +63,40 @@ export const jobTaskSchema = z.enum(["agent", "review", "fix_ci", "update_branch
 export const jobRequestSchema = z.object({
   trigger: jobTriggerSchema,
   /** X-GitHub-Delivery (or a run id for schedules): a repeated delivery never starts a second job. */
-  deliveryId: z.string().min(1),
-  installationId: z.number().int().optional(),
+  deliveryId: z.string().check(z.minLength(1)),
+  installationId: z.optional(z.number().check(z.int())),
   repo: repoSchema,
   /** The issue or pull request the request was made on. */
   target: z.object({
     kind: z.enum(["issue", "pull_request"]),
-    number: z.number().int().positive(),
+    number: z.number().check(z.int(), z.positive()),
     title: z.string(),
-    body: z.string().default(""),
-    htmlUrl: z.string().optional(),
-    state: z.enum(["open", "closed"]).default("open"),
-    locked: z.boolean().default(false),
+    body: z._default(z.string(), ""),
+    htmlUrl: z.optional(z.string()),
+    state: z._default(z.enum(["open", "closed"]), "open"),
+    locked: z._default(z.boolean(), false),
   }),
   /** Present when the target is a pull request. */
-  pullRequest: pullRequestSchema.optional(),
+  pullRequest: z.optional(pullRequestSchema),
   /** The triggering text: the only instruction the agent takes. */
   instruction: z.string(),
   /** Where the instruction came from, for replies and for "only comments before the trigger". */
   source: z.object({
     kind: z.enum(["issue_comment", "review_comment", "review", "label", "event"]),
-    id: z.number().int().optional(),
-    createdAt: z.string().optional(),
-    htmlUrl: z.string().optional(),
+    id: z.optional(z.number().check(z.int())),
+    createdAt: z.optional(z.string()),
+    htmlUrl: z.optional(z.string()),
     /** For review comments: the diff hunk the comment is attached to, and its file. */
-    diffHunk: z.string().optional(),
-    path: z.string().optional(),
+    diffHunk: z.optional(z.string()),
+    path: z.optional(z.string()),
     /** For label triggers: the label that was added, checked against the configured one. */
-    label: z.string().optional(),
+    label: z.optional(z.string()),
   }),
   requester: personSchema,
   /** Set by the events that start an upkeep job; a comment's task comes from its words. */
-  task: jobTaskSchema.optional(),
+  task: z.optional(jobTaskSchema),
   /** For a CI failure event: the commit whose checks failed. */
-  ci: z.object({ headSha: z.string().min(1) }).optional(),
+  ci: z.optional(z.object({ headSha: z.string().check(z.minLength(1)) })),
 });
 
 export type JobRequest = z.infer<typeof jobRequestSchema>;

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import {
   buildRequest,
   commentSchema,
@@ -23,21 +23,27 @@ export { TriggerPayloadError } from "./payload.js";
  * pieces shared with the Action are in payload.ts.
  */
 
-const issueCommentPayload = envelopeSchema.extend({ issue: issueSchema, comment: commentSchema });
-const reviewCommentPayload = envelopeSchema.extend({
-  pull_request: pullRequestSchema,
-  comment: commentSchema.extend({ diff_hunk: z.string().optional(), path: z.string().optional() }),
+const issueCommentPayload = z.extend(envelopeSchema, {
+  issue: issueSchema,
+  comment: commentSchema,
 });
-const reviewPayload = envelopeSchema.extend({
+const reviewCommentPayload = z.extend(envelopeSchema, {
   pull_request: pullRequestSchema,
-  review: z.object({
-    id: z.number().int(),
-    body: z.string().nullish(),
-    submitted_at: z.string().nullish(),
-    html_url: z.string().optional(),
+  comment: z.extend(commentSchema, {
+    diff_hunk: z.optional(z.string()),
+    path: z.optional(z.string()),
   }),
 });
-const labeledPayload = envelopeSchema.extend({
+const reviewPayload = z.extend(envelopeSchema, {
+  pull_request: pullRequestSchema,
+  review: z.object({
+    id: z.number().check(z.int()),
+    body: z.nullish(z.string()),
+    submitted_at: z.nullish(z.string()),
+    html_url: z.optional(z.string()),
+  }),
+});
+const labeledPayload = z.extend(envelopeSchema, {
   issue: issueSchema,
   label: z.object({ name: z.string() }),
 });

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../zod.js";
 import { buildRequest, envelopeSchema, readPayload, requestBase, toRepo } from "./payload.js";
 import type { JobRequest } from "./request.js";
 
@@ -10,22 +10,22 @@ import type { JobRequest } from "./request.js";
  */
 
 const prRefSchema = z.object({
-  number: z.number().int().positive(),
+  number: z.number().check(z.int(), z.positive()),
   head: z.object({ ref: z.string(), sha: z.string() }),
   base: z.object({ ref: z.string() }),
 });
 
 const failedRunFields = {
-  head_sha: z.string().min(1),
-  conclusion: z.string().nullish(),
-  pull_requests: z.array(prRefSchema).default([]),
+  head_sha: z.string().check(z.minLength(1)),
+  conclusion: z.nullish(z.string()),
+  pull_requests: z._default(z.array(prRefSchema), []),
 };
 
-const workflowRunPayload = envelopeSchema.extend({
-  workflow_run: z.object({ id: z.number().int(), ...failedRunFields }),
+const workflowRunPayload = z.extend(envelopeSchema, {
+  workflow_run: z.object({ id: z.number().check(z.int()), ...failedRunFields }),
 });
-const checkSuitePayload = envelopeSchema.extend({
-  check_suite: z.object({ id: z.number().int(), ...failedRunFields }),
+const checkSuitePayload = z.extend(envelopeSchema, {
+  check_suite: z.object({ id: z.number().check(z.int()), ...failedRunFields }),
 });
 
 /** Conclusions that mean the code (or the runner) failed, not that someone stopped it. */
@@ -69,10 +69,10 @@ export function parseCiFailure(
   });
 }
 
-const pushPayload = envelopeSchema.extend({
+const pushPayload = z.extend(envelopeSchema, {
   ref: z.string(),
   after: z.string(),
-  deleted: z.boolean().default(false),
+  deleted: z._default(z.boolean(), false),
 });
 
 /** A branch moved: the pull requests based on it may now conflict. */
@@ -94,13 +94,13 @@ export const baseMovedSchema = z.object({
     name: z.string(),
     cloneUrl: z.string(),
     defaultBranch: z.string(),
-    htmlUrl: z.string().optional(),
-    sizeKb: z.number().optional(),
+    htmlUrl: z.optional(z.string()),
+    sizeKb: z.optional(z.number()),
   }),
-  installationId: z.number().int(),
-  baseRef: z.string().min(1),
-  after: z.string().min(1),
-  deliveryId: z.string().min(1),
+  installationId: z.number().check(z.int()),
+  baseRef: z.string().check(z.minLength(1)),
+  after: z.string().check(z.minLength(1)),
+  deliveryId: z.string().check(z.minLength(1)),
   sender: z.string(),
 });
 

@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import { z } from "zod";
+import * as z from "../zod.js";
 
 /**
  * What the network looks like from inside the sandbox: nothing (the
@@ -27,14 +27,14 @@ export interface HostRule {
 
 const HOST_PATTERN = /^(\*\.)?([a-z0-9-]+(\.[a-z0-9-]+)*|\[[0-9a-f:.]+\])(:(\d{1,5}))?$/i;
 
-const hostPattern = z
-  .string({ error: "expected a host name such as registry.npmjs.org" })
-  .trim()
-  .toLowerCase()
-  .refine((text) => text === ANY_PUBLIC_HOST || HOST_PATTERN.test(text), {
+const hostPattern = z.string({ error: "expected a host name such as registry.npmjs.org" }).check(
+  z.trim(),
+  z.toLowerCase(),
+  z.refine((text) => text === ANY_PUBLIC_HOST || HOST_PATTERN.test(text), {
     error:
       'expected a host such as "registry.npmjs.org", "*.github.com", "localhost:4873", or "*" for any public host',
-  });
+  }),
+);
 
 /** `network:` and `setup_network:` in the config: on/off (or true/false), public, or a list of hosts. */
 export const networkSettingSchema = z.union(

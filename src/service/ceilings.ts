@@ -1,6 +1,7 @@
-import { z } from "zod";
 import { modelSpecProblem } from "../agent/model/model-spec.js";
 import { NETWORK_LEVELS, type OperatorCeilings } from "../config/ceilings.js";
+import * as z from "../zod.js";
+import { failTransform } from "../zod.js";
 
 /**
  * The operator's ceilings as environment variables (see config/ceilings.ts
@@ -17,66 +18,54 @@ import { NETWORK_LEVELS, type OperatorCeilings } from "../config/ceilings.js";
 
 const unset = (value: string | undefined) => value === undefined || value.trim() === "";
 
-const onOff = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
+const onOff = z.pipe(
+  z.optional(z.string()),
+  z.transform((value, ctx) => {
     if (unset(value)) return undefined;
     if (/^(1|true|yes|on)$/i.test(value ?? "")) return true;
     if (/^(0|false|no|off)$/i.test(value ?? "")) return false;
-    ctx.addIssue({ code: "custom", message: `expected true or false, got "${value}"` });
-    return z.NEVER;
-  });
+    return failTransform(ctx, `expected true or false, got "${value}"`);
+  }),
+);
 
-const dollars = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
+const dollars = z.pipe(
+  z.optional(z.string()),
+  z.transform((value, ctx) => {
     if (unset(value)) return undefined;
     const amount = Number(value);
     if (Number.isFinite(amount) && amount > 0) return amount;
-    ctx.addIssue({
-      code: "custom",
-      message: `expected US dollars above 0, such as 5, got "${value}"`,
-    });
-    return z.NEVER;
-  });
+    return failTransform(ctx, `expected US dollars above 0, such as 5, got "${value}"`);
+  }),
+);
 
 const GLOB = /[*?[\]{}!]/;
 
 /** Comma- or space-separated globs; the first is a model id (what a repository asking for another gets). */
-const modelList = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
+const modelList = z.pipe(
+  z.optional(z.string()),
+  z.transform((value, ctx) => {
     if (unset(value)) return undefined;
     const globs = (value ?? "").split(/[\s,]+/).filter(Boolean);
     const [first = ""] = globs;
     const problem = GLOB.test(first)
       ? `the first entry ("${first}") is the model a repository gets when it asks for one not on the list, so it must be a model id, not a pattern`
       : modelSpecProblem(first);
-    if (problem) {
-      ctx.addIssue({ code: "custom", message: problem });
-      return z.NEVER;
-    }
+    if (problem) return failTransform(ctx, problem);
     return globs;
-  });
+  }),
+);
 
-const network = z
-  .string()
-  .optional()
-  .transform((value, ctx) => {
+const network = z.pipe(
+  z.optional(z.string()),
+  z.transform((value, ctx) => {
     if (unset(value)) return undefined;
     const level = (value ?? "").trim().toLowerCase();
     if ((NETWORK_LEVELS as readonly string[]).includes(level)) {
       return level as (typeof NETWORK_LEVELS)[number];
     }
-    ctx.addIssue({
-      code: "custom",
-      message: `expected ${NETWORK_LEVELS.join(", ")}, got "${value}"`,
-    });
-    return z.NEVER;
-  });
+    return failTransform(ctx, `expected ${NETWORK_LEVELS.join(", ")}, got "${value}"`);
+  }),
+);
 
 /** The fields, to spread into an environment schema. */
 export const ceilingEnvFields = {
@@ -87,7 +76,7 @@ export const ceilingEnvFields = {
   PATCHWRIGHT_REPO_MCP: onOff,
 };
 
-type ParsedCeilingEnv = z.output<z.ZodObject<typeof ceilingEnvFields>>;
+type ParsedCeilingEnv = z.output<z.ZodMiniObject<typeof ceilingEnvFields>>;
 
 /**
  * The App (and its workers) serve repositories whose writers are not the

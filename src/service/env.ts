@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { z } from "zod";
 import type { OperatorCeilings } from "../config/ceilings.js";
 import { errorMessage } from "../error-message.js";
+import * as z from "../zod.js";
+import { failTransform } from "../zod.js";
 import { ceilingEnvFields, ceilingsOf, SERVICE_DEFAULTS } from "./ceilings.js";
 import { StartupRefusal } from "./startup-refusal.js";
 
@@ -14,33 +15,31 @@ import { StartupRefusal } from "./startup-refusal.js";
  */
 
 const flag = (fallback: boolean) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
+  z.pipe(
+    z.optional(z.string()),
+    z.transform((value, ctx) => {
       if (value === undefined || value.trim() === "") return fallback;
       if (/^(1|true|yes|on)$/i.test(value)) return true;
       if (/^(0|false|no|off)$/i.test(value)) return false;
-      ctx.addIssue({ code: "custom", message: `expected on or off, got "${value}"` });
-      return z.NEVER;
-    });
+      return failTransform(ctx, `expected on or off, got "${value}"`);
+    }),
+  );
 
 const positiveInt = (fallback: number) =>
-  z
-    .string()
-    .optional()
-    .transform((value, ctx) => {
+  z.pipe(
+    z.optional(z.string()),
+    z.transform((value, ctx) => {
       if (value === undefined || value.trim() === "") return fallback;
       const number = Number(value);
       if (Number.isInteger(number) && number > 0) return number;
-      ctx.addIssue({ code: "custom", message: `expected a whole number above 0, got "${value}"` });
-      return z.NEVER;
-    });
+      return failTransform(ctx, `expected a whole number above 0, got "${value}"`);
+    }),
+  );
 
-const optionalText = z
-  .string()
-  .optional()
-  .transform((value) => (value?.trim() ? value.trim() : undefined));
+const optionalText = z.pipe(
+  z.optional(z.string()),
+  z.transform((value) => (value?.trim() ? value.trim() : undefined)),
+);
 
 /** A URL as it may be shown: its password (and a user with one) masked. */
 export function withoutCredentials(url: string): string {
@@ -55,18 +54,20 @@ export function withoutCredentials(url: string): string {
 }
 
 // ioredis also takes `host:port` and a socket path; a scheme must be Redis's own.
-const redisUrl = optionalText.superRefine((value, ctx) => {
-  if (!value?.includes("://")) return;
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(value);
-  } catch {}
-  if (parsed && /^rediss?:$/.test(parsed.protocol) && parsed.hostname) return;
-  ctx.addIssue({
-    code: "custom",
-    message: `expected redis://[user:password@]host:port[/db] (or rediss:// for TLS), got "${withoutCredentials(value)}"`,
-  });
-});
+const redisUrl = optionalText.check(
+  z.superRefine((value, ctx) => {
+    if (!value?.includes("://")) return;
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(value);
+    } catch {}
+    if (parsed && /^rediss?:$/.test(parsed.protocol) && parsed.hostname) return;
+    ctx.addIssue({
+      code: "custom",
+      message: `expected redis://[user:password@]host:port[/db] (or rediss:// for TLS), got "${withoutCredentials(value)}"`,
+    });
+  }),
+);
 
 const serviceEnvSchema = z.object({
   APP_ID: optionalText,

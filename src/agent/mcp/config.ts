@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { z } from "zod";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../../sandbox/network.js";
+import * as z from "../../zod.js";
 import { PROVIDER_CREDENTIAL_NAMES } from "../model/factory.js";
 
 /**
@@ -18,38 +18,44 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
 
 const envName = z
   .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected an environment variable name" });
+  .check(z.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected an environment variable name" }));
 
 const timeoutSeconds = z
   .number({ error: "expected a number of seconds above 0" })
-  .positive({ error: "expected a number of seconds above 0" })
-  .max(3600, { error: "expected at most 3600 seconds" });
+  .check(
+    z.positive({ error: "expected a number of seconds above 0" }),
+    z.lte(3600, { error: "expected at most 3600 seconds" }),
+  );
 
 const stdioServerSchema = z.strictObject({
-  type: z.literal("stdio").optional(),
-  command: z.string().trim().min(1, { error: "expected the command that starts the server" }),
-  args: z.array(z.string(), { error: "expected a list of arguments" }).default([]),
+  type: z.optional(z.literal("stdio")),
+  command: z
+    .string()
+    .check(z.trim(), z.minLength(1, { error: "expected the command that starts the server" })),
+  args: z._default(z.array(z.string(), { error: "expected a list of arguments" }), []),
   /** Variable names passed from the environment, or NAME: "${VAR}" / a literal value. */
-  env: z
-    .union([z.array(envName), z.record(envName, z.string())], {
+  env: z._default(
+    z.union([z.array(envName), z.record(envName, z.string())], {
       // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own ${VAR} syntax
       error: "expected a list of variable names to pass, or a mapping of NAME: ${VAR}",
-    })
-    .default([]),
+    }),
+    [],
+  ),
   /** The server's own network inside the sandbox: off unless given. */
-  network: networkSettingSchema.default("off"),
+  network: z._default(networkSettingSchema, "off"),
   /** How long one tool call may take. */
-  timeout: timeoutSeconds.default(60),
+  timeout: z._default(timeoutSeconds, 60),
 });
 
 const httpServerSchema = z.strictObject({
-  type: z.enum(["http", "streamable-http"]).optional(),
+  type: z.optional(z.enum(["http", "streamable-http"])),
   url: z.url({ protocol: /^https?$/, error: "expected an http(s) URL" }),
   /** Header values; `${VAR}` takes a value from the environment (e.g. "Bearer ${DOCS_TOKEN}"). */
-  headers: z
-    .record(z.string(), z.string(), { error: "expected a mapping of header: value" })
-    .default({}),
-  timeout: timeoutSeconds.default(60),
+  headers: z._default(
+    z.record(z.string(), z.string(), { error: "expected a mapping of header: value" }),
+    {},
+  ),
+  timeout: z._default(timeoutSeconds, 60),
 });
 
 export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema], {
@@ -58,9 +64,11 @@ export const mcpServerSchema = z.union([stdioServerSchema, httpServerSchema], {
 });
 
 export const mcpServersSchema = z.record(
-  z.string().regex(MCP_SERVER_NAME, {
-    error: "expected a server name of letters, digits, '-' and single '_'",
-  }),
+  z.string().check(
+    z.regex(MCP_SERVER_NAME, {
+      error: "expected a server name of letters, digits, '-' and single '_'",
+    }),
+  ),
   mcpServerSchema,
   { error: "expected a mapping of server name to server settings" },
 );

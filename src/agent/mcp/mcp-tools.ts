@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../../zod.js";
 import { type AnyTool, defineTool, ToolError } from "../tools/define-tool.js";
 
 /** What we read of a server's tool listing (structural: the SDK's types fit). */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../../zod.js";
 import type { ModelPrice, Usage } from "./model.js";
 import type { ModelSpec } from "./model-spec.js";
 
@@ -191,25 +191,28 @@ export function resolvePrice(
 
 const perMillion = z
   .number({ error: "expected US dollars per million tokens" })
-  .nonnegative({ error: "expected US dollars per million tokens, not below 0" });
+  .check(z.nonnegative({ error: "expected US dollars per million tokens, not below 0" }));
 
 /**
  * One entry of the config's `pricing:` (snake_case in the file): USD per
  * million tokens, and the context window when the table does not know it.
  */
-export const priceSettingSchema = z
-  .strictObject({
+export const priceSettingSchema = z.pipe(
+  z.strictObject({
     input: perMillion,
     output: perMillion,
-    cache_read: perMillion.optional(),
-    cache_write: perMillion.optional(),
-    context_window: z
-      .number({ error: "expected a number of tokens" })
-      .int({ error: "expected a whole number of tokens" })
-      .min(1024, { error: "expected a context window of at least 1024 tokens" })
-      .optional(),
-  })
-  .transform(
+    cache_read: z.optional(perMillion),
+    cache_write: z.optional(perMillion),
+    context_window: z.optional(
+      z
+        .number({ error: "expected a number of tokens" })
+        .check(
+          z.int({ error: "expected a whole number of tokens" }),
+          z.gte(1024, { error: "expected a context window of at least 1024 tokens" }),
+        ),
+    ),
+  }),
+  z.transform(
     (entry): PriceSetting => ({
       input: entry.input,
       output: entry.output,
@@ -217,4 +220,5 @@ export const priceSettingSchema = z
       cacheWrite: entry.cache_write,
       contextWindow: entry.context_window,
     }),
-  );
+  ),
+);

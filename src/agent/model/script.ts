@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../../zod.js";
 import type { AssistantBlock, StopReason, Usage } from "./model.js";
 
 /**
@@ -13,8 +13,8 @@ const assistantBlock = z.discriminatedUnion("type", [
   z.object({ type: z.literal("redacted_thinking"), data: z.string() }),
   z.object({
     type: z.literal("tool_use"),
-    id: z.string().min(1),
-    name: z.string().min(1),
+    id: z.string().check(z.minLength(1)),
+    name: z.string().check(z.minLength(1)),
     input: z.record(z.string(), z.unknown()),
   }),
 ]);
@@ -28,45 +28,46 @@ const stopReason = z.enum([
   "refusal",
 ]);
 
-const tokenCount = z.number().int().nonnegative();
+const tokenCount = z.number().check(z.int(), z.nonnegative());
 
 const responseStep = z.object({
   content: z.array(assistantBlock),
-  stopReason: stopReason.optional(),
-  usage: z
-    .object({
-      inputTokens: tokenCount,
-      outputTokens: tokenCount,
-      cacheReadTokens: tokenCount,
-      cacheWriteTokens: tokenCount,
-    })
-    .partial()
-    .optional(),
+  stopReason: z.optional(stopReason),
+  usage: z.optional(
+    z.partial(
+      z.object({
+        inputTokens: tokenCount,
+        outputTokens: tokenCount,
+        cacheReadTokens: tokenCount,
+        cacheWriteTokens: tokenCount,
+      }),
+    ),
+  ),
   /** The model id the response claims; defaults to the requested one. */
-  model: z.string().optional(),
+  model: z.optional(z.string()),
 });
 
 const errorStep = z.object({
   error: z.object({
-    status: z.number().int().min(400).max(599),
+    status: z.number().check(z.int(), z.gte(400), z.lte(599)),
     message: z.string(),
     /** Anthropic error type, e.g. "overloaded_error"; derived from status if absent. */
-    type: z.string().optional(),
+    type: z.optional(z.string()),
     /** Seconds, sent as the `retry-after` header. */
-    retryAfter: z.number().nonnegative().optional(),
+    retryAfter: z.optional(z.number().check(z.nonnegative())),
     /** Milliseconds, sent as the `retry-after-ms` header. */
-    retryAfterMs: z.number().nonnegative().optional(),
+    retryAfterMs: z.optional(z.number().check(z.nonnegative())),
     /** Send 200 and start streaming, then an SSE `error` event (how overload shows mid-stream). */
-    inStream: z.boolean().optional(),
+    inStream: z.optional(z.boolean()),
   }),
 });
 
 const cutStep = z.object({
   cut: z.object({
     /** What the stream would have carried; a short text reply if absent. */
-    content: z.array(assistantBlock).optional(),
+    content: z.optional(z.array(assistantBlock)),
     /** How many SSE events go out before the connection is destroyed. */
-    afterEvents: z.number().int().nonnegative().optional(),
+    afterEvents: z.optional(z.number().check(z.int(), z.nonnegative())),
   }),
 });
 

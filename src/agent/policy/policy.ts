@@ -1,6 +1,6 @@
 import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "../../zod.js";
 import type { PolicyCall, PolicyCheck, PolicyDecision, ToolFacts } from "../tools/define-tool.js";
 import { malformedPath } from "../tools/fs/paths.js";
 import { defaultTools } from "../tools/index.js";
@@ -33,14 +33,16 @@ export type { Redirect } from "./shell-words.js";
 
 /** The policy config for an agent with these tools: rules may name any of them (and MCP tools). */
 function policyConfigSchemaFor(tools: RuleTools) {
-  const ruleString = z.string().superRefine((source, ctx) => {
-    const problem = ruleProblem(source, tools);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  });
+  const ruleString = z.string().check(
+    z.superRefine((source, ctx) => {
+      const problem = ruleProblem(source, tools);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
+  );
   return z.strictObject({
-    preset: z.enum(PRESET_NAMES).default("default"),
-    allow: z.array(ruleString).default([]),
-    deny: z.array(ruleString).default([]),
+    preset: z._default(z.enum(PRESET_NAMES), "default"),
+    allow: z._default(z.array(ruleString), []),
+    deny: z._default(z.array(ruleString), []),
   });
 }
 

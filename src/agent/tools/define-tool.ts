@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { Sandbox } from "../../sandbox/sandbox.js";
+import * as z from "../../zod.js";
 import type { ToolSpec } from "../model/model.js";
 
 /** A change a tool made to one file; `null` content means "did not exist". */
@@ -93,7 +93,7 @@ export interface ToolFacts {
   concurrencySafe: boolean;
 }
 
-export interface Tool<Schema extends z.ZodObject = z.ZodObject> extends ToolFacts {
+export interface Tool<Schema extends z.ZodMiniObject = z.ZodMiniObject> extends ToolFacts {
   description: string;
   input: Schema;
   /** The JSON Schema shown to the model when the tool brings its own (an MCP server's); else from `input`. */
@@ -107,7 +107,7 @@ export interface Tool<Schema extends z.ZodObject = z.ZodObject> extends ToolFact
 // biome-ignore lint/suspicious/noExplicitAny: tools are stored together whatever their input.
 export type AnyTool = Tool<any>;
 
-export interface ToolOptions<Schema extends z.ZodObject> {
+export interface ToolOptions<Schema extends z.ZodMiniObject> {
   name: string;
   description: string;
   /** Default "external": a tool that says nothing about itself gets no preset's trust. */
@@ -128,7 +128,9 @@ export interface ToolOptions<Schema extends z.ZodObject> {
  * allow, and a tool runs alone unless it says otherwise. A declared field
  * that is not in the input schema is a bug caught here, at definition.
  */
-export function defineTool<Schema extends z.ZodObject>(options: ToolOptions<Schema>): Tool<Schema> {
+export function defineTool<Schema extends z.ZodMiniObject>(
+  options: ToolOptions<Schema>,
+): Tool<Schema> {
   const pathFields = options.pathFields ?? [];
   const globFields = options.globFields ?? [];
   for (const field of [...pathFields, ...globFields]) {

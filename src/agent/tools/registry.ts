@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "../../zod.js";
 import type { ToolSpec } from "../model/model.js";
 import { type AnyTool, type PolicyCheck, type ToolContext, toToolSpec } from "./define-tool.js";
 import { describeFields, failureText } from "./tool-failure.js";

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { describeNetworkTrouble, findNetworkTrouble } from "../../sandbox/network-trouble.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
+import * as z from "../../zod.js";
 import {
   describeExit,
   findShell,
@@ -20,14 +20,15 @@ export interface RunShellOptions extends ShellProcessOptions {
 }
 
 const input = z.object({
-  command: z.string().min(1).describe('The shell command to run (bash syntax), e.g. "npm test"'),
+  command: z
+    .string()
+    .check(z.minLength(1), z.describe('The shell command to run (bash syntax), e.g. "npm test"')),
   timeout: z
-    .number()
-    .positive()
-    .max(MAX_TIMEOUT_SECONDS)
-    .optional()
-    .describe(
-      `Timeout in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS})`,
+    .optional(z.number().check(z.positive(), z.lte(MAX_TIMEOUT_SECONDS)))
+    .check(
+      z.describe(
+        `Timeout in seconds (default ${DEFAULT_TIMEOUT_SECONDS}, max ${MAX_TIMEOUT_SECONDS})`,
+      ),
     ),
 });
 

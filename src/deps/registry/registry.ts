@@ -1,6 +1,6 @@
 import registryFetch from "npm-registry-fetch";
 import PQueue from "p-queue";
-import { z } from "zod";
+import * as z from "../../zod.js";
 import { type NpmConfig, registryFor, toFetchOptions } from "./npmrc.js";
 
 /**
@@ -12,18 +12,23 @@ import { type NpmConfig, registryFor, toFetchOptions } from "./npmrc.js";
  * to weigh.
  */
 
-const repositorySchema = z
-  .union([z.string(), z.object({ url: z.string().optional(), directory: z.string().optional() })])
-  .optional()
-  .catch(undefined);
+const repositorySchema = z.catch(
+  z.optional(
+    z.union([
+      z.string(),
+      z.object({ url: z.optional(z.string()), directory: z.optional(z.string()) }),
+    ]),
+  ),
+  undefined,
+);
 
 // The document's frame; each version is narrowed by hand (slimVersion): zod over
 // the thousands of versions of typescript or @types/node was a fifth of a plan's CPU.
 const packumentSchema = z.object({
   name: z.string(),
-  "dist-tags": z.record(z.string(), z.string()).default({}),
-  versions: z.record(z.string(), z.unknown()).default({}),
-  time: z.record(z.string(), z.string()).default({}),
+  "dist-tags": z._default(z.record(z.string(), z.string()), {}),
+  versions: z._default(z.record(z.string(), z.unknown()), {}),
+  time: z._default(z.record(z.string(), z.string()), {}),
   repository: repositorySchema,
 });
 
@@ -83,12 +88,12 @@ export type FetchJson = (url: string, options: Record<string, unknown>) => Promi
 
 const advisorySchema = z.looseObject({
   id: z.union([z.number(), z.string()]),
-  url: z.string().optional().catch(undefined),
-  title: z.string().catch(""),
-  severity: z.string().catch("unknown"),
+  url: z.catch(z.optional(z.string()), undefined),
+  title: z.catch(z.string(), ""),
+  severity: z.catch(z.string(), "unknown"),
   vulnerable_versions: z.string(),
 });
-const bulkSchema = z.record(z.string(), z.array(advisorySchema).catch([]));
+const bulkSchema = z.record(z.string(), z.catch(z.array(advisorySchema), []));
 
 export type Advisory = z.infer<typeof advisorySchema>;
 

@@ -1,6 +1,6 @@
-import { z } from "zod";
 import { blockquote, inlineCode } from "../../github/markdown.js";
 import { clip } from "../../report/summary.js";
+import * as z from "../../zod.js";
 
 /**
  * A plan, as the model writes it and as the thread keeps it. Pure.
@@ -44,33 +44,42 @@ export interface ProposedPlan {
 /** The plan read from the model's answer, or its words as they are and why they could not be read. */
 export type ReadPlan = { plan: ProposedPlan } | { text: string; problem: string };
 
-const text = z.string().trim();
-const list = z
-  .union([z.array(z.unknown()), z.string()])
-  .transform((value) => (Array.isArray(value) ? value : [value]))
-  .transform((items) =>
+const text = z.string().check(z.trim());
+/** Absent or unreadable: undefined, never a failed plan. */
+const lenient = <T extends z.ZodMiniType>(schema: T) => z.catch(z.optional(schema), undefined);
+const list = z.pipe(
+  z.pipe(
+    z.union([z.array(z.unknown()), z.string()]),
+    z.transform((value) => (Array.isArray(value) ? value : [value])),
+  ),
+  z.transform((items) =>
     items.flatMap((item) => {
       const line = typeof item === "string" ? item : JSON.stringify(item);
       return line.trim() ? [line.trim()] : [];
     }),
-  );
+  ),
+);
 const fileEntry = z.union([
-  text.min(1).transform((path) => ({ path, change: "" })),
-  z
-    .object({
-      path: text.min(1),
-      change: z.string().trim().optional().catch(undefined),
-      why: z.string().trim().optional().catch(undefined),
-    })
-    .transform((file) => ({ path: file.path, change: file.change || file.why || "" })),
+  z.pipe(
+    text.check(z.minLength(1)),
+    z.transform((path) => ({ path, change: "" })),
+  ),
+  z.pipe(
+    z.object({
+      path: text.check(z.minLength(1)),
+      change: lenient(z.string().check(z.trim())),
+      why: lenient(z.string().check(z.trim())),
+    }),
+    z.transform((file) => ({ path: file.path, change: file.change || file.why || "" })),
+  ),
 ]);
 const planJsonSchema = z.object({
-  summary: text.optional().catch(undefined),
+  summary: lenient(text),
   files: z.array(z.unknown()),
-  approach: list.optional().catch(undefined),
-  tests: list.optional().catch(undefined),
-  risks: list.optional().catch(undefined),
-  complexity: z.enum(["small", "medium", "large"]).optional().catch(undefined),
+  approach: lenient(list),
+  tests: lenient(list),
+  risks: lenient(list),
+  complexity: lenient(z.enum(["small", "medium", "large"])),
 });
 
 const BLOCK = /(`{3,})(plan-json|json)[^\n]*\n([\s\S]*?)\n\1/g;
@@ -147,17 +156,17 @@ export const planMarkerSchema = z.object({
   /** The files the plan names, for the pull request's "where it differs". */
   files: z.array(z.string()),
   /** The job that made the plan, and the request it answered. */
-  job: z.string().optional(),
-  request: z.string().optional(),
+  job: z.optional(z.string()),
+  request: z.optional(z.string()),
   /** Set by the go that took the plan: there is never a second one. */
-  went: z
-    .object({
+  went: z.optional(
+    z.object({
       by: z.string(),
       at: z.string(),
-      job: z.string().optional(),
-      url: z.string().optional(),
-    })
-    .optional(),
+      job: z.optional(z.string()),
+      url: z.optional(z.string()),
+    }),
+  ),
 });
 
 export type PlanMarker = z.infer<typeof planMarkerSchema>;

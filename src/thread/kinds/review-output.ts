@@ -1,5 +1,5 @@
-import { z } from "zod";
 import type { ProposedComment } from "../../github/review-diff.js";
+import * as z from "../../zod.js";
 import { REVIEW_TOOL } from "./review-tool.js";
 
 /**
@@ -18,12 +18,12 @@ export const REVIEW_FORMAT = [
 ].join(" ");
 
 const commentSchema = z.object({
-  path: z.string().min(1),
-  line: z.number().int().positive(),
-  start_line: z.number().int().positive().optional(),
-  side: z.enum(["RIGHT", "LEFT"]).optional(),
-  body: z.string().default(""),
-  suggestion: z.string().optional(),
+  path: z.string().check(z.minLength(1)),
+  line: z.number().check(z.int(), z.positive()),
+  start_line: z.optional(z.number().check(z.int(), z.positive())),
+  side: z.optional(z.enum(["RIGHT", "LEFT"])),
+  body: z._default(z.string(), ""),
+  suggestion: z.optional(z.string()),
 });
 
 export interface ParsedReview {

@@ -1,43 +1,53 @@
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
 import { type AnyTool, defineTool, ToolError } from "../../agent/tools/define-tool.js";
 import { resolveInWorkspace } from "../../agent/tools/fs/paths.js";
 import { commentableLines, type ReviewScope } from "../../github/pull-review.js";
 import { anchorProblem, type ProposedComment } from "../../github/review-diff.js";
+import * as z from "../../zod.js";
 
 export const REVIEW_TOOL = "add_review_comment";
 
 const input = z.object({
   path: z
     .string()
-    .min(1)
-    .describe("The file, as the diff names it (relative to the repository root), e.g. src/app.js"),
+    .check(
+      z.minLength(1),
+      z.describe(
+        "The file, as the diff names it (relative to the repository root), e.g. src/app.js",
+      ),
+    ),
   line: z
     .number()
-    .int()
-    .positive()
-    .describe(
-      "The line the comment is on (the last line, for several): a line number of the new file that the diff shows (an added or context line); with side LEFT, of the old file (a removed line)",
+    .check(
+      z.int(),
+      z.positive(),
+      z.describe(
+        "The line the comment is on (the last line, for several): a line number of the new file that the diff shows (an added or context line); with side LEFT, of the old file (a removed line)",
+      ),
     ),
   start_line: z
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .describe("For a comment on several lines: the first of them (same hunk as line)"),
+    .optional(z.number().check(z.int(), z.positive()))
+    .check(z.describe("For a comment on several lines: the first of them (same hunk as line)")),
   side: z
-    .preprocess(
-      (value) => (typeof value === "string" ? value.toUpperCase() : value),
-      z.enum(["RIGHT", "LEFT"]),
+    .optional(
+      z.pipe(
+        z.transform((value) => (typeof value === "string" ? value.toUpperCase() : value)),
+        z.enum(["RIGHT", "LEFT"]),
+      ),
     )
-    .optional()
-    .describe("RIGHT (default): line numbers of the new file; LEFT: of the old file"),
-  body: z.string().min(1).describe("The comment, in Markdown: what is wrong and why it matters"),
-  suggestion: z
+    .check(z.describe("RIGHT (default): line numbers of the new file; LEFT: of the old file")),
+  body: z
     .string()
-    .optional()
-    .describe(
-      "Replacement text for exactly the lines start_line..line (or line) of the new file, without any line around them; GitHub offers it as a one-click change",
+    .check(
+      z.minLength(1),
+      z.describe("The comment, in Markdown: what is wrong and why it matters"),
+    ),
+  suggestion: z
+    .optional(z.string())
+    .check(
+      z.describe(
+        "Replacement text for exactly the lines start_line..line (or line) of the new file, without any line around them; GitHub offers it as a one-click change",
+      ),
     ),
 });
 

@@ -1,6 +1,6 @@
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
-import { z } from "zod";
+import * as z from "../../../zod.js";
 import { defineTool, ToolError } from "../define-tool.js";
 import { notFoundError } from "../fs/not-found.js";
 import { isNotFound, resolveInWorkspace } from "../fs/paths.js";
@@ -14,18 +14,27 @@ const MAX_DIFF_LINES = 60;
 const input = z.object({
   file_path: z
     .string()
-    .describe("Path of the file to edit, relative to the workspace root (or absolute inside it)"),
+    .check(
+      z.describe(
+        "Path of the file to edit, relative to the workspace root (or absolute inside it)",
+      ),
+    ),
   old_string: z
     .string()
-    .describe(
-      "Exact text to replace, copied from the file without read_file's line-number prefixes; include enough surrounding lines to make it unique",
+    .check(
+      z.describe(
+        "Exact text to replace, copied from the file without read_file's line-number prefixes; include enough surrounding lines to make it unique",
+      ),
     ),
-  new_string: z.string().describe("Text to put in its place (must differ from old_string)"),
+  new_string: z
+    .string()
+    .check(z.describe("Text to put in its place (must differ from old_string)")),
   replace_all: z
-    .boolean()
-    .optional()
-    .describe(
-      "Replace every occurrence of old_string instead of requiring exactly one (default false)",
+    .optional(z.boolean())
+    .check(
+      z.describe(
+        "Replace every occurrence of old_string instead of requiring exactly one (default false)",
+      ),
     ),
 });
 

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { z } from "zod";
+import * as z from "../../../zod.js";
 import { defineTool, type ToolContext, ToolError } from "../define-tool.js";
 import { isNotFound, resolveInWorkspace, type WorkspacePath } from "../fs/paths.js";
 import { assertReadAndUnchanged, assertSeenWhole, stampOf } from "../fs/read-guard.js";
@@ -20,8 +20,12 @@ import { looksLikeReadOutput } from "./edit-prefixes.js";
 const input = z.object({
   file_path: z
     .string()
-    .describe("Path of the file to write, relative to the workspace root (or absolute inside it)"),
-  content: z.string().describe("The complete new content of the file"),
+    .check(
+      z.describe(
+        "Path of the file to write, relative to the workspace root (or absolute inside it)",
+      ),
+    ),
+  content: z.string().check(z.describe("The complete new content of the file")),
 });
 
 export const writeFileTool = defineTool({

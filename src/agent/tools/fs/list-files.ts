@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import picomatch from "picomatch";
-import { z } from "zod";
+import * as z from "../../../zod.js";
 import { defineTool, ToolError } from "../define-tool.js";
 import { commaListToBraces } from "./glob-braces.js";
 import { notFoundError } from "./not-found.js";
@@ -12,14 +12,19 @@ export const MAX_LISTED_FILES = 200;
 const input = z.object({
   pattern: z
     .string()
-    .min(1)
-    .describe(
-      'Glob such as "**/*.ts", "src/**/*.test.ts" or "*.{json,yml}"; a pattern without "/" matches file names at any depth',
+    .check(
+      z.minLength(1),
+      z.describe(
+        'Glob such as "**/*.ts", "src/**/*.test.ts" or "*.{json,yml}"; a pattern without "/" matches file names at any depth',
+      ),
     ),
   path: z
-    .string()
-    .optional()
-    .describe("Folder to search in, relative to the workspace root (default: the whole workspace)"),
+    .optional(z.string())
+    .check(
+      z.describe(
+        "Folder to search in, relative to the workspace root (default: the whole workspace)",
+      ),
+    ),
 });
 
 export const listFilesTool = defineTool({

@@ -1,5 +1,5 @@
 import { type FileHandle, open } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "../../../zod.js";
 import { defineTool, ToolError } from "../define-tool.js";
 import { MAX_OUTPUT_CHARS } from "../truncate.js";
 import { notFoundError } from "./not-found.js";
@@ -26,19 +26,13 @@ const MAX_LISTED = 20;
 const input = z.object({
   file_path: z
     .string()
-    .describe("Path of the file, relative to the workspace root (or absolute inside it)"),
+    .check(z.describe("Path of the file, relative to the workspace root (or absolute inside it)")),
   offset: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe("1-based line number to start reading at (default 1)"),
+    .optional(z.number().check(z.int(), z.gte(1)))
+    .check(z.describe("1-based line number to start reading at (default 1)")),
   limit: z
-    .number()
-    .int()
-    .min(1)
-    .optional()
-    .describe(`Maximum number of lines to return (default ${DEFAULT_READ_LIMIT})`),
+    .optional(z.number().check(z.int(), z.gte(1)))
+    .check(z.describe(`Maximum number of lines to return (default ${DEFAULT_READ_LIMIT})`)),
 });
 
 export const readFileTool = defineTool({

@@ -1,6 +1,6 @@
 import type { Stats } from "node:fs";
 import { stat } from "node:fs/promises";
-import { z } from "zod";
+import * as z from "../../../zod.js";
 import { defineTool, type ToolContext, ToolError } from "../define-tool.js";
 import { commaListToBraces, expandBraces } from "../fs/glob-braces.js";
 import { notFoundError } from "../fs/not-found.js";
@@ -14,24 +14,31 @@ import { scanFiles } from "./grep-scan.js";
 const input = z.object({
   pattern: z
     .string()
-    .min(1)
-    .describe(
-      'JavaScript regular expression matched against each line, e.g. "function\\s+\\w+", "TODO|FIXME", "(?:get|post)\\(", "(?<=require\\()\\S+"',
+    .check(
+      z.minLength(1),
+      z.describe(
+        'JavaScript regular expression matched against each line, e.g. "function\\s+\\w+", "TODO|FIXME", "(?:get|post)\\(", "(?<=require\\()\\S+"',
+      ),
     ),
   path: z
-    .string()
-    .optional()
-    .describe(
-      "Folder or file to search, relative to the workspace root (default: the whole workspace)",
+    .optional(z.string())
+    .check(
+      z.describe(
+        "Folder or file to search, relative to the workspace root (default: the whole workspace)",
+      ),
     ),
   include: z
-    .string()
-    .optional()
-    .describe('Only search files whose names match this glob, e.g. "*.ts" or "*.{ts,tsx}"'),
+    .optional(z.string())
+    .check(
+      z.describe('Only search files whose names match this glob, e.g. "*.ts" or "*.{ts,tsx}"'),
+    ),
   case_insensitive: z
-    .boolean()
-    .optional()
-    .describe("Match letters in either case (default false); use this rather than an inline (?i)"),
+    .optional(z.boolean())
+    .check(
+      z.describe(
+        "Match letters in either case (default false); use this rather than an inline (?i)",
+      ),
+    ),
 });
 
 export const grepSearchTool = defineTool({

@@ -1,2 +1,0 @@
-import { createRequire as __patchwrightCreateRequire } from "node:module";
-const require = __patchwrightCreateRequire(import.meta.url);

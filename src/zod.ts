@@ -1,0 +1,37 @@
+import { config, type core, NEVER } from "zod/mini";
+import english from "zod/v4/locales/en.js";
+
+/**
+ * zod as the rest of src/ imports it, `import * as z from "../zod.js"` (the
+ * one import of the package; the boundaries check refuses any other):
+ * zod/mini, with zod's English messages.
+ *
+ * Mini, not the classic API: each classic schema carries every method, and
+ * the Action's first model request waits on loading its bundle. Classic zod
+ * took about 42 ms of CPU to import on Node 24 on the 2-core VM, mini about
+ * 12, and a mini schema costs about half as much to build. The schemas
+ * parse the same: same issues, messages, defaults and JSON Schema.
+ *
+ * `export *`, imported as a namespace, is what lets the bundler keep only
+ * the functions used: `export * as z` made the bundle keep every one, and
+ * so does a dynamic import() of this file.
+ *
+ * The messages: classic zod installs its English ones as it builds its first
+ * schema; mini leaves the locale unset ("Invalid input" for everything), so
+ * it is set here, before any module that imports this one builds a schema.
+ * Only the English file is imported: `z.locales` would load all fifty.
+ */
+config(english());
+
+export * from "zod/mini";
+
+/**
+ * Inside a `z.transform`: adds a custom issue with `message` and returns
+ * what the transform returns then. zod/mini's transform context has no
+ * `addIssue` (classic's had); this is the issue it added, with the same
+ * code, message and input.
+ */
+export function failTransform(ctx: core.ParsePayload, message: string): never {
+  ctx.issues.push({ code: "custom", message, input: ctx.value });
+  return NEVER;
+}
