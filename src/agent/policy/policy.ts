@@ -16,7 +16,7 @@ import {
   ruleProblem,
 } from "./rules.js";
 import { loadShellParser, type ShellParser } from "./shell-parser.js";
-import { shellCallDenial } from "./shell-policy.js";
+import type { shellCallDenial } from "./shell-policy.js";
 
 export type { PolicyFs } from "./paths.js";
 export { PRESET_NAMES, type PresetName } from "./presets.js";
@@ -26,7 +26,6 @@ export {
   parseRule,
   type Rule,
 } from "./rules.js";
-export { analyzeCommand } from "./shell-analysis.js";
 export type { CommandAnalysis, SimpleCommand } from "./shell-command.js";
 export { loadShellParser, type ShellParser } from "./shell-parser.js";
 export type { Redirect } from "./shell-words.js";
@@ -65,6 +64,13 @@ export interface PolicyRules {
   /** Script names from the workspace's package.json (for `npm run <script>`). */
   packageScripts: string[];
   shell: ShellParser;
+  /**
+   * The shell commands' verdict (shell-policy.ts). Loaded with the grammar,
+   * not imported beside this file: it and the command analysis under it are
+   * a good part of the policy's code, and the Action's first model request
+   * does not wait for them (no tool call comes before its answer).
+   */
+  shellDenial: typeof shellCallDenial;
   /** The facts of every tool the agent has (built-in and MCP), by name. */
   tools: ReadonlyMap<string, ToolFacts>;
   /**
@@ -126,6 +132,10 @@ export async function loadPolicyRules(
   const parsed = parsePolicyConfig(config, options.tools);
   const root = await realpath(options.root);
   const parse = (source: string) => parseRule(source, tools);
+  const [{ shellCallDenial }, shell] = await Promise.all([
+    import("./shell-policy.js"),
+    loadShellParser(),
+  ]);
   return {
     preset: parsed.preset,
     allow: parsed.allow.map(parse),
@@ -133,7 +143,8 @@ export async function loadPolicyRules(
     root,
     tools,
     packageScripts: options.packageScripts ?? (await readPackageScripts(root)),
-    shell: await loadShellParser(),
+    shell,
+    shellDenial: shellCallDenial,
     fs: options.fs ?? createNodePolicyFs(),
   };
 }
@@ -199,7 +210,7 @@ function shellCallDecision(call: PolicyCall, rules: PolicyRules): PolicyDecision
   }
   let verdict: string | undefined;
   try {
-    verdict = shellCallDenial(command, { ...rules, fs: rules.fs });
+    verdict = rules.shellDenial(command, { ...rules, fs: rules.fs });
   } catch {
     // A check must never throw into the agent loop; what cannot be analysed is not run.
     verdict = "the command could not be analysed; send a shorter, simpler command";

@@ -1,5 +1,5 @@
+import { commandPresetDenial } from "./command-presets.js";
 import { type PolicyFs, resolveInWorkspace } from "./paths.js";
-import { commandPresetDenial } from "./presets.js";
 import { findRule, type Rule } from "./rules.js";
 import { analyzeCommand } from "./shell-analysis.js";
 import { type CommandContext, checkPath, type PresetName, type Verdict } from "./shell-args.js";

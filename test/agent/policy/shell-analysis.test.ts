@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import {
-  analyzeCommand,
   loadShellParser,
   type ShellParser,
   type SimpleCommand,
 } from "../../../src/agent/policy/policy.js";
+import { analyzeCommand } from "../../../src/agent/policy/shell-analysis.js";
 
 let parser: ShellParser;
 beforeAll(async () => {
