@@ -91,6 +91,39 @@ const cloudSdksApart = {
   },
 };
 
+/**
+ * An ESM import of node:http has Node build that module's ESM facade, which
+ * reads every export, the lazy WebSocket ones among them, and so loads
+ * undici (the global fetch's library): about 40 ms of the Action's start on
+ * Node 24, before any request. The bundle takes node:http and node:https
+ * from `process.getBuiltinModule` instead (src/github/http-fetch.ts says why
+ * the Action's API calls do without undici); their exports that are plain
+ * values are named, so an import of any other fails the build.
+ */
+const builtinsWithoutFacade = {
+  name: "builtins-without-facade",
+  setup(builder) {
+    builder.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
+      args.kind === "import-statement"
+        ? { path: `node:${args.path.replace(/^node:/, "")}`, namespace: "builtin-without-facade" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "builtin-without-facade" }, (args) => {
+      const names = Object.entries(Object.getOwnPropertyDescriptors(require(args.path)))
+        .filter(([name, descriptor]) => "value" in descriptor && /^[A-Za-z_$][\w$]*$/.test(name))
+        .map(([name]) => name);
+      return {
+        loader: "js",
+        contents: [
+          `const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+          "export default builtin;",
+          `export const { ${names.join(", ")} } = builtin;`,
+        ].join("\n"),
+      };
+    });
+  },
+};
+
 /** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
 const BANNER = [
   'import { createRequire as __patchwrightCreateRequire } from "node:module";',
@@ -125,7 +158,7 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
       ...common,
       entryPoints: { index: join(ROOT, "src/action/run.ts") },
       chunkNames: "[name]-[hash]",
-      plugins: [withoutOidcClient, englishZodOnly, cloudSdksApart],
+      plugins: [withoutOidcClient, englishZodOnly, cloudSdksApart, builtinsWithoutFacade],
     }),
     build({
       ...common,

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { Octokit } from "@octokit/rest";
 import { createRedactor } from "../agent/redact.js";
 import { errorMessage } from "../error-message.js";
+import { httpFetch } from "../github/http-fetch.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { type ActionsIo, createActionsIo } from "./actions-io.js";
 import { ActionFailure } from "./failure.js";
@@ -21,8 +22,15 @@ const USER_AGENT = "patchwright-action";
 /** Failed requests are thrown and reported by the caller; Octokit's own logging would say it twice. */
 const QUIET_LOG = { debug() {}, info() {}, warn: console.warn, error() {} };
 
+// Through node:http, not undici: the API calls that decide the job go out before undici loads (http-fetch.ts).
 function createClient(auth: string, baseUrl: string): GitHubClient {
-  return new Octokit({ auth, baseUrl, userAgent: USER_AGENT, log: QUIET_LOG });
+  return new Octokit({
+    auth,
+    baseUrl,
+    userAgent: USER_AGENT,
+    log: QUIET_LOG,
+    request: { fetch: httpFetch },
+  });
 }
 
 export function defaultDeps(env: Record<string, string | undefined> = process.env): ActionDeps {

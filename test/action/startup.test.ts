@@ -156,6 +156,57 @@ describe("the Action's fetch", () => {
   });
 });
 
+/**
+ * A preload that notes each outgoing request, which client sent it (Node's
+ * http or undici, the global fetch's library) and whether undici had loaded
+ * by then.
+ */
+const REQUEST_PROBE = [
+  'import dc from "node:diagnostics_channel";',
+  'import { appendFileSync } from "node:fs";',
+  "const undici = () => process.moduleLoadList.some((name) => name.includes('undici'));",
+  "const note = (via, url) => appendFileSync(process.env.PW_PROBE_OUT, [via, url, undici() ? 'undici-loaded' : 'undici-absent'].join(' ') + '\\n');",
+  "dc.subscribe('http.client.request.start', ({ request }) => note('http', request.host + request.path));",
+  "dc.subscribe('undici:request:create', ({ request }) => note('undici', request.origin + request.path));",
+].join("\n");
+
+describe("the Action's API calls", () => {
+  it("go out through node:http before undici, the global fetch's library, loads (~40 ms of the start on Node 24)", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+    const dir = tempDir();
+    const probe = join(dir, "probe.mjs");
+    const out = join(dir, "requests.txt");
+    writeFileSync(probe, REQUEST_PROBE);
+    writeFileSync(out, "");
+    const comment = eventPayload(
+      world,
+      "issue_comment",
+      "created",
+      "octocat",
+      (p) => !p.issue.pull_request,
+    );
+    Object.assign(comment.issue, { number: 7, title: "Tidy up", state: "open", locked: false });
+    Object.assign(comment.comment, { id: 555, body: "@agent tidy up" });
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: comment,
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      env: { NODE_OPTIONS: `--import=${pathToFileURL(probe).href}`, PW_PROBE_OUT: out },
+    });
+    expect(run.code, run.log).toBe(0);
+    const requests = readFileSync(out, "utf8").trim().split("\n");
+    const api = requests.filter((line) => line.includes("/repos/octo-org/"));
+    // The thread, the pull requests, the permission, the config, the reactions and comments.
+    expect(api.length).toBeGreaterThanOrEqual(6);
+    expect(api.every((line) => line.startsWith("http "))).toBe(true);
+    expect(api[0]).toMatch(/undici-absent$/);
+    // The model's SDK uses the global fetch, so the probe sees undici's requests too.
+    expect(
+      requests.some((line) => line.startsWith("undici ") && line.includes("/v1/messages")),
+    ).toBe(true);
+  });
+});
+
 /** The chunks index.js's main chunk imports, statically, and their size. */
 function startupChunks(dir: string): { files: string[]; bytes: number } {
   const index = readFileSync(join(dir, "index.js"), "utf8");
@@ -194,6 +245,22 @@ describe("the Action bundle's chunks", () => {
     expect(loaded('"ZodMiniObject"')).toBe(true);
     // About 710 kB today (862 kB with classic zod, 2 MB before the deps code moved out); a jump means something slipped in.
     expect(bytes).toBeLessThan(850_000);
+  });
+
+  it("load without undici, the global fetch's library (its load took ~40 ms of the start on Node 24)", () => {
+    const probe =
+      "data:text/javascript,process.on('exit',()=>process.stderr.write('undici:'+process.moduleLoadList.some((m)=>m.includes('undici'))))";
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+    const ran = spawnSync(node24(), ["--import", probe, bundle.entry], { env, encoding: "utf8" });
+    expect(ran.stdout).toContain("GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set");
+    expect(ran.stderr).toContain("undici:false");
+    // The probe sees undici when it is loaded: an ESM import of node:http loads it (scripts/bundle-action.mjs).
+    const facade = spawnSync(
+      node24(),
+      ["--import", probe, "--input-type=module", "-e", 'import "node:http";'],
+      { env, encoding: "utf8" },
+    );
+    expect(facade.stderr).toContain("undici:true");
   });
 
   it("each load on Node 20 and on Node 24", () => {
