@@ -88,7 +88,11 @@ describe("runChange (the job without GitHub)", () => {
   it("clones, runs the agent, commits per turn, verifies and pushes a new branch", async () => {
     const { env, repo, cacheDir } = setup();
     const steps: string[] = [];
-    const model = createScriptedModel(fixSteps());
+    // What the job had done when it asked the model to load its libraries.
+    const warmedUp: Array<{ steps: string[]; requests: number }> = [];
+    const model = Object.assign(createScriptedModel(fixSteps()), {
+      warmUp: () => warmedUp.push({ steps: [...steps], requests: model.requests.length }),
+    });
     const result = await runChange(
       {
         cacheDir,
@@ -119,6 +123,8 @@ describe("runChange (the job without GitHub)", () => {
     const message = git(repo.dir, ["log", "-1", "--format=%B", result.commits[0]?.sha ?? ""], env);
     expect(message).toContain("Co-authored-by: Octo Cat <583231+octocat@users.noreply.github.com>");
     expect(repo.sha("main")).not.toBe(result.push?.sha);
+    // Once, as the job starts waiting for git, before any request.
+    expect(warmedUp).toEqual([{ steps: ["Preparing the workspace"], requests: 0 }]);
     expect(steps).toEqual([
       "Preparing the workspace",
       "Running the agent",

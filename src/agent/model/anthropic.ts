@@ -127,6 +127,13 @@ export function createMessagesModel(options: MessagesModelOptions): Model {
     contextWindow:
       options.contextWindow ?? options.price?.contextWindow ?? contextWindowOf(options.model),
     price: options.price ?? priceOf(options.model),
+    // Node loads undici, the global fetch's library that the SDK sends with,
+    // on the first use of any of its globals: about 40 ms of the thread on Node 24.
+    warmUp: () => {
+      loadAnthropicSdk()
+        .then(() => new Headers())
+        .catch(() => {});
+    },
     complete: (request, onEvent = () => {}) =>
       completeWithRetries(request, onEvent, attempt, retry),
   };

@@ -117,6 +117,12 @@ export interface Model {
    * start. Absent: priced by the id that answered, from the Anthropic table.
    */
   readonly price?: ModelPrice | null;
+  /**
+   * Loads what its first request needs (its SDK, the HTTP library) now: a
+   * caller about to wait on something else (git) calls it, so that the
+   * loading takes this thread while it would be idle. Optional; never throws.
+   */
+  warmUp?(): void;
   complete(
     request: ModelRequest,
     onEvent?: (event: ModelStreamEvent) => void,

@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createAnthropicModel } from "../../../src/agent/model/anthropic.js";
 import type {
@@ -13,6 +15,7 @@ import {
   startFakeAnthropic,
 } from "../../helpers/fake-anthropic-server.js";
 import { text, toolUse, turn } from "../../helpers/model-script.js";
+import { compiled } from "../../helpers/source-build.js";
 
 const API_KEY = "sk-ant-test-not-a-real-key-7f3a";
 
@@ -238,5 +241,29 @@ describe("createAnthropicModel thinking", () => {
       { type: "redacted_thinking", data: "OPAQUE" },
       text("Done."),
     ]);
+  });
+});
+
+describe("warmUp", () => {
+  // In a process of its own: the test worker has loaded undici long ago.
+  it("loads the SDK and undici, the global fetch's library, without sending a request", () => {
+    const url = pathToFileURL(compiled("src/agent/model/anthropic.ts")).href;
+    const script = [
+      'import dc from "node:diagnostics_channel";',
+      "let requests = 0;",
+      'dc.subscribe("undici:request:create", () => requests++);',
+      `const { createAnthropicModel } = await import(${JSON.stringify(url)});`,
+      'const model = createAnthropicModel({ apiKey: "sk-ant-x", baseURL: "http://127.0.0.1:9", model: "claude-sonnet-4-6" });',
+      "const undici = () => process.moduleLoadList.some((name) => name.includes('undici'));",
+      "const before = undici();",
+      "model.warmUp();",
+      "for (let i = 0; i < 200 && !undici(); i++) await new Promise((wait) => setTimeout(wait, 10));",
+      "console.log(JSON.stringify({ before, after: undici(), requests }));",
+    ].join("\n");
+    const ran = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(ran.stderr).toBe("");
+    expect(JSON.parse(ran.stdout)).toEqual({ before: false, after: true, requests: 0 });
   });
 });
