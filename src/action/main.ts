@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { Octokit } from "@octokit/rest";
 import { createRedactor } from "../agent/redact.js";
 import { errorMessage } from "../error-message.js";
 import { httpFetch } from "../github/http-fetch.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { createRouteClient } from "../github/route-client.js";
 import { type ActionsIo, createActionsIo } from "./actions-io.js";
 import { ActionFailure } from "./failure.js";
 import { SECRET_INPUTS } from "./inputs.js";
@@ -24,7 +24,7 @@ const QUIET_LOG = { debug() {}, info() {}, warn: console.warn, error() {} };
 
 // Through node:http, not undici: the API calls that decide the job go out before undici loads (http-fetch.ts).
 function createClient(auth: string, baseUrl: string): GitHubClient {
-  return new Octokit({
+  return createRouteClient({
     auth,
     baseUrl,
     userAgent: USER_AGENT,

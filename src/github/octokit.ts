@@ -1,11 +1,13 @@
 import type { Octokit } from "@octokit/rest";
+import type { RestEndpoints } from "./rest-routes.js";
 
 /**
  * The GitHub client every github/ module takes as a parameter. Probot's
- * `context.octokit` and an `@octokit/rest` instance (the Action, the CLI)
- * both fit, so the same code serves every entry point.
+ * `context.octokit`, an `@octokit/rest` instance (the CLI) and the Action's
+ * route client (route-client.ts) all fit, so the same code serves every
+ * entry point. Its `rest` has the endpoints of rest-routes.ts only.
  */
-export type GitHubClient = Pick<Octokit, "rest" | "paginate" | "request">;
+export type GitHubClient = Pick<Octokit, "paginate" | "request"> & { rest: RestEndpoints };
 
 export interface RepoRef {
   owner: string;

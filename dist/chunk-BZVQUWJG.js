@@ -1,3 +1,0 @@
-import { createRequire as __patchwrightCreateRequire } from "node:module";
-const require = __patchwrightCreateRequire(import.meta.url);
-import{a as s}from"./chunk-HEWRI54D.js";function u(e){return async(t,r)=>{let o=/^https:\/\/github\.com\/([\w.-]+)\/([\w.-]+)$/.exec(t);if(!o?.[1]||!o[2])return[];let{data:i}=await e.rest.repos.listReleases({owner:o[1],repo:o[2],per_page:50,...r?{request:{signal:r}}:{}});return i.map(n=>({tag:n.tag_name,body:n.body??""}))}}function c(e){let t=e.GITHUB_TOKEN||e.GH_TOKEN;if(!t)return;let r={debug(){},info(){},warn(){},error(){}};return u(new s({auth:t,userAgent:"patchwright-cli",log:r}))}export{u as a,c as b};
