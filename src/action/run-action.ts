@@ -10,7 +10,7 @@ import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { readBaseFactsAhead } from "../kernel/repository.js";
+import { readBaseFactsAhead } from "../kernel/base-facts.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import type { ThreadOutcome } from "../thread/plan.js";
 import type { ActionsIo } from "./actions-io.js";

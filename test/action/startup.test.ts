@@ -207,12 +207,12 @@ describe("the Action's API calls", () => {
   });
 });
 
-/** The chunks index.js's main chunk imports, statically, and their size. */
-function startupChunks(dir: string): { files: string[]; bytes: number } {
+/** The chunk index.js imports as `name-<hash>.js` and the chunks it imports, statically, and their size. */
+function chunksFrom(dir: string, name: string): { files: string[]; bytes: number } {
   const index = readFileSync(join(dir, "index.js"), "utf8");
-  const main = /import\("\.\/(main-[\w]+\.js)"\)/.exec(index)?.[1];
-  if (!main) throw new Error("index.js does not import a main chunk");
-  const files = [main];
+  const first = new RegExp(`import\\("\\./(${name}-[\\w]+\\.js)"\\)`).exec(index)?.[1];
+  if (!first) throw new Error(`index.js does not import a ${name} chunk`);
+  const files = [first];
   for (let i = 0; i < files.length; i++) {
     const text = readFileSync(join(dir, files[i] as string), "utf8");
     for (const [, chunk] of text.matchAll(/(?:from|import)\s*"\.\/([\w-]+\.js)"/g)) {
@@ -221,6 +221,11 @@ function startupChunks(dir: string): { files: string[]; bytes: number } {
   }
   const bytes = files.reduce((sum, file) => sum + readFileSync(join(dir, file)).length, 0);
   return { files, bytes };
+}
+
+/** The chunks index.js's main chunk imports, statically, and their size. */
+function startupChunks(dir: string): { files: string[]; bytes: number } {
+  return chunksFrom(dir, "main");
 }
 
 describe("the Action bundle's chunks", () => {
@@ -245,8 +250,8 @@ describe("the Action bundle's chunks", () => {
     // ...while what is loaded is there: the agent's loop, the Messages API's retry, zod/mini.
     expect(loaded("the early first turn was not used")).toBe(true);
     expect(loaded('"ZodMiniObject"')).toBe(true);
-    // About 710 kB today (862 kB with classic zod, 2 MB before the deps code moved out); a jump means something slipped in.
-    expect(bytes).toBeLessThan(850_000);
+    // About 625 kB today (703 kB with all of GitHub's REST endpoints, 862 kB with classic zod, 2 MB before the deps code moved out); a jump means something slipped in.
+    expect(bytes).toBeLessThan(700_000);
   });
 
   it("load without undici, the global fetch's library (its load took ~40 ms of the start on Node 24)", () => {
@@ -263,6 +268,21 @@ describe("the Action bundle's chunks", () => {
       { env, encoding: "utf8" },
     );
     expect(facade.stderr).toContain("undici:true");
+  });
+
+  it("start the repository's fetch before the secret detector and the prompt's code load", () => {
+    // What index.js loads before git starts (early-fetch.ts): kernel/base-facts.ts keeps the rest apart.
+    const { files, bytes } = chunksFrom(bundle.dir, "early-fetch");
+    const texts = files.map((file) => readFileSync(join(bundle.dir, file), "utf8"));
+    expect(texts.some((text) => text.includes("@secretlint/secretlint-rule-aws"))).toBe(false);
+    expect(texts.some((text) => text.includes("--prune"))).toBe(true);
+    // About 28 kB today (87 kB with the shell's environment and its secret detector).
+    expect(bytes).toBeLessThan(45_000);
+    // The main chunks do load the detector: the marker above is the right one.
+    const main = startupChunks(bundle.dir).files.map((file) =>
+      readFileSync(join(bundle.dir, file), "utf8"),
+    );
+    expect(main.some((text) => text.includes("@secretlint/secretlint-rule-aws"))).toBe(true);
   });
 
   it("each load on Node 20 and on Node 24", () => {

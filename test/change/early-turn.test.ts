@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import type { ChangeInput } from "../../src/change/change.js";
 import { AGENT_STEPS, runChange } from "../../src/change/run-change.js";
-import { readBaseFactsAhead, startPrefetch } from "../../src/kernel/repository.js";
+import { readBaseFactsAhead } from "../../src/kernel/base-facts.js";
+import { startPrefetch } from "../../src/kernel/repository.js";
 import type { JobServices } from "../../src/kernel/services.js";
 import { ADD_BUG_FILES } from "../helpers/demo-repo.js";
 import {
