@@ -28,9 +28,9 @@ export const prepare: ChangeStep = {
   stage: "workspace",
   async run(state, ctx, defer) {
     ctx.events.step("Preparing the workspace");
-    // The model's first request is next but for git: its libraries load while git works.
-    ctx.input.model.warmUp?.();
     const { input } = ctx;
+    // The model's first request is next but for git: its libraries load while git works.
+    input.model.warmUp?.();
     let baseBranch = state.result.baseBranch;
     // The agent's first turn goes out while git checks the worktree out (early-turn.ts).
     let earlyTurn: Promise<EarlyTurn | undefined> | undefined;
