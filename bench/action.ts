@@ -7,6 +7,7 @@ import {
   type ActionWorld,
   API_KEY,
   buildBundle,
+  commentPayload,
   eventPayload,
   type Payload,
   prepareRun,
@@ -131,15 +132,7 @@ async function benchNode(
     const bare = { PATH: process.env.PATH ?? "/usr/bin:/bin", TMPDIR: tmp };
     const inputs = { anthropic_api_key: API_KEY, github_token: TOKEN };
     const dispatch = eventPayload(world, "workflow_dispatch", undefined, "octocat");
-    const comment = eventPayload(
-      world,
-      "issue_comment",
-      "created",
-      "octocat",
-      (p: Payload) => !p.issue.pull_request,
-    );
-    Object.assign(comment.issue, { number: 7, title: "Tidy up", state: "open", locked: false });
-    Object.assign(comment.comment, { id: 555, body: "@agent tidy up" });
+    const comment = commentPayload(world, "octocat", "@agent tidy up");
     const unknownSize = structuredClone(dispatch);
     delete (unknownSize.repository as { size?: number }).size;
     const prompt = { ...inputs, prompt: "Tidy up" };

@@ -145,6 +145,25 @@ export function eventPayload(
   return aim(payload, world.cloneUrl, { login: sender });
 }
 
+/** A new comment (id 555) by `sender` on open issue 7 (the demo's bug) of the fake repository: a real payload, re-aimed. */
+export function commentPayload(
+  world: ActionWorld,
+  sender: string,
+  body: string,
+  title = "add() returns the wrong sum",
+): Payload {
+  const payload = eventPayload(
+    world,
+    "issue_comment",
+    "created",
+    sender,
+    (p: Payload) => !p.issue.pull_request,
+  );
+  Object.assign(payload.issue, { number: 7, title, state: "open", locked: false });
+  Object.assign(payload.comment, { id: 555, body });
+  return payload;
+}
+
 export interface ActionRun {
   code: number | null;
   /** stdout and stderr together: the step's log. */

@@ -4,10 +4,9 @@ import { callTool, reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
-  eventPayload,
+  commentPayload,
   HOLD_MS,
   holdUntilAsked,
-  type Payload,
   runAction,
   startWorld,
   TOKEN,
@@ -32,24 +31,6 @@ const FIX_STEPS = [
   ),
   reply("Fixed add(): it subtracted instead of adding."),
 ];
-
-function commentPayload(w: ActionWorld, sender: string, body: string): Payload {
-  const payload = eventPayload(
-    w,
-    "issue_comment",
-    "created",
-    sender,
-    (p: Payload) => !p.issue.pull_request,
-  );
-  Object.assign(payload.issue, {
-    number: 7,
-    title: "add() returns the wrong sum",
-    state: "open",
-    locked: false,
-  });
-  Object.assign(payload.comment, { id: 555, body });
-  return payload;
-}
 
 /** "@agent tidy up" from a writer, answered with no change: the run must succeed. */
 async function tidyUp(w: ActionWorld): Promise<void> {

@@ -16,6 +16,7 @@ import { reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
+  commentPayload,
   eventPayload,
   node24,
   runAction,
@@ -122,15 +123,7 @@ describe("the Action's compile cache", () => {
 describe("the Action's fetch", () => {
   it("is one fetch, started by the entry before the bundle loads and used by the job", async () => {
     world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
-    const comment = eventPayload(
-      world,
-      "issue_comment",
-      "created",
-      "octocat",
-      (p) => !p.issue.pull_request,
-    );
-    Object.assign(comment.issue, { number: 7, title: "Tidy up", state: "open", locked: false });
-    Object.assign(comment.comment, { id: 555, body: "@agent tidy up" });
+    const comment = commentPayload(world, "octocat", "@agent tidy up");
     const runs = [
       {
         event: "workflow_dispatch",
@@ -178,15 +171,7 @@ describe("the Action's API calls", () => {
     const out = join(dir, "requests.txt");
     writeFileSync(probe, REQUEST_PROBE);
     writeFileSync(out, "");
-    const comment = eventPayload(
-      world,
-      "issue_comment",
-      "created",
-      "octocat",
-      (p) => !p.issue.pull_request,
-    );
-    Object.assign(comment.issue, { number: 7, title: "Tidy up", state: "open", locked: false });
-    Object.assign(comment.comment, { id: 555, body: "@agent tidy up" });
+    const comment = commentPayload(world, "octocat", "@agent tidy up");
     const run = await runAction(bundle.entry, world, {
       event: "issue_comment",
       payload: comment,
