@@ -7,13 +7,18 @@ export function errorMessage(error: unknown): string {
   const request = requestOf(error);
   const message = error instanceof Error ? error.message : String(error);
   if (!request) return message;
+  if (!request.answered)
+    return `GitHub did not answer ${request.method} ${request.path}: ${message}`;
   return `GitHub answered ${request.status} to ${request.method} ${request.path}: ${message}`;
 }
 
-function requestOf(error: unknown): { status: number; method: string; path: string } | null {
+function requestOf(
+  error: unknown,
+): { status: number; method: string; path: string; answered: boolean } | null {
   const candidate = error as {
     status?: unknown;
     request?: { method?: unknown; url?: unknown };
+    response?: unknown;
   } | null;
   const status = candidate?.status;
   const method = candidate?.request?.method;
@@ -28,5 +33,7 @@ function requestOf(error: unknown): { status: number; method: string; path: stri
   } catch {
     // Not absolute: shown as given.
   }
-  return { status, method, path };
+  // A request that got no answer (refused, reset, a certificate not trusted):
+  // Octokit gives it status 500 and no response, which is not GitHub's 500.
+  return { status, method, path, answered: candidate?.response !== undefined };
 }

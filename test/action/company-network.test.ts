@@ -1,0 +1,83 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { reply } from "../helpers/model-script.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
+import {
+  type InspectingProxy,
+  makeThrowawayCa,
+  startInspectingProxy,
+} from "../helpers/tls-proxy.js";
+import {
+  type ActionWorld,
+  API_KEY,
+  commentPayload,
+  runAction,
+  startWorld,
+  TOKEN,
+  useBundle,
+} from "./harness.js";
+
+/**
+ * The Action on a self-hosted runner whose HTTPS goes through a proxy that
+ * inspects it with the company's own CA: on Node 24, NODE_USE_ENV_PROXY=1
+ * sends both of its own clients through HTTPS_PROXY, the GitHub API's
+ * (node:https, github/http-fetch.ts) and the model's (the global fetch), and
+ * NODE_EXTRA_CA_CERTS is the CA they trust.
+ */
+
+const bundle = useBundle();
+const GITHUB_HOST = "api.github.corp.test";
+const MODEL_HOST = "api.anthropic.corp.test";
+
+let world: ActionWorld | undefined;
+let proxy: InspectingProxy | undefined;
+afterEach(async () => {
+  await proxy?.close();
+  await world?.close();
+  proxy = undefined;
+  world = undefined;
+});
+
+async function companyRun(trustCa: boolean) {
+  world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+  const ca = await makeThrowawayCa(await makeTempDir("pw-action-ca-"));
+  proxy = await startInspectingProxy({
+    ca,
+    routes: { [`${GITHUB_HOST}:443`]: world.apiUrl, [`${MODEL_HOST}:443`]: world.model.url },
+  });
+  return runAction(bundle.entry, world, {
+    event: "issue_comment",
+    payload: commentPayload(world, "octocat", "@agent tidy up"),
+    inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    env: {
+      GITHUB_API_URL: `https://${GITHUB_HOST}`,
+      ANTHROPIC_BASE_URL: `https://${MODEL_HOST}`,
+      HTTPS_PROXY: proxy.url,
+      // The repository's git server is on this machine (git honours it too).
+      NO_PROXY: "127.0.0.1",
+      NODE_USE_ENV_PROXY: "1",
+      ...(trustCa ? { NODE_EXTRA_CA_CERTS: ca.certPath } : {}),
+    },
+  });
+}
+
+describe("the Action behind a TLS-inspecting proxy (Node 24, NODE_USE_ENV_PROXY=1)", () => {
+  it("reaches GitHub's API and the model through it, trusting the company's CA", async () => {
+    const run = await companyRun(true);
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.conclusion).toBe("no_changes");
+    expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
+    expect(proxy?.asked).toContain(`${MODEL_HOST}:443`);
+    // The API calls that decide the job and the tracking comment went this way.
+    expect(world?.github.comments.get(7)?.length).toBeGreaterThan(0);
+  });
+
+  it("fails, naming the certificate, without that CA", async () => {
+    const run = await companyRun(false);
+    expect(run.code).not.toBe(0);
+    expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
+    // Said as what it is: no answer, and why.
+    expect(run.log).toMatch(
+      /GitHub did not answer GET \/repos\/\S+: unable to verify the first certificate/,
+    );
+  });
+});
