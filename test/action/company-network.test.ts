@@ -1,5 +1,7 @@
+import type { ChildProcess } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
-import { reply } from "../helpers/model-script.js";
+import type { ServerStep } from "../helpers/fake-anthropic-server.js";
+import { overloaded, reply } from "../helpers/model-script.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
 import {
   type InspectingProxy,
@@ -37,8 +39,18 @@ afterEach(async () => {
   world = undefined;
 });
 
-async function companyRun(trustCa: boolean) {
-  world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+/** An issue_comment run with the step's proxy; `useEnvProxy`: the workflow sets NODE_USE_ENV_PROXY=1 itself. */
+async function companyRun(options: {
+  trustCa: boolean;
+  useEnvProxy: boolean;
+  steps?: ServerStep[];
+  onModelRequest?: () => void;
+  onSpawn?: (child: ChildProcess) => void;
+}) {
+  world = await startWorld({
+    steps: options.steps ?? [reply("Nothing to change."), reply("Nothing to change.")],
+    ...(options.onModelRequest ? { onModelRequest: options.onModelRequest } : {}),
+  });
   const ca = await makeThrowawayCa(await makeTempDir("pw-action-ca-"));
   proxy = await startInspectingProxy({
     ca,
@@ -48,21 +60,22 @@ async function companyRun(trustCa: boolean) {
     event: "issue_comment",
     payload: commentPayload(world, "octocat", "@agent tidy up"),
     inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
     env: {
       GITHUB_API_URL: `https://${GITHUB_HOST}`,
       ANTHROPIC_BASE_URL: `https://${MODEL_HOST}`,
       HTTPS_PROXY: proxy.url,
       // The repository's git server is on this machine (git honours it too).
       NO_PROXY: "127.0.0.1",
-      NODE_USE_ENV_PROXY: "1",
-      ...(trustCa ? { NODE_EXTRA_CA_CERTS: ca.certPath } : {}),
+      ...(options.useEnvProxy ? { NODE_USE_ENV_PROXY: "1" } : {}),
+      ...(options.trustCa ? { NODE_EXTRA_CA_CERTS: ca.certPath } : {}),
     },
   });
 }
 
-describe("the Action behind a TLS-inspecting proxy (Node 24, NODE_USE_ENV_PROXY=1)", () => {
+describe("the Action behind a TLS-inspecting proxy (Node 24)", () => {
   it("reaches GitHub's API and the model through it, trusting the company's CA", async () => {
-    const run = await companyRun(true);
+    const run = await companyRun({ trustCa: true, useEnvProxy: true });
     expect(run.code, run.log).toBe(0);
     expect(run.outputs.conclusion).toBe("no_changes");
     expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
@@ -71,8 +84,35 @@ describe("the Action behind a TLS-inspecting proxy (Node 24, NODE_USE_ENV_PROXY=
     expect(world?.github.comments.get(7)?.length).toBeGreaterThan(0);
   });
 
+  it("starts itself again with NODE_USE_ENV_PROXY=1 when the step has HTTPS_PROXY only (env-proxy.ts)", async () => {
+    const run = await companyRun({ trustCa: true, useEnvProxy: false });
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.conclusion).toBe("no_changes");
+    expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
+    expect(proxy?.asked).toContain(`${MODEL_HOST}:443`);
+  });
+
+  it("started again, still stops when the runner cancels the job (its signal is passed on)", async () => {
+    let child: ChildProcess | undefined;
+    const started = performance.now();
+    const run = await companyRun({
+      trustCa: true,
+      useEnvProxy: false,
+      // "Overloaded, retry in 20 s": the runner cancels during that wait.
+      steps: [overloaded({ retryAfter: 20 }), reply("never seen")],
+      onModelRequest: () => child?.kill("SIGINT"),
+      onSpawn: (spawned) => {
+        child = spawned;
+      },
+    });
+    expect(run.code, run.log).toBe(1);
+    expect(run.outputs.conclusion).toBe("failure");
+    expect(run.log).toMatch(/aborted|cancelled/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+  });
+
   it("fails, naming the certificate, without that CA", async () => {
-    const run = await companyRun(false);
+    const run = await companyRun({ trustCa: false, useEnvProxy: false });
     expect(run.code).not.toBe(0);
     expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
     // Said as what it is: no answer, and why.
