@@ -161,6 +161,17 @@ describe("httpFetch", () => {
     await expect(answer).rejects.toMatchObject({ name: "AbortError" });
   });
 
+  it("fails on an answer cut short, as a connection that broke (the job retries it)", async () => {
+    const api = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"partial":');
+      setTimeout(() => res.socket?.destroy(), 10);
+    });
+    const failed = await httpFetch(`${api.url}/cut`).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ code: "ECONNRESET" });
+    expect(isTransientFailure(failed)).toBe(true);
+  });
+
   it("hands a body it does not send itself (a stream) to the global fetch", async () => {
     const api = await serve((req, res) => res.end(`got ${req.body}`));
     const answer = await httpFetch(`${api.url}/upload`, {
