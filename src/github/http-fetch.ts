@@ -164,9 +164,12 @@ export async function httpFetch(
     if (!isRedirect || init.redirect === "manual") {
       return answer(message, url.href, redirects > 0, bytes);
     }
-    if (init.redirect === "error") throw new TypeError(`${url.href} redirects to ${location}`);
-    if (redirects === MAX_REDIRECTS) throw new TypeError(`too many redirects from ${input}`);
     const next = new URL(location, url);
+    // Named without their queries: a storage host's redirect carries a signature.
+    if (init.redirect === "error") {
+      throw new TypeError(`${bare(url)} redirects to ${bare(next)}`);
+    }
+    if (redirects === MAX_REDIRECTS) throw new TypeError(`too many redirects from ${bare(url)}`);
     if (
       status === 303 ? method !== "HEAD" : (status === 301 || status === 302) && method === "POST"
     ) {
@@ -177,6 +180,10 @@ export async function httpFetch(
     if (next.origin !== url.origin) headers = withoutHeaders(headers, /^authorization$/i);
     url = next;
   }
+}
+
+function bare(url: URL): string {
+  return `${url.origin}${url.pathname}`;
 }
 
 function withoutHeaders(headers: Record<string, string>, names: RegExp): Record<string, string> {
