@@ -8,11 +8,30 @@ import { spawn } from "node:child_process";
  * 22.21), a setting read once at start. So when the step has a proxy and
  * not that setting, the Action starts itself again with it: its GitHub and
  * model calls then go through the proxy as the toolkit's do (one more
- * Node start, ~70 ms, on such runners only). git takes the proxy from the
- * same variables itself.
+ * Node start, ~70 ms, on such runners only), loopback excepted. git takes
+ * the proxy from the same variables itself.
  */
 
 const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
+
+/** Never behind the company's proxy, which cannot reach this machine's own services. */
+const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
+
+/**
+ * The restarted Action's environment: NODE_USE_ENV_PROXY=1, and NO_PROXY
+ * (both spellings, which Node and git each read) with loopback added to
+ * what the step already names.
+ */
+export function envProxyEnv(
+  env: Record<string, string | undefined>,
+): Record<string, string | undefined> {
+  const named = [env.no_proxy, env.NO_PROXY]
+    .flatMap((list) => (list ?? "").split(","))
+    .map((host) => host.trim())
+    .filter(Boolean);
+  const noProxy = [...new Set([...named, ...LOOPBACK])].join(",");
+  return { ...env, NODE_USE_ENV_PROXY: "1", NO_PROXY: noProxy, no_proxy: noProxy };
+}
 
 /** Whether this Node sends node:https and fetch through the environment's proxy when asked. */
 export function supportsEnvProxy(version: string): boolean {
@@ -39,7 +58,7 @@ export function needsEnvProxyRestart(
  */
 export function restartWithEnvProxy(env: Record<string, string | undefined>): Promise<number> {
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
-    env: { ...env, NODE_USE_ENV_PROXY: "1" },
+    env: envProxyEnv(env),
     stdio: "inherit",
   });
   const pass = (signal: NodeJS.Signals) => () => child.kill(signal);

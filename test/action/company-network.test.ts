@@ -43,6 +43,8 @@ afterEach(async () => {
 async function companyRun(options: {
   trustCa: boolean;
   useEnvProxy: boolean;
+  /** The model's API on this machine's loopback (no proxy can reach it), HTTP_PROXY set too. */
+  modelOnLoopback?: boolean;
   steps?: ServerStep[];
   onModelRequest?: () => void;
   onSpawn?: (child: ChildProcess) => void;
@@ -63,10 +65,12 @@ async function companyRun(options: {
     ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
     env: {
       GITHUB_API_URL: `https://${GITHUB_HOST}`,
-      ANTHROPIC_BASE_URL: `https://${MODEL_HOST}`,
+      ANTHROPIC_BASE_URL: options.modelOnLoopback ? world.model.url : `https://${MODEL_HOST}`,
       HTTPS_PROXY: proxy.url,
-      // The repository's git server is on this machine (git honours it too).
-      NO_PROXY: "127.0.0.1",
+      ...(options.modelOnLoopback
+        ? { HTTP_PROXY: proxy.url }
+        : // The repository's git server is on this machine (git honours it too).
+          { NO_PROXY: "127.0.0.1" }),
       ...(options.useEnvProxy ? { NODE_USE_ENV_PROXY: "1" } : {}),
       ...(options.trustCa ? { NODE_EXTRA_CA_CERTS: ca.certPath } : {}),
     },
@@ -90,6 +94,15 @@ describe("the Action behind a TLS-inspecting proxy (Node 24)", () => {
     expect(run.outputs.conclusion).toBe("no_changes");
     expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
     expect(proxy?.asked).toContain(`${MODEL_HOST}:443`);
+  });
+
+  it("started again, reaches this machine's own services directly, past HTTP_PROXY and with no NO_PROXY", async () => {
+    const run = await companyRun({ trustCa: true, useEnvProxy: false, modelOnLoopback: true });
+    expect(run.code, run.log).toBe(0);
+    expect(world?.model.requests.length).toBeGreaterThan(0);
+    expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
+    // Neither the model's API nor the git server (both on 127.0.0.1) was asked of the proxy.
+    expect(proxy?.asked.filter((target) => target.includes("127.0.0.1"))).toEqual([]);
   });
 
   it("started again, still stops when the runner cancels the job (its signal is passed on)", async () => {

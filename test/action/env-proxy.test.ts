@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { needsEnvProxyRestart, supportsEnvProxy } from "../../src/action/env-proxy.js";
+import { envProxyEnv, needsEnvProxyRestart, supportsEnvProxy } from "../../src/action/env-proxy.js";
 
 describe("supportsEnvProxy", () => {
   it("is the Nodes whose node:https and fetch follow NODE_USE_ENV_PROXY", () => {
@@ -36,5 +36,20 @@ describe("needsEnvProxyRestart", () => {
     ).toBe(false);
     expect(needsEnvProxyRestart({ HTTPS_PROXY: proxy }, ["--use-env-proxy"], "24.9.0")).toBe(false);
     expect(needsEnvProxyRestart({ HTTPS_PROXY: proxy }, [], "20.18.0")).toBe(false);
+  });
+});
+
+describe("envProxyEnv", () => {
+  it("turns the proxy on and keeps loopback out of it, beside the hosts the step names", () => {
+    const env = envProxyEnv({
+      HTTPS_PROXY: "http://proxy:3128",
+      no_proxy: "corp.test, .internal",
+      NO_PROXY: "ghe.corp.test",
+    });
+    expect(env.NODE_USE_ENV_PROXY).toBe("1");
+    expect(env.HTTPS_PROXY).toBe("http://proxy:3128");
+    const expected = "corp.test,.internal,ghe.corp.test,localhost,127.0.0.1,::1";
+    expect([env.NO_PROXY, env.no_proxy]).toEqual([expected, expected]);
+    expect(envProxyEnv({ HTTP_PROXY: "http://p" }).NO_PROXY).toBe("localhost,127.0.0.1,::1");
   });
 });
