@@ -97,9 +97,37 @@ const cloudSdksApart = {
  * undici (the global fetch's library): about 40 ms of the Action's start on
  * Node 24, before any request. The bundle takes node:http and node:https
  * from `process.getBuiltinModule` instead (src/github/http-fetch.ts says why
- * the Action's API calls do without undici); their exports that are plain
- * values are named, so an import of any other fails the build.
+ * the Action's API calls do without undici), with these exports: a fixed
+ * list, so that the bundle is the same whatever Node builds it, which
+ * test/action/startup.test.ts compares with Node 20's and 24's. The default
+ * export is the module itself (live `globalAgent`); a named one is read
+ * once, as the module loads.
  */
+export const BUILTIN_EXPORTS = {
+  "node:http": [
+    "_connectionListener",
+    "METHODS",
+    "STATUS_CODES",
+    "Agent",
+    "ClientRequest",
+    "IncomingMessage",
+    "OutgoingMessage",
+    "Server",
+    "ServerResponse",
+    "createServer",
+    "validateHeaderName",
+    "validateHeaderValue",
+    "get",
+    "request",
+    "setMaxIdleHTTPParsers",
+    "maxHeaderSize",
+    "globalAgent",
+  ],
+  "node:https": ["Agent", "globalAgent", "Server", "createServer", "get", "request"],
+};
+/** node:http's exports left out: reading them loads undici. */
+export const UNDICI_EXPORTS = ["WebSocket", "CloseEvent", "MessageEvent"];
+
 const builtinsWithoutFacade = {
   name: "builtins-without-facade",
   setup(builder) {
@@ -108,19 +136,14 @@ const builtinsWithoutFacade = {
         ? { path: `node:${args.path.replace(/^node:/, "")}`, namespace: "builtin-without-facade" }
         : undefined,
     );
-    builder.onLoad({ filter: /.*/, namespace: "builtin-without-facade" }, (args) => {
-      const names = Object.entries(Object.getOwnPropertyDescriptors(require(args.path)))
-        .filter(([name, descriptor]) => "value" in descriptor && /^[A-Za-z_$][\w$]*$/.test(name))
-        .map(([name]) => name);
-      return {
-        loader: "js",
-        contents: [
-          `const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});`,
-          "export default builtin;",
-          `export const { ${names.join(", ")} } = builtin;`,
-        ].join("\n"),
-      };
-    });
+    builder.onLoad({ filter: /.*/, namespace: "builtin-without-facade" }, (args) => ({
+      loader: "js",
+      contents: [
+        `const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+        "export default builtin;",
+        `export const { ${BUILTIN_EXPORTS[args.path].join(", ")} } = builtin;`,
+      ].join("\n"),
+    }));
   },
 };
 

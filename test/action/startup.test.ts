@@ -11,6 +11,7 @@ import nodeModule from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { BUILTIN_EXPORTS, UNDICI_EXPORTS } from "../../scripts/bundle-action.mjs";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { reply } from "../helpers/model-script.js";
 import {
@@ -268,6 +269,23 @@ describe("the Action bundle's chunks", () => {
       readFileSync(join(bundle.dir, file), "utf8"),
     );
     expect(main.some((text) => text.includes("@secretlint/secretlint-rule-aws"))).toBe(true);
+  });
+
+  it("give node:http and node:https every export Node 20's and 24's have, but the ones that load undici", () => {
+    const script =
+      "console.log(JSON.stringify(Object.fromEntries(['node:http', 'node:https'].map((m) => [m, Object.keys(require(m))]))))";
+    for (const node of [process.execPath, node24()]) {
+      const ran = spawnSync(node, ["-e", script], { encoding: "utf8" });
+      const exports = JSON.parse(ran.stdout) as Record<keyof typeof BUILTIN_EXPORTS, string[]>;
+      for (const [module, names] of Object.entries(exports)) {
+        const kept = BUILTIN_EXPORTS[module as keyof typeof BUILTIN_EXPORTS];
+        const missing = names.filter(
+          (name) => !kept.includes(name) && !UNDICI_EXPORTS.includes(name),
+        );
+        // A missing one reads as undefined through a namespace import (@actions/http-client's `http.globalAgent`).
+        expect(missing, `${node} ${module}`).toEqual([]);
+      }
+    }
   });
 
   it("each load on Node 20 and on Node 24", () => {
