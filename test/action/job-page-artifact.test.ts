@@ -39,13 +39,13 @@ function runtimeToken(): string {
 /** The results service's two calls and the blob upload between them; what each was asked. */
 async function startResultsService(): Promise<{ url: string; asked: string[] }> {
   const asked: string[] = [];
-  results = createServer((req, res) => {
+  const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const url = req.url ?? "";
       asked.push(`${req.method} ${url.split("?")[0]}`);
-      const base = `http://127.0.0.1:${(results?.address() as AddressInfo).port}`;
+      const base = `http://127.0.0.1:${req.socket.localPort}`;
       res.setHeader("content-type", "application/json");
       if (url.endsWith("/CreateArtifact")) {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -59,8 +59,9 @@ async function startResultsService(): Promise<{ url: string; asked: string[] }> 
       }
     });
   });
-  await new Promise<void>((done) => results?.listen(0, "127.0.0.1", done));
-  return { url: `http://127.0.0.1:${(results.address() as AddressInfo).port}/`, asked };
+  results = server;
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, asked };
 }
 
 describe("the job's page as an artifact", () => {
