@@ -1,4 +1,5 @@
-import type { IncomingMessage, RequestOptions } from "node:http";
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from "node:http";
+import { request as httpsRequest } from "node:https";
 
 /**
  * The Action's Octokit sends its requests through node:http and node:https
@@ -16,10 +17,8 @@ import type { IncomingMessage, RequestOptions } from "node:http";
  * `authorization` header is dropped when one leads to another origin (a job
  * log's download goes to a storage host that must not see the token). A
  * body of another kind (a stream, form data) goes to the global fetch.
- *
- * The builtins are taken with `process.getBuiltinModule`, not imported: an
- * ESM import of node:http has Node build the module's ESM facade, which
- * reads its lazy WebSocket getters and so loads undici after all.
+ * (In the bundle, node:http comes without its ESM facade, which would load
+ * undici after all: scripts/bundle-action.mjs.)
  */
 
 /** What Octokit passes (a subset of fetch's RequestInit). */
@@ -109,7 +108,7 @@ function exchange(
   body: Buffer | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ message: IncomingMessage; bytes: Buffer }> {
-  const http = process.getBuiltinModule(url.protocol === "https:" ? "node:https" : "node:http");
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
   const options: RequestOptions = {
     method,
     headers: body ? { ...headers, "content-length": String(body.length) } : headers,
@@ -117,7 +116,7 @@ function exchange(
     ...(signal ? { signal } : {}),
   };
   return new Promise((resolve, reject) => {
-    const request = http.request(url, options, (message) => {
+    const request = send(url, options, (message) => {
       const parts: Buffer[] = [];
       message.on("data", (part: Buffer) => parts.push(part));
       message.on("error", reject);
