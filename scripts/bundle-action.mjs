@@ -96,7 +96,7 @@ const cloudSdksApart = {
  * reads every export, the lazy WebSocket ones among them, and so loads
  * undici (the global fetch's library): about 40 ms of the Action's start on
  * Node 24, before any request. The bundle takes node:http and node:https
- * from `process.getBuiltinModule` instead (src/github/http-fetch.ts says why
+ * from `process.getBuiltinModule` instead (src/github/rest/http-fetch.ts says why
  * the Action's API calls do without undici), with these exports: a fixed
  * list, so that the bundle is the same whatever Node builds it, which
  * test/action/startup.test.ts compares with Node 20's and 24's. The default

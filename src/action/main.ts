@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { createRedactor } from "../agent/redact.js";
 import { errorMessage } from "../error-message.js";
-import { httpFetch } from "../github/http-fetch.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { createRouteClient } from "../github/route-client.js";
+import { httpFetch } from "../github/rest/http-fetch.js";
+import { createRouteClient } from "../github/rest/route-client.js";
 import { type ActionsIo, createActionsIo } from "./actions-io.js";
 import { ActionFailure } from "./failure.js";
 import { SECRET_INPUTS } from "./inputs.js";
@@ -22,7 +22,7 @@ const USER_AGENT = "patchwright-action";
 /** Failed requests are thrown and reported by the caller; Octokit's own logging would say it twice. */
 const QUIET_LOG = { debug() {}, info() {}, warn: console.warn, error() {} };
 
-// Through node:http, not undici: the API calls that decide the job go out before undici loads (http-fetch.ts).
+// Through node:http, not undici: the API calls that decide the job go out before undici loads (github/rest/http-fetch.ts).
 function createClient(auth: string, baseUrl: string): GitHubClient {
   return createRouteClient({
     auth,

@@ -229,7 +229,7 @@ describe("the Action bundle's chunks", () => {
     expect(loaded("modelcontextprotocol")).toBe(false);
     // The YAML parser, loaded when the repository has a config file or a sandbox has yarn settings.
     expect(loaded("Implicit map keys need to be")).toBe(false);
-    // The table of every REST endpoint (@octokit/rest): the Action's client has the ones src/ calls (github/route-client.ts).
+    // The table of every REST endpoint (@octokit/rest): the Action's client has the ones src/ calls (github/rest/route-client.ts).
     expect(loaded("addCustomLabelsToSelfHostedRunnerForOrg")).toBe(false);
     // zod's classic API (each schema with every method): src/ builds its schemas with zod/mini (src/zod.ts).
     expect(loaded('"ZodObject"')).toBe(false);

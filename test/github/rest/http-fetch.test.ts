@@ -2,8 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Octokit } from "@octokit/rest";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpFetch } from "../../src/github/http-fetch.js";
-import { isTransientFailure } from "../../src/kernel/transient-failure.js";
+import { httpFetch } from "../../../src/github/rest/http-fetch.js";
+import { isTransientFailure } from "../../../src/kernel/transient-failure.js";
 
 /** What a loopback server saw of one request. */
 interface Seen {

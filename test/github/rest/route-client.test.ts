@@ -2,8 +2,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { REST_ROUTES } from "../../src/github/rest-routes.js";
-import { createRouteClient } from "../../src/github/route-client.js";
+import { createRouteClient } from "../../../src/github/rest/route-client.js";
+import { REST_ROUTES } from "../../../src/github/rest/routes.js";
 
 const API = "https://api.github.com";
 
@@ -17,7 +17,7 @@ const table: Record<string, Record<string, unknown[]>> = (
     pathToFileURL(
       join(
         import.meta.dirname,
-        "../../node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js",
+        "../../../node_modules/@octokit/plugin-rest-endpoint-methods/dist-src/generated/endpoints.js",
       ),
     ).href
   )

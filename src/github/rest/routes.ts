@@ -3,7 +3,7 @@ import type { Octokit } from "@octokit/rest";
 /**
  * The REST endpoints src/ calls as `octokit.rest.<scope>.<method>`, with
  * the routes @octokit/plugin-rest-endpoint-methods gives them (the test
- * compares the two). `GitHubClient` (octokit.ts) offers these and no
+ * compares the two). `GitHubClient` (../octokit.ts) offers these and no
  * others, so the compiler refuses a call to one missing here, and the
  * Action's client (route-client.ts) can make its methods from this table
  * instead of loading the plugin's thousand endpoints (about 80 kB and 10 ms

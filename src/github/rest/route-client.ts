@@ -1,10 +1,10 @@
 import { Octokit as Core } from "@octokit/core";
 import { paginateRest } from "@octokit/plugin-paginate-rest";
-import type { GitHubClient } from "./octokit.js";
-import { REST_ROUTES } from "./rest-routes.js";
+import type { GitHubClient } from "../octokit.js";
+import { REST_ROUTES } from "./routes.js";
 
 /**
- * A GitHub client with the endpoints src/ calls (rest-routes.ts) and
+ * A GitHub client with the endpoints src/ calls (routes.ts) and
  * pagination, built on @octokit/core: what @octokit/rest gives, less the
  * table of every endpoint GitHub has, which the Action would load and index
  * at start for the forty-odd it calls. Each method is what
