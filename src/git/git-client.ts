@@ -61,6 +61,15 @@ const NEVER_RUN: Array<[string, string]> = [
   ["credential.helper", ""],
 ];
 
+/**
+ * Nor git's automatic housekeeping after a commit, fetch or merge: a
+ * `git maintenance run --auto` process on the way through every one of a
+ * job's commits. The mirror's is run once a job is done (mirror.ts
+ * maintainMirror, an explicit command this setting leaves alone); a user's
+ * own checkout gets its housekeeping from their next git command.
+ */
+const NO_AUTO_MAINTENANCE: Array<[string, string]> = [["maintenance.auto", "false"]];
+
 /** Builds the exact environment a git child process gets. */
 export function buildGitEnv(options: GitClientOptions): Record<string, string> {
   const env: Record<string, string> = {};
@@ -69,7 +78,11 @@ export function buildGitEnv(options: GitClientOptions): Record<string, string> {
   }
   env.GIT_TERMINAL_PROMPT = "0";
   Object.assign(env, OWN_GIT_ENV);
-  const config: Array<[string, string]> = [...NEVER_RUN, ...(options.config ?? [])];
+  const config: Array<[string, string]> = [
+    ...NEVER_RUN,
+    ...NO_AUTO_MAINTENANCE,
+    ...(options.config ?? []),
+  ];
   if (options.auth) config.push(...authConfig(options.auth.url, options.auth.token));
   if (config.length > 0) {
     // Config through the environment rather than `-c`: argv is readable by

@@ -65,6 +65,7 @@ describe("buildGitEnv", () => {
       ["core.hooksPath", "/dev/null"],
       ["core.fsmonitor", "false"],
       ["credential.helper", ""],
+      ["maintenance.auto", "false"],
       ["http.https://github.com/.extraHeader", expect.stringContaining("Authorization: Basic ")],
     ]);
     // No global or system config: a workspace or the agent could have written one.

@@ -34,6 +34,31 @@ describe("runGit", () => {
     expect(() => git(tmp.path, ["config", "--local", "--get", "patchwright.probe"], env)).toThrow();
   });
 
+  it("starts no housekeeping of its own after a commit (a client's config may ask for it)", async () => {
+    // What git started, from its own trace of the command.
+    const started = async (config: Array<[string, string]>) => {
+      const trace = join(tmp.path, `trace-${config.length}.json`);
+      await runGit(tmp.path, ["commit", "--allow-empty", "--quiet", "-m", "empty"], {
+        env: { ...env, GIT_TRACE2_EVENT: trace },
+        config,
+        extraEnv: {
+          ...{ GIT_AUTHOR_NAME: "A", GIT_AUTHOR_EMAIL: "a@example.com" },
+          ...{ GIT_COMMITTER_NAME: "A", GIT_COMMITTER_EMAIL: "a@example.com" },
+        },
+      });
+      return readFileSync(trace, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { event: string; argv?: string[] })
+        .filter((event) => event.event === "child_start")
+        .map((event) => event.argv?.join(" "));
+    };
+    expect(await started([])).toEqual([]);
+    expect(await started([["maintenance.auto", "true"]])).toEqual([
+      "git maintenance run --auto --quiet",
+    ]);
+  });
+
   it("rejects with a GitCommandError carrying the exit code and stderr", async () => {
     const error = await runGit(tmp.path, ["show", "nope"], { env }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GitCommandError);

@@ -189,17 +189,9 @@ function mirrorGit(options: SyncMirrorOptions, withAuth: boolean): Git {
   return createGit(options.dir, gitOptions(options, withAuth));
 }
 
-/**
- * For the commands that make a workspace: git's automatic housekeeping after
- * a fetch (also the checkout's own fetch of missing files) costs a process on
- * the way to every job's start; `maintainMirror` runs it when the job is done.
- */
-export const NO_AUTO_MAINTENANCE: Array<[string, string]> = [["maintenance.auto", "false"]];
-
 function gitOptions(options: SyncMirrorOptions, withAuth = false): GitClientOptions {
   return {
     env: options.env,
-    config: NO_AUTO_MAINTENANCE,
     ...(withAuth && options.token ? { auth: { url: options.url, token: options.token } } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   };

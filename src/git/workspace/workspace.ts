@@ -12,7 +12,6 @@ import {
   markUsed,
   mirrorDirFor,
   mirrorKey,
-  NO_AUTO_MAINTENANCE,
   syncMirror,
 } from "../mirror/mirror.js";
 import { mirrorRefs } from "../mirror/mirror-refs.js";
@@ -204,7 +203,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       const { created } = fetched?.mirrorDir === mirrorDir ? fetched : await syncMirror(sync);
       const gitOptions = {
         env,
-        config: [...NO_AUTO_MAINTENANCE, ...treeWriteConfig()],
+        config: treeWriteConfig(),
         // The checkout fetches missing blobs from the remote in a partial mirror.
         ...(token ? { auth: { url, token } } : {}),
         ...signal,
