@@ -18,7 +18,8 @@ export const CALC_FILES: Record<string, string> = {
 export const CALC_FIXED_SUM =
   "function sum(a, b) {\n  return a + b;\n}\nmodule.exports = { sum };\n";
 
-export function calcFixSteps(): ScriptData[] {
+/** `test` is the shell call between the edits: `npm test`, or what it runs. */
+export function calcFixSteps(test: "npm test" | "node test.js" = "npm test"): ScriptData[] {
   return [
     callTool("read_file", { file_path: "src/sum.js" }),
     callTool(
@@ -26,7 +27,7 @@ export function calcFixSteps(): ScriptData[] {
       { file_path: "src/sum.js", old_string: "return a - b;", new_string: "return a + b;" },
       { say: "Fix sum: it subtracted." },
     ),
-    callTool("run_shell", { command: "npm test" }),
+    callTool("run_shell", { command: test }),
     callTool("read_file", { file_path: "README.md" }),
     callTool(
       "edit_file",
