@@ -132,7 +132,8 @@ async function benchNode(
     const bare = { PATH: process.env.PATH ?? "/usr/bin:/bin", TMPDIR: tmp };
     const inputs = { anthropic_api_key: API_KEY, github_token: TOKEN };
     const dispatch = eventPayload(world, "workflow_dispatch", undefined, "octocat");
-    const comment = commentPayload(world, "octocat", "@agent tidy up");
+    // The issue titled as before commentPayload was shared, so runs compare with earlier ones.
+    const comment = commentPayload(world, "octocat", "@agent tidy up", "Tidy up");
     const unknownSize = structuredClone(dispatch);
     delete (unknownSize.repository as { size?: number }).size;
     const prompt = { ...inputs, prompt: "Tidy up" };
