@@ -1,4 +1,6 @@
+import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createNodeMiddleware, Probot } from "probot";
@@ -6,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type DeliveryRoute, takeDeliveries } from "../../src/app/intake.js";
 import { TriggerPayloadError } from "../../src/requests/triggers.js";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
+import { makeTempDir } from "../helpers/temp-dir.js";
 
 const SECRET = "intake-secret";
 const CREATED = JSON.stringify({ action: "created" });
@@ -171,5 +174,69 @@ describe("the App's webhook door", () => {
     const slash = await post(`${d.url}/?from=proxy`, "issue_comment", "slash", body);
     expect(slash.status).toBe(200);
     expect(d.routed.map((r) => r.delivery)).toEqual(["slash"]);
+  });
+
+  it("accepts a burst's connections before it handles their deliveries", async () => {
+    const order: string[] = [];
+    const d = await door(() => async () => {
+      order.push("handled");
+    });
+    server?.on("connection", () => order.push("accepted"));
+    const count = 10;
+    const { port } = new URL(d.url);
+    const requests = Array.from({ length: count }, (_, i) => {
+      const signature = createHmac("sha256", SECRET).update(CREATED).digest("hex");
+      return [
+        "POST /api/github/webhooks HTTP/1.1",
+        `Host: 127.0.0.1:${port}`,
+        "Content-Type: application/json",
+        `Content-Length: ${CREATED.length}`,
+        "X-GitHub-Event: issue_comment",
+        `X-GitHub-Delivery: burst-${i}`,
+        `X-Hub-Signature-256: sha256=${signature}`,
+        "",
+        CREATED,
+      ].join("\r\n");
+    });
+    const sent = `${await makeTempDir("pw-burst-")}/sent`;
+    // GitHub's side: every connection opened and its delivery written at
+    // once, then every answer read (an answer that is not a 200 fails it).
+    const client = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { connect } from "node:net";
+        import { writeFileSync } from "node:fs";
+        const [port, sent, requests] = [process.argv[1], process.argv[2], JSON.parse(process.argv[3])];
+        let written = 0, ok = 0;
+        for (const request of requests) {
+          const socket = connect(Number(port), "127.0.0.1");
+          let text = "";
+          socket.write(request, () => { if (++written === requests.length) writeFileSync(sent, ""); });
+          socket.on("data", (chunk) => {
+            text += chunk;
+            if (!text.includes("\\r\\n\\r\\n")) return;
+            if (!text.startsWith("HTTP/1.1 200")) { console.error(text); process.exit(1); }
+            socket.destroy();
+            if (++ok === requests.length) process.exit(0);
+          });
+        }`,
+        port,
+        sent,
+        JSON.stringify(requests),
+      ],
+      { stdio: ["ignore", "ignore", "inherit"] },
+    );
+    const exited = new Promise<number | null>((done) => client.once("exit", done));
+    // This thread busy until the burst is written: its connections wait in the kernel, unaccepted.
+    const deadline = Date.now() + 15_000;
+    const pause = new Int32Array(new SharedArrayBuffer(4));
+    while (!existsSync(sent) && Date.now() < deadline) Atomics.wait(pause, 0, 0, 5);
+    expect(existsSync(sent)).toBe(true);
+    expect(await exited).toBe(0);
+    // libuv accepts one connection per turn: without the hold, the first
+    // deliveries were handled while the later connections still waited.
+    expect(order).toEqual([...Array(count).fill("accepted"), ...Array(count).fill("handled")]);
   });
 });
