@@ -2,8 +2,8 @@
  * Lets at most `perTurn` callers through per turn of the event loop; the
  * rest wait for the next turns, in the order they came.
  *
- * Why: libuv accepts one connection per turn of the loop (since libuv
- * 1.45, libuv/libuv#3696). When a burst opens fifty connections at once
+ * Why: libuv accepts one connection per turn of the loop (since
+ * libuv/libuv#3696, 2022). When a burst opens fifty connections at once
  * and each turn parses every delivery that is ready, the turns get long
  * and the last connections wait hundreds of milliseconds just to be
  * accepted. Short turns keep accepting.
@@ -64,7 +64,10 @@ export function createLoopTurns(
       }),
     opened() {
       fresh = true;
-      if (holdUntil === undefined && waiting.length === 0 && holdMs > 0) holdUntil = now() + holdMs;
+      if (holdMs <= 0 || waiting.length > 0) return;
+      // A hold no turn has ended yet (its delivery never came to wait) is over by its time.
+      const at = now();
+      if (holdUntil === undefined || at >= holdUntil) holdUntil = at + holdMs;
     },
   };
 }

@@ -64,4 +64,20 @@ describe("loop turns", () => {
     await nextTurn();
     expect(through).toEqual([0, 1, 2, 3, 4, 5]);
   });
+
+  it("starts a new hold after one whose delivery never came to wait", async () => {
+    let now = 0;
+    const turns = createLoopTurns(2, { holdMs: 50, now: () => now });
+    // A connection whose delivery was never read to the end: no turn ends its hold.
+    turns.opened();
+    now = 1_000;
+    const through: number[] = [];
+    turns.opened();
+    void turns.next().then(() => through.push(0));
+    turns.opened();
+    await nextTurn();
+    expect(through).toEqual([]);
+    await nextTurn();
+    expect(through).toEqual([0]);
+  });
 });
