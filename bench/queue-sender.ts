@@ -15,6 +15,8 @@ export interface SenderTask {
   count: number;
   inFlight: number;
   warmup: number;
+  /** False: a new connection for every delivery, as a client without keep-alive sends them. */
+  keepAlive?: boolean;
 }
 
 export interface SenderResult {
@@ -51,13 +53,12 @@ function deliveries(cloneUrl: string, count: number, firstIssue: number, chatter
 
 /**
  * Kept-alive connections, as an HTTP client's pool keeps them: the burst
- * opens its connections at once. node:http, not fetch: fetch cost
- * this process ~1.8 ms of CPU per delivery on the 2-core VM (node:http
- * ~0.3 ms), so the sender, not the App, set the pace and the latencies.
+ * opens its connections at once (or, with keepAlive false, one for each
+ * delivery). node:http, not fetch: fetch cost this process ~1.8 ms of CPU
+ * per delivery on the 2-core VM (node:http ~0.3 ms), so the sender, not
+ * the App, set the pace and the latencies.
  */
-const agent = new Agent({ keepAlive: true });
-
-function post(url: string, d: Delivery): Promise<number> {
+function post(agent: Agent, url: string, d: Delivery): Promise<number> {
   return new Promise((done, fail) => {
     const req = request(url, {
       method: "POST",
@@ -80,14 +81,14 @@ function post(url: string, d: Delivery): Promise<number> {
   });
 }
 
-async function sendAll(url: string, list: Delivery[], inFlight: number) {
+async function sendAll(agent: Agent, url: string, list: Delivery[], inFlight: number) {
   const latencies: number[] = [];
   const statuses = new Map<number, number>();
   let next = 0;
   const lane = async () => {
     for (let d = list[next++]; d; d = list[next++]) {
       const start = performance.now();
-      const status = await post(url, d);
+      const status = await post(agent, url, d);
       latencies.push(performance.now() - start);
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
@@ -97,12 +98,13 @@ async function sendAll(url: string, list: Delivery[], inFlight: number) {
 }
 
 const task = JSON.parse(process.argv[2] ?? "{}") as SenderTask;
+const agent = new Agent({ keepAlive: task.keepAlive !== false });
 const warm = deliveries(task.cloneUrl, task.warmup, 90_000, 2);
-await sendAll(task.url, warm.list, 1);
+await sendAll(agent, task.url, warm.list, 1);
 const burst = deliveries(task.cloneUrl, task.count, 1, 5);
 process.send?.("burst");
 const start = performance.now();
-const sent = await sendAll(task.url, burst.list, task.inFlight);
+const sent = await sendAll(agent, task.url, burst.list, task.inFlight);
 const result: SenderResult = {
   ...sent,
   mentions: burst.mentions,

@@ -19,7 +19,7 @@ import { mountFakeGitHub, unmountFakeGitHub, WEBHOOK_SECRET } from "./queue-worl
  * only stored), served over HTTP on loopback as `probot run` serves it (the
  * App's door, app/intake.ts, in front of Probot's middleware) in this
  * process, and a burst of signed deliveries over kept-alive connections
- * from another (queue-sender.ts).
+ * (or a new one each) from another (queue-sender.ts).
  */
 
 export interface BurstResult extends SenderResult {
@@ -68,6 +68,7 @@ export async function webhookBurst(options: {
   count: number;
   inFlight: number;
   warmup: number;
+  keepAlive?: boolean;
 }): Promise<BurstResult> {
   const github = mountFakeGitHub();
   const env: Record<string, string> = {

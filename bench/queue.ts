@@ -24,7 +24,13 @@ import { createWorld, mentionJob } from "./queue-world.js";
 
 const BURST = 500;
 const IN_FLIGHT = 50;
-const IN_FLIGHT_ROWS = [1, 10, IN_FLIGHT];
+/** The last row sends each delivery on a connection of its own (no keep-alive). */
+const ROWS: Array<{ inFlight: number; keepAlive: boolean }> = [
+  { inFlight: 1, keepAlive: true },
+  { inFlight: 10, keepAlive: true },
+  { inFlight: IN_FLIGHT, keepAlive: true },
+  { inFlight: IN_FLIGHT, keepAlive: false },
+];
 const WARMUP = 10;
 const DRAIN_JOBS = 20;
 const MODEL_TURN_MS = 500;
@@ -70,6 +76,7 @@ async function webhookSection(world: World): Promise<void> {
       "\n   on issues of their own, 1 in 5 chatter) from another process, N in flight, over kept-alive" +
       "\n   HTTP on loopback to createApp as Probot serves it (PATCHWRIGHT_WORKER=off: jobs are only stored;" +
       `\n   Probot's log off), after ${WARMUP} warm-up deliveries. Target: p99 < 100 ms at ${IN_FLIGHT} in flight.` +
+      `\n   ${IN_FLIGHT}c: the same, each delivery on a new connection (a client without keep-alive).` +
       "\n   busy = the App's event loop utilization during the burst (near 100%: CPU-bound).",
   );
   console.log(
@@ -81,12 +88,13 @@ async function webhookSection(world: World): Promise<void> {
     ["embedded (disk)", false],
     ["redis (BullMQ)", true],
   ] as const) {
-    for (const inFlight of IN_FLIGHT_ROWS) {
+    for (const { inFlight, keepAlive } of ROWS) {
       const r = await webhookBurst({
         cloneUrl: world.cloneUrl,
         gitEnv: world.gitEnv,
         count: BURST,
         inFlight,
+        keepAlive,
         warmup: WARMUP,
         cacheDir: join(world.root, `burst-${db}`),
         redisUrl: redis ? `${world.redis.url}/${db}` : undefined,
@@ -99,7 +107,7 @@ async function webhookSection(world: World): Promise<void> {
         others.length > 0 ? `  (other: ${others.map(([s, c]) => `${c}x ${s}`).join(", ")})` : "";
       const rate = (r.latencies.length / r.wallMs) * 1000;
       console.log(
-        `   ${label.padEnd(16)}${String(inFlight).padStart(3)} ${cells.join("")} ms` +
+        `   ${label.padEnd(16)}${`${inFlight}${keepAlive ? "" : "c"}`.padStart(3)} ${cells.join("")} ms` +
           ` ${String(r.ok).padStart(4)}/${r.latencies.length} ${String(r.stored).padStart(4)}/${r.mentions}` +
           ` ${rate.toFixed(0).padStart(7)} ${(r.busy * 100).toFixed(0).padStart(4)}%${odd}`,
       );
