@@ -184,9 +184,9 @@ describe("the App's webhook door", () => {
     server?.on("connection", () => order.push("accepted"));
     const count = 10;
     const { port } = new URL(d.url);
-    const requests = Array.from({ length: count }, (_, i) => {
-      const signature = createHmac("sha256", SECRET).update(CREATED).digest("hex");
-      return [
+    const signature = createHmac("sha256", SECRET).update(CREATED).digest("hex");
+    const requests = Array.from({ length: count }, (_, i) =>
+      [
         "POST /api/github/webhooks HTTP/1.1",
         `Host: 127.0.0.1:${port}`,
         "Content-Type: application/json",
@@ -196,8 +196,8 @@ describe("the App's webhook door", () => {
         `X-Hub-Signature-256: sha256=${signature}`,
         "",
         CREATED,
-      ].join("\r\n");
-    });
+      ].join("\r\n"),
+    );
     const sent = `${await makeTempDir("pw-burst-")}/sent`;
     // GitHub's side: every connection opened and its delivery written at
     // once, then every answer read (an answer that is not a 200 fails it).
