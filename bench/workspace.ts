@@ -12,7 +12,11 @@ import { median } from "./timing.js";
  * - the clone (the yardstick, measured in every round beside the rest);
  * - a cold first job (a new cache: the mirror fetched, then its worktree);
  * - a second job while the first still runs: the mirror is warm but the
- *   first job holds the tree, so the second one gets a new worktree;
+ *   first job holds the tree; the first job, having written a new tree,
+ *   had a spare checked out and parked in the background (spare.ts), which
+ *   the second one takes (waiting for it if it is not done);
+ * - a third job while those two run: nothing is parked, so it writes a new
+ *   worktree (what the second job would cost without the spare);
  * - a job that finds a parked worktree (keepIdle), and its cleanup.
  * Each step is broken down by git's own trace2 events (which git command,
  * and the checkout of the files in it). Every timed tree is created right
@@ -32,7 +36,7 @@ const SPEC = `files=${FILES} commits=${COMMITS} v1`;
 
 /** Each target: a step's share of a plain clone that it must stay within. */
 const TARGETS: Array<{ step: string; label: string; limit: number }> = [
-  { step: "second", label: "warm mirror, a second job's new worktree", limit: 50 },
+  { step: "second", label: "warm mirror, a second job's worktree", limit: 50 },
   { step: "cold", label: "cold first job (mirror fetch and worktree)", limit: 110 },
   { step: "parked", label: "warm mirror, parked worktree", limit: 10 },
 ];
@@ -71,8 +75,15 @@ export async function bench(): Promise<void> {
     const result = await fn();
     return { result, sample: { ms: performance.now() - start, parts: new Map() } };
   };
-  const prepare = (cacheDir: string, branch: string, keepIdle: number, stepEnv = env) =>
+  const prepare = (
+    cacheDir: string,
+    branch: string,
+    keepIdle: number,
+    stepEnv = env,
+    spareMinIndexBytes?: number,
+  ) =>
     prepareWorkspace({
+      ...(spareMinIndexBytes !== undefined ? { spareMinIndexBytes } : {}),
       cloneUrl: url,
       baseBranch: "main",
       branch,
@@ -112,11 +123,18 @@ export async function bench(): Promise<void> {
       );
       record("second", second.sample);
       if (second.result.dir === first.dir) throw new Error("two running jobs share a tree");
+      if (second.result.dir !== (await first.spare)) throw new Error("the spare was not taken");
+      // No spare after this one: the round's trees stay the bench's own.
+      const third = await traced((stepEnv) =>
+        prepare(cacheDir, `agent/third-${round}`, 1, stepEnv, Number.POSITIVE_INFINITY),
+      );
+      record("new", third.sample);
 
       // The second job ends first: its tree is parked; the first one's, over
       // keepIdle, is removed (the delete the next round's clone follows).
       record("cleanup: scrub and park", (await timed(() => second.result.cleanup())).sample);
       record("cleanup: remove", (await timed(() => first.cleanup())).sample);
+      await third.result.cleanup();
 
       const parked = await traced((stepEnv) =>
         prepare(cacheDir, `agent/parked-${round}`, 1, stepEnv),
@@ -131,7 +149,8 @@ export async function bench(): Promise<void> {
       previous = [cacheDir, parked.result.dir];
       console.log(
         `round ${round}/${rounds}: clone ${ms(cloned.sample.ms)}, cold ${ms(cold.sample.ms)}, ` +
-          `second job ${ms(second.sample.ms)}, parked ${ms(parked.sample.ms)}`,
+          `second job ${ms(second.sample.ms)}, new worktree ${ms(third.sample.ms)}, ` +
+          `parked ${ms(parked.sample.ms)}`,
       );
     }
 
@@ -163,7 +182,8 @@ export async function bench(): Promise<void> {
 const LABELS: Record<string, string> = {
   clone: "plain git clone (the yardstick)",
   cold: "cold first job (new cache)",
-  second: "warm mirror, a second job's new worktree",
+  second: "warm mirror, a second job (takes the first's spare)",
+  new: "warm mirror, a third job's new worktree (no spare left)",
   parked: "warm mirror, parked worktree",
 };
 

@@ -62,6 +62,8 @@ export async function runDepsMode(
       createModel: deps.createModel,
       octokit: deps.octokit,
       signal: deps.signal,
+      // A runner runs one job: no spare tree for a next one.
+      spareTrees: false,
     },
     {
       owner: repo.owner.login,

@@ -258,6 +258,8 @@ async function runEvent(
       secrets: actionSecrets(deps.env, inputs, auth.token),
       envSource,
       clock: deps.clock,
+      // A runner runs one job: no spare tree for a next one.
+      spareTrees: false,
       botLogin: auth.botLogin,
       redact,
       signal: deps.signal,

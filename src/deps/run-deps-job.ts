@@ -8,6 +8,7 @@ import type { Identity } from "../git/commit/commits.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace/workspace.js";
 import { type JobEvents, jobEvents } from "../kernel/events.js";
+import { spareOption } from "../kernel/repository.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
 import { launcherFrom } from "../sandbox/sandbox.js";
 import { type DepsConfig, parseDepsConfig } from "./config.js";
@@ -118,6 +119,7 @@ export async function runDepsJob(
       env: gitEnv,
       signal,
       keepIdle: 1,
+      ...spareOption(deps),
       ...auth,
     });
     let planned: Awaited<ReturnType<typeof planDepsUpdates>>;

@@ -29,6 +29,12 @@ interface WorkspaceInput extends RepositoryInput {
   onPlanned?: ((planned: PlannedWorkspace) => Promise<void> | undefined) | undefined;
 }
 type MirrorServices = Pick<JobServices, "cacheDir" | "envSource" | "signal" | "gitRetry">;
+type WorkspaceServices = MirrorServices & Pick<JobServices, "spareTrees">;
+
+/** prepareWorkspace's spare option for these services (JobServices.spareTrees). */
+export function spareOption(services: Pick<JobServices, "spareTrees">) {
+  return services.spareTrees === false ? { spareMinIndexBytes: Number.POSITIVE_INFINITY } : {};
+}
 
 function mirrorOptions(services: MirrorServices, input: RepositoryInput): MirrorOptions {
   return {
@@ -44,7 +50,7 @@ function mirrorOptions(services: MirrorServices, input: RepositoryInput): Mirror
 
 /** The job's worktree: on its existing branch (a PR head), or on a new one from the base. */
 export function prepareJobWorkspace(
-  services: MirrorServices,
+  services: WorkspaceServices,
   input: WorkspaceInput,
   baseBranch: string,
   branch: Parameters<typeof prepareWorkspace>[0]["branch"],
@@ -57,6 +63,7 @@ export function prepareJobWorkspace(
     // A parked, scrubbed worktree from an earlier job only needs the files
     // that differ checked out: the fast path for repeat jobs on a repository.
     keepIdle: 1,
+    ...spareOption(services),
     ...(input.fetched ? { fetched: input.fetched } : {}),
     ...(input.onPlanned ? { onPlanned: input.onPlanned } : {}),
   });

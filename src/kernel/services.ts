@@ -28,4 +28,10 @@ export interface JobServices {
    * down, 5xx, reset) are retried; default 4 tries over about 10 s.
    */
   gitRetry?: RetryOptions | undefined;
+  /**
+   * false where no later job will use this machine's trees (the Action's
+   * runner): a job that writes a big new tree makes no spare for the next
+   * one (git/workspace/spare.ts). Default true.
+   */
+  spareTrees?: boolean | undefined;
 }

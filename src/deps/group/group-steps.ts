@@ -1,5 +1,6 @@
 import type { NetChange } from "../../agent/file-history.js";
 import { prepareWorkspace } from "../../git/workspace/workspace.js";
+import { spareOption } from "../../kernel/repository.js";
 import { type Step, stop } from "../../kernel/steps.js";
 import { openWorksite, type Worksite } from "../../kernel/worksite.js";
 import { dropFixCheckpoint, type FixCheckpointTarget } from "../fix/fix-checkpoint.js";
@@ -94,6 +95,7 @@ const prepare: GroupStep = {
           env: ctx.gitEnv,
           signal: ctx.signal,
           keepIdle: 1,
+          ...spareOption(ctx.services),
           ...auth,
         }),
     });

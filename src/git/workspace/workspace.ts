@@ -16,6 +16,7 @@ import {
 } from "../mirror/mirror.js";
 import { mirrorRefs } from "../mirror/mirror-refs.js";
 import type { RetryOptions } from "../retry.js";
+import { buildSpare, isBigTree, SPARE_MIN_INDEX_BYTES } from "./spare.js";
 import { defaultWorkRoot } from "./work-root.js";
 import {
   addWorktree,
@@ -110,6 +111,12 @@ export interface PrepareWorkspaceOptions extends MirrorOptions {
    * of writing the whole tree (default 0: cleanup deletes the worktree).
    */
   keepIdle?: number;
+  /**
+   * With keepIdle: when this job had to write a new tree of at least this
+   * index size, a spare is checked out and parked in the background for the
+   * next job (spare.ts). Default SPARE_MIN_INDEX_BYTES; Infinity: never.
+   */
+  spareMinIndexBytes?: number;
 }
 
 /** The longest a checkout waits for its caller's onPlanned (see there). */
@@ -142,6 +149,11 @@ export interface Workspace {
   mirrorDir: string;
   /** false when this call created the mirror (cold cache). */
   fromCache: boolean;
+  /**
+   * The spare tree being made for the next job (spare.ts): its folder once
+   * parked, or null when none is made. Never rejects; cleanup waits for it.
+   */
+  spare: Promise<string | null>;
   /**
    * Removes the worktree (or, with keepIdle, scrubs and parks it; the
    * directory is then no longer this job's) and its local branch. Safe to
@@ -197,7 +209,7 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
   // Awaited outside the lock: the prefetch takes it too.
   const fetched = options.fetched ? await options.fetched : null;
 
-  return withLock(
+  const prepared = await withLock(
     lockPathFor(mirrorDir),
     async () => {
       const { created } = fetched?.mirrorDir === mirrorDir ? fetched : await syncMirror(sync);
@@ -240,9 +252,10 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
       const reuse = keepIdle > 0 && !localBranch;
       const target = { branch, sha: startSha };
       let dir = reuse ? await takeParkedWorktree(mirrorDir, target, gitOptions) : null;
+      const written = !dir;
       if (!dir) {
         await mkdir(workRoot, { recursive: true });
-        dir = join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
+        dir = newTreeDir(workRoot, url);
         const told = options.onPlanned?.({ dir, branch, startSha, mirrorDir, gitOptions });
         if (told) await Promise.race([told, delay(PLANNED_WAIT_MS, undefined, { ref: false })]);
         // No upstream tracking: it would be written to the config all worktrees share.
@@ -254,35 +267,53 @@ export async function prepareWorkspace(options: PrepareWorkspaceOptions): Promis
         );
       }
       await Promise.all([stampCreated(dir, now()), markUsed(mirrorDir, now())]);
-      const jobDir = dir;
-      return {
-        dir: jobDir,
-        branch,
-        baseSha,
-        startSha,
-        remoteUrl: url,
-        mirrorDir,
-        fromCache: !created,
-        cleanup: once(() =>
-          release({
-            git: createGit(mirrorDir, gitOptions),
-            mirrorDir,
-            dir: jobDir,
-            branch,
-            keepIdle,
-            parkAt: baseSha,
-            // Without the job's signal: a cancelled job still gets cleaned up.
-            gitOptions: {
-              env,
-              config: treeWriteConfig(),
-              ...(token ? { auth: { url, token } } : {}),
-            },
-          }),
-        ),
-      };
+      return { dir, branch, baseSha, startSha, created, written, gitOptions };
     },
     signal,
   );
+  const { dir, branch, baseSha, gitOptions } = prepared;
+  const minIndexBytes = options.spareMinIndexBytes ?? SPARE_MIN_INDEX_BYTES;
+  // After the lock: the spare takes it for its own checkout.
+  const spare =
+    keepIdle > 0 &&
+    prepared.written &&
+    Number.isFinite(minIndexBytes) &&
+    (await isBigTree(dir, minIndexBytes))
+      ? buildSpare({ mirrorDir, dir: newTreeDir(workRoot, url), commit: baseSha, gitOptions })
+      : Promise.resolve(null);
+  return {
+    dir,
+    branch,
+    baseSha,
+    startSha: prepared.startSha,
+    remoteUrl: url,
+    mirrorDir,
+    fromCache: !prepared.created,
+    spare,
+    cleanup: once(async () => {
+      // A spare half made when the process ends would be left to the stale-tree sweep.
+      await spare;
+      await release({
+        git: createGit(mirrorDir, gitOptions),
+        mirrorDir,
+        dir,
+        branch,
+        keepIdle,
+        parkAt: baseSha,
+        // Without the job's signal: a cancelled job still gets cleaned up.
+        gitOptions: {
+          env,
+          config: treeWriteConfig(),
+          ...(token ? { auth: { url, token } } : {}),
+        },
+      });
+    }),
+  };
+}
+
+/** A new worktree's folder: named after the repository, unique. */
+function newTreeDir(workRoot: string, url: string): string {
+  return join(workRoot, `${mirrorKey(url).slice(0, 40)}-${randomBytes(4).toString("hex")}`);
 }
 
 interface ReleaseOptions {

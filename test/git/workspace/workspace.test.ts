@@ -10,6 +10,7 @@ import {
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mirrorDirFor } from "../../../src/git/mirror/mirror.js";
+import { buildSpare } from "../../../src/git/workspace/spare.js";
 import {
   fetchMirror,
   prepareWorkspace,
@@ -344,6 +345,71 @@ describe("prepareWorkspace", () => {
     const worktrees = git(a.mirrorDir, ["worktree", "list", "--porcelain"], env);
     expect(worktrees).toContain(a.dir);
     expect(worktrees).not.toContain(b.dir);
+  });
+
+  it("after writing a new big tree, parks a spare that the next job takes while the first runs", async () => {
+    const first = await prepare({ keepIdle: 1, spareMinIndexBytes: 0 });
+    const spareDir = (await first.spare) as string;
+    expect(spareDir).toEqual(expect.any(String));
+    expect(spareDir).not.toBe(first.dir);
+    expect(git(spareDir, ["rev-parse", "HEAD"], env)).toBe(first.baseSha);
+    expect(git(spareDir, ["status", "--porcelain", "--ignored"], env)).toBe("");
+    expect((await listWorktrees(first.mirrorDir)).filter((w) => w.idle).map((w) => w.dir)).toEqual([
+      spareDir,
+    ]);
+
+    const second = await prepare({
+      keepIdle: 1,
+      spareMinIndexBytes: 0,
+      branch: "agent/issue-2-next",
+    });
+    expect(second.dir).toBe(spareDir);
+    expect(git(second.dir, ["symbolic-ref", "--short", "HEAD"], env)).toBe("agent/issue-2-next");
+    expect(readFileSync(join(second.dir, "history.txt"), "utf8")).toBe("line 3\n");
+    // Taken, not written: no spare after it.
+    expect(await second.spare).toBeNull();
+
+    // Both done: one parked tree, as keepIdle says.
+    await second.cleanup();
+    await first.cleanup();
+    const left = await listWorktrees(first.mirrorDir);
+    expect(left.map((w) => [w.dir, w.idle])).toEqual([[second.dir, true]]);
+    expect(existsSync(first.dir)).toBe(false);
+  });
+
+  it("makes no spare for a small tree, nor without keepIdle", async () => {
+    const small = await prepare({ keepIdle: 1 });
+    expect(await small.spare).toBeNull();
+    const unkept = await prepare({ spareMinIndexBytes: 0, branch: "agent/unkept" });
+    expect(await unkept.spare).toBeNull();
+    expect((await listWorktrees(small.mirrorDir)).map((w) => w.dir).sort()).toEqual(
+      [small.dir, unkept.dir].sort(),
+    );
+  });
+
+  it("a job that ends while its spare is made leaves one parked tree: the spare", async () => {
+    const first = await prepare({ keepIdle: 1, spareMinIndexBytes: 0 });
+    await first.cleanup();
+    const left = await listWorktrees(first.mirrorDir);
+    expect(left.map((w) => [w.dir, w.idle])).toEqual([[await first.spare, true]]);
+  });
+
+  it("makes no second spare, and a spare that fails leaves nothing behind", async () => {
+    const first = await prepare({ keepIdle: 1, spareMinIndexBytes: 0 });
+    const spareDir = await first.spare;
+    const options = { mirrorDir: first.mirrorDir, gitOptions: { env } };
+    const another = join(tmp.path, "another-spare");
+    expect(await buildSpare({ ...options, dir: another, commit: first.baseSha })).toBeNull();
+    expect(existsSync(another)).toBe(false);
+
+    await first.cleanup();
+    // Taken by a job: nothing parked now, but the commit does not exist.
+    const taker = await prepare({ keepIdle: 1, branch: "agent/taker" });
+    expect(taker.dir).toBe(spareDir);
+    const broken = join(tmp.path, "broken-spare");
+    expect(await buildSpare({ ...options, dir: broken, commit: "f".repeat(40) })).toBeNull();
+    expect(existsSync(broken)).toBe(false);
+    expect((await listWorktrees(first.mirrorDir)).map((w) => w.dir)).toEqual([taker.dir]);
   });
 
   it("ignores a remote URL or hooks a previous job's agent planted in the shared mirror", async () => {
