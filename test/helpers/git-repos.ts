@@ -164,7 +164,11 @@ function repositoryTemplate(options: CreateBareRepoOptions): string {
     git(building, ["init", "--bare", "--quiet", "-b", defaultBranch, bare], options.env);
     appendFileSync(
       join(bare, "config"),
-      "[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n[http]\n\treceivepack = true\n",
+      "[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n[http]\n\treceivepack = true\n" +
+        // The product pushes with its own git config (none global), so the
+        // test home's `receive.autogc = false` does not reach this side: without
+        // it every push ends in a `git gc --auto` process on the "server".
+        "[receive]\n\tautogc = false\n",
     );
     const branch = `refs/heads/${defaultBranch}`;
     const stream = [
