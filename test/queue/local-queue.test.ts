@@ -1,9 +1,11 @@
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { createLocalQueue } from "../../src/queue/local-queue.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { fakeTime, job, manualHandler, TEST_KINDS } from "./queue-fixtures.js";
+import { fakeTime, job, manualHandler, TEST_KINDS, useLocalQueues } from "./queue-fixtures.js";
+
+// Each queue closed after its test: the ones a test abandons (a crash) too.
+const createLocalQueue = useLocalQueues();
 
 /** Until the handler has been asked to run `count` jobs (records are written to disk first). */
 const startedCount = (started: unknown[], count: number) =>

@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { createLocalQueue } from "../../src/queue/local-queue.js";
 import type { JobHandler, JobQueue, JobRecord, JobResult } from "../../src/queue/types.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { fakeTime, job, TEST_KINDS } from "./queue-fixtures.js";
+import { fakeTime, job, TEST_KINDS, useLocalQueues } from "./queue-fixtures.js";
 import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
@@ -22,6 +21,7 @@ interface Backend {
 }
 
 const redis = useRedisQueues();
+const createLocalQueue = useLocalQueues();
 let names = 0;
 
 function embedded(): Backend {

@@ -1,5 +1,4 @@
 import { describe, expect, it, vi } from "vitest";
-import { createLocalQueue } from "../../src/queue/local-queue.js";
 import {
   cancelledBy,
   type JobHandler,
@@ -9,7 +8,7 @@ import {
   type RunningJob,
 } from "../../src/queue/types.js";
 import { makeTempDir } from "../helpers/temp-dir.js";
-import { job, TEST_KINDS } from "./queue-fixtures.js";
+import { job, TEST_KINDS, useLocalQueues } from "./queue-fixtures.js";
 import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
@@ -20,6 +19,7 @@ import { idOf, useRedisQueues } from "./redis-fixtures.js";
  */
 
 const redis = useRedisQueues();
+const createLocalQueue = useLocalQueues();
 let names = 0;
 
 interface Backend {

@@ -1,8 +1,11 @@
+import { afterEach } from "vitest";
 import { z } from "zod";
+import { createLocalQueue } from "../../src/queue/local-queue.js";
 import type { SetTimer } from "../../src/queue/timer.js";
 import type {
   JobHandler,
   JobInputSchemas,
+  JobQueue,
   JobRecord,
   JobResult,
   NewJob,
@@ -13,6 +16,25 @@ import type {
 
 /** The queue tests' one kind: its inputs are whatever the test stores (the service's kinds: service/job-kinds). */
 export const TEST_KINDS: JobInputSchemas = { request: z.unknown() };
+
+/**
+ * Opens embedded queues that are closed after each test, as the service
+ * closes its queue when it stops: a queue left open keeps its journal's file
+ * open until the garbage collector closes it, with a warning (and a future
+ * Node will throw). Call it at a test file's top level (like useRedisQueues).
+ */
+export function useLocalQueues(): typeof createLocalQueue {
+  let queues: Array<Pick<JobQueue, "close">> = [];
+  afterEach(async () => {
+    await Promise.all(queues.map((queue) => queue.close()));
+    queues = [];
+  });
+  return async (options) => {
+    const queue = await createLocalQueue(options);
+    queues.push(queue);
+    return queue;
+  };
+}
 
 let deliveries = 0;
 
