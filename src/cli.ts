@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { main } from "./cli/main.js";
+import { routeFetchThroughProxy } from "./fetch-proxy.js";
 
+// The model's and GitHub's requests through the machine's proxy, if it has one.
+await routeFetchThroughProxy(process.env);
 const code = await main(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,

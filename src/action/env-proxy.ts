@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { hasProxy, noProxyList } from "../env-proxy.js";
 
 /**
  * A self-hosted runner behind a company proxy sets HTTPS_PROXY (and
@@ -12,11 +13,6 @@ import { spawn } from "node:child_process";
  * the proxy from the same variables itself.
  */
 
-const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
-
-/** Never behind the company's proxy, which cannot reach this machine's own services. */
-const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
-
 /**
  * The restarted Action's environment: NODE_USE_ENV_PROXY=1, and NO_PROXY
  * (both spellings, which Node and git each read) with loopback added to
@@ -25,11 +21,7 @@ const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
 export function envProxyEnv(
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
-  const named = [env.no_proxy, env.NO_PROXY]
-    .flatMap((list) => (list ?? "").split(","))
-    .map((host) => host.trim())
-    .filter(Boolean);
-  const noProxy = [...new Set([...named, ...LOOPBACK])].join(",");
+  const noProxy = noProxyList(env);
   return { ...env, NODE_USE_ENV_PROXY: "1", NO_PROXY: noProxy, no_proxy: noProxy };
 }
 
@@ -45,7 +37,7 @@ export function needsEnvProxyRestart(
   execArgv: readonly string[],
   version: string,
 ): boolean {
-  if (!PROXY_VARIABLES.some((name) => env[name]?.trim())) return false;
+  if (!hasProxy(env)) return false;
   if (env.NODE_USE_ENV_PROXY?.trim() || execArgv.includes("--use-env-proxy")) return false;
   return supportsEnvProxy(version);
 }

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
+import { routeFetchThroughProxy } from "../fetch-proxy.js";
 import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { checkAppCanStart } from "./start-checks.js";
 
@@ -28,6 +29,9 @@ if (process.env.APP_ID) {
     process.exit(1);
   }
 }
+
+// GitHub's and the model's requests through the machine's proxy, if it has one.
+await routeFetchThroughProxy(process.env);
 
 // Loaded only now: a refusal comes without loading Probot, or the App.
 const { run } = await import("probot");

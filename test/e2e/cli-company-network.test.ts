@@ -11,6 +11,7 @@ import { type FakeAnthropic, startFakeAnthropic } from "../helpers/fake-anthropi
 import { createBareRepo, gitTestEnv, makeTempDir } from "../helpers/git-repos.js";
 import { callTool } from "../helpers/model-script.js";
 import { compiled } from "../helpers/source-build.js";
+import { startInspectingProxy } from "../helpers/tls-proxy.js";
 
 /**
  * `patchwright run --repo` with setup and verify, default settings, on a
@@ -18,7 +19,9 @@ import { compiled } from "../helpers/source-build.js";
  * through the global npmrc and the environment (test/helpers/company-network.ts):
  * setup installs from the company registry in the sandbox, verify passes,
  * and no credential from the host's npm or yarn files reaches the agent's
- * commands, the model or the output.
+ * commands, the model or the output. And the CLI's own requests (the
+ * model's) reach the internet only through the proxy, which Node 20's fetch
+ * does not use by itself.
  */
 
 const CLI = resolve(import.meta.dirname, "../../src/cli.ts");
@@ -118,4 +121,35 @@ describe("patchwright run --repo on a company network", () => {
       tmp.remove();
     }
   }, 180_000);
+
+  it("sends the model's requests through the machine's proxy, with its password, never in the output", async () => {
+    const tmp = makeTempDir("pw-cli-corp-");
+    server = await startFakeAnthropic(fixAddSteps());
+    // The model at its real address, which only the company's proxy reaches.
+    const proxy = await startInspectingProxy({
+      ca: corp.ca,
+      routes: { "api.anthropic.com:443": server.url },
+      credentials: { user: "corp", password: CORP_SECRETS.proxyPassword },
+    });
+    try {
+      const env = { ...gitTestEnv(corp.host.home), ...corp.host.env };
+      const repo = createBareRepo({ root: tmp.path, env, files: ADD_BUG_FILES });
+      const proxyUrl = proxy.url.replace("http://", `http://corp:${CORP_SECRETS.proxyPassword}@`);
+      const { code, stdout, stderr } = await runCli(
+        ["run", "Fix add", "--repo", repo.dir, "--cache-dir", join(tmp.path, "cache")],
+        { ...env, ANTHROPIC_API_KEY: API_KEY, HTTPS_PROXY: proxyUrl, HTTP_PROXY: proxyUrl },
+      );
+      expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 0\n/);
+      expect(proxy.asked).toContain("api.anthropic.com:443");
+      expect(proxy.refused).toBe(0);
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(repo.show("agent/fix-add", "src/add.js")).toContain("a + b");
+      // undici's "experimental" notice is not the user's business.
+      expect(stderr).not.toMatch(/experimental/i);
+      expect(`${stdout}${stderr}`).not.toContain(CORP_SECRETS.proxyPassword);
+    } finally {
+      await proxy.close();
+      tmp.remove();
+    }
+  }, 120_000);
 });
