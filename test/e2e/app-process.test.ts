@@ -15,6 +15,7 @@ import { createFakeGitHub } from "../helpers/fake-github.js";
 import { type GitHttpServer, startGitHttpServer } from "../helpers/git-http-server.js";
 import { createBareRepo, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { eventually, killProcess, startAppProcess } from "../helpers/service-process.js";
+import { makeThrowawayCa, startInspectingProxy } from "../helpers/tls-proxy.js";
 
 const TOKEN = "ghs_e2etoken0123456789abcdefghijklmnopq";
 const SECRET = "webhook-secret-for-tests";
@@ -25,7 +26,7 @@ afterEach(async () => {
 });
 
 describe("the App as a process (npm start), end to end", () => {
-  it("takes a signed webhook and opens a PR on a fake GitHub with the branch in a repository served over HTTP", async () => {
+  it("takes a signed webhook and opens a PR on a fake GitHub with the branch in a repository served over HTTP, behind a company proxy", async () => {
     const tmp: TempDir = makeTempDir("pw-e2e-app-");
     cleanups.push(() => tmp.remove());
     const env = gitTestEnv(join(tmp.path, "home"));
@@ -53,6 +54,17 @@ describe("the App as a process (npm start), end to end", () => {
     cleanups.push(() => api.close());
     const model: FakeAnthropic = await startFakeAnthropic(fixAddSteps());
     cleanups.push(() => model.close());
+    // A company network: GitHub and the model at their HTTPS names, reached
+    // only through a proxy that asks for a password and inspects TLS with the
+    // company's CA (which Node 20's fetch would not use by itself).
+    const ca = await makeThrowawayCa(tmp.path);
+    const proxy = await startInspectingProxy({
+      ca,
+      routes: { "github.corp.test:443": api.url, "api.anthropic.com:443": model.url },
+      credentials: { user: "corp", password: "proxy-pass-e2e" },
+    });
+    cleanups.push(() => proxy.close());
+    const proxyUrl = proxy.url.replace("http://", "http://corp:proxy-pass-e2e@");
 
     const app = await startAppProcess(
       {
@@ -61,10 +73,14 @@ describe("the App as a process (npm start), end to end", () => {
         PRIVATE_KEY,
         WEBHOOK_SECRET: SECRET,
         LOG_LEVEL: "warn",
-        GHE_HOST: api.url.replace("http://", ""),
-        GHE_PROTOCOL: "http",
+        GHE_HOST: "github.corp.test",
+        GHE_PROTOCOL: "https",
+        HTTPS_PROXY: proxyUrl,
+        HTTP_PROXY: proxyUrl,
+        // The repository's git server is on this machine.
+        NO_PROXY: "127.0.0.1,localhost",
+        NODE_EXTRA_CA_CERTS: ca.certPath,
         ANTHROPIC_API_KEY: "sk-ant-e2e-0123456789abcdef",
-        ANTHROPIC_BASE_URL: model.url,
         PATCHWRIGHT_CACHE_DIR: join(tmp.path, "cache"),
         PATCHWRIGHT_BOT_LOGIN: "patchwright[bot]",
       },
@@ -161,6 +177,10 @@ describe("the App as a process (npm start), end to end", () => {
     expect(gitServer.requests.every((r) => r.authorized || r.status === 401)).toBe(true);
     expect(github.reactions.map((r) => r.content)).toContain("eyes");
     expect(model.requests.length).toBe(fixAddSteps().length);
+    expect(new Set(proxy.asked)).toEqual(
+      new Set(["github.corp.test:443", "api.anthropic.com:443"]),
+    );
+    expect(proxy.refused).toBe(0);
 
     // The same comment replayed under a fresh delivery id starts nothing more.
     expect((await post("e2e-1-replayed", signed)).status).toBe(200);
