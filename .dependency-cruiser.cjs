@@ -7,7 +7,6 @@
  *   zod.ts                               zod/mini with English messages, src/'s one import of zod
  *   load-yaml.ts                         the YAML library, imported when first needed
  *   spawner.ts                           short-lived programs, started by a helper process
- *   env-proxy.ts, fetch-proxy.ts         the machine's proxy, and fetch through it (fetch-proxy reads env-proxy)
  *   secrets                              what a secret looks like
  *   requests, git, sandbox, queue        the request model; git; the sandbox; the job queues
  *   agent                                the model loop, its tools and policy
@@ -28,20 +27,10 @@
  */
 
 /** Room → the rooms it may import (its own is always allowed). */
-const ROOT = [
-  "edit-distance",
-  "error-message",
-  "env-proxy",
-  "fetch-proxy",
-  "load-yaml",
-  "spawner",
-  "zod",
-];
+const ROOT = ["edit-distance", "error-message", "load-yaml", "spawner", "zod"];
 const rooms = {
   "edit-distance": [],
   "error-message": [],
-  "env-proxy": [],
-  "fetch-proxy": ["env-proxy"],
   "load-yaml": [],
   spawner: [],
   zod: [],

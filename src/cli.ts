@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { main } from "./cli/main.js";
-import { routeFetchThroughProxy } from "./fetch-proxy.js";
+import { routeFetchThroughProxy } from "./service/fetch-proxy.js";
 
 // The model's and GitHub's requests through the machine's proxy, if it has one.
 await routeFetchThroughProxy(process.env);

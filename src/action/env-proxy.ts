@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { hasProxy, noProxyList } from "../env-proxy.js";
+import { noProxyWithLoopback } from "../sandbox/trust/proxy-settings.js";
 
 /**
  * A self-hosted runner behind a company proxy sets HTTPS_PROXY (and
@@ -13,6 +13,9 @@ import { hasProxy, noProxyList } from "../env-proxy.js";
  * the proxy from the same variables itself.
  */
 
+/** The variables Node's NODE_USE_ENV_PROXY reads. */
+const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
+
 /**
  * The restarted Action's environment: NODE_USE_ENV_PROXY=1, and NO_PROXY
  * (both spellings, which Node and git each read) with loopback added to
@@ -21,7 +24,7 @@ import { hasProxy, noProxyList } from "../env-proxy.js";
 export function envProxyEnv(
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
-  const noProxy = noProxyList(env);
+  const noProxy = noProxyWithLoopback(env);
   return { ...env, NODE_USE_ENV_PROXY: "1", NO_PROXY: noProxy, no_proxy: noProxy };
 }
 
@@ -37,7 +40,7 @@ export function needsEnvProxyRestart(
   execArgv: readonly string[],
   version: string,
 ): boolean {
-  if (!hasProxy(env)) return false;
+  if (!PROXY_VARIABLES.some((name) => env[name]?.trim())) return false;
   if (env.NODE_USE_ENV_PROXY?.trim() || execArgv.includes("--use-env-proxy")) return false;
   return supportsEnvProxy(version);
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { dirname, extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseEnv } from "node:util";
-import { routeFetchThroughProxy } from "../fetch-proxy.js";
+import { routeFetchThroughProxy } from "../service/fetch-proxy.js";
 import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { checkAppCanStart } from "./start-checks.js";
 

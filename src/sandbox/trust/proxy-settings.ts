@@ -37,6 +37,21 @@ export function outboundProxyFromEnv(
   return { https, http, noProxy: pick(NAMES.noProxy) ?? "" };
 }
 
+/** Never sent to the company's proxy, which cannot reach this machine's own services. */
+const LOOPBACK = ["localhost", "127.0.0.1", "::1"];
+
+/**
+ * NO_PROXY for this process's own requests: the hosts either spelling names
+ * (Node and git each read one), with loopback added.
+ */
+export function noProxyWithLoopback(env: Record<string, string | undefined>): string {
+  const named = [env.no_proxy, env.NO_PROXY]
+    .flatMap((list) => (list ?? "").split(","))
+    .map((host) => host.trim())
+    .filter(Boolean);
+  return [...new Set([...named, ...LOOPBACK])].join(",");
+}
+
 /** `proxy.corp:3128` is read as http://, as curl and npm do. */
 export function parseProxyUrl(value: string | undefined): URL | undefined {
   if (!value) return undefined;
