@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { luaScript } from "./redis-script.js";
 
 /**
  * One job at a time per issue across every worker: a Redis key per job key,
@@ -30,20 +31,23 @@ const RELEASE = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call
 const EXTEND = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`;
 
 export function createKeyLock(redis: Redis, prefix: string) {
+  const acquire = luaScript(redis, "patchwrightLockAcquire", ACQUIRE);
+  const release = luaScript(redis, "patchwrightLockRelease", RELEASE);
+  const extend = luaScript(redis, "patchwrightLockExtend", EXTEND);
   return {
     /** `run` tells this run of the job from an earlier one (BullMQ's token for the job). */
     async acquire(key: string, jobId: string, run: string): Promise<KeyLock | null> {
       const name = `${prefix}${key}`;
       const owner = `${jobId}:${run}`;
-      if ((await redis.eval(ACQUIRE, 1, name, owner, `${jobId}:`, TTL_MS)) !== 1) return null;
+      if ((await acquire([name], owner, `${jobId}:`, TTL_MS)) !== 1) return null;
       const timer = setInterval(() => {
-        void redis.eval(EXTEND, 1, name, owner, TTL_MS).catch(() => {});
+        void extend([name], owner, TTL_MS).catch(() => {});
       }, RENEW_MS);
       timer.unref();
       return {
         async release() {
           clearInterval(timer);
-          await redis.eval(RELEASE, 1, name, owner);
+          await release([name], owner);
         },
       };
     },

@@ -7,6 +7,7 @@ import {
   type LogListener,
   orderedListener,
 } from "./event-log.js";
+import { luaScript } from "./redis-script.js";
 
 /**
  * The event log on Redis: a stream per job (`<name>:log:<id>`) whose entry
@@ -41,6 +42,7 @@ export function createRedisEventLog(options: {
   const stream = (jobId: string) => `${name}:log:${jobId}`;
   const counter = (jobId: string) => `${name}:log-n:${jobId}`;
   const channel = (jobId: string) => `${name}:log-feed:${jobId}`;
+  const append = luaScript(redis, "patchwrightAppend", APPEND);
   let subscriber: Redis | undefined;
   /** Per channel watched here: the listeners, and the SUBSCRIBE that makes it live. */
   const watched = new Map<string, { listeners: Set<LogListener>; live: Promise<unknown> }>();
@@ -66,11 +68,8 @@ export function createRedisEventLog(options: {
 
   const log: JobEventLog = {
     async append(jobId, entry) {
-      await redis.eval(
-        APPEND,
-        2,
-        stream(jobId),
-        counter(jobId),
+      await append(
+        [stream(jobId), counter(jobId)],
         JSON.stringify(entry ?? null),
         cap,
         ttl,

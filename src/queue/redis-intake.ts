@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { luaScript } from "./redis-script.js";
 import type { NewJob, SubmitResult } from "./types.js";
 
 /**
@@ -122,14 +123,15 @@ export function createRedisIntake(
   const marker = (key: string) => `${name}:pending-job:${key}`;
   const claims = (job: NewJob) =>
     [job.deliveryId, ...(job.triggerId ? [job.triggerId] : [])].map(seen);
+  const admit = luaScript(redis, "patchwrightAdmit", ADMIT);
+  const confirm = luaScript(redis, "patchwrightConfirm", CONFIRM);
+  const withdraw = luaScript(redis, "patchwrightWithdraw", WITHDRAW);
+  const take = luaScript(redis, "patchwrightTake", TAKE);
 
   return {
     async admit(job, id) {
-      const keys = [pending(job.key), marker(job.key), ...claims(job)];
-      const [status, owner] = (await redis.eval(
-        ADMIT,
-        keys.length,
-        ...keys,
+      const [status, owner] = (await admit(
+        [pending(job.key), marker(job.key), ...claims(job)],
         id,
         job.coalesce ? "1" : "0",
         JSON.stringify(job.input ?? null),
@@ -141,21 +143,15 @@ export function createRedisIntake(
       return { status: status === "coalesced" ? "coalesced" : "queued", id: owner ?? id };
     },
     async confirm(job, id) {
-      const keys = [marker(job.key), ...claims(job)];
-      await redis.eval(CONFIRM, keys.length, ...keys, id, retainSeconds);
+      await confirm([marker(job.key), ...claims(job)], id, retainSeconds);
     },
     async withdraw(job, id) {
-      const keys = [pending(job.key), marker(job.key), ...claims(job)];
       const input = job.coalesce ? JSON.stringify(job.input ?? null) : "";
-      await redis.eval(WITHDRAW, keys.length, ...keys, id, input);
+      await withdraw([pending(job.key), marker(job.key), ...claims(job)], id, input);
     },
     async take(key, jobId) {
-      const items = (await redis.eval(
-        TAKE,
-        3,
-        pending(key),
-        marker(key),
-        `${name}:taken:${jobId}`,
+      const items = (await take(
+        [pending(key), marker(key), `${name}:taken:${jobId}`],
         jobId,
         retainSeconds,
       )) as string[];

@@ -2,7 +2,7 @@ import { Redis } from "ioredis";
 import { describe, expect, it, vi } from "vitest";
 import { killWorkerMidJob } from "./kill-worker.js";
 import { job, manualHandler } from "./queue-fixtures.js";
-import { useRedisQueues } from "./redis-fixtures.js";
+import { idOf, useRedisQueues } from "./redis-fixtures.js";
 
 /**
  * The distributed queue against a real redis-server: duplicates across
@@ -24,6 +24,21 @@ describe("the Redis (BullMQ) job queue", () => {
     expect(await other.submit({ ...original, deliveryId: "fresh" })).toEqual({
       status: "duplicate",
     });
+  });
+
+  it("still refuses, folds and logs after Redis forgot its scripts (a restart, SCRIPT FLUSH)", async () => {
+    const name = `q${++names}`;
+    const queue = await open(name);
+    const first = await queue.submit(job("o/r#7", { coalesce: true, input: "one" }));
+    // The scripts are called by their SHA; Redis no longer has them.
+    expect(await redis.raw.script("FLUSH")).toBe("OK");
+    const second = job("o/r#7", { coalesce: true, input: "two" });
+    expect(await queue.submit(second)).toEqual({ status: "coalesced", id: idOf(first) });
+    expect(await queue.submit({ ...second })).toEqual({ status: "duplicate" });
+    await redis.raw.script("FLUSH");
+    const other = await queue.submit(job("o/r#8"));
+    const { entries } = await queue.log.read(idOf(other));
+    expect(entries.map((e) => (e.entry as { state?: string }).state)).toEqual(["queued"]);
   });
 
   it("runs one job per issue at a time across two workers, and coalesces the requests waiting", async () => {
