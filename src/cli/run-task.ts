@@ -24,6 +24,7 @@ import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { guardRepositoryServers } from "../kernel/mcp-servers.js";
 import type { JobServices } from "../kernel/services.js";
 import { launcherFrom } from "../sandbox/sandbox.js";
+import { outboundProxyFromEnv } from "../sandbox/trust/proxy-settings.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { RunArgs } from "./args.js";
 import { buildCliModel } from "./build-model.js";
@@ -193,6 +194,8 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   // The checkout's config is the repository's word: its HTTP servers are checked as in a job.
   const fromRepository = await guardRepositoryServers(
     resolveMcpServers(repository, io.env, "repository"),
+    undefined,
+    outboundProxyFromEnv(io.env),
   );
   const fromRunner = resolveMcpServers(runner, io.env, "runner");
   const mcp = {

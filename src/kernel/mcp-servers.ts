@@ -4,11 +4,12 @@ import {
   type ResolvedMcpServers,
   resolveMcpServers,
 } from "../agent/mcp/config.js";
-import { guardedFetch } from "../agent/mcp/guarded-fetch.js";
+import { guardedFetch, proxyFor } from "../agent/mcp/guarded-fetch.js";
 import type { SessionMcp } from "../agent/session.js";
 import type { GitEnv } from "../git/git-client.js";
 import { gitMetadataPaths } from "../git/workspace/git-metadata.js";
 import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
+import { type OutboundProxy, outboundProxyFromEnv } from "../sandbox/trust/proxy-settings.js";
 
 /**
  * A job's MCP servers, from the repository's `mcp_servers:`: stdio servers
@@ -20,6 +21,8 @@ import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
  * internal services) are refused. The check runs here, to report a refused
  * server on the tracking comment, and again on every connection, which goes
  * to the address just checked (see guardedFetch); redirects are not followed.
+ * Behind the host's proxy (HTTPS_PROXY) the request goes through it, and a
+ * name this machine cannot resolve is left to the proxy.
  */
 
 export async function jobMcp(options: {
@@ -33,6 +36,7 @@ export async function jobMcp(options: {
   const resolved = await guardRepositoryServers(
     resolveMcpServers(options.servers, options.env, "repository"),
     options.resolve ?? systemResolve,
+    outboundProxyFromEnv(options.env),
   );
   // The git metadata the job's own git trusts stays read-only, as in the agent's sandbox.
   const readOnly = await gitMetadataPaths(options.dir, options.env);
@@ -51,17 +55,18 @@ export async function jobMcp(options: {
 export async function guardRepositoryServers(
   resolved: ResolvedMcpServers,
   resolve: Resolve = systemResolve,
+  proxy?: OutboundProxy,
 ): Promise<ResolvedMcpServers> {
   const problems = [...resolved.problems];
   const checked = await Promise.all(
     resolved.servers.map(async (server) => {
       if (server.transport !== "http") return server;
-      const refusal = await refusedUrl(server.url, resolve);
+      const refusal = await refusedUrl(server.url, resolve, proxy);
       if (refusal) {
         problems.push({ server: server.name, message: refusal });
         return undefined;
       }
-      return { ...server, fetch: guardedFetch(resolve) };
+      return { ...server, fetch: guardedFetch(resolve, undefined, proxy) };
     }),
   );
   return {
@@ -75,10 +80,12 @@ export async function guardRepositoryServers(
 export async function refusedUrl(
   url: string,
   resolve: Resolve = systemResolve,
+  proxy?: OutboundProxy,
 ): Promise<string | undefined> {
   const parsed = new URL(url);
   if (parsed.protocol !== "https:") return `${url}: a repository's MCP server must use https`;
   const checked = await checkHost(parsed.hostname, resolve);
   if (checked.refused === undefined) return undefined;
+  if (checked.unresolved && proxyFor(parsed, proxy)) return undefined;
   return `${url}: ${checked.refused}; a repository's MCP server must be on a public address, not the host's own network`;
 }

@@ -114,6 +114,18 @@ describe("refusedUrl", () => {
     expect(await refusedUrl("https://8.8.8.8/mcp", resolve)).toBeUndefined();
     expect(resolve.calls).toContain("docs.example.com");
   });
+
+  it("leaves a name this machine cannot resolve to the host's proxy, and nothing else", async () => {
+    const proxy = { https: new URL("http://proxy.corp.test:3128"), noProxy: "internal.test" };
+    expect(await refusedUrl("https://nowhere.example.com/mcp", resolve, proxy)).toBeUndefined();
+    expect(await refusedUrl("https://intranet.example.com/mcp", resolve, proxy)).toMatch(
+      /resolves to 10\.0\.0\.7, a private address/,
+    );
+    expect(await refusedUrl("https://localhost/mcp", resolve, proxy)).toMatch(/own network/);
+    expect(await refusedUrl("https://mcp.internal.test/mcp", resolve, proxy)).toMatch(
+      /does not resolve/,
+    );
+  });
 });
 
 describe("jobMcp", () => {
@@ -149,6 +161,24 @@ describe("jobMcp", () => {
       await expect(docs.fetch("https://docs.example.com/mcp")).rejects.toThrow(
         /refused to connect: docs\.example\.com resolves to 127\.0\.0\.1, a loopback address/,
       );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+  it("keeps a server only the host's proxy can resolve when HTTPS_PROXY is set", async () => {
+    const dir = await makeRepo({ "README.md": "hi\n" });
+    try {
+      const servers = { vendor: { url: "https://mcp.vendor.test/mcp", headers: {}, timeout: 60 } };
+      const options = { servers, launcher: await realSandbox(), dir, resolve: resolver({}) };
+      const direct = await jobMcp({ ...options, env: { PATH: process.env.PATH } });
+      expect(direct.servers).toEqual([]);
+      expect(direct.problems?.[0]?.message).toMatch(/mcp\.vendor\.test does not resolve/);
+      const proxied = await jobMcp({
+        ...options,
+        env: { PATH: process.env.PATH, HTTPS_PROXY: "http://proxy.corp.test:3128" },
+      });
+      expect(proxied.problems).toEqual([]);
+      expect(proxied.servers.map((server) => server.name)).toEqual(["vendor"]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

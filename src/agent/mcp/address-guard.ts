@@ -16,13 +16,17 @@ export type Resolve = (hostname: string) => Promise<Array<{ address: string; fam
 export const systemResolve: Resolve = (hostname) =>
   dnsLookup(hostname, { all: true, verbatim: true });
 
-/** Why `hostname` is refused, or undefined with the addresses it resolved to (all public). */
+/**
+ * Why `hostname` is refused, or undefined with the addresses it resolved to
+ * (all public). `unresolved` marks a refusal only because this machine could
+ * not resolve the name, which a host's proxy may still reach.
+ */
 export async function checkHost(
   hostname: string,
   resolve: Resolve,
   kindOf: KindOf = nonPublicKind,
 ): Promise<
-  | { refused: string; addresses?: never }
+  | { refused: string; unresolved?: true; addresses?: never }
   | { refused?: never; addresses: Array<{ address: string; family: number }> }
 > {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
@@ -38,9 +42,9 @@ export async function checkHost(
       addresses = await resolve(host);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      return { refused: `${host} does not resolve${code ? ` (${code})` : ""}` };
+      return { refused: `${host} does not resolve${code ? ` (${code})` : ""}`, unresolved: true };
     }
-    if (addresses.length === 0) return { refused: `${host} does not resolve` };
+    if (addresses.length === 0) return { refused: `${host} does not resolve`, unresolved: true };
   }
   for (const { address } of addresses) {
     const kind = kindOf(address);
@@ -57,6 +61,15 @@ export async function checkHost(
   return { addresses };
 }
 
+/** The error a connection to a refused host fails with. */
+export function refusedConnection(refused: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(
+    `refused to connect: ${refused}; a repository's MCP server must be on a public address`,
+  );
+  error.code = "EADDRNOTPUBLIC";
+  return error;
+}
+
 /**
  * A `lookup` for node:net that resolves with `resolve` and hands the socket
  * only addresses it has just checked: the check and the connection use the
@@ -68,11 +81,7 @@ export function guardedLookup(resolve: Resolve, kindOf: KindOf = nonPublicKind):
     checkHost(hostname, resolve, kindOf).then(
       (checked) => {
         if (checked.refused !== undefined) {
-          const error: NodeJS.ErrnoException = new Error(
-            `refused to connect: ${checked.refused}; a repository's MCP server must be on a public address`,
-          );
-          error.code = "EADDRNOTPUBLIC";
-          callback(error, "", 0);
+          callback(refusedConnection(checked.refused), "", 0);
           return;
         }
         const wanted =

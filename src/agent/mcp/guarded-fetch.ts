@@ -1,9 +1,13 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { isIP, type Socket } from "node:net";
 import { Readable } from "node:stream";
+import { rootCertificates, connect as tlsConnect } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
-import { guardedLookup, type Resolve } from "./address-guard.js";
+import { bypassesProxy, type OutboundProxy } from "../../sandbox/trust/proxy-settings.js";
+import { tunnelThroughProxy } from "../../sandbox/trust/upstream-proxy.js";
+import { checkHost, guardedLookup, type Resolve, refusedConnection } from "./address-guard.js";
 
 /** Statuses whose response has no body, which `new Response` refuses one for. */
 const NO_BODY = new Set([204, 205, 304]);
@@ -16,8 +20,20 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * connection goes to an address checked for it. A redirect is an error, not
  * followed: it could point anywhere, and the SDK would follow one within
  * the origin by default.
+ *
+ * On a company network the host reaches the internet through its proxy
+ * (`proxy`, from HTTPS_PROXY; NO_PROXY hosts go direct): an https server is
+ * then reached through a CONNECT tunnel, with the proxy's credentials, and
+ * TLS to the server inside it. The proxy resolves the name; it is checked
+ * here first all the same, and refused when this machine resolves it to its
+ * own network. A name this machine cannot resolve is left to the proxy, as
+ * the sandboxes' own proxy does (sandbox/host-proxy.ts).
  */
-export function guardedFetch(resolve: Resolve, kindOf: KindOf = nonPublicKind): FetchLike {
+export function guardedFetch(
+  resolve: Resolve,
+  kindOf: KindOf = nonPublicKind,
+  proxy?: OutboundProxy,
+): FetchLike {
   const lookup = guardedLookup(resolve, kindOf);
   return async (input, init = {}) => {
     const url = new URL(input);
@@ -25,11 +41,14 @@ export function guardedFetch(resolve: Resolve, kindOf: KindOf = nonPublicKind): 
     const headers = new Headers(init.headers);
     if (body !== undefined) headers.set("content-length", String(body.byteLength));
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+    const via = proxyFor(url, proxy);
+    const tunnel = via ? await tunnelTo(url, via, resolve, kindOf, proxy?.ca) : undefined;
     const res = await new Promise<IncomingMessage>((resolveResponse, reject) => {
       const req = send(url, {
         method: init.method ?? "GET",
         headers: Object.fromEntries(headers),
-        lookup,
+        // No agent: the tunnel is this request's connection.
+        ...(tunnel ? { createConnection: () => tunnel } : { lookup }),
         ...(init.signal ? { signal: init.signal } : {}),
       });
       req.on("response", resolveResponse);
@@ -55,6 +74,38 @@ export function guardedFetch(resolve: Resolve, kindOf: KindOf = nonPublicKind): 
       headers: responseHeaders,
     });
   };
+}
+
+/** The host's proxy for an https URL, unless NO_PROXY names its host. */
+export function proxyFor(url: URL, proxy: OutboundProxy | undefined): URL | undefined {
+  if (url.protocol !== "https:" || !proxy?.https) return undefined;
+  const port = Number(url.port || 443);
+  return bypassesProxy(proxy.noProxy, url.hostname.replace(/^\[|\]$/g, ""), port)
+    ? undefined
+    : proxy.https;
+}
+
+/** TLS to the server, through a CONNECT tunnel on the host's proxy, once its name is checked. */
+async function tunnelTo(
+  url: URL,
+  via: URL,
+  resolve: Resolve,
+  kindOf: KindOf,
+  ca: readonly string[] | undefined,
+): Promise<Socket> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const checked = await checkHost(host, resolve, kindOf);
+  if (checked.refused !== undefined && !checked.unresolved) {
+    throw refusedConnection(checked.refused);
+  }
+  const raw = await tunnelThroughProxy(via, host, Number(url.port || 443), ca);
+  // An inspecting proxy signs for the server with the CA the host trusts for the proxy.
+  return tlsConnect({
+    socket: raw,
+    ...(isIP(host) ? {} : { servername: host }),
+    ALPNProtocols: ["http/1.1"],
+    ...(ca && ca.length > 0 ? { ca: [...rootCertificates, ...ca] } : {}),
+  });
 }
 
 /** The MCP SDK sends JSON as a string; anything else a fetch body may be is read the same way. */

@@ -1,5 +1,8 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkHost, type Resolve } from "../../../src/agent/mcp/address-guard.js";
 import { guardedFetch } from "../../../src/agent/mcp/guarded-fetch.js";
@@ -7,6 +10,7 @@ import { startMcpServers } from "../../../src/agent/mcp/servers.js";
 import { nonPublicKind } from "../../../src/sandbox/address-kind.js";
 import { type FakeDocsServer, startDocsServer } from "../../helpers/mcp-http-server.js";
 import { noSandbox } from "../../helpers/sandbox.js";
+import { makeThrowawayCa, startInspectingProxy } from "../../helpers/tls-proxy.js";
 
 /**
  * A repository's HTTP MCP server may not be on the host's own network: the
@@ -209,5 +213,62 @@ describe("guardedFetch", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/plain");
     expect(await response.text()).toBe("elsewhere");
+  });
+
+  it("goes through the host's proxy on a company network, and still refuses the host's own network", async () => {
+    docs = await startDocsServer("docs-token-2");
+    const dir = await mkdtemp(join(tmpdir(), "pw-mcp-proxy-"));
+    const ca = await makeThrowawayCa(dir);
+    const password = "proxy-pass-51c2";
+    const corp = await startInspectingProxy({
+      ca,
+      routes: { "mcp.vendor.test:443": new URL(docs.url).origin },
+      credentials: { user: "corp", password },
+    });
+    const via = new URL(corp.url);
+    via.username = "corp";
+    via.password = password;
+    const proxy = { https: via, noProxy: "", ca: [await readFile(ca.certPath, "utf8")] };
+    // This machine resolves no public name (only the proxy does), and one name to a private address.
+    const resolve = resolver({ "wiki.corp.test": [["10.0.0.7"]] });
+    try {
+      const session = await startMcpServers(
+        [
+          {
+            name: "vendor",
+            transport: "http",
+            url: "https://mcp.vendor.test/mcp",
+            headers: { authorization: "Bearer docs-token-2" },
+            timeoutMs: 10_000,
+            fetch: guardedFetch(resolve, nonPublicKind, proxy),
+          },
+        ],
+        { root: "/nonexistent", env: {}, sandboxFor: () => noSandbox("/nonexistent") },
+      );
+      try {
+        expect(session.failures).toEqual([]);
+        const search = session.tools.find((t) => t.name === "mcp__vendor__search_docs");
+        expect(search).toBeDefined();
+      } finally {
+        await session.close();
+      }
+      expect(corp.asked).toContain("mcp.vendor.test:443");
+      expect(corp.refused).toBe(0);
+      expect(docs.authorizations).toContain("Bearer docs-token-2");
+      const asked = corp.asked.length;
+      await expect(
+        guardedFetch(resolve, nonPublicKind, proxy)("https://wiki.corp.test/mcp"),
+      ).rejects.toThrow(/refused to connect: wiki\.corp\.test resolves to 10\.0\.0\.7, a private/);
+      // NO_PROXY sends it direct, where the guarded lookup refuses the unresolved name.
+      await expect(
+        guardedFetch(resolve, nonPublicKind, { ...proxy, noProxy: ".vendor.test" })(
+          "https://mcp.vendor.test/mcp",
+        ),
+      ).rejects.toThrow(/mcp\.vendor\.test does not resolve/);
+      expect(corp.asked).toHaveLength(asked);
+    } finally {
+      await corp.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
