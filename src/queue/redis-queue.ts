@@ -8,6 +8,7 @@ import { createRedisEventLog } from "./redis-event-log.js";
 import { createRedisIntake } from "./redis-intake.js";
 import { REDIS_READY, whenReady } from "./redis-ready.js";
 import { type Cancellation, type JobData, recordState, toRecord } from "./redis-record.js";
+import { luaScript } from "./redis-script.js";
 import { startRedisWorker } from "./redis-worker.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
@@ -60,6 +61,22 @@ export interface RedisQueueOptions<S extends JobInputSchemas> {
 }
 
 const SEEN_TTL_SECONDS = 7 * 24 * 3600;
+
+// One command each on the webhook's answer path, where every command to
+// Redis is a write and a reply to parse. KEYS: the counter  ARGV: ttl s
+const BUMP_LOAD = `
+local load = redis.call("INCR", KEYS[1])
+redis.call("EXPIRE", KEYS[1], ARGV[1])
+return load
+`;
+// KEYS: the index, the installation's  ARGV: created at, id, expired before
+const LIST_JOB = `
+for i = 1, #KEYS do
+  redis.call("ZADD", KEYS[i], ARGV[1], ARGV[2])
+  redis.call("ZREMRANGEBYSCORE", KEYS[i], "-inf", ARGV[3])
+end
+return 0
+`;
 
 export async function createRedisQueue<S extends JobInputSchemas>(
   options: RedisQueueOptions<S>,
@@ -117,6 +134,8 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     cancels: `${name}:cancels`,
   };
   const log = createRedisEventLog({ redis, connection, name });
+  const bumpLoad = luaScript(redis, "patchwrightBumpLoad", BUMP_LOAD);
+  const listJob = luaScript(redis, "patchwrightListJob", LIST_JOB);
 
   function parseCancellation(raw: string | null | undefined): Cancellation | undefined {
     if (!raw) return undefined;
@@ -162,8 +181,7 @@ export async function createRedisQueue<S extends JobInputSchemas>(
    * a crash only costs fairness, and runs out after a day.
    */
   async function priorityFor(installation: number | undefined): Promise<number> {
-    const load = await redis.incr(k.load(installation));
-    await redis.expire(k.load(installation), 86_400);
+    const load = Number(await bumpLoad([k.load(installation)], 86_400));
     return Math.min(load, 2_000_000);
   }
 
@@ -190,14 +208,18 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       interruptions: 0,
       createdAt: clock.now(),
     };
-    // Logged before a worker can take it up (and write "running").
-    await log
-      .append(id, stateEntry(data.createdAt, "queued"))
-      .catch((error: unknown) => options.onError?.(error, undefined));
+    // Logged before a worker can take it up (and write "running"); side by
+    // side with the priority: each delivery waits on its round trips to Redis.
     try {
+      const [, priority] = await Promise.all([
+        log
+          .append(id, stateEntry(data.createdAt, "queued"))
+          .catch((error: unknown) => options.onError?.(error, undefined)),
+        priorityFor(job.installationId),
+      ]);
       await queue.add(job.kind, data, {
         jobId: id,
-        priority: await priorityFor(job.installationId),
+        priority,
         attempts: maxAttempts,
         // For failures outside the handler (Redis errors); the handler's retries are settle()'s.
         backoff: { type: "exponential", delay: options.retryBaseMs ?? retryDelayMs(1) },
@@ -215,16 +237,14 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     }
     // Listed from now on; ids older than the jobs BullMQ keeps are dropped as they go.
     const expired = clock.now() - 2 * SEEN_TTL_SECONDS * 1000;
-    await redis
-      .multi()
-      .zadd(k.index, data.createdAt, id)
-      .zadd(k.byInstallation(data.installationId), data.createdAt, id)
-      .zremrangebyscore(k.index, "-inf", expired)
-      .zremrangebyscore(k.byInstallation(data.installationId), "-inf", expired)
-      .exec()
-      .catch((error: unknown) => options.onError?.(error, undefined));
-    // The job is stored; an unconfirmed claim only expires sooner (a minute).
-    await intake.confirm(job, id).catch((error: unknown) => options.onError?.(error, undefined));
+    const reportError = (error: unknown) => options.onError?.(error, undefined);
+    await Promise.all([
+      listJob([k.index, k.byInstallation(data.installationId)], data.createdAt, id, expired).catch(
+        reportError,
+      ),
+      // The job is stored; an unconfirmed claim only expires sooner (a minute).
+      intake.confirm(job, id).catch(reportError),
+    ]);
     return { status: "queued", id };
   }
 
