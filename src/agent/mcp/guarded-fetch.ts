@@ -1,5 +1,5 @@
 import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP, type Socket } from "node:net";
 import { Readable } from "node:stream";
 import { rootCertificates, connect as tlsConnect } from "node:tls";
@@ -47,8 +47,10 @@ export function guardedFetch(
       const req = send(url, {
         method: init.method ?? "GET",
         headers: Object.fromEntries(headers),
-        // No agent: the tunnel is this request's connection.
-        ...(tunnel ? { createConnection: () => tunnel } : { lookup }),
+        // An agent whose one connection is the tunnel: a wrapper of node:http
+        // (an APM agent, a test's interceptor) connects through the request's
+        // agent, where it would drop a `createConnection` option.
+        ...(tunnel ? { agent: tunnelAgent(tunnel) } : { lookup }),
         ...(init.signal ? { signal: init.signal } : {}),
       });
       req.on("response", resolveResponse);
@@ -83,6 +85,12 @@ export function proxyFor(url: URL, proxy: OutboundProxy | undefined): URL | unde
   return bypassesProxy(proxy.noProxy, url.hostname.replace(/^\[|\]$/g, ""), port)
     ? undefined
     : proxy.https;
+}
+
+function tunnelAgent(tunnel: Socket): HttpsAgent {
+  const agent = new HttpsAgent({ keepAlive: false });
+  agent.createConnection = () => tunnel;
+  return agent;
 }
 
 /** TLS to the server, through a CONNECT tunnel on the host's proxy, once its name is checked. */

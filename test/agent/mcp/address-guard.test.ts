@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import nock from "nock";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkHost, type Resolve } from "../../../src/agent/mcp/address-guard.js";
 import { guardedFetch } from "../../../src/agent/mcp/guarded-fetch.js";
@@ -231,6 +232,8 @@ describe("guardedFetch", () => {
     const proxy = { https: via, noProxy: "", ca: [await readFile(ca.certPath, "utf8")] };
     // This machine resolves no public name (only the proxy does), and one name to a private address.
     const resolve = resolver({ "wiki.corp.test": [["10.0.0.7"]] });
+    // node:http is wrapped, as an APM agent wraps it: this file imports nock, whose interceptor is on.
+    expect(nock.isActive()).toBe(true);
     try {
       const session = await startMcpServers(
         [
