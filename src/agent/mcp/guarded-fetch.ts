@@ -42,7 +42,14 @@ export function guardedFetch(
     if (body !== undefined) headers.set("content-length", String(body.byteLength));
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     const via = proxyFor(url, proxy);
-    const tunnel = via ? await tunnelTo(url, via, resolve, kindOf, proxy?.ca) : undefined;
+    const tunnel = via
+      ? await tunnelTo(url, via, {
+          resolve,
+          kindOf,
+          ca: proxy?.ca,
+          signal: init.signal ?? undefined,
+        })
+      : undefined;
     const res = await new Promise<IncomingMessage>((resolveResponse, reject) => {
       const req = send(url, {
         method: init.method ?? "GET",
@@ -97,16 +104,21 @@ function tunnelAgent(tunnel: Socket): HttpsAgent {
 async function tunnelTo(
   url: URL,
   via: URL,
-  resolve: Resolve,
-  kindOf: KindOf,
-  ca: readonly string[] | undefined,
+  options: {
+    resolve: Resolve;
+    kindOf: KindOf;
+    ca: readonly string[] | undefined;
+    /** The request's: a proxy that never answers the CONNECT does not hold the call past it. */
+    signal: AbortSignal | undefined;
+  },
 ): Promise<Socket> {
+  const { ca, signal } = options;
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  const checked = await checkHost(host, resolve, kindOf);
+  const checked = await checkHost(host, options.resolve, options.kindOf);
   if (checked.refused !== undefined && !checked.unresolved) {
     throw refusedConnection(checked.refused);
   }
-  const raw = await tunnelThroughProxy(via, host, Number(url.port || 443), ca);
+  const raw = await tunnelThroughProxy(via, host, Number(url.port || 443), ca, signal);
   // An inspecting proxy signs for the server with the CA the host trusts for the proxy.
   return tlsConnect({
     socket: raw,

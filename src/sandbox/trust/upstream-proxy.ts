@@ -27,6 +27,8 @@ export function tunnelThroughProxy(
   port: number,
   /** Extra CAs the host trusts (npm's cafile…), beside node's own. */
   extraCa: readonly string[] = [],
+  /** Gives up (the socket closed) when it aborts before the proxy answers. */
+  signal?: AbortSignal,
 ): Promise<Socket> {
   const ca = extraCa.length > 0 ? [...rootCertificates, ...extraCa] : undefined;
   const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
@@ -38,10 +40,17 @@ export function tunnelThroughProxy(
   const auth = proxyAuthorization(proxy);
   return new Promise((resolve, reject) => {
     let head = Buffer.alloc(0);
-    const fail = (error: Error) => {
+    const fail = (error: unknown) => {
+      signal?.removeEventListener("abort", aborted);
       socket.destroy();
       reject(error);
     };
+    const aborted = () => fail(signal?.reason);
+    if (signal?.aborted) {
+      aborted();
+      return;
+    }
+    signal?.addEventListener("abort", aborted, { once: true });
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       const end = head.indexOf("\r\n\r\n");
@@ -52,6 +61,7 @@ export function tunnelThroughProxy(
       }
       socket.off("data", onData);
       socket.off("error", fail);
+      signal?.removeEventListener("abort", aborted);
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(head.toString("latin1"))?.[1] ?? 0);
       if (status !== 200) {
         fail(

@@ -1,6 +1,6 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nock from "nock";
@@ -272,6 +272,38 @@ describe("guardedFetch", () => {
     } finally {
       await corp.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("gives up on a proxy that never answers the CONNECT when the request is aborted", async () => {
+    const silent = createNetServer();
+    const closed: Promise<void>[] = [];
+    silent.on("connection", (socket) => {
+      socket.on("error", () => {});
+      // Read (and drop) the CONNECT, so the client's close is seen.
+      socket.resume();
+      closed.push(new Promise((done) => socket.on("close", () => done())));
+    });
+    await new Promise<void>((done) => silent.listen(0, "127.0.0.1", done));
+    const { port } = silent.address() as AddressInfo;
+    const proxy = { https: new URL(`http://127.0.0.1:${port}`), noProxy: "" };
+    try {
+      const started = performance.now();
+      await expect(
+        guardedFetch(
+          resolver({}),
+          nonPublicKind,
+          proxy,
+        )("https://mcp.vendor.test/mcp", {
+          signal: AbortSignal.timeout(300),
+        }),
+      ).rejects.toThrow(/timed out|aborted/i);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      // The connection to the proxy is closed, not left waiting.
+      expect(closed).toHaveLength(1);
+      await closed[0];
+    } finally {
+      await new Promise((done) => silent.close(done));
     }
   });
 });
