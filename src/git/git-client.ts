@@ -24,7 +24,8 @@ export class GitCommandError extends Error {
     readonly stdout: string,
     readonly stderr: string,
   ) {
-    super(stderr.trim() || stdout.trim() || `git exited with code ${exitCode}`);
+    const said = stderr.trim() || stdout.trim() || `git exited with code ${exitCode}`;
+    super(UNTRUSTED_CERTIFICATE.test(said) ? `${said}\n${CA_HINT}` : said);
     this.name = "GitCommandError";
   }
 
@@ -33,6 +34,14 @@ export class GitCommandError extends Error {
     return [this.stdout.trim(), this.stderr.trim()].filter(Boolean).join("\n");
   }
 }
+
+// What git (curl) says when it cannot verify a server's certificate: behind
+// a proxy that inspects HTTPS, the company's CA is missing from git's.
+const UNTRUSTED_CERTIFICATE =
+  /server certificate verification failed|SSL certificate problem|unable to get local issuer certificate|self[- ]signed certificate/i;
+const CA_HINT =
+  "patchwright's git reads no git config file (an http.sslCAInfo there is not used): " +
+  "name the CA bundle your network needs in GIT_SSL_CAINFO, or add the CA to the system's store";
 
 // Variables that would point git at another repository or index than the one
 // we name, or open an interactive program; inherited from a parent git

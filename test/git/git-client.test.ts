@@ -1,8 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GitCommandError, runGit } from "../../src/git/git-client.js";
 import { git, gitTestEnv, makeTempDir, type TempDir } from "../helpers/git-repos.js";
+import { makeThrowawayCa } from "../helpers/tls-proxy.js";
 
 let tmp: TempDir;
 let env: Record<string, string>;
@@ -57,6 +60,33 @@ describe("runGit", () => {
     expect(await started([["maintenance.auto", "true"]])).toEqual([
       "git maintenance run --auto --quiet",
     ]);
+  });
+
+  it("says how to give it a CA when a server's certificate cannot be verified, and takes GIT_SSL_CAINFO", async () => {
+    const ca = await makeThrowawayCa(tmp.path);
+    const server = createHttpsServer(await ca.issue(["127.0.0.1"]), (_req, res) =>
+      res.writeHead(404).end(),
+    );
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/o/r.git`;
+    // The user's git trusts the CA through their git config, which patchwright's git never reads.
+    writeFileSync(join(tmp.path, "home", ".gitconfig"), `[http]\n\tsslCAInfo = ${ca.certPath}\n`);
+    try {
+      const untrusted = await runGit(tmp.path, ["ls-remote", url], { env }).catch((e) => e);
+      expect(untrusted).toBeInstanceOf(GitCommandError);
+      expect(untrusted.message).toMatch(/certificate/);
+      expect(untrusted.message).toMatch(/reads no git config file.*GIT_SSL_CAINFO/);
+      // With the CA named in the environment, TLS passes: the server's 404 is what fails.
+      const trusted = await runGit(tmp.path, ["ls-remote", url], {
+        env: { ...env, GIT_SSL_CAINFO: ca.certPath },
+      }).catch((e) => e);
+      expect(trusted).toBeInstanceOf(GitCommandError);
+      expect(trusted.message).not.toMatch(/certificate|GIT_SSL_CAINFO/);
+      expect(trusted.message).toMatch(/not found|404/i);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it("rejects with a GitCommandError carrying the exit code and stderr", async () => {
