@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { Job, type JobJson, Queue } from "bullmq";
+import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { stateEntry } from "./event-log.js";
 import { parseNewJob, queueOf, readRecord } from "./job-inputs.js";
 import { createKeyLock } from "./key-lock.js";
 import { createRedisEventLog } from "./redis-event-log.js";
 import { createRedisIntake } from "./redis-intake.js";
+import { createJobIndex } from "./redis-job-index.js";
+import { createLoadCounter } from "./redis-load.js";
 import { REDIS_READY, whenReady } from "./redis-ready.js";
-import { type Cancellation, type JobData, recordState, toRecord } from "./redis-record.js";
-import { luaScript } from "./redis-script.js";
+import { type JobData, recordState, toRecord } from "./redis-record.js";
 import { startRedisWorker } from "./redis-worker.js";
 import {
   DEFAULT_MAX_ATTEMPTS,
@@ -33,8 +34,10 @@ import {
  * key-lock.ts; a job whose key is taken is delayed and tried again),
  * deduplication on the delivery id and the triggering comment, and
  * coalescing of rapid requests on one issue (inputs wait in a list per key;
- * the job that starts takes them all), see redis-intake.ts. Runs, attempts
- * and reports: redis-worker.ts. A Redis that cannot be reached when the
+ * the job that starts takes them all), see redis-intake.ts; a fair share
+ * between installations (redis-load.ts); the jobs' listing and who
+ * cancelled them (redis-job-index.ts). Runs, attempts and reports:
+ * redis-worker.ts. A Redis that cannot be reached when the
  * queue opens is refused (redis-ready.ts), not waited for forever.
  */
 
@@ -61,22 +64,6 @@ export interface RedisQueueOptions<S extends JobInputSchemas> {
 }
 
 const SEEN_TTL_SECONDS = 7 * 24 * 3600;
-
-// One command each on the webhook's answer path, where every command to
-// Redis is a write and a reply to parse. KEYS: the counter  ARGV: ttl s
-const BUMP_LOAD = `
-local load = redis.call("INCR", KEYS[1])
-redis.call("EXPIRE", KEYS[1], ARGV[1])
-return load
-`;
-// KEYS: the index, the installation's  ARGV: created at, id, expired before
-const LIST_JOB = `
-for i = 1, #KEYS do
-  redis.call("ZADD", KEYS[i], ARGV[1], ARGV[2])
-  redis.call("ZREMRANGEBYSCORE", KEYS[i], "-inf", ARGV[3])
-end
-return 0
-`;
 
 export async function createRedisQueue<S extends JobInputSchemas>(
   options: RedisQueueOptions<S>,
@@ -121,75 +108,12 @@ export async function createRedisQueue<S extends JobInputSchemas>(
     retainSeconds: SEEN_TTL_SECONDS,
   });
   const workers: JobWorker[] = [];
-  const k = {
-    load: (installation: number | undefined) => `${name}:load:${installation ?? "-"}`,
-    /** Every job's id by when it was created: what `list` walks, newest first. */
-    index: `${name}:jobs`,
-    /** The same, per installation: a queue position needs no job's hash. */
-    byInstallation: (installation: number | undefined) => `${name}:jobs:${installation ?? "-"}`,
-    /** Who cancelled a job and when (JSON), for as long as the job is kept. */
-    cancel: (id: string) => `${name}:cancel:${id}`,
-    /** The ids that have a `cancel` key: a list reads the set, not every key. */
-    cancelled: `${name}:cancelled`,
-    cancels: `${name}:cancels`,
-  };
+  const index = createJobIndex({ redis, queue, name, retainSeconds: SEEN_TTL_SECONDS });
+  const load = createLoadCounter(redis, name);
+  /** The channel every worker hears cancellations on. */
+  const cancels = `${name}:cancels`;
   const log = createRedisEventLog({ redis, connection, name });
-  const bumpLoad = luaScript(redis, "patchwrightBumpLoad", BUMP_LOAD);
-  const listJob = luaScript(redis, "patchwrightListJob", LIST_JOB);
-
-  function parseCancellation(raw: string | null | undefined): Cancellation | undefined {
-    if (!raw) return undefined;
-    try {
-      const parsed = JSON.parse(raw) as Cancellation;
-      return typeof parsed.by === "string" ? parsed : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /**
-   * Every job's state as BullMQ's sets say (read whole: ids only), and the
-   * cancelled ones: a list reads the hashes of the jobs that may match only.
-   */
-  async function states() {
-    const [completed, failed, active, cancelledIds] = await Promise.all([
-      redis.zrange(queue.toKey("completed"), 0, -1).then((ids) => new Set(ids)),
-      redis.zrange(queue.toKey("failed"), 0, -1).then((ids) => new Set(ids)),
-      redis.lrange(queue.toKey("active"), 0, -1).then((ids) => new Set(ids)),
-      redis.smembers(k.cancelled).then((ids) => new Set(ids)),
-    ]);
-    const bullState = (id: string): StoredJobRecord["state"] =>
-      completed.has(id)
-        ? "done"
-        : failed.has(id)
-          ? "failed"
-          : active.has(id)
-            ? "running"
-            : "queued";
-    return { bullState, cancelledIds };
-  }
-
-  async function cancellation(id: string): Promise<Cancellation | undefined> {
-    return parseCancellation(await redis.get(k.cancel(id)));
-  }
-
-  /**
-   * A fair share between installations: a job's priority is how many jobs
-   * its installation already has in the queue (BullMQ runs lower numbers
-   * first), so one organization's hundred jobs do not hold back another's
-   * first. The count goes down as jobs leave for good; a count left high by
-   * a crash only costs fairness, and runs out after a day.
-   */
-  async function priorityFor(installation: number | undefined): Promise<number> {
-    const load = Number(await bumpLoad([k.load(installation)], 86_400));
-    return Math.min(load, 2_000_000);
-  }
-
-  async function left(job: Job<JobData> | undefined): Promise<void> {
-    if (!job) return;
-    const key = k.load(job.data.installationId);
-    if ((await redis.decr(key)) < 0) await redis.set(key, 0);
-  }
+  const { cancellation } = index;
 
   async function submit(submitted: NewJob): Promise<SubmitResult> {
     // What is stored, and what the intake compares when it withdraws: the parsed input.
@@ -215,7 +139,7 @@ export async function createRedisQueue<S extends JobInputSchemas>(
         log
           .append(id, stateEntry(data.createdAt, "queued"))
           .catch((error: unknown) => options.onError?.(error, undefined)),
-        priorityFor(job.installationId),
+        load.priorityFor(job.installationId),
       ]);
       await queue.add(job.kind, data, {
         jobId: id,
@@ -235,13 +159,10 @@ export async function createRedisQueue<S extends JobInputSchemas>(
         throw error;
       }
     }
-    // Listed from now on; ids older than the jobs BullMQ keeps are dropped as they go.
-    const expired = clock.now() - 2 * SEEN_TTL_SECONDS * 1000;
     const reportError = (error: unknown) => options.onError?.(error, undefined);
     await Promise.all([
-      listJob([k.index, k.byInstallation(data.installationId)], data.createdAt, id, expired).catch(
-        reportError,
-      ),
+      // Listed from now on.
+      index.add(id, data.createdAt, data.installationId, clock.now()).catch(reportError),
       // The job is stored; an unconfirmed claim only expires sooner (a minute).
       intake.confirm(job, id).catch(reportError),
     ]);
@@ -258,11 +179,11 @@ export async function createRedisQueue<S extends JobInputSchemas>(
         kinds,
         locks,
         intake,
-        left,
+        left: load.left,
         options,
         log,
         cancellation,
-        cancelChannel: k.cancels,
+        cancelChannel: cancels,
       },
       handler,
       workerOptions,
@@ -283,72 +204,8 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       const read = readRecord(kinds, record);
       return read.ok ? read.record : record;
     },
-    /**
-     * Walks the index newest first, a batch at a time. Each job's state
-     * comes from BullMQ's sets, read whole once per call, so only jobs that
-     * may match a state filter have their hash read (one round trip per
-     * batch); stops once `limit` match.
-     */
-    async list(filter = {}) {
-      const limit = filter.limit ?? Number.POSITIVE_INFINITY;
-      const found: StoredJobRecord[] = [];
-      const { bullState, cancelledIds } = await states();
-      // A cancelled job that no worker has ended yet is queued for BullMQ, failed for us.
-      const mayMatch = (id: string, state: StoredJobRecord["state"]) =>
-        !filter.state ||
-        state === filter.state ||
-        (filter.state === "failed" && state === "queued" && cancelledIds.has(id));
-      const now = clock.now();
-      const BATCH = 250;
-      for (let start = 0; found.length < limit; ) {
-        const ids = await redis.zrevrange(k.index, start, start + BATCH - 1);
-        if (ids.length === 0) break;
-        start += ids.length;
-        const candidates = ids.filter((id) => mayMatch(id, bullState(id)));
-        if (candidates.length === 0) continue;
-        const batch = redis.pipeline();
-        for (const id of candidates) {
-          batch.hgetall(queue.toKey(id));
-          batch.get(k.cancel(id));
-        }
-        const replies = (await batch.exec()) ?? [];
-        const value = (i: number) => (replies[i]?.[0] ? undefined : replies[i]?.[1]);
-        const gone: string[] = [];
-        for (const [n, id] of candidates.entries()) {
-          const hash = value(n * 2) as Record<string, string> | undefined;
-          if (!hash || Object.keys(hash).length === 0) {
-            gone.push(id);
-            continue;
-          }
-          const job = Job.fromJSON<JobData>(queue, hash as unknown as JobJson, id);
-          const cancelled = parseCancellation(value(n * 2 + 1) as string | null);
-          const record = toRecord(job, bullState(id), now, cancelled);
-          if (filter.state && record.state !== filter.state) continue;
-          if (
-            filter.installationId !== undefined &&
-            record.installationId !== filter.installationId
-          )
-            continue;
-          if (filter.where && !filter.where(record)) continue;
-          found.push(record);
-          if (found.length >= limit) break;
-        }
-        // Removed by BullMQ (kept as long as their records): out of the index too.
-        if (gone.length > 0) {
-          await redis.zrem(k.index, ...gone);
-          await redis.srem(k.cancelled, ...gone);
-          start -= gone.length;
-        }
-      }
-      return found;
-    },
-    async queuedIds(installationId) {
-      const [ids, { bullState, cancelledIds }] = await Promise.all([
-        redis.zrange(k.byInstallation(installationId), 0, -1),
-        states(),
-      ]);
-      return ids.filter((id) => bullState(id) === "queued" && !cancelledIds.has(id));
-    },
+    list: (filter = {}) => index.list(filter, clock.now()),
+    queuedIds: (installationId) => index.queuedIds(installationId),
     async cancel(id, by) {
       const job = await queue.getJob(id);
       if (!job) return "not_found";
@@ -358,10 +215,9 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       const running = state === "running";
       if (await cancellation(id)) return running ? "stopping" : "finished";
       const at = clock.now();
-      await redis.set(k.cancel(id), JSON.stringify({ by, at }), "EX", SEEN_TTL_SECONDS);
-      await redis.sadd(k.cancelled, id);
+      await index.cancel(id, { by, at });
       // Every worker hears it; the one running the job aborts it.
-      await redis.publish(k.cancels, JSON.stringify({ id, by }));
+      await redis.publish(cancels, JSON.stringify({ id, by }));
       if (running) return "stopping";
       // It ends now for everyone who looks; a worker that takes it up fails
       // it without running it (a waiting retry is made due, so that is soon).
@@ -384,13 +240,11 @@ export async function createRedisQueue<S extends JobInputSchemas>(
       };
       // Cancelled before a worker took it up: it only has to not be cancelled.
       if (state === "queued" && cancelled) {
-        await redis.del(k.cancel(id));
-        await redis.srem(k.cancelled, id);
+        await index.uncancel(id);
         return requeued();
       }
       if (state !== "failed") return "not_failed";
-      await redis.del(k.cancel(id));
-      await redis.srem(k.cancelled, id);
+      await index.uncancel(id);
       const { lastFailure: _last, ...data } = job.data;
       await job.updateData({ ...data, interruptions: 0 });
       // A new attempt of the same job: its attempts start over, its checkpoint and comment are kept.
