@@ -4,7 +4,7 @@ import {
   type ResolvedMcpServers,
   resolveMcpServers,
 } from "../agent/mcp/config.js";
-import { guardedFetch, proxyFor } from "../agent/mcp/guarded-fetch.js";
+import { guardedFetch, proxyForUrl } from "../agent/mcp/guarded-fetch.js";
 import type { SessionMcp } from "../agent/session.js";
 import type { GitEnv } from "../git/git-client.js";
 import { gitMetadataPaths } from "../git/workspace/git-metadata.js";
@@ -86,6 +86,6 @@ export async function refusedUrl(
   if (parsed.protocol !== "https:") return `${url}: a repository's MCP server must use https`;
   const checked = await checkHost(parsed.hostname, resolve);
   if (checked.refused === undefined) return undefined;
-  if (checked.unresolved && proxyFor(parsed, proxy)) return undefined;
+  if (checked.unresolved && proxyForUrl(parsed, proxy)) return undefined;
   return `${url}: ${checked.refused}; a repository's MCP server must be on a public address, not the host's own network`;
 }

@@ -2,11 +2,10 @@ import { lookup } from "node:dns/promises";
 import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect, isIP, type Socket } from "node:net";
-import { rootCertificates } from "node:tls";
 import { nonPublicKind } from "./address-kind.js";
 import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
-import { bypassesProxy, type OutboundProxy, proxyAuthorization } from "./trust/proxy-settings.js";
-import { tunnelThroughProxy } from "./trust/upstream-proxy.js";
+import { type OutboundProxy, proxyAuthorization, proxyFor } from "./trust/proxy-settings.js";
+import { caWithRoots, tunnelThroughProxy } from "./trust/upstream-proxy.js";
 
 /**
  * The only way out of a sandbox whose network is limited to hosts: an HTTP
@@ -47,8 +46,7 @@ export async function startHostProxy(
   const anyPublic = options.anyPublic === true;
   const upstream = options.upstream;
   const check = (host: string, port: number, scheme: "https" | "http") => {
-    const via = upstream?.[scheme];
-    const proxied = via && !bypassesProxy(upstream.noProxy, host, port) ? via : undefined;
+    const proxied = proxyFor(upstream, scheme, host, port);
     return checkTarget(
       { rules, anyPublic, proxied: proxied !== undefined },
       host,
@@ -160,7 +158,7 @@ async function forwardPlain(req: IncomingMessage, check: Check) {
     return (secure ? httpsRequest : httpRequest)({
       host: target.via.hostname,
       port: Number(target.via.port || (secure ? 443 : 80)),
-      ...(secure && target.ca ? { ca: [...rootCertificates, ...target.ca] } : {}),
+      ...(secure ? { ca: caWithRoots(target.ca) } : {}),
       method: req.method,
       path: url.href,
       headers: { ...req.headers, host: url.host, ...(auth ? { "proxy-authorization": auth } : {}) },

@@ -2,11 +2,11 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { isIP, type Socket } from "node:net";
 import { Readable } from "node:stream";
-import { rootCertificates, connect as tlsConnect } from "node:tls";
+import { connect as tlsConnect } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
-import { bypassesProxy, type OutboundProxy } from "../../sandbox/trust/proxy-settings.js";
-import { tunnelThroughProxy } from "../../sandbox/trust/upstream-proxy.js";
+import { type OutboundProxy, proxyFor } from "../../sandbox/trust/proxy-settings.js";
+import { caWithRoots, tunnelThroughProxy } from "../../sandbox/trust/upstream-proxy.js";
 import { checkHost, guardedLookup, type Resolve, refusedConnection } from "./address-guard.js";
 
 /** Statuses whose response has no body, which `new Response` refuses one for. */
@@ -41,7 +41,7 @@ export function guardedFetch(
     const headers = new Headers(init.headers);
     if (body !== undefined) headers.set("content-length", String(body.byteLength));
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-    const via = proxyFor(url, proxy);
+    const via = proxyForUrl(url, proxy);
     const tunnel = via
       ? await tunnelTo(url, via, {
           resolve,
@@ -85,13 +85,10 @@ export function guardedFetch(
   };
 }
 
-/** The host's proxy for an https URL, unless NO_PROXY names its host. */
-export function proxyFor(url: URL, proxy: OutboundProxy | undefined): URL | undefined {
-  if (url.protocol !== "https:" || !proxy?.https) return undefined;
-  const port = Number(url.port || 443);
-  return bypassesProxy(proxy.noProxy, url.hostname.replace(/^\[|\]$/g, ""), port)
-    ? undefined
-    : proxy.https;
+/** The host's proxy for an https URL (a repository's server is https), unless NO_PROXY names its host. */
+export function proxyForUrl(url: URL, proxy: OutboundProxy | undefined): URL | undefined {
+  if (url.protocol !== "https:") return undefined;
+  return proxyFor(proxy, "https", url.hostname, Number(url.port || 443));
 }
 
 function tunnelAgent(tunnel: Socket): HttpsAgent {
@@ -124,7 +121,7 @@ async function tunnelTo(
     socket: raw,
     ...(isIP(host) ? {} : { servername: host }),
     ALPNProtocols: ["http/1.1"],
-    ...(ca && ca.length > 0 ? { ca: [...rootCertificates, ...ca] } : {}),
+    ca: caWithRoots(ca),
   });
 }
 

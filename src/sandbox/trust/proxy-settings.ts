@@ -74,6 +74,17 @@ export function proxyAuthorization(url: URL): string | undefined {
   return `Basic ${Buffer.from(pair).toString("base64")}`;
 }
 
+/** The host's proxy for a `scheme` request to host:port, unless NO_PROXY names the host. */
+export function proxyFor(
+  proxy: OutboundProxy | undefined,
+  scheme: "https" | "http",
+  host: string,
+  port: number,
+): URL | undefined {
+  const via = proxy?.[scheme];
+  return via && !bypassesProxy(proxy.noProxy, host, port) ? via : undefined;
+}
+
 /**
  * Whether NO_PROXY says to go to `host:port` directly: `*`, a name and its
  * subdomains (`corp.example`, `.corp.example`, `*.corp.example`), with an

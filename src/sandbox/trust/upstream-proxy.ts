@@ -21,6 +21,15 @@ export class UpstreamProxyError extends Error {
 
 const MAX_HEAD_BYTES = 16 * 1024;
 
+/**
+ * The CAs a TLS connection to or through the host's proxy trusts: node's
+ * own and the ones the host's settings name (an inspecting proxy signs with
+ * one of those), or undefined (node's default) when there are none.
+ */
+export function caWithRoots(extraCa: readonly string[] | undefined): string[] | undefined {
+  return extraCa && extraCa.length > 0 ? [...rootCertificates, ...extraCa] : undefined;
+}
+
 export function tunnelThroughProxy(
   proxy: URL,
   host: string,
@@ -30,7 +39,7 @@ export function tunnelThroughProxy(
   /** Gives up (the socket closed) when it aborts before the proxy answers. */
   signal?: AbortSignal,
 ): Promise<Socket> {
-  const ca = extraCa.length > 0 ? [...rootCertificates, ...extraCa] : undefined;
+  const ca = caWithRoots(extraCa);
   const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
   const socket =
     proxy.protocol === "https:"
