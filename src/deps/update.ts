@@ -21,6 +21,16 @@ export interface UpdateLocation {
   from: string;
 }
 
+/**
+ * The new version's install scripts that package.json's `allowScripts`
+ * (npm 11.16+) neither approves nor denies: npm 12 skips them on install.
+ */
+export interface UnapprovedScripts {
+  scripts: string[];
+  /** The field's approvals of other versions of the package (`esbuild@0.25.0`): the pin a bump leaves behind. */
+  otherVersions: string[];
+}
+
 export interface Update {
   /** The dependency's name in package.json (an npm alias's own name). */
   name: string;
@@ -36,6 +46,8 @@ export interface Update {
   links: ReleaseLinks;
   /** Install scripts the new version has and the old one did not (preinstall, install, postinstall). */
   newInstallScripts: string[];
+  /** Set when package.json's `allowScripts` leaves the new version's install scripts unreviewed. */
+  unapprovedScripts?: UnapprovedScripts;
   /** Newer versions of the same kind that were passed over, and why: "2.1.0: released 1 day ago, …". */
   passedOver: string[];
   /** Set on security updates: the advisories the current version has and this one fixes. */

@@ -20,7 +20,6 @@ import {
   type JobWorker,
   type NewJob,
   retryDelayMs,
-  type StoredJobRecord,
   type SubmitResult,
   type WorkerOptions,
 } from "./types.js";

@@ -65,7 +65,8 @@ export function retargetedFix(mismatch: LockedMismatch): Update | undefined {
     }
   });
   if (affected) return undefined;
-  const { publishedAt: _planned, ...rest } = update;
+  // What the plan read of the planned version's install scripts says nothing of this one.
+  const { publishedAt: _planned, unapprovedScripts: _scripts, ...rest } = update;
   return { ...rest, to: locked, type: updateType(update.from, locked), passedOver: [] };
 }
 

@@ -10,6 +10,7 @@ import {
   type SkippedDependency,
   type WantedDependency,
 } from "./dependency-list.js";
+import { newInstallScripts } from "./install-scripts.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
@@ -53,8 +54,6 @@ export interface FindUpdatesOptions {
   signal?: AbortSignal;
   concurrency?: number;
 }
-
-const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
 
 export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpdatesResult> {
   const { project, config } = options;
@@ -217,18 +216,6 @@ export function fromVersions(update: Pick<Update, "from" | "locations">): string
 
 function describePassed(passed: PassedOver): string {
   return `${passed.version}: ${passed.reason}`;
-}
-
-function newInstallScripts(packument: Packument, from: string, to: string): string[] {
-  const scripts = (version: string) => {
-    const manifest = packument.versions[version];
-    const present = INSTALL_SCRIPTS.filter((name) => typeof manifest?.scripts?.[name] === "string");
-    // The registry marks packages with a binding.gyp as having an install script too.
-    if (present.length === 0 && manifest?.hasInstallScript) present.push("install");
-    return present;
-  };
-  const before = new Set(scripts(from));
-  return scripts(to).filter((name) => !before.has(name));
 }
 
 /** Whether `current` has anything newer to weigh; a version semver cannot read is left to chooseTargets. */

@@ -12,6 +12,7 @@ import {
 import type { Update } from "../update.js";
 import { listDependencies, type SkippedDependency } from "./dependency-list.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
+import { noteUnapprovedScripts } from "./install-scripts.js";
 import { findUpdates, mergeUpdates } from "./outdated.js";
 import { findManagerUpdates } from "./package-manager-update.js";
 import { checkPeers } from "./peers.js";
@@ -195,6 +196,14 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
+  // allowScripts is npm's: pnpm, yarn and bun keep their own lists.
+  if (project.manager.name === "npm" && project.manifests[0]) {
+    await noteUnapprovedScripts({
+      updates: [...kept],
+      manifest: project.manifests[0].json,
+      packument: (name) => registry.packument(name, options.signal),
+    });
+  }
   const plan: DepsPlan = {
     registry: npm.registry,
     manifests: project.manifests.map((m) => m.path),

@@ -47,8 +47,11 @@ export function renderDepsPlan(
         update.newInstallScripts.length > 0
           ? `  ! new ${update.newInstallScripts.join("/")} script`
           : "";
+      const unapproved = update.unapprovedScripts
+        ? `  ! ${update.unapprovedScripts.scripts.join("/")} not approved in allowScripts${update.unapprovedScripts.otherVersions.length > 0 ? ` (it approves ${update.unapprovedScripts.otherVersions.join(", ")})` : ""}`
+        : "";
       lines.push(
-        `  ${displayName(update).padEnd(width)}  ${fromVersions(update)} -> ${update.to}  (${update.type}${age}; ${where})${warn}`,
+        `  ${displayName(update).padEnd(width)}  ${fromVersions(update)} -> ${update.to}  (${update.type}${age}; ${where})${warn}${unapproved}`,
       );
       const perWorkspace = fromPerManifest(update.locations);
       if (perWorkspace) lines.push(`  ${pad}  from ${perWorkspace}`);

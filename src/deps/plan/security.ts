@@ -4,6 +4,7 @@ import type { Advisory, Packument, RegistryClient } from "../registry/registry.j
 import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
 import type { SkippedDependency, WantedDependency } from "./dependency-list.js";
+import { newInstallScripts } from "./install-scripts.js";
 import type { NodeTarget } from "./node-version.js";
 import { addLocation } from "./outdated.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
@@ -162,7 +163,7 @@ function securityUpdate(
       ...(packument.time[target.version] ? { publishedAt: packument.time[target.version] } : {}),
       locations: [location],
       links: releaseLinks(packument, target.version),
-      newInstallScripts: [],
+      newInstallScripts: newInstallScripts(packument, current, target.version),
       passedOver: [],
       advisories: affecting,
     };

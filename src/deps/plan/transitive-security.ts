@@ -5,6 +5,7 @@ import type { Advisory, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, updateType } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
+import { newInstallScripts } from "./install-scripts.js";
 import type { ReleaseAge } from "./release-age.js";
 import { describeAdvisories } from "./security.js";
 import { ignoresPackage, rulesFor, stableVersions } from "./versions.js";
@@ -85,7 +86,7 @@ export async function findTransitiveSecurityUpdates(
         },
       ],
       links: releaseLinks(packument, to),
-      newInstallScripts: [],
+      newInstallScripts: newInstallScripts(packument, from, to),
       passedOver: [],
       advisories: affecting,
     });

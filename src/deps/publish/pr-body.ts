@@ -15,7 +15,7 @@ import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
 import { displayName, warningText } from "../plan/render-plan.js";
 import { formatAge } from "../plan/versions.js";
-import type { Update } from "../update.js";
+import type { UnapprovedScripts, Update } from "../update.js";
 import { updatesMarker } from "./bump-pulls.js";
 
 /**
@@ -186,8 +186,21 @@ export function warningsFor(updates: readonly Update[]): string[] {
         `- ⚠️ **${tableCell(u.name)}** ${u.to} adds ${u.newInstallScripts.map((s) => inlineCode(s)).join(", ")} ${u.newInstallScripts.length === 1 ? "script" : "scripts"}: code that runs on every install.`,
       );
     }
+    if (u.unapprovedScripts) warnings.push(unapprovedWarning(u, u.unapprovedScripts));
   }
   return warnings;
+}
+
+/** npm 12 skips the script where CI installs; approving it is the maintainer's review, not the bot's. */
+function unapprovedWarning(update: Update, unapproved: UnapprovedScripts): string {
+  const { scripts, otherVersions } = unapproved;
+  const what = `${scripts.length === 1 ? "a " : ""}${scripts.map((s) => inlineCode(s)).join(", ")} ${scripts.length === 1 ? "script" : "scripts"}`;
+  const pinned =
+    otherVersions.length > 0
+      ? ` (it approves ${otherVersions.map((k) => inlineCode(k)).join(", ")})`
+      : "";
+  const name = update.package ?? update.name;
+  return `- ⚠️ **${tableCell(update.name)}** ${update.to} has ${what} that package.json's \`allowScripts\` does not approve${pinned}: npm 12 and later skip it on install. Review it, then approve it with ${inlineCode(`npm approve-scripts ${name}`)}.`;
 }
 
 function quote(text: string): string {

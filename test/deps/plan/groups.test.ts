@@ -201,6 +201,7 @@ describe("the pull request body", () => {
         releases: "https://github.com/o/fx-a/releases",
       },
       newInstallScripts: ["postinstall"],
+      unapprovedScripts: { scripts: ["postinstall"], otherVersions: ["fx-a@1.0.0"] },
     });
     const culprit = update("fx-b", "1.0.0", "1.1.0", "minor");
     const verify = {
@@ -242,6 +243,9 @@ describe("the pull request body", () => {
     expect(body).toContain("✅ `npm test` passed in 3s.");
     expect(body).toContain("**fx-a** crosses a major version");
     expect(body).toContain("**fx-a** 2.0.0 adds `postinstall` script");
+    expect(body).toContain(
+      "- ⚠️ **fx-a** 2.0.0 has a `postinstall` script that package.json's `allowScripts` does not approve (it approves `fx-a@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-a`.",
+    );
     expect(body.split("\n")[0]).toBe("<!-- patchwright:deps fx-a@2.0.0 -->");
     expect(markedUpdates(body)).toEqual(new Set(["fx-a@2.0.0"]));
 

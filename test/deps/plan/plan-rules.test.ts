@@ -31,6 +31,53 @@ describe("the plan", () => {
     );
   });
 
+  it("warns of the install scripts a security fix adds, and of those allowScripts leaves unreviewed", async () => {
+    const withHook = (doc: ReturnType<typeof packument>, version: string) => {
+      const entry = doc.versions[version];
+      if (entry) entry.scripts = { postinstall: "node hook.js" };
+      return doc;
+    };
+    const advisory = (name: string) => [
+      { id: 8, title: `${name} leak`, severity: "high" as const, vulnerable_versions: "<1.0.1" },
+    ];
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "app",
+          dependencies: { lib: "^1.0.0", parent: "^1.0.0" },
+          allowScripts: { "lib@1.0.0": true, "leaf@1.0.0": true },
+        }),
+        // leaf is only in the lockfile, under parent.
+        "package-lock.json": JSON.stringify({
+          lockfileVersion: 3,
+          packages: {
+            "": { dependencies: { lib: "^1.0.0", parent: "^1.0.0" } },
+            "node_modules/lib": { version: "1.0.0" },
+            "node_modules/parent": { version: "1.0.0", dependencies: { leaf: "^1.0.0" } },
+            "node_modules/leaf": { version: "1.0.0" },
+          },
+        }),
+      },
+      memoryRegistry(
+        [
+          withHook(packument("lib", ["1.0.0", "1.0.1"]), "1.0.1"),
+          packument("parent", ["1.0.0"]),
+          withHook(packument("leaf", ["1.0.0", "1.0.1"]), "1.0.1"),
+        ],
+        { lib: advisory("lib"), leaf: advisory("leaf") },
+      ),
+    );
+    const updates = plan.groups.flatMap((g) => g.updates);
+    expect(updates.map((u) => `${u.name}@${u.to}`).sort()).toEqual(["leaf@1.0.1", "lib@1.0.1"]);
+    for (const update of updates) {
+      expect(update.newInstallScripts).toEqual(["postinstall"]);
+      expect(update.unapprovedScripts).toEqual({
+        scripts: ["postinstall"],
+        otherVersions: [`${update.name}@1.0.0`],
+      });
+    }
+  });
+
   it("reads pnpm's workspaces from pnpm-workspace.yaml and leaves catalog entries out, saying why", async () => {
     const { plan } = await planOf(
       {

@@ -1,10 +1,13 @@
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../../src/agent/model/scripted.js";
 import { main } from "../../../src/cli/main.js";
 import { defaultDepsConfig, parseDepsConfig } from "../../../src/deps/config.js";
+import { scriptApproval } from "../../../src/deps/plan/install-scripts.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
@@ -12,6 +15,7 @@ import { git, makeRepo, makeTempDir } from "../../helpers/temp-dir.js";
 import { NVMRC_24 } from "../memory-registry.js";
 import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "../registry-fixtures.js";
 
+const run = promisify(execFile);
 let world: FixtureWorld;
 let root: string;
 
@@ -194,6 +198,8 @@ describe("planDepsUpdates against a local registry", () => {
       "package.json": JSON.stringify({
         ...JSON.parse((await demoAppFiles(world))["package.json"] ?? "{}"),
         packageManager: "bun@1.2.0",
+        // npm's field: bun keeps its own list (trustedDependencies).
+        allowScripts: { "fx-util@1.2.0": true },
       }),
       "packages/lib/package.json":
         '{"name": "@demo/lib", "dependencies": {"fx-greet": "^1.0.0", "demo-app": "*"}}',
@@ -219,6 +225,8 @@ describe("planDepsUpdates against a local registry", () => {
     expect(text).toContain(
       "1 dependency is on this workspace's own packages (linked by bun, not bumped).",
     );
+    expect(text).toContain("! new postinstall script");
+    expect(text).not.toContain("allowScripts");
   });
 
   it("reads a scoped package from the scope's registry with the token .npmrc names", async () => {
@@ -307,6 +315,99 @@ describe("planDepsUpdates against a local registry", () => {
       "Ada Lovelace <ada@example.com>",
     );
   }, 120_000);
+
+  it("says which new versions' install scripts package.json's allowScripts leaves unreviewed", async () => {
+    const demo = JSON.parse((await demoAppFiles(world))["package.json"] ?? "{}");
+    // Pinned to the version someone reviewed, as `npm approve-scripts` writes it.
+    const dir = await demoApp({
+      "package.json": JSON.stringify({ ...demo, allowScripts: { "fx-util@1.2.0": true } }),
+    });
+    const { plan } = await planDepsUpdates({
+      dir,
+      config: defaultDepsConfig(),
+      env: env(),
+      clock: { now: () => world.now },
+    });
+    const updates = plan.groups.flatMap((g) => g.updates);
+    expect(updates.find((u) => u.name === "fx-util")?.unapprovedScripts).toEqual({
+      scripts: ["postinstall"],
+      otherVersions: ["fx-util@1.2.0"],
+    });
+    // fx-greet and fx-broken run no install script.
+    expect(updates.filter((u) => u.unapprovedScripts).map((u) => u.name)).toEqual(["fx-util"]);
+    expect(renderDepsPlan(plan, { now: world.now, branchPrefix: "agent/" })).toContain(
+      "! new postinstall script  ! postinstall not approved in allowScripts (it approves fx-util@1.2.0)",
+    );
+  });
+
+  // The rules are npm's (arborist's script-allowed.js); this holds them to the npm on this machine.
+  it("reads allowScripts as npm does (npm approve-scripts --allow-scripts-pending)", async () => {
+    const dir = await makeTempDir("pw-allow-scripts-");
+    const hooked = [
+      "fx-hook-pinned",
+      "fx-hook-old-pin",
+      "fx-hook-either",
+      "fx-hook-range",
+      "fx-hook-bare",
+      "fx-hook-denied",
+      "fx-hook-unlisted",
+      "@fx/hook",
+    ];
+    for (const name of hooked) {
+      await world.registry.publish({
+        name,
+        version: "1.0.0",
+        manifest: { scripts: { postinstall: "node -e 0" } },
+      });
+    }
+    const policy = {
+      "fx-hook-pinned@1.0.0": true,
+      "fx-hook-old-pin@0.9.0": true,
+      "fx-hook-either@0.9.0 || 1.0.0": true,
+      "fx-hook-bare": true,
+      "fx-hook-denied": false,
+      "@fx/hook@1.0.0": true,
+    };
+    const manifest = {
+      name: "allow-scripts-probe",
+      version: "1.0.0",
+      dependencies: Object.fromEntries(hooked.map((name) => [name, "1.0.0"])),
+      allowScripts: policy,
+    };
+    await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
+    const npm = async (...args: string[]) =>
+      (
+        await run("npm", [...args, "--registry", world.registry.url], {
+          cwd: dir,
+          env: world.registry.npmEnv,
+          encoding: "utf8",
+        })
+      ).stdout;
+    await npm("install", "--ignore-scripts", "--no-audit", "--no-fund");
+    /** The packages npm lists as not covered by allowScripts under `policy`. */
+    const pending = async (entries: Record<string, boolean>) => {
+      await writeFile(
+        join(dir, "package.json"),
+        JSON.stringify({ ...manifest, allowScripts: entries }),
+      );
+      const out = await npm("approve-scripts", "--allow-scripts-pending", "--json");
+      const listed = JSON.parse(out) as { allowScripts: Array<{ name: string }> };
+      return listed.allowScripts.map((entry) => entry.name).sort();
+    };
+    const ours = (entries: Record<string, boolean>) =>
+      hooked.filter((name) => scriptApproval(entries, name, "1.0.0") === "unreviewed").sort();
+    expect(await pending(policy)).toEqual(["fx-hook-old-pin", "fx-hook-range", "fx-hook-unlisted"]);
+    expect(ours(policy)).toEqual(["fx-hook-old-pin", "fx-hook-range", "fx-hook-unlisted"]);
+    const second = {
+      "fx-hook-range@^1.0.0": true,
+      "fx-hook-bare": true,
+      "fx-hook-bare@1.0.0": false,
+    };
+    // A range approves nothing; a denial of the version wins over the name's approval.
+    const everyOther = hooked.filter((name) => name !== "fx-hook-bare").sort();
+    expect(await pending(second)).toEqual(everyOther);
+    expect(ours(second)).toEqual(everyOther);
+  }, 60_000);
 
   it("renders an empty plan plainly", () => {
     const text = renderDepsPlan(

@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import {
+  installScriptsOf,
+  newInstallScripts,
+  scriptApproval,
+  unapprovedScripts,
+} from "../../../src/deps/plan/install-scripts.js";
+import type { Packument } from "../../../src/deps/registry/registry.js";
+
+function packument(versions: Record<string, Record<string, unknown>>): Packument {
+  return {
+    name: "esbuild",
+    "dist-tags": {},
+    time: {},
+    versions: Object.fromEntries(
+      Object.entries(versions).map(([version, fields]) => [version, { version, ...fields }]),
+    ),
+  };
+}
+
+describe("scriptApproval (npm's allowScripts rules)", () => {
+  it.each<[Record<string, unknown>, string, string]>([
+    [{ esbuild: true }, "allowed", "a bare name approves every version"],
+    [{ "esbuild@*": true }, "allowed", "name@* is the bare name"],
+    [{ "esbuild@0.26.0": true }, "allowed", "the exact version"],
+    [{ "esbuild@0.25.0": true }, "unreviewed", "a pin on the version before"],
+    [{ "esbuild@0.25.0 || 0.26.0": true }, "allowed", "exact versions joined by ||"],
+    [{ "esbuild@^0.26.0": true }, "unreviewed", "a range: npm refuses it"],
+    [{ "esbuild@>=0.1.0": true }, "unreviewed", "a range: npm refuses it"],
+    [{ "esbuild@latest": true }, "unreviewed", "a tag: npm refuses it"],
+    [{ esbuild: false }, "denied", "a denial"],
+    [{ esbuild: true, "esbuild@0.26.0": false }, "denied", "a denial wins over an approval"],
+    [{ esbuilds: true, "esbuild-wasm": true }, "unreviewed", "other packages"],
+    [{ "esbuild@npm:esbuild@0.26.0": true }, "unreviewed", "an alias key matches nothing"],
+    [{ "file:../esbuild": true }, "unreviewed", "a path key is no registry name"],
+    [{ esbuild: "yes" }, "unreviewed", "values other than true and false count for nothing"],
+  ])("%j: %s (%s)", (policy, expected, _why) => {
+    expect(scriptApproval(policy, "esbuild", "0.26.0")).toBe(expected);
+  });
+
+  it("reads scoped names", () => {
+    expect(scriptApproval({ "@swc/core@1.3.0": true }, "@swc/core", "1.3.0")).toBe("allowed");
+    expect(scriptApproval({ "@swc/core@1.3.0": true }, "@swc/core", "1.4.0")).toBe("unreviewed");
+    expect(scriptApproval({ "@swc/core": false }, "@swc/core", "1.4.0")).toBe("denied");
+    expect(scriptApproval({ "@swc": true }, "@swc/core", "1.4.0")).toBe("unreviewed");
+  });
+
+  it("treats a field that is no object as no approval", () => {
+    expect(scriptApproval(undefined, "esbuild", "0.26.0")).toBe("unreviewed");
+    expect(scriptApproval(["esbuild"], "esbuild", "0.26.0")).toBe("unreviewed");
+  });
+});
+
+describe("unapprovedScripts", () => {
+  const doc = packument({
+    "0.25.0": { scripts: { postinstall: "node install.js" } },
+    "0.26.0": { scripts: { postinstall: "node install.js", preinstall: "node pre.js" } },
+    "0.27.0": {},
+    "0.28.0": { hasInstallScript: true },
+  });
+  const bump = (to: string, extra: { package?: string; name?: string } = {}) => ({
+    name: "esbuild",
+    to,
+    ...extra,
+  });
+
+  it("names the scripts and the pin a bump leaves behind", () => {
+    expect(unapprovedScripts({ "esbuild@0.25.0": true }, doc, bump("0.26.0"))).toEqual({
+      scripts: ["preinstall", "postinstall"],
+      otherVersions: ["esbuild@0.25.0"],
+    });
+  });
+
+  it("says nothing when the field approves or denies the version, or is absent", () => {
+    expect(unapprovedScripts({ esbuild: true }, doc, bump("0.26.0"))).toBeUndefined();
+    expect(unapprovedScripts({ esbuild: false }, doc, bump("0.26.0"))).toBeUndefined();
+    expect(unapprovedScripts(undefined, doc, bump("0.26.0"))).toBeUndefined();
+  });
+
+  it("says nothing of a version without install scripts", () => {
+    expect(unapprovedScripts({ "esbuild@0.25.0": true }, doc, bump("0.27.0"))).toBeUndefined();
+  });
+
+  it("counts the registry's hasInstallScript (a binding.gyp) as an install script", () => {
+    expect(installScriptsOf(doc, "0.28.0")).toEqual(["install"]);
+    expect(unapprovedScripts({}, doc, bump("0.28.0"))).toEqual({
+      scripts: ["install"],
+      otherVersions: [],
+    });
+  });
+
+  it("matches an alias by the package it installs, as npm does", () => {
+    const aliased = bump("0.26.0", { name: "my-esbuild", package: "esbuild" });
+    expect(unapprovedScripts({ "my-esbuild": true }, doc, aliased)?.scripts).toEqual([
+      "preinstall",
+      "postinstall",
+    ]);
+    expect(unapprovedScripts({ esbuild: true }, doc, aliased)).toBeUndefined();
+  });
+
+  it("newInstallScripts lists only what the new version adds", () => {
+    expect(newInstallScripts(doc, "0.25.0", "0.26.0")).toEqual(["preinstall"]);
+    expect(newInstallScripts(doc, "0.27.0", "0.28.0")).toEqual(["install"]);
+    expect(newInstallScripts(doc, "0.26.0", "0.27.0")).toEqual([]);
+  });
+});
