@@ -5,6 +5,7 @@ import type { PullRequestResult } from "../../github/pulls.js";
 import type { CommandResult } from "../../kernel/run-command.js";
 import type { BumpFailure } from "../fix/task.js";
 import type { UpdateGroup } from "../plan/groups.js";
+import type { UnreviewedPackage } from "../plan/install-scripts.js";
 import type { Update } from "../update.js";
 
 /** What happened to one group: the pull request body and the callers' reports are built from it. */
@@ -60,6 +61,11 @@ export interface DepsGroupResult {
   error?: { stage: string; message: string };
   /** With status split: the updates that pass as they are, and those that need fixes. */
   split?: { asIs: Update[]; fixes: Update[] };
+  /**
+   * Packages with install scripts the lockfile newly locks (transitive ones
+   * too) that package.json's `allowScripts` leaves unreviewed: npm 12 skips them.
+   */
+  unreviewedScripts?: UnreviewedPackage[];
   /** Things that went wrong around a shipped group (a label that could not be set). */
   warnings?: string[];
   durationMs: number;

@@ -14,6 +14,7 @@ import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
 import type { GroupContext } from "./context.js";
 import { bumpCommitText, commitGroup } from "./group-commits.js";
 import type { DepsGroupResult } from "./group-result.js";
+import { lockedScriptsToReview } from "./locked-scripts.js";
 
 /**
  * A dependency group's work, as steps on the one runner (kernel/steps.ts):
@@ -367,7 +368,15 @@ const commit: GroupStep = {
       identity: ctx.target.identity,
       env: ctx.gitEnv,
     });
-    const next = withResult(state, { commits });
+    const unreviewedScripts = await lockedScriptsToReview({
+      dir: workspace.dir,
+      lockfilePath: ctx.tools.lockfilePath,
+      before: ctx.tools.lockfilePath ? state.base?.get(ctx.tools.lockfilePath) : undefined,
+    });
+    const next = withResult(state, {
+      commits,
+      ...(unreviewedScripts.length > 0 ? { unreviewedScripts } : {}),
+    });
     return ctx.target.push ? next : stop(next);
   },
 };

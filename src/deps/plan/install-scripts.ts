@@ -67,12 +67,52 @@ export function unapprovedScripts(
   const scripts = installScriptsOf(packument, update.to);
   if (scripts.length === 0) return undefined;
   // An alias is matched by the package it installs, as npm does.
-  const name = update.package ?? update.name;
-  if (scriptApproval(policy, name, update.to) !== "unreviewed") return undefined;
+  const unreviewed = unreviewedBy(policy, update.package ?? update.name, update.to);
+  return unreviewed && { scripts, ...unreviewed };
+}
+
+/**
+ * Undefined when the policy approves or denies `name@version`; else its
+ * approvals of other versions of the package (the pin a bump leaves behind).
+ */
+function unreviewedBy(
+  policy: Record<string, unknown>,
+  name: string,
+  version: string,
+): { otherVersions: string[] } | undefined {
+  if (scriptApproval(policy, name, version) !== "unreviewed") return undefined;
   const otherVersions = Object.entries(policy)
     .filter(([key, value]) => value === true && splitKey(key)?.name === name)
     .map(([key]) => key);
-  return { scripts, otherVersions };
+  return { otherVersions };
+}
+
+export interface UnreviewedPackage {
+  name: string;
+  version: string;
+  otherVersions: string[];
+}
+
+/**
+ * The packages with install scripts that a bump newly locks (`after` but
+ * not `before`, by name and version: transitive ones too, where a pinned
+ * approval is most often left behind) and that `policy` leaves unreviewed.
+ * None without the field, as for the plan's notes.
+ */
+export function newlyLockedUnreviewed(
+  policy: unknown,
+  before: ReadonlyArray<{ name: string; version: string }>,
+  after: ReadonlyArray<{ name: string; version: string }>,
+): UnreviewedPackage[] {
+  if (!isPolicy(policy)) return [];
+  const known = new Set(before.map((p) => `${p.name}@${p.version}`));
+  return after
+    .filter((p) => !known.has(`${p.name}@${p.version}`))
+    .flatMap((p) => {
+      const unreviewed = unreviewedBy(policy, p.name, p.version);
+      return unreviewed ? [{ ...p, ...unreviewed }] : [];
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Each planned update's unapproved scripts, on an npm project whose package.json has `allowScripts`. */

@@ -11,6 +11,7 @@ import {
 } from "../../github/markdown.js";
 import { renderDrift } from "../../report/summary.js";
 import type { DepsGroupResult } from "../group/group-result.js";
+import type { UnreviewedPackage } from "../plan/install-scripts.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
 import { displayName, warningText } from "../plan/render-plan.js";
@@ -120,7 +121,10 @@ export function renderDepsPullRequestBody(
   if (result.drift?.length) parts.push(renderDrift(result.drift));
   parts.push("### Verification", verification(result));
 
-  const warnings = warningsFor(result.applied);
+  const warnings = [
+    ...warningsFor(result.applied),
+    ...lockedScriptWarnings(result.unreviewedScripts ?? [], result.applied),
+  ];
   if (warnings.length > 0) parts.push("### Warnings", warnings.join("\n"));
 
   parts.push(
@@ -193,14 +197,33 @@ export function warningsFor(updates: readonly Update[]): string[] {
 
 /** npm 12 skips the script where CI installs; approving it is the maintainer's review, not the bot's. */
 function unapprovedWarning(update: Update, unapproved: UnapprovedScripts): string {
-  const { scripts, otherVersions } = unapproved;
+  const { scripts } = unapproved;
   const what = `${scripts.length === 1 ? "a " : ""}${scripts.map((s) => inlineCode(s)).join(", ")} ${scripts.length === 1 ? "script" : "scripts"}`;
+  return `- ⚠️ **${tableCell(update.name)}** ${update.to} has ${what} ${notApproved(update.package ?? update.name, unapproved.otherVersions)}`;
+}
+
+/** The same for what the lockfile newly locks, less what a direct update's line already says. */
+function lockedScriptWarnings(
+  packages: readonly UnreviewedPackage[],
+  applied: readonly Update[],
+): string[] {
+  const said = new Set(
+    applied.filter((u) => u.unapprovedScripts).map((u) => `${u.package ?? u.name}@${u.to}`),
+  );
+  return packages
+    .filter((p) => !said.has(`${p.name}@${p.version}`))
+    .map(
+      (p) =>
+        `- ⚠️ **${tableCell(p.name)}** ${p.version}, which this update locks, has an install script ${notApproved(p.name, p.otherVersions)}`,
+    );
+}
+
+function notApproved(name: string, otherVersions: readonly string[]): string {
   const pinned =
     otherVersions.length > 0
       ? ` (it approves ${otherVersions.map((k) => inlineCode(k)).join(", ")})`
       : "";
-  const name = update.package ?? update.name;
-  return `- ⚠️ **${tableCell(update.name)}** ${update.to} has ${what} that package.json's \`allowScripts\` does not approve${pinned}: npm 12 and later skip it on install. Review it, then approve it with ${inlineCode(`npm approve-scripts ${name}`)}.`;
+  return `that package.json's \`allowScripts\` does not approve${pinned}: npm 12 and later skip it on install. Review it, then approve it with ${inlineCode(`npm approve-scripts ${name}`)}.`;
 }
 
 function quote(text: string): string {

@@ -6,6 +6,7 @@ import { parseDepsConfig } from "../../../src/deps/config.js";
 import { detectPackageManager } from "../../../src/deps/managers/index.js";
 import type { ManagerTools } from "../../../src/deps/managers/types.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
+import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { lockedProject, type Manager, TOOLS, toolDepsJob } from "../manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "../registry-fixtures.js";
@@ -105,6 +106,42 @@ describe("an npm project", () => {
     () => expectPlannedVersionLocked("npm", "npm@11.19.1", "package-lock.json"),
     240_000,
   );
+
+  // esbuild under vite is the usual case: the pinned package is not the one bumped.
+  it("says which install script the bump newly locks that allowScripts approves only at its old version", async () => {
+    const { registry } = world;
+    const hook = { scripts: { postinstall: "node -e 0" } };
+    const leaf = (version: string) => ({ dependencies: { "fx-hook-leaf": version } });
+    const old = new Date(world.now - 30 * 86_400_000);
+    await registry.publish({ name: "fx-hook-leaf", version: "1.0.0", manifest: hook });
+    await registry.publish({ name: "fx-hook-parent", version: "1.0.0", manifest: leaf("1.0.0") });
+    const locked = await project("npm", "npm@11.19.1", {
+      "fx-greet": "1.0.0",
+      "fx-hook-parent": "1.0.0",
+    });
+    await registry.publish({ name: "fx-hook-leaf", version: "1.1.0", manifest: hook });
+    await registry.publish({ name: "fx-hook-parent", version: "1.1.0", manifest: leaf("1.1.0") });
+    for (const name of ["fx-hook-leaf", "fx-hook-parent"])
+      for (const version of ["1.0.0", "1.1.0"]) await registry.setPublishTime(name, version, old);
+    expect(locked["package-lock.json"]).toMatch(/"hasInstallScript": true/);
+    const manifest = JSON.parse(locked["package.json"] ?? "{}");
+    const files = {
+      ...locked,
+      "package.json": JSON.stringify({ ...manifest, allowScripts: { "fx-hook-leaf@1.0.0": true } }),
+    };
+    const deps = { ignore: ["fx-greet"], verify: null };
+    const { result } = await toolDepsJob(jobWorld(), "allow-scripts-npm", files, deps);
+    expect(result.message).toBeUndefined();
+    const [group] = result.groups;
+    expect(group?.applied.map((u) => `${u.name}@${u.to}`)).toEqual(["fx-hook-parent@1.1.0"]);
+    expect(group?.unreviewedScripts).toEqual([
+      { name: "fx-hook-leaf", version: "1.1.0", otherVersions: ["fx-hook-leaf@1.0.0"] },
+    ]);
+    if (!group) return;
+    expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
+      "- ⚠️ **fx-hook-leaf** 1.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-hook-leaf@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-hook-leaf`.",
+    );
+  }, 240_000);
 });
 
 /**

@@ -229,6 +229,11 @@ describe("the pull request body", () => {
       },
       verify,
       commits: [],
+      // fx-a's own entry is what its update's line says; fx-native comes with it.
+      unreviewedScripts: [
+        { name: "fx-a", version: "2.0.0", otherVersions: ["fx-a@1.0.0"] },
+        { name: "fx-native", version: "3.1.0", otherVersions: [] },
+      ],
       durationMs: 1,
     };
     const body = renderDepsPullRequestBody(result, { now: Date.UTC(2026, 0, 11) });
@@ -246,6 +251,11 @@ describe("the pull request body", () => {
     expect(body).toContain(
       "- ⚠️ **fx-a** 2.0.0 has a `postinstall` script that package.json's `allowScripts` does not approve (it approves `fx-a@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-a`.",
     );
+    // What the lockfile locks: once, where the update's own line has not said it already.
+    expect(body).toContain(
+      "- ⚠️ **fx-native** 3.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve: npm 12",
+    );
+    expect(body.match(/\*\*fx-a\*\* 2\.0\.0[^\n]*allowScripts/g)).toHaveLength(1);
     expect(body.split("\n")[0]).toBe("<!-- patchwright:deps fx-a@2.0.0 -->");
     expect(markedUpdates(body)).toEqual(new Set(["fx-a@2.0.0"]));
 

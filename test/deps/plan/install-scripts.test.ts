@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { scriptedPackages } from "../../../src/deps/managers/npm/lockfile.js";
 import {
   installScriptsOf,
   newInstallScripts,
+  newlyLockedUnreviewed,
   scriptApproval,
   unapprovedScripts,
 } from "../../../src/deps/plan/install-scripts.js";
@@ -102,5 +104,56 @@ describe("unapprovedScripts", () => {
     expect(newInstallScripts(doc, "0.25.0", "0.26.0")).toEqual(["preinstall"]);
     expect(newInstallScripts(doc, "0.27.0", "0.28.0")).toEqual(["install"]);
     expect(newInstallScripts(doc, "0.26.0", "0.27.0")).toEqual([]);
+  });
+});
+
+describe("what a bump newly locks (npm's lockfile)", () => {
+  const lock = (packages: Record<string, Record<string, unknown>>) =>
+    JSON.stringify({ lockfileVersion: 3, packages: { "": { name: "app" }, ...packages } });
+
+  it("lists the packages npm would run install scripts for, by registry name and version", () => {
+    const text = lock({
+      "node_modules/esbuild": { version: "0.25.0", hasInstallScript: true },
+      "node_modules/vite/node_modules/esbuild": { version: "0.21.5", hasInstallScript: true },
+      "node_modules/a/node_modules/esbuild": { version: "0.21.5", hasInstallScript: true },
+      "node_modules/@swc/core": { version: "1.3.0", hasInstallScript: true },
+      // An alias is named by the package it installs.
+      "node_modules/my-sharp": { name: "sharp", version: "0.33.0", hasInstallScript: true },
+      "node_modules/plain": { version: "1.0.0" },
+      // npm runs no bundled package's scripts; a workspace is the project's own.
+      "node_modules/x/node_modules/bundled": {
+        version: "1.0.0",
+        hasInstallScript: true,
+        inBundle: true,
+      },
+      "node_modules/member": { resolved: "packages/member", link: true },
+      "packages/member": { version: "1.0.0", hasInstallScript: true },
+    });
+    expect(scriptedPackages(text).map((p) => `${p.name}@${p.version}`)).toEqual([
+      "esbuild@0.25.0",
+      "esbuild@0.21.5",
+      "@swc/core@1.3.0",
+      "sharp@0.33.0",
+    ]);
+  });
+
+  it("keeps only what is new and left unreviewed, with the pins it leaves behind", () => {
+    const before = [
+      { name: "esbuild", version: "0.21.5" },
+      { name: "sharp", version: "0.33.0" },
+    ];
+    const after = [
+      { name: "esbuild", version: "0.25.0" },
+      { name: "sharp", version: "0.33.0" },
+      { name: "@swc/core", version: "1.3.0" },
+      { name: "fsevents", version: "2.3.3" },
+    ];
+    const policy = { "esbuild@0.21.5": true, "sharp@0.32.0": true, fsevents: false };
+    expect(newlyLockedUnreviewed(policy, before, after)).toEqual([
+      { name: "@swc/core", version: "1.3.0", otherVersions: [] },
+      { name: "esbuild", version: "0.25.0", otherVersions: ["esbuild@0.21.5"] },
+    ]);
+    // Without the field the project has not opted in: nothing to say.
+    expect(newlyLockedUnreviewed(undefined, before, after)).toEqual([]);
   });
 });

@@ -17,6 +17,10 @@ interface Lockfile {
       dependencies?: Record<string, string>;
       optionalDependencies?: Record<string, string>;
       peerDependencies?: Record<string, string>;
+      /** The registry package's name, when the folder's is an alias's. */
+      name?: string;
+      hasInstallScript?: boolean;
+      inBundle?: boolean;
     }
   >;
   dependencies?: Record<string, { version?: string }>;
@@ -117,4 +121,23 @@ export function forgetInPackageLock(text: string, names: readonly string[]): str
     }
   }
   return `${JSON.stringify(lock, null, 2)}\n`;
+}
+
+/**
+ * The installed packages whose install scripts npm would run, by name and
+ * version: entries marked `hasInstallScript`, not links (the project's own
+ * workspaces) and not bundled (npm never runs a bundled package's scripts).
+ * An alias is named by the package it installs, as npm's allowScripts does.
+ */
+export function scriptedPackages(text: string): Array<{ name: string; version: string }> {
+  const lockfile = (JSON.parse(text) ?? {}) as Lockfile;
+  const found = new Map<string, { name: string; version: string }>();
+  for (const [key, entry] of Object.entries(lockfile.packages ?? {})) {
+    const at = key.lastIndexOf("node_modules/");
+    if (at < 0 || !entry.hasInstallScript || !entry.version || entry.link || entry.inBundle)
+      continue;
+    const name = entry.name ?? key.slice(at + "node_modules/".length);
+    found.set(`${name}@${entry.version}`, { name, version: entry.version });
+  }
+  return [...found.values()];
 }
