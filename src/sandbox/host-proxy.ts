@@ -4,7 +4,12 @@ import { request as httpsRequest } from "node:https";
 import { connect, isIP, type Socket } from "node:net";
 import { nonPublicKind } from "./address-kind.js";
 import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
-import { type OutboundProxy, proxyAuthorization, proxyFor } from "./trust/proxy-settings.js";
+import {
+  dialHost,
+  type OutboundProxy,
+  proxyAuthorization,
+  proxyFor,
+} from "./trust/proxy-settings.js";
 import { caWithRoots, tunnelThroughProxy } from "./trust/upstream-proxy.js";
 
 /**
@@ -156,7 +161,7 @@ async function forwardPlain(req: IncomingMessage, check: Check) {
     const auth = proxyAuthorization(target.via);
     const secure = target.via.protocol === "https:";
     return (secure ? httpsRequest : httpRequest)({
-      host: target.via.hostname,
+      host: dialHost(target.via),
       port: Number(target.via.port || (secure ? 443 : 80)),
       ...(secure ? { ca: caWithRoots(target.ca) } : {}),
       method: req.method,

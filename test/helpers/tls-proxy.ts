@@ -115,6 +115,8 @@ export interface InspectingProxy {
   asked: string[];
   /** Requests refused for missing or wrong proxy credentials. */
   refused: number;
+  /** When secure: the name each client's TLS hello asked for (SNI), false for none. */
+  servernames: Array<string | false>;
   close(): Promise<void>;
 }
 
@@ -166,6 +168,8 @@ export async function startInspectingProxy(
   const proxy: Server = options.secure
     ? createHttpsServer(await options.ca.issue(["127.0.0.1", "localhost"]), handle)
     : createServer(handle);
+  const servernames: Array<string | false> = [];
+  proxy.on("secureConnection", (socket: TLSSocket) => servernames.push(socket.servername ?? false));
   proxy.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -197,6 +201,7 @@ export async function startInspectingProxy(
   return {
     url: `${options.secure ? "https" : "http"}://127.0.0.1:${port}`,
     asked,
+    servernames,
     get refused() {
       return refused;
     },

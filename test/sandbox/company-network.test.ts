@@ -240,6 +240,9 @@ describe("credentials stay on the host", () => {
       expect(output).toContain("exit=0");
       expect(await installedVersion(workspace)).toBe("1.2.3");
       expect(secure.asked).toContain("registry.corp.test:443");
+      // Addressed by IP: TLS names no server (RFC 6066 allows names only; Node warns otherwise).
+      expect(secure.servernames.length).toBeGreaterThan(0);
+      expect(secure.servernames.every((name) => name === false)).toBe(true);
     } finally {
       await secure.close();
     }

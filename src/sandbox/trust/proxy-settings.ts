@@ -63,6 +63,11 @@ export function parseProxyUrl(value: string | undefined): URL | undefined {
   }
 }
 
+/** The host a socket dials for `url`: a URL keeps an IPv6 address's brackets (`[::1]`), a socket wants it bare. */
+export function dialHost(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
 export function hasCredentials(url: URL): boolean {
   return url.username !== "" || url.password !== "";
 }

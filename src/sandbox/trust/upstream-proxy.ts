@@ -1,6 +1,6 @@
-import { connect as netConnect, type Socket } from "node:net";
+import { isIP, connect as netConnect, type Socket } from "node:net";
 import { rootCertificates, connect as tlsConnect } from "node:tls";
-import { proxyAuthorization } from "./proxy-settings.js";
+import { dialHost, proxyAuthorization } from "./proxy-settings.js";
 
 /**
  * A tunnel through the host's own proxy: CONNECT host:port, with the
@@ -41,10 +41,18 @@ export function tunnelThroughProxy(
 ): Promise<Socket> {
   const ca = caWithRoots(extraCa);
   const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
+  const proxyHost = dialHost(proxy);
   const socket =
     proxy.protocol === "https:"
-      ? tlsConnect({ host: proxy.hostname, port: proxyPort, servername: proxy.hostname, ca })
-      : netConnect(proxyPort, proxy.hostname);
+      ? tlsConnect({
+          host: proxyHost,
+          port: proxyPort,
+          // TLS names a server only by name (RFC 6066): a proxy given by address gets none,
+          // and its certificate is still checked against that address.
+          ...(isIP(proxyHost) ? {} : { servername: proxyHost }),
+          ca,
+        })
+      : netConnect(proxyPort, proxyHost);
   const authority = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
   const auth = proxyAuthorization(proxy);
   return new Promise((resolve, reject) => {
