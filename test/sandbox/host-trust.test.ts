@@ -238,6 +238,26 @@ describe("the host's proxy", () => {
     expect(bypassesProxy("", "anything", 1)).toBe(false);
   });
 
+  it("NO_PROXY: IPv6 addresses, and ranges for a host given by address, as curl reads them", () => {
+    const list = "10.0.0.0/8, 192.168.1.0/24, fd00::/8, ::1, [fe80::1]:8080, 0.5";
+    expect(bypassesProxy(list, "10.200.3.4", 443)).toBe(true);
+    expect(bypassesProxy(list, "11.0.0.1", 443)).toBe(false);
+    expect(bypassesProxy(list, "192.168.1.77", 80)).toBe(true);
+    expect(bypassesProxy(list, "192.168.2.1", 80)).toBe(false);
+    expect(bypassesProxy(list, "[fd12:3456::7]", 443)).toBe(true);
+    expect(bypassesProxy(list, "fe00::1", 443)).toBe(false);
+    // A bare IPv6 address has no port; a bracketed one may.
+    expect(bypassesProxy(list, "::1", 3000)).toBe(true);
+    expect(bypassesProxy(list, "[fe80::1]", 8080)).toBe(true);
+    expect(bypassesProxy(list, "[fe80::1]", 443)).toBe(false);
+    // A range says nothing of names, and an address is no name's subdomain.
+    expect(bypassesProxy(list, "ten.corp", 443)).toBe(false);
+    expect(bypassesProxy(list, "10.0.0.5", 443)).toBe(true);
+    expect(bypassesProxy("0.5", "10.0.0.5", 443)).toBe(false);
+    // A prefix longer than the family allows is no range.
+    expect(bypassesProxy("10.0.0.0/40", "10.0.0.1", 443)).toBe(false);
+  });
+
   it("its credentials become a Proxy-Authorization header, decoded", () => {
     expect(proxyAuthorization(new URL("http://corp%5Cme:p%40ss@proxy:1"))).toBe(
       `Basic ${Buffer.from("corp\\me:p@ss").toString("base64")}`,

@@ -1,3 +1,4 @@
+import { BlockList, isIP } from "node:net";
 /**
  * The host's outbound proxy, as curl, git, npm and most tools read it from
  * the environment: `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` (either case,
@@ -93,22 +94,58 @@ export function proxyFor(
 /**
  * Whether NO_PROXY says to go to `host:port` directly: `*`, a name and its
  * subdomains (`corp.example`, `.corp.example`, `*.corp.example`), with an
- * optional `:port`, or an exact address.
+ * optional `:port`, an exact address (`10.0.0.5`, `::1`, `[::1]:8080`), or
+ * a range of addresses (`10.0.0.0/8`, `fd00::/8`) for a host given by
+ * address, as curl reads it.
  */
 export function bypassesProxy(noProxy: string, host: string, port: number): boolean {
   const name = host
     .toLowerCase()
     .replace(/^\[|\]$/g, "")
     .replace(/\.$/, "");
+  const family = isIP(name);
   return noProxy
     .split(/[\s,]+/)
     .filter(Boolean)
     .some((raw) => {
       const entry = raw.toLowerCase();
       if (entry === "*") return true;
-      const match = /^(.*?)(?::(\d+))?$/.exec(entry.replace(/^\[([^\]]+)\]/, "$1"));
-      const pattern = (match?.[1] ?? "").replace(/^\*?\./, "");
-      if (match?.[2] && Number(match[2]) !== port) return false;
-      return pattern !== "" && (name === pattern || name.endsWith(`.${pattern}`));
+      const range = /^\[?([\da-f:.]+)\]?\/(\d{1,3})$/.exec(entry);
+      if (range) return family !== 0 && inRange(name, family, range[1] ?? "", Number(range[2]));
+      const { pattern, entryPort } = splitEntry(entry);
+      if (entryPort !== undefined && entryPort !== port) return false;
+      if (pattern === "") return false;
+      if (name === pattern) return true;
+      // Subdomains are a name's; an address matches exactly or by range.
+      return family === 0 && name.endsWith(`.${pattern}`);
     });
+}
+
+/** An entry's host (without a leading `.` or `*.`) and port: `[::1]:8080`, a bare IPv6 address, `name:port`. */
+function splitEntry(entry: string): { pattern: string; entryPort?: number } {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (bracketed) {
+    const [, address = "", entryPort] = bracketed;
+    return { pattern: address, ...(entryPort ? { entryPort: Number(entryPort) } : {}) };
+  }
+  // An IPv6 address has colons of its own and no port.
+  if (isIP(entry) === 6) return { pattern: entry };
+  const [, hostPart = "", entryPort] = /^(.*?)(?::(\d+))?$/.exec(entry) ?? [];
+  return {
+    pattern: hostPart.replace(/^\*?\./, ""),
+    ...(entryPort ? { entryPort: Number(entryPort) } : {}),
+  };
+}
+
+function inRange(address: string, family: number, network: string, prefix: number): boolean {
+  if (isIP(network) !== family) return false;
+  const type = family === 4 ? "ipv4" : "ipv6";
+  try {
+    const list = new BlockList();
+    list.addSubnet(network, prefix, type);
+    return list.check(address, type);
+  } catch {
+    // A prefix too long for the family: no range, so no match.
+    return false;
+  }
 }
