@@ -1,4 +1,8 @@
-import { noProxyWithLoopback, outboundProxyFromEnv } from "../sandbox/trust/proxy-settings.js";
+import {
+  noProxyWithLoopback,
+  outboundProxyFromEnv,
+  proxyFor,
+} from "../sandbox/trust/proxy-settings.js";
 
 /**
  * The App's and the CLI's own HTTPS (GitHub's API, the model's) through the
@@ -14,45 +18,41 @@ import { noProxyWithLoopback, outboundProxyFromEnv } from "../sandbox/trust/prox
 /**
  * Sends this process's fetch (Octokit's and the model SDKs') through the
  * proxy the environment names, read as the sandboxes' tools read it
- * (proxy-settings.ts), NO_PROXY and loopback excepted. Nothing changes
- * without a proxy. A user and password in the proxy's URL go to the proxy
- * only. Resolves to whether a proxy is used.
+ * (proxy-settings.ts: NO_PROXY's names, addresses and ranges), loopback
+ * excepted. Nothing changes without a proxy. A user and password in the
+ * proxy's URL go to the proxy only. Resolves to whether a proxy is used.
  */
 export async function routeFetchThroughProxy(
   env: Record<string, string | undefined>,
 ): Promise<boolean> {
-  const proxy = outboundProxyFromEnv(env);
-  if (!proxy) return false;
+  const found = outboundProxyFromEnv(env);
+  if (!found) return false;
   // The undici package of the major Node 20 bundles: its global dispatcher is the one fetch uses.
-  const { EnvHttpProxyAgent, setGlobalDispatcher } = await import("undici");
-  // Without one of its own, HTTPS goes through the HTTP proxy (as curl does).
-  const https = proxy.https ?? proxy.http;
-  const options = {
-    ...(proxy.http ? { httpProxy: proxy.http.href } : {}),
-    ...(https ? { httpsProxy: https.href } : {}),
-    noProxy: noProxyWithLoopback(env),
-  };
-  setGlobalDispatcher(withoutWarning("UNDICI-EHPA", () => new EnvHttpProxyAgent(options)));
-  return true;
-}
-
-/**
- * Runs `make` without the one warning `code` it emits: undici marks this
- * agent experimental with a line on stderr, on every start of a CLI whose
- * output is the user's.
- */
-function withoutWarning<T>(code: string, make: () => T): T {
-  const emit = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const options = rest[0];
-    if (typeof options === "object" && options !== null && "code" in options) {
-      if ((options as { code?: unknown }).code === code) return;
+  const { Agent, ProxyAgent, setGlobalDispatcher } = await import("undici");
+  // Without one of its own, HTTPS goes through the HTTP proxy.
+  const proxy = { ...found, https: found.https ?? found.http, noProxy: noProxyWithLoopback(env) };
+  const viaProxy = new Map<string, InstanceType<typeof ProxyAgent>>();
+  type Dispatch = InstanceType<typeof Agent>["dispatch"];
+  /**
+   * Direct, or through the proxy NO_PROXY leaves for the origin: chosen per
+   * request, as undici's EnvHttpProxyAgent does, but by the rules the
+   * sandboxes use (undici's reads no address ranges).
+   */
+  class ProxyChoosingAgent extends Agent {
+    override dispatch(...[options, handler]: Parameters<Dispatch>): boolean {
+      const origin = new URL(String(options.origin));
+      const scheme = origin.protocol === "https:" ? "https" : "http";
+      const port = Number(origin.port || (scheme === "https" ? 443 : 80));
+      const via = proxyFor(proxy, scheme, origin.hostname, port);
+      if (!via) return super.dispatch(options, handler);
+      let agent = viaProxy.get(via.href);
+      if (!agent) {
+        agent = new ProxyAgent(via.href);
+        viaProxy.set(via.href, agent);
+      }
+      return agent.dispatch(options, handler);
     }
-    (emit as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  try {
-    return make();
-  } finally {
-    process.emitWarning = emit;
   }
+  setGlobalDispatcher(new ProxyChoosingAgent());
+  return true;
 }
