@@ -124,6 +124,8 @@ export interface ChangeResult {
   interrupted?: { checkpoint?: string | undefined };
   /** The first thing that went wrong; stages after it did not run, work before it is kept. */
   error?: { stage: JobStage; message: string };
+  /** What a step found that the reviewer should know, said in the thread's answer (markdown lines). */
+  notices?: string[];
   durationMs: number;
   /** Bringing a branch up to date: what the update found and did. */
   update?: Integration;

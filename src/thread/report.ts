@@ -172,6 +172,7 @@ export function finalReport(
   const outcome = failure || job.verify?.passed === false ? "failure" : "success";
   const markdown = [
     renderFinalReport(input),
+    job.notices?.length ? ["**To review**", ...job.notices].join("\n") : "",
     config.budgetNote ?? "",
     renderMcp(job.agent?.mcp),
     renderCapped(config),

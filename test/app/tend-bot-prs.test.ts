@@ -138,10 +138,23 @@ async function dependabotPr(options: {
   listsCommits?: boolean;
   /** The project's folder in the repository (Dependabot's `directory: /web`); default its root. */
   folder?: string;
+  /** package.json's allowScripts, on both sides of the bump. */
+  allowScripts?: Record<string, boolean>;
 }): Promise<World> {
   const inFolder = (path: string) => (options.folder ? `${options.folder}/${path}` : path);
   const cd = options.folder ? `cd ${options.folder} && ` : "";
-  const { before, after } = await projectPair(options.manager, options.bumped);
+  const pair = await projectPair(options.manager, options.bumped);
+  const withPolicy = (files: Record<string, string>) =>
+    options.allowScripts
+      ? {
+          ...files,
+          "package.json": JSON.stringify({
+            ...JSON.parse(files["package.json"] ?? "{}"),
+            allowScripts: options.allowScripts,
+          }),
+        }
+      : files;
+  const [before, after] = [withPolicy(pair.before), withPolicy(pair.after)];
   const names = Object.keys(options.bumped);
   const branch =
     names.length === 1
@@ -320,6 +333,24 @@ describe.each(["npm", "pnpm"] as const)(
     });
   },
 );
+
+describe("a Dependabot bump past an install-script approval (npm's allowScripts)", () => {
+  it("says in the thread which new install script the approval, pinned to the old version, does not cover", async () => {
+    const w = await dependabotPr({
+      manager: "npm",
+      bumped: { "fx-greet": "2.0.0", "fx-util": "1.2.1" },
+      steps: renameFix,
+      allowScripts: { "fx-util@1.2.0": true },
+    });
+    await deliver(w.h, checkSuiteFailed(w));
+    expect(commitsSince(w.h, w.bumpSha, w.branch)).toHaveLength(1);
+    const said = comments(w.h).at(-1) ?? "";
+    expect(said).toMatch(/npm test[\s\S]*pass/i);
+    expect(said).toContain(
+      "**To review**\n- ⚠️ **fx-util** 1.2.1, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-util@1.2.0`): npm 12 and later skip it on install.",
+    );
+  });
+});
 
 describe("a Dependabot bump in a folder of the repository (directory: /web)", () => {
   it("reads the bump from that project and fixes it there", async () => {

@@ -1,10 +1,12 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import { minVersion, valid } from "semver";
 import { type GitEnv, runGit, runGitBuffer } from "../../git/git-client.js";
+import { lockedScriptsToReview } from "../group/locked-scripts.js";
 import { PACKAGE_MANAGERS } from "../managers/index.js";
 import type { DetectedManager } from "../managers/types.js";
+import type { UnreviewedPackage } from "../plan/install-scripts.js";
 import { type DepEntry, type NpmProject, readNpmProject } from "../plan/project.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
 
@@ -28,6 +30,8 @@ export interface PrBump {
   lockfilePath: string | undefined;
   /** Where the branch left its base. */
   mergeBase: string;
+  /** Install scripts the branch's npm lockfile newly locks that package.json's allowScripts leaves unreviewed. */
+  unreviewedScripts: UnreviewedPackage[];
 }
 
 /** The files a project's dependencies are read from. */
@@ -72,6 +76,12 @@ export async function readPrBump(options: {
       readNpmProject(join(options.dir, root)),
     ]);
     const inRoot = (path: string) => (root ? `${root}/${path}` : path);
+    const lockfilePath = after.lockfilePath ? inRoot(after.lockfilePath) : undefined;
+    const unreviewedScripts = await lockedScriptsToReview({
+      dir: options.dir,
+      lockfilePath,
+      before: lockfilePath ? await readFile(join(scratch, lockfilePath)).catch(() => null) : null,
+    });
     return {
       updates: updatesBetween(before, after).map((update) => ({
         ...update,
@@ -79,8 +89,9 @@ export async function readPrBump(options: {
       })),
       manager: after.manager,
       root,
-      lockfilePath: after.lockfilePath ? inRoot(after.lockfilePath) : undefined,
+      lockfilePath,
       mergeBase,
+      unreviewedScripts,
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { errorMessage } from "../../error-message.js";
 import { runGit } from "../../git/git-client.js";
 import { authoredBy, sameLogin } from "../../github/logins.js";
 import { isStop, stop } from "../../kernel/steps.js";
+import { lockedScriptWarnings } from "../publish/pr-body.js";
 import { readNpmConfig } from "../registry/npmrc.js";
 import { createRegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
@@ -72,8 +73,12 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
         options.releases,
         ctx.signal,
       );
+      const notices = lockedScriptWarnings(bump.unreviewedScripts, bump.updates);
       return {
         ...state,
+        ...(notices.length > 0
+          ? { result: { ...state.result, notices: [...(state.result.notices ?? []), ...notices] } }
+          : {}),
         taskNotes: [...(state.taskNotes ?? []), describeBump(options.bot, bump), upstream].filter(
           Boolean,
         ),

@@ -203,7 +203,7 @@ function unapprovedWarning(update: Update, unapproved: UnapprovedScripts): strin
 }
 
 /** The same for what the lockfile newly locks, less what a direct update's line already says. */
-function lockedScriptWarnings(
+export function lockedScriptWarnings(
   packages: readonly UnreviewedPackage[],
   applied: readonly Update[],
 ): string[] {

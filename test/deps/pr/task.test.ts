@@ -21,6 +21,7 @@ const bump = (updates: Update[]): PrBump => ({
   lockfilePath: "package-lock.json",
   mergeBase: "0".repeat(40),
   root: "",
+  unreviewedScripts: [],
 });
 
 describe("what the agent is told about another bot's bump", () => {

@@ -1,0 +1,57 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readPrBump } from "../../../src/deps/pr/bump-diff.js";
+import { git, makeRepo } from "../../helpers/temp-dir.js";
+
+/**
+ * Another bot's bump read from git: which packages moved, and what its
+ * npm lockfile newly locks with an install script that package.json's
+ * allowScripts leaves unreviewed (the esbuild under a vite bump, pinned to
+ * the version someone reviewed).
+ */
+
+const manifest = (vite: string) =>
+  `${JSON.stringify(
+    {
+      name: "web",
+      version: "1.0.0",
+      devDependencies: { vite },
+      allowScripts: { "esbuild@0.20.0": true },
+    },
+    null,
+    2,
+  )}\n`;
+
+const lockfile = (vite: string, esbuild: string) =>
+  `${JSON.stringify(
+    {
+      name: "web",
+      lockfileVersion: 3,
+      packages: {
+        "": { name: "web", version: "1.0.0", devDependencies: { vite } },
+        "node_modules/vite": { version: vite, dev: true, dependencies: { esbuild } },
+        "node_modules/esbuild": { version: esbuild, dev: true, hasInstallScript: true },
+      },
+    },
+    null,
+    2,
+  )}\n`;
+
+describe("readPrBump", () => {
+  it("says which install script the bump newly locks that allowScripts approves only at its old version", async () => {
+    const dir = await makeRepo({
+      "package.json": manifest("5.0.0"),
+      "package-lock.json": lockfile("5.0.0", "0.20.0"),
+    });
+    const mergeBase = git(dir, "rev-parse", "HEAD").trim();
+    await writeFile(join(dir, "package.json"), manifest("5.1.0"));
+    await writeFile(join(dir, "package-lock.json"), lockfile("5.1.0", "0.21.0"));
+    git(dir, "commit", "-qam", "Bump vite from 5.0.0 to 5.1.0");
+    const bump = await readPrBump({ dir, env: { PATH: process.env.PATH ?? "" }, mergeBase });
+    expect(bump.updates.map((u) => `${u.name} ${u.from}->${u.to}`)).toEqual(["vite 5.0.0->5.1.0"]);
+    expect(bump.unreviewedScripts).toEqual([
+      { name: "esbuild", version: "0.21.0", otherVersions: ["esbuild@0.20.0"] },
+    ]);
+  });
+});
