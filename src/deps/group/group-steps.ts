@@ -6,6 +6,7 @@ import { openWorksite, type Worksite } from "../../kernel/worksite.js";
 import { dropFixCheckpoint, type FixCheckpointTarget } from "../fix/fix-checkpoint.js";
 import { fixForward } from "../fix/fix-forward.js";
 import { retargetedFix } from "../managers/locked-check.js";
+import { lockedScriptsToReview } from "../plan/install-scripts.js";
 import { pushGroup } from "../publish/publish-group.js";
 import type { Update } from "../update.js";
 import { type AttemptOutcome, attemptUpdates } from "./attempt.js";
@@ -14,7 +15,6 @@ import { otherAuthors, readFiles, restartFromBase } from "./checkout.js";
 import type { GroupContext } from "./context.js";
 import { bumpCommitText, commitGroup } from "./group-commits.js";
 import type { DepsGroupResult } from "./group-result.js";
-import { lockedScriptsToReview } from "./locked-scripts.js";
 
 /**
  * A dependency group's work, as steps on the one runner (kernel/steps.ts):

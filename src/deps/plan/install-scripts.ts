@@ -1,4 +1,7 @@
+import { basename, dirname, join } from "node:path";
 import { satisfies } from "semver";
+import { readWorkspaceText } from "../../sandbox/host-files.js";
+import { scriptedPackages } from "../managers/npm/lockfile.js";
 import type { Packument } from "../registry/registry.js";
 import type { UnapprovedScripts, Update } from "../update.js";
 
@@ -113,6 +116,37 @@ export function newlyLockedUnreviewed(
       return unreviewed ? [{ ...p, ...unreviewed }] : [];
     })
     .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+const NPM_LOCKFILES = new Set(["package-lock.json", "npm-shrinkwrap.json"]);
+
+/**
+ * What a bump's npm lockfile in `dir` newly locks against `before` (the
+ * base's) and package.json's `allowScripts` leaves unreviewed: what npm 12
+ * will skip once the bump is merged. Our own bump's group and another
+ * bot's pull request alike. None when there is nothing to compare (no base
+ * lockfile, another tool's) or a file cannot be read, which the install has
+ * already said.
+ */
+export async function lockedScriptsToReview(options: {
+  dir: string;
+  lockfilePath: string | undefined;
+  before: Buffer | null | undefined;
+}): Promise<UnreviewedPackage[]> {
+  const { dir, lockfilePath, before } = options;
+  if (!lockfilePath || !before || !NPM_LOCKFILES.has(basename(lockfilePath))) return [];
+  try {
+    const manifest = JSON.parse(
+      await readWorkspaceText(dir, join(dirname(lockfilePath), "package.json")),
+    ) as { allowScripts?: unknown } | null;
+    return newlyLockedUnreviewed(
+      manifest?.allowScripts,
+      scriptedPackages(before.toString("utf8")),
+      scriptedPackages(await readWorkspaceText(dir, lockfilePath)),
+    );
+  } catch {
+    return [];
+  }
 }
 
 /** Each planned update's unapproved scripts, on an npm project whose package.json has `allowScripts`. */

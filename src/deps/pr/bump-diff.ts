@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, posix } from "node:path";
 import { minVersion, valid } from "semver";
 import { type GitEnv, runGit, runGitBuffer } from "../../git/git-client.js";
-import { lockedScriptsToReview } from "../group/locked-scripts.js";
 import { PACKAGE_MANAGERS } from "../managers/index.js";
 import type { DetectedManager } from "../managers/types.js";
-import type { UnreviewedPackage } from "../plan/install-scripts.js";
+import { lockedScriptsToReview, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { type DepEntry, type NpmProject, readNpmProject } from "../plan/project.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
 
