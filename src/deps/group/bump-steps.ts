@@ -1,0 +1,217 @@
+import { stop } from "../../kernel/steps.js";
+import { fixForward } from "../fix/fix-forward.js";
+import { retargetedFix } from "../managers/locked-check.js";
+import type { Update } from "../update.js";
+import { attemptUpdates } from "./attempt.js";
+import { isolateCulprits } from "./bisect.js";
+import { readFiles } from "./checkout.js";
+import type { GroupContext } from "./context.js";
+import type { DepsGroupResult } from "./group-result.js";
+import { type GroupState, type GroupStep, siteOf, withResult } from "./group-state.js";
+
+/**
+ * The middle of a group's work (group-steps.ts): apply the bump, installed
+ * and checked; split what passes as it is from what needs a fix; let the
+ * agent fix forward and bisect what it could not fix; settle what ships.
+ */
+
+/** One try of `updates` in the group's workspace (attempt.ts), with the agent's files on top. */
+function attempt(state: GroupState, ctx: GroupContext) {
+  const { workspace, sandboxes } = siteOf(state);
+  const group = state.result.group;
+  return (updates: readonly Update[], extra?: ReadonlyMap<string, Buffer | null>) =>
+    attemptUpdates(
+      {
+        tools: ctx.tools,
+        dir: workspace.dir,
+        sandboxes,
+        before: group.security ? ctx.tools.securityBefore : ctx.tools.before,
+        gitEnv: ctx.gitEnv,
+        clock: ctx.services.clock,
+        signal: ctx.signal,
+        events: ctx.events,
+      },
+      updates,
+      extra,
+    );
+}
+
+/**
+ * The bump, installed and checked. A version the plan did not choose is no
+ * breakage to fix: those updates are left out with the reason (or retold
+ * at the version the lockfile step could take), and the rest is tried on its own.
+ */
+export const bump: GroupStep = {
+  stage: "bump",
+  async run(state, ctx) {
+    const { workspace } = siteOf(state);
+    const tryUpdates = attempt(state, ctx);
+    const base = await readFiles(workspace.dir, [
+      ...ctx.tools.manifests,
+      ...(ctx.tools.lockfilePath ? [ctx.tools.lockfilePath] : []),
+    ]);
+    let all: readonly Update[] = state.result.group.updates;
+    let final = await tryUpdates(all);
+    const leftOut = [...state.result.leftOut];
+    let firstFailure = state.result.firstFailure;
+    const retold = new Set<string>();
+    while (final.mismatched && all.length > 0) {
+      const refused = new Set<Update>();
+      const replaced = new Map<Update, Update>();
+      for (const mismatch of final.mismatched) {
+        const fix = retold.has(mismatch.update.name) ? undefined : retargetedFix(mismatch);
+        if (fix) {
+          replaced.set(mismatch.update, fix);
+          retold.add(fix.name);
+        } else refused.add(mismatch.update);
+      }
+      const failure = final.failure;
+      leftOut.push(...[...refused].map((update) => ({ update, failure })));
+      if (failure && refused.size > 0) firstFailure = failure;
+      all = all.filter((u) => !refused.has(u)).map((u) => replaced.get(u) ?? u);
+      if (all.length > 0) final = await tryUpdates(all);
+    }
+    return {
+      ...withResult(state, {
+        leftOut,
+        applied: [...all],
+        ...(firstFailure ? { firstFailure } : {}),
+      }),
+      base,
+      all,
+      final,
+    };
+  },
+};
+
+/**
+ * Which updates pass as they are: those go out green in one pull request,
+ * and the agent's fixes in another, so a reviewer can merge the safe part
+ * without reading code changes. (Not after a refused version: the two parts
+ * would not carry it to the report.)
+ */
+export const split: GroupStep = {
+  stage: "bump",
+  async run(state, ctx) {
+    const { all, final, result } = state;
+    const { group } = result;
+    if (
+      !final ||
+      final.passed ||
+      all.length <= 1 ||
+      group.split ||
+      group.security ||
+      result.leftOut.length > 0
+    )
+      return state;
+    const tryUpdates = attempt(state, ctx);
+    const probe = await isolateCulprits({
+      items: all,
+      knownFailing: true,
+      maxChecks: ctx.agent.maxBisectChecks,
+      passes: async (subset) => {
+        ctx.events.step(
+          `Finding what passes as it is: ${subset.map((u) => u.name).join(", ") || "no updates"}`,
+        );
+        return (await tryUpdates(subset)).passed;
+      },
+    });
+    if (probe.settled && probe.kept.length > 0 && probe.culprits.length > 0) {
+      return stop(
+        withResult(state, {
+          status: "split",
+          ...(final.failure ? { firstFailure: final.failure } : {}),
+          split: { asIs: probe.kept, fixes: probe.culprits },
+          applied: [],
+        }),
+      );
+    }
+    return { ...state, probe };
+  },
+};
+
+/**
+ * The agent fixes forward what broke; verified again with its changes.
+ * What still fails is bisected: the culprits are left out, the rest ships.
+ */
+export const fix: GroupStep = {
+  stage: "bump",
+  async run(state, ctx) {
+    const { all, probe } = state;
+    let final = state.final;
+    if (!final || final.passed || !final.failure || all.length === 0) return state;
+    const { workspace, sandboxes } = siteOf(state);
+    const tryUpdates = attempt(state, ctx);
+    const firstFailure = final.failure;
+    const forward = await fixForward(ctx, {
+      dir: workspace.dir,
+      sandbox: sandboxes.agent,
+      updates: all,
+      failure: final.failure,
+      target: state.fixTarget,
+      base: workspace.baseSha,
+    });
+    const kept = forward.kept;
+    const keptFiles = new Map(kept.map((c) => [c.path, c.after]));
+    // Nothing changed: installing and checking again would only repeat the failure.
+    if (kept.length > 0) {
+      ctx.events.step("Verifying the agent's fix");
+      final = await tryUpdates(all, keptFiles);
+    }
+    let result: DepsGroupResult = {
+      ...state.result,
+      firstFailure,
+      agent: { ...forward.agent, fixed: final.passed },
+      ...(forward.drift.length > 0 ? { drift: forward.drift } : {}),
+    };
+    if (!final.passed) {
+      const stillFailing = final.failure;
+      // Unchanged by the agent, the tree is the one the probe bisected: same answer.
+      const bisect =
+        kept.length === 0 && probe
+          ? probe
+          : all.length > 1
+            ? await isolateCulprits({
+                items: all,
+                knownFailing: true,
+                maxChecks: ctx.agent.maxBisectChecks,
+                passes: async (subset) => {
+                  ctx.events.step(
+                    `Bisecting: trying ${subset.map((u) => u.name).join(", ") || "no updates"}`,
+                  );
+                  return (await tryUpdates(subset, keptFiles)).passed;
+                },
+              })
+            : { kept: [], culprits: [...all], settled: true };
+      const leftOut = bisect.culprits.map((update) => ({ update, failure: stillFailing }));
+      if (!bisect.settled)
+        leftOut.push(...bisect.kept.map((update) => ({ update, failure: undefined })));
+      result = { ...result, leftOut, applied: bisect.kept };
+      if (result.applied.length > 0) final = await tryUpdates(result.applied, keptFiles);
+    }
+    return { ...state, result, final, kept, keptFiles };
+  },
+};
+
+/** What passes ships: green, or partial with what was left out; nothing passing fails the group. */
+export const settle: GroupStep = {
+  stage: "bump",
+  async run(state, ctx) {
+    const final = state.final;
+    const base = withResult(state, {
+      ...(final?.verify ? { verify: final.verify } : {}),
+      unverified: ctx.tools.verify === null,
+    });
+    const { applied, leftOut } = base.result;
+    if (applied.length === 0 || !final?.passed) {
+      return stop(
+        withResult(base, {
+          status: "failed",
+          leftOut: [...leftOut, ...applied.map((update) => ({ update, failure: final?.failure }))],
+          applied: [],
+        }),
+      );
+    }
+    return withResult(base, { status: leftOut.length > 0 ? "partial" : "green" });
+  },
+};
