@@ -59,6 +59,11 @@ function rangeLists(): Map<string, BlockList> {
 /** Says what non-public network an address is on, or undefined for a public one. */
 export type KindOf = (address: string) => string | undefined;
 
+/** A host as a socket and these checks want it: a URL's IPv6 address keeps its brackets (`[::1]`). */
+export function bareHost(host: string): string {
+  return host.replace(/^\[(.*)\]$/, "$1");
+}
+
 /**
  * The kind of network an address belongs to when it is not a public one
  * ("loopback", "private", "link-local", ...), or undefined. IPv4-mapped IPv6
@@ -66,7 +71,7 @@ export type KindOf = (address: string) => string | undefined;
  * the IPv4 address inside a 6to4 one (2002:a00:1::).
  */
 export function nonPublicKind(address: string): string | undefined {
-  const ip = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const ip = bareHost(address).replace(/%.*$/, "");
   const family = isIP(ip);
   if (family === 0) return "unparsable";
   const type = family === 6 ? "ipv6" : "ipv4";

@@ -2,14 +2,9 @@ import { lookup } from "node:dns/promises";
 import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { connect, isIP, type Socket } from "node:net";
-import { nonPublicKind } from "./address-kind.js";
+import { bareHost, nonPublicKind } from "./address-kind.js";
 import { type HostRule, hostAllowed, namesLocalTarget } from "./network.js";
-import {
-  dialHost,
-  type OutboundProxy,
-  proxyAuthorization,
-  proxyFor,
-} from "./trust/proxy-settings.js";
+import { type OutboundProxy, proxyAuthorization, proxyFor } from "./trust/proxy-settings.js";
 import { caWithRoots, tunnelThroughProxy } from "./trust/upstream-proxy.js";
 
 /**
@@ -161,7 +156,7 @@ async function forwardPlain(req: IncomingMessage, check: Check) {
     const auth = proxyAuthorization(target.via);
     const secure = target.via.protocol === "https:";
     return (secure ? httpsRequest : httpRequest)({
-      host: dialHost(target.via),
+      host: bareHost(target.via.hostname),
       port: Number(target.via.port || (secure ? 443 : 80)),
       ...(secure ? { ca: caWithRoots(target.ca) } : {}),
       method: req.method,
@@ -194,7 +189,7 @@ export async function checkTarget(
   resolveName: Resolve,
 ): Promise<Target> {
   const { rules } = policy;
-  const name = host.replace(/^\[|\]$/g, "");
+  const name = bareHost(host);
   const validPort = Number.isInteger(port) && port > 0 && port <= 65_535;
   const named = validPort && name !== "" && hostAllowed(rules, name, port);
   if (!named && !(policy.anyPublic && validPort && name !== "")) {

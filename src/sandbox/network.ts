@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import * as z from "../zod.js";
+import { bareHost } from "./address-kind.js";
 
 /**
  * What the network looks like from inside the sandbox: nothing (the
@@ -67,15 +68,12 @@ export function parseHostRule(pattern: string): HostRule {
   const match = HOST_PATTERN.exec(pattern.trim().toLowerCase());
   if (!match?.[2]) throw new Error(`not a host pattern: ${pattern}`);
   const port = match[5] ? Number(match[5]) : undefined;
-  return { host: match[2].replace(/^\[|\]$/g, ""), wildcard: Boolean(match[1]), port };
+  return { host: bareHost(match[2]), wildcard: Boolean(match[1]), port };
 }
 
 /** Whether a request to host:port is allowed by any rule. */
 export function hostAllowed(rules: readonly HostRule[], host: string, port: number): boolean {
-  const name = host
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "");
+  const name = bareHost(host.toLowerCase()).replace(/\.$/, "");
   return rules.some((rule) => {
     if (rule.port !== undefined && rule.port !== port) return false;
     if (rule.wildcard) return name.endsWith(`.${rule.host}`);

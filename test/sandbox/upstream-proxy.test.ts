@@ -1,7 +1,7 @@
 import { once } from "node:events";
 import { createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { dialHost } from "../../src/sandbox/trust/proxy-settings.js";
+import { bareHost } from "../../src/sandbox/address-kind.js";
 import { tunnelThroughProxy } from "../../src/sandbox/trust/upstream-proxy.js";
 
 /**
@@ -48,10 +48,12 @@ describe("tunnelThroughProxy", () => {
   });
 });
 
-describe("dialHost", () => {
+describe("bareHost", () => {
   it("takes an IPv6 address out of its brackets and leaves names and IPv4 as they are", () => {
-    expect(dialHost(new URL("http://[fd00::1]:3128"))).toBe("fd00::1");
-    expect(dialHost(new URL("https://user:pw@proxy.corp.test:8443"))).toBe("proxy.corp.test");
-    expect(dialHost(new URL("http://10.0.0.7:3128"))).toBe("10.0.0.7");
+    expect(bareHost(new URL("http://[fd00::1]:3128").hostname)).toBe("fd00::1");
+    expect(bareHost(new URL("https://user:pw@proxy.corp.test:8443").hostname)).toBe(
+      "proxy.corp.test",
+    );
+    expect(bareHost(new URL("http://10.0.0.7:3128").hostname)).toBe("10.0.0.7");
   });
 });

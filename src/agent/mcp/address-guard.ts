@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
-import { type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
+import { bareHost, type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
 
 /**
  * Which addresses a repository's HTTP MCP server may have. The request is
@@ -29,7 +29,7 @@ export async function checkHost(
   | { refused: string; unresolved?: true; addresses?: never }
   | { refused?: never; addresses: Array<{ address: string; family: number }> }
 > {
-  const host = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  const host = bareHost(hostname).toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal")) {
     return { refused: `${host} is on the host's own network` };
   }

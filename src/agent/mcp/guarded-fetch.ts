@@ -4,8 +4,8 @@ import { isIP, type Socket } from "node:net";
 import { Readable } from "node:stream";
 import { connect as tlsConnect } from "node:tls";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
-import { dialHost, type OutboundProxy, proxyFor } from "../../sandbox/trust/proxy-settings.js";
+import { bareHost, type KindOf, nonPublicKind } from "../../sandbox/address-kind.js";
+import { type OutboundProxy, proxyFor } from "../../sandbox/trust/proxy-settings.js";
 import { caWithRoots, tunnelThroughProxy } from "../../sandbox/trust/upstream-proxy.js";
 import { checkHost, guardedLookup, type Resolve, refusedConnection } from "./address-guard.js";
 
@@ -110,7 +110,7 @@ async function tunnelTo(
   },
 ): Promise<Socket> {
   const { ca, signal } = options;
-  const host = dialHost(url);
+  const host = bareHost(url.hostname);
   const checked = await checkHost(host, options.resolve, options.kindOf);
   if (checked.refused !== undefined && !checked.unresolved) {
     throw refusedConnection(checked.refused);

@@ -1,4 +1,5 @@
 import { BlockList, isIP } from "node:net";
+import { bareHost } from "../address-kind.js";
 /**
  * The host's outbound proxy, as curl, git, npm and most tools read it from
  * the environment: `HTTPS_PROXY` / `HTTP_PROXY` / `ALL_PROXY` (either case,
@@ -64,11 +65,6 @@ export function parseProxyUrl(value: string | undefined): URL | undefined {
   }
 }
 
-/** The host a socket dials for `url`: a URL keeps an IPv6 address's brackets (`[::1]`), a socket wants it bare. */
-export function dialHost(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, "$1");
-}
-
 export function hasCredentials(url: URL): boolean {
   return url.username !== "" || url.password !== "";
 }
@@ -99,10 +95,7 @@ export function proxyFor(
  * address, as curl reads it.
  */
 export function bypassesProxy(noProxy: string, host: string, port: number): boolean {
-  const name = host
-    .toLowerCase()
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "");
+  const name = bareHost(host.toLowerCase()).replace(/\.$/, "");
   const family = isIP(name);
   return noProxy
     .split(/[\s,]+/)

@@ -1,6 +1,7 @@
 import { isIP, connect as netConnect, type Socket } from "node:net";
 import { rootCertificates, connect as tlsConnect } from "node:tls";
-import { dialHost, proxyAuthorization } from "./proxy-settings.js";
+import { bareHost } from "../address-kind.js";
+import { proxyAuthorization } from "./proxy-settings.js";
 
 /**
  * A tunnel through the host's own proxy: CONNECT host:port, with the
@@ -41,7 +42,7 @@ export function tunnelThroughProxy(
 ): Promise<Socket> {
   const ca = caWithRoots(extraCa);
   const proxyPort = Number(proxy.port || (proxy.protocol === "https:" ? 443 : 80));
-  const proxyHost = dialHost(proxy);
+  const proxyHost = bareHost(proxy.hostname);
   const socket =
     proxy.protocol === "https:"
       ? tlsConnect({
