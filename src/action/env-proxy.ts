@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
-import { noProxyWithLoopback } from "../sandbox/trust/proxy-settings.js";
+import { isIP } from "node:net";
+import { bareHost } from "../sandbox/address-kind.js";
+import { bypassesProxy, noProxyWithLoopback } from "../sandbox/trust/proxy-settings.js";
 
 /**
  * A self-hosted runner behind a company proxy sets HTTPS_PROXY (and
@@ -11,6 +13,16 @@ import { noProxyWithLoopback } from "../sandbox/trust/proxy-settings.js";
  * model calls then go through the proxy as the toolkit's do (one more
  * Node start, ~70 ms, on such runners only), loopback excepted. git takes
  * the proxy from the same variables itself.
+ *
+ * Node reads NO_PROXY differently from curl, git, the App and the
+ * sandboxes (proxy-settings.ts). It has no ranges: measured on Node 24.9.0,
+ * with `127.0.0.0/8` fetch and node:http sent a request for 127.0.0.2 to the
+ * proxy. And its two clients disagree on IPv6: fetch matches `[fd00::1]`
+ * only, node:http `fd00::1` only. So the restarted Node's NO_PROXY names
+ * every IPv6 entry both ways, and each of the Action's own endpoints given
+ * by an address that the step's NO_PROXY covers (by a range, say) exactly:
+ * a GitHub Enterprise or model server on the company network is reached
+ * directly, as the step's NO_PROXY says.
  */
 
 /** The variables Node's NODE_USE_ENV_PROXY reads. */
@@ -24,8 +36,60 @@ const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy
 export function envProxyEnv(
   env: Record<string, string | undefined>,
 ): Record<string, string | undefined> {
-  const noProxy = noProxyWithLoopback(env);
+  const entries = [...noProxyWithLoopback(env).split(","), ...endpointsToName(env)];
+  const noProxy = [...new Set(entries.flatMap(nodeForms))].join(",");
   return { ...env, NODE_USE_ENV_PROXY: "1", NO_PROXY: noProxy, no_proxy: noProxy };
+}
+
+/** An exact IPv6 entry as both of Node's clients read it; any other entry as it is. */
+function nodeForms(entry: string): string[] {
+  const address = bareHost(entry);
+  return isIP(address) === 6 ? [address, `[${address}]`] : [entry];
+}
+
+/** The variables that give the hosts the Action's own fetch and node:https reach. */
+const ENDPOINT_VARIABLES = [
+  "GITHUB_API_URL",
+  "GITHUB_SERVER_URL",
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_BEDROCK_BASE_URL",
+  "ANTHROPIC_VERTEX_BASE_URL",
+  "OPENAI_BASE_URL",
+];
+
+/**
+ * The NO_PROXY entries Node needs to reach the Action's endpoints given by
+ * an address directly, as the step's NO_PROXY (read as curl does) asks,
+ * and that the step does not write in Node's way.
+ */
+export function endpointsToName(env: Record<string, string | undefined>): string[] {
+  const entries = [env.no_proxy, env.NO_PROXY]
+    .flatMap((list) => (list ?? "").split(/[\s,]+/))
+    .filter(Boolean)
+    .map((entry) => entry.toLowerCase());
+  // Every host direct already, for Node too.
+  if (entries.includes("*")) return [];
+  const written = new Set(entries);
+  const missing = new Set<string>();
+  for (const name of ENDPOINT_VARIABLES) {
+    const url = parseUrl(env[name]);
+    if (!url) continue;
+    const host = bareHost(url.hostname).toLowerCase();
+    const port = Number(url.port) || (url.protocol === "http:" ? 80 : 443);
+    if (isIP(host) === 0 || !bypassesProxy(entries.join(","), host, port)) continue;
+    for (const form of nodeForms(host)) {
+      if (!written.has(form) && !written.has(`${form}:${port}`)) missing.add(form);
+    }
+  }
+  return [...missing];
+}
+
+function parseUrl(value: string | undefined): URL | undefined {
+  try {
+    return value?.trim() ? new URL(value.trim()) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether this Node sends node:https and fetch through the environment's proxy when asked. */
@@ -41,8 +105,12 @@ export function needsEnvProxyRestart(
   version: string,
 ): boolean {
   if (!PROXY_VARIABLES.some((name) => env[name]?.trim())) return false;
-  if (env.NODE_USE_ENV_PROXY?.trim() || execArgv.includes("--use-env-proxy")) return false;
-  return supportsEnvProxy(version);
+  if (!supportsEnvProxy(version)) return false;
+  // Already on: again only when Node would send one of the endpoints to the proxy.
+  if (env.NODE_USE_ENV_PROXY?.trim() || execArgv.includes("--use-env-proxy")) {
+    return endpointsToName(env).length > 0;
+  }
+  return true;
 }
 
 /**

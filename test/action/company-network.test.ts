@@ -45,6 +45,10 @@ async function companyRun(options: {
   useEnvProxy: boolean;
   /** The model's API on this machine's loopback (no proxy can reach it), HTTP_PROXY set too. */
   modelOnLoopback?: boolean;
+  /** The loopback address that API listens on (default 127.0.0.1). */
+  modelHost?: string;
+  /** The step's NO_PROXY, with the model on loopback (default none). */
+  noProxy?: string;
   steps?: ServerStep[];
   onModelRequest?: () => void;
   onSpawn?: (child: ChildProcess) => void;
@@ -52,6 +56,7 @@ async function companyRun(options: {
   world = await startWorld({
     steps: options.steps ?? [reply("Nothing to change."), reply("Nothing to change.")],
     ...(options.onModelRequest ? { onModelRequest: options.onModelRequest } : {}),
+    ...(options.modelHost ? { modelHost: options.modelHost } : {}),
   });
   const ca = await makeThrowawayCa(await makeTempDir("pw-action-ca-"));
   proxy = await startInspectingProxy({
@@ -68,7 +73,7 @@ async function companyRun(options: {
       ANTHROPIC_BASE_URL: options.modelOnLoopback ? world.model.url : `https://${MODEL_HOST}`,
       HTTPS_PROXY: proxy.url,
       ...(options.modelOnLoopback
-        ? { HTTP_PROXY: proxy.url }
+        ? { HTTP_PROXY: proxy.url, ...(options.noProxy ? { NO_PROXY: options.noProxy } : {}) }
         : // The repository's git server is on this machine (git honours it too).
           { NO_PROXY: "127.0.0.1" }),
       ...(options.useEnvProxy ? { NODE_USE_ENV_PROXY: "1" } : {}),
@@ -103,6 +108,34 @@ describe("the Action behind a TLS-inspecting proxy (Node 24)", () => {
     expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
     // Neither the model's API nor the git server (both on 127.0.0.1) was asked of the proxy.
     expect(proxy?.asked.filter((target) => target.includes("127.0.0.1"))).toEqual([]);
+  });
+
+  it("reaches a model server given by an address in a NO_PROXY range directly, though Node's own reading has no ranges", async () => {
+    // The workflow already turned Node's proxy on: the Action starts again only for this.
+    const run = await companyRun({
+      trustCa: true,
+      useEnvProxy: true,
+      modelOnLoopback: true,
+      modelHost: "127.0.0.2",
+      noProxy: "10.0.0.0/8,127.0.0.0/8",
+    });
+    expect(run.code, run.log).toBe(0);
+    expect(world?.model.requests.length).toBeGreaterThan(0);
+    expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
+    expect(proxy?.asked.filter((target) => target.includes("127.0.0.2"))).toEqual([]);
+  });
+
+  it("started again, reaches a model server on [::1] directly: Node's fetch needs the address in brackets", async () => {
+    const run = await companyRun({
+      trustCa: true,
+      useEnvProxy: false,
+      modelOnLoopback: true,
+      modelHost: "::1",
+    });
+    expect(run.code, run.log).toBe(0);
+    expect(world?.model.requests.length).toBeGreaterThan(0);
+    expect(proxy?.asked).toContain(`${GITHUB_HOST}:443`);
+    expect(proxy?.asked.filter((target) => target.includes("::1"))).toEqual([]);
   });
 
   it("started again, still stops when the runner cancels the job (its signal is passed on)", async () => {

@@ -87,6 +87,8 @@ export async function startWorld(
     github?: Partial<FakeGitHubOptions>;
     /** Called as each model request arrives (the bench times the first one). */
     onModelRequest?: () => void;
+    /** The loopback address the model's API listens on (default 127.0.0.1). */
+    modelHost?: string;
   } = {},
 ): Promise<ActionWorld> {
   const tmp = makeTempDir("pw-action-");
@@ -101,7 +103,11 @@ export async function startWorld(
     ...options.github,
   });
   const api = await github.listen();
-  const model = await startFakeAnthropic(options.steps ?? [], options.onModelRequest);
+  const model = await startFakeAnthropic(
+    options.steps ?? [],
+    options.onModelRequest,
+    options.modelHost ? { host: options.modelHost } : {},
+  );
   return {
     tmp,
     env,

@@ -52,6 +52,8 @@ export interface FakeAnthropicOptions {
    * request whose client went away (a killed process) is dropped.
    */
   holdWhenEmpty?: boolean;
+  /** The loopback address to listen on (default 127.0.0.1): another one is "another machine" to a proxy rule. */
+  host?: string;
 }
 
 export async function startFakeAnthropic(
@@ -122,10 +124,11 @@ export async function startFakeAnthropic(
     );
   });
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const host = options.host ?? "127.0.0.1";
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
     requests,
     push: (...more) => {
       queue.push(...more);
