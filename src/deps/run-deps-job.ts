@@ -20,6 +20,7 @@ import { managerCommands, packageManager } from "./managers/index.js";
 import { missingTool } from "./managers/tool-check.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
+import { registryInstallScripts } from "./plan/install-scripts.js";
 import { type DepsPlan, planDepsUpdates } from "./plan/plan.js";
 import { listBumpPulls } from "./publish/bump-pulls.js";
 import { githubReleases } from "./registry/releases.js";
@@ -194,6 +195,7 @@ export async function runDepsJob(
       tools: {
         manifests: planned.plan.manifests,
         lockfilePath: planned.project.lockfilePath,
+        installScripts: registryInstallScripts(planned.registry),
         network: input.config.network,
         setupNetwork: input.config.setupNetwork,
         shellEnv,

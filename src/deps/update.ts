@@ -21,11 +21,27 @@ export interface UpdateLocation {
   from: string;
 }
 
+/** The tool whose install-script settings a project keeps (deps/plan/install-scripts.ts). */
+export type ScriptTool = "npm" | "pnpm";
+
+export type ScriptApproval = "allowed" | "denied" | "unreviewed";
+
+/** A project's install-script settings, read by its tool's rules (npm's, plan/install-scripts.ts; pnpm's, plan/pnpm-builds.ts). */
+export interface ScriptPolicy {
+  /** Whose settings: the pull request names them and the command that approves. */
+  tool: ScriptTool;
+  approval(name: string, version: string): ScriptApproval;
+  /** The entries that approve other versions of `name`: the pin a bump leaves behind. */
+  pinsOf(name: string): string[];
+}
+
 /**
- * The new version's install scripts that package.json's `allowScripts`
- * (npm 11.16+) neither approves nor denies: npm 12 skips them on install.
+ * The new version's install scripts that the project's policy neither
+ * approves nor denies (package.json's `allowScripts`, npm 11.16+; pnpm's
+ * `allowBuilds` or `onlyBuiltDependencies`): npm 12 and pnpm 10 skip them.
  */
 export interface UnapprovedScripts {
+  tool: ScriptTool;
   scripts: string[];
   /** The field's approvals of other versions of the package (`esbuild@0.25.0`): the pin a bump leaves behind. */
   otherVersions: string[];
@@ -46,7 +62,7 @@ export interface Update {
   links: ReleaseLinks;
   /** Install scripts the new version has and the old one did not (preinstall, install, postinstall). */
   newInstallScripts: string[];
-  /** Set when package.json's `allowScripts` leaves the new version's install scripts unreviewed. */
+  /** Set when the project's install-script policy leaves the new version's scripts unreviewed. */
   unapprovedScripts?: UnapprovedScripts;
   /** Newer versions of the same kind that were passed over, and why: "2.1.0: released 1 day ago, …". */
   passedOver: string[];

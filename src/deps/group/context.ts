@@ -80,6 +80,11 @@ export interface GroupTools {
   commandTimeoutSeconds?: number | undefined;
   manifests: string[];
   lockfilePath: string | undefined;
+  /**
+   * A registry version's install scripts, for what pnpm's lockfile newly
+   * locks (it does not mark them, npm's does); none: that check is skipped.
+   */
+  installScripts?: ((name: string, version: string) => Promise<string[]>) | undefined;
   /** npm's --before cutoff: the cooldown; security fixes skip it (`securityBefore`: the age gate only). */
   before: Date | undefined;
   securityBefore: Date | undefined;

@@ -134,6 +134,7 @@ const commit: GroupStep = {
       dir: workspace.dir,
       lockfilePath: ctx.tools.lockfilePath,
       before: ctx.tools.lockfilePath ? state.base?.get(ctx.tools.lockfilePath) : undefined,
+      installScripts: ctx.tools.installScripts,
     });
     const next = withResult(state, {
       commits,

@@ -1,9 +1,17 @@
 import { basename, dirname, join } from "node:path";
 import { satisfies } from "semver";
+import { parse as parseYaml } from "yaml";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { scriptedPackages } from "../managers/npm/lockfile.js";
-import type { Packument } from "../registry/registry.js";
-import type { UnapprovedScripts, Update } from "../update.js";
+import type { Packument, RegistryClient } from "../registry/registry.js";
+import type {
+  ScriptApproval,
+  ScriptPolicy,
+  ScriptTool,
+  UnapprovedScripts,
+  Update,
+} from "../update.js";
+import { lockedPnpmPackages, pnpmScriptPolicy } from "./pnpm-builds.js";
 
 /**
  * A dependency's install scripts, as a bump changes them: the scripts a
@@ -18,6 +26,10 @@ import type { UnapprovedScripts, Update } from "../update.js";
  * pinned version is such a script: the project's own CI installs the new
  * version without it. Approving it for the maintainer would defeat the
  * pin, so the plan and the pull request say so instead.
+ *
+ * pnpm 10 has the same gate, its own way (pnpm-builds.ts): builds run only
+ * for what `allowBuilds` or `onlyBuiltDependencies` names, pins included.
+ * A policy below is either tool's.
  */
 
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
@@ -30,13 +42,57 @@ export function installScriptsOf(packument: Packument, version: string): string[
   return present;
 }
 
+/** A version's install scripts as the registry's abbreviated packument tells them (fetched once per name). */
+export function registryInstallScripts(
+  registry: Pick<RegistryClient, "packument" | "abbreviatedPackument">,
+): (name: string, version: string) => Promise<string[]> {
+  return async (name, version) => {
+    const packument = await (registry.abbreviatedPackument ?? registry.packument).call(
+      registry,
+      name,
+    );
+    return installScriptsOf(packument, version);
+  };
+}
+
 /** Install scripts `to` has and `from` did not. */
 export function newInstallScripts(packument: Packument, from: string, to: string): string[] {
   const before = new Set(installScriptsOf(packument, from));
   return installScriptsOf(packument, to).filter((name) => !before.has(name));
 }
 
-export type ScriptApproval = "allowed" | "denied" | "unreviewed";
+/** How a pull request and the plan name each tool's settings, and the way to approve a script. */
+export const SCRIPT_SETTINGS: Record<
+  ScriptTool,
+  { field: string; where: string; skips: string; approve: (name: string) => string }
+> = {
+  npm: {
+    field: "allowScripts",
+    where: "package.json's `allowScripts`",
+    skips: "npm 12 and later skip it on install",
+    approve: (name) => `npm approve-scripts ${name}`,
+  },
+  pnpm: {
+    field: "allowBuilds",
+    where: "pnpm's `allowBuilds` (or `onlyBuiltDependencies`)",
+    skips: "pnpm 10 and later skip it on install",
+    // Interactive: it lists what the install left unbuilt, this one among them.
+    approve: () => "pnpm approve-builds",
+  },
+};
+
+/** package.json's `allowScripts`; undefined without the field (npm before 12 runs every script). */
+export function npmScriptPolicy(allowScripts: unknown): ScriptPolicy | undefined {
+  if (!isPolicy(allowScripts)) return undefined;
+  return {
+    tool: "npm",
+    approval: (name, version) => scriptApproval(allowScripts, name, version),
+    pinsOf: (name) =>
+      Object.entries(allowScripts)
+        .filter(([key, value]) => value === true && splitKey(key)?.name === name)
+        .map(([key]) => key),
+  };
+}
 
 /**
  * What an `allowScripts` object says of a registry package's version, by
@@ -56,108 +112,151 @@ export function scriptApproval(policy: unknown, name: string, version: string): 
 }
 
 /**
- * The scripts of `update`'s new version that the project's `allowScripts`
- * leaves unreviewed; undefined when it approves or denies them, when the
- * version has none, or when the project has no such field (it has not
- * opted into the policy, and npm before 12 runs every script).
+ * The scripts of `update`'s new version that the project's policy leaves
+ * unreviewed; undefined when it approves or denies them, when the version
+ * has none, when there is no policy (every script runs), or when the
+ * version it replaces had scripts left unreviewed too: the tool skipped
+ * them before the bump, and said so on every install.
  */
 export function unapprovedScripts(
-  policy: unknown,
+  policy: ScriptPolicy | undefined,
   packument: Packument,
-  update: Pick<Update, "name" | "package" | "to">,
+  update: Pick<Update, "name" | "package" | "to"> & { from?: string | undefined },
 ): UnapprovedScripts | undefined {
-  if (!isPolicy(policy)) return undefined;
+  if (!policy) return undefined;
   const scripts = installScriptsOf(packument, update.to);
   if (scripts.length === 0) return undefined;
-  // An alias is matched by the package it installs, as npm does.
-  const unreviewed = unreviewedBy(policy, update.package ?? update.name, update.to);
-  return unreviewed && { scripts, ...unreviewed };
-}
-
-/**
- * Undefined when the policy approves or denies `name@version`; else its
- * approvals of other versions of the package (the pin a bump leaves behind).
- */
-function unreviewedBy(
-  policy: Record<string, unknown>,
-  name: string,
-  version: string,
-): { otherVersions: string[] } | undefined {
-  if (scriptApproval(policy, name, version) !== "unreviewed") return undefined;
-  const otherVersions = Object.entries(policy)
-    .filter(([key, value]) => value === true && splitKey(key)?.name === name)
-    .map(([key]) => key);
-  return { otherVersions };
+  // An alias is matched by the package it installs, as npm and pnpm do.
+  const name = update.package ?? update.name;
+  if (policy.approval(name, update.to) !== "unreviewed") return undefined;
+  const { from } = update;
+  if (from && installScriptsOf(packument, from).length > 0) {
+    if (policy.approval(name, from) === "unreviewed") return undefined;
+  }
+  return { tool: policy.tool, scripts, otherVersions: policy.pinsOf(name) };
 }
 
 export interface UnreviewedPackage {
   name: string;
   version: string;
   otherVersions: string[];
+  tool: ScriptTool;
 }
 
 /**
  * The packages with install scripts that a bump newly locks (`after` but
  * not `before`, by name and version: transitive ones too, where a pinned
- * approval is most often left behind) and that `policy` leaves unreviewed.
- * None without the field, as for the plan's notes.
+ * approval is most often left behind) and that `policy` leaves unreviewed,
+ * less those whose name the base already locked unreviewed: the tool
+ * skipped that script before the bump too, and said so on every install.
+ * None without a policy, as for the plan's notes.
  */
 export function newlyLockedUnreviewed(
-  policy: unknown,
+  policy: ScriptPolicy | undefined,
   before: ReadonlyArray<{ name: string; version: string }>,
   after: ReadonlyArray<{ name: string; version: string }>,
 ): UnreviewedPackage[] {
-  if (!isPolicy(policy)) return [];
+  if (!policy) return [];
+  const unreviewed = (p: { name: string; version: string }) =>
+    policy.approval(p.name, p.version) === "unreviewed";
   const known = new Set(before.map((p) => `${p.name}@${p.version}`));
+  const skippedBefore = new Set(before.filter(unreviewed).map((p) => p.name));
   return after
-    .filter((p) => !known.has(`${p.name}@${p.version}`))
-    .flatMap((p) => {
-      const unreviewed = unreviewedBy(policy, p.name, p.version);
-      return unreviewed ? [{ ...p, ...unreviewed }] : [];
-    })
+    .filter((p) => !known.has(`${p.name}@${p.version}`) && !skippedBefore.has(p.name))
+    .filter(unreviewed)
+    .map((p) => ({ ...p, otherVersions: policy.pinsOf(p.name), tool: policy.tool }))
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
 const NPM_LOCKFILES = new Set(["package-lock.json", "npm-shrinkwrap.json"]);
 
 /**
- * What a bump's npm lockfile in `dir` newly locks against `before` (the
- * base's) and package.json's `allowScripts` leaves unreviewed: what npm 12
- * will skip once the bump is merged. Our own bump's group and another
- * bot's pull request alike. None when there is nothing to compare (no base
- * lockfile, another tool's) or a file cannot be read, which the install has
- * already said.
+ * The install-script policy of the project whose root is `root` in `dir`
+ * (npm's `allowScripts`, pnpm's build settings), for its tool; undefined
+ * for another tool, or when a file cannot be read.
+ */
+export async function readScriptPolicy(
+  dir: string,
+  root: string,
+  tool: string,
+): Promise<ScriptPolicy | undefined> {
+  if (tool !== "npm" && tool !== "pnpm") return undefined;
+  try {
+    const manifest = JSON.parse(await readWorkspaceText(dir, join(root, "package.json")));
+    if (!isPolicy(manifest)) return undefined;
+    if (tool === "npm") return npmScriptPolicy(manifest.allowScripts);
+    const yaml = await readWorkspaceText(dir, join(root, "pnpm-workspace.yaml")).catch(() => "");
+    return pnpmScriptPolicy({ manifest, workspace: parseYaml(yaml) });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a bump's lockfile in `dir` newly locks against `before` (the
+ * base's) that the project's policy leaves unreviewed: what npm 12 or pnpm
+ * 10 will skip once the bump is merged. Our own bump's group and another
+ * bot's pull request alike. npm's lockfile marks the packages with install
+ * scripts; pnpm's does not, so `installScripts` (the registry's
+ * abbreviated packuments) is asked about the new versions the policy does
+ * not approve, and about the base's versions of those names. None when
+ * there is nothing to compare (no base lockfile, another tool's), no way
+ * to ask, or a file cannot be read, which the install has already said.
  */
 export async function lockedScriptsToReview(options: {
   dir: string;
   lockfilePath: string | undefined;
   before: Buffer | null | undefined;
+  installScripts?: ((name: string, version: string) => Promise<string[]>) | undefined;
 }): Promise<UnreviewedPackage[]> {
   const { dir, lockfilePath, before } = options;
-  if (!lockfilePath || !before || !NPM_LOCKFILES.has(basename(lockfilePath))) return [];
+  if (!lockfilePath || !before) return [];
+  const file = basename(lockfilePath);
+  const tool = NPM_LOCKFILES.has(file) ? "npm" : file === "pnpm-lock.yaml" ? "pnpm" : undefined;
+  if (!tool) return [];
+  const policy = await readScriptPolicy(dir, dirname(lockfilePath), tool);
+  if (!policy) return [];
   try {
-    const manifest = JSON.parse(
-      await readWorkspaceText(dir, join(dirname(lockfilePath), "package.json")),
-    ) as { allowScripts?: unknown } | null;
+    const after = await readWorkspaceText(dir, lockfilePath);
+    if (tool === "npm") {
+      return newlyLockedUnreviewed(
+        policy,
+        scriptedPackages(before.toString("utf8")),
+        scriptedPackages(after),
+      );
+    }
+    const { installScripts } = options;
+    if (!installScripts) return [];
+    const [base, locked] = [lockedPnpmPackages(before.toString("utf8")), lockedPnpmPackages(after)];
+    const known = new Set(base.map((p) => `${p.name}@${p.version}`));
+    const unreviewed = (p: { name: string; version: string }) =>
+      policy.approval(p.name, p.version) === "unreviewed";
+    const candidates = locked.filter((p) => !known.has(`${p.name}@${p.version}`) && unreviewed(p));
+    const names = new Set(candidates.map((p) => p.name));
+    const scripted = async (list: Array<{ name: string; version: string }>) => {
+      const answers = await Promise.all(
+        list.map((p) => installScripts(p.name, p.version).catch(() => [] as string[])),
+      );
+      return list.filter((_, i) => (answers[i]?.length ?? 0) > 0);
+    };
     return newlyLockedUnreviewed(
-      manifest?.allowScripts,
-      scriptedPackages(before.toString("utf8")),
-      scriptedPackages(await readWorkspaceText(dir, lockfilePath)),
+      policy,
+      await scripted(base.filter((p) => names.has(p.name) && unreviewed(p))),
+      await scripted(candidates),
     );
   } catch {
     return [];
   }
 }
 
-/** Each planned update's unapproved scripts, on an npm project whose package.json has `allowScripts`. */
+/** Each planned update's unapproved scripts, on a project with an install-script policy. */
 export async function noteUnapprovedScripts(options: {
   updates: readonly Update[];
-  /** The root package.json. */
-  manifest: Record<string, unknown>;
+  policy: ScriptPolicy | undefined;
   packument: (name: string) => Promise<Packument>;
 }): Promise<void> {
-  const policy = options.manifest.allowScripts;
-  if (!isPolicy(policy)) return;
+  const { policy } = options;
+  if (!policy) return;
   for (const update of options.updates) {
     // The package manager named in packageManager is not installed as a dependency.
     if (update.locations.every((l) => l.section === "packageManager")) continue;

@@ -12,7 +12,7 @@ import {
 import type { Update } from "../update.js";
 import { listDependencies, type SkippedDependency } from "./dependency-list.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
-import { noteUnapprovedScripts } from "./install-scripts.js";
+import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
 import { findUpdates, mergeUpdates } from "./outdated.js";
 import { findManagerUpdates } from "./package-manager-update.js";
 import { checkPeers } from "./peers.js";
@@ -196,14 +196,12 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
-  // allowScripts is npm's: pnpm, yarn and bun keep their own lists.
-  if (project.manager.name === "npm" && project.manifests[0]) {
-    await noteUnapprovedScripts({
-      updates: [...kept],
-      manifest: project.manifests[0].json,
-      packument: (name) => registry.packument(name, options.signal),
-    });
-  }
+  // npm's allowScripts and pnpm's build settings; yarn and bun keep their own lists, not read.
+  await noteUnapprovedScripts({
+    updates: [...kept],
+    policy: await readScriptPolicy(options.dir, "", project.manager.name),
+    packument: (name) => registry.packument(name, options.signal),
+  });
   const plan: DepsPlan = {
     registry: npm.registry,
     manifests: project.manifests.map((m) => m.path),

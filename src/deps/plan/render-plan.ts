@@ -2,6 +2,7 @@ import { packageManager } from "../managers/index.js";
 import type { Update, UpdateLocation } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
 import { groupTitle, MAJOR_ORDER } from "./groups.js";
+import { SCRIPT_SETTINGS } from "./install-scripts.js";
 import { fromVersions } from "./outdated.js";
 import { type DepsPlan, ONE_AT_A_TIME, type PlanWarning } from "./plan.js";
 import { nodeStatement } from "./project-node.js";
@@ -48,7 +49,7 @@ export function renderDepsPlan(
           ? `  ! new ${update.newInstallScripts.join("/")} script`
           : "";
       const unapproved = update.unapprovedScripts
-        ? `  ! ${update.unapprovedScripts.scripts.join("/")} not approved in allowScripts${update.unapprovedScripts.otherVersions.length > 0 ? ` (it approves ${update.unapprovedScripts.otherVersions.join(", ")})` : ""}`
+        ? `  ! ${update.unapprovedScripts.scripts.join("/")} not approved in ${SCRIPT_SETTINGS[update.unapprovedScripts.tool].field}${update.unapprovedScripts.otherVersions.length > 0 ? ` (it approves ${update.unapprovedScripts.otherVersions.join(", ")})` : ""}`
         : "";
       lines.push(
         `  ${displayName(update).padEnd(width)}  ${fromVersions(update)} -> ${update.to}  (${update.type}${age}; ${where})${warn}${unapproved}`,

@@ -29,7 +29,7 @@ export interface PrBump {
   lockfilePath: string | undefined;
   /** Where the branch left its base. */
   mergeBase: string;
-  /** Install scripts the branch's npm lockfile newly locks that package.json's allowScripts leaves unreviewed. */
+  /** Install scripts the branch's lockfile newly locks that the project's policy (npm's allowScripts, pnpm's allowBuilds) leaves unreviewed. */
   unreviewedScripts: UnreviewedPackage[];
 }
 
@@ -51,6 +51,8 @@ export async function readPrBump(options: {
   env: GitEnv;
   /** Where the branch left its base. */
   mergeBase: string;
+  /** A registry version's install scripts (pnpm's lockfile does not say); none: not checked for pnpm. */
+  installScripts?: ((name: string, version: string) => Promise<string[]>) | undefined;
 }): Promise<PrBump> {
   const { mergeBase } = options;
   const git = (args: string[]) => runGit(options.dir, args, { env: options.env });
@@ -80,6 +82,7 @@ export async function readPrBump(options: {
       dir: options.dir,
       lockfilePath,
       before: lockfilePath ? await readFile(join(scratch, lockfilePath)).catch(() => null) : null,
+      installScripts: options.installScripts,
     });
     return {
       updates: updatesBetween(before, after).map((update) => ({

@@ -10,9 +10,10 @@ import { errorMessage } from "../../error-message.js";
 import { runGit } from "../../git/git-client.js";
 import { authoredBy, sameLogin } from "../../github/logins.js";
 import { isStop, stop } from "../../kernel/steps.js";
+import { registryInstallScripts } from "../plan/install-scripts.js";
 import { lockedScriptWarnings } from "../publish/pr-body.js";
 import { readNpmConfig } from "../registry/npmrc.js";
-import { createRegistryClient } from "../registry/registry.js";
+import { createRegistryClient, type RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import { type UpstreamSource, upstreamOf } from "../registry/upstream.js";
 import type { Update } from "../update.js";
@@ -57,8 +58,17 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
           message: `${stranger.name} pushed ${stranger.sha.slice(0, 7)} to this branch after ${options.bot} opened it; the branch holds a person's work now, so I leave it to them.`,
         });
       }
+      // The registry the project's .npmrc names: release notes, and pnpm's install scripts.
+      const registry = createRegistryClient({
+        npm: await readNpmConfig({ dir: workspace.dir, env: ctx.services.envSource }),
+      });
       try {
-        bump = await readPrBump({ dir: workspace.dir, env: ctx.gitEnv, mergeBase });
+        bump = await readPrBump({
+          dir: workspace.dir,
+          env: ctx.gitEnv,
+          mergeBase,
+          installScripts: registryInstallScripts(registry),
+        });
       } catch (error) {
         ctx.events.warning(
           `could not read the packages this pull request updates (${errorMessage(error)}); the agent has the CI logs only`,
@@ -66,13 +76,7 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
         return state;
       }
       ctx.events.step("Reading what changed upstream");
-      const upstream = await upstreamFor(
-        workspace.dir,
-        ctx.services.envSource,
-        bump.updates,
-        options.releases,
-        ctx.signal,
-      );
+      const upstream = await upstreamFor(registry, bump.updates, options.releases, ctx.signal);
       const notices = lockedScriptWarnings(bump.unreviewedScripts, bump.updates);
       return {
         ...state,
@@ -126,16 +130,14 @@ async function strangerCommit(
   return undefined;
 }
 
-/** What changed upstream for the updates, from the registry the project's .npmrc names. */
+/** What changed upstream for the updates. */
 async function upstreamFor(
-  dir: string,
-  env: Record<string, string | undefined>,
+  registry: RegistryClient,
   updates: readonly Update[],
   releases: UpstreamSource["releases"],
   signal: AbortSignal,
 ): Promise<string> {
   if (updates.length === 0) return "";
-  const registry = createRegistryClient({ npm: await readNpmConfig({ dir, env }) });
   // The packument names the repository whose release notes are read.
   const linked = await Promise.all(
     updates.map(async (update) => {

@@ -11,12 +11,12 @@ import {
 } from "../../github/markdown.js";
 import { renderDrift } from "../../report/summary.js";
 import type { DepsGroupResult } from "../group/group-result.js";
-import type { UnreviewedPackage } from "../plan/install-scripts.js";
+import { SCRIPT_SETTINGS, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
 import { displayName, warningText } from "../plan/render-plan.js";
 import { formatAge } from "../plan/versions.js";
-import type { UnapprovedScripts, Update } from "../update.js";
+import type { ScriptTool, UnapprovedScripts, Update } from "../update.js";
 import { updatesMarker } from "./bump-pulls.js";
 
 /**
@@ -199,7 +199,7 @@ export function warningsFor(updates: readonly Update[]): string[] {
 function unapprovedWarning(update: Update, unapproved: UnapprovedScripts): string {
   const { scripts } = unapproved;
   const what = `${scripts.length === 1 ? "a " : ""}${scripts.map((s) => inlineCode(s)).join(", ")} ${scripts.length === 1 ? "script" : "scripts"}`;
-  return `- ⚠️ **${tableCell(update.name)}** ${update.to} has ${what} ${notApproved(update.package ?? update.name, unapproved.otherVersions)}`;
+  return `- ⚠️ **${tableCell(update.name)}** ${update.to} has ${what} ${notApproved(update.package ?? update.name, unapproved)}`;
 }
 
 /** The same for what the lockfile newly locks, less what a direct update's line already says. */
@@ -214,16 +214,20 @@ export function lockedScriptWarnings(
     .filter((p) => !said.has(`${p.name}@${p.version}`))
     .map(
       (p) =>
-        `- ⚠️ **${tableCell(p.name)}** ${p.version}, which this update locks, has an install script ${notApproved(p.name, p.otherVersions)}`,
+        `- ⚠️ **${tableCell(p.name)}** ${p.version}, which this update locks, has an install script ${notApproved(p.name, p)}`,
     );
 }
 
-function notApproved(name: string, otherVersions: readonly string[]): string {
+function notApproved(
+  name: string,
+  { tool, otherVersions }: { tool: ScriptTool; otherVersions: readonly string[] },
+): string {
+  const settings = SCRIPT_SETTINGS[tool];
   const pinned =
     otherVersions.length > 0
       ? ` (it approves ${otherVersions.map((k) => inlineCode(k)).join(", ")})`
       : "";
-  return `that package.json's \`allowScripts\` does not approve${pinned}: npm 12 and later skip it on install. Review it, then approve it with ${inlineCode(`npm approve-scripts ${name}`)}.`;
+  return `that ${settings.where} does not approve${pinned}: ${settings.skips}. Review it, then approve it with ${inlineCode(settings.approve(name))}.`;
 }
 
 function quote(text: string): string {

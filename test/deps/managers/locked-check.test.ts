@@ -70,7 +70,7 @@ describe("lockedMismatches", () => {
       ...update("lib", "1.0.0", "1.0.1"),
       type: "patch",
       advisories: [{ id: 1, title: "t", severity: "high", vulnerable_versions: "<1.0.1 || 1.3.0" }],
-      unapprovedScripts: { scripts: ["postinstall"], otherVersions: ["lib@1.0.0"] },
+      unapprovedScripts: { tool: "npm", scripts: ["postinstall"], otherVersions: ["lib@1.0.0"] },
     };
     const retold = retargetedFix({ update: fix, manifest: "package.json", locked: "1.2.0" });
     expect(retold).toMatchObject({ name: "lib", from: "1.0.0", to: "1.2.0", type: "minor" });

@@ -109,40 +109,83 @@ describe("an npm project", () => {
 
   // esbuild under vite is the usual case: the pinned package is not the one bumped.
   it("says which install script the bump newly locks that allowScripts approves only at its old version", async () => {
-    const { registry } = world;
-    const hook = { scripts: { postinstall: "node -e 0" } };
-    const leaf = (version: string) => ({ dependencies: { "fx-hook-leaf": version } });
-    const old = new Date(world.now - 30 * 86_400_000);
-    await registry.publish({ name: "fx-hook-leaf", version: "1.0.0", manifest: hook });
-    await registry.publish({ name: "fx-hook-parent", version: "1.0.0", manifest: leaf("1.0.0") });
-    const locked = await project("npm", "npm@11.19.1", {
-      "fx-greet": "1.0.0",
-      "fx-hook-parent": "1.0.0",
-    });
-    await registry.publish({ name: "fx-hook-leaf", version: "1.1.0", manifest: hook });
-    await registry.publish({ name: "fx-hook-parent", version: "1.1.0", manifest: leaf("1.1.0") });
-    for (const name of ["fx-hook-leaf", "fx-hook-parent"])
-      for (const version of ["1.0.0", "1.1.0"]) await registry.setPublishTime(name, version, old);
+    const locked = await hookedProject("npm", "npm@11.19.1", "fx-hook");
     expect(locked["package-lock.json"]).toMatch(/"hasInstallScript": true/);
     const manifest = JSON.parse(locked["package.json"] ?? "{}");
     const files = {
       ...locked,
       "package.json": JSON.stringify({ ...manifest, allowScripts: { "fx-hook-leaf@1.0.0": true } }),
     };
-    const deps = { ignore: ["fx-greet"], verify: null };
-    const { result } = await toolDepsJob(jobWorld(), "allow-scripts-npm", files, deps);
-    expect(result.message).toBeUndefined();
-    const [group] = result.groups;
-    expect(group?.applied.map((u) => `${u.name}@${u.to}`)).toEqual(["fx-hook-parent@1.1.0"]);
-    expect(group?.unreviewedScripts).toEqual([
-      { name: "fx-hook-leaf", version: "1.1.0", otherVersions: ["fx-hook-leaf@1.0.0"] },
+    const group = await hookedBump("allow-scripts-npm", files, "fx-hook");
+    expect(group.unreviewedScripts).toEqual([
+      {
+        name: "fx-hook-leaf",
+        version: "1.1.0",
+        otherVersions: ["fx-hook-leaf@1.0.0"],
+        tool: "npm",
+      },
     ]);
-    if (!group) return;
     expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
       "- ⚠️ **fx-hook-leaf** 1.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-hook-leaf@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-hook-leaf`.",
     );
   }, 240_000);
 });
+
+describe("a pnpm project", () => {
+  // pnpm's lockfile does not mark install scripts: the registry is asked.
+  it("says which build the bump newly locks that allowBuilds approves only at its old version", async () => {
+    const locked = await hookedProject("pnpm", "pnpm@10.34.8", "fx-build");
+    const files = {
+      ...locked,
+      "pnpm-workspace.yaml": "allowBuilds:\n  fx-build-leaf@1.0.0: true\n",
+    };
+    const group = await hookedBump("allow-builds-pnpm", files, "fx-build");
+    expect(group.unreviewedScripts).toEqual([
+      {
+        name: "fx-build-leaf",
+        version: "1.1.0",
+        otherVersions: ["fx-build-leaf@1.0.0"],
+        tool: "pnpm",
+      },
+    ]);
+    expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
+      "- ⚠️ **fx-build-leaf** 1.1.0, which this update locks, has an install script that pnpm's `allowBuilds` (or `onlyBuiltDependencies`) does not approve (it approves `fx-build-leaf@1.0.0`): pnpm 10 and later skip it on install. Review it, then approve it with `pnpm approve-builds`.",
+    );
+  }, 240_000);
+});
+
+/**
+ * `<prefix>-parent` 1.0.0 locked with its `<prefix>-leaf` 1.0.0, which has a
+ * postinstall; then both at 1.1.0 on the registry, old enough to plan.
+ */
+async function hookedProject(manager: Manager, pin: string, prefix: string) {
+  const { registry } = world;
+  const hook = { scripts: { postinstall: "node -e 0" } };
+  const leaf = (version: string) => ({ dependencies: { [`${prefix}-leaf`]: version } });
+  const old = new Date(world.now - 30 * 86_400_000);
+  await registry.publish({ name: `${prefix}-leaf`, version: "1.0.0", manifest: hook });
+  await registry.publish({ name: `${prefix}-parent`, version: "1.0.0", manifest: leaf("1.0.0") });
+  const locked = await project(manager, pin, {
+    "fx-greet": "1.0.0",
+    [`${prefix}-parent`]: "1.0.0",
+  });
+  await registry.publish({ name: `${prefix}-leaf`, version: "1.1.0", manifest: hook });
+  await registry.publish({ name: `${prefix}-parent`, version: "1.1.0", manifest: leaf("1.1.0") });
+  for (const name of [`${prefix}-leaf`, `${prefix}-parent`])
+    for (const version of ["1.0.0", "1.1.0"]) await registry.setPublishTime(name, version, old);
+  return locked;
+}
+
+/** The job on `files`, fx-greet left alone: one group, the parent's bump. */
+async function hookedBump(name: string, files: Record<string, string>, prefix: string) {
+  const deps = { ignore: ["fx-greet"], verify: null };
+  const { result } = await toolDepsJob(jobWorld(), name, files, deps);
+  expect(result.message).toBeUndefined();
+  const [group] = result.groups;
+  expect(group?.applied.map((u) => `${u.name}@${u.to}`)).toEqual([`${prefix}-parent@1.1.0`]);
+  if (!group) throw new Error("no group");
+  return group;
+}
 
 /**
  * fx-greet 2.1.0 is in range of ^2.0.0 but a day old: the tool must lock

@@ -201,7 +201,7 @@ describe("the pull request body", () => {
         releases: "https://github.com/o/fx-a/releases",
       },
       newInstallScripts: ["postinstall"],
-      unapprovedScripts: { scripts: ["postinstall"], otherVersions: ["fx-a@1.0.0"] },
+      unapprovedScripts: { tool: "npm", scripts: ["postinstall"], otherVersions: ["fx-a@1.0.0"] },
     });
     const culprit = update("fx-b", "1.0.0", "1.1.0", "minor");
     const verify = {
@@ -231,8 +231,8 @@ describe("the pull request body", () => {
       commits: [],
       // fx-a's own entry is what its update's line says; fx-native comes with it.
       unreviewedScripts: [
-        { name: "fx-a", version: "2.0.0", otherVersions: ["fx-a@1.0.0"] },
-        { name: "fx-native", version: "3.1.0", otherVersions: [] },
+        { name: "fx-a", version: "2.0.0", otherVersions: ["fx-a@1.0.0"], tool: "npm" },
+        { name: "fx-native", version: "3.1.0", otherVersions: [], tool: "npm" },
       ],
       durationMs: 1,
     };

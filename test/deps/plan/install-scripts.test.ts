@@ -4,10 +4,19 @@ import {
   installScriptsOf,
   newInstallScripts,
   newlyLockedUnreviewed,
+  npmScriptPolicy,
   scriptApproval,
   unapprovedScripts,
 } from "../../../src/deps/plan/install-scripts.js";
 import type { Packument } from "../../../src/deps/registry/registry.js";
+import type { ScriptPolicy } from "../../../src/deps/update.js";
+
+/** npm's policy from an `allowScripts` object. */
+function npm(allowScripts: Record<string, unknown>): ScriptPolicy {
+  const policy = npmScriptPolicy(allowScripts);
+  if (!policy) throw new Error("an object is a policy");
+  return policy;
+}
 
 function packument(versions: Record<string, Record<string, unknown>>): Packument {
   return {
@@ -67,25 +76,42 @@ describe("unapprovedScripts", () => {
   });
 
   it("names the scripts and the pin a bump leaves behind", () => {
-    expect(unapprovedScripts({ "esbuild@0.25.0": true }, doc, bump("0.26.0"))).toEqual({
+    expect(unapprovedScripts(npm({ "esbuild@0.25.0": true }), doc, bump("0.26.0"))).toEqual({
+      tool: "npm",
       scripts: ["preinstall", "postinstall"],
       otherVersions: ["esbuild@0.25.0"],
     });
   });
 
   it("says nothing when the field approves or denies the version, or is absent", () => {
-    expect(unapprovedScripts({ esbuild: true }, doc, bump("0.26.0"))).toBeUndefined();
-    expect(unapprovedScripts({ esbuild: false }, doc, bump("0.26.0"))).toBeUndefined();
+    expect(unapprovedScripts(npm({ esbuild: true }), doc, bump("0.26.0"))).toBeUndefined();
+    expect(unapprovedScripts(npm({ esbuild: false }), doc, bump("0.26.0"))).toBeUndefined();
     expect(unapprovedScripts(undefined, doc, bump("0.26.0"))).toBeUndefined();
   });
 
+  it("says nothing when the version it replaces had scripts left unreviewed too", () => {
+    const from = (version: string) => ({ ...bump("0.26.0"), from: version });
+    // 0.25.0 ran its postinstall by its pin; 0.26.0 is not approved.
+    expect(
+      unapprovedScripts(npm({ "esbuild@0.25.0": true }), doc, from("0.25.0"))?.scripts,
+    ).toEqual(["preinstall", "postinstall"]);
+    // 0.25.0 was skipped already.
+    expect(unapprovedScripts(npm({ sharp: true }), doc, from("0.25.0"))).toBeUndefined();
+    // 0.27.0 had no script to skip: 0.26.0's are new to the project.
+    expect(unapprovedScripts(npm({ sharp: true }), doc, from("0.27.0"))?.scripts).toEqual([
+      "preinstall",
+      "postinstall",
+    ]);
+  });
+
   it("says nothing of a version without install scripts", () => {
-    expect(unapprovedScripts({ "esbuild@0.25.0": true }, doc, bump("0.27.0"))).toBeUndefined();
+    expect(unapprovedScripts(npm({ "esbuild@0.25.0": true }), doc, bump("0.27.0"))).toBeUndefined();
   });
 
   it("counts the registry's hasInstallScript (a binding.gyp) as an install script", () => {
     expect(installScriptsOf(doc, "0.28.0")).toEqual(["install"]);
-    expect(unapprovedScripts({}, doc, bump("0.28.0"))).toEqual({
+    expect(unapprovedScripts(npm({}), doc, bump("0.28.0"))).toEqual({
+      tool: "npm",
       scripts: ["install"],
       otherVersions: [],
     });
@@ -93,11 +119,11 @@ describe("unapprovedScripts", () => {
 
   it("matches an alias by the package it installs, as npm does", () => {
     const aliased = bump("0.26.0", { name: "my-esbuild", package: "esbuild" });
-    expect(unapprovedScripts({ "my-esbuild": true }, doc, aliased)?.scripts).toEqual([
+    expect(unapprovedScripts(npm({ "my-esbuild": true }), doc, aliased)?.scripts).toEqual([
       "preinstall",
       "postinstall",
     ]);
-    expect(unapprovedScripts({ esbuild: true }, doc, aliased)).toBeUndefined();
+    expect(unapprovedScripts(npm({ esbuild: true }), doc, aliased)).toBeUndefined();
   });
 
   it("newInstallScripts lists only what the new version adds", () => {
@@ -149,11 +175,22 @@ describe("what a bump newly locks (npm's lockfile)", () => {
       { name: "fsevents", version: "2.3.3" },
     ];
     const policy = { "esbuild@0.21.5": true, "sharp@0.32.0": true, fsevents: false };
-    expect(newlyLockedUnreviewed(policy, before, after)).toEqual([
-      { name: "@swc/core", version: "1.3.0", otherVersions: [] },
-      { name: "esbuild", version: "0.25.0", otherVersions: ["esbuild@0.21.5"] },
+    expect(newlyLockedUnreviewed(npm(policy), before, after)).toEqual([
+      { name: "@swc/core", version: "1.3.0", otherVersions: [], tool: "npm" },
+      { name: "esbuild", version: "0.25.0", otherVersions: ["esbuild@0.21.5"], tool: "npm" },
     ]);
     // Without the field the project has not opted in: nothing to say.
-    expect(newlyLockedUnreviewed(undefined, before, after)).toEqual([]);
+    expect(newlyLockedUnreviewed(npmScriptPolicy(undefined), before, after)).toEqual([]);
+  });
+
+  it("leaves out a package whose base version was unreviewed too: it was skipped before the bump", () => {
+    const before = [{ name: "esbuild", version: "0.21.5" }];
+    const after = [
+      { name: "esbuild", version: "0.25.0" },
+      { name: "sharp", version: "0.33.0" },
+    ];
+    expect(newlyLockedUnreviewed(npm({ "esbuild@0.20.0": true }), before, after)).toEqual([
+      { name: "sharp", version: "0.33.0", otherVersions: [], tool: "npm" },
+    ]);
   });
 });

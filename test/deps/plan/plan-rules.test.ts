@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import { memoryRegistry, npmLock, packument, projectPlanner } from "../memory-registry.js";
 
 /**
@@ -72,10 +73,56 @@ describe("the plan", () => {
     for (const update of updates) {
       expect(update.newInstallScripts).toEqual(["postinstall"]);
       expect(update.unapprovedScripts).toEqual({
+        tool: "npm",
         scripts: ["postinstall"],
         otherVersions: [`${update.name}@1.0.0`],
       });
     }
+  });
+
+  it("notes the builds pnpm's allowBuilds leaves unreviewed, and not those it skipped before the bump", async () => {
+    const hooked = (name: string, versions: string[]) => {
+      const doc = packument(name, versions);
+      for (const entry of Object.values(doc.versions))
+        entry.scripts = { postinstall: "node hook.js" };
+      return doc;
+    };
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "app",
+          packageManager: "pnpm@10.34.8",
+          dependencies: { pinned: "1.0.0", skipped: "1.0.0", approved: "1.0.0" },
+        }),
+        "pnpm-workspace.yaml": "allowBuilds:\n  pinned@1.0.0: true\n  approved: true\n",
+        "pnpm-lock.yaml": [
+          "lockfileVersion: '9.0'",
+          "importers:",
+          "  .:",
+          "    dependencies:",
+          ...["pinned", "skipped", "approved"].flatMap((name) => [
+            `      ${name}:`,
+            "        specifier: 1.0.0",
+            "        version: 1.0.0",
+          ]),
+        ].join("\n"),
+      },
+      memoryRegistry([
+        hooked("pinned", ["1.0.0", "1.0.1"]),
+        hooked("skipped", ["1.0.0", "1.0.1"]),
+        hooked("approved", ["1.0.0", "1.0.1"]),
+      ]),
+    );
+    const updates = plan.groups.flatMap((g) => g.updates);
+    expect(updates.map((u) => u.name).sort()).toEqual(["approved", "pinned", "skipped"]);
+    expect(Object.fromEntries(updates.map((u) => [u.name, u.unapprovedScripts ?? null]))).toEqual({
+      pinned: { tool: "pnpm", scripts: ["postinstall"], otherVersions: ["pinned@1.0.0"] },
+      skipped: null,
+      approved: null,
+    });
+    expect(renderDepsPlan(plan, { now: Date.now(), branchPrefix: "agent/" })).toContain(
+      "! postinstall not approved in allowBuilds (it approves pinned@1.0.0)",
+    );
   });
 
   it("reads pnpm's workspaces from pnpm-workspace.yaml and leaves catalog entries out, saying why", async () => {

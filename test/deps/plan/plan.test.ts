@@ -4,14 +4,17 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify as stringifyYaml } from "yaml";
 import { createScriptedModel } from "../../../src/agent/model/scripted.js";
 import { main } from "../../../src/cli/main.js";
 import { defaultDepsConfig, parseDepsConfig } from "../../../src/deps/config.js";
 import { scriptApproval } from "../../../src/deps/plan/install-scripts.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
+import { pnpmScriptPolicy } from "../../../src/deps/plan/pnpm-builds.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { git, makeRepo, makeTempDir } from "../../helpers/temp-dir.js";
+import { TOOLS } from "../manager-projects.js";
 import { NVMRC_24 } from "../memory-registry.js";
 import { createFixtureWorld, demoAppFiles, type FixtureWorld } from "../registry-fixtures.js";
 
@@ -330,6 +333,7 @@ describe("planDepsUpdates against a local registry", () => {
     });
     const updates = plan.groups.flatMap((g) => g.updates);
     expect(updates.find((u) => u.name === "fx-util")?.unapprovedScripts).toEqual({
+      tool: "npm",
       scripts: ["postinstall"],
       otherVersions: ["fx-util@1.2.0"],
     });
@@ -408,6 +412,79 @@ describe("planDepsUpdates against a local registry", () => {
     expect(await pending(second)).toEqual(everyOther);
     expect(ours(second)).toEqual(everyOther);
   }, 60_000);
+
+  it("reads pnpm's build settings as pnpm does (pnpm ignored-builds after a real install)", async () => {
+    const dir = await makeTempDir("pw-allow-builds-");
+    const hooked = [
+      "fx-build-pinned",
+      "fx-build-old-pin",
+      "fx-build-either",
+      "fx-build-range",
+      "fx-build-bare",
+      "fx-build-denied",
+      "fx-build-unlisted",
+      "@fx/build",
+    ];
+    for (const name of hooked) {
+      await world.registry.publish({
+        name,
+        version: "1.0.0",
+        manifest: { scripts: { postinstall: "node -e 0" } },
+      });
+    }
+    const manifest = {
+      name: "allow-builds-probe",
+      version: "1.0.0",
+      dependencies: Object.fromEntries(hooked.map((name) => [name, "1.0.0"])),
+    };
+    await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
+    const bin = TOOLS.pnpm;
+    if (!bin) throw new Error("pnpm is a devDependency");
+    const pnpm = async (...args: string[]) =>
+      (
+        await run(bin, args, {
+          cwd: dir,
+          env: { ...world.registry.npmEnv, COREPACK_ENABLE_STRICT: "0" },
+          encoding: "utf8",
+        })
+      ).stdout;
+    /** The packages pnpm leaves unbuilt without being told to, under `workspace` settings. */
+    const ignored = async (workspace: Record<string, unknown>) => {
+      await writeFile(join(dir, "pnpm-workspace.yaml"), stringifyYaml(workspace));
+      await rm(join(dir, "node_modules"), { recursive: true, force: true });
+      await pnpm("install", "--no-frozen-lockfile", "--registry", world.registry.url);
+      const out = await pnpm("ignored-builds");
+      // "Automatically ignored builds during installation:" lists them, one per line, before any other part.
+      const auto = out.split(/\n\s*\n/)[0] ?? "";
+      return hooked.filter((name) => new RegExp(`^\\s+${name}$`, "m").test(auto)).sort();
+    };
+    const ours = (workspace: Record<string, unknown>) => {
+      const policy = pnpmScriptPolicy({ manifest, workspace });
+      return hooked.filter((name) => policy?.approval(name, "1.0.0") === "unreviewed").sort();
+    };
+    const first = {
+      onlyBuiltDependencies: [
+        "fx-build-pinned@1.0.0",
+        "fx-build-old-pin@0.9.0",
+        "fx-build-either@0.9.0 || 1.0.0",
+        "fx-build-bare",
+        "@fx/build@1.0.0",
+      ],
+      ignoredBuiltDependencies: ["fx-build-denied"],
+    };
+    const expected = ["fx-build-old-pin", "fx-build-range", "fx-build-unlisted"];
+    expect(await ignored(first)).toEqual(expected);
+    expect(ours(first)).toEqual(expected);
+    // allowBuilds, as `pnpm approve-builds` writes it: false denies.
+    const second = {
+      allowBuilds: { "fx-build-bare": true, "fx-build-denied": false, "@fx/build@1.0.0": true },
+    };
+    const everyOther = hooked
+      .filter((name) => !["fx-build-bare", "fx-build-denied", "@fx/build"].includes(name))
+      .sort();
+    expect(await ignored(second)).toEqual(everyOther);
+    expect(ours(second)).toEqual(everyOther);
+  }, 90_000);
 
   it("renders an empty plan plainly", () => {
     const text = renderDepsPlan(

@@ -6,8 +6,8 @@ import { git, makeRepo } from "../../helpers/temp-dir.js";
 
 /**
  * Another bot's bump read from git: which packages moved, and what its
- * npm lockfile newly locks with an install script that package.json's
- * allowScripts leaves unreviewed (the esbuild under a vite bump, pinned to
+ * lockfile newly locks with an install script that the project's policy
+ * (package.json's allowScripts, pnpm's allowBuilds) leaves unreviewed (the esbuild under a vite bump, pinned to
  * the version someone reviewed).
  */
 
@@ -51,7 +51,53 @@ describe("readPrBump", () => {
     const bump = await readPrBump({ dir, env: { PATH: process.env.PATH ?? "" }, mergeBase });
     expect(bump.updates.map((u) => `${u.name} ${u.from}->${u.to}`)).toEqual(["vite 5.0.0->5.1.0"]);
     expect(bump.unreviewedScripts).toEqual([
-      { name: "esbuild", version: "0.21.0", otherVersions: ["esbuild@0.20.0"] },
+      { name: "esbuild", version: "0.21.0", otherVersions: ["esbuild@0.20.0"], tool: "npm" },
     ]);
+  });
+
+  it("asks the registry, through what it is given, about what pnpm's lockfile newly locks", async () => {
+    const pnpmManifest = (vite: string) =>
+      `${JSON.stringify({ name: "web", version: "1.0.0", devDependencies: { vite } })}\n`;
+    const pnpmLock = (vite: string, esbuild: string) =>
+      [
+        "lockfileVersion: '9.0'",
+        "importers:",
+        "  .:",
+        "    devDependencies:",
+        "      vite:",
+        `        specifier: ${vite}`,
+        `        version: ${vite}`,
+        "packages:",
+        `  vite@${vite}:`,
+        "    resolution: {integrity: sha512-v}",
+        `  esbuild@${esbuild}:`,
+        "    resolution: {integrity: sha512-e}",
+        "",
+      ].join("\n");
+    const dir = await makeRepo({
+      "package.json": pnpmManifest("5.0.0"),
+      "pnpm-workspace.yaml": "allowBuilds:\n  esbuild@0.20.0: true\n",
+      "pnpm-lock.yaml": pnpmLock("5.0.0", "0.20.0"),
+    });
+    const mergeBase = git(dir, "rev-parse", "HEAD").trim();
+    await writeFile(join(dir, "package.json"), pnpmManifest("5.1.0"));
+    await writeFile(join(dir, "pnpm-lock.yaml"), pnpmLock("5.1.0", "0.21.0"));
+    git(dir, "commit", "-qam", "Bump vite from 5.0.0 to 5.1.0");
+    const asked: string[] = [];
+    const bump = await readPrBump({
+      dir,
+      env: { PATH: process.env.PATH ?? "" },
+      mergeBase,
+      installScripts: async (name, version) => {
+        asked.push(`${name}@${version}`);
+        return name === "esbuild" ? ["postinstall"] : [];
+      },
+    });
+    expect(bump.updates.map((u) => `${u.name} ${u.from}->${u.to}`)).toEqual(["vite 5.0.0->5.1.0"]);
+    expect(bump.unreviewedScripts).toEqual([
+      { name: "esbuild", version: "0.21.0", otherVersions: ["esbuild@0.20.0"], tool: "pnpm" },
+    ]);
+    // vite 5.0.0 too: had it a script, the base would have skipped it already.
+    expect(asked.sort()).toEqual(["esbuild@0.21.0", "vite@5.0.0", "vite@5.1.0"]);
   });
 });

@@ -1,0 +1,149 @@
+import { valid } from "semver";
+import type { ScriptApproval, ScriptPolicy } from "../update.js";
+
+/**
+ * pnpm's gate on dependencies' install scripts ("builds"), read as pnpm
+ * 10.34 reads it (its builder policy). From pnpm 10 a dependency builds
+ * only when `onlyBuiltDependencies` or `allowBuilds` (pnpm-workspace.yaml,
+ * or package.json's `pnpm` field) names it: by name, or pinned to exact
+ * versions (`esbuild@0.25.0`, `nx@21.6.4 || 21.6.5`, pnpm 10.19 on).
+ * `allowBuilds: { x: false }` and `ignoredBuiltDependencies` deny (pnpm no
+ * longer warns about them); `neverBuiltDependencies` alone turns the gate
+ * around (everything else builds); `dangerouslyAllowAllBuilds` opens it.
+ * pnpm before 10 builds everything unless one of the lists is set.
+ */
+
+/** The settings pnpm reads the gate from. */
+const KEYS = [
+  "onlyBuiltDependencies",
+  "ignoredBuiltDependencies",
+  "neverBuiltDependencies",
+  "allowBuilds",
+  "dangerouslyAllowAllBuilds",
+  "onlyBuiltDependenciesFile",
+] as const;
+
+type Settings = Partial<Record<(typeof KEYS)[number], unknown>>;
+
+/**
+ * The policy of a pnpm project: its root package.json and the parsed
+ * pnpm-workspace.yaml beside it (package.json's `pnpm` field wins, as in
+ * pnpm). Undefined when every build runs, or when the allow-list lives in a
+ * file (`onlyBuiltDependenciesFile`), which is not read: nothing is said
+ * rather than a guess.
+ */
+export function pnpmScriptPolicy(options: {
+  manifest: Record<string, unknown>;
+  workspace: unknown;
+}): ScriptPolicy | undefined {
+  const settings: Settings = { ...pick(options.workspace), ...pick(options.manifest.pnpm) };
+  if (settings.dangerouslyAllowAllBuilds === true) return undefined;
+  if (settings.onlyBuiltDependenciesFile !== undefined) return undefined;
+  const allowBuilds = isRecord(settings.allowBuilds) ? Object.entries(settings.allowBuilds) : [];
+  const listed = strings(settings.onlyBuiltDependencies);
+  const allowed = [...listed, ...allowBuilds.filter(([, v]) => v === true).map(([k]) => k)];
+  const denied = new Set([
+    ...strings(settings.ignoredBuiltDependencies),
+    ...allowBuilds.filter(([, v]) => v === false).map(([k]) => k),
+  ]);
+  const never = Array.isArray(settings.neverBuiltDependencies)
+    ? strings(settings.neverBuiltDependencies)
+    : undefined;
+  const allowList = settings.onlyBuiltDependencies !== undefined || allowBuilds.length > 0;
+  if (!allowList && never !== undefined) {
+    // Everything builds but what is named; an empty list names nothing.
+    if (never.length === 0) return undefined;
+    const refused = new Set(never);
+    return policy(
+      (name) => (refused.has(name) ? "denied" : "allowed"),
+      () => [],
+    );
+  }
+  if (!allowList && pnpmMajor(options.manifest.packageManager) < 10) return undefined;
+  const rules = allowed.flatMap((entry) => {
+    const rule = parseRule(entry);
+    return rule ? [{ entry, ...rule }] : [];
+  });
+  return policy(
+    (name, version) => {
+      const match = rules.some(
+        (r) => r.name === name && (r.versions.length === 0 || r.versions.includes(version)),
+      );
+      if (match) return "allowed";
+      return denied.has(name) ? "denied" : "unreviewed";
+    },
+    (name) => rules.filter((r) => r.name === name && r.versions.length > 0).map((r) => r.entry),
+  );
+}
+
+function policy(
+  approval: (name: string, version: string) => ScriptApproval,
+  pinsOf: (name: string) => string[],
+): ScriptPolicy {
+  return { tool: "pnpm", approval, pinsOf };
+}
+
+/**
+ * `name` or `name@1.0.0 || 1.0.1`. A version that is not exact makes pnpm
+ * refuse the setting (its install fails), so it approves nothing here; a
+ * dependency path (`x@1.0.0(peer@2.0.0)`) is not read.
+ */
+function parseRule(entry: string): { name: string; versions: string[] } | undefined {
+  if (entry.includes("(")) return undefined;
+  const at = entry.indexOf("@", entry.startsWith("@") ? 1 : 0);
+  if (at < 0) return { name: entry, versions: [] };
+  const versions = entry
+    .slice(at + 1)
+    .split("||")
+    .map((v) => valid(v.trim()));
+  if (versions.some((v) => v === null)) return undefined;
+  return { name: entry.slice(0, at), versions: versions as string[] };
+}
+
+/** pnpm's major version from package.json's `packageManager` (`pnpm@9.15.0+sha512...`); 10 when unnamed. */
+function pnpmMajor(packageManager: unknown): number {
+  const match = typeof packageManager === "string" && /^pnpm@(\d+)\./.exec(packageManager);
+  return match ? Number(match[1]) : 10;
+}
+
+/**
+ * The packages pnpm-lock.yaml locks from a registry, by name and version:
+ * the `packages:` keys of lockfile v9 (`esbuild@0.25.0`) and v6
+ * (`/esbuild@0.25.0`, a peer suffix dropped). Links, tarballs and git
+ * sources have no registry version and are left out.
+ */
+export function lockedPnpmPackages(text: string): Array<{ name: string; version: string }> {
+  const found = new Map<string, { name: string; version: string }>();
+  let inPackages = false;
+  for (const line of text.split(/\r?\n/)) {
+    if (line === "" || line.startsWith("#")) continue;
+    if (!line.startsWith(" ")) {
+      inPackages = line.startsWith("packages:");
+      continue;
+    }
+    if (!inPackages || line.startsWith("   ")) continue;
+    const key = /^ {2}(['"]?)(.+)\1:\s*(?:\{\})?$/.exec(line)?.[2];
+    if (!key) continue;
+    const id = key.replace(/^\//, "").replace(/\(.*$/, "");
+    const at = id.lastIndexOf("@");
+    if (at <= 0) continue;
+    const name = id.slice(0, at);
+    const version = id.slice(at + 1);
+    if (valid(version) !== version) continue;
+    found.set(`${name}@${version}`, { name, version });
+  }
+  return [...found.values()];
+}
+
+function pick(value: unknown): Settings {
+  if (!isRecord(value)) return {};
+  return Object.fromEntries(KEYS.filter((k) => k in value).map((k) => [k, value[k]]));
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
