@@ -345,25 +345,23 @@ describe("planDepsUpdates against a local registry", () => {
   });
 
   // The rules are npm's (arborist's script-allowed.js); this holds them to the npm on this machine.
-  it("reads allowScripts as npm does (npm approve-scripts --allow-scripts-pending)", async () => {
-    const dir = await makeTempDir("pw-allow-scripts-");
-    const hooked = [
-      "fx-hook-pinned",
-      "fx-hook-old-pin",
-      "fx-hook-either",
-      "fx-hook-range",
-      "fx-hook-bare",
-      "fx-hook-denied",
-      "fx-hook-unlisted",
-      "@fx/hook",
-    ];
-    for (const name of hooked) {
+  /** Eight packages at 1.0.0 with a postinstall, for one policy's cases each: fx-<kind>-pinned, ..., @fx/<kind>. */
+  async function publishHooked(kind: string): Promise<string[]> {
+    const cases = ["pinned", "old-pin", "either", "range", "bare", "denied", "unlisted"];
+    const names = [...cases.map((c) => `fx-${kind}-${c}`), `@fx/${kind}`];
+    for (const name of names) {
       await world.registry.publish({
         name,
         version: "1.0.0",
         manifest: { scripts: { postinstall: "node -e 0" } },
       });
     }
+    return names;
+  }
+
+  it("reads allowScripts as npm does (npm approve-scripts --allow-scripts-pending)", async () => {
+    const dir = await makeTempDir("pw-allow-scripts-");
+    const hooked = await publishHooked("hook");
     const policy = {
       "fx-hook-pinned@1.0.0": true,
       "fx-hook-old-pin@0.9.0": true,
@@ -415,23 +413,7 @@ describe("planDepsUpdates against a local registry", () => {
 
   it("reads pnpm's build settings as pnpm does (pnpm ignored-builds after a real install)", async () => {
     const dir = await makeTempDir("pw-allow-builds-");
-    const hooked = [
-      "fx-build-pinned",
-      "fx-build-old-pin",
-      "fx-build-either",
-      "fx-build-range",
-      "fx-build-bare",
-      "fx-build-denied",
-      "fx-build-unlisted",
-      "@fx/build",
-    ];
-    for (const name of hooked) {
-      await world.registry.publish({
-        name,
-        version: "1.0.0",
-        manifest: { scripts: { postinstall: "node -e 0" } },
-      });
-    }
+    const hooked = await publishHooked("build");
     const manifest = {
       name: "allow-builds-probe",
       version: "1.0.0",
