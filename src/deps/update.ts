@@ -19,6 +19,14 @@ export interface UpdateLocation {
   newSpec: string | null;
   /** The version this manifest has now (workspaces of one repository can differ). */
   from: string;
+  /**
+   * Set when the range is a pnpm catalog entry: the catalog ("default" for
+   * `catalog:`, else its name in `catalogs:`), `manifest` being
+   * pnpm-workspace.yaml.
+   */
+  catalog?: string;
+  /** A catalog entry's first user (a package.json): the lockfile holds the version under its importer. */
+  usedBy?: string;
 }
 
 /** The tool whose install-script settings a project keeps (deps/plan/install-scripts.ts). */

@@ -52,6 +52,7 @@ export interface ProjectWorld {
  * lock is at the old versions), locked by its tool with what the registry
  * holds now: its files, the lockfile included. With `member` (a folder such
  * as "packages/x"), the root is a workspace and the member declares them.
+ * `extra` files are written before the lock (a pnpm-workspace.yaml).
  */
 export async function lockedProject(
   world: ProjectWorld,
@@ -59,6 +60,7 @@ export async function lockedProject(
   pin: string,
   dependencies: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" },
   member?: string,
+  extra: Record<string, string> = {},
 ): Promise<Record<string, string>> {
   const { registry, root, env } = world;
   const dir = join(
@@ -84,6 +86,7 @@ export async function lockedProject(
     ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
     // No audit, fund or update checks: the local registry is the only server npm may talk to.
     ".npmrc": `registry=${registry.url}\naudit=false\nfund=false\nupdate-notifier=false\n`,
+    ...extra,
   };
   if (manager === "yarn-berry") {
     files[".yarnrc.yml"] = [

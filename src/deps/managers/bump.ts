@@ -4,6 +4,7 @@ import { realPathInside } from "../../sandbox/host-files.js";
 import type { Update } from "../update.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import { setDependencySpec } from "./package-json-edit.js";
+import { setCatalogSpec } from "./pnpm/catalog-edit.js";
 import { forgetLocked, pinnedRanges, relockTargets } from "./relock.js";
 import type { Relock } from "./types.js";
 
@@ -101,6 +102,8 @@ export interface ManifestEdit {
   section: string;
   name: string;
   spec: string;
+  /** A pnpm catalog's entry, the manifest being pnpm-workspace.yaml (UpdateLocation.catalog). */
+  catalog?: string | undefined;
 }
 
 /** The spec rewrites per manifest path. */
@@ -110,16 +113,33 @@ export function manifestEdits(updates: readonly Update[]): Map<string, ManifestE
     for (const location of update.locations) {
       if (location.newSpec === null) continue;
       const edits = byManifest.get(location.manifest) ?? [];
-      edits.push({ section: location.section, name: update.name, spec: location.newSpec });
+      edits.push(editOf(update, location, location.newSpec));
       byManifest.set(location.manifest, edits);
     }
   }
   return byManifest;
 }
 
+/** The edit that writes `spec` at `location`. */
+export function editOf(
+  update: Pick<Update, "name">,
+  location: Update["locations"][number],
+  spec: string,
+): ManifestEdit {
+  return {
+    section: location.section,
+    name: update.name,
+    spec,
+    ...(location.catalog !== undefined ? { catalog: location.catalog } : {}),
+  };
+}
+
 export function editManifest(text: string, edits: readonly ManifestEdit[]): string {
   return edits.reduce(
-    (out, edit) => setDependencySpec(out, edit.section, edit.name, edit.spec),
+    (out, edit) =>
+      edit.catalog !== undefined
+        ? setCatalogSpec(out, edit.catalog, edit.name, edit.spec)
+        : setDependencySpec(out, edit.section, edit.name, edit.spec),
     text,
   );
 }

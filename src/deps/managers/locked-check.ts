@@ -27,9 +27,9 @@ export function lockedMismatches(
     for (const location of update.locations) {
       // package.json's packageManager is no dependency: the lockfile does not hold it.
       if (location.section === "packageManager") continue;
-      const dir = location.manifest.includes("/")
-        ? location.manifest.slice(0, location.manifest.lastIndexOf("/"))
-        : "";
+      // A catalog entry's version is under its user's importer.
+      const manifest = location.usedBy ?? location.manifest;
+      const dir = manifest.includes("/") ? manifest.slice(0, manifest.lastIndexOf("/")) : "";
       const locked = versionOf(dir, update.name, location.newSpec ?? location.spec);
       // Not found (a peer the tool does not install): nothing to compare, the install step decides.
       if (locked !== undefined && locked !== update.to) {

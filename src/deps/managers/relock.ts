@@ -37,7 +37,8 @@ export function relockTargets(updates: readonly Update[]): Relock[] {
       return {
         name: update.name,
         version: update.to,
-        dirs: [...new Set(kept.map((l) => manifestDir(l.manifest)))],
+        // A catalog entry is relocked in its user's project.
+        dirs: [...new Set(kept.map((l) => manifestDir(l.usedBy ?? l.manifest)))],
         specs: [...new Set(kept.map((l) => l.spec))],
         locations: kept.map(({ manifest, section, spec }) => ({ manifest, section, spec })),
       };

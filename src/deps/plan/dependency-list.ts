@@ -48,23 +48,42 @@ export function listDependencies(
   const folders = new Set(project.manifests.map((m) => m.dir));
   let internal = 0;
 
+  // A catalog entry is one declaration however many manifests use it.
+  const catalogued = new Set<string>();
   for (const manifest of project.manifests) {
-    for (const entry of manifest.deps) {
-      if (!config.depTypes.includes(entry.section)) continue;
+    for (const declared of manifest.deps) {
+      if (!config.depTypes.includes(declared.section)) continue;
+      const entry = resolveCatalog(project, declared) ?? declared;
       const skip = (reason: string) =>
         skipped.push({ name: entry.name, manifest: entry.manifest, reason });
+      if (entry.catalog !== undefined) {
+        const key = `${entry.catalog}\0${entry.name}`;
+        if (catalogued.has(key)) continue;
+        catalogued.add(key);
+      }
       const target = specTarget(entry.name, entry.spec);
-      if (target.kind === "workspace") internal += 1;
+      if (target.kind === "catalog")
+        skip(
+          entry.catalog === undefined
+            ? `a pnpm catalog entry ("${entry.spec}") that pnpm-workspace.yaml does not define`
+            : `a catalog entry that points at another catalog ("${entry.spec}")`,
+        );
+      else if (target.kind === "workspace") internal += 1;
       else if (target.kind === "local") {
         const folder = posix.normalize(posix.join(manifest.dir || ".", target.path));
         if (folders.has(folder === "." ? "" : folder.replace(/\/$/, ""))) internal += 1;
         else skip("a local package (file:, link: or a path), not from a registry");
       } else if (target.kind === "other") skip(target.reason);
-      else if (linksWorkspace(project, manifest, entry, target, workspaces)) internal += 1;
+      else if (
+        entry.catalog === undefined &&
+        linksWorkspace(project, manifest, entry, target, workspaces)
+      )
+        internal += 1;
       else if (ignoresPackage(rulesFor(entry.name, config.ignore))) skip("ignored by deps.ignore");
       else {
+        // A catalog entry's version is under its user's importer in the lockfile.
         const current =
-          project.lockedVersionOf?.(manifest.dir, entry.name, entry.spec) ??
+          project.lockedVersionOf?.(manifest.dir, entry.name, declared.spec) ??
           specFloor(target.range);
         if (current) wanted.push({ entry, current, package: target.package, range: target.range });
         else skip(`cannot tell the installed version of "${entry.spec}"`);
@@ -72,6 +91,36 @@ export function listDependencies(
     }
   }
   return { wanted, skipped, internal };
+}
+
+/**
+ * A `catalog:` spec as the catalog's own entry: declared in
+ * pnpm-workspace.yaml, with the catalog's range. Undefined for any other
+ * spec, or a catalog that does not have the package (the spec itself then
+ * says so).
+ */
+export function resolveCatalog(project: NpmProject, declared: DepEntry): DepEntry | undefined {
+  const target = specTarget(declared.name, declared.spec);
+  if (target.kind !== "catalog") return undefined;
+  const range = project.catalogs.get(target.catalog)?.get(declared.name);
+  if (range === undefined) return undefined;
+  return {
+    name: declared.name,
+    section: declared.section,
+    spec: range,
+    manifest: PNPM_WORKSPACE,
+    catalog: target.catalog,
+    usedBy: declared.manifest,
+  };
+}
+
+const PNPM_WORKSPACE = "pnpm-workspace.yaml";
+
+/** A location's catalog fields, for an entry that is a catalog's. */
+export function catalogOf(entry: DepEntry): { catalog?: string; usedBy?: string } {
+  return entry.catalog === undefined
+    ? {}
+    : { catalog: entry.catalog, ...(entry.usedBy ? { usedBy: entry.usedBy } : {}) };
 }
 
 /**

@@ -160,7 +160,8 @@ function newestPerPackage(updates: Update[]): Update[] {
     (a, b) => a.name.localeCompare(b.name) || rcompare(a.to, b.to),
   );
   for (const update of newestFirst) {
-    const key = (l: Update["locations"][number]) => `${update.name}\0${l.manifest}\0${l.section}`;
+    const key = (l: Update["locations"][number]) =>
+      `${update.name}\0${l.manifest}\0${l.section}\0${l.catalog ?? ""}`;
     const free = update.locations.filter((l) => !taken.has(key(l)));
     for (const location of free) taken.add(key(location));
     if (free.length === update.locations.length) kept.set(update, update);

@@ -5,6 +5,7 @@ import type { Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
 import {
+  catalogOf,
   type DependencyList,
   listDependencies,
   type SkippedDependency,
@@ -144,6 +145,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
         spec: entry.spec,
         newSpec: write.spec === null ? null : withAlias(entry.spec, write.spec),
         from: current,
+        ...catalogOf(entry),
       };
       // A major for one workspace and a minor for another stay two updates: the minor never waits for the major.
       const key = `${entry.name}@${target.version}@${target.type === "major" ? "major" : "minor"}`;

@@ -204,7 +204,11 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   });
   const plan: DepsPlan = {
     registry: npm.registry,
-    manifests: project.manifests.map((m) => m.path),
+    // pnpm-workspace.yaml too when its catalogs are bumped: a group edits and restores it as a manifest.
+    manifests: [
+      ...project.manifests.map((m) => m.path),
+      ...(project.catalogs.size > 0 ? ["pnpm-workspace.yaml"] : []),
+    ],
     groups: [
       ...securityGroups(security.filter((u) => kept.has(u))),
       ...groupUpdates(

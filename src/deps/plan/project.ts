@@ -33,6 +33,10 @@ export interface DepEntry {
   spec: string;
   /** The manifest that declares it (relative, posix): "package.json", "packages/a/package.json". */
   manifest: string;
+  /** A pnpm catalog entry's catalog, `manifest` being pnpm-workspace.yaml (see UpdateLocation). */
+  catalog?: string;
+  /** A catalog entry's first user (a package.json). */
+  usedBy?: string;
 }
 
 export interface Manifest {
@@ -61,6 +65,8 @@ export interface NpmProject {
   lockedPeers: Map<string, LockedPeers>;
   /** The packages the project does not name itself, when the lockfile records them (npm's). */
   lockedGraph?: (direct: ReadonlySet<string>) => LockedGraph;
+  /** pnpm's catalogs in pnpm-workspace.yaml: per catalog ("default" for `catalog:`), each package's range. */
+  catalogs: Map<string, Map<string, string>>;
 }
 
 export class ProjectError extends Error {
@@ -73,10 +79,8 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   });
   const root = parseManifest("package.json", rootText);
   const manifests = [root];
-  const patterns = [
-    ...workspacePatterns(JSON.parse(rootText)),
-    ...(await pnpmWorkspacePatterns(dir)),
-  ];
+  const pnpmWorkspace = await readPnpmWorkspace(dir);
+  const patterns = [...workspacePatterns(JSON.parse(rootText)), ...pnpmPackages(pnpmWorkspace)];
   for (const path of await findWorkspaceManifests(dir, [...new Set(patterns)])) {
     const text = await readWorkspaceText(dir, path);
     manifests.push(parseManifest(path, text));
@@ -86,7 +90,14 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   const lockfilePath = manager.lockfile;
   const problem = lockfilePath ? tool.lockfileProblem?.(lockfilePath) : undefined;
   if (problem) throw new ProjectError(problem);
-  const project: NpmProject = { dir, manifests, lockfilePath, manager, lockedPeers: new Map() };
+  const project: NpmProject = {
+    dir,
+    manifests,
+    lockfilePath,
+    manager,
+    lockedPeers: new Map(),
+    catalogs: pnpmCatalogs(pnpmWorkspace),
+  };
   if (lockfilePath) {
     const text = await readWorkspaceText(dir, lockfilePath);
     try {
@@ -137,18 +148,42 @@ function workspacePatterns(json: Record<string, unknown>): string[] {
   return list.filter((p): p is string => typeof p === "string");
 }
 
-/** pnpm names its workspaces in pnpm-workspace.yaml's `packages:`, not in package.json. */
-async function pnpmWorkspacePatterns(dir: string): Promise<string[]> {
+/** pnpm-workspace.yaml, parsed; undefined without one. */
+async function readPnpmWorkspace(dir: string): Promise<unknown> {
   const text = await readWorkspaceText(dir, "pnpm-workspace.yaml").catch(() => undefined);
-  if (text === undefined) return [];
-  let doc: unknown;
+  if (text === undefined) return undefined;
   try {
-    doc = parseYaml(text);
+    return parseYaml(text);
   } catch (error) {
     throw new ProjectError(`pnpm-workspace.yaml is not valid YAML: ${(error as Error).message}`);
   }
+}
+
+/** pnpm names its workspaces in pnpm-workspace.yaml's `packages:`, not in package.json. */
+function pnpmPackages(doc: unknown): string[] {
   const packages = (doc as { packages?: unknown } | null)?.packages;
   return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === "string") : [];
+}
+
+/**
+ * pnpm's catalogs: `catalog:` is the default one (`catalogs.default` too),
+ * `catalogs.<name>` the named ones; each maps a package to its range.
+ */
+function pnpmCatalogs(doc: unknown): Map<string, Map<string, string>> {
+  const catalogs = new Map<string, Map<string, string>>();
+  const add = (name: string, block: unknown) => {
+    if (!block || typeof block !== "object" || Array.isArray(block)) return;
+    const entries = catalogs.get(name) ?? new Map<string, string>();
+    for (const [pkg, range] of Object.entries(block)) {
+      if (typeof range === "string") entries.set(pkg, range);
+    }
+    catalogs.set(name, entries);
+  };
+  const { catalog, catalogs: named } = (doc ?? {}) as { catalog?: unknown; catalogs?: unknown };
+  add("default", catalog);
+  if (named && typeof named === "object")
+    for (const [name, block] of Object.entries(named)) add(name, block);
+  return catalogs;
 }
 
 const SKIP_DIRS = new Set(["node_modules", ".git"]);

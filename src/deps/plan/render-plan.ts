@@ -100,9 +100,14 @@ export function displayName(update: Pick<Update, "name" | "package">): string {
 }
 
 function locationName(location: UpdateLocation): string {
-  return location.section === "packageManager"
-    ? `${location.manifest} packageManager`
-    : location.manifest;
+  if (location.section === "packageManager") return `${location.manifest} packageManager`;
+  return location.catalog !== undefined ? catalogName(location) : location.manifest;
+}
+
+/** "pnpm-workspace.yaml catalog", or "… catalogs.react17" for a named one. */
+export function catalogName(location: UpdateLocation): string {
+  const which = location.catalog === "default" ? "catalog" : `catalogs.${location.catalog}`;
+  return `${location.manifest} ${which}`;
 }
 
 /** "5.5.4 in package.json; 5.8.2 in packages/a/package.json, …" when the workspaces differ. */

@@ -3,7 +3,7 @@ import type { DepsConfig } from "../config.js";
 import type { Advisory, Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
-import type { SkippedDependency, WantedDependency } from "./dependency-list.js";
+import { catalogOf, type SkippedDependency, type WantedDependency } from "./dependency-list.js";
 import { newInstallScripts } from "./install-scripts.js";
 import type { NodeTarget } from "./node-version.js";
 import { addLocation } from "./outdated.js";
@@ -149,6 +149,7 @@ function securityUpdate(
       spec: entry.spec,
       newSpec: spec === null ? null : withAlias(entry.spec, spec),
       from: current,
+      ...catalogOf(entry),
     };
     if (update) {
       addLocation(update, location);

@@ -4,8 +4,9 @@ import { minVersion, validRange } from "semver";
  * What a dependency's spec in package.json points at: a registry range
  * (an npm alias `npm:lib@~3.24.0` is one too, for the package it names), a
  * workspace package (`workspace:`), a local folder (`file:`, `link:`,
- * `portal:`, a path), or something a version bump cannot move (git, URLs,
- * dist-tags, catalogs, patches), with why.
+ * `portal:`, a path), a pnpm catalog entry (its range in pnpm-workspace.yaml),
+ * or something a version bump cannot move (git, URLs, dist-tags, patches),
+ * with why.
  */
 
 export type SpecTarget =
@@ -19,6 +20,8 @@ export type SpecTarget =
     }
   | { kind: "workspace" }
   | { kind: "local"; path: string }
+  /** pnpm's `catalog:` (the default catalog) or `catalog:<name>`: the range is in pnpm-workspace.yaml. */
+  | { kind: "catalog"; catalog: string }
   | { kind: "other"; reason: string };
 
 export function specTarget(name: string, spec: string): SpecTarget {
@@ -41,12 +44,8 @@ export function specTarget(name: string, spec: string): SpecTarget {
       ? { kind: "other", reason: `an npm alias without a version range ("${trimmed}")` }
       : { kind: "registry", package: alias[1], range, alias: true };
   }
-  // The version lives in pnpm-workspace.yaml's catalog, which the bump does not edit.
-  if (/^catalog:/.test(trimmed))
-    return {
-      kind: "other",
-      reason: `a pnpm catalog entry ("${trimmed}"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit`,
-    };
+  const catalog = /^catalog:(.*)$/.exec(trimmed)?.[1];
+  if (catalog !== undefined) return { kind: "catalog", catalog: catalog.trim() || "default" };
   const problem = rangeProblem(trimmed);
   return problem
     ? { kind: "other", reason: problem }

@@ -5,6 +5,7 @@ import { minVersion, valid } from "semver";
 import { type GitEnv, runGit, runGitBuffer } from "../../git/git-client.js";
 import { PACKAGE_MANAGERS } from "../managers/index.js";
 import type { DetectedManager } from "../managers/types.js";
+import { catalogOf, resolveCatalog } from "../plan/dependency-list.js";
 import { lockedScriptsToReview, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { type DepEntry, type NpmProject, readNpmProject } from "../plan/project.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
@@ -119,6 +120,8 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
   const key = (dep: DepEntry) => `${dep.manifest}\0${dep.section}\0${dep.name}`;
   const old = new Map(before.manifests.flatMap((m) => m.deps.map((dep) => [key(dep), dep])));
   const byName = new Map<string, Moved[]>();
+  // A catalog's entry moves once, however many manifests use it.
+  const catalogued = new Set<string>();
   for (const manifest of after.manifests) {
     for (const dep of manifest.deps) {
       const was = old.get(key(dep));
@@ -126,14 +129,22 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
       const from = versionOf(before, manifest.dir, was);
       const to = versionOf(after, manifest.dir, dep);
       if (!from || !to || from === to) continue;
+      // A catalog's entry is where the range is: pnpm-workspace.yaml.
+      const [then, now] = [resolveCatalog(before, was) ?? was, resolveCatalog(after, dep) ?? dep];
+      if (now.catalog !== undefined) {
+        const entry = `${now.catalog}\0${now.name}`;
+        if (catalogued.has(entry)) continue;
+        catalogued.add(entry);
+      }
       const locations = byName.get(dep.name) ?? [];
       locations.push({
-        manifest: dep.manifest,
-        section: dep.section,
-        spec: was.spec,
-        newSpec: dep.spec === was.spec ? null : dep.spec,
+        manifest: now.manifest,
+        section: now.section,
+        spec: then.spec,
+        newSpec: now.spec === then.spec ? null : now.spec,
         from,
         to,
+        ...catalogOf(now),
       });
       byName.set(dep.name, locations);
     }

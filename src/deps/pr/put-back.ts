@@ -4,7 +4,7 @@ import { type ChangeContext, type ChangeState, siteOf, withResult } from "../../
 import { runStepCommand } from "../../change/steps/command.js";
 import { identityEnv } from "../../git/commit/commits.js";
 import { gitRunner } from "../../git/git-client.js";
-import { editManifest } from "../managers/bump.js";
+import { editManifest, editOf, type ManifestEdit } from "../managers/bump.js";
 import { managerCommands } from "../managers/index.js";
 import type { Update } from "../update.js";
 import type { PrBump } from "./bump-diff.js";
@@ -89,12 +89,12 @@ async function editSpecs(
   updates: readonly Update[],
   specOf: (location: Update["locations"][number]) => string,
 ): Promise<void> {
-  const byManifest = new Map<string, Array<{ section: string; name: string; spec: string }>>();
+  const byManifest = new Map<string, ManifestEdit[]>();
   for (const update of updates) {
     for (const location of update.locations) {
       if (location.section === "packageManager") continue;
       const edits = byManifest.get(location.manifest) ?? [];
-      edits.push({ section: location.section, name: update.name, spec: specOf(location) });
+      edits.push(editOf(update, location, specOf(location)));
       byManifest.set(location.manifest, edits);
     }
   }

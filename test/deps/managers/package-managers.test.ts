@@ -154,6 +154,58 @@ describe("a pnpm project", () => {
   }, 240_000);
 });
 
+describe("a pnpm workspace with a catalog", () => {
+  it("bumps the catalog's entry in pnpm-workspace.yaml, relocked by pnpm, the rest of the file as it was", async () => {
+    const workspaceYaml = [
+      "# Versions shared by every package.",
+      "catalog:",
+      "  fx-greet: '1.0.0'  # the greeting",
+      "  fx-util: 1.2.0",
+      "",
+    ].join("\n");
+    const files = await lockedProject(
+      jobWorld(),
+      "pnpm",
+      "pnpm@10.34.8",
+      { "fx-greet": "catalog:", "fx-util": "catalog:" },
+      undefined,
+      { "pnpm-workspace.yaml": workspaceYaml },
+    );
+    expect(files["pnpm-lock.yaml"]).toMatch(/specifier: 'catalog:'/);
+    const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
+    const { repo, result } = await toolDepsJob(jobWorld(), "catalog-pnpm", files, deps);
+    expect(result.message).toBeUndefined();
+    expect(result.plan?.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
+      [
+        {
+          manifest: "pnpm-workspace.yaml",
+          section: "dependencies",
+          spec: "1.0.0",
+          newSpec: "1.0.1",
+          from: "1.0.0",
+          catalog: "default",
+          usedBy: "package.json",
+        },
+      ],
+    ]);
+    expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([
+      ["green", `${TOOLS.pnpm} test`],
+    ]);
+    const branch = result.groups[0]?.branch ?? "";
+    // One value changed, in its own quoting; the comments stay (show trims the last newline).
+    expect(repo.show(branch, "pnpm-workspace.yaml")).toBe(
+      workspaceYaml.replace("fx-greet: '1.0.0'", "fx-greet: '1.0.1'").trimEnd(),
+    );
+    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+    const lock = repo.show(branch, "pnpm-lock.yaml");
+    expect(lock).toMatch(
+      /catalogs:\s+default:\s+fx-greet:\s+specifier: 1\.0\.1\s+version: 1\.0\.1/,
+    );
+    expect(lock).toMatch(/fx-greet@1\.0\.1:/);
+    expect(lock).not.toMatch(/fx-greet@1\.0\.0:/);
+  }, 240_000);
+});
+
 /**
  * `<prefix>-parent` 1.0.0 locked with its `<prefix>-leaf` 1.0.0, which has a
  * postinstall; then both at 1.1.0 on the registry, old enough to plan.

@@ -125,11 +125,21 @@ describe("the plan", () => {
     );
   });
 
-  it("reads pnpm's workspaces from pnpm-workspace.yaml and leaves catalog entries out, saying why", async () => {
+  it("reads pnpm's workspaces from pnpm-workspace.yaml and bumps a catalog's entry once, in the catalog", async () => {
     const { plan } = await planOf(
       {
         "package.json": JSON.stringify({ name: "root", packageManager: "pnpm@10.34.8" }),
-        "pnpm-workspace.yaml": "packages:\n  - 'packages/*'\ncatalog:\n  lib: ^1.0.0\n",
+        "pnpm-workspace.yaml": [
+          "packages:",
+          "  - 'packages/*'",
+          "catalog:",
+          "  lib: ^1.0.0",
+          "catalogs:",
+          "  legacy:",
+          "    lib: ~0.9.0",
+          "    gone: ^1.0.0",
+          "",
+        ].join("\n"),
         "pnpm-lock.yaml": [
           "lockfileVersion: '9.0'",
           "importers:",
@@ -144,44 +154,87 @@ describe("the plan", () => {
           "      lib:",
           "        specifier: 'catalog:'",
           "        version: 1.0.0",
+          "  packages/c:",
+          "    dependencies:",
+          "      lib:",
+          "        specifier: 'catalog:'",
+          "        version: 1.0.0",
+          "  packages/d:",
+          "    devDependencies:",
+          "      lib:",
+          "        specifier: 'catalog:legacy'",
+          "        version: 0.9.1",
           "",
         ].join("\n"),
         "packages/a/package.json": JSON.stringify({ name: "a", dependencies: { lib: "^1.0.0" } }),
         "packages/b/package.json": JSON.stringify({ name: "b", dependencies: { lib: "catalog:" } }),
+        "packages/c/package.json": JSON.stringify({ name: "c", dependencies: { lib: "catalog:" } }),
+        "packages/d/package.json": JSON.stringify({
+          name: "d",
+          devDependencies: { lib: "catalog:legacy", other: "catalog:nope" },
+        }),
       },
-      memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
+      memoryRegistry([packument("lib", ["0.9.1", "0.9.4", "1.0.0", "1.5.0"])]),
     );
     expect(plan.manifests).toEqual([
       "package.json",
       "packages/a/package.json",
       "packages/b/package.json",
+      "packages/c/package.json",
+      "packages/d/package.json",
+      "pnpm-workspace.yaml",
     ]);
-    expect(
-      plan.groups.map((g) => g.updates.map((u) => [u.name, u.from, u.to, u.locations])),
-    ).toEqual([
+    const locations = plan.groups.flatMap((g) =>
+      g.updates.map((u) => [u.name, u.from, u.to, u.locations]),
+    );
+    expect(locations).toContainEqual([
+      "lib",
+      "1.0.0",
+      "1.5.0",
       [
-        [
-          "lib",
-          "1.0.0",
-          "1.5.0",
-          [
-            {
-              manifest: "packages/a/package.json",
-              section: "dependencies",
-              spec: "^1.0.0",
-              newSpec: "^1.5.0",
-              from: "1.0.0",
-            },
-          ],
-        ],
+        {
+          manifest: "packages/a/package.json",
+          section: "dependencies",
+          spec: "^1.0.0",
+          newSpec: "^1.5.0",
+          from: "1.0.0",
+        },
+        // b and c share the catalog's one entry.
+        {
+          manifest: "pnpm-workspace.yaml",
+          section: "dependencies",
+          spec: "^1.0.0",
+          newSpec: "^1.5.0",
+          from: "1.0.0",
+          catalog: "default",
+          usedBy: "packages/b/package.json",
+        },
+      ],
+    ]);
+    expect(locations).toContainEqual([
+      "lib",
+      "0.9.1",
+      "0.9.4",
+      [
+        {
+          manifest: "pnpm-workspace.yaml",
+          section: "devDependencies",
+          spec: "~0.9.0",
+          newSpec: "~0.9.4",
+          from: "0.9.1",
+          catalog: "legacy",
+          usedBy: "packages/d/package.json",
+        },
       ],
     ]);
     expect(plan.skipped).toContainEqual({
-      name: "lib",
-      manifest: "packages/b/package.json",
-      reason:
-        'a pnpm catalog entry ("catalog:"): its version is set in pnpm-workspace.yaml, which dependency bumps do not edit',
+      name: "other",
+      manifest: "packages/d/package.json",
+      reason: 'a pnpm catalog entry ("catalog:nope") that pnpm-workspace.yaml does not define',
     });
+    expect(renderDepsPlan(plan, { now: Date.now(), branchPrefix: "agent/" })).toContain(
+      "pnpm-workspace.yaml catalogs.legacy",
+    );
   });
 
   it("checks the peer ranges of packages it does not bump: ignored, of another section, or only in the lockfile", async () => {

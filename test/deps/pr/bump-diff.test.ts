@@ -100,4 +100,57 @@ describe("readPrBump", () => {
     // vite 5.0.0 too: had it a script, the base would have skipped it already.
     expect(asked.sort()).toEqual(["esbuild@0.21.0", "vite@5.0.0", "vite@5.1.0"]);
   });
+
+  it("reads a catalog's bump as one move in pnpm-workspace.yaml, whatever uses it", async () => {
+    const workspace = (range: string) =>
+      `packages:\n  - packages/*\ncatalog:\n  fx-lib: ${range}\n`;
+    const importer = (dir: string, version: string) => [
+      `  ${dir}:`,
+      "    dependencies:",
+      "      fx-lib:",
+      "        specifier: 'catalog:'",
+      `        version: ${version}`,
+    ];
+    const lock = (version: string) =>
+      [
+        "lockfileVersion: '9.0'",
+        "importers:",
+        "  .: {}",
+        ...importer("packages/a", version),
+        ...importer("packages/b", version),
+        "",
+      ].join("\n");
+    const member = (name: string) =>
+      JSON.stringify({ name, dependencies: { "fx-lib": "catalog:" } });
+    const dir = await makeRepo({
+      "package.json": JSON.stringify({ name: "root", packageManager: "pnpm@10.34.8" }),
+      "pnpm-workspace.yaml": workspace("^1.0.0"),
+      "pnpm-lock.yaml": lock("1.0.0"),
+      "packages/a/package.json": member("a"),
+      "packages/b/package.json": member("b"),
+    });
+    const mergeBase = git(dir, "rev-parse", "HEAD").trim();
+    await writeFile(join(dir, "pnpm-workspace.yaml"), workspace("^1.1.0"));
+    await writeFile(join(dir, "pnpm-lock.yaml"), lock("1.1.0"));
+    git(dir, "commit", "-qam", "Bump fx-lib from 1.0.0 to 1.1.0");
+    const bump = await readPrBump({ dir, env: { PATH: process.env.PATH ?? "" }, mergeBase });
+    expect(bump.updates.map((u) => [u.name, u.from, u.to, u.locations])).toEqual([
+      [
+        "fx-lib",
+        "1.0.0",
+        "1.1.0",
+        [
+          {
+            manifest: "pnpm-workspace.yaml",
+            section: "dependencies",
+            spec: "^1.0.0",
+            newSpec: "^1.1.0",
+            from: "1.0.0",
+            catalog: "default",
+            usedBy: "packages/a/package.json",
+          },
+        ],
+      ],
+    ]);
+  });
 });

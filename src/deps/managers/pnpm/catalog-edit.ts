@@ -1,0 +1,45 @@
+import { isMap, isScalar, parseDocument, Scalar, stringify } from "yaml";
+
+/**
+ * Editing one range in pnpm-workspace.yaml's catalogs without writing the
+ * file anew: the new range replaces exactly the old value's characters, so
+ * comments, order and quoting stay as the maintainer had them, and the
+ * diff is one line per bump (as package-json-edit.ts does for package.json).
+ */
+
+export class CatalogEditError extends Error {
+  override name = "CatalogEditError";
+}
+
+/** `catalog` "default" is `catalog:` (or `catalogs.default`), any other `catalogs.<name>`. */
+export function setCatalogSpec(text: string, catalog: string, name: string, spec: string): string {
+  const doc = parseDocument(text, { keepSourceTokens: true });
+  if (doc.errors.length > 0) {
+    throw new CatalogEditError(`pnpm-workspace.yaml is not valid YAML: ${doc.errors[0]?.message}`);
+  }
+  const paths =
+    catalog === "default"
+      ? [
+          ["catalog", name],
+          ["catalogs", "default", name],
+        ]
+      : [["catalogs", catalog, name]];
+  for (const path of paths) {
+    const parent = doc.getIn(path.slice(0, -1), true);
+    if (!isMap(parent)) continue;
+    const node = parent.get(name, true);
+    if (!isScalar(node) || typeof node.value !== "string" || !node.range) continue;
+    const [start, end] = node.range;
+    return `${text.slice(0, start)}${scalarText(node, spec)}${text.slice(end)}`;
+  }
+  throw new CatalogEditError(
+    `pnpm-workspace.yaml's ${catalog === "default" ? "catalog" : `catalog "${catalog}"`} has no "${name}" to update`,
+  );
+}
+
+/** The range in the old value's quoting; a plain one that cannot stay plain (`>=1 <2`) is quoted. */
+function scalarText(node: Scalar, spec: string): string {
+  if (node.type === Scalar.QUOTE_SINGLE) return `'${spec.replaceAll("'", "''")}'`;
+  if (node.type === Scalar.QUOTE_DOUBLE) return JSON.stringify(spec);
+  return stringify(spec).trimEnd();
+}

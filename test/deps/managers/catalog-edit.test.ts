@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { editManifest } from "../../../src/deps/managers/bump.js";
+import { CatalogEditError, setCatalogSpec } from "../../../src/deps/managers/pnpm/catalog-edit.js";
+
+const WORKSPACE = [
+  "packages:",
+  "  - packages/*",
+  "",
+  "# Shared versions.",
+  "catalog:",
+  "  react: ^18.2.0 # keep in step with react-dom",
+  "  'react-dom': \"^18.2.0\"",
+  "  vite: '5.0.0'",
+  "",
+  "catalogs:",
+  "  legacy:",
+  "    react: ~17.0.2",
+  "  default:",
+  "    zod: ^3.22.0",
+  "",
+  "onlyBuiltDependencies:",
+  "  - esbuild",
+  "",
+].join("\n");
+
+describe("setCatalogSpec", () => {
+  it("replaces only the value's characters, in its own quoting", () => {
+    const out = setCatalogSpec(WORKSPACE, "default", "react", "^18.3.1");
+    expect(out).toBe(WORKSPACE.replace("react: ^18.2.0 #", "react: ^18.3.1 #"));
+    expect(setCatalogSpec(WORKSPACE, "default", "react-dom", "^18.3.1")).toBe(
+      WORKSPACE.replace("'react-dom': \"^18.2.0\"", "'react-dom': \"^18.3.1\""),
+    );
+    expect(setCatalogSpec(WORKSPACE, "default", "vite", "5.4.0")).toBe(
+      WORKSPACE.replace("vite: '5.0.0'", "vite: '5.4.0'"),
+    );
+  });
+
+  it("edits a named catalog, and catalogs.default for the default one when catalog: lacks the name", () => {
+    const legacy = setCatalogSpec(WORKSPACE, "legacy", "react", "~17.0.3");
+    expect(legacy).toBe(WORKSPACE.replace("react: ~17.0.2", "react: ~17.0.3"));
+    expect(parse(legacy).catalog.react).toBe("^18.2.0");
+    const zod = setCatalogSpec(WORKSPACE, "default", "zod", "^3.25.0");
+    expect(parse(zod).catalogs.default.zod).toBe("^3.25.0");
+  });
+
+  it("quotes a plain value that could not stay plain", () => {
+    const out = setCatalogSpec(WORKSPACE, "default", "react", ">=18.3.1 <19");
+    expect(parse(out).catalog.react).toBe(">=18.3.1 <19");
+    expect(out).toContain("# keep in step with react-dom");
+  });
+
+  it("refuses a name the catalog does not have, and a file that is no YAML", () => {
+    expect(() => setCatalogSpec(WORKSPACE, "legacy", "vite", "5.4.0")).toThrow(CatalogEditError);
+    expect(() => setCatalogSpec(WORKSPACE, "nope", "react", "1.0.0")).toThrow(
+      /catalog "nope" has no "react"/,
+    );
+    expect(() => setCatalogSpec("catalog: [", "default", "react", "1.0.0")).toThrow(
+      /not valid YAML/,
+    );
+  });
+
+  it("is what a bump's edits of pnpm-workspace.yaml run through", () => {
+    const out = editManifest(WORKSPACE, [
+      { section: "dependencies", name: "react", spec: "^18.3.1", catalog: "default" },
+      { section: "devDependencies", name: "react", spec: "~17.0.3", catalog: "legacy" },
+    ]);
+    expect(parse(out).catalog.react).toBe("^18.3.1");
+    expect(parse(out).catalogs.legacy.react).toBe("~17.0.3");
+  });
+});
