@@ -11,6 +11,12 @@ import type { ScriptApproval, ScriptPolicy } from "../update.js";
  * longer warns about them); `neverBuiltDependencies` alone turns the gate
  * around (everything else builds); `dangerouslyAllowAllBuilds` opens it.
  * pnpm before 10 builds everything unless one of the lists is set.
+ *
+ * pnpm 11 (read in 11.29's source, not run here: it needs Node 22) keeps
+ * only `allowBuilds`, in pnpm-workspace.yaml: the other lists and
+ * package.json's `pnpm` field are not read, a denial wins over an approval,
+ * and an install with an unreviewed build fails (`strictDepBuilds` is on by
+ * default). pnpm 12 is taken to read it as 11 does.
  */
 
 /** The settings pnpm reads the gate from. */
@@ -36,6 +42,7 @@ export function pnpmScriptPolicy(options: {
   manifest: Record<string, unknown>;
   workspace: unknown;
 }): ScriptPolicy | undefined {
+  if (pnpmMajor(options.manifest.packageManager) >= 11) return allowBuildsPolicy(options.workspace);
   const settings: Settings = { ...pick(options.workspace), ...pick(options.manifest.pnpm) };
   if (settings.dangerouslyAllowAllBuilds === true) return undefined;
   if (settings.onlyBuiltDependenciesFile !== undefined) return undefined;
@@ -73,6 +80,30 @@ export function pnpmScriptPolicy(options: {
       return denied.has(name) ? "denied" : "unreviewed";
     },
     (name) => rules.filter((r) => r.name === name && r.versions.length > 0).map((r) => r.entry),
+  );
+}
+
+/** pnpm 11's gate: `allowBuilds` alone, a denial first; without it nothing builds. */
+function allowBuildsPolicy(workspace: unknown): ScriptPolicy | undefined {
+  const settings = pick(workspace);
+  if (settings.dangerouslyAllowAllBuilds === true) return undefined;
+  const entries = isRecord(settings.allowBuilds) ? Object.entries(settings.allowBuilds) : [];
+  const rulesOf = (value: boolean) =>
+    entries.flatMap(([entry, v]) => {
+      const rule = v === value ? parseRule(entry) : undefined;
+      return rule ? [{ entry, ...rule }] : [];
+    });
+  const [allowed, denied] = [rulesOf(true), rulesOf(false)];
+  const matches = (rules: typeof allowed, name: string, version: string) =>
+    rules.some((r) => r.name === name && (r.versions.length === 0 || r.versions.includes(version)));
+  return policy(
+    (name, version) =>
+      matches(denied, name, version)
+        ? "denied"
+        : matches(allowed, name, version)
+          ? "allowed"
+          : "unreviewed",
+    (name) => allowed.filter((r) => r.name === name && r.versions.length > 0).map((r) => r.entry),
   );
 }
 

@@ -149,7 +149,7 @@ describe("a pnpm project", () => {
       },
     ]);
     expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
-      "- ⚠️ **fx-build-leaf** 1.1.0, which this update locks, has an install script that pnpm's `allowBuilds` (or `onlyBuiltDependencies`) does not approve (it approves `fx-build-leaf@1.0.0`): pnpm 10 and later skip it on install. Review it, then approve it with `pnpm approve-builds`.",
+      "- ⚠️ **fx-build-leaf** 1.1.0, which this update locks, has an install script that pnpm's `allowBuilds` (or `onlyBuiltDependencies`) does not approve (it approves `fx-build-leaf@1.0.0`): pnpm 10 skips it on install, and pnpm 11 and later refuse to install until it is reviewed. Review it, then approve it with `pnpm approve-builds`.",
     );
   }, 240_000);
 });

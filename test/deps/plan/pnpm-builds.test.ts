@@ -124,6 +124,57 @@ describe("pnpmScriptPolicy (pnpm 10's build settings)", () => {
   });
 });
 
+describe("pnpmScriptPolicy (pnpm 11 and later: allowBuilds alone)", () => {
+  const pnpm11 = { packageManager: "pnpm@11.29.0" };
+
+  it("reads allowBuilds only, in pnpm-workspace.yaml, a denial before an approval", () => {
+    expect(
+      verdicts(
+        {
+          manifest: { ...pnpm11, pnpm: { onlyBuiltDependencies: ["sharp"] } },
+          workspace: {
+            onlyBuiltDependencies: ["core-js"],
+            allowBuilds: { esbuild: true, "esbuild@0.25.0": false, "nx@21.6.5": true },
+          },
+        },
+        [
+          "esbuild@0.25.0",
+          "esbuild@0.25.1",
+          "nx@21.6.5",
+          "nx@21.7.0",
+          "sharp@0.33.0",
+          "core-js@3.0.0",
+        ],
+      ),
+    ).toEqual({
+      "esbuild@0.25.0": "denied",
+      "esbuild@0.25.1": "allowed",
+      "nx@21.6.5": "allowed",
+      "nx@21.7.0": "unreviewed",
+      "sharp@0.33.0": "unreviewed",
+      "core-js@3.0.0": "unreviewed",
+    });
+  });
+
+  it("builds nothing without allowBuilds, everything with dangerouslyAllowAllBuilds; pnpm 12 alike", () => {
+    expect(verdicts({ manifest: pnpm11, workspace: {} }, ["x@1.0.0"])).toEqual({
+      "x@1.0.0": "unreviewed",
+    });
+    expect(
+      verdicts({ manifest: pnpm11, workspace: { dangerouslyAllowAllBuilds: true } }, []),
+    ).toBeUndefined();
+    const pnpm12 = pnpmScriptPolicy({
+      manifest: { packageManager: "pnpm@12.24.0" },
+      workspace: { neverBuiltDependencies: ["x"], allowBuilds: { "y@1.0.0": true } },
+    });
+    expect([pnpm12?.approval("x", "1.0.0"), pnpm12?.approval("y", "1.0.0")]).toEqual([
+      "unreviewed",
+      "allowed",
+    ]);
+    expect(pnpm12?.pinsOf("y")).toEqual(["y@1.0.0"]);
+  });
+});
+
 describe("lockedPnpmPackages", () => {
   it("lists the registry packages of lockfile v9 and v6, without links, tarballs or peer suffixes", () => {
     const v9 = [
