@@ -75,7 +75,8 @@ export const SCRIPT_SETTINGS: Record<
   pnpm: {
     field: "allowBuilds",
     where: "pnpm's `allowBuilds` (or `onlyBuiltDependencies`)",
-    skips: "pnpm 10 skips it on install, and pnpm 11 and later refuse to install until it is reviewed",
+    skips:
+      "pnpm 10 skips it on install, and pnpm 11 and later refuse to install until it is reviewed",
     // Interactive: it lists what the install left unbuilt, this one among them.
     approve: () => "pnpm approve-builds",
   },
