@@ -65,6 +65,13 @@ const renameGreet: ScriptStep[] = [
     },
     { say: "fx-greet 2 renamed greet() to hello()." },
   ),
+  // What its rules forbid: the pull request says so first.
+  callTool("read_file", { file_path: "package.json" }),
+  callTool("edit_file", {
+    file_path: "package.json",
+    old_string: '"private": true,',
+    new_string: '"private": true,\n    "allowScripts": {\n        "fx-greet": true\n    },',
+  }),
   reply("Call hello() instead of greet(): fx-greet 2.0.0 renamed the export."),
 ];
 
@@ -165,7 +172,8 @@ describe("runDepsJob", () => {
     expect(lockVersion(branch, "fx-broken")).toBe("1.0.0");
     expect(repo.subjects(branch, 1)).toEqual(["chore(deps): bump fx-util from 1.2.0 to 1.2.1"]);
 
-    expect(major?.agent).toMatchObject({ fixed: true, files: ["index.js"] });
+    expect(major?.agent).toMatchObject({ fixed: true, files: ["index.js", "package.json"] });
+    expect(major?.agentApprovals).toEqual(["`fx-greet` (package.json allowScripts)"]);
     expect(major?.verify?.passed).toBe(true);
     expect(repo.show("agent/deps/fx-greet-2", "index.js")).toContain('hello("world")');
     expect(repo.show("agent/deps/fx-greet-2", "package.json")).toContain('"fx-greet": "^2.0.0"');
@@ -194,6 +202,9 @@ describe("runDepsJob", () => {
     );
     expect(JSON.stringify(model.requests[1]?.system)).toContain(
       "Never revert, downgrade or pin back a bumped package",
+    );
+    expect(JSON.stringify(model.requests[1]?.system)).toContain(
+      "Never approve a dependency's install script",
     );
 
     expect(github.pulls.map((p) => [p.head.ref, p.title])).toEqual([
@@ -227,7 +238,10 @@ describe("runDepsJob", () => {
     const majorBody = github.pulls[1]?.body ?? "";
     expect(majorBody).toContain("crosses a major version (1.0.0 → 2.0.0)");
     expect(majorBody).toContain("> Call hello() instead of greet()");
-    expect(majorBody).toContain("Files changed: `index.js`");
+    expect(majorBody).toContain("Files changed: `index.js`, `package.json`");
+    expect(majorBody).toContain(
+      "- ⚠️ **The agent's fix approves install scripts**: `fx-greet` (package.json allowScripts). It was told not to",
+    );
   }, 240_000);
 
   it("updates the same branches and pull requests on the next run, without force-pushing", async () => {

@@ -9,6 +9,7 @@ export const DEPS_FIX_RULES = [
   "- Never revert, downgrade or pin back a bumped package, never edit the lockfile by hand and never remove a bumped dependency.",
   "- Fix the repository's own code, types, config or tests so they work with the new versions (new APIs, renamed exports, changed defaults).",
   "- You may add a missing dependency (for example a types package the new version no longer bundles) in package.json.",
+  "- Never approve a dependency's install script (npm's allowScripts, pnpm's allowBuilds or onlyBuiltDependencies, bun's trustedDependencies): that is the maintainer's review. If the failure is an install script the project's settings skip or refuse, change nothing and name the package in your final answer.",
   "- Do not weaken or delete tests to make them pass; if a test asserts behaviour the new version changed on purpose, update it and say why.",
   "- If the break cannot be fixed from this repository, change nothing and explain why in your final answer.",
 ].join("\n");

@@ -66,6 +66,11 @@ export interface DepsGroupResult {
    * too) that package.json's `allowScripts` leaves unreviewed: npm 12 skips them.
    */
   unreviewedScripts?: UnreviewedPackage[];
+  /**
+   * Install-script approvals the agent's fix added (allowScripts, allowBuilds,
+   * …), which its rules forbid: said first among the pull request's warnings.
+   */
+  agentApprovals?: string[];
   /** Things that went wrong around a shipped group (a label that could not be set). */
   warnings?: string[];
   durationMs: number;

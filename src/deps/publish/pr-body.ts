@@ -122,6 +122,11 @@ export function renderDepsPullRequestBody(
   parts.push("### Verification", verification(result));
 
   const warnings = [
+    ...(result.agentApprovals?.length
+      ? [
+          `- ⚠️ **The agent's fix approves install scripts**: ${result.agentApprovals.join(", ")}. It was told not to: approving a dependency's script is your review. Read the script before merging, or take the approval out.`,
+        ]
+      : []),
     ...warningsFor(result.applied),
     ...lockedScriptWarnings(result.unreviewedScripts ?? [], result.applied),
   ];
