@@ -7,6 +7,7 @@
  *   zod.ts                               zod/mini with English messages, src/'s one import of zod
  *   load-yaml.ts                         the YAML library, imported when first needed
  *   spawner.ts                           short-lived programs, started by a helper process
+ *   scratch.ts                           scratch folders under the temp dir, swept after a crash
  *   secrets                              what a secret looks like
  *   requests, git, sandbox, queue        the request model; git; the sandbox; the job queues
  *   agent                                the model loop, its tools and policy
@@ -27,11 +28,12 @@
  */
 
 /** Room → the rooms it may import (its own is always allowed). */
-const ROOT = ["edit-distance", "error-message", "load-yaml", "spawner", "zod"];
+const ROOT = ["edit-distance", "error-message", "load-yaml", "scratch", "spawner", "zod"];
 const rooms = {
   "edit-distance": [],
   "error-message": [],
   "load-yaml": [],
+  scratch: [],
   spawner: [],
   zod: [],
   secrets: [...ROOT],

@@ -226,7 +226,8 @@ const { join } = require("node:path");
 const { tmpdir } = require("node:os");
 // Output files are read once the program has ended, and unlinked as soon as
 // they are open: nothing is left behind but the folder, removed at the end.
-const folder = mkdtempSync(join(tmpdir(), "pw-spawner-" + process.pid + "-"));
+// The scratch prefix (scratch.ts), so a helper killed with its process is swept too.
+const folder = mkdtempSync(join(tmpdir(), "patchwright-tmp-spawner-" + process.pid + "-"));
 let files = 0;
 const openOutput = () => {
   const path = join(folder, String(files++));

@@ -77,7 +77,9 @@ describe("runInGroup", () => {
 
   it("gives the same output through pipes when it has nowhere to write files", async () => {
     const pid = await helperPid();
-    const folders = readdirSync(tmpdir()).filter((name) => name.startsWith(`pw-spawner-${pid}-`));
+    const folders = readdirSync(tmpdir()).filter((name) =>
+      name.startsWith(`patchwright-tmp-spawner-${pid}-`),
+    );
     expect(folders).toHaveLength(1);
     // What a full or read-only disk does to the helper's output files.
     rmSync(join(tmpdir(), folders[0] ?? ""), { recursive: true, force: true });
@@ -158,7 +160,7 @@ describe("runInGroup", () => {
     expect(alive(helper)).toBe(false);
     // Nor its folder for the programs' output.
     expect(
-      readdirSync(tmpdir()).filter((name) => name.startsWith(`pw-spawner-${helper}-`)),
+      readdirSync(tmpdir()).filter((name) => name.startsWith(`patchwright-tmp-spawner-${helper}-`)),
     ).toEqual([]);
   }, 30_000);
 });

@@ -1,5 +1,4 @@
-import { copyFile, mkdtemp, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, readdir, readFile, rm, stat, utimes } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import {
   createGit,
@@ -10,6 +9,7 @@ import {
 } from "../git/git-client.js";
 import { diffTrees, readBlob } from "../git/tree/diff-tree.js";
 import { EXACT_INDEX_CONFIG } from "../git/tree/exact-tree.js";
+import { makeScratchDir } from "../scratch.js";
 import type { ChangeRecord, ToolContext } from "./tools/define-tool.js";
 
 /**
@@ -124,7 +124,7 @@ function gitSnapshotter(
   let index: Promise<string> | undefined;
   const privateIndex = () => {
     index ??= (async () => {
-      const dir = await mkdtemp(join(tmpdir(), "patchwright-index-"));
+      const dir = await makeScratchDir("index");
       const file = join(dir, "index");
       await seedIndex(join(gitDir, "index"), file, options);
       return file;

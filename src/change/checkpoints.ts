@@ -1,11 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import type { FileHistory } from "../agent/file-history.js";
 import type { CoAuthor } from "../git/commit/commit-message.js";
 import { type CreatedCommit, createCommits, type Identity } from "../git/commit/commits.js";
 import type { GitEnv } from "../git/git-client.js";
+import { makeScratchDir } from "../scratch.js";
 
 /**
  * Checkpoints: each agent turn that changed files becomes a commit as soon
@@ -69,7 +69,7 @@ export function createCheckpointer(options: CheckpointerOptions): Checkpointer {
   const onError = options.onError ?? (() => {});
 
   const indexFile = async () => {
-    scratch ??= mkdtemp(join(tmpdir(), "pw-checkpoint-"));
+    scratch ??= makeScratchDir("checkpoint");
     return join(await scratch, "index");
   };
 

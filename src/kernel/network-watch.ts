@@ -1,5 +1,4 @@
-import { mkdtemp, open, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import {
@@ -7,6 +6,7 @@ import {
   type NetworkTrouble,
   watchNetworkTrouble,
 } from "../sandbox/network-trouble.js";
+import { makeScratchDir } from "../scratch.js";
 
 /**
  * Watches one setup, install or verify command for network failures while
@@ -43,7 +43,7 @@ export async function watchCommandNetwork(options: WatchOptions): Promise<Comman
   const describe = (trouble: NetworkTrouble) =>
     describeNetworkTrouble(trouble, { network: options.network, setting: options.setting });
   const watcher = watchNetworkTrouble((trouble) => options.onTrouble?.(describe(trouble)));
-  const logDir = await mkdtemp(join(tmpdir(), "patchwright-cmd-log-"));
+  const logDir = await makeScratchDir("cmd-log");
   const offsets = new Map<string, number>();
   let reading = Promise.resolve();
   const poll = () => {

@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { makeScratchDir } from "../scratch.js";
 import { startHostProxy } from "./host-proxy.js";
 import { type Mount, sandboxMounts } from "./layout.js";
 import type { NetworkPolicy } from "./network.js";
@@ -51,7 +51,7 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
   let proxy: Promise<{ socket: string; close(): Promise<void> }> | undefined;
   const startProxy = (policy: Extract<NetworkPolicy, { kind: "hosts" }>) => {
     proxy ??= (async () => {
-      const dir = await mkdtemp(join(tmpdir(), "patchwright-net-"));
+      const dir = await makeScratchDir("net");
       const socket = join(dir, "proxy.sock");
       const server = await startHostProxy(socket, policy.hosts, {
         anyPublic: policy.anyPublic,
@@ -147,7 +147,7 @@ async function writeHomeFiles(
   const files = await homeFileTexts(trust);
   const names = Object.keys(files);
   if (names.length === 0) return { binds: [], close: async () => {} };
-  const dir = await mkdtemp(join(tmpdir(), "patchwright-home-"));
+  const dir = await makeScratchDir("home");
   const binds: string[] = [];
   for (const name of names) {
     await writeFile(join(dir, name), files[name] ?? "");

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import { makeScratchDir } from "../scratch.js";
 import { bubblewrapLauncher } from "./bubblewrap.js";
 import { inSystemDirs, type MachineFacts, machineMounts } from "./layout.js";
 import { type SandboxLauncher, unsandboxed } from "./sandbox.js";
@@ -118,7 +118,7 @@ async function probeBubblewrap(
     ...base,
     disableUserns: help.output.includes("--disable-userns"),
   });
-  const scratch = await mkdtemp(join(tmpdir(), "patchwright-probe-"));
+  const scratch = await makeScratchDir("probe");
   try {
     const sandbox = launcher.open({ workspace: scratch, readOnly: [], network: { kind: "off" } });
     const command = await sandbox.wrap({

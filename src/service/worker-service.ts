@@ -6,6 +6,7 @@ import type { SetTimer } from "../queue/timer.js";
 import type { JobWorker } from "../queue/types.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { chooseSandbox } from "../sandbox/select.js";
+import { sweepScratch } from "../scratch.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { ServiceSettings } from "./env.js";
 import { createJobHandler } from "./job-handler.js";
@@ -36,6 +37,7 @@ export interface WorkerServiceOptions {
 }
 
 const STALE_WORKSPACE_MS = 60 * 60_000;
+const STALE_SCRATCH_MS = 24 * 60 * 60_000;
 
 export function workerServices(options: WorkerServiceOptions): WorkerServices {
   const { settings, log } = options;
@@ -102,6 +104,13 @@ export function workerServices(options: WorkerServiceOptions): WorkerServices {
 
 export function startWorkerService(options: WorkerServiceOptions): JobWorker {
   const services = workerServices(options);
+  // Scratch folders a killed process left (scratch.ts): a day old is no job's.
+  sweepScratch({ olderThanMs: STALE_SCRATCH_MS }).then(
+    (removed) => {
+      if (removed.length > 0) options.log.info({ removed }, "removed stale scratch folders");
+    },
+    (error: unknown) => options.log.warn({ err: error }, "could not sweep scratch folders"),
+  );
   cleanStaleWorkspaces(services.cacheDir, {
     olderThanMs: STALE_WORKSPACE_MS,
     env: options.env,

@@ -1,5 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   deleteCheckpoint,
@@ -11,6 +10,7 @@ import { createGit, type GitEnv, gitRunner } from "../../git/git-client.js";
 import type { PushTarget } from "../../git/push/push-context.js";
 import type { KnownSecret } from "../../git/push/secret-scan.js";
 import { diffTrees, readBlob } from "../../git/tree/diff-tree.js";
+import { makeScratchDir } from "../../scratch.js";
 import type { Update } from "../update.js";
 
 /**
@@ -59,7 +59,7 @@ export async function saveFixCheckpoint(
   base: string,
   fix: SavedFix,
 ): Promise<string> {
-  const scratch = await mkdtemp(join(tmpdir(), "pw-deps-checkpoint-"));
+  const scratch = await makeScratchDir("deps-checkpoint");
   try {
     const git = gitRunner(target.dir, {
       env: target.env,

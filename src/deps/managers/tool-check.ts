@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
 import { accessSync, constants, statSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { shellQuote } from "../../agent/tools/fs/text-file.js";
 import type { SandboxLauncher } from "../../sandbox/sandbox.js";
+import { makeScratchDir } from "../../scratch.js";
 import { packageManager } from "./index.js";
 import { toolCommand } from "./tool-command.js";
 import type { DetectedManager, ManagerTools } from "./types.js";
@@ -69,7 +69,7 @@ function findProgram(program: string, path: string): string | undefined {
 }
 
 async function startsInSandbox(program: string, options: ToolCheckOptions): Promise<boolean> {
-  const scratch = await mkdtemp(join(tmpdir(), "patchwright-tool-check-"));
+  const scratch = await makeScratchDir("tool-check");
   try {
     const sandbox = options.sandbox.open({
       workspace: scratch,

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { minVersion, valid } from "semver";
 import { type GitEnv, runGit, runGitBuffer } from "../../git/git-client.js";
+import { makeScratchDir } from "../../scratch.js";
 import { PACKAGE_MANAGERS } from "../managers/index.js";
 import type { DetectedManager } from "../managers/types.js";
 import { catalogOf, resolveCatalog } from "../plan/dependency-list.js";
@@ -64,7 +64,7 @@ export async function readPrBump(options: {
   const paths = (await git(["ls-tree", "-r", "-z", "--name-only", mergeBase]))
     .split("\0")
     .filter((path) => path !== "" && isProjectFile(path));
-  const scratch = await mkdtemp(join(tmpdir(), "pw-pr-base-"));
+  const scratch = await makeScratchDir("pr-base");
   try {
     for (const path of paths) {
       const content = await runGitBuffer(options.dir, ["show", `${mergeBase}:${path}`], {

@@ -1,6 +1,6 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
+import { makeScratchDir } from "../../scratch.js";
 import { type GitEnv, gitRunner } from "../git-client.js";
 
 /**
@@ -26,7 +26,7 @@ export const EXACT_INDEX_CONFIG: Array<[string, string]> = [
  * read of every file (about 0.3 s for 20k files); the real index is untouched.
  */
 export async function captureWorkspaceTree(dir: string, env: GitEnv): Promise<string> {
-  const scratch = await mkdtemp(join(tmpdir(), "patchwright-tree-"));
+  const scratch = await makeScratchDir("tree");
   try {
     const git = gitRunner(dir, {
       env,
