@@ -18,6 +18,7 @@ import type { DepsGroupResult } from "./group/group-result.js";
 import { runDepsGroup } from "./group/run-deps-group.js";
 import { managerCommands, packageManager } from "./managers/index.js";
 import { missingTool } from "./managers/tool-check.js";
+import { pinnedToolEngineProblem } from "./managers/tool-engines.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
 import { registryInstallScripts } from "./plan/install-scripts.js";
@@ -149,12 +150,19 @@ export async function runDepsJob(
       (g) => !input.groups || input.groups.includes(g.slug),
     );
     if (wanted.length === 0) return { ...finish(), status: "done" };
-    const missing = await missingTool({
-      manager: planned.project.manager,
-      tools: deps.packageManagers,
-      env: buildShellEnv(deps.envSource),
-      sandbox: await launcherFrom(deps.sandbox),
-    });
+    const shellEnv = buildShellEnv(deps.envSource);
+    const missing =
+      (await missingTool({
+        manager: planned.project.manager,
+        tools: deps.packageManagers,
+        env: shellEnv,
+        sandbox: await launcherFrom(deps.sandbox),
+      })) ??
+      (await pinnedToolEngineProblem({
+        manager: planned.project.manager,
+        env: shellEnv,
+        packument: (name) => planned.registry.packument(name),
+      }));
     if (missing) return { ...finish(), status: "error", message: missing };
 
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
@@ -165,7 +173,6 @@ export async function runDepsJob(
           openUpdates: new Map<string, Set<string>>(),
           declined: new Map(),
         };
-    const shellEnv = buildShellEnv(deps.envSource);
     const npmEnv = {
       ...shellEnv,
       ...pick(deps.envSource, planned.npm.referencedEnv),

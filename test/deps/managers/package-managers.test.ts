@@ -206,6 +206,32 @@ describe("a pnpm workspace with a catalog", () => {
   }, 240_000);
 });
 
+// Last in the file: the pnpm release it publishes would be every pnpm project's to weigh.
+describe("a pnpm project pinned to a release this Node cannot run", () => {
+  it("stops before any group, saying which Node the pinned tool needs", async () => {
+    const files = await project("pnpm", "pnpm@10.34.8");
+    await world.registry.publish({
+      name: "pnpm",
+      version: "9.0.0",
+      manifest: { engines: { node: ">=99" } },
+    });
+    const manifest = JSON.parse(files["package.json"] ?? "{}");
+    const pinned = {
+      ...files,
+      "package.json": JSON.stringify({ ...manifest, packageManager: "pnpm@9.0.0" }),
+    };
+    const { repo, result } = await toolDepsJob(jobWorld(), "engines-pnpm", pinned, {
+      ignore: ["fx-broken", "fx-new"],
+    });
+    expect(result.status).toBe("error");
+    expect(result.message).toMatch(
+      /^this repository pins pnpm 9\.0\.0 \(package\.json "packageManager"\), which needs Node >=99, and its commands would run on Node \d+\.\d+\.\d+: run patchwright on a Node that pnpm 9\.0\.0 accepts/,
+    );
+    expect(result.groups).toEqual([]);
+    expect(repo.sha("agent/deps/minor-and-patch")).toBeNull();
+  }, 240_000);
+});
+
 /**
  * `<prefix>-parent` 1.0.0 locked with its `<prefix>-leaf` 1.0.0, which has a
  * postinstall; then both at 1.1.0 on the registry, old enough to plan.

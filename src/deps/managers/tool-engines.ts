@@ -1,0 +1,51 @@
+import { execFile } from "node:child_process";
+import { delimiter, isAbsolute, join } from "node:path";
+import { satisfies, valid } from "semver";
+import type { Packument } from "../registry/registry.js";
+import { PACKAGE_MANAGERS } from "./index.js";
+import type { DetectedManager } from "./types.js";
+
+/**
+ * Whether the package manager package.json pins (`"packageManager":
+ * "pnpm@11.19.0"`, which corepack fetches) runs on the Node the project's
+ * commands get. pnpm 11 needs Node 22.13, and on Node 20 every lockfile
+ * step of every group would fail with pnpm's engine error, which the agent
+ * would then be asked to fix. Checked once, before any group, from the
+ * release's `engines` on the registry; bun is no Node program.
+ */
+export async function pinnedToolEngineProblem(options: {
+  manager: DetectedManager;
+  /** The commands' environment: its PATH's node is the one the tool runs on. */
+  env: Record<string, string>;
+  packument: (name: string) => Promise<Packument>;
+  /** The Node to judge by when the PATH has none (this process's). */
+  fallbackNode?: string;
+}): Promise<string | undefined> {
+  const field = /^([a-z]+)@([^+\s]+)/.exec(options.manager.pinned ?? "");
+  const [, tool, version] = field ?? [];
+  if (!tool || !version || !valid(version) || tool === "bun") return undefined;
+  const manager = PACKAGE_MANAGERS.find((m) => m.tool === tool);
+  if (!manager) return undefined;
+  const packument = await options.packument(manager.releasePackage(version)).catch(() => undefined);
+  const engines = packument?.versions[version]?.engines?.node;
+  if (typeof engines !== "string") return undefined;
+  const node =
+    (await nodeOnPath(options.env.PATH ?? "")) ?? options.fallbackNode ?? process.versions.node;
+  if (satisfies(node, engines, { includePrerelease: true })) return undefined;
+  return `this repository pins ${tool} ${version} (package.json "packageManager"), which needs Node ${engines}, and its commands would run on Node ${node}: run patchwright on a Node that ${tool} ${version} accepts (the Docker image and the Action use Node 24). Nothing was changed.`;
+}
+
+/** The version of the first `node` on `path` ("20.20.2"), or undefined. */
+function nodeOnPath(path: string): Promise<string | undefined> {
+  const dirs = path.split(delimiter).filter((dir) => isAbsolute(dir));
+  return new Promise((resolve) => {
+    const next = (i: number) => {
+      if (i >= dirs.length) return resolve(undefined);
+      execFile(join(dirs[i] ?? "", "node"), ["--version"], { timeout: 10_000 }, (error, out) => {
+        if (error) return next(i + 1);
+        resolve(out.trim().replace(/^v/, ""));
+      });
+    };
+    next(0);
+  });
+}
