@@ -10,7 +10,7 @@ import type { NetworkPolicy } from "./network.js";
  * line a person can act on.
  */
 
-export type TroubleKind = "tls" | "dns" | "connection" | "proxy-auth" | "blocked";
+export type TroubleKind = "tls" | "dns" | "connection" | "proxy-auth" | "blocked" | "unsigned";
 
 export interface NetworkTrouble {
   kind: TroubleKind;
@@ -34,6 +34,14 @@ const NODE_TLS_CODES =
 
 /** Most specific first: a line is named by the first rule that matches it. */
 const RULES: Rule[] = [
+  {
+    // corepack verifies a package manager's release by npm's registry
+    // signatures, which a registry mirror or a rewriting proxy leaves out.
+    kind: "unsigned",
+    pattern:
+      /(No compatible signature found in package metadata|The package was not signed by any trusted keys)/,
+    code: (m) => m[1] ?? "",
+  },
   {
     kind: "blocked",
     pattern: /patchwright sandbox: (\S+?)(?::\d+)? is not in this repository's network allow-list/,
@@ -176,6 +184,12 @@ export function describeNetworkTrouble(trouble: NetworkTrouble, context: Trouble
     case "dns":
     case "connection":
       return `network: ${trouble.kind === "dns" ? `${host} cannot be resolved` : `cannot connect to ${host}`} (${trouble.code}). ${networkHint(context, where)}`;
+    case "unsigned":
+      return (
+        `network: corepack could not verify the package manager's release (${trouble.code}): the registry answered without npm's signatures, as a registry mirror or a proxy that rewrites answers does. ` +
+        "Pin the release with its hash (`corepack use pnpm@<version>` writes packageManager with `+sha512.…`, which corepack checks instead), " +
+        "or, if you trust that registry, set COREPACK_INTEGRITY_KEYS=0 where patchwright runs (COREPACK_NPM_REGISTRY names a mirror; both reach the commands)"
+      );
   }
 }
 

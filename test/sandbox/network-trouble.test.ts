@@ -20,6 +20,11 @@ describe("network failures in what real tools print", () => {
       { kind: "tls", code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE", host: "registry.corp.test" },
     ],
     ["yarn1_tls", { kind: "tls", code: "unable to verify the first certificate" }],
+    // corepack 0.34 fetching pnpm through this VM's registry, whose answers carry no signatures.
+    [
+      "corepack_unsigned",
+      { kind: "unsigned", code: "No compatible signature found in package metadata" },
+    ],
     [
       "curl_tls",
       { kind: "tls", code: "SSL certificate problem: unable to get local issuer certificate" },
@@ -86,6 +91,17 @@ describe("saying what to do", () => {
     expect(
       describeNetworkTrouble(proxy, { network: networkPolicy("on"), setting: "setup_network" }),
     ).toContain("set setup_network to `public`");
+    const unsigned: NetworkTrouble = {
+      kind: "unsigned",
+      code: "No compatible signature found in package metadata",
+    };
+    const corepack = describeNetworkTrouble(unsigned, {
+      network: networkPolicy("on"),
+      setting: "setup_network",
+    });
+    expect(corepack).toContain("without npm's signatures");
+    expect(corepack).toContain("`+sha512.…`");
+    expect(corepack).toContain("COREPACK_INTEGRITY_KEYS=0");
   });
 });
 

@@ -38,6 +38,9 @@ const ALLOWED = [
   "RUSTUP_HOME",
   "PNPM_HOME",
   "COREPACK_HOME",
+  // corepack's registry (a mirror) and its check of npm's signatures (0: off), for the commands it starts.
+  "COREPACK_NPM_REGISTRY",
+  "COREPACK_INTEGRITY_KEYS",
   "VOLTA_HOME",
   "NVM_DIR",
   // Proxies and CA bundles, so installs work behind a corporate proxy (a
