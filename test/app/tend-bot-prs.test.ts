@@ -339,7 +339,17 @@ describe("a Dependabot bump past an install-script approval (npm's allowScripts)
     const w = await dependabotPr({
       manager: "npm",
       bumped: { "fx-greet": "2.0.0", "fx-util": "1.2.1" },
-      steps: renameFix,
+      steps: [
+        ...renameFix.slice(0, -1),
+        // Against its rules, the agent also widens the pin to every version: said in the thread.
+        callTool("read_file", { file_path: "package.json" }),
+        callTool("edit_file", {
+          file_path: "package.json",
+          old_string: '"fx-util@1.2.0":true',
+          new_string: '"fx-util":true',
+        }),
+        ...renameFix.slice(-1),
+      ],
       allowScripts: { "fx-util@1.2.0": true },
     });
     await deliver(w.h, checkSuiteFailed(w));
@@ -348,6 +358,12 @@ describe("a Dependabot bump past an install-script approval (npm's allowScripts)
     expect(said).toMatch(/npm test[\s\S]*pass/i);
     expect(said).toContain(
       "**To review**\n- ⚠️ **fx-util** 1.2.1, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-util@1.2.0`): npm 12 and later skip it on install.",
+    );
+    expect(said).toContain(
+      "- ⚠️ **The agent's fix approves install scripts**: `fx-util` (package.json allowScripts). It was told not to",
+    );
+    expect(JSON.stringify(w.h.models[0]?.requests[0]?.system)).toContain(
+      "Never approve a dependency's install script",
     );
   });
 });

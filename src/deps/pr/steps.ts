@@ -1,4 +1,4 @@
-import { type ChangeStep, siteOf } from "../../change/context.js";
+import { type ChangeState, type ChangeStep, siteOf } from "../../change/context.js";
 import { agent } from "../../change/steps/agent.js";
 import { commit } from "../../change/steps/commit.js";
 import { prepare } from "../../change/steps/prepare.js";
@@ -10,8 +10,9 @@ import { errorMessage } from "../../error-message.js";
 import { runGit } from "../../git/git-client.js";
 import { authoredBy, sameLogin } from "../../github/logins.js";
 import { isStop, stop } from "../../kernel/steps.js";
+import { scriptApprovalsAdded } from "../fix/script-approvals.js";
 import { registryInstallScripts } from "../plan/install-scripts.js";
-import { lockedScriptWarnings } from "../publish/pr-body.js";
+import { agentApprovalWarning, lockedScriptWarnings } from "../publish/pr-body.js";
 import { readNpmConfig } from "../registry/npmrc.js";
 import { createRegistryClient, type RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
@@ -79,10 +80,7 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
       const upstream = await upstreamFor(registry, bump.updates, options.releases, ctx.signal);
       const notices = lockedScriptWarnings(bump.unreviewedScripts, bump.updates);
       return {
-        ...state,
-        ...(notices.length > 0
-          ? { result: { ...state.result, notices: [...(state.result.notices ?? []), ...notices] } }
-          : {}),
+        ...withNotices(state, notices),
         taskNotes: [...(state.taskNotes ?? []), describeBump(options.bot, bump), upstream].filter(
           Boolean,
         ),
@@ -92,7 +90,13 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
 
   const commitThenPutBack: ChangeStep = {
     stage: "agent",
-    async run(state, ctx, defer) {
+    async run(agentState, ctx, defer) {
+      // An approval of an install script the agent added, against its rules, is said in the thread.
+      const approvals = scriptApprovalsAdded(agentState.result.changes ?? []);
+      const state =
+        approvals.length > 0
+          ? withNotices(agentState, [agentApprovalWarning(approvals)])
+          : agentState;
       const committed = await commit.run(state, ctx, defer);
       const after = isStop(committed) ? committed.state : committed;
       if (isStop(committed) && committed.error) return committed;
@@ -152,4 +156,13 @@ async function upstreamFor(
     linked,
     signal,
   );
+}
+
+/** `state` with `notices` for the thread's final report ("To review"). */
+function withNotices(state: ChangeState, notices: readonly string[]): ChangeState {
+  if (notices.length === 0) return state;
+  return {
+    ...state,
+    result: { ...state.result, notices: [...(state.result.notices ?? []), ...notices] },
+  };
 }

@@ -122,11 +122,7 @@ export function renderDepsPullRequestBody(
   parts.push("### Verification", verification(result));
 
   const warnings = [
-    ...(result.agentApprovals?.length
-      ? [
-          `- ⚠️ **The agent's fix approves install scripts**: ${result.agentApprovals.join(", ")}. It was told not to: approving a dependency's script is your review. Read the script before merging, or take the approval out.`,
-        ]
-      : []),
+    ...(result.agentApprovals?.length ? [agentApprovalWarning(result.agentApprovals)] : []),
     ...warningsFor(result.applied),
     ...lockedScriptWarnings(result.unreviewedScripts ?? [], result.applied),
   ];
@@ -180,6 +176,11 @@ function verification(result: DepsGroupResult): string {
   if (!verify) return "⚠️ The checks did not run.";
   const line = `${verify.passed ? "✅" : "❌"} ${inlineCode(verify.command)} ${verify.passed ? "passed" : `failed (exit ${verify.exit})`} in ${formatDuration(verify.durationMs)}.`;
   return verify.passed ? line : `${line}\n\n${codeBlock(tail(verify.outputTail, 2_000))}`;
+}
+
+/** The install-script approvals an agent's fix added, which its rules forbid (fix/script-approvals.ts). */
+export function agentApprovalWarning(approvals: readonly string[]): string {
+  return `- ⚠️ **The agent's fix approves install scripts**: ${approvals.join(", ")}. It was told not to: approving a dependency's script is your review. Read the script before merging, or take the approval out.`;
 }
 
 export function warningsFor(updates: readonly Update[]): string[] {
