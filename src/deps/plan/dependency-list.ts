@@ -64,9 +64,11 @@ export function listDependencies(
       const target = specTarget(entry.name, entry.spec);
       if (target.kind === "catalog")
         skip(
-          entry.catalog === undefined
-            ? `a pnpm catalog entry ("${entry.spec}") that pnpm-workspace.yaml does not define`
-            : `a catalog entry that points at another catalog ("${entry.spec}")`,
+          entry.catalog !== undefined
+            ? `a catalog entry that points at another catalog ("${entry.spec}")`
+            : project.manager.name === "pnpm"
+              ? `a pnpm catalog entry ("${entry.spec}") that pnpm-workspace.yaml does not define`
+              : `a catalog entry ("${entry.spec}"): only pnpm's catalogs (pnpm-workspace.yaml) are read, not ${project.manager.name}'s`,
         );
       else if (target.kind === "workspace") internal += 1;
       else if (target.kind === "local") {

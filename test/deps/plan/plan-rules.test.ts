@@ -237,6 +237,26 @@ describe("the plan", () => {
     );
   });
 
+  it("says a yarn catalog entry is not read, rather than calling it pnpm's", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "root",
+          packageManager: "yarn@4.18.1",
+          dependencies: { lib: "catalog:" },
+        }),
+        ".yarnrc.yml": "catalog:\n  lib: ^1.0.0\n",
+      },
+      memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
+    );
+    expect(plan.groups).toEqual([]);
+    expect(plan.skipped).toContainEqual({
+      name: "lib",
+      manifest: "package.json",
+      reason: `a catalog entry ("catalog:"): only pnpm's catalogs (pnpm-workspace.yaml) are read, not yarn-berry's`,
+    });
+  });
+
   it("checks the peer ranges of packages it does not bump: ignored, of another section, or only in the lockfile", async () => {
     const ts = packument("typescript", ["5.9.0", "7.0.0"]);
     const lint = packument("typescript-eslint", ["8.0.0"]);
