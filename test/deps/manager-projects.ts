@@ -52,7 +52,8 @@ export interface ProjectWorld {
  * lock is at the old versions), locked by its tool with what the registry
  * holds now: its files, the lockfile included. With `member` (a folder such
  * as "packages/x"), the root is a workspace and the member declares them.
- * `extra` files are written before the lock (a pnpm-workspace.yaml).
+ * `extra` files are written before the lock (a pnpm-workspace.yaml; a
+ * .yarnrc.yml's lines are added to the one yarn 4 gets here).
  */
 export async function lockedProject(
   world: ProjectWorld,
@@ -97,6 +98,8 @@ export async function lockedProject(
       "enableGlobalCache: false",
       "",
     ].join("\n");
+    // Extra settings (a catalog) after the ones the tests need.
+    files[".yarnrc.yml"] += extra[".yarnrc.yml"] ?? "";
   }
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });

@@ -4,7 +4,7 @@ import { realPathInside } from "../../sandbox/host-files.js";
 import type { Update } from "../update.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import { setDependencySpec } from "./package-json-edit.js";
-import { setCatalogSpec } from "./pnpm/catalog-edit.js";
+import { setCatalogSpec } from "./catalog-edit.js";
 import { forgetLocked, pinnedRanges, relockTargets } from "./relock.js";
 import type { Relock } from "./types.js";
 

@@ -66,9 +66,9 @@ export function listDependencies(
         skip(
           entry.catalog !== undefined
             ? `a catalog entry that points at another catalog ("${entry.spec}")`
-            : project.manager.name === "pnpm"
-              ? `a pnpm catalog entry ("${entry.spec}") that pnpm-workspace.yaml does not define`
-              : `a catalog entry ("${entry.spec}"): only pnpm's catalogs (pnpm-workspace.yaml) are read, not ${project.manager.name}'s`,
+            : project.manager.name === "pnpm" || project.manager.name === "yarn-berry"
+              ? `a catalog entry ("${entry.spec}") that ${project.manager.name === "pnpm" ? "pnpm-workspace.yaml" : ".yarnrc.yml"} does not define`
+              : `a catalog entry ("${entry.spec}"): only pnpm's and yarn's catalogs are read, not ${project.manager.name}'s`,
         );
       else if (target.kind === "workspace") internal += 1;
       else if (target.kind === "local") {
@@ -85,7 +85,7 @@ export function listDependencies(
       else {
         // A catalog entry's version is under its user's importer in the lockfile.
         const current =
-          project.lockedVersionOf?.(manifest.dir, entry.name, declared.spec) ??
+          project.lockedVersionOf?.(manifest.dir, entry.name, entry.spec) ??
           specFloor(target.range);
         if (current) wanted.push({ entry, current, package: target.package, range: target.range });
         else skip(`cannot tell the installed version of "${entry.spec}"`);
@@ -96,8 +96,8 @@ export function listDependencies(
 }
 
 /**
- * A `catalog:` spec as the catalog's own entry: declared in
- * pnpm-workspace.yaml, with the catalog's range. Undefined for any other
+ * A `catalog:` spec as the catalog's own entry: declared in the catalog
+ * file (pnpm-workspace.yaml, .yarnrc.yml), with the catalog's range. Undefined for any other
  * spec, or a catalog that does not have the package (the spec itself then
  * says so).
  */
@@ -105,18 +105,16 @@ export function resolveCatalog(project: NpmProject, declared: DepEntry): DepEntr
   const target = specTarget(declared.name, declared.spec);
   if (target.kind !== "catalog") return undefined;
   const range = project.catalogs.get(target.catalog)?.get(declared.name);
-  if (range === undefined) return undefined;
+  if (range === undefined || !project.catalogFile) return undefined;
   return {
     name: declared.name,
     section: declared.section,
     spec: range,
-    manifest: PNPM_WORKSPACE,
+    manifest: project.catalogFile,
     catalog: target.catalog,
     usedBy: declared.manifest,
   };
 }
-
-const PNPM_WORKSPACE = "pnpm-workspace.yaml";
 
 /** A location's catalog fields, for an entry that is a catalog's. */
 export function catalogOf(entry: DepEntry): { catalog?: string; usedBy?: string } {

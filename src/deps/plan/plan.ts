@@ -204,10 +204,10 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   });
   const plan: DepsPlan = {
     registry: npm.registry,
-    // pnpm-workspace.yaml too when its catalogs are bumped: a group edits and restores it as a manifest.
+    // The catalog file too (pnpm-workspace.yaml, .yarnrc.yml): a group edits and restores it as a manifest.
     manifests: [
       ...project.manifests.map((m) => m.path),
-      ...(project.catalogs.size > 0 ? ["pnpm-workspace.yaml"] : []),
+      ...(project.catalogFile ? [project.catalogFile] : []),
     ],
     groups: [
       ...securityGroups(security.filter((u) => kept.has(u))),

@@ -65,8 +65,13 @@ export interface NpmProject {
   lockedPeers: Map<string, LockedPeers>;
   /** The packages the project does not name itself, when the lockfile records them (npm's). */
   lockedGraph?: (direct: ReadonlySet<string>) => LockedGraph;
-  /** pnpm's catalogs in pnpm-workspace.yaml: per catalog ("default" for `catalog:`), each package's range. */
+  /**
+   * The catalogs `catalog:` dependencies take their ranges from: per catalog
+   * ("default" for `catalog:`), each package's range; read from
+   * `catalogFile` (pnpm's pnpm-workspace.yaml, yarn 4's .yarnrc.yml).
+   */
   catalogs: Map<string, Map<string, string>>;
+  catalogFile?: string;
 }
 
 export class ProjectError extends Error {
@@ -96,8 +101,18 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     lockfilePath,
     manager,
     lockedPeers: new Map(),
-    catalogs: pnpmCatalogs(pnpmWorkspace),
+    catalogs: new Map(),
   };
+  // The same shape in either file: `catalog:` and `catalogs.<name>`.
+  const catalogFile = CATALOG_FILES[manager.name];
+  if (catalogFile) {
+    project.catalogs = readCatalogs(
+      catalogFile === "pnpm-workspace.yaml"
+        ? pnpmWorkspace
+        : await readYamlFile(dir, catalogFile).catch(() => undefined),
+    );
+    if (project.catalogs.size > 0) project.catalogFile = catalogFile;
+  }
   if (lockfilePath) {
     const text = await readWorkspaceText(dir, lockfilePath);
     try {
@@ -165,11 +180,26 @@ function pnpmPackages(doc: unknown): string[] {
   return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === "string") : [];
 }
 
+/** Where each tool keeps its catalogs (yarn from 4.10). bun's, in package.json, are not read. */
+const CATALOG_FILES: Partial<Record<string, string>> = {
+  pnpm: "pnpm-workspace.yaml",
+  "yarn-berry": ".yarnrc.yml",
+};
+
+async function readYamlFile(dir: string, path: string): Promise<unknown> {
+  const text = await readWorkspaceText(dir, path);
+  try {
+    return parseYaml(text);
+  } catch (error) {
+    throw new ProjectError(`${path} is not valid YAML: ${(error as Error).message}`);
+  }
+}
+
 /**
- * pnpm's catalogs: `catalog:` is the default one (`catalogs.default` too),
- * `catalogs.<name>` the named ones; each maps a package to its range.
+ * A catalog file's catalogs: `catalog:` is the default one (`catalogs.default`
+ * too), `catalogs.<name>` the named ones; each maps a package to its range.
  */
-function pnpmCatalogs(doc: unknown): Map<string, Map<string, string>> {
+function readCatalogs(doc: unknown): Map<string, Map<string, string>> {
   const catalogs = new Map<string, Map<string, string>>();
   const add = (name: string, block: unknown) => {
     if (!block || typeof block !== "object" || Array.isArray(block)) return;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { editManifest } from "../../../src/deps/managers/bump.js";
-import { CatalogEditError, setCatalogSpec } from "../../../src/deps/managers/pnpm/catalog-edit.js";
+import { CatalogEditError, setCatalogSpec } from "../../../src/deps/managers/catalog-edit.js";
 
 const WORKSPACE = [
   "packages:",

@@ -206,6 +206,47 @@ describe("a pnpm workspace with a catalog", () => {
   }, 240_000);
 });
 
+describe("a yarn 4 project with a catalog", () => {
+  it("bumps the catalog's entry in .yarnrc.yml, relocked by yarn", async () => {
+    const catalog = "catalog:\n  fx-greet: 1.0.0\n  fx-util: 1.2.0\n";
+    const files = await lockedProject(
+      jobWorld(),
+      "yarn-berry",
+      "yarn@4.18.1",
+      { "fx-greet": "catalog:", "fx-util": "catalog:" },
+      undefined,
+      { ".yarnrc.yml": catalog },
+    );
+    const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
+    const { repo, result } = await toolDepsJob(jobWorld(), "catalog-yarn", files, deps);
+    expect(result.message).toBeUndefined();
+    expect(result.plan?.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
+      [
+        {
+          manifest: ".yarnrc.yml",
+          section: "dependencies",
+          spec: "1.0.0",
+          newSpec: "1.0.1",
+          from: "1.0.0",
+          catalog: "default",
+          usedBy: "package.json",
+        },
+      ],
+    ]);
+    expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([
+      ["green", `${TOOLS["yarn-berry"]} test`],
+    ]);
+    const branch = result.groups[0]?.branch ?? "";
+    expect(repo.show(branch, ".yarnrc.yml")).toBe(
+      (files[".yarnrc.yml"] ?? "").replace("fx-greet: 1.0.0", "fx-greet: 1.0.1").trimEnd(),
+    );
+    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+    const lock = repo.show(branch, "yarn.lock");
+    expect(lock).toMatch(/fx-greet@npm:1\.0\.1/);
+    expect(lock).not.toMatch(/fx-greet@npm:1\.0\.0/);
+  }, 240_000);
+});
+
 // Last in the file: the pnpm release it publishes would be every pnpm project's to weigh.
 describe("a pnpm project pinned to a release this Node cannot run", () => {
   it("stops before any group, saying which Node the pinned tool needs", async () => {

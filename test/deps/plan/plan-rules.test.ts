@@ -230,30 +230,71 @@ describe("the plan", () => {
     expect(plan.skipped).toContainEqual({
       name: "other",
       manifest: "packages/d/package.json",
-      reason: 'a pnpm catalog entry ("catalog:nope") that pnpm-workspace.yaml does not define',
+      reason: 'a catalog entry ("catalog:nope") that pnpm-workspace.yaml does not define',
     });
     expect(renderDepsPlan(plan, { now: Date.now(), branchPrefix: "agent/" })).toContain(
       "pnpm-workspace.yaml catalogs.legacy",
     );
   });
 
-  it("says a yarn catalog entry is not read, rather than calling it pnpm's", async () => {
+  it("reads yarn 4's catalogs from .yarnrc.yml, and says bun's are not read", async () => {
     const { plan } = await planOf(
       {
         "package.json": JSON.stringify({
           name: "root",
           packageManager: "yarn@4.18.1",
-          dependencies: { lib: "catalog:" },
+          dependencies: { lib: "catalog:", other: "catalog:nope" },
         }),
-        ".yarnrc.yml": "catalog:\n  lib: ^1.0.0\n",
+        ".yarnrc.yml": "nodeLinker: node-modules\ncatalog:\n  lib: ^1.0.0\n",
+        // As yarn 4 locks a catalog's range: under the range it stands for.
+        "yarn.lock": [
+          "__metadata:",
+          "  version: 8",
+          "",
+          '"lib@npm:^1.0.0":',
+          "  version: 1.0.0",
+          '  resolution: "lib@npm:1.0.0"',
+          "  languageName: node",
+          "  linkType: hard",
+          "",
+        ].join("\n"),
       },
       memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
     );
-    expect(plan.groups).toEqual([]);
+    expect(plan.manifests).toEqual(["package.json", ".yarnrc.yml"]);
+    expect(plan.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
+      [
+        {
+          manifest: ".yarnrc.yml",
+          section: "dependencies",
+          spec: "^1.0.0",
+          newSpec: "^1.5.0",
+          from: "1.0.0",
+          catalog: "default",
+          usedBy: "package.json",
+        },
+      ],
+    ]);
     expect(plan.skipped).toContainEqual({
+      name: "other",
+      manifest: "package.json",
+      reason: 'a catalog entry ("catalog:nope") that .yarnrc.yml does not define',
+    });
+    const bun = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "root",
+          packageManager: "bun@1.3.0",
+          dependencies: { lib: "catalog:" },
+          workspaces: { packages: [], catalog: { lib: "^1.0.0" } },
+        }),
+      },
+      memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
+    );
+    expect(bun.plan.skipped).toContainEqual({
       name: "lib",
       manifest: "package.json",
-      reason: `a catalog entry ("catalog:"): only pnpm's catalogs (pnpm-workspace.yaml) are read, not yarn-berry's`,
+      reason: `a catalog entry ("catalog:"): only pnpm's and yarn's catalogs are read, not bun's`,
     });
   });
 

@@ -1,7 +1,8 @@
 import { isMap, isScalar, parseDocument, Scalar, stringify } from "yaml";
 
 /**
- * Editing one range in pnpm-workspace.yaml's catalogs without writing the
+ * Editing one range in a catalog file (pnpm-workspace.yaml, yarn's
+ * .yarnrc.yml: the same `catalog:` and `catalogs:` maps) without writing the
  * file anew: the new range replaces exactly the old value's characters, so
  * comments, order and quoting stay as the maintainer had them, and the
  * diff is one line per bump (as package-json-edit.ts does for package.json).
@@ -15,7 +16,7 @@ export class CatalogEditError extends Error {
 export function setCatalogSpec(text: string, catalog: string, name: string, spec: string): string {
   const doc = parseDocument(text, { keepSourceTokens: true });
   if (doc.errors.length > 0) {
-    throw new CatalogEditError(`pnpm-workspace.yaml is not valid YAML: ${doc.errors[0]?.message}`);
+    throw new CatalogEditError(`the catalog file is not valid YAML: ${doc.errors[0]?.message}`);
   }
   const paths =
     catalog === "default"
@@ -33,7 +34,7 @@ export function setCatalogSpec(text: string, catalog: string, name: string, spec
     return `${text.slice(0, start)}${scalarText(node, spec)}${text.slice(end)}`;
   }
   throw new CatalogEditError(
-    `pnpm-workspace.yaml's ${catalog === "default" ? "catalog" : `catalog "${catalog}"`} has no "${name}" to update`,
+    `the ${catalog === "default" ? "default catalog" : `catalog "${catalog}"`} has no "${name}" to update`,
   );
 }
 
