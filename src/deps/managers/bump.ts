@@ -2,9 +2,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import type { CommandResult } from "../../kernel/run-command.js";
 import { realPathInside } from "../../sandbox/host-files.js";
 import type { Update } from "../update.js";
+import { setCatalogSpec } from "./catalog-edit.js";
 import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import { setDependencySpec } from "./package-json-edit.js";
-import { setCatalogSpec } from "./catalog-edit.js";
 import { forgetLocked, pinnedRanges, relockTargets } from "./relock.js";
 import type { Relock } from "./types.js";
 
