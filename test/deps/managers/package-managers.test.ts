@@ -154,7 +154,7 @@ describe("a pnpm project", () => {
   }, 240_000);
 });
 
-describe("a pnpm workspace with a catalog", () => {
+describe("a project with a catalog", () => {
   it("bumps the catalog's entry in pnpm-workspace.yaml, relocked by pnpm, the rest of the file as it was", async () => {
     const workspaceYaml = [
       "# Versions shared by every package.",
@@ -163,40 +163,17 @@ describe("a pnpm workspace with a catalog", () => {
       "  fx-util: 1.2.0",
       "",
     ].join("\n");
-    const files = await lockedProject(
-      jobWorld(),
+    const { files, repo, branch } = await catalogJob(
       "pnpm",
       "pnpm@10.34.8",
-      { "fx-greet": "catalog:", "fx-util": "catalog:" },
-      undefined,
-      { "pnpm-workspace.yaml": workspaceYaml },
+      "pnpm-workspace.yaml",
+      workspaceYaml,
     );
     expect(files["pnpm-lock.yaml"]).toMatch(/specifier: 'catalog:'/);
-    const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
-    const { repo, result } = await toolDepsJob(jobWorld(), "catalog-pnpm", files, deps);
-    expect(result.message).toBeUndefined();
-    expect(result.plan?.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
-      [
-        {
-          manifest: "pnpm-workspace.yaml",
-          section: "dependencies",
-          spec: "1.0.0",
-          newSpec: "1.0.1",
-          from: "1.0.0",
-          catalog: "default",
-          usedBy: "package.json",
-        },
-      ],
-    ]);
-    expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([
-      ["green", `${TOOLS.pnpm} test`],
-    ]);
-    const branch = result.groups[0]?.branch ?? "";
     // One value changed, in its own quoting; the comments stay (show trims the last newline).
     expect(repo.show(branch, "pnpm-workspace.yaml")).toBe(
       workspaceYaml.replace("fx-greet: '1.0.0'", "fx-greet: '1.0.1'").trimEnd(),
     );
-    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
     const lock = repo.show(branch, "pnpm-lock.yaml");
     expect(lock).toMatch(
       /catalogs:\s+default:\s+fx-greet:\s+specifier: 1\.0\.1\s+version: 1\.0\.1/,
@@ -204,48 +181,61 @@ describe("a pnpm workspace with a catalog", () => {
     expect(lock).toMatch(/fx-greet@1\.0\.1:/);
     expect(lock).not.toMatch(/fx-greet@1\.0\.0:/);
   }, 240_000);
-});
 
-describe("a yarn 4 project with a catalog", () => {
-  it("bumps the catalog's entry in .yarnrc.yml, relocked by yarn", async () => {
+  it("bumps a yarn 4 catalog's entry in .yarnrc.yml, relocked by yarn", async () => {
     const catalog = "catalog:\n  fx-greet: 1.0.0\n  fx-util: 1.2.0\n";
-    const files = await lockedProject(
-      jobWorld(),
+    const { files, repo, branch } = await catalogJob(
       "yarn-berry",
       "yarn@4.18.1",
-      { "fx-greet": "catalog:", "fx-util": "catalog:" },
-      undefined,
-      { ".yarnrc.yml": catalog },
+      ".yarnrc.yml",
+      catalog,
     );
-    const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
-    const { repo, result } = await toolDepsJob(jobWorld(), "catalog-yarn", files, deps);
-    expect(result.message).toBeUndefined();
-    expect(result.plan?.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
-      [
-        {
-          manifest: ".yarnrc.yml",
-          section: "dependencies",
-          spec: "1.0.0",
-          newSpec: "1.0.1",
-          from: "1.0.0",
-          catalog: "default",
-          usedBy: "package.json",
-        },
-      ],
-    ]);
-    expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([
-      ["green", `${TOOLS["yarn-berry"]} test`],
-    ]);
-    const branch = result.groups[0]?.branch ?? "";
     expect(repo.show(branch, ".yarnrc.yml")).toBe(
       (files[".yarnrc.yml"] ?? "").replace("fx-greet: 1.0.0", "fx-greet: 1.0.1").trimEnd(),
     );
-    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
     const lock = repo.show(branch, "yarn.lock");
     expect(lock).toMatch(/fx-greet@npm:1\.0\.1/);
     expect(lock).not.toMatch(/fx-greet@npm:1\.0\.0/);
   }, 240_000);
 });
+
+/**
+ * A project whose fx-greet and fx-util come from a catalog in `file`
+ * (`text`), locked by its tool; the job bumps fx-greet 1.0.0 -> 1.0.1 there
+ * and leaves package.json alone. Returns the branch it pushed.
+ */
+async function catalogJob(manager: "pnpm" | "yarn-berry", pin: string, file: string, text: string) {
+  const files = await lockedProject(
+    jobWorld(),
+    manager,
+    pin,
+    { "fx-greet": "catalog:", "fx-util": "catalog:" },
+    undefined,
+    { [file]: text },
+  );
+  const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
+  const { repo, result } = await toolDepsJob(jobWorld(), `catalog-${manager}`, files, deps);
+  expect(result.message).toBeUndefined();
+  expect(result.plan?.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
+    [
+      {
+        manifest: file,
+        section: "dependencies",
+        spec: "1.0.0",
+        newSpec: "1.0.1",
+        from: "1.0.0",
+        catalog: "default",
+        usedBy: "package.json",
+      },
+    ],
+  ]);
+  expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([
+    ["green", `${TOOLS[manager]} test`],
+  ]);
+  const branch = result.groups[0]?.branch ?? "";
+  expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+  return { files, repo, branch };
+}
 
 // Last in the file: the pnpm release it publishes would be every pnpm project's to weigh.
 describe("a pnpm project pinned to a release this Node cannot run", () => {
