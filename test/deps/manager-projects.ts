@@ -70,7 +70,7 @@ export async function lockedProject(
   );
   await mkdir(dir, { recursive: true });
   const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  const files: Record<string, string> = {
+  const base: Record<string, string> = {
     "package.json": json({
       name: `app-${manager}`,
       version: "1.0.0",
@@ -87,7 +87,19 @@ export async function lockedProject(
     ".gitignore": "node_modules\n.yarn\n.pnp.*\n",
     // No audit, fund or update checks: the local registry is the only server npm may talk to.
     ".npmrc": `registry=${registry.url}\naudit=false\nfund=false\nupdate-notifier=false\n`,
+  };
+  const files: Record<string, string> = {
+    ...base,
     ...extra,
+    // Extra package.json fields (bun's catalogs) go into the one made here.
+    ...(extra["package.json"]
+      ? {
+          "package.json": json({
+            ...JSON.parse(base["package.json"] ?? "{}"),
+            ...JSON.parse(extra["package.json"]),
+          }),
+        }
+      : {}),
   };
   if (manager === "yarn-berry") {
     files[".yarnrc.yml"] = [

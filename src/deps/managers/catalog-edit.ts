@@ -1,9 +1,10 @@
 import { isMap, isScalar, parseDocument, Scalar, stringify } from "yaml";
+import { findValueSpan } from "./package-json-edit.js";
 
 /**
  * Editing one range in a catalog file (pnpm-workspace.yaml, yarn's
- * .yarnrc.yml: the same `catalog:` and `catalogs:` maps) without writing the
- * file anew: the new range replaces exactly the old value's characters, so
+ * .yarnrc.yml: the same `catalog:` and `catalogs:` maps; bun's in
+ * package.json) without writing the file anew: the new range replaces exactly the old value's characters, so
  * comments, order and quoting stay as the maintainer had them, and the
  * diff is one line per bump (as package-json-edit.ts does for package.json).
  */
@@ -14,6 +15,8 @@ export class CatalogEditError extends Error {
 
 /** `catalog` "default" is `catalog:` (or `catalogs.default`), any other `catalogs.<name>`. */
 export function setCatalogSpec(text: string, catalog: string, name: string, spec: string): string {
+  // bun keeps its catalogs in package.json, which is JSON (and starts so).
+  if (text.trimStart().startsWith("{")) return setJsonCatalogSpec(text, catalog, name, spec);
   const doc = parseDocument(text, { keepSourceTokens: true });
   if (doc.errors.length > 0) {
     throw new CatalogEditError(`the catalog file is not valid YAML: ${doc.errors[0]?.message}`);
@@ -33,9 +36,37 @@ export function setCatalogSpec(text: string, catalog: string, name: string, spec
     const [start, end] = node.range;
     return `${text.slice(0, start)}${scalarText(node, spec)}${text.slice(end)}`;
   }
-  throw new CatalogEditError(
-    `the ${catalog === "default" ? "default catalog" : `catalog "${catalog}"`} has no "${name}" to update`,
-  );
+  throw new CatalogEditError(missing(catalog, name));
+}
+
+/**
+ * bun's catalogs, in the root package.json: under `workspaces` (bun's
+ * documented place) or at the top level, which bun reads too.
+ */
+function setJsonCatalogSpec(text: string, catalog: string, name: string, spec: string): string {
+  const maps =
+    catalog === "default"
+      ? [
+          ["workspaces", "catalog"],
+          ["catalog"],
+          ["workspaces", "catalogs", "default"],
+          ["catalogs", "default"],
+        ]
+      : [
+          ["workspaces", "catalogs", catalog],
+          ["catalogs", catalog],
+        ];
+  for (const path of maps) {
+    const span = findValueSpan(text, [...path, name]);
+    if (span && text[span.start] === '"') {
+      return `${text.slice(0, span.start)}${JSON.stringify(spec)}${text.slice(span.end)}`;
+    }
+  }
+  throw new CatalogEditError(missing(catalog, name));
+}
+
+function missing(catalog: string, name: string): string {
+  return `the ${catalog === "default" ? "default catalog" : `catalog "${catalog}"`} has no "${name}" to update`;
 }
 
 /** The range in the old value's quoting; a plain one that cannot stay plain (`>=1 <2`) is quoted. */

@@ -66,9 +66,7 @@ export function listDependencies(
         skip(
           entry.catalog !== undefined
             ? `a catalog entry that points at another catalog ("${entry.spec}")`
-            : project.manager.name === "pnpm" || project.manager.name === "yarn-berry"
-              ? `a catalog entry ("${entry.spec}") that ${project.manager.name === "pnpm" ? "pnpm-workspace.yaml" : ".yarnrc.yml"} does not define`
-              : `a catalog entry ("${entry.spec}"): only pnpm's and yarn's catalogs are read, not ${project.manager.name}'s`,
+            : `a catalog entry ("${entry.spec}") that ${CATALOG_PLACES[project.manager.name] ?? `${project.manager.name}'s settings`} does not define`,
         );
       else if (target.kind === "workspace") internal += 1;
       else if (target.kind === "local") {
@@ -115,6 +113,13 @@ export function resolveCatalog(project: NpmProject, declared: DepEntry): DepEntr
     usedBy: declared.manifest,
   };
 }
+
+/** Where a catalog the spec names would be, per tool, for the reason it is left out. */
+const CATALOG_PLACES: Partial<Record<string, string>> = {
+  pnpm: "pnpm-workspace.yaml",
+  "yarn-berry": ".yarnrc.yml",
+  bun: "the root package.json",
+};
 
 /** A location's catalog fields, for an entry that is a catalog's. */
 export function catalogOf(entry: DepEntry): { catalog?: string; usedBy?: string } {

@@ -207,7 +207,9 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     // The catalog file too (pnpm-workspace.yaml, .yarnrc.yml): a group edits and restores it as a manifest.
     manifests: [
       ...project.manifests.map((m) => m.path),
-      ...(project.catalogFile ? [project.catalogFile] : []),
+      ...(project.catalogFile && !project.manifests.some((m) => m.path === project.catalogFile)
+        ? [project.catalogFile]
+        : []),
     ],
     groups: [
       ...securityGroups(security.filter((u) => kept.has(u))),

@@ -106,11 +106,14 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   // The same shape in either file: `catalog:` and `catalogs.<name>`.
   const catalogFile = CATALOG_FILES[manager.name];
   if (catalogFile) {
-    project.catalogs = readCatalogs(
-      catalogFile === "pnpm-workspace.yaml"
-        ? pnpmWorkspace
-        : await readYamlFile(dir, catalogFile).catch(() => undefined),
-    );
+    project.catalogs =
+      catalogFile === "package.json"
+        ? bunCatalogs(root.json)
+        : readCatalogs(
+            catalogFile === "pnpm-workspace.yaml"
+              ? pnpmWorkspace
+              : await readYamlFile(dir, catalogFile).catch(() => undefined),
+          );
     if (project.catalogs.size > 0) project.catalogFile = catalogFile;
   }
   if (lockfilePath) {
@@ -180,11 +183,27 @@ function pnpmPackages(doc: unknown): string[] {
   return Array.isArray(packages) ? packages.filter((p): p is string => typeof p === "string") : [];
 }
 
-/** Where each tool keeps its catalogs (yarn from 4.10). bun's, in package.json, are not read. */
+/** Where each tool keeps its catalogs (yarn from 4.10, bun from 1.2.14). */
 const CATALOG_FILES: Partial<Record<string, string>> = {
   pnpm: "pnpm-workspace.yaml",
   "yarn-berry": ".yarnrc.yml",
+  bun: "package.json",
 };
+
+/** bun's: `workspaces.catalog(s)` in the root package.json, or the same at its top level. */
+function bunCatalogs(json: Record<string, unknown>): Map<string, Map<string, string>> {
+  const workspaces = json.workspaces;
+  const nested =
+    workspaces && typeof workspaces === "object" && !Array.isArray(workspaces)
+      ? readCatalogs(workspaces)
+      : new Map<string, Map<string, string>>();
+  for (const [name, entries] of readCatalogs(json)) {
+    const merged = nested.get(name) ?? new Map<string, string>();
+    for (const [pkg, range] of entries) if (!merged.has(pkg)) merged.set(pkg, range);
+    nested.set(name, merged);
+  }
+  return nested;
+}
 
 async function readYamlFile(dir: string, path: string): Promise<unknown> {
   const text = await readWorkspaceText(dir, path);

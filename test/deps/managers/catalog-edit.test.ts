@@ -60,6 +60,27 @@ describe("setCatalogSpec", () => {
     );
   });
 
+  it("edits bun's catalogs in package.json, under workspaces or at the top level, one value only", () => {
+    const manifest = `${JSON.stringify(
+      {
+        name: "root",
+        dependencies: { react: "catalog:" },
+        workspaces: { packages: ["packages/*"], catalog: { react: "^18.2.0" } },
+        catalogs: { legacy: { react: "~17.0.2" } },
+      },
+      null,
+      4,
+    )}\n`;
+    const out = setCatalogSpec(manifest, "default", "react", "^18.3.1");
+    expect(out).toBe(manifest.replace('"react": "^18.2.0"', '"react": "^18.3.1"'));
+    expect(setCatalogSpec(manifest, "legacy", "react", "~17.0.3")).toBe(
+      manifest.replace('"react": "~17.0.2"', '"react": "~17.0.3"'),
+    );
+    expect(() => setCatalogSpec(manifest, "default", "vite", "5.4.0")).toThrow(
+      /default catalog has no "vite"/,
+    );
+  });
+
   it("is what a bump's edits of pnpm-workspace.yaml run through", () => {
     const out = editManifest(WORKSPACE, [
       { section: "dependencies", name: "react", spec: "^18.3.1", catalog: "default" },

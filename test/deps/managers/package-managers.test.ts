@@ -182,6 +182,20 @@ describe("a project with a catalog", () => {
     expect(lock).not.toMatch(/fx-greet@1\.0\.0:/);
   }, 240_000);
 
+  it("bumps a bun catalog's entry in package.json's workspaces, relocked by bun", async () => {
+    const catalog = JSON.stringify({
+      workspaces: { packages: [], catalog: { "fx-greet": "1.0.0", "fx-util": "1.2.0" } },
+    });
+    const { files, repo, branch } = await catalogJob("bun", "bun@1.4.5", "package.json", catalog);
+    // The catalog's value, not the dependency's `catalog:`.
+    expect(repo.show(branch, "package.json")).toBe(
+      (files["package.json"] ?? "").replace('"fx-greet": "1.0.0"', '"fx-greet": "1.0.1"').trimEnd(),
+    );
+    const lock = repo.show(branch, "bun.lock");
+    expect(lock).toContain('"fx-greet@1.0.1"');
+    expect(lock).not.toContain('"fx-greet@1.0.0"');
+  }, 240_000);
+
   it("bumps a yarn 4 catalog's entry in .yarnrc.yml, relocked by yarn", async () => {
     const catalog = "catalog:\n  fx-greet: 1.0.0\n  fx-util: 1.2.0\n";
     const { files, repo, branch } = await catalogJob(
@@ -204,7 +218,12 @@ describe("a project with a catalog", () => {
  * (`text`), locked by its tool; the job bumps fx-greet 1.0.0 -> 1.0.1 there
  * and leaves package.json alone. Returns the branch it pushed.
  */
-async function catalogJob(manager: "pnpm" | "yarn-berry", pin: string, file: string, text: string) {
+async function catalogJob(
+  manager: "pnpm" | "yarn-berry" | "bun",
+  pin: string,
+  file: string,
+  text: string,
+) {
   const files = await lockedProject(
     jobWorld(),
     manager,
@@ -229,11 +248,12 @@ async function catalogJob(manager: "pnpm" | "yarn-berry", pin: string, file: str
       },
     ],
   ]);
-  expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([
-    ["green", `${TOOLS[manager]} test`],
-  ]);
+  // bun's own `bun test` is its test runner: the script is `bun run test`.
+  const test = manager === "bun" ? `${TOOLS.bun} run test` : `${TOOLS[manager]} test`;
+  expect(result.groups.map((g) => [g.status, g.verify?.command])).toEqual([["green", test]]);
   const branch = result.groups[0]?.branch ?? "";
-  expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
+  if (file !== "package.json")
+    expect(repo.show(branch, "package.json")).toBe(files["package.json"]?.trimEnd());
   return { files, repo, branch };
 }
 

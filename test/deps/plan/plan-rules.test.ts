@@ -237,7 +237,7 @@ describe("the plan", () => {
     );
   });
 
-  it("reads yarn 4's catalogs from .yarnrc.yml, and says bun's are not read", async () => {
+  it("reads yarn 4's catalogs from .yarnrc.yml and bun's from package.json", async () => {
     const { plan } = await planOf(
       {
         "package.json": JSON.stringify({
@@ -280,6 +280,7 @@ describe("the plan", () => {
       manifest: "package.json",
       reason: 'a catalog entry ("catalog:nope") that .yarnrc.yml does not define',
     });
+    // bun's, in the root package.json's workspaces.
     const bun = await planOf(
       {
         "package.json": JSON.stringify({
@@ -288,14 +289,28 @@ describe("the plan", () => {
           dependencies: { lib: "catalog:" },
           workspaces: { packages: [], catalog: { lib: "^1.0.0" } },
         }),
+        "bun.lock": JSON.stringify({
+          lockfileVersion: 1,
+          workspaces: { "": { name: "root", dependencies: { lib: "catalog:" } } },
+          packages: { lib: ["lib@1.0.0", "", {}, "sha512-x"] },
+        }),
       },
       memoryRegistry([packument("lib", ["1.0.0", "1.5.0"])]),
     );
-    expect(bun.plan.skipped).toContainEqual({
-      name: "lib",
-      manifest: "package.json",
-      reason: `a catalog entry ("catalog:"): only pnpm's and yarn's catalogs are read, not bun's`,
-    });
+    expect(bun.plan.manifests).toEqual(["package.json"]);
+    expect(bun.plan.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
+      [
+        {
+          manifest: "package.json",
+          section: "dependencies",
+          spec: "^1.0.0",
+          newSpec: "^1.5.0",
+          from: "1.0.0",
+          catalog: "default",
+          usedBy: "package.json",
+        },
+      ],
+    ]);
   });
 
   it("checks the peer ranges of packages it does not bump: ignored, of another section, or only in the lockfile", async () => {
