@@ -27,6 +27,7 @@ export interface PinEdit {
   section: string;
   name: string;
   spec: string;
+  catalog?: string;
 }
 
 /** The updates of a bump that leave a range as it is, per package and version. */
@@ -40,7 +41,12 @@ export function relockTargets(updates: readonly Update[]): Relock[] {
         // A catalog entry is relocked in its user's project.
         dirs: [...new Set(kept.map((l) => manifestDir(l.usedBy ?? l.manifest)))],
         specs: [...new Set(kept.map((l) => l.spec))],
-        locations: kept.map(({ manifest, section, spec }) => ({ manifest, section, spec })),
+        locations: kept.map(({ manifest, section, spec, catalog }) => ({
+          manifest,
+          section,
+          spec,
+          ...(catalog !== undefined ? { catalog } : {}),
+        })),
       };
     })
     .filter((relock) => relock.dirs.length > 0);
@@ -74,10 +80,10 @@ export function pinnedRanges(
   const byManifest = new Map<string, PinEdit[]>();
   if (!lockfileManager(lockfilePath)?.pinsKeptRanges) return byManifest;
   for (const { name, version, locations } of relock) {
-    for (const { manifest, section } of locations) {
+    for (const { manifest, section, catalog } of locations) {
       byManifest.set(manifest, [
         ...(byManifest.get(manifest) ?? []),
-        { section, name, spec: version },
+        { section, name, spec: version, ...(catalog !== undefined ? { catalog } : {}) },
       ]);
     }
   }

@@ -143,4 +143,6 @@ export interface RelockLocation {
   manifest: string;
   section: string;
   spec: string;
+  /** A catalog's entry (UpdateLocation.catalog): the range is there, not in a dependency section. */
+  catalog?: string;
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { applyBump } from "../../../src/deps/managers/bump.js";
+import { applyBump, editManifest } from "../../../src/deps/managers/bump.js";
 import { pnpmRelockCommands } from "../../../src/deps/managers/pnpm/index.js";
 import { forgetLocked, pinnedRanges, relockTargets } from "../../../src/deps/managers/relock.js";
 import { yarnBerryRelockCommand } from "../../../src/deps/managers/yarn/index.js";
@@ -103,6 +103,32 @@ describe("lockfile-only updates per package manager", () => {
     });
     for (const lockfile of ["package-lock.json", "pnpm-lock.yaml", "yarn.lock"])
       expect(pinnedRanges(lockfile, relock).size).toBe(0);
+  });
+
+  it("relocks a catalog's kept range in its user's project, and pins it in the catalog for bun", () => {
+    const [catalogued] = relockTargets([
+      update("lib", "1.2.0", [
+        {
+          manifest: "package.json",
+          section: "dependencies",
+          spec: "^1.0.0",
+          newSpec: null,
+          from: "1.0.0",
+          catalog: "default",
+          usedBy: "packages/app/package.json",
+        },
+      ]),
+    ]);
+    expect(catalogued?.dirs).toEqual(["packages/app"]);
+    const pins = pinnedRanges("bun.lock", catalogued ? [catalogued] : []);
+    expect(Object.fromEntries(pins)).toEqual({
+      "package.json": [{ section: "dependencies", name: "lib", spec: "1.2.0", catalog: "default" }],
+    });
+    // The bun pin lands in the catalog, not in a dependency section the root does not have.
+    const manifest = JSON.stringify({ workspaces: { catalog: { lib: "^1.0.0" } } });
+    expect(JSON.parse(editManifest(manifest, pins.get("package.json") ?? []))).toEqual({
+      workspaces: { catalog: { lib: "1.2.0" } },
+    });
   });
 
   it("drops the kept ranges' entries from yarn 1's lockfile and the package's from npm's, and leaves the others", () => {
