@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   detectPackageManager,
   lockfileManager,
+  managerCommands,
   PACKAGE_MANAGERS,
   packageManager,
 } from "../../../src/deps/managers/index.js";
@@ -107,5 +108,28 @@ describe("the package manager index", () => {
       lockfile: undefined,
       evidence: "no lockfile",
     });
+  });
+});
+
+describe("managerCommands", () => {
+  it("keeps corepack's home in the tool's cache, so the pinned release is fetched once per job, not per command", () => {
+    for (const name of ["pnpm", "yarn-berry", "yarn-classic"] as const) {
+      const commands = managerCommands({ name, evidence: "test", lockfile: undefined });
+      expect(commands.install.startsWith("corepack "), name).toBe(true);
+      expect(commands.cacheEnv("/w/.patchwright-pm-cache").COREPACK_HOME, name).toBe(
+        "/w/.patchwright-pm-cache/corepack",
+      );
+    }
+    // A tool started otherwise (an operator's binary, npm with Node, bun from the PATH) has no such home.
+    const own = managerCommands(
+      { name: "pnpm", evidence: "test", lockfile: undefined },
+      { pnpm: "/opt/pnpm" },
+    );
+    expect(own.cacheEnv("/w/c")).not.toHaveProperty("COREPACK_HOME");
+    for (const name of ["npm", "bun"] as const)
+      expect(
+        managerCommands({ name, evidence: "test", lockfile: undefined }).cacheEnv("/w/c"),
+        name,
+      ).not.toHaveProperty("COREPACK_HOME");
   });
 });
