@@ -4,9 +4,10 @@ import { findValueSpan } from "./package-json-edit.js";
 /**
  * Editing one range in a catalog file (pnpm-workspace.yaml, yarn's
  * .yarnrc.yml: the same `catalog:` and `catalogs:` maps; bun's in
- * package.json) without writing the file anew: the new range replaces exactly the old value's characters, so
- * comments, order and quoting stay as the maintainer had them, and the
- * diff is one line per bump (as package-json-edit.ts does for package.json).
+ * package.json) without writing the file anew: the new range replaces
+ * exactly the old value's characters, so comments, order and quoting stay
+ * as the maintainer had them, and the diff is one line per bump (as
+ * package-json-edit.ts does for package.json's dependencies).
  */
 
 export class CatalogEditError extends Error {
