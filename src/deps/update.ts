@@ -20,9 +20,9 @@ export interface UpdateLocation {
   /** The version this manifest has now (workspaces of one repository can differ). */
   from: string;
   /**
-   * Set when the range is a pnpm catalog entry: the catalog ("default" for
-   * `catalog:`, else its name in `catalogs:`), `manifest` being
-   * pnpm-workspace.yaml.
+   * Set when the range is a catalog's entry: the catalog ("default" for
+   * `catalog:`, else its name in `catalogs:`), `manifest` being the catalog
+   * file (pnpm-workspace.yaml, .yarnrc.yml, bun's package.json).
    */
   catalog?: string;
   /** A catalog entry's first user (a package.json): the lockfile holds the version under its importer. */

@@ -59,6 +59,30 @@ export async function detectPackageManager(
   return { name: owner.name, lockfile: first.file, evidence: first.file };
 }
 
+export interface PinnedRelease {
+  tool: string;
+  version: string;
+  /** corepack's `+sha512.…`, when the field has one. */
+  hash: string | undefined;
+  manager: PackageManager;
+  /** The registry package its releases are published as (yarn 1 and 2+ differ). */
+  releasePackage: string;
+}
+
+/**
+ * package.json's `packageManager` (`pnpm@10.12.1+sha512.…`), read: the
+ * tool, its version and hash, and where its releases are. Undefined for
+ * another value or a tool the bump job does not know. The first manager of
+ * that tool: yarn 1 and 2+ name their release package by the version alike.
+ */
+export function pinnedRelease(value: unknown): PinnedRelease | undefined {
+  const field = typeof value === "string" ? /^([a-z]+)@([^+\s]+)(\+\S+)?$/.exec(value) : null;
+  const [, tool, version, hash] = field ?? [];
+  const manager = PACKAGE_MANAGERS.find((m) => m.tool === tool);
+  if (!tool || !version || !manager) return undefined;
+  return { tool, version, hash, manager, releasePackage: manager.releasePackage(version) };
+}
+
 /** The manager that writes a lockfile, by its name (and, for yarn.lock, its text). */
 export function lockfileManager(lockfilePath: string, text?: string): PackageManager | undefined {
   const file = lockfilePath.slice(lockfilePath.lastIndexOf("/") + 1);

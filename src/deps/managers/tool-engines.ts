@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { delimiter, isAbsolute, join } from "node:path";
 import { satisfies, valid } from "semver";
 import type { Packument } from "../registry/registry.js";
-import { PACKAGE_MANAGERS } from "./index.js";
+import { pinnedRelease } from "./index.js";
 import type { DetectedManager } from "./types.js";
 
 /**
@@ -21,12 +21,10 @@ export async function pinnedToolEngineProblem(options: {
   /** The Node to judge by when the PATH has none (this process's). */
   fallbackNode?: string;
 }): Promise<string | undefined> {
-  const field = /^([a-z]+)@([^+\s]+)/.exec(options.manager.pinned ?? "");
-  const [, tool, version] = field ?? [];
-  if (!tool || !version || !valid(version) || tool === "bun") return undefined;
-  const manager = PACKAGE_MANAGERS.find((m) => m.tool === tool);
-  if (!manager) return undefined;
-  const packument = await options.packument(manager.releasePackage(version)).catch(() => undefined);
+  const pinned = pinnedRelease(options.manager.pinned);
+  if (!pinned || !valid(pinned.version) || pinned.tool === "bun") return undefined;
+  const { tool, version } = pinned;
+  const packument = await options.packument(pinned.releasePackage).catch(() => undefined);
   const engines = packument?.versions[version]?.engines?.node;
   if (typeof engines !== "string") return undefined;
   const node =

@@ -48,19 +48,14 @@ export function listDependencies(
   const folders = new Set(project.manifests.map((m) => m.dir));
   let internal = 0;
 
-  // A catalog entry is one declaration however many manifests use it.
-  const catalogued = new Set<string>();
+  const firstUse = catalogFirstUse();
   for (const manifest of project.manifests) {
     for (const declared of manifest.deps) {
       if (!config.depTypes.includes(declared.section)) continue;
       const entry = resolveCatalog(project, declared) ?? declared;
       const skip = (reason: string) =>
         skipped.push({ name: entry.name, manifest: entry.manifest, reason });
-      if (entry.catalog !== undefined) {
-        const key = `${entry.catalog}\0${entry.name}`;
-        if (catalogued.has(key)) continue;
-        catalogued.add(key);
-      }
+      if (!firstUse(entry)) continue;
       const target = specTarget(entry.name, entry.spec);
       if (target.kind === "catalog")
         skip(
@@ -95,9 +90,9 @@ export function listDependencies(
 
 /**
  * A `catalog:` spec as the catalog's own entry: declared in the catalog
- * file (pnpm-workspace.yaml, .yarnrc.yml), with the catalog's range. Undefined for any other
- * spec, or a catalog that does not have the package (the spec itself then
- * says so).
+ * file (pnpm-workspace.yaml, .yarnrc.yml, bun's package.json), with the
+ * catalog's range. Undefined for any other spec, or a catalog that does not
+ * have the package (the spec itself then says so).
  */
 export function resolveCatalog(project: NpmProject, declared: DepEntry): DepEntry | undefined {
   const target = specTarget(declared.name, declared.spec);
@@ -120,6 +115,21 @@ const CATALOG_PLACES: Partial<Record<string, string>> = {
   "yarn-berry": ".yarnrc.yml",
   bun: "the root package.json",
 };
+
+/**
+ * Whether an entry is seen for the first time, counting a catalog's entry
+ * once however many manifests use it; any other entry is always new.
+ */
+export function catalogFirstUse(): (entry: DepEntry) => boolean {
+  const seen = new Set<string>();
+  return (entry) => {
+    if (entry.catalog === undefined) return true;
+    const key = `${entry.catalog}\0${entry.name}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
+}
 
 /** A location's catalog fields, for an entry that is a catalog's. */
 export function catalogOf(entry: DepEntry): { catalog?: string; usedBy?: string } {

@@ -1,5 +1,5 @@
 import { valid } from "semver";
-import { PACKAGE_MANAGERS } from "../managers/index.js";
+import { pinnedRelease } from "../managers/index.js";
 import type { RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import type { Update } from "../update.js";
@@ -33,15 +33,11 @@ export async function findManagerUpdates(options: {
   signal?: AbortSignal | undefined;
 }): Promise<ManagerUpdates> {
   const out: ManagerUpdates = { updates: [], skipped: [] };
-  const field = /^([a-z]+)@([^+\s]+)(\+\S+)?$/.exec(options.pinned ?? "");
-  const [, tool, current, hash] = field ?? [];
-  if (!tool || !current) return out;
+  const pinned = pinnedRelease(options.pinned);
+  if (!pinned) return out;
+  const { tool, version: current, hash, manager, releasePackage: registryName } = pinned;
   const skip = (reason: string) =>
     out.skipped.push({ name: tool, manifest: MANIFEST, reason: `packageManager field: ${reason}` });
-  // The first of that name: yarn 1 and 2+ name their release package by the version alike.
-  const manager = PACKAGE_MANAGERS.find((m) => m.tool === tool);
-  if (!manager) return out;
-  const registryName = manager.releasePackage(current);
   if (!valid(current)) {
     skip(`"${options.pinned}" names no exact version to update from`);
     return out;

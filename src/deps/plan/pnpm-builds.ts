@@ -1,4 +1,5 @@
 import { valid } from "semver";
+import { pinnedRelease } from "../managers/index.js";
 import type { ScriptApproval, ScriptPolicy } from "../update.js";
 
 /**
@@ -67,19 +68,13 @@ export function pnpmScriptPolicy(options: {
     );
   }
   if (!allowList && pnpmMajor(options.manifest.packageManager) < 10) return undefined;
-  const rules = allowed.flatMap((entry) => {
-    const rule = parseRule(entry);
-    return rule ? [{ entry, ...rule }] : [];
-  });
+  const rules = parseRules(allowed);
   return policy(
     (name, version) => {
-      const match = rules.some(
-        (r) => r.name === name && (r.versions.length === 0 || r.versions.includes(version)),
-      );
-      if (match) return "allowed";
+      if (matches(rules, name, version)) return "allowed";
       return denied.has(name) ? "denied" : "unreviewed";
     },
-    (name) => rules.filter((r) => r.name === name && r.versions.length > 0).map((r) => r.entry),
+    (name) => pinsIn(rules, name),
   );
 }
 
@@ -89,13 +84,8 @@ function allowBuildsPolicy(workspace: unknown): ScriptPolicy | undefined {
   if (settings.dangerouslyAllowAllBuilds === true) return undefined;
   const entries = isRecord(settings.allowBuilds) ? Object.entries(settings.allowBuilds) : [];
   const rulesOf = (value: boolean) =>
-    entries.flatMap(([entry, v]) => {
-      const rule = v === value ? parseRule(entry) : undefined;
-      return rule ? [{ entry, ...rule }] : [];
-    });
+    parseRules(entries.filter(([, v]) => v === value).map(([entry]) => entry));
   const [allowed, denied] = [rulesOf(true), rulesOf(false)];
-  const matches = (rules: typeof allowed, name: string, version: string) =>
-    rules.some((r) => r.name === name && (r.versions.length === 0 || r.versions.includes(version)));
   return policy(
     (name, version) =>
       matches(denied, name, version)
@@ -103,8 +93,33 @@ function allowBuildsPolicy(workspace: unknown): ScriptPolicy | undefined {
         : matches(allowed, name, version)
           ? "allowed"
           : "unreviewed",
-    (name) => allowed.filter((r) => r.name === name && r.versions.length > 0).map((r) => r.entry),
+    (name) => pinsIn(allowed, name),
   );
+}
+
+interface Rule {
+  entry: string;
+  name: string;
+  /** Empty: every version. */
+  versions: string[];
+}
+
+function parseRules(entries: readonly string[]): Rule[] {
+  return entries.flatMap((entry) => {
+    const rule = parseRule(entry);
+    return rule ? [{ entry, ...rule }] : [];
+  });
+}
+
+function matches(rules: readonly Rule[], name: string, version: string): boolean {
+  return rules.some(
+    (r) => r.name === name && (r.versions.length === 0 || r.versions.includes(version)),
+  );
+}
+
+/** The entries that approve only some versions of `name`: the pins a bump leaves behind. */
+function pinsIn(rules: readonly Rule[], name: string): string[] {
+  return rules.filter((r) => r.name === name && r.versions.length > 0).map((r) => r.entry);
 }
 
 function policy(
@@ -133,8 +148,9 @@ function parseRule(entry: string): { name: string; versions: string[] } | undefi
 
 /** pnpm's major version from package.json's `packageManager` (`pnpm@9.15.0+sha512...`); 10 when unnamed. */
 function pnpmMajor(packageManager: unknown): number {
-  const match = typeof packageManager === "string" && /^pnpm@(\d+)\./.exec(packageManager);
-  return match ? Number(match[1]) : 10;
+  const pinned = pinnedRelease(packageManager);
+  const major = pinned?.tool === "pnpm" ? Number(pinned.version.split(".")[0]) : Number.NaN;
+  return Number.isInteger(major) ? major : 10;
 }
 
 /**

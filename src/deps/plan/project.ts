@@ -33,7 +33,7 @@ export interface DepEntry {
   spec: string;
   /** The manifest that declares it (relative, posix): "package.json", "packages/a/package.json". */
   manifest: string;
-  /** A pnpm catalog entry's catalog, `manifest` being pnpm-workspace.yaml (see UpdateLocation). */
+  /** A catalog entry's catalog, `manifest` being the catalog file (see UpdateLocation). */
   catalog?: string;
   /** A catalog entry's first user (a package.json). */
   usedBy?: string;
@@ -68,7 +68,7 @@ export interface NpmProject {
   /**
    * The catalogs `catalog:` dependencies take their ranges from: per catalog
    * ("default" for `catalog:`), each package's range; read from
-   * `catalogFile` (pnpm's pnpm-workspace.yaml, yarn 4's .yarnrc.yml).
+   * `catalogFile` (pnpm's pnpm-workspace.yaml, yarn 4's .yarnrc.yml, bun's package.json).
    */
   catalogs: Map<string, Map<string, string>>;
   catalogFile?: string;
@@ -84,7 +84,7 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   });
   const root = parseManifest("package.json", rootText);
   const manifests = [root];
-  const pnpmWorkspace = await readPnpmWorkspace(dir);
+  const pnpmWorkspace = await readYamlFile(dir, "pnpm-workspace.yaml");
   const patterns = [...workspacePatterns(JSON.parse(rootText)), ...pnpmPackages(pnpmWorkspace)];
   for (const path of await findWorkspaceManifests(dir, [...new Set(patterns)])) {
     const text = await readWorkspaceText(dir, path);
@@ -112,7 +112,8 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
         : readCatalogs(
             catalogFile === "pnpm-workspace.yaml"
               ? pnpmWorkspace
-              : await readYamlFile(dir, catalogFile).catch(() => undefined),
+              : // yarn reads .yarnrc.yml itself, and says what is wrong with it.
+                await readYamlFile(dir, catalogFile).catch(() => undefined),
           );
     if (project.catalogs.size > 0) project.catalogFile = catalogFile;
   }
@@ -166,17 +167,6 @@ function workspacePatterns(json: Record<string, unknown>): string[] {
   return list.filter((p): p is string => typeof p === "string");
 }
 
-/** pnpm-workspace.yaml, parsed; undefined without one. */
-async function readPnpmWorkspace(dir: string): Promise<unknown> {
-  const text = await readWorkspaceText(dir, "pnpm-workspace.yaml").catch(() => undefined);
-  if (text === undefined) return undefined;
-  try {
-    return parseYaml(text);
-  } catch (error) {
-    throw new ProjectError(`pnpm-workspace.yaml is not valid YAML: ${(error as Error).message}`);
-  }
-}
-
 /** pnpm names its workspaces in pnpm-workspace.yaml's `packages:`, not in package.json. */
 function pnpmPackages(doc: unknown): string[] {
   const packages = (doc as { packages?: unknown } | null)?.packages;
@@ -205,8 +195,10 @@ function bunCatalogs(json: Record<string, unknown>): Map<string, Map<string, str
   return nested;
 }
 
+/** A YAML file of the project, parsed; undefined without one. */
 async function readYamlFile(dir: string, path: string): Promise<unknown> {
-  const text = await readWorkspaceText(dir, path);
+  const text = await readWorkspaceText(dir, path).catch(() => undefined);
+  if (text === undefined) return undefined;
   try {
     return parseYaml(text);
   } catch (error) {

@@ -5,7 +5,7 @@ import { type GitEnv, runGit, runGitBuffer } from "../../git/git-client.js";
 import { makeScratchDir } from "../../scratch.js";
 import { PACKAGE_MANAGERS } from "../managers/index.js";
 import type { DetectedManager } from "../managers/types.js";
-import { catalogOf, resolveCatalog } from "../plan/dependency-list.js";
+import { catalogFirstUse, catalogOf, resolveCatalog } from "../plan/dependency-list.js";
 import { lockedScriptsToReview, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { type DepEntry, type NpmProject, readNpmProject } from "../plan/project.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
@@ -120,8 +120,7 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
   const key = (dep: DepEntry) => `${dep.manifest}\0${dep.section}\0${dep.name}`;
   const old = new Map(before.manifests.flatMap((m) => m.deps.map((dep) => [key(dep), dep])));
   const byName = new Map<string, Moved[]>();
-  // A catalog's entry moves once, however many manifests use it.
-  const catalogued = new Set<string>();
+  const firstUse = catalogFirstUse();
   for (const manifest of after.manifests) {
     for (const dep of manifest.deps) {
       const was = old.get(key(dep));
@@ -129,13 +128,9 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
       const from = versionOf(before, manifest.dir, was);
       const to = versionOf(after, manifest.dir, dep);
       if (!from || !to || from === to) continue;
-      // A catalog's entry is where the range is: pnpm-workspace.yaml.
+      // A catalog's entry is where the range is (its catalog file), and moves once.
       const [then, now] = [resolveCatalog(before, was) ?? was, resolveCatalog(after, dep) ?? dep];
-      if (now.catalog !== undefined) {
-        const entry = `${now.catalog}\0${now.name}`;
-        if (catalogued.has(entry)) continue;
-        catalogued.add(entry);
-      }
+      if (!firstUse(now)) continue;
       const locations = byName.get(dep.name) ?? [];
       locations.push({
         manifest: now.manifest,
