@@ -360,7 +360,7 @@ describe("a Dependabot bump past an install-script approval (npm's allowScripts)
       "**To review**\n- ⚠️ **fx-util** 1.2.1, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-util@1.2.0`): npm 12 and later skip it on install.",
     );
     expect(said).toContain(
-      "- ⚠️ **The agent's fix approves install scripts**: `fx-util` (package.json allowScripts). It was told not to",
+      "- ⚠️ **The agent's fix loosens the project's dependency safeguards**: `fx-util` (package.json allowScripts). It was told not to",
     );
     expect(JSON.stringify(w.h.models[0]?.requests[0]?.system)).toContain(
       "Never approve a dependency's install script",

@@ -173,7 +173,7 @@ describe("runDepsJob", () => {
     expect(repo.subjects(branch, 1)).toEqual(["chore(deps): bump fx-util from 1.2.0 to 1.2.1"]);
 
     expect(major?.agent).toMatchObject({ fixed: true, files: ["index.js", "package.json"] });
-    expect(major?.agentApprovals).toEqual(["`fx-greet` (package.json allowScripts)"]);
+    expect(major?.agentLoosened).toEqual(["`fx-greet` (package.json allowScripts)"]);
     expect(major?.verify?.passed).toBe(true);
     expect(repo.show("agent/deps/fx-greet-2", "index.js")).toContain('hello("world")');
     expect(repo.show("agent/deps/fx-greet-2", "package.json")).toContain('"fx-greet": "^2.0.0"');
@@ -240,7 +240,7 @@ describe("runDepsJob", () => {
     expect(majorBody).toContain("> Call hello() instead of greet()");
     expect(majorBody).toContain("Files changed: `index.js`, `package.json`");
     expect(majorBody).toContain(
-      "- ⚠️ **The agent's fix approves install scripts**: `fx-greet` (package.json allowScripts). It was told not to",
+      "- ⚠️ **The agent's fix loosens the project's dependency safeguards**: `fx-greet` (package.json allowScripts). It was told not to",
     );
   }, 240_000);
 

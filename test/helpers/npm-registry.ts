@@ -53,6 +53,16 @@ export interface LocalRegistry {
   deprecate(name: string, version: string, message: string): Promise<void>;
   /** Rewrites the publish time the registry reports for a version. */
   setPublishTime(name: string, version: string, time: Date): Promise<void>;
+  /**
+   * Gives a version the trust evidence npmjs.com reports: published by a
+   * trusted publisher (`_npmUser.trustedPublisher`) or with a provenance
+   * attestation (`dist.attestations`).
+   */
+  setTrust(
+    name: string,
+    version: string,
+    evidence: "trustedPublisher" | "provenance",
+  ): Promise<void>;
   /** What the bulk advisory route knows, per package (replaces what was set before). */
   setAdvisories(advisories: Record<string, FixtureAdvisory[]>): void;
   /** Bodies the bulk advisory route was sent, oldest first. */
@@ -162,6 +172,19 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
 
   const npm = (args: string[], cwd: string) =>
     run("npm", [...args, "--registry", url], { cwd, env: npmEnv, encoding: "utf8" });
+  /** verdaccio serves what its storage holds: a package's document, edited in place. */
+  const editStored = async (
+    name: string,
+    edit: (doc: {
+      time: Record<string, string>;
+      versions: Record<string, Record<string, unknown>>;
+    }) => void,
+  ) => {
+    const path = join(storage, name, "package.json");
+    const doc = JSON.parse(await readFile(path, "utf8"));
+    edit(doc);
+    await writeFile(path, JSON.stringify(doc, null, 2));
+  };
 
   return {
     url,
@@ -191,10 +214,31 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
       await npm(["deprecate", `${name}@${version}`, message], root);
     },
     async setPublishTime(name, version, time) {
-      const path = join(storage, name, "package.json");
-      const doc = JSON.parse(await readFile(path, "utf8")) as { time: Record<string, string> };
-      doc.time[version] = time.toISOString();
-      await writeFile(path, JSON.stringify(doc, null, 2));
+      await editStored(name, (doc) => {
+        doc.time[version] = time.toISOString();
+      });
+    },
+    async setTrust(name, version, evidence) {
+      await editStored(name, (doc) => {
+        const manifest = doc.versions[version];
+        if (!manifest) throw new Error(`${name}@${version} is not published here`);
+        if (evidence === "trustedPublisher") {
+          manifest._npmUser = {
+            name: "GitHub Actions",
+            email: "npm-oidc-no-reply@github.com",
+            trustedPublisher: { id: "github", oidcConfigId: "oidc:fixture" },
+          };
+        } else {
+          const dist = (manifest.dist ?? {}) as Record<string, unknown>;
+          manifest.dist = {
+            ...dist,
+            attestations: {
+              url: `${url}-/npm/v1/attestations/${name}@${version}`,
+              provenance: { predicateType: "https://slsa.dev/provenance/v1" },
+            },
+          };
+        }
+      });
     },
     setAdvisories(next) {
       advisories = next;

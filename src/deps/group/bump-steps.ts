@@ -1,6 +1,6 @@
 import { stop } from "../../kernel/steps.js";
 import { fixForward } from "../fix/fix-forward.js";
-import { scriptApprovalsAdded } from "../fix/script-approvals.js";
+import { safeguardsLoosened } from "../fix/safeguards.js";
 import { retargetedFix } from "../managers/locked-check.js";
 import type { Update } from "../update.js";
 import { attemptUpdates } from "./attempt.js";
@@ -159,13 +159,13 @@ export const fix: GroupStep = {
       ctx.events.step("Verifying the agent's fix");
       final = await tryUpdates(all, keptFiles);
     }
-    const approvals = scriptApprovalsAdded(kept);
+    const loosened = safeguardsLoosened(kept);
     let result: DepsGroupResult = {
       ...state.result,
       firstFailure,
       agent: { ...forward.agent, fixed: final.passed },
       ...(forward.drift.length > 0 ? { drift: forward.drift } : {}),
-      ...(approvals.length > 0 ? { agentApprovals: approvals } : {}),
+      ...(loosened.length > 0 ? { agentLoosened: loosened } : {}),
     };
     if (!final.passed) {
       const stillFailing = final.failure;

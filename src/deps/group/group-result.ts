@@ -67,10 +67,12 @@ export interface DepsGroupResult {
    */
   unreviewedScripts?: UnreviewedPackage[];
   /**
-   * Install-script approvals the agent's fix added (allowScripts, allowBuilds,
-   * …), which its rules forbid: said first among the pull request's warnings.
+   * What the agent's fix loosened of the project's dependency safeguards
+   * (script approvals, release-age and trust exemptions, gates lowered;
+   * deps/fix/safeguards.ts), which its rules forbid: said first among the
+   * pull request's warnings.
    */
-  agentApprovals?: string[];
+  agentLoosened?: string[];
   /** Things that went wrong around a shipped group (a label that could not be set). */
   warnings?: string[];
   durationMs: number;

@@ -15,9 +15,14 @@ import { newInstallScripts } from "./install-scripts.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
-import type { ReleaseAge } from "./release-age.js";
 import { withAlias } from "./spec.js";
-import { chooseTargets, newerCandidates, type PassedOver, versionPolicy } from "./versions.js";
+import {
+  chooseTargets,
+  type ManagerGates,
+  newerCandidates,
+  type PassedOver,
+  versionPolicy,
+} from "./versions.js";
 
 /**
  * Finding updates: every registry dependency of every manifest, its
@@ -49,7 +54,8 @@ export interface FindUpdatesOptions {
   now: number;
   /** The Nodes dependencies run on (development, engines); none: no engines check. */
   nodes?: ProjectNodes | undefined;
-  releaseAge?: ReleaseAge | undefined;
+  /** What the package manager refuses (release age, trust policy). */
+  gates: ManagerGates;
   /** Only these packages (a security-only run asks the registry about nothing else). */
   onlyNames?: ReadonlySet<string> | undefined;
   signal?: AbortSignal;
@@ -116,7 +122,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     const choice = chooseTargets(
       packument,
       current,
-      versionPolicy(config, options.now, node, options.releaseAge),
+      versionPolicy(config, options.now, node, options.gates),
     );
     const majorNotes = choice.passedOver.filter((p) => p.type === "major");
     const targets = [choice.nonMajor, choice.major].filter((c) => c !== undefined);

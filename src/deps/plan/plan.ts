@@ -94,7 +94,8 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     npmOptions: npm.options,
     runningNode: options.runningNode ?? process.version,
   });
-  const releaseAge = await readReleaseAge(options.dir, npm);
+  const releaseAge = await readReleaseAge(options.dir, npm, project.manager);
+  const gates = { releaseAge, trust: project.trustPolicy };
   const now = options.clock.now();
   const warnings: PlanWarning[] = [];
   // A security-only run asks about advisories first, and fetches packuments only for what has one.
@@ -117,7 +118,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         dir: options.dir,
         pinned: project.manager.pinned,
         registry,
-        policy: versionPolicy(options.config, now, [node.development], releaseAge),
+        policy: versionPolicy(options.config, now, [node.development], gates),
         signal: options.signal,
       });
   // Awaited below; handled here so a failure of findUpdates first leaves no unhandled rejection.
@@ -128,7 +129,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     config: options.config,
     now,
     nodes: node,
-    releaseAge,
+    gates,
     ...(known ? { onlyNames: new Set(Object.keys(known)) } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
   });
@@ -151,7 +152,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         hasLockfile: project.lockfilePath !== undefined,
         now,
         nodes: node,
-        releaseAge,
+        gates,
         signal: options.signal,
         known,
       });

@@ -1,6 +1,7 @@
 import { valid } from "semver";
 import { pinnedRelease } from "../managers/index.js";
 import type { ScriptApproval, ScriptPolicy } from "../update.js";
+import { type PnpmVersionRule, parsePnpmRule } from "./pnpm-rules.js";
 
 /**
  * pnpm's gate on dependencies' install scripts ("builds"), read as pnpm
@@ -97,17 +98,13 @@ function allowBuildsPolicy(workspace: unknown): ScriptPolicy | undefined {
   );
 }
 
-interface Rule {
-  entry: string;
-  name: string;
-  /** Empty: every version. */
-  versions: string[];
-}
+type Rule = PnpmVersionRule;
 
+/** A dependency path (`x@1.0.0(peer@2.0.0)`) is not read: it approves nothing here. */
 function parseRules(entries: readonly string[]): Rule[] {
   return entries.flatMap((entry) => {
-    const rule = parseRule(entry);
-    return rule ? [{ entry, ...rule }] : [];
+    const rule = entry.includes("(") ? undefined : parsePnpmRule(entry);
+    return rule ? [rule] : [];
   });
 }
 
@@ -127,23 +124,6 @@ function policy(
   pinsOf: (name: string) => string[],
 ): ScriptPolicy {
   return { tool: "pnpm", approval, pinsOf };
-}
-
-/**
- * `name` or `name@1.0.0 || 1.0.1`. A version that is not exact makes pnpm
- * refuse the setting (its install fails), so it approves nothing here; a
- * dependency path (`x@1.0.0(peer@2.0.0)`) is not read.
- */
-function parseRule(entry: string): { name: string; versions: string[] } | undefined {
-  if (entry.includes("(")) return undefined;
-  const at = entry.indexOf("@", entry.startsWith("@") ? 1 : 0);
-  if (at < 0) return { name: entry, versions: [] };
-  const versions = entry
-    .slice(at + 1)
-    .split("||")
-    .map((v) => valid(v.trim()));
-  if (versions.some((v) => v === null)) return undefined;
-  return { name: entry.slice(0, at), versions: versions as string[] };
 }
 
 /** pnpm's major version from package.json's `packageManager` (`pnpm@9.15.0+sha512...`); 10 when unnamed. */

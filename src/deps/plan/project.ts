@@ -11,6 +11,7 @@ import type {
   LockedPeers,
   LockedVersionOf,
 } from "../managers/types.js";
+import { pnpmTrustPolicy, type TrustPolicy } from "./trust-policy.js";
 
 /**
  * An npm project as the bump job sees it: the root package.json, its
@@ -72,6 +73,8 @@ export interface NpmProject {
    */
   catalogs: Map<string, Map<string, string>>;
   catalogFile?: string;
+  /** pnpm's `trustPolicy: no-downgrade`, when a pnpm project sets it. */
+  trustPolicy?: TrustPolicy;
 }
 
 export class ProjectError extends Error {
@@ -103,6 +106,8 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     lockedPeers: new Map(),
     catalogs: new Map(),
   };
+  const trustPolicy = manager.name === "pnpm" ? pnpmTrustPolicy(pnpmWorkspace) : undefined;
+  if (trustPolicy) project.trustPolicy = trustPolicy;
   // The same shape in either file: `catalog:` and `catalogs.<name>`.
   const catalogFile = CATALOG_FILES[manager.name];
   if (catalogFile) {

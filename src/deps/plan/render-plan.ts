@@ -15,7 +15,10 @@ export function renderDepsPlan(
 ): string {
   const lines: string[] = [];
   const count = plan.groups.reduce((sum, g) => sum + g.updates.length, 0);
-  const age = plan.releaseAge ? `; minimum release age from ${plan.releaseAge.source}` : "";
+  const exempt = [...new Set(plan.releaseAge?.gates.flatMap((g) => g.exempt?.source ?? []))];
+  const age = plan.releaseAge
+    ? `; minimum release age from ${plan.releaseAge.source}${exempt.length > 0 ? `, some packages exempt (${exempt.join(", ")})` : ""}`
+    : "";
   const pinned = plan.packageManager ? ` (package.json packageManager ${plan.packageManager})` : "";
   lines.push(
     `Registry ${plan.registry}; ${plan.manifests.length} package.json file${plan.manifests.length === 1 ? "" : "s"}; ${plan.manager}${pinned}.`,

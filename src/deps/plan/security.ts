@@ -9,16 +9,23 @@ import type { NodeTarget } from "./node-version.js";
 import { addLocation } from "./outdated.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
-import type { ReleaseAge } from "./release-age.js";
+import { releaseAgeFor } from "./release-age.js";
 import { withAlias } from "./spec.js";
-import { enginesProblem, ignoresPackage, rulesFor, stableVersions } from "./versions.js";
+import { trustDowngrade } from "./trust-policy.js";
+import {
+  enginesProblem,
+  ignoresPackage,
+  type ManagerGates,
+  rulesFor,
+  stableVersions,
+} from "./versions.js";
 
 /**
  * Security updates: the installed versions are sent to the registry's bulk
  * advisory endpoint, as `npm audit` does; a package with advisories gets the
  * lowest version that none of them affects (in its current major when there
  * is one), past deps.update_types and the cooldown, but never past what the
- * package manager itself refuses (min-release-age, engines).
+ * package manager itself refuses (min-release-age, engines, pnpm's trust policy).
  */
 
 export interface SecurityOptions {
@@ -30,7 +37,8 @@ export interface SecurityOptions {
   hasLockfile: boolean;
   now: number;
   nodes?: ProjectNodes | undefined;
-  releaseAge?: ReleaseAge | undefined;
+  /** What the package manager refuses (release age, trust policy). */
+  gates: ManagerGates;
   signal?: AbortSignal | undefined;
   /** The registry's answer when it was already asked. */
   known?: Record<string, Advisory[]> | undefined;
@@ -202,11 +210,16 @@ function fixingVersion(
       return false;
     }
     const published = Date.parse(packument.time[version] ?? "");
-    if (options.releaseAge && !Number.isNaN(published)) {
-      if (options.now - published < options.releaseAge.ms) {
-        reasons.push(`${version} is younger than ${options.releaseAge.source}`);
-        return false;
-      }
+    const { trust } = options.gates;
+    const downgrade = trust && trustDowngrade(packument, version, trust, options.now);
+    if (downgrade) {
+      reasons.push(`${version} was ${downgrade}`);
+      return false;
+    }
+    const gate = releaseAgeFor(options.gates.releaseAge, packument.name, version);
+    if (gate && !Number.isNaN(published) && options.now - published < gate.ms) {
+      reasons.push(`${version} is younger than ${gate.source}`);
+      return false;
     }
     return true;
   });

@@ -6,7 +6,7 @@ import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, updateType } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
 import { newInstallScripts } from "./install-scripts.js";
-import type { ReleaseAge } from "./release-age.js";
+import { type ReleaseAge, releaseAgeFor } from "./release-age.js";
 import { describeAdvisories } from "./security.js";
 import { ignoresPackage, rulesFor, stableVersions } from "./versions.js";
 
@@ -57,9 +57,8 @@ export async function findTransitiveSecurityUpdates(
       .filter((v) => wanted.every((w) => safeSatisfies(v, w.range)))
       .filter((v) => {
         const published = Date.parse(packument.time[v] ?? "");
-        return !options.releaseAge || Number.isNaN(published)
-          ? true
-          : options.now - published >= options.releaseAge.ms;
+        const gate = releaseAgeFor(options.releaseAge, name, v);
+        return !gate || Number.isNaN(published) || options.now - published >= gate.ms;
       });
     const to = candidates.at(-1);
     const parents = wanted.map((w) => `${w.parent} (${w.range})`).join(", ") || "nothing listed";

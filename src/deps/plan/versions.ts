@@ -4,7 +4,8 @@ import type { DepsIgnoreRule, UpdateType } from "../config.js";
 import type { Packument } from "../registry/registry.js";
 import { updateType } from "../update.js";
 import { describeNode, type NodeTarget, safeFloor } from "./node-version.js";
-import type { ReleaseAge } from "./release-age.js";
+import { type ReleaseAge, releaseAgeFor } from "./release-age.js";
+import { type TrustPolicy, trustDowngrade } from "./trust-policy.js";
 
 /**
  * Picking the version to propose, with npm's semver: never past
@@ -25,9 +26,14 @@ export interface VersionPolicy {
   node?: readonly NodeTarget[] | undefined;
   /** The package manager's own minimum release age: it refuses younger versions. */
   releaseAge?: ReleaseAge | undefined;
+  /** pnpm's trustPolicy: it refuses a version with weaker trust evidence than earlier ones. */
+  trust?: TrustPolicy | undefined;
 }
 
-/** The policy deps.* sets, for the Nodes a dependency runs on. */
+/** What the project's package manager refuses to resolve, whatever deps.* says. */
+export type ManagerGates = Pick<VersionPolicy, "releaseAge" | "trust">;
+
+/** The policy deps.* sets, for the Nodes a dependency runs on, inside the package manager's gates. */
 export function versionPolicy(
   config: {
     updateTypes: readonly UpdateType[];
@@ -36,7 +42,7 @@ export function versionPolicy(
   },
   now: number,
   node: readonly NodeTarget[] | undefined,
-  releaseAge: ReleaseAge | undefined,
+  gates: ManagerGates,
 ): VersionPolicy {
   return {
     updateTypes: config.updateTypes,
@@ -44,7 +50,7 @@ export function versionPolicy(
     ignore: config.ignore,
     now,
     node,
-    releaseAge,
+    ...gates,
   };
 }
 
@@ -201,6 +207,8 @@ function rejection(
     const why = typeof deprecated === "string" ? `: ${deprecated}` : "";
     return { key: "deprecated", text: `deprecated${why}` };
   }
+  const downgrade = policy.trust && trustDowngrade(packument, version, policy.trust, policy.now);
+  if (downgrade) return { key: "trust", text: downgrade };
   for (const rule of rulesFor(packument.name, policy.ignore)) {
     const byVersion = rule.versions ? satisfies(version, rule.versions) : true;
     const byType = rule.updateTypes ? rule.updateTypes.includes(type) : true;
@@ -213,12 +221,13 @@ function rejection(
   if (engines) return { key: "engines", text: engines };
   const time = packument.time[version];
   const published = time ? Date.parse(time) : Number.NaN;
-  if (policy.releaseAge && !Number.isNaN(published)) {
+  const gate = releaseAgeFor(policy.releaseAge, packument.name, version);
+  if (gate && !Number.isNaN(published)) {
     const age = policy.now - published;
-    if (age < policy.releaseAge.ms) {
+    if (age < gate.ms) {
       return {
         key: "release-age",
-        text: `released ${formatAge(age)} ago; the package manager refuses it before ${formatAge(policy.releaseAge.ms)} (${policy.releaseAge.source})`,
+        text: `released ${formatAge(age)} ago; the package manager refuses it before ${formatAge(gate.ms)} (${gate.source})`,
       };
     }
   }

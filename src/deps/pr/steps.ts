@@ -10,9 +10,9 @@ import { errorMessage } from "../../error-message.js";
 import { runGit } from "../../git/git-client.js";
 import { authoredBy, sameLogin } from "../../github/logins.js";
 import { isStop, stop } from "../../kernel/steps.js";
-import { scriptApprovalsAdded } from "../fix/script-approvals.js";
+import { safeguardsLoosened } from "../fix/safeguards.js";
 import { registryInstallScripts } from "../plan/install-scripts.js";
-import { agentApprovalWarning, lockedScriptWarnings } from "../publish/pr-body.js";
+import { agentLoosenedWarning, lockedScriptWarnings } from "../publish/pr-body.js";
 import { readNpmConfig } from "../registry/npmrc.js";
 import { createRegistryClient, type RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
@@ -91,11 +91,11 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
   const commitThenPutBack: ChangeStep = {
     stage: "agent",
     async run(agentState, ctx, defer) {
-      // An approval of an install script the agent added, against its rules, is said in the thread.
-      const approvals = scriptApprovalsAdded(agentState.result.changes ?? []);
+      // A safeguard the agent loosened (a script approved, a gate lowered), against its rules, is said in the thread.
+      const loosened = safeguardsLoosened(agentState.result.changes ?? []);
       const state =
-        approvals.length > 0
-          ? withNotices(agentState, [agentApprovalWarning(approvals)])
+        loosened.length > 0
+          ? withNotices(agentState, [agentLoosenedWarning(loosened)])
           : agentState;
       const committed = await commit.run(state, ctx, defer);
       const after = isStop(committed) ? committed.state : committed;

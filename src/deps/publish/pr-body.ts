@@ -122,7 +122,7 @@ export function renderDepsPullRequestBody(
   parts.push("### Verification", verification(result));
 
   const warnings = [
-    ...(result.agentApprovals?.length ? [agentApprovalWarning(result.agentApprovals)] : []),
+    ...(result.agentLoosened?.length ? [agentLoosenedWarning(result.agentLoosened)] : []),
     ...warningsFor(result.applied),
     ...lockedScriptWarnings(result.unreviewedScripts ?? [], result.applied),
   ];
@@ -179,8 +179,8 @@ function verification(result: DepsGroupResult): string {
 }
 
 /** The install-script approvals an agent's fix added, which its rules forbid (fix/script-approvals.ts). */
-export function agentApprovalWarning(approvals: readonly string[]): string {
-  return `- ⚠️ **The agent's fix approves install scripts**: ${approvals.join(", ")}. It was told not to: approving a dependency's script is your review. Read the script before merging, or take the approval out.`;
+export function agentLoosenedWarning(loosened: readonly string[]): string {
+  return `- ⚠️ **The agent's fix loosens the project's dependency safeguards**: ${loosened.join(", ")}. It was told not to: approving a dependency's install script, or letting a package past a release-age gate or a trust policy, is your review. Read what it lets through before merging, or take the change out.`;
 }
 
 export function warningsFor(updates: readonly Update[]): string[] {

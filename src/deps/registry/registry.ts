@@ -45,7 +45,15 @@ export interface PackumentVersion {
   peerDependencies?: Record<string, string> | undefined;
   dist?: { tarball?: string | undefined } | undefined;
   repository?: Repository | undefined;
+  /**
+   * Its strongest trust evidence, as pnpm's trustPolicy weighs it: published
+   * by a trusted publisher (`_npmUser.trustedPublisher`, in full documents
+   * only) or with a provenance attestation (`dist.attestations.provenance`).
+   */
+  trust?: TrustEvidence | undefined;
 }
+
+export type TrustEvidence = "trustedPublisher" | "provenance";
 
 export interface Packument {
   name: string;
@@ -326,8 +334,16 @@ const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
 function slimVersion(raw: unknown): PackumentVersion | undefined {
   if (!isRecord(raw) || typeof raw.version !== "string") return undefined;
   const out: PackumentVersion = { version: raw.version };
-  const { deprecated, scripts, hasInstallScript, engines, peerDependencies, dist, repository } =
-    raw;
+  const {
+    deprecated,
+    scripts,
+    hasInstallScript,
+    engines,
+    peerDependencies,
+    dist,
+    repository,
+    _npmUser,
+  } = raw;
   if (typeof deprecated === "string" || typeof deprecated === "boolean")
     out.deprecated = deprecated;
   if (isRecord(scripts)) {
@@ -343,6 +359,9 @@ function slimVersion(raw: unknown): PackumentVersion | undefined {
   )
     out.peerDependencies = peerDependencies as Record<string, string>;
   if (isRecord(dist)) out.dist = typeof dist.tarball === "string" ? { tarball: dist.tarball } : {};
+  if (isRecord(_npmUser) && _npmUser.trustedPublisher) out.trust = "trustedPublisher";
+  else if (isRecord(dist) && isRecord(dist.attestations) && dist.attestations.provenance)
+    out.trust = "provenance";
   const repo = slimRepository(repository);
   if (repo !== undefined) out.repository = repo;
   return out;

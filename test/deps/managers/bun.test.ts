@@ -144,7 +144,7 @@ describe("a bun project", () => {
       env: { HOME: join(root, "nohome"), PATH },
       clock: { now: () => world.now },
     });
-    expect(plan.releaseAge).toEqual({
+    expect(plan.releaseAge).toMatchObject({
       ms: 1_728_000_000,
       source: "minimumReleaseAge = 1728000 in bunfig.toml [install]",
     });
@@ -234,7 +234,7 @@ describe("bunfig.toml's minimumReleaseAge", () => {
       const dir = await writeProject(`bunfig-${made++}`, { "bunfig.toml": bunfig });
       return readReleaseAge(dir, { options: {} });
     };
-    expect(await age("install.minimumReleaseAge = 3600\n")).toEqual({
+    expect(await age("install.minimumReleaseAge = 3600\n")).toMatchObject({
       ms: 3_600_000,
       source: "minimumReleaseAge = 3600 in bunfig.toml [install]",
     });

@@ -1,8 +1,9 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readBunLockfile } from "../../../src/deps/managers/bun/lockfile.js";
+import { readReleaseAge, releaseAgeFor } from "../../../src/deps/plan/release-age.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-registry.js";
 import { LOCKFILES, lockedProject, type Manager, toolDepsJob } from "../manager-projects.js";
@@ -221,4 +222,74 @@ describe("a bun workspace", () => {
     expect(group?.verify?.passed).toBe(true);
     expect(group?.status).toBe("green");
   }, 240_000);
+});
+
+/**
+ * The age gates' exemptions as the tools themselves apply them: fx-gate-free
+ * and fx-gate-held each have a 1.1.0 two hours old, under a day's gate that
+ * exempts fx-gate-free (pnpm's pattern, yarn 4.18's default gate with a
+ * glob, bun's exact name). Each tool locks `^1.0.0` with what its gate
+ * allows, and the plan's reading of the same files must say the same.
+ */
+describe("the package managers' age-gate exemptions", () => {
+  const configs: Array<[Manager, Record<string, string>]> = [
+    [
+      "pnpm",
+      {
+        "pnpm-workspace.yaml":
+          "minimumReleaseAge: 1440\nminimumReleaseAgeExclude:\n  - 'fx-gate-f*'\n",
+      },
+    ],
+    // No npmMinimalAgeGate: yarn 4.15 and later hold releases for a day by default.
+    ["yarn-berry", { ".yarnrc.yml": 'npmPreapprovedPackages:\n  - "fx-gate-f*"\n' }],
+    [
+      "bun",
+      {
+        "bunfig.toml":
+          '[install]\nminimumReleaseAge = 86400\nminimumReleaseAgeExcludes = [\n  "fx-gate-free",\n]\n',
+      },
+    ],
+  ];
+
+  beforeAll(async () => {
+    for (const name of ["fx-gate-free", "fx-gate-held"]) {
+      await registry.publish({ name, version: "1.0.0" });
+      await registry.setPublishTime(name, "1.0.0", new Date(now - 300 * DAY));
+      await registry.publish({ name, version: "1.1.0" });
+      await registry.setPublishTime(name, "1.1.0", new Date(Date.now() - 2 * 3_600_000));
+    }
+  }, 60_000);
+
+  it.each(configs)(
+    "%s locks what the plan's reading of its gate allows",
+    async (manager, extra) => {
+      const dependencies = { "fx-gate-free": "^1.0.0", "fx-gate-held": "^1.0.0" };
+      const files = await lockedProject(
+        { registry, root, env },
+        manager,
+        pins[manager],
+        dependencies,
+        undefined,
+        extra,
+      );
+      const dir = join(root, `gate-${manager}`);
+      await mkdir(dir, { recursive: true });
+      for (const [path, text] of Object.entries(files)) await writeFile(join(dir, path), text);
+      const age = await readReleaseAge(
+        dir,
+        { options: {} },
+        { name: manager, pinned: pins[manager] },
+      );
+      const ours = (name: string) => {
+        const gate = releaseAgeFor(age, name, "1.1.0");
+        return gate && gate.ms > 2 * 3_600_000 ? "1.0.0" : "1.1.0";
+      };
+      const lock = files[LOCKFILES[manager]] ?? "";
+      const locked = (name: string) =>
+        manager === "bun" ? [readBunLock(lock)("", name, "^1.0.0")] : lockedAt(lock, name);
+      expect([locked("fx-gate-free"), locked("fx-gate-held")]).toEqual([["1.1.0"], ["1.0.0"]]);
+      expect([ours("fx-gate-free"), ours("fx-gate-held")]).toEqual(["1.1.0", "1.0.0"]);
+    },
+    60_000,
+  );
 });

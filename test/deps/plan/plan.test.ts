@@ -468,6 +468,92 @@ describe("planDepsUpdates against a local registry", () => {
     expect(ours(second)).toEqual(everyOther);
   }, 90_000);
 
+  it("never proposes what pnpm's trustPolicy refuses, and real pnpm refuses the same versions", async () => {
+    const DAY = 86_400_000;
+    // fx-trust-kept stays with its trusted publisher; fx-trust-lost loses it,
+    // first to a provenance attestation only, then to nothing.
+    const history: Array<[string, string, number, "trustedPublisher" | "provenance" | undefined]> =
+      [
+        ["fx-trust-kept", "1.0.0", 300, "trustedPublisher"],
+        ["fx-trust-kept", "1.1.0", 10, "trustedPublisher"],
+        ["fx-trust-lost", "1.0.0", 300, "trustedPublisher"],
+        ["fx-trust-lost", "1.0.1", 20, "provenance"],
+        ["fx-trust-lost", "1.1.0", 10, undefined],
+      ];
+    for (const [name, version, daysAgo, evidence] of history) {
+      await world.registry.publish({ name, version });
+      await world.registry.setPublishTime(name, version, new Date(world.now - daysAgo * DAY));
+      if (evidence) await world.registry.setTrust(name, version, evidence);
+    }
+    const dir = await makeTempDir("pw-trust-");
+    const project = (dependencies: Record<string, string>, workspace: Record<string, unknown>) =>
+      Promise.all([
+        writeFile(
+          join(dir, "package.json"),
+          JSON.stringify({
+            name: "trust-probe",
+            version: "1.0.0",
+            packageManager: "pnpm@10.34.8",
+            dependencies,
+          }),
+        ),
+        writeFile(join(dir, "pnpm-workspace.yaml"), stringifyYaml(workspace)),
+        writeFile(join(dir, ".npmrc"), `registry=${world.registry.url}\n`),
+      ]);
+    const policy = { trustPolicy: "no-downgrade" };
+    await project({ "fx-trust-kept": "1.0.0", "fx-trust-lost": "1.0.0" }, policy);
+    const parsed = parseDepsConfig({ cooldown_days: 0 });
+    if (!parsed.ok) throw new Error(parsed.message);
+    const plan = async () =>
+      (
+        await planDepsUpdates({
+          dir,
+          config: parsed.config,
+          env: env(),
+          clock: { now: () => world.now },
+        })
+      ).plan;
+    const first = await plan();
+    expect(first.groups.flatMap((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
+      "fx-trust-kept@1.1.0",
+    ]);
+    // (The local registry has no pnpm release, which the plan says too.)
+    const trustNotes = first.skipped.filter((s) => s.name !== "pnpm");
+    expect(trustNotes.map((s) => `${s.name}: ${s.reason}`)).toEqual([
+      "fx-trust-lost: 1.0.0 kept: 1.1.0: published with no trust evidence where an earlier release had a trusted publisher (a possible takeover); pnpm refuses it (trustPolicy: no-downgrade in pnpm-workspace.yaml)",
+    ]);
+    // What pnpm 10.34.8 does with each version under the same settings.
+    const bin = TOOLS.pnpm;
+    if (!bin) throw new Error("pnpm is a devDependency");
+    const pnpmLocks = async (
+      dependencies: Record<string, string>,
+      workspace: Record<string, unknown>,
+    ) => {
+      await project(dependencies, workspace);
+      return run(bin, ["install", "--lockfile-only", "--ignore-scripts"], {
+        cwd: dir,
+        env: { ...world.registry.npmEnv, COREPACK_ENABLE_STRICT: "0" },
+        encoding: "utf8",
+      }).then(
+        () => "locked",
+        (error: { stdout?: string }) => /ERR_PNPM_\w+/.exec(error.stdout ?? "")?.[0] ?? "failed",
+      );
+    };
+    expect(await pnpmLocks({ "fx-trust-kept": "1.1.0" }, policy)).toBe("locked");
+    expect(await pnpmLocks({ "fx-trust-lost": "1.0.1" }, policy)).toBe("ERR_PNPM_TRUST_DOWNGRADE");
+    expect(await pnpmLocks({ "fx-trust-lost": "1.1.0" }, policy)).toBe("ERR_PNPM_TRUST_DOWNGRADE");
+    // trustPolicyExclude lets a version through, for pnpm and for the plan alike.
+    const excluded = { ...policy, trustPolicyExclude: ["fx-trust-lost@1.1.0"] };
+    expect(await pnpmLocks({ "fx-trust-lost": "1.1.0" }, excluded)).toBe("locked");
+    await project({ "fx-trust-kept": "1.0.0", "fx-trust-lost": "1.0.0" }, excluded);
+    await rm(join(dir, "pnpm-lock.yaml"));
+    const second = await plan();
+    expect(second.groups.flatMap((g) => g.updates.map((u) => `${u.name}@${u.to}`))).toEqual([
+      "fx-trust-kept@1.1.0",
+      "fx-trust-lost@1.1.0",
+    ]);
+  }, 90_000);
+
   it("renders an empty plan plainly", () => {
     const text = renderDepsPlan(
       {

@@ -125,7 +125,8 @@ describe("chooseTargets", () => {
   });
 
   it("passes over versions younger than the package manager's min-release-age, whatever the cooldown", () => {
-    const releaseAge = { ms: 7 * DAY, source: "min-release-age=7 (.npmrc)" };
+    const gate = { ms: 7 * DAY, source: "min-release-age=7 (.npmrc)" };
+    const releaseAge = { ...gate, gates: [gate] };
     const choice = chooseTargets(doc, "1.0.0", policy({ cooldownMs: 0, releaseAge }));
     const notes = choice.passedOver.map((p) => `${p.version}: ${p.reason}`);
     expect(
