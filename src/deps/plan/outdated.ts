@@ -5,17 +5,20 @@ import type { Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
 import {
+  catalogFirstUse,
   catalogOf,
   type DependencyList,
   listDependencies,
+  resolveCatalog,
   type SkippedDependency,
   type WantedDependency,
 } from "./dependency-list.js";
 import { newInstallScripts } from "./install-scripts.js";
+import { heldReason, overrideOf } from "./overrides.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
-import { withAlias } from "./spec.js";
+import { specTarget, withAlias } from "./spec.js";
 import {
   chooseTargets,
   type ManagerGates,
@@ -67,9 +70,21 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   const listed: DependencyList = listDependencies(project, config);
   const skipped = listed.skipped;
   const internal = listed.internal;
-  const wanted = options.onlyNames
-    ? listed.wanted.filter((w) => options.onlyNames?.has(w.package))
-    : listed.wanted;
+  // An overridden dependency is bumped where the override takes its version
+  // from (pnpm's `catalog:`, the catalog's entry), else left out with the override named.
+  const firstUse = catalogFirstUse();
+  for (const w of listed.wanted) firstUse(w.entry);
+  const wanted = listed.wanted.flatMap((w): WantedDependency[] => {
+    if (options.onlyNames && !options.onlyNames.has(w.package)) return [];
+    const override = overrideOf(project.overrides, w.entry, w.range);
+    if (!override) return [w];
+    const entry = resolveCatalog(project, { ...w.entry, spec: override.value });
+    const target = entry && specTarget(entry.name, entry.spec);
+    if (entry && target?.kind === "registry")
+      return firstUse(entry) ? [{ ...w, entry, package: target.package, range: target.range }] : [];
+    skipped.push({ name: w.entry.name, manifest: w.entry.manifest, reason: heldReason(override) });
+    return [];
+  });
 
   // Peer ranges are npm's view of the whole tree: packages left out of the
   // bumps (ignored, or of another dep_types section) still declare peers.

@@ -11,6 +11,7 @@ import type {
   LockedPeers,
   LockedVersionOf,
 } from "../managers/types.js";
+import { type Override, readOverrides } from "./overrides.js";
 import { pnpmTrustPolicy, type TrustPolicy } from "./trust-policy.js";
 
 /**
@@ -75,6 +76,8 @@ export interface NpmProject {
   catalogFile?: string;
   /** pnpm's `trustPolicy: no-downgrade`, when a pnpm project sets it. */
   trustPolicy?: TrustPolicy;
+  /** What the package manager installs whatever the manifests say (overrides.ts). */
+  overrides: Override[];
 }
 
 export class ProjectError extends Error {
@@ -105,6 +108,7 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
     manager,
     lockedPeers: new Map(),
     catalogs: new Map(),
+    overrides: readOverrides(manager.name, root.json, pnpmWorkspace),
   };
   const trustPolicy = manager.name === "pnpm" ? pnpmTrustPolicy(pnpmWorkspace) : undefined;
   if (trustPolicy) project.trustPolicy = trustPolicy;

@@ -3,6 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readBunLockfile } from "../../../src/deps/managers/bun/lockfile.js";
+import { heldReason, overrideOf } from "../../../src/deps/plan/overrides.js";
+import { readNpmProject } from "../../../src/deps/plan/project.js";
 import { readReleaseAge, releaseAgeFor } from "../../../src/deps/plan/release-age.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-registry.js";
@@ -224,6 +226,22 @@ describe("a bun workspace", () => {
   }, 240_000);
 });
 
+/** A project of `manager` on these dependencies, locked by its tool with `extra` settings files. */
+function lockWith(
+  manager: Manager,
+  dependencies: Record<string, string>,
+  extra: Record<string, string>,
+) {
+  return lockedProject(
+    { registry, root, env },
+    manager,
+    pins[manager],
+    dependencies,
+    undefined,
+    extra,
+  );
+}
+
 /**
  * The age gates' exemptions as the tools themselves apply them: fx-gate-free
  * and fx-gate-held each have a 1.1.0 two hours old, under a day's gate that
@@ -264,14 +282,7 @@ describe("the package managers' age-gate exemptions", () => {
     "%s locks what the plan's reading of its gate allows",
     async (manager, extra) => {
       const dependencies = { "fx-gate-free": "^1.0.0", "fx-gate-held": "^1.0.0" };
-      const files = await lockedProject(
-        { registry, root, env },
-        manager,
-        pins[manager],
-        dependencies,
-        undefined,
-        extra,
-      );
+      const files = await lockWith(manager, dependencies, extra);
       const dir = join(root, `gate-${manager}`);
       await mkdir(dir, { recursive: true });
       for (const [path, text] of Object.entries(files)) await writeFile(join(dir, path), text);
@@ -289,6 +300,62 @@ describe("the package managers' age-gate exemptions", () => {
         manager === "bun" ? [readBunLock(lock)("", name, "^1.0.0")] : lockedAt(lock, name);
       expect([locked("fx-gate-free"), locked("fx-gate-held")]).toEqual([["1.1.0"], ["1.0.0"]]);
       expect([ours("fx-gate-free"), ours("fx-gate-held")]).toEqual(["1.1.0", "1.0.0"]);
+    },
+    60_000,
+  );
+});
+
+/**
+ * Why the plan leaves an overridden dependency alone: with fx-steady held at
+ * 1.0.0 by the project's override, a manifest bumped to ^1.1.0 installs
+ * 1.0.0 all the same (pnpm, yarn 4, bun), or does not install at all
+ * (npm: EOVERRIDE). The plan's reading of each tool's setting names it.
+ * yarn 1's resolutions do not reach a direct dependency: the bump takes
+ * effect, and the plan reads no override.
+ */
+describe("the package managers' overrides", () => {
+  const held: Array<[Manager, Record<string, string>]> = [
+    ["npm", { "package.json": JSON.stringify({ overrides: { "fx-steady": "1.0.0" } }) }],
+    ["pnpm", { "pnpm-workspace.yaml": "overrides:\n  fx-steady: 1.0.0\n" }],
+    [
+      "yarn-classic",
+      { "package.json": JSON.stringify({ resolutions: { "**/fx-steady": "1.0.0" } }) },
+    ],
+    ["yarn-berry", { "package.json": JSON.stringify({ resolutions: { "fx-steady": "1.0.0" } }) }],
+    ["bun", { "package.json": JSON.stringify({ overrides: { "fx-steady": "1.0.0" } }) }],
+  ];
+
+  it.each(held)(
+    "%s: what an override on a bumped direct dependency installs, and what the plan reads",
+    async (manager, extra) => {
+      const dependencies = { "fx-steady": "^1.1.0" };
+      const installed = await lockWith(manager, dependencies, extra).then(
+        (files) => lockedAt(files[LOCKFILES[manager]] ?? "", "fx-steady"),
+        (error: Error) => /EOVERRIDE/.exec(error.message)?.[0] ?? error.message,
+      );
+      const yarn1 = manager === "yarn-classic";
+      // yarn 1 also locks the resolution's own entry, which nothing uses.
+      expect(installed).toEqual(
+        manager === "npm" ? "EOVERRIDE" : yarn1 ? ["1.0.0", "1.1.0"] : ["1.0.0"],
+      );
+      const dir = join(root, `override-${manager}`);
+      await mkdir(dir, { recursive: true });
+      const manifest = {
+        name: "app",
+        version: "1.0.0",
+        packageManager: pins[manager],
+        dependencies,
+        ...JSON.parse(extra["package.json"] ?? "{}"),
+      };
+      await writeFile(join(dir, "package.json"), JSON.stringify(manifest));
+      if (extra["pnpm-workspace.yaml"])
+        await writeFile(join(dir, "pnpm-workspace.yaml"), extra["pnpm-workspace.yaml"]);
+      const project = await readNpmProject(dir);
+      const [entry] = project.manifests[0]?.deps ?? [];
+      if (!entry) throw new Error("no dependency read");
+      const override = overrideOf(project.overrides, entry, "^1.1.0");
+      if (yarn1) expect(override).toBeUndefined();
+      else expect(override && heldReason(override)).toMatch(/^held by .*fx-steady.*"1\.0\.0"/);
     },
     60_000,
   );

@@ -237,6 +237,83 @@ describe("the plan", () => {
     );
   });
 
+  it("leaves out what an override holds, naming it, and bumps a catalog: override's entry in the catalog", async () => {
+    const lock = (deps: Record<string, string>) =>
+      [
+        "lockfileVersion: '9.0'",
+        "importers:",
+        "  .:",
+        "    dependencies:",
+        ...Object.entries(deps).flatMap(([name, version]) => [
+          `      ${name}:`,
+          `        specifier: ^${version}`,
+          `        version: ${version}`,
+        ]),
+        "",
+      ].join("\n");
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "root",
+          packageManager: "pnpm@10.34.8",
+          dependencies: {
+            pinned: "^1.0.0",
+            typed: "^22.1.0",
+            viacat: "^1.0.0",
+            self: "^1.0.0",
+            free: "^1.0.0",
+          },
+          peerDependencies: { pinned: "^1.0.0" },
+        }),
+        "pnpm-workspace.yaml": [
+          "catalog:",
+          "  viacat: ^1.0.0",
+          "overrides:",
+          "  pinned: 1.0.0",
+          "  typed@22: ^22.1.0",
+          "  viacat: 'catalog:'",
+          "  self: $self",
+          "  parent>free: 1.0.0",
+          "",
+        ].join("\n"),
+        "pnpm-lock.yaml": lock({
+          pinned: "1.0.0",
+          typed: "22.1.0",
+          viacat: "1.0.0",
+          self: "1.0.0",
+          free: "1.0.0",
+        }),
+      },
+      memoryRegistry(
+        ["pinned", "viacat", "self", "free"]
+          .map((name) => packument(name, ["1.0.0", "1.1.0"]))
+          .concat(packument("typed", ["22.1.0", "22.2.0"])),
+      ),
+    );
+    const updates = plan.groups.flatMap((g) =>
+      g.updates.map((u) => `${u.name}@${u.to} ${u.locations.map((l) => l.manifest)}`),
+    );
+    expect(updates.sort()).toEqual([
+      "free@1.1.0 package.json",
+      "self@1.1.0 package.json",
+      "viacat@1.1.0 pnpm-workspace.yaml",
+    ]);
+    expect(plan.skipped.filter((s) => s.reason.startsWith("held by"))).toEqual([
+      {
+        name: "pinned",
+        manifest: "package.json",
+        reason:
+          'held by pnpm-workspace.yaml overrides ("pinned": "1.0.0"): the package manager installs "1.0.0" whatever the manifest says; change the override to update it',
+      },
+      {
+        name: "typed",
+        manifest: "package.json",
+        reason:
+          'held by pnpm-workspace.yaml overrides ("typed@22": "^22.1.0"): the package manager installs "^22.1.0" whatever the manifest says; change the override to update it',
+      },
+    ]);
+  });
+
   it("reads yarn 4's catalogs from .yarnrc.yml and bun's from package.json", async () => {
     const { plan } = await planOf(
       {
