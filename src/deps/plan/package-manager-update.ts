@@ -3,6 +3,7 @@ import { pinnedRelease } from "../managers/index.js";
 import type { RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import type { Update } from "../update.js";
+import { corepackHash } from "./corepack-hash.js";
 import type { SkippedDependency } from "./dependency-list.js";
 import { chooseTargets, ignoresPackage, rulesFor, type VersionPolicy } from "./versions.js";
 
@@ -10,11 +11,11 @@ import { chooseTargets, ignoresPackage, rulesFor, type VersionPolicy } from "./v
  * package.json's `packageManager` (`pnpm@10.12.1`), which corepack and
  * setup actions install: updated like a dependency, from the registry
  * package the tool is published as, as Renovate does. The field is the
- * whole edit: the lockfile step then runs under the new version. Two cases
- * are only listed, with the command that does it: a field with corepack's
- * hash (`+sha512.…`), which must be computed from the new release, and yarn
- * 2+ run from the release file `.yarnrc.yml`'s `yarnPath` names, which
- * `yarn set version` replaces.
+ * whole edit: the lockfile step then runs under the new version. A field
+ * with corepack's hash (`+sha512.…`) gets the new release's, computed as
+ * corepack checks it (corepack-hash.ts). yarn 2+ run from the release file
+ * `.yarnrc.yml`'s `yarnPath` names is only listed, with the command that
+ * does it: `yarn set version` replaces the file.
  */
 
 export interface ManagerUpdates {
@@ -62,14 +63,26 @@ export async function findManagerUpdates(options: {
       );
     return out;
   }
-  const held = hash
-    ? (to: string) =>
-        `corepack's hash in the field (${hash.slice(0, 12)}…) must be computed for the new release: run \`corepack use ${tool}@${to}\``
-    : await manager.pinHold?.(options.dir);
+  const held = await manager.pinHold?.(options.dir);
   for (const target of targets) {
+    const listed = (why: string) =>
+      skip(`${current} -> ${target.version} (${target.type}) listed, not proposed: ${why}`);
     if (held) {
-      skip(
-        `${current} -> ${target.version} (${target.type}) listed, not proposed: ${held(target.version)}`,
+      listed(held(target.version));
+      continue;
+    }
+    const newHash = hash
+      ? await corepackHash({
+          pinned,
+          version: target.version,
+          packument,
+          registry: options.registry,
+          signal: options.signal,
+        })
+      : undefined;
+    if (hash && !newHash) {
+      listed(
+        `corepack's hash for it (the field has ${hash.slice(0, 12)}…) could not be computed from the registry: run \`corepack use ${tool}@${target.version}\``,
       );
       continue;
     }
@@ -85,7 +98,7 @@ export async function findManagerUpdates(options: {
           manifest: MANIFEST,
           section: "packageManager",
           spec: options.pinned as string,
-          newSpec: `${tool}@${target.version}`,
+          newSpec: `${tool}@${target.version}${newHash ? `+${newHash}` : ""}`,
           from: current,
         },
       ],

@@ -43,7 +43,7 @@ export interface PackumentVersion {
   /** Only engines.node. */
   engines?: Record<string, unknown> | undefined;
   peerDependencies?: Record<string, string> | undefined;
-  dist?: { tarball?: string | undefined } | undefined;
+  dist?: { tarball?: string | undefined; integrity?: string | undefined } | undefined;
   repository?: Repository | undefined;
   /**
    * Its strongest trust evidence, as pnpm's trustPolicy weighs it: published
@@ -358,7 +358,11 @@ function slimVersion(raw: unknown): PackumentVersion | undefined {
     Object.values(peerDependencies).every((v) => typeof v === "string")
   )
     out.peerDependencies = peerDependencies as Record<string, string>;
-  if (isRecord(dist)) out.dist = typeof dist.tarball === "string" ? { tarball: dist.tarball } : {};
+  if (isRecord(dist))
+    out.dist = {
+      ...(typeof dist.tarball === "string" ? { tarball: dist.tarball } : {}),
+      ...(typeof dist.integrity === "string" ? { integrity: dist.integrity } : {}),
+    };
   if (isRecord(_npmUser) && _npmUser.trustedPublisher) out.trust = "trustedPublisher";
   else if (isRecord(dist) && isRecord(dist.attestations) && dist.attestations.provenance)
     out.trust = "provenance";

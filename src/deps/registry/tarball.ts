@@ -2,9 +2,10 @@ import { gunzipSync } from "node:zlib";
 
 /**
  * Reading files out of a registry tarball (gzip'd ustar, as `npm pack`
- * writes it), without unpacking anything to disk. Only regular files whose
- * path passes `want` are kept, each cut at `maxFileBytes`; `package/` (the
- * folder every npm tarball uses) is dropped from the names.
+ * writes it), without unpacking anything to disk: as text, only regular
+ * files whose path passes `want`, each cut at `maxFileBytes`, or one file's
+ * bytes whole; `package/` (the folder every npm tarball uses) is dropped
+ * from the names.
  */
 
 export function readTarball(
@@ -12,8 +13,24 @@ export function readTarball(
   want: (path: string) => boolean,
   maxFileBytes = 200_000,
 ): Map<string, string> {
-  const tar = gunzipSync(gzipped, { maxOutputLength: 64 * 1024 * 1024 });
   const files = new Map<string, string>();
+  for (const [name, body] of tarEntries(gzipped, want))
+    files.set(name, body.subarray(0, maxFileBytes).toString("utf8"));
+  return files;
+}
+
+/** One file's exact bytes (`bin/yarn.js`), or undefined when the tarball has none. */
+export function tarballFile(gzipped: Buffer, path: string): Buffer | undefined {
+  for (const [, body] of tarEntries(gzipped, (name) => name === path)) return body;
+  return undefined;
+}
+
+/** The regular files whose path (without `package/`) passes `want`, with their bytes. */
+function* tarEntries(
+  gzipped: Buffer,
+  want: (path: string) => boolean,
+): Generator<[string, Buffer]> {
+  const tar = gunzipSync(gzipped, { maxOutputLength: 64 * 1024 * 1024 });
   let offset = 0;
   let longName: string | undefined;
   while (offset + 512 <= tar.length) {
@@ -38,9 +55,8 @@ export function readTarball(
       longName = body.toString("utf8").replace(/\0.*$/s, "");
     } else if (type === "0" || type === "") {
       name = name.replace(/^[^/]+\//, "");
-      if (want(name)) files.set(name, body.subarray(0, maxFileBytes).toString("utf8"));
+      if (want(name)) yield [name, body];
     }
     offset += 512 + Math.ceil(size / 512) * 512;
   }
-  return files;
 }

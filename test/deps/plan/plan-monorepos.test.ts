@@ -425,14 +425,14 @@ describe("a pnpm workspace", () => {
     );
   });
 
-  it("lists a packageManager with corepack's hash, with the command that updates both", async () => {
+  it("lists a packageManager with corepack's hash when the registry gives nothing to compute it from", async () => {
     const { plan } = await planOf(
       workspace("pnpm@10.12.1+sha512.abcdef0123456789"),
       workspaceRegistry(),
     );
     expect(plan.groups.flatMap((g) => g.updates.map((u) => u.name))).not.toContain("pnpm");
     expect(plan.skipped.find((s) => s.name === "pnpm")?.reason).toBe(
-      "packageManager field: 10.12.1 -> 10.34.8 (minor) listed, not proposed: corepack's hash in the field (+sha512.abcd…) must be computed for the new release: run `corepack use pnpm@10.34.8`",
+      "packageManager field: 10.12.1 -> 10.34.8 (minor) listed, not proposed: corepack's hash for it (the field has +sha512.abcd…) could not be computed from the registry: run `corepack use pnpm@10.34.8`",
     );
   });
 });

@@ -554,6 +554,80 @@ describe("planDepsUpdates against a local registry", () => {
     ]);
   }, 90_000);
 
+  it("gives a packageManager with corepack's hash the new release's hash, which corepack itself accepts", async () => {
+    const DAY = 86_400_000;
+    // Stand-ins for the tools, published as corepack fetches them: pnpm's whole
+    // tarball is hashed, yarn 2+'s bin/yarn.js inside @yarnpkg/cli-dist.
+    const tools = [
+      { name: "pnpm", tool: "pnpm", old: "10.98.0", next: "10.99.0", bin: "bin/pnpm.cjs" },
+      {
+        name: "@yarnpkg/cli-dist",
+        tool: "yarn",
+        old: "4.98.0",
+        next: "4.99.0",
+        bin: "bin/yarn.js",
+      },
+    ];
+    for (const { name, tool, old, next, bin } of tools) {
+      for (const version of [old, next]) {
+        await world.registry.publish({
+          name,
+          version,
+          files: { [bin]: `console.log("stand-in ${tool} ${version}");\n` },
+          manifest: { bin: { [tool]: bin } },
+        });
+        await world.registry.setPublishTime(name, version, new Date(world.now - 30 * DAY));
+      }
+    }
+    const home = await makeTempDir("pw-corepack-home-");
+    const corepack = (dir: string, tool: string) =>
+      run("corepack", [tool, "--version"], {
+        cwd: dir,
+        env: {
+          ...env(),
+          COREPACK_HOME: home,
+          COREPACK_NPM_REGISTRY: world.registry.url.replace(/\/$/, ""),
+          // The local registry signs nothing, as this VM's mirror does not.
+          COREPACK_INTEGRITY_KEYS: "0",
+          COREPACK_ENABLE_DOWNLOAD_PROMPT: "0",
+        },
+        encoding: "utf8",
+      }).then(
+        (done) => done.stdout.trim(),
+        (error: { stderr?: string }) =>
+          /Mismatch hashes/.exec(error.stderr ?? "")?.[0] ?? error.stderr,
+      );
+    for (const { tool, old, next } of tools) {
+      const dir = await makeTempDir(`pw-corepack-${tool}-`);
+      const manifest = (field: string) =>
+        writeFile(
+          join(dir, "package.json"),
+          JSON.stringify({ name: "app", packageManager: field }),
+        );
+      await writeFile(join(dir, ".npmrc"), `registry=${world.registry.url}\n`);
+      await manifest(`${tool}@${old}+sha512.${"0".repeat(128)}`);
+      const { plan } = await planDepsUpdates({
+        dir,
+        config: defaultDepsConfig(),
+        env: env(),
+        clock: { now: () => world.now },
+      });
+      const field = plan.groups
+        .flatMap((g) => g.updates)
+        .find((u) => u.name === tool)
+        ?.locations.find((l) => l.section === "packageManager")?.newSpec;
+      expect(field).toMatch(
+        new RegExp(`^${tool}@${next.replaceAll(".", "\\.")}\\+sha512\\.[0-9a-f]{128}$`),
+      );
+      // One hex digit off, corepack refuses the release; as planned, it runs it.
+      const last = field?.at(-1) === "0" ? "1" : "0";
+      await manifest(`${field?.slice(0, -1)}${last}`);
+      expect(await corepack(dir, tool)).toBe("Mismatch hashes");
+      await manifest(field ?? "");
+      expect(await corepack(dir, tool)).toBe(`stand-in ${tool} ${next}`);
+    }
+  }, 90_000);
+
   it("renders an empty plan plainly", () => {
     const text = renderDepsPlan(
       {

@@ -140,13 +140,20 @@ describe("packuments from the registry client", () => {
           repository: { type: "git", url: "https://gitlab.com/example/big", directory: "pkg" },
           _npmUser: { name: "m" },
         },
+        "1.5.0": {
+          version: "1.5.0",
+          _npmUser: { name: "GitHub Actions", trustedPublisher: { id: "github" } },
+          dist: {
+            attestations: { provenance: { predicateType: "https://slsa.dev/provenance/v1" } },
+          },
+        },
         "1.0.0": {
           version: "1.0.0",
           // Wrong types are dropped one field at a time, as before.
           engines: "node 20",
           peerDependencies: { react: 18 },
           deprecated: 1,
-          dist: { tarball: 5 },
+          dist: { tarball: 5, attestations: { provenance: {} } },
           repository: { url: 7 },
         },
       },
@@ -165,10 +172,12 @@ describe("packuments from the registry client", () => {
           hasInstallScript: true,
           engines: { node: ">=20" },
           peerDependencies: { react: "^19.0.0" },
-          dist: { tarball: "http://t/big-2.0.0.tgz" },
+          dist: { tarball: "http://t/big-2.0.0.tgz", integrity: "sha512-x" },
           repository: { url: "https://gitlab.com/example/big", directory: "pkg" },
         },
-        "1.0.0": { version: "1.0.0", dist: {} },
+        // The trust evidence pnpm's trustPolicy weighs: the stronger one.
+        "1.5.0": { version: "1.5.0", dist: {}, trust: "trustedPublisher" },
+        "1.0.0": { version: "1.0.0", dist: {}, trust: "provenance" },
       },
     });
     expect(parsePackument(Buffer.from(JSON.stringify(body)), true)?.abbreviated).toBe(true);
