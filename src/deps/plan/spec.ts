@@ -53,12 +53,15 @@ export function specTarget(name: string, spec: string): SpecTarget {
 }
 
 function rangeProblem(range: string): string | undefined {
-  if (
-    /^(git|git\+\w+|github|gitlab|bitbucket|gist|https?):/.test(range) ||
-    /^[^@\s]+\/[^@\s]+/.test(range)
-  ) {
+  if (/^(git|git\+\w+|github|gitlab|bitbucket|gist|https?):/.test(range))
     return "a git or URL dependency";
-  }
+  // jsr: (pnpm 10.9, yarn 4.9, bun), yarn's exec:, and whatever protocol comes next.
+  const protocol = /^([a-z][a-z0-9+.-]*):/.exec(range)?.[1];
+  if (protocol === "jsr")
+    return `a JSR package ("${range}"), from jsr.io rather than the npm registry: not bumped here`;
+  if (protocol) return `a ${protocol}: dependency ("${range}"), not a registry version range`;
+  // GitHub's owner/repo shorthand.
+  if (/^[^@\s]+\/[^@\s]+/.test(range)) return "a git or URL dependency";
   if (validRange(range) === null) return `"${range}" is a dist-tag, not a version range`;
   return undefined;
 }

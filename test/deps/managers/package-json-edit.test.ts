@@ -76,6 +76,13 @@ describe("specTarget", () => {
     expect(specTarget("a", "latest")).toMatchObject({
       reason: '"latest" is a dist-tag, not a version range',
     });
+    expect(specTarget("@std/path", "jsr:^1.0.0")).toMatchObject({
+      reason:
+        'a JSR package ("jsr:^1.0.0"), from jsr.io rather than the npm registry: not bumped here',
+    });
+    expect(specTarget("gen", "exec:./gen.js")).toMatchObject({
+      reason: 'a exec: dependency ("exec:./gen.js"), not a registry version range',
+    });
     expect(specTarget("a", "npm:lib@next")).toMatchObject({
       reason: 'an npm alias without a version range ("npm:lib@next")',
     });
