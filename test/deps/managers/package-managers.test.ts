@@ -182,6 +182,34 @@ describe("a project with a catalog", () => {
     expect(lock).not.toMatch(/fx-greet@1\.0\.0:/);
   }, 240_000);
 
+  it("bumps the catalog's entry that a pnpm override points a plain range at, and not the range", async () => {
+    // vitest's layout: package.json declares a range, the override takes the catalog's.
+    const workspaceYaml = [
+      "catalog:",
+      "  fx-greet: 1.0.0",
+      "  fx-util: 1.2.0",
+      "overrides:",
+      "  fx-greet: 'catalog:'",
+      "",
+    ].join("\n");
+    const { repo, branch } = await catalogJob(
+      "pnpm",
+      "pnpm@10.34.8",
+      "pnpm-workspace.yaml",
+      workspaceYaml,
+      {
+        "fx-greet": "1.0.0",
+        "fx-util": "catalog:",
+      },
+    );
+    expect(repo.show(branch, "pnpm-workspace.yaml")).toBe(
+      workspaceYaml.replace("fx-greet: 1.0.0", "fx-greet: 1.0.1").trimEnd(),
+    );
+    const lock = repo.show(branch, "pnpm-lock.yaml");
+    expect(lock).toMatch(/fx-greet@1\.0\.1:/);
+    expect(lock).not.toMatch(/fx-greet@1\.0\.0:/);
+  }, 240_000);
+
   it("bumps a bun catalog's entry in package.json's workspaces, relocked by bun", async () => {
     const catalog = JSON.stringify({
       workspaces: { packages: [], catalog: { "fx-greet": "1.0.0", "fx-util": "1.2.0" } },
@@ -223,15 +251,11 @@ async function catalogJob(
   pin: string,
   file: string,
   text: string,
+  dependencies: Record<string, string> = { "fx-greet": "catalog:", "fx-util": "catalog:" },
 ) {
-  const files = await lockedProject(
-    jobWorld(),
-    manager,
-    pin,
-    { "fx-greet": "catalog:", "fx-util": "catalog:" },
-    undefined,
-    { [file]: text },
-  );
+  const files = await lockedProject(jobWorld(), manager, pin, dependencies, undefined, {
+    [file]: text,
+  });
   const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
   const { repo, result } = await toolDepsJob(jobWorld(), `catalog-${manager}`, files, deps);
   expect(result.message).toBeUndefined();

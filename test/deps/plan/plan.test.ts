@@ -554,6 +554,7 @@ describe("planDepsUpdates against a local registry", () => {
     ]);
   }, 90_000);
 
+  // After the pnpm projects: the pnpm releases it publishes would be theirs to weigh.
   it("gives a packageManager with corepack's hash the new release's hash, which corepack itself accepts", async () => {
     const DAY = 86_400_000;
     // Stand-ins for the tools, published as corepack fetches them: pnpm's whole
