@@ -14,7 +14,7 @@ import {
   type WantedDependency,
 } from "./dependency-list.js";
 import { newInstallScripts } from "./install-scripts.js";
-import { heldReason, overrideOf } from "./overrides.js";
+import { type HeldDependency, overrideOf } from "./overrides.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
@@ -48,6 +48,12 @@ export interface FindUpdatesResult {
   packuments: Map<string, Packument>;
   /** Every registry dependency considered, with its installed version. */
   entries: WantedDependency[];
+  /**
+   * The dependencies an override holds, left out of the bumps: the plan
+   * says so, with their advisories when they have any (a fix means changing
+   * the override).
+   */
+  held: HeldDependency[];
 }
 
 export interface FindUpdatesOptions {
@@ -74,6 +80,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   // from (pnpm's `catalog:`, the catalog's entry), else left out with the override named.
   const firstUse = catalogFirstUse();
   for (const w of listed.wanted) firstUse(w.entry);
+  const held: HeldDependency[] = [];
   const wanted = listed.wanted.flatMap((w): WantedDependency[] => {
     if (options.onlyNames && !options.onlyNames.has(w.package)) return [];
     const override = overrideOf(project.overrides, w.entry, w.range);
@@ -82,7 +89,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     const target = entry && specTarget(entry.name, entry.spec);
     if (entry && target?.kind === "registry")
       return firstUse(entry) ? [{ ...w, entry, package: target.package, range: target.range }] : [];
-    skipped.push({ name: w.entry.name, manifest: w.entry.manifest, reason: heldReason(override) });
+    held.push({ ...w, override });
     return [];
   });
 
@@ -203,6 +210,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     installed,
     packuments: fetched,
     entries: wanted,
+    held,
   };
 }
 

@@ -101,6 +101,15 @@ export function overrideOf(
   });
 }
 
+/** A dependency an override holds: left out of the bumps, with the override named. */
+export interface HeldDependency {
+  entry: { name: string; manifest: string; section: string };
+  current: string;
+  /** The registry package (an alias's target). */
+  package: string;
+  override: Override;
+}
+
 /** The reason a held dependency is left out. */
 export function heldReason(override: Override): string {
   const what =

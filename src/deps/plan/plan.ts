@@ -14,6 +14,7 @@ import { listDependencies, type SkippedDependency } from "./dependency-list.js";
 import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
 import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
 import { findUpdates, mergeUpdates } from "./outdated.js";
+import { heldReason } from "./overrides.js";
 import { findManagerUpdates } from "./package-manager-update.js";
 import { checkPeers } from "./peers.js";
 import { type NpmProject, readNpmProject } from "./project.js";
@@ -155,6 +156,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         gates,
         signal: options.signal,
         known,
+        held: found.held,
       });
       security = findings.updates;
       skipped.push(...findings.skipped);
@@ -179,6 +181,15 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       warnings.push(advisoryFailure(error));
     }
   }
+  // What an override holds, said once: with its advisories when the check found some.
+  const said = new Set(skipped.map((s) => `${s.manifest}\0${s.name}`));
+  for (const h of found.held)
+    if (!said.has(`${h.entry.manifest}\0${h.entry.name}`))
+      skipped.push({
+        name: h.entry.name,
+        manifest: h.entry.manifest,
+        reason: heldReason(h.override),
+      });
   const securityNames = new Set(security.map((u) => u.name));
   if (!options.securityOnly) skipped.push(...waitingForSecurity(found.updates, security));
   const regular = options.securityOnly

@@ -7,6 +7,7 @@ import { catalogOf, type SkippedDependency, type WantedDependency } from "./depe
 import { newInstallScripts } from "./install-scripts.js";
 import type { NodeTarget } from "./node-version.js";
 import { addLocation } from "./outdated.js";
+import { type HeldDependency, heldReason } from "./overrides.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import { releaseAgeFor } from "./release-age.js";
@@ -42,6 +43,8 @@ export interface SecurityOptions {
   signal?: AbortSignal | undefined;
   /** The registry's answer when it was already asked. */
   known?: Record<string, Advisory[]> | undefined;
+  /** Dependencies an override holds: asked about too, and said with their advisories. */
+  held?: readonly HeldDependency[] | undefined;
 }
 
 export interface SecurityFindings {
@@ -51,7 +54,9 @@ export interface SecurityFindings {
 
 /** The installed versions to ask about: what `npm audit` sends for direct dependencies. */
 export function advisoryRequest(
-  entries: readonly WantedDependency[],
+  entries: ReadonlyArray<
+    Pick<WantedDependency, "current" | "package"> & { entry: { name: string; section: string } }
+  >,
   config: Pick<DepsConfig, "ignore">,
 ): Record<string, string[]> {
   const request: Record<string, string[]> = {};
@@ -64,14 +69,27 @@ export function advisoryRequest(
 }
 
 export async function findSecurityUpdates(options: SecurityOptions): Promise<SecurityFindings> {
+  const held = options.held ?? [];
   const found =
     options.known ??
     (await options.registry.advisories(
-      advisoryRequest(options.entries, options.config),
+      advisoryRequest([...options.entries, ...held], options.config),
       options.signal,
     ));
   const updates: Update[] = [];
   const skipped: SkippedDependency[] = [];
+  // An override holds it: no bump fixes it, the override must change. Said with the advisories.
+  for (const h of held) {
+    const affecting = (found[h.package] ?? []).filter((a) =>
+      safeSatisfies(h.current, a.vulnerable_versions),
+    );
+    if (affecting.length > 0)
+      skipped.push({
+        name: h.entry.name,
+        manifest: h.entry.manifest,
+        reason: `${h.current} has ${describeAdvisories(affecting)}; ${heldReason(h.override)}`,
+      });
+  }
   for (const [name, advisories] of Object.entries(found)) {
     const known = options.packuments.get(name);
     if (!known) continue;

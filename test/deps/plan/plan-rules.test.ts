@@ -288,6 +288,17 @@ describe("the plan", () => {
         ["pinned", "viacat", "self", "free"]
           .map((name) => packument(name, ["1.0.0", "1.1.0"]))
           .concat(packument("typed", ["22.1.0", "22.2.0"])),
+        // The held package is vulnerable: no bump fixes it, the override must change.
+        {
+          pinned: [
+            {
+              id: 9,
+              title: "Prototype pollution",
+              severity: "high",
+              vulnerable_versions: "<1.1.0",
+            },
+          ],
+        },
       ),
     );
     const updates = plan.groups.flatMap((g) =>
@@ -298,12 +309,12 @@ describe("the plan", () => {
       "self@1.1.0 package.json",
       "viacat@1.1.0 pnpm-workspace.yaml",
     ]);
-    expect(plan.skipped.filter((s) => s.reason.startsWith("held by"))).toEqual([
+    expect(plan.skipped.filter((s) => s.reason.includes("held by"))).toEqual([
       {
         name: "pinned",
         manifest: "package.json",
         reason:
-          'held by pnpm-workspace.yaml overrides ("pinned": "1.0.0"): the package manager installs "1.0.0" whatever the manifest says; change the override to update it',
+          '1.0.0 has advisory 9 (high); held by pnpm-workspace.yaml overrides ("pinned": "1.0.0"): the package manager installs "1.0.0" whatever the manifest says; change the override to update it',
       },
       {
         name: "typed",
