@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import registryFetch from "npm-registry-fetch";
 import PQueue from "p-queue";
 import * as z from "../../zod.js";
@@ -159,6 +160,17 @@ const fetchWithType: FetchDocument = async (url, opts) => {
   return { contentType: response.headers.get("content-type") ?? "", body: await response.buffer() };
 };
 
+/**
+ * Each request under way holds an abort listener on the caller's signal
+ * (minipass-fetch adds one), 16 at a time here, past the 10 at which Node
+ * warns of a leak: `patchwright deps` printed MaxListenersExceededWarning on
+ * hono's repository. The queue bounds them, so the signal is told to expect
+ * them (0: no limit, as its listeners are released with their requests).
+ */
+function expectListeners(signal: AbortSignal | undefined): void {
+  if (signal) setMaxListeners(0, signal);
+}
+
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
   const fetchJson: FetchJson = options.fetchJson ?? ((url, opts) => registryFetch.json(url, opts));
   const fetchDocument = options.fetchDocument ?? fetchWithType;
@@ -176,6 +188,7 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
     kind: "full" | "abbreviated",
     signal?: AbortSignal,
   ): Promise<Packument> => {
+    expectListeners(signal);
     const registry = registryFor(name, options.npm);
     if (!asked.has(name)) {
       asked.add(name);
@@ -260,6 +273,7 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
         options.fetchBuffer ??
         (async (target: string, opts: Record<string, unknown>) =>
           (await registryFetch(target, opts)).buffer());
+      expectListeners(signal);
       return fetchBuffer(url, { ...base, spec: name, ...(signal ? { signal } : {}) });
     },
     async advisories(versions, signal) {

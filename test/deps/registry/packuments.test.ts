@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { NpmConfig } from "../../../src/deps/registry/npmrc.js";
 import {
@@ -187,5 +189,38 @@ describe("packuments from the registry client", () => {
     const badTime = { ...body, time: { unpublished: { time: "x" } } };
     expect(parsePackument(Buffer.from(JSON.stringify(badTime)), false)).toBeUndefined();
     expect(parsePackument(Buffer.from("<html>"), false)).toBeUndefined();
+  });
+});
+
+describe("many packuments under one signal", () => {
+  it("asks 16 at a time through npm-registry-fetch without Node's listener-leak warning", async () => {
+    // A loopback registry that answers each packument after a moment, so requests overlap.
+    const server = createServer((req, res) => {
+      const name = decodeURIComponent((req.url ?? "/").slice(1));
+      setTimeout(() => {
+        res.writeHead(200, { "content-type": FULL });
+        res.end(JSON.stringify(doc(name, true)));
+      }, 20);
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const { port } = server.address() as AddressInfo;
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on("warning", onWarning);
+    try {
+      const client = createRegistryClient({
+        npm: { ...npm, registry: `http://127.0.0.1:${port}/` },
+      });
+      const { signal } = new AbortController();
+      const names = Array.from({ length: 40 }, (_, i) => `pkg-${i}`);
+      const docs = await Promise.all(names.map((name) => client.packument(name, signal)));
+      expect(docs.map((d) => d.name)).toEqual(names);
+      // Warnings are emitted on the next tick.
+      await new Promise((done) => setImmediate(done));
+      expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+      await new Promise((done) => server.close(done));
+    }
   });
 });
