@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
-import { lt, valid } from "semver";
+import { gt, lt, satisfies, valid } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
+import { packageManager } from "../managers/index.js";
 import type { Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
 import { type Update, type UpdateLocation, updateType } from "../update.js";
@@ -24,6 +25,8 @@ import {
   type ManagerGates,
   newerCandidates,
   type PassedOver,
+  passedOverReason,
+  resolvedBy,
   versionPolicy,
 } from "./versions.js";
 
@@ -131,6 +134,41 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   }
   const byKey = new Map<string, Update>();
   let upToDate = 0;
+  // What the lockfile step will lock where a range is resolved again: a
+  // rewritten range its locked version no longer satisfies (a raised floor)
+  // with every tool, and one it still satisfies with yarn (npm, pnpm and bun
+  // keep the locked version then, measured with each); a kept one with npm
+  // and yarn (pnpm and bun are given the plan's version). Newer than the
+  // plan's, for a reason the tool knows nothing of (deps.update_types, an
+  // ignore rule), it would be locked instead and the job would leave the
+  // update out: said here.
+  const manager = packageManager(project.manager.name);
+  const cutoff =
+    project.manager.name === "yarn-classic"
+      ? options.now // yarn 1 has no age gate: it sees every release.
+      : options.now - Math.max(config.cooldownDays * 86_400_000, options.gates.releaseAge?.ms ?? 0);
+  const resolvesKept = ["npm", "yarn-classic", "yarn-berry"].includes(project.manager.name);
+  const yarn = project.manager.name.startsWith("yarn");
+  const lockedInstead = (
+    range: string,
+    written: string | null,
+    planned: string,
+    dependency: WantedDependency,
+  ): string | undefined => {
+    const kept = written !== null && !yarn && satisfies(dependency.current, written);
+    const resolved =
+      written === null ? (resolvesKept ? range : undefined) : kept ? undefined : written;
+    const packument = packuments.get(dependency.package);
+    if (resolved === undefined || !packument || packument instanceof Error) return undefined;
+    const picked = resolvedBy(packument, resolved, cutoff);
+    if (!picked || !gt(picked, planned)) return undefined;
+    const node = options.nodes ? nodeTargetsFor(options.nodes, dependency.entry) : undefined;
+    const policy = versionPolicy(config, options.now, node, options.gates);
+    const why = passedOverReason(packument, picked, dependency.current, policy);
+    if (!why) return undefined;
+    const where = written === null ? `the range ${range}` : `the new range ${written}`;
+    return `${manager.label} would lock ${picked} instead, the newest release ${where} allows, which the plan passes over (${why}); a range that stops below it (~ or an exact version) would take ${planned}`;
+  };
   for (const dependency of wanted) {
     const { entry, current } = dependency;
     const skip = (reason: string) =>
@@ -165,6 +203,11 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       });
       if (write.kind !== "write") {
         skip(`${current} -> ${target.version} not proposed: ${write.reason}`);
+        continue;
+      }
+      const instead = lockedInstead(dependency.range, write.spec, target.version, dependency);
+      if (instead) {
+        skip(`${current} -> ${target.version} not proposed: ${instead}`);
         continue;
       }
       const location: UpdateLocation = {

@@ -164,6 +164,43 @@ export function chooseTargets(
   return choice;
 }
 
+/** Why the plan passes over `version` (a newer one than `current`), or undefined when it does not. */
+export function passedOverReason(
+  packument: Packument,
+  version: string,
+  current: string,
+  policy: VersionPolicy,
+): string | undefined {
+  return rejection(packument, version, updateType(current, version), policy, current)?.text;
+}
+
+/**
+ * The version a package manager locks when it resolves `range` again (a
+ * rewritten range its locked version no longer satisfies, or npm's and
+ * yarn's relock of a kept one): the newest release the range allows among
+ * those published before `cutoff`, as npm, pnpm, yarn 1 and 4 and bun all
+ * do (measured: `^1.0.1` over a lock of 1.0.0 took 1.1.0 with each). Deprecated releases, prereleases and
+ * releases without a publish time are left out, which a tool may prefer
+ * differently: a guess is left to the job's check of the locked version,
+ * and only a sure answer is given here.
+ */
+export function resolvedBy(
+  packument: Packument,
+  range: string,
+  cutoff: number,
+): string | undefined {
+  const visible = stableVersions(packument).filter((v) => {
+    const published = Date.parse(packument.time[v] ?? "");
+    return (
+      !Number.isNaN(published) &&
+      published <= cutoff &&
+      !packument.versions[v]?.deprecated &&
+      satisfies(v, range)
+    );
+  });
+  return visible.at(-1);
+}
+
 /**
  * When the installed version is a prerelease: the newer builds of its
  * channel (the first prerelease word: `dev`, `beta`, `rc`), up to the

@@ -201,6 +201,7 @@ describe("a project with a catalog", () => {
         "fx-greet": "1.0.0",
         "fx-util": "catalog:",
       },
+      "catalog-override-pnpm",
     );
     expect(repo.show(branch, "pnpm-workspace.yaml")).toBe(
       workspaceYaml.replace("fx-greet: 1.0.0", "fx-greet: 1.0.1").trimEnd(),
@@ -252,12 +253,14 @@ async function catalogJob(
   file: string,
   text: string,
   dependencies: Record<string, string> = { "fx-greet": "catalog:", "fx-util": "catalog:" },
+  /** The repository's name: one per test, since a repository keeps the branches pushed to it. */
+  name = `catalog-${manager}`,
 ) {
   const files = await lockedProject(jobWorld(), manager, pin, dependencies, undefined, {
     [file]: text,
   });
   const deps = { ignore: ["fx-util"], update_types: ["patch", "minor"] };
-  const { repo, result } = await toolDepsJob(jobWorld(), `catalog-${manager}`, files, deps);
+  const { repo, result } = await toolDepsJob(jobWorld(), name, files, deps);
   expect(result.message).toBeUndefined();
   expect(result.plan?.groups.flatMap((g) => g.updates.map((u) => u.locations))).toEqual([
     [
@@ -350,19 +353,21 @@ async function expectPlannedVersionLocked(manager: Manager, pin: string, lockfil
   const deps = { ignore: ["fx-util"], update_types: ["major"], verify: null };
   const { repo, result } = await toolDepsJob(jobWorld(), `range-${manager}`, ranged, deps);
   expect(result.message).toBeUndefined();
+  // yarn 1 has no age gate: it would lock 2.1.0, a day old, under ^2.0.0. The plan says so
+  // (the job's check of the locked version did, before), and nothing is pushed.
+  if (manager === "yarn-classic") {
+    expect(result.plan?.groups).toEqual([]);
+    expect(result.plan?.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
+      "fx-greet: 1.1.0 -> 2.0.0 not proposed: yarn would lock 2.1.0 instead, the newest release the new range ^2.0.0 allows, which the plan passes over (released 1 day ago, inside the 3 days cooldown); a range that stops below it (~ or an exact version) would take 2.0.0",
+    );
+    expect(result.groups).toEqual([]);
+    expect(repo.sha("agent/deps/fx-greet-2")).toBeNull();
+    return;
+  }
   expect(result.plan?.groups.map((g) => g.updates.map((u) => `${u.name}->${u.to}`))).toEqual([
     ["fx-greet->2.0.0"],
   ]);
   const [group] = result.groups;
-  if (manager === "yarn-classic") {
-    expect(group?.status).toBe("failed");
-    expect(group?.agent).toBeUndefined();
-    expect(group?.leftOut.map((l) => l.failure?.result.outputTail)).toEqual([
-      expect.stringContaining("locked fx-greet 2.1.0, not 2.0.0 as planned"),
-    ]);
-    expect(repo.sha(group?.branch ?? "")).toBeNull();
-    return;
-  }
   expect(group?.status).toBe("green");
   const lock = repo.show(group?.branch ?? "", lockfile);
   expect(lock).toMatch(/fx-greet[\s\S]{0,200}2\.0\.0/);

@@ -325,6 +325,68 @@ describe("the plan", () => {
     ]);
   });
 
+  it("leaves out a patch whose range the tool would resolve to a minor the config does not take", async () => {
+    const registry = () =>
+      memoryRegistry([
+        packument("caret", ["1.0.0", "1.0.1", "1.1.0"]),
+        packument("kept", ["1.0.0", "1.0.1", "1.1.0"]),
+        packument("exact", ["1.0.0", "1.0.1", "1.1.0"]),
+      ]);
+    const config = { update_types: ["patch"] };
+    const manifest = (packageManager: string) =>
+      JSON.stringify({
+        name: "app",
+        packageManager,
+        dependencies: { caret: "^1.0.0", kept: "1.x", exact: "1.0.0" },
+      });
+    // A raised floor (^1.0.1) is resolved again by every tool, and npm relocks a
+    // kept range (1.x) to the newest it allows: 1.1.0, not the planned 1.0.1.
+    const npm = await planOf(
+      {
+        "package.json": manifest("npm@11.19.1"),
+        "package-lock.json": npmLock({ caret: "1.0.0", kept: "1.0.0", exact: "1.0.0" }),
+      },
+      registry(),
+      config,
+    );
+    expect(summary(npm.plan.groups)).toEqual([["patch", ["exact@1.0.1"]]]);
+    const passes =
+      "which the plan passes over (minor updates are not enabled (deps.update_types)); a range that stops below it (~ or an exact version) would take 1.0.1";
+    expect(npm.plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toEqual([
+      `caret: 1.0.0 -> 1.0.1 not proposed: npm would lock 1.1.0 instead, the newest release the new range ^1.0.1 allows, ${passes}`,
+      `kept: 1.0.0 -> 1.0.1 not proposed: npm would lock 1.1.0 instead, the newest release the range 1.x allows, ${passes}`,
+      "npm: packageManager field: no packument for npm",
+    ]);
+    // pnpm is given the plan's version for a kept range: that one goes.
+    const pnpm = await planOf(
+      {
+        "package.json": manifest("pnpm@10.34.8"),
+        "pnpm-lock.yaml": [
+          "lockfileVersion: '9.0'",
+          "importers:",
+          "  .:",
+          "    dependencies:",
+          "      caret:",
+          "        specifier: ^1.0.0",
+          "        version: 1.0.0",
+          "      kept:",
+          "        specifier: 1.x",
+          "        version: 1.0.0",
+          "      exact:",
+          "        specifier: 1.0.0",
+          "        version: 1.0.0",
+          "",
+        ].join("\n"),
+      },
+      registry(),
+      config,
+    );
+    expect(summary(pnpm.plan.groups)).toEqual([
+      ["patch", ["exact@1.0.1"]],
+      ["lockfile-only", ["kept@1.0.1"]],
+    ]);
+  });
+
   it("reads yarn 4's catalogs from .yarnrc.yml and bun's from package.json", async () => {
     const { plan } = await planOf(
       {
