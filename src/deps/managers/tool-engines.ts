@@ -11,7 +11,11 @@ import type { DetectedManager } from "./types.js";
  * commands get. pnpm 11 needs Node 22.13, and on Node 20 every lockfile
  * step of every group would fail with pnpm's engine error, which the agent
  * would then be asked to fix. Checked once, before any group, from the
- * release's `engines` on the registry; bun is no Node program.
+ * release's `engines` on the registry, for the tools whose launcher is
+ * corepack, which runs the pinned release (pnpm, yarn). npm is the one
+ * that comes with Node, whatever the field pins: lerna pins `npm@12.0.1`
+ * (Node 22.22 and up), and the job was stopped on Node 20 for a release it
+ * would never run. bun is no Node program.
  */
 export async function pinnedToolEngineProblem(options: {
   manager: DetectedManager;
@@ -22,7 +26,8 @@ export async function pinnedToolEngineProblem(options: {
   fallbackNode?: string;
 }): Promise<string | undefined> {
   const pinned = pinnedRelease(options.manager.pinned);
-  if (!pinned || !valid(pinned.version) || pinned.tool === "bun") return undefined;
+  const startedPinned = pinned?.manager.launcher?.command.startsWith("corepack ");
+  if (!pinned || !valid(pinned.version) || !startedPinned) return undefined;
   const { tool, version } = pinned;
   const packument = await options.packument(pinned.releasePackage).catch(() => undefined);
   const engines = packument?.versions[version]?.engines?.node;

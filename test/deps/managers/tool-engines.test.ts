@@ -25,6 +25,14 @@ const releases: Record<string, Packument> = {
       "11.19.0": { version: "11.19.0", engines: { node: ">=22.13" } },
     },
   },
+  npm: {
+    name: "npm",
+    "dist-tags": {},
+    time: {},
+    versions: {
+      "12.0.1": { version: "12.0.1", engines: { node: "^22.22.2 || ^24.15.0 || >=26.0.0" } },
+    },
+  },
   "@yarnpkg/cli-dist": {
     name: "@yarnpkg/cli-dist",
     "dist-tags": {},
@@ -71,10 +79,12 @@ describe("pinnedToolEngineProblem", () => {
     expect(await check("pnpm@11.19.0", "/nonexistent")).toBeUndefined();
   });
 
-  it("says nothing without a pin, for bun, or when the registry cannot tell", async () => {
+  it("says nothing without a pin, for npm (Node's own runs) or bun, or when the registry cannot tell", async () => {
     const node20 = await nodeAt("20.20.2");
     const asked: string[] = [];
     expect(await check(undefined, node20, asked)).toBeUndefined();
+    // lerna's pin: npm 12 needs Node 22.22, but the npm that runs is the PATH's own.
+    expect(await check("npm@12.0.1", node20, asked)).toBeUndefined();
     expect(await check("bun@1.3.0", node20, asked)).toBeUndefined();
     expect(await check("pnpm@latest", node20, asked)).toBeUndefined();
     expect(asked).toEqual([]);
