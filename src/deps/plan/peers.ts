@@ -23,11 +23,20 @@ export interface PeerCheck {
 
 export function checkPeers(
   updates: readonly Update[],
-  installed: ReadonlyMap<string, string>,
+  direct: ReadonlyMap<string, string>,
   packuments: ReadonlyMap<string, Packument>,
   locked: ReadonlyMap<string, LockedPeers> = new Map(),
   manager: ManagerName = "npm",
+  /**
+   * The packages the lockfile installs that the project does not name, at
+   * their one version (npm's lockfile). An installed peer counts even when
+   * it is declared optional: npm refuses the install (ERESOLVE) when a
+   * version present in the tree is outside it, as lerna's @nx/eslint 23.1.3
+   * asking for @nx/jest "23.1.3" beside a transitive 23.1.0 did.
+   */
+  transitive: ReadonlyMap<string, string> = new Map(),
 ): PeerCheck {
+  const installed = new Map([...transitive, ...direct]);
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
   for (;;) {

@@ -205,6 +205,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     found.packuments,
     project.lockedPeers,
     project.manager.name,
+    transitiveVersions(project),
   );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
@@ -243,6 +244,16 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     ...(releaseAge ? { releaseAge } : {}),
   };
   return { plan, project, npm, registry };
+}
+
+/** The packages npm's lockfile installs that no manifest names, each at its one version (several: left out). */
+function transitiveVersions(project: NpmProject): Map<string, string> {
+  const direct = new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name)));
+  const graph = project.lockedGraph?.(direct);
+  const found = new Map<string, string>();
+  for (const [name, versions] of graph?.versions ?? [])
+    if (versions.size === 1) found.set(name, [...versions][0] as string);
+  return found;
 }
 
 /**

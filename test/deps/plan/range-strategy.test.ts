@@ -202,6 +202,29 @@ describe("checkPeers", () => {
     ]);
   });
 
+  it("holds a bump to a peer range that a package the lockfile installs (not named, optional) falls outside", () => {
+    // lerna: @nx/eslint 23.1.3 asks for @nx/jest "23.1.3" (an optional peer), and npm's lockfile
+    // has @nx/jest 23.1.0 under another package: npm refuses the install (ERESOLVE).
+    const nx = new Map([
+      [
+        "@nx/eslint",
+        doc("@nx/eslint", {
+          "23.1.0": { "@nx/jest": "23.1.0" },
+          "23.1.3": { "@nx/jest": "23.1.3" },
+        }),
+      ],
+    ]);
+    const bump = [update("@nx/eslint", "23.1.0", "23.1.3", "patch")];
+    const direct = new Map([["@nx/eslint", "23.1.0"]]);
+    const transitive = new Map([["@nx/jest", "23.1.0"]]);
+    const held = checkPeers(bump, direct, nx, new Map(), "npm", transitive);
+    expect(held.skipped.map((s) => s.reason)).toEqual([
+      '23.1.0 -> 23.1.3 needs peer @nx/jest "23.1.3", and @nx/jest 23.1.0 is installed',
+    ]);
+    // Without it in the tree, nothing holds the bump.
+    expect(checkPeers(bump, direct, nx, new Map(), "npm").updates).toHaveLength(1);
+  });
+
   it("links bumps that only work together, and they end up in one group", () => {
     const installed = new Map([
       ["plugin", "1.0.0"],
