@@ -61,6 +61,25 @@ describe("network failures in what real tools print", () => {
     ).toEqual({ kind: "blocked", code: "not in the allow-list", host: "evil.example" });
   });
 
+  it("reads 407 as a status only where it is said as one", () => {
+    for (const line of [
+      "npm error code E407",
+      "ERR_PNPM_FETCH_407  GET https://registry.npmjs.org/x: Proxy Authentication Required",
+      "curl: (56) CONNECT tunnel failed, response 407",
+      "fatal: unable to access 'https://github.com/o/r/': Received HTTP code 407 from proxy after CONNECT",
+      "error: RPC failed; HTTP 407 curl 22 The requested URL returned error: 407",
+      "Error: Request failed with status code 407",
+    ])
+      expect(findNetworkTrouble(line)?.kind, line).toBe("proxy-auth");
+    // What a passing install prints: counts and versions.
+    for (const line of [
+      "added 407 packages, and audited 408 packages in 31s",
+      "npm warn deprecated glob@7.2.407: Glob versions prior to v9 are no longer supported",
+      "Progress: resolved 407, reused 400, downloaded 7, added 407, done",
+    ])
+      expect(findNetworkTrouble(line), line).toBeUndefined();
+  });
+
   it("finds nothing in a passing install or a failing test run", () => {
     expect(findNetworkTrouble("added 120 packages in 3s\nfound 0 vulnerabilities")).toBeUndefined();
     expect(
