@@ -15,6 +15,12 @@ export interface BisectResult<T> {
   checks: number;
   /** False when the budget ran out before a passing set was found (then `kept` is empty). */
   settled: boolean;
+  /**
+   * The largest set a check saw pass (the whole of `kept` when settled): when
+   * the budget runs out, what can still ship as it is, the rest being
+   * untried (lerna's 48 updates had two culprits; 12 checks found one).
+   */
+  passing: T[];
 }
 
 export interface BisectOptions<T> {
@@ -36,25 +42,33 @@ export async function isolateCulprits<T>(options: BisectOptions<T>): Promise<Bis
   let rest = [...options.items];
   const culprits: T[] = [];
   let failing = options.knownFailing === true;
+  let passing: T[] = [];
+  const passed = (subset: T[]) => {
+    if (subset.length > passing.length) passing = subset;
+  };
+  const outOfChecks = () => ({ kept: [], culprits, checks, settled: false, passing });
 
   while (rest.length > 0) {
     if (!failing) {
-      if (checks >= maxChecks) return { kept: [], culprits, checks, settled: false };
-      if (await check(rest)) return { kept: rest, culprits, checks, settled: true };
+      if (checks >= maxChecks) return outOfChecks();
+      if (await check(rest)) return { kept: rest, culprits, checks, settled: true, passing: rest };
     }
     // The whole of `rest` fails; find the shortest failing prefix.
     let low = 0; // prefix of length `low` is known (or assumed, for 0) to pass
     let high = rest.length; // prefix of length `high` is known to fail
     while (high - low > 1) {
-      if (checks >= maxChecks) return { kept: [], culprits, checks, settled: false };
+      if (checks >= maxChecks) return outOfChecks();
       const mid = Math.floor((low + high) / 2);
-      if (await check(rest.slice(0, mid))) low = mid;
-      else high = mid;
+      const prefix = rest.slice(0, mid);
+      if (await check(prefix)) {
+        low = mid;
+        passed(prefix);
+      } else high = mid;
     }
     const culprit = rest[high - 1] as T;
     culprits.push(culprit);
     rest = rest.filter((_, i) => i !== high - 1);
     failing = false;
   }
-  return { kept: [], culprits, checks, settled: true };
+  return { kept: [], culprits, checks, settled: true, passing: [] };
 }

@@ -7,7 +7,7 @@ import { attemptUpdates } from "./attempt.js";
 import { isolateCulprits } from "./bisect.js";
 import { readFiles } from "./checkout.js";
 import type { GroupContext } from "./context.js";
-import type { DepsGroupResult } from "./group-result.js";
+import type { DepsGroupResult, LeftOut } from "./group-result.js";
 import { type GroupState, type GroupStep, siteOf, withResult } from "./group-state.js";
 
 /**
@@ -185,11 +185,19 @@ export const fix: GroupStep = {
                   return (await tryUpdates(subset, keptFiles)).passed;
                 },
               })
-            : { kept: [], culprits: [...all], settled: true };
-      const leftOut = bisect.culprits.map((update) => ({ update, failure: stillFailing }));
+            : { kept: [], culprits: [...all], settled: true, passing: [] };
+      // Out of checks, the largest set a check saw pass still ships; the
+      // rest is left out as not checked in time, beside the culprits found.
+      const applied = bisect.settled ? bisect.kept : bisect.passing;
+      const leftOut: LeftOut[] = bisect.culprits.map((update) => ({
+        update,
+        failure: stillFailing,
+      }));
       if (!bisect.settled)
-        leftOut.push(...bisect.kept.map((update) => ({ update, failure: undefined })));
-      result = { ...result, leftOut, applied: bisect.kept };
+        for (const update of all)
+          if (!applied.includes(update) && !bisect.culprits.includes(update))
+            leftOut.push({ update, failure: undefined });
+      result = { ...result, leftOut, applied };
       if (result.applied.length > 0) final = await tryUpdates(result.applied, keptFiles);
     }
     return { ...state, result, final, kept, keptFiles };

@@ -39,6 +39,20 @@ describe("isolateCulprits", () => {
 
   it("stops at the budget without claiming a passing set", async () => {
     const result = await isolateCulprits({ items, maxChecks: 2, passes: async () => false });
-    expect(result).toMatchObject({ kept: [], settled: false, checks: 2 });
+    expect(result).toMatchObject({ kept: [], settled: false, checks: 2, passing: [] });
+  });
+
+  it("says the largest set a check saw pass when the budget runs out (lerna: two culprits in 48)", async () => {
+    const many = Array.from({ length: 48 }, (_, i) => `u${i}`);
+    // u30 and u40 each break the build; 6 checks find u30, and the budget ends while the
+    // second search has seen u0-u35 (u30 out) pass.
+    const result = await isolateCulprits({
+      items: many,
+      knownFailing: true,
+      maxChecks: 8,
+      passes: async (subset) => !subset.includes("u30") && !subset.includes("u40"),
+    });
+    expect(result).toMatchObject({ settled: false, kept: [], culprits: ["u30"] });
+    expect(result.passing).toEqual(many.slice(0, 36).filter((u) => u !== "u30"));
   });
 });
