@@ -2,11 +2,8 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import type { NpmConfig } from "../../../src/deps/registry/npmrc.js";
-import {
-  createRegistryClient,
-  type FetchDocument,
-  parsePackument,
-} from "../../../src/deps/registry/registry.js";
+import { parsePackument } from "../../../src/deps/registry/packument.js";
+import { createRegistryClient, type FetchDocument } from "../../../src/deps/registry/registry.js";
 
 /**
  * The registry client's packuments (issue #28): one request per name and
