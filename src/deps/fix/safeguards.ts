@@ -3,6 +3,7 @@ import { parse as parseIni } from "ini";
 import { parse as parseYaml } from "yaml";
 import type { NetChange } from "../../agent/file-history.js";
 import { bunfigNumber, bunfigStrings, durationMs } from "../plan/release-age.js";
+import { asRecord } from "../record.js";
 
 /**
  * What a fix loosens of the project's dependency safeguards: an install
@@ -49,8 +50,8 @@ interface Settings {
 
 const READERS: Record<string, (text: string | null) => Settings> = {
   "package.json": (t) => {
-    const doc = record(safe(() => JSON.parse(t ?? "{}")));
-    const pnpm = record(doc.pnpm);
+    const doc = asRecord(safe(() => JSON.parse(t ?? "{}")));
+    const pnpm = asRecord(doc.pnpm);
     return settings({
       allowScripts: approved(doc.allowScripts),
       "pnpm.allowBuilds": approved(pnpm.allowBuilds),
@@ -59,7 +60,7 @@ const READERS: Record<string, (text: string | null) => Settings> = {
     });
   },
   "pnpm-workspace.yaml": (t) => {
-    const doc = record(safe(() => parseYaml(t ?? "")));
+    const doc = asRecord(safe(() => parseYaml(t ?? "")));
     const age = Number(doc.minimumReleaseAge);
     return settings(
       {
@@ -77,7 +78,7 @@ const READERS: Record<string, (text: string | null) => Settings> = {
     );
   },
   ".yarnrc.yml": (t) => {
-    const doc = record(safe(() => parseYaml(t ?? "")));
+    const doc = asRecord(safe(() => parseYaml(t ?? "")));
     const gate = durationMs(doc.npmMinimalAgeGate, true);
     return settings(
       { npmPreapprovedPackages: listed(doc.npmPreapprovedPackages) },
@@ -95,7 +96,7 @@ const READERS: Record<string, (text: string | null) => Settings> = {
     );
   },
   ".npmrc": (t) => {
-    const doc = record(safe(() => parseIni(t ?? "")));
+    const doc = asRecord(safe(() => parseIni(t ?? "")));
     const gate = (key: string) => {
       const value = Number(doc[key]);
       return value > 0 ? { level: value, shown: String(value) } : undefined;
@@ -128,7 +129,7 @@ function settings(
 
 /** The keys an approval map sets to true (`allowScripts`, `allowBuilds`). */
 function approved(value: unknown): string[] {
-  const map = record(value);
+  const map = asRecord(value);
   return Object.keys(map).filter((k) => map[k] === true);
 }
 
@@ -146,10 +147,4 @@ function safe(read: () => unknown): unknown {
   } catch {
     return undefined;
   }
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

@@ -3,6 +3,7 @@ import { satisfies } from "semver";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { scriptedPackages } from "../managers/npm/lockfile.js";
+import { isRecord } from "../record.js";
 import type { Packument, RegistryClient } from "../registry/registry.js";
 import type {
   ScriptApproval,
@@ -12,6 +13,7 @@ import type {
   Update,
 } from "../update.js";
 import { lockedPnpmPackages, pnpmScriptPolicy } from "./pnpm-builds.js";
+import { splitNameAt } from "./spec.js";
 
 /**
  * A dependency's install scripts, as a bump changes them: the scripts a
@@ -84,7 +86,7 @@ export const SCRIPT_SETTINGS: Record<
 
 /** package.json's `allowScripts`; undefined without the field (npm before 12 runs every script). */
 export function npmScriptPolicy(allowScripts: unknown): ScriptPolicy | undefined {
-  if (!isPolicy(allowScripts)) return undefined;
+  if (!isRecord(allowScripts)) return undefined;
   return {
     tool: "npm",
     approval: (name, version) => scriptApproval(allowScripts, name, version),
@@ -102,7 +104,7 @@ export function npmScriptPolicy(allowScripts: unknown): ScriptPolicy | undefined
  * that matches wins over an approval.
  */
 export function scriptApproval(policy: unknown, name: string, version: string): ScriptApproval {
-  if (!isPolicy(policy)) return "unreviewed";
+  if (!isRecord(policy)) return "unreviewed";
   let allowed = false;
   for (const [key, value] of Object.entries(policy)) {
     if (!keyMatches(key, name, version)) continue;
@@ -184,7 +186,7 @@ export async function readScriptPolicy(
   if (tool !== "npm" && tool !== "pnpm") return undefined;
   try {
     const manifest = JSON.parse(await readWorkspaceText(dir, join(root, "package.json")));
-    if (!isPolicy(manifest)) return undefined;
+    if (!isRecord(manifest)) return undefined;
     if (tool === "npm") return npmScriptPolicy(manifest.allowScripts);
     const yaml = await readWorkspaceText(dir, join(root, "pnpm-workspace.yaml")).catch(() => "");
     return pnpmScriptPolicy({ manifest, workspace: parseYaml(yaml) });
@@ -268,15 +270,10 @@ export async function noteUnapprovedScripts(options: {
   }
 }
 
-function isPolicy(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** `name`, `name@spec`, `@scope/name@spec`; undefined for what is no registry name (a path, a URL). */
 function splitKey(key: string): { name: string; spec: string } | undefined {
-  const at = key.indexOf("@", key.startsWith("@") ? 1 : 0);
-  const name = at < 0 ? key : key.slice(0, at);
-  const spec = at < 0 ? "" : key.slice(at + 1).trim();
+  const { name, rest } = splitNameAt(key);
+  const spec = rest?.trim() ?? "";
   if (!/^(@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/i.test(name)) return undefined;
   return { name, spec };
 }

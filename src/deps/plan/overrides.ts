@@ -1,5 +1,7 @@
 import { intersects, validRange } from "semver";
 import type { ManagerName } from "../managers/types.js";
+import { asRecord } from "../record.js";
+import { splitNameAt } from "./spec.js";
 
 /**
  * The project's overrides: what the package manager installs for a
@@ -43,9 +45,9 @@ export function readOverrides(
 ): Override[] {
   const found: Override[] = [];
   const add = (map: unknown, source: string, parse: (key: string) => Selector | undefined) => {
-    for (const [key, raw] of Object.entries(record(map))) {
+    for (const [key, raw] of Object.entries(asRecord(map))) {
       // npm's nested form: { "foo": { ".": "1.0.0", "bar": "…" } } holds foo itself with ".".
-      const value = typeof raw === "string" ? raw : record(raw)["."];
+      const value = typeof raw === "string" ? raw : asRecord(raw)["."];
       const selector = parse(key);
       if (typeof value === "string" && selector) found.push({ ...selector, key, value, source });
     }
@@ -55,8 +57,8 @@ export function readOverrides(
       add(manifest.overrides, "package.json overrides", rangeKey);
       break;
     case "pnpm":
-      add(record(pnpmWorkspace).overrides, "pnpm-workspace.yaml overrides", rangeKey);
-      add(record(manifest.pnpm).overrides, "package.json pnpm.overrides", rangeKey);
+      add(asRecord(pnpmWorkspace).overrides, "pnpm-workspace.yaml overrides", rangeKey);
+      add(asRecord(manifest.pnpm).overrides, "package.json pnpm.overrides", rangeKey);
       add(manifest.resolutions, "package.json resolutions", yarnKey);
       break;
     case "yarn-berry":
@@ -128,21 +130,21 @@ type Selector = Pick<Override, "name" | "when" | "declared">;
 /** `name` or `name@range` (pnpm, npm); `a>b` reaches only a's dependencies. */
 function rangeKey(key: string): Selector | undefined {
   if (key.includes(">")) return undefined;
-  const { name, rest } = splitName(key);
+  const { name, rest } = splitNameAt(key);
   if (rest === undefined) return { name };
   return validRange(rest) ? { name, when: rest } : undefined;
 }
 
 /** bun's keys: a package's name. */
 function plainKey(key: string): Selector | undefined {
-  const { name, rest } = splitName(key);
+  const { name, rest } = splitNameAt(key);
   return rest === undefined && isPackageName(name) ? { name } : undefined;
 }
 
 /** yarn's keys: `name`, `**\/name`, yarn 2+'s `name@range` descriptor; `parent/name` is a parent's. */
 function yarnKey(key: string): Selector | undefined {
   const bare = key.replace(/^\*\*\//, "");
-  const { name, rest } = splitName(bare);
+  const { name, rest } = splitNameAt(bare);
   if (!isPackageName(name)) return undefined;
   if (rest === undefined) return { name };
   return { name, declared: rest.replace(/^npm:/, "") };
@@ -153,11 +155,6 @@ function isPackageName(name: string): boolean {
   return name.split("/").length === (name.startsWith("@") ? 2 : 1);
 }
 
-function splitName(key: string): { name: string; rest?: string } {
-  const at = key.indexOf("@", key.startsWith("@") ? 1 : 0);
-  return at < 0 ? { name: key } : { name: key.slice(0, at), rest: key.slice(at + 1) };
-}
-
 function intersecting(a: string, b: string): boolean {
   if (a === b) return true;
   try {
@@ -165,10 +162,4 @@ function intersecting(a: string, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-function record(value: unknown): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

@@ -1,7 +1,7 @@
 import picomatch from "picomatch";
 import { errorMessage } from "../../error-message.js";
 import type { DepsConfig } from "../config.js";
-import type { ManagerName } from "../managers/types.js";
+import type { LockedGraph, ManagerName } from "../managers/types.js";
 import { type NpmConfig, readNpmConfig } from "../registry/npmrc.js";
 import {
   type Advisory,
@@ -141,6 +141,10 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     // The same tool as a devDependency at the same version: one update, both places.
     mergeUpdates(found.updates, manager.updates);
   }
+  // npm's lockfile, read once for what the project does not name: the transitive security fixes and the peers.
+  const graph = project.lockedGraph?.(
+    new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name))),
+  );
   let security: Update[] = [];
   if (securityError) warnings.push(advisoryFailure(securityError));
   else if (options.config.securityUpdates) {
@@ -161,8 +165,6 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       security = findings.updates;
       skipped.push(...findings.skipped);
       // What the project does not name itself, from npm's lockfile, as npm audit sees it.
-      const direct = new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name)));
-      const graph = project.lockedGraph?.(direct);
       if (graph && project.lockfilePath) {
         const transitive = await findTransitiveSecurityUpdates({
           graph,
@@ -205,7 +207,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     found.packuments,
     project.lockedPeers,
     project.manager.name,
-    transitiveVersions(project),
+    singleVersions(graph),
   );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
@@ -247,9 +249,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
 }
 
 /** The packages npm's lockfile installs that no manifest names, each at its one version (several: left out). */
-function transitiveVersions(project: NpmProject): Map<string, string> {
-  const direct = new Set(project.manifests.flatMap((m) => m.deps.map((d) => d.name)));
-  const graph = project.lockedGraph?.(direct);
+function singleVersions(graph: LockedGraph | undefined): Map<string, string> {
   const found = new Map<string, string>();
   for (const [name, versions] of graph?.versions ?? [])
     if (versions.size === 1) found.set(name, [...versions][0] as string);

@@ -1,5 +1,6 @@
 import { valid } from "semver";
 import { pinnedRelease } from "../managers/index.js";
+import { isRecord } from "../record.js";
 import type { ScriptApproval, ScriptPolicy } from "../update.js";
 import { type PnpmVersionRule, parsePnpmRule } from "./pnpm-rules.js";
 
@@ -165,10 +166,6 @@ export function lockedPnpmPackages(text: string): Array<{ name: string; version:
 function pick(value: unknown): Settings {
   if (!isRecord(value)) return {};
   return Object.fromEntries(KEYS.filter((k) => k in value).map((k) => [k, value[k]]));
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function strings(value: unknown): string[] {

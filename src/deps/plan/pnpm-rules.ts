@@ -1,4 +1,5 @@
 import { valid } from "semver";
+import { splitNameAt } from "./spec.js";
 
 /**
  * pnpm's package-version entries, as its settings take them:
@@ -21,14 +22,11 @@ export interface PnpmVersionRule {
  * nothing through here either.
  */
 export function parsePnpmRule(entry: string): PnpmVersionRule | undefined {
-  const at = entry.indexOf("@", entry.startsWith("@") ? 1 : 0);
-  if (at < 0) return { entry, name: entry, versions: [] };
-  const versions = entry
-    .slice(at + 1)
-    .split("||")
-    .map((v) => valid(v.trim()));
+  const { name, rest } = splitNameAt(entry);
+  if (rest === undefined) return { entry, name, versions: [] };
+  const versions = rest.split("||").map((v) => valid(v.trim()));
   if (versions.some((v) => v === null)) return undefined;
-  return { entry, name: entry.slice(0, at), versions: versions as string[] };
+  return { entry, name, versions: versions as string[] };
 }
 
 /**
@@ -42,16 +40,23 @@ export function parsePnpmRule(entry: string): PnpmVersionRule | undefined {
 export function pnpmExemption(
   entries: readonly string[],
 ): (name: string, version: string) => boolean {
+  // Asked for every version a plan weighs: the entries are compiled once per list.
+  const known = compiled.get(entries);
+  if (known) return known;
   const rules = entries.flatMap((entry) => {
     const rule = parsePnpmRule(entry);
     if (!rule || (rule.versions.length > 0 && rule.name.includes("*"))) return [];
     return [{ ...rule, matches: namePattern(rule.name) }];
   });
-  return (name, version) => {
+  const exempts = (name: string, version: string) => {
     const rule = rules.find((r) => r.matches(name));
     return rule !== undefined && (rule.versions.length === 0 || rule.versions.includes(version));
   };
+  compiled.set(entries, exempts);
+  return exempts;
 }
+
+const compiled = new WeakMap<readonly string[], (name: string, version: string) => boolean>();
 
 function namePattern(pattern: string): (name: string) => boolean {
   if (pattern.startsWith("!")) {

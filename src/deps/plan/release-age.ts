@@ -1,11 +1,12 @@
 import picomatch from "picomatch";
-import { satisfies, validRange } from "semver";
+import { lt, satisfies, valid, validRange } from "semver";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { pinnedRelease } from "../managers/index.js";
 import type { ManagerName } from "../managers/types.js";
 import type { NpmConfig } from "../registry/npmrc.js";
 import { pnpmExemption } from "./pnpm-rules.js";
+import { splitNameAt } from "./spec.js";
 
 /**
  * The minimum release age the project's package manager enforces: npm's
@@ -53,7 +54,7 @@ export interface ReleaseAgeExemption {
 const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** yarn 4.15 made `npmMinimalAgeGate` default to "1d" (4.10 to 4.14: 0, measured on the published releases). */
-const YARN_DEFAULT_GATE = { from: [4, 15], ms: DAY };
+const YARN_DEFAULT_GATE = { from: "4.15.0", ms: DAY };
 
 /** The gate `name@version` answers to, the strictest of those that do not exempt it; undefined when none. */
 export function releaseAgeFor(
@@ -158,7 +159,7 @@ async function yarnGate(
     return { ms, source: `npmMinimalAgeGate: ${String(gate)} in .yarnrc.yml`, ...withScopes };
   }
   const version = manager?.name === "yarn-berry" ? yarnVersion(manager.pinned, yarn) : undefined;
-  if (!version || !atLeast(version, YARN_DEFAULT_GATE.from)) return undefined;
+  if (!version || !valid(version) || lt(version, YARN_DEFAULT_GATE.from)) return undefined;
   return {
     ms: YARN_DEFAULT_GATE.ms,
     source: `yarn ${version}'s default npmMinimalAgeGate of 1 day`,
@@ -176,11 +177,6 @@ function yarnVersion(
   if (fromPath) return fromPath;
   const release = pinnedRelease(pinned);
   return release?.tool === "yarn" ? release.version : undefined;
-}
-
-function atLeast(version: string, [major, minor]: readonly number[]): boolean {
-  const [a = 0, b = 0] = version.split(".").map(Number);
-  return a > (major ?? 0) || (a === major && b >= (minor ?? 0));
 }
 
 function exemption(
@@ -210,11 +206,10 @@ function exempts(exempt: ReleaseAgeExemption, name: string, version: string): bo
  * name is the package's or a glob matching it; without a range every version.
  */
 function yarnPreapproves(entry: string, name: string, version: string): boolean {
-  const at = entry.indexOf("@", entry.startsWith("@") ? 1 : 0);
-  const pattern = at < 0 ? entry : entry.slice(0, at);
+  const { name: pattern, rest } = splitNameAt(entry);
   if (pattern !== name && !picomatch.isMatch(name, pattern)) return false;
-  if (at < 0) return true;
-  const range = validRange(entry.slice(at + 1));
+  if (rest === undefined) return true;
+  const range = validRange(rest);
   return range !== null && satisfies(version, range);
 }
 

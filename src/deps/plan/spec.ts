@@ -66,6 +66,15 @@ function rangeProblem(range: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A settings entry's package name and what follows its `@`: `name`,
+ * `name@1.0.0`, `@scope/name@^2` (the scope's own `@` is the name's).
+ */
+export function splitNameAt(entry: string): { name: string; rest?: string } {
+  const at = entry.indexOf("@", entry.startsWith("@") ? 1 : 0);
+  return at < 0 ? { name: entry } : { name: entry.slice(0, at), rest: entry.slice(at + 1) };
+}
+
 /** The version a range stands for when the lockfile says nothing: its lowest match. */
 export function specFloor(range: string): string | undefined {
   try {
