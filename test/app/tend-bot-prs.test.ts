@@ -72,26 +72,40 @@ const PINS: Record<"npm" | "pnpm", string> = { npm: "npm@10.9.0", pnpm: "pnpm@10
 
 const pairs = new Map<string, ReturnType<typeof lockPair>>();
 
+/** package.json's overrides, before the bump and after it. */
+interface HeldBump {
+  before: Record<string, string>;
+  after: Record<string, string>;
+}
+
 /** The project at the base and as Dependabot's bump leaves it, each locked by its own tool (once per file). */
-function projectPair(manager: "npm" | "pnpm", bumped: Record<string, string>) {
-  const key = `${manager} ${JSON.stringify(bumped)}`;
+function projectPair(manager: "npm" | "pnpm", bumped: Record<string, string>, held?: HeldBump) {
+  const key = `${manager} ${JSON.stringify(bumped)} ${JSON.stringify(held)}`;
   let pair = pairs.get(key);
   if (!pair) {
-    pair = lockPair(manager, bumped);
+    pair = lockPair(manager, bumped, held);
     pairs.set(key, pair);
   }
   return pair;
 }
 
-async function lockPair(manager: "npm" | "pnpm", bumped: Record<string, string>) {
+async function lockPair(
+  manager: "npm" | "pnpm",
+  bumped: Record<string, string>,
+  held: HeldBump | undefined,
+) {
   const projects = { registry: world.registry, root, env: gitTestEnv(join(root, "home")) };
   const base: Record<string, string> = { "fx-greet": "1.0.0", "fx-util": "1.2.0" };
   if ("fx-broken" in bumped) base["fx-broken"] = "1.0.0";
-  const before = await lockedProject(projects, manager as Manager, PINS[manager], base);
-  const after = await lockedProject(projects, manager as Manager, PINS[manager], {
-    ...base,
-    ...bumped,
-  });
+  // npm wants a direct dependency's override to be its exact spec: Renovate moves both.
+  const overrides = (values: Record<string, string> | undefined) =>
+    values ? { "package.json": JSON.stringify({ overrides: values }) } : {};
+  const lock = (deps: Record<string, string>, values: Record<string, string> | undefined) =>
+    lockedProject(projects, manager as Manager, PINS[manager], deps, undefined, overrides(values));
+  const [before, after] = await Promise.all([
+    lock({ ...base, ...held?.before }, held?.before),
+    lock({ ...base, ...bumped, ...held?.after }, held?.after),
+  ]);
   return { before, after };
 }
 
@@ -140,10 +154,12 @@ async function dependabotPr(options: {
   folder?: string;
   /** package.json's allowScripts, on both sides of the bump. */
   allowScripts?: Record<string, boolean>;
+  /** Packages the bump moves through package.json's overrides too (Renovate's way). */
+  held?: HeldBump;
 }): Promise<World> {
   const inFolder = (path: string) => (options.folder ? `${options.folder}/${path}` : path);
   const cd = options.folder ? `cd ${options.folder} && ` : "";
-  const pair = await projectPair(options.manager, options.bumped);
+  const pair = await projectPair(options.manager, options.bumped, options.held);
   const withPolicy = (files: Record<string, string>) =>
     options.allowScripts
       ? {
@@ -206,6 +222,9 @@ async function dependabotPr(options: {
     files: {
       [inFolder("package.json")]: after["package.json"] ?? "",
       [inFolder(lockfile)]: after[lockfile] ?? "",
+      ...(options.held
+        ? { [inFolder("pnpm-workspace.yaml")]: after["pnpm-workspace.yaml"] ?? "" }
+        : {}),
     },
     message: dependabotMessage(names[0] ?? "", "1.0.0", options.bumped[names[0] ?? ""] ?? ""),
     author: DEPENDABOT_AUTHOR,
@@ -476,7 +495,12 @@ describe("what is left alone", () => {
 });
 
 describe("a grouped Dependabot pull request", () => {
-  it("puts back the one package the agent cannot make work, in its own commit, and keeps the rest", async () => {
+  /**
+   * A group of two where fx-broken 1.1.0 cannot work: the agent fixes
+   * fx-greet and says so; the branch must come back with fx-broken at 1.0.0
+   * in a commit of its own, verified.
+   */
+  async function putBackBroken(held?: HeldBump) {
     const steps: ScriptStep[] = [
       ...renameFix.slice(0, 2),
       reply(
@@ -485,7 +509,8 @@ describe("a grouped Dependabot pull request", () => {
     ];
     const w = await dependabotPr({
       manager: "npm",
-      bumped: { "fx-greet": "2.0.0", "fx-broken": "1.1.0" },
+      bumped: held ? { "fx-greet": "2.0.0" } : { "fx-greet": "2.0.0", "fx-broken": "1.1.0" },
+      ...(held ? { held } : {}),
       steps,
       title: "Bump the npm_and_yarn group with 2 updates",
       test: `require("fx-broken");\n${TEST}`,
@@ -500,6 +525,7 @@ describe("a grouped Dependabot pull request", () => {
     expect(git(w.h, ["log", "-1", "--format=%s", w.branch])).toBe("Put fx-broken back to 1.0.0");
     const manifest = JSON.parse(w.h.repo.show(w.branch, "package.json")) as {
       dependencies: Record<string, string>;
+      overrides?: Record<string, string>;
     };
     expect(manifest.dependencies).toMatchObject({ "fx-greet": "2.0.0", "fx-broken": "1.0.0" });
     const lock = JSON.parse(w.h.repo.show(w.branch, "package-lock.json")) as {
@@ -510,5 +536,23 @@ describe("a grouped Dependabot pull request", () => {
     const said = comments(w.h).at(-1) ?? "";
     expect(said).toContain("Put fx-broken back to 1.0.0");
     expect(said).toMatch(/npm test[\s\S]*pass/i);
+    return { prompt, manifest };
+  }
+
+  it("puts back the one package the agent cannot make work, in its own commit, and keeps the rest", async () => {
+    const { manifest } = await putBackBroken();
+    expect(manifest.overrides).toBeUndefined();
+  });
+
+  it("puts a package Renovate moved with its override back, override and all", async () => {
+    // Without the override put back too, npm refuses the pinned range (EOVERRIDE) and nothing moves.
+    const { prompt, manifest } = await putBackBroken({
+      before: { "fx-broken": "1.0.0" },
+      after: { "fx-broken": "1.1.0" },
+    });
+    expect(prompt).toContain(
+      `fx-broken's version is set by package.json overrides: \\"fx-broken\\" \\"1.0.0\\" -> \\"1.1.0\\"`,
+    );
+    expect(manifest.overrides).toEqual({ "fx-broken": "1.0.0" });
   });
 });

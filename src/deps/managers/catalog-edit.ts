@@ -18,10 +18,6 @@ export class CatalogEditError extends Error {
 export function setCatalogSpec(text: string, catalog: string, name: string, spec: string): string {
   // bun keeps its catalogs in package.json, which is JSON (and starts so).
   if (text.trimStart().startsWith("{")) return setJsonCatalogSpec(text, catalog, name, spec);
-  const doc = parseDocument(text, { keepSourceTokens: true });
-  if (doc.errors.length > 0) {
-    throw new CatalogEditError(`the catalog file is not valid YAML: ${doc.errors[0]?.message}`);
-  }
   const paths =
     catalog === "default"
       ? [
@@ -30,14 +26,31 @@ export function setCatalogSpec(text: string, catalog: string, name: string, spec
         ]
       : [["catalogs", catalog, name]];
   for (const path of paths) {
-    const parent = doc.getIn(path.slice(0, -1), true);
-    if (!isMap(parent)) continue;
-    const node = parent.get(name, true);
-    if (!isScalar(node) || typeof node.value !== "string" || !node.range) continue;
-    const [start, end] = node.range;
-    return `${text.slice(0, start)}${scalarText(node, spec)}${text.slice(end)}`;
+    const edited = setYamlString(text, path, spec);
+    if (edited !== undefined) return edited;
   }
   throw new CatalogEditError(missing(catalog, name));
+}
+
+/**
+ * The string at `path` (map keys from the top) replaced by `value` in its
+ * old quoting, or undefined when no string is written there.
+ */
+export function setYamlString(
+  text: string,
+  path: readonly string[],
+  value: string,
+): string | undefined {
+  const doc = parseDocument(text, { keepSourceTokens: true });
+  if (doc.errors.length > 0) {
+    throw new CatalogEditError(`the file is not valid YAML: ${doc.errors[0]?.message}`);
+  }
+  const parent = doc.getIn(path.slice(0, -1), true);
+  if (!isMap(parent)) return undefined;
+  const node = parent.get(path.at(-1), true);
+  if (!isScalar(node) || typeof node.value !== "string" || !node.range) return undefined;
+  const [start, end] = node.range;
+  return `${text.slice(0, start)}${scalarText(node, value)}${text.slice(end)}`;
 }
 
 /**

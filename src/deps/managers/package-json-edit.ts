@@ -22,10 +22,24 @@ export function setDependencySpec(
   spec: string,
 ): string {
   const path = section === "packageManager" ? [section] : [section, name];
+  const edited = setJsonString(text, path, spec);
+  if (edited === undefined) throw new JsonEditError(`"${section}" has no "${name}" to update`);
+  return edited;
+}
+
+/**
+ * The string at `path` replaced by `value`, or undefined when nothing is
+ * written there; a value there that is not a string is an error.
+ */
+export function setJsonString(
+  text: string,
+  path: readonly string[],
+  value: string,
+): string | undefined {
   const span = findValueSpan(text, path);
-  if (!span) throw new JsonEditError(`"${section}" has no "${name}" to update`);
+  if (!span) return undefined;
   if (text[span.start] !== '"') throw new JsonEditError(`"${path.join(".")}" is not a string`);
-  return `${text.slice(0, span.start)}${JSON.stringify(spec)}${text.slice(span.end)}`;
+  return `${text.slice(0, span.start)}${JSON.stringify(value)}${text.slice(span.end)}`;
 }
 
 /** Where the value at `path` (object keys from the top) is written, or undefined. */

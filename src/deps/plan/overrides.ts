@@ -36,6 +36,10 @@ export interface Override {
   value: string;
   /** "package.json overrides" */
   source: string;
+  /** The file it is written in, from the project's root; its field ("pnpm.overrides"); the keys down to its value. */
+  file: "package.json" | "pnpm-workspace.yaml";
+  field: string;
+  path: string[];
 }
 
 export function readOverrides(
@@ -44,31 +48,43 @@ export function readOverrides(
   pnpmWorkspace: unknown,
 ): Override[] {
   const found: Override[] = [];
-  const add = (map: unknown, source: string, parse: (key: string) => Selector | undefined) => {
-    for (const [key, raw] of Object.entries(asRecord(map))) {
+  const add = (
+    file: Override["file"],
+    at: string[],
+    parse: (key: string) => Selector | undefined,
+  ) => {
+    const map = asRecord(file === "package.json" ? manifest : pnpmWorkspace);
+    const entries = at.reduce((value: unknown, key) => asRecord(value)[key], map);
+    const field = at.join(".");
+    const source = `${file} ${field}`;
+    for (const [key, raw] of Object.entries(asRecord(entries))) {
       // npm's nested form: { "foo": { ".": "1.0.0", "bar": "…" } } holds foo itself with ".".
-      const value = typeof raw === "string" ? raw : asRecord(raw)["."];
+      const nested = typeof raw !== "string";
+      const value = nested ? asRecord(raw)["."] : raw;
       const selector = parse(key);
-      if (typeof value === "string" && selector) found.push({ ...selector, key, value, source });
+      if (typeof value === "string" && selector) {
+        const path = [...at, key, ...(nested ? ["."] : [])];
+        found.push({ ...selector, key, value, source, file, field, path });
+      }
     }
   };
   switch (manager) {
     case "npm":
-      add(manifest.overrides, "package.json overrides", rangeKey);
+      add("package.json", ["overrides"], rangeKey);
       break;
     case "pnpm":
-      add(asRecord(pnpmWorkspace).overrides, "pnpm-workspace.yaml overrides", rangeKey);
-      add(asRecord(manifest.pnpm).overrides, "package.json pnpm.overrides", rangeKey);
-      add(manifest.resolutions, "package.json resolutions", yarnKey);
+      add("pnpm-workspace.yaml", ["overrides"], rangeKey);
+      add("package.json", ["pnpm", "overrides"], rangeKey);
+      add("package.json", ["resolutions"], yarnKey);
       break;
     case "yarn-berry":
-      add(manifest.resolutions, "package.json resolutions", yarnKey);
+      add("package.json", ["resolutions"], yarnKey);
       break;
     case "yarn-classic":
       break;
     case "bun":
-      add(manifest.overrides, "package.json overrides", plainKey);
-      add(manifest.resolutions, "package.json resolutions", yarnKey);
+      add("package.json", ["overrides"], plainKey);
+      add("package.json", ["resolutions"], yarnKey);
       break;
   }
   return found;

@@ -32,6 +32,29 @@ export interface PrBump {
   mergeBase: string;
   /** Install scripts the branch's lockfile newly locks that the project's policy (npm's allowScripts, pnpm's allowBuilds) leaves unreviewed. */
   unreviewedScripts: UnreviewedPackage[];
+  /** The overrides the branch changed for the packages it updates: what decides their version. */
+  overrideMoves: OverrideMove[];
+}
+
+/**
+ * An override (npm's `overrides`, pnpm's, yarn's and bun's `resolutions`)
+ * whose value the pull request changed, for a package it updates. Renovate
+ * bumps a held package there: its range then stays as it was, and putting
+ * the package back means putting the override back (npm refuses a direct
+ * dependency that conflicts with its override; pnpm installs the override
+ * whatever the range says).
+ */
+export interface OverrideMove {
+  /** The package it holds. */
+  name: string;
+  /** The file, from the repository's root; the field ("overrides"); the keys down to the value. */
+  file: string;
+  field: string;
+  path: string[];
+  /** The key as written. */
+  key: string;
+  from: string;
+  to: string;
 }
 
 /** The files a project's dependencies are read from. */
@@ -85,16 +108,21 @@ export async function readPrBump(options: {
       before: lockfilePath ? await readFile(join(scratch, lockfilePath)).catch(() => null) : null,
       installScripts: options.installScripts,
     });
+    const updates = updatesBetween(before, after).map((update) => ({
+      ...update,
+      locations: update.locations.map((l) => ({ ...l, manifest: inRoot(l.manifest) })),
+    }));
     return {
-      updates: updatesBetween(before, after).map((update) => ({
-        ...update,
-        locations: update.locations.map((l) => ({ ...l, manifest: inRoot(l.manifest) })),
-      })),
+      updates,
       manager: after.manager,
       root,
       lockfilePath,
       mergeBase,
       unreviewedScripts,
+      overrideMoves: overridesMoved(before, after, updates).map((move) => ({
+        ...move,
+        file: inRoot(move.file),
+      })),
     };
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -145,6 +173,21 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
     }
   }
   return [...byName].map(([name, locations]) => toUpdate(name, locations));
+}
+
+/** The overrides of `updates`' packages whose value moved from one reading of a project to the other. */
+export function overridesMoved(
+  before: NpmProject,
+  after: NpmProject,
+  updates: readonly Update[],
+): OverrideMove[] {
+  const names = new Set(updates.map((u) => u.name));
+  return after.overrides.flatMap((now) => {
+    const then = before.overrides.find((o) => o.source === now.source && o.key === now.key);
+    if (!names.has(now.name) || !then || then.value === now.value) return [];
+    const { name, file, field, path, key } = now;
+    return [{ name, file, field, path, key, from: then.value, to: now.value }];
+  });
 }
 
 /** A location and the version it moved to. */

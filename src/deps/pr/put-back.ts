@@ -1,13 +1,15 @@
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { type ChangeContext, type ChangeState, siteOf, withResult } from "../../change/context.js";
 import { runStepCommand } from "../../change/steps/command.js";
 import { identityEnv } from "../../git/commit/commits.js";
 import { gitRunner } from "../../git/git-client.js";
 import { editManifest, editOf, type ManifestEdit } from "../managers/bump.js";
+import { setYamlString } from "../managers/catalog-edit.js";
 import { managerCommands } from "../managers/index.js";
+import { setJsonString } from "../managers/package-json-edit.js";
 import type { Update } from "../update.js";
-import type { PrBump } from "./bump-diff.js";
+import type { OverrideMove, PrBump } from "./bump-diff.js";
 
 /**
  * One package of a grouped dependency pull request put back to the version
@@ -28,8 +30,14 @@ export async function putBack(
   const { workspace, sandboxes } = siteOf(state);
   const dir = workspace.dir;
   const updates = bump.updates.filter((u) => names.includes(u.name));
-  const manifests = [...new Set(updates.flatMap((u) => u.locations.map((l) => l.manifest)))];
-  const files = [...manifests, ...(bump.lockfilePath ? [bump.lockfilePath] : [])];
+  const overrides = bump.overrideMoves.filter((move) => names.includes(move.name));
+  const files = [
+    ...new Set([
+      ...updates.flatMap((u) => u.locations.map((l) => l.manifest)),
+      ...overrides.map((move) => move.file),
+      ...(bump.lockfilePath ? [bump.lockfilePath] : []),
+    ]),
+  ];
   const git = gitRunner(dir, { env: ctx.gitEnv });
   const lockfile = managerCommands(bump.manager).lockfile();
   const run = (command: string, label: string, network: boolean, cwd = dir) =>
@@ -42,6 +50,8 @@ export async function putBack(
     });
   const what = updates.map((u) => `${u.name} ${u.from}`).join(", ");
   try {
+    // The override decides the version: the ranges alone would not move it back.
+    await restoreOverrides(dir, overrides);
     for (const spec of ["pinned", "as it was"] as const) {
       await editSpecs(dir, updates, (location) =>
         spec === "pinned" ? location.from : location.spec,
@@ -75,6 +85,10 @@ export async function putBack(
     "The update could not be made to work from this repository (the agent's reason is in the pull request's comment); the other updates of this pull request stay.",
     "",
     ...updates.map((u) => `- ${u.name}: ${u.to} -> ${u.from}`),
+    ...overrides.map(
+      (move) =>
+        `- ${move.file} ${move.field} ${JSON.stringify(move.key)}: ${move.to} -> ${move.from}`,
+    ),
   ].join("\n");
   await commitGit(["commit", "--no-verify", "--cleanup=whitespace", "-m", `${subject}\n\n${body}`]);
   const sha = (await git(["rev-parse", "HEAD"])).trim();
@@ -101,5 +115,21 @@ async function editSpecs(
   for (const [manifest, edits] of byManifest) {
     const path = join(dir, manifest);
     await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
+  }
+}
+
+/** Each override written back to the value it had before the pull request. */
+async function restoreOverrides(dir: string, moves: readonly OverrideMove[]): Promise<void> {
+  for (const move of moves) {
+    const path = join(dir, move.file);
+    const text = await readFile(path, "utf8");
+    const edited =
+      basename(move.file) === "pnpm-workspace.yaml"
+        ? setYamlString(text, move.path, move.from)
+        : setJsonString(text, move.path, move.from);
+    if (edited === undefined) {
+      throw new Error(`${move.file} has no ${move.path.join(".")} to put back`);
+    }
+    await writeFile(path, edited);
   }
 }

@@ -21,6 +21,10 @@ export function describeBump(bot: string, bump: PrBump): string {
       (u) =>
         `- ${u.name} ${fromVersions(u)} -> ${u.to} (${u.type}, ${[...new Set(u.locations.map((l) => l.manifest))].join(", ")})`,
     ),
+    ...bump.overrideMoves.map(
+      (move) =>
+        `- ${move.name}'s version is set by ${move.file} ${move.field}: ${JSON.stringify(move.key)} ${JSON.stringify(move.from)} -> ${JSON.stringify(move.to)}`,
+    ),
   ];
   if (bump.updates.length > 1) {
     lines.push(

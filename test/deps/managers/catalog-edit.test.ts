@@ -1,7 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { editManifest } from "../../../src/deps/managers/bump.js";
-import { CatalogEditError, setCatalogSpec } from "../../../src/deps/managers/catalog-edit.js";
+import {
+  CatalogEditError,
+  setCatalogSpec,
+  setYamlString,
+} from "../../../src/deps/managers/catalog-edit.js";
+import { JsonEditError, setJsonString } from "../../../src/deps/managers/package-json-edit.js";
 
 const WORKSPACE = [
   "packages:",
@@ -88,5 +93,32 @@ describe("setCatalogSpec", () => {
     ]);
     expect(parse(out).catalog.react).toBe("^18.3.1");
     expect(parse(out).catalogs.legacy.react).toBe("~17.0.3");
+  });
+});
+
+describe("one string put back where it was written (an override)", () => {
+  it("in pnpm-workspace.yaml, in its own quoting; undefined where there is none", () => {
+    const yaml = "packages: []\noverrides:\n  fx-a: '1.1.0' # Renovate\n  \"@s/b@^2\": 2.1.0\n";
+    expect(setYamlString(yaml, ["overrides", "fx-a"], "1.0.0")).toBe(
+      yaml.replace("'1.1.0'", "'1.0.0'"),
+    );
+    expect(setYamlString(yaml, ["overrides", "@s/b@^2"], ">=2.0.0 <2.1.0")).toBe(
+      yaml.replace(": 2.1.0", ': ">=2.0.0 <2.1.0"'),
+    );
+    expect(setYamlString(yaml, ["overrides", "fx-z"], "1.0.0")).toBeUndefined();
+    expect(setYamlString(yaml, ["packages", "fx-a"], "1.0.0")).toBeUndefined();
+    expect(() => setYamlString("a: [\n", ["a"], "1")).toThrow(CatalogEditError);
+  });
+
+  it("in package.json, npm's nested '.' form included; a value that is not a string is an error", () => {
+    const json = `{\n  "overrides": {\n    "fx-b": { ".": "2.0.1", "fx-dep": "1.0.0" },\n    "fx-c": "3.0.0"\n  }\n}\n`;
+    expect(setJsonString(json, ["overrides", "fx-b", "."], "2.0.0")).toBe(
+      json.replace('".": "2.0.1"', '".": "2.0.0"'),
+    );
+    expect(setJsonString(json, ["overrides", "fx-c"], "3.0.1")).toBe(
+      json.replace('"3.0.0"', '"3.0.1"'),
+    );
+    expect(setJsonString(json, ["overrides", "fx-d"], "1.0.0")).toBeUndefined();
+    expect(() => setJsonString(json, ["overrides", "fx-b"], "2.0.0")).toThrow(JsonEditError);
   });
 });

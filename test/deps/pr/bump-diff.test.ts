@@ -153,4 +153,88 @@ describe("readPrBump", () => {
       ],
     ]);
   });
+
+  it("reads the overrides the bump changed for the packages it moved (Renovate's way with a held package)", async () => {
+    // pnpm, in a folder (`directory: /web`): the range stays, the override and the lockfile move.
+    const workspace = (a: string, z: string) =>
+      `packages: []\noverrides:\n  fx-a: '${a}'\n  fx-c: 2.0.0\n  fx-z: ${z}\n`;
+    const lock = (a: string) =>
+      [
+        "lockfileVersion: '9.0'",
+        "importers:",
+        "  .:",
+        "    dependencies:",
+        "      fx-a:",
+        `        specifier: ${a}`,
+        `        version: ${a}`,
+        "",
+      ].join("\n");
+    const pnpm = await makeRepo({
+      "web/package.json": JSON.stringify({
+        name: "web",
+        packageManager: "pnpm@10.34.8",
+        dependencies: { "fx-a": "^1.0.0" },
+      }),
+      "web/pnpm-workspace.yaml": workspace("1.0.0", "3.0.0"),
+      "web/pnpm-lock.yaml": lock("1.0.0"),
+    });
+    const pnpmBase = git(pnpm, "rev-parse", "HEAD").trim();
+    // fx-z, a transitive package, moves too: no update of this project, so no move to put back.
+    await writeFile(join(pnpm, "web/pnpm-workspace.yaml"), workspace("1.1.0", "3.1.0"));
+    await writeFile(join(pnpm, "web/pnpm-lock.yaml"), lock("1.1.0"));
+    git(pnpm, "commit", "-qam", "Update dependency fx-a to v1.1.0");
+    const env = { PATH: process.env.PATH ?? "" };
+    const held = await readPrBump({ dir: pnpm, env, mergeBase: pnpmBase });
+    expect(held.updates.map((u) => [u.name, u.from, u.to, u.locations[0]?.newSpec])).toEqual([
+      ["fx-a", "1.0.0", "1.1.0", null],
+    ]);
+    expect(held.overrideMoves).toEqual([
+      {
+        name: "fx-a",
+        file: "web/pnpm-workspace.yaml",
+        field: "overrides",
+        path: ["overrides", "fx-a"],
+        key: "fx-a",
+        from: "1.0.0",
+        to: "1.1.0",
+      },
+    ]);
+
+    // npm's nested form, whose "." holds the package itself; the direct range moves with it.
+    const npmManifest = (b: string) =>
+      JSON.stringify({
+        name: "app",
+        dependencies: { "fx-b": b },
+        overrides: { "fx-b": { ".": b, "fx-dep": "1.0.0" } },
+      });
+    const npmLock = (b: string) =>
+      JSON.stringify({
+        name: "app",
+        lockfileVersion: 3,
+        packages: {
+          "": { name: "app", dependencies: { "fx-b": b } },
+          "node_modules/fx-b": { version: b },
+        },
+      });
+    const npm = await makeRepo({
+      "package.json": npmManifest("2.0.0"),
+      "package-lock.json": npmLock("2.0.0"),
+    });
+    const npmBase = git(npm, "rev-parse", "HEAD").trim();
+    await writeFile(join(npm, "package.json"), npmManifest("2.0.1"));
+    await writeFile(join(npm, "package-lock.json"), npmLock("2.0.1"));
+    git(npm, "commit", "-qam", "Bump fx-b from 2.0.0 to 2.0.1");
+    const nested = await readPrBump({ dir: npm, env, mergeBase: npmBase });
+    expect(nested.overrideMoves).toEqual([
+      {
+        name: "fx-b",
+        file: "package.json",
+        field: "overrides",
+        path: ["overrides", "fx-b", "."],
+        key: "fx-b",
+        from: "2.0.0",
+        to: "2.0.1",
+      },
+    ]);
+  });
 });

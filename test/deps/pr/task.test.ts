@@ -15,8 +15,9 @@ const update = (name: string, from: string, to: string): Update => ({
   passedOver: [],
 });
 
-const bump = (updates: Update[]): PrBump => ({
+const bump = (updates: Update[], overrideMoves: PrBump["overrideMoves"] = []): PrBump => ({
   updates,
+  overrideMoves,
   manager: { name: "npm", lockfile: "package-lock.json", evidence: "package-lock.json" },
   lockfilePath: "package-lock.json",
   mergeBase: "0".repeat(40),
@@ -36,6 +37,29 @@ describe("what the agent is told about another bot's bump", () => {
     );
     expect(two).toContain("`Cannot fix: <package name>`");
     expect(describeBump("dependabot[bot]", bump([]))).toContain("no dependency's version moved");
+  });
+
+  it("says which override the pull request changed to move a package", () => {
+    const said = describeBump(
+      "renovate[bot]",
+      bump(
+        [update("fx-greet", "1.0.0", "2.0.0"), update("fx-util", "1.2.0", "1.3.0")],
+        [
+          {
+            name: "fx-util",
+            file: "web/pnpm-workspace.yaml",
+            field: "overrides",
+            path: ["overrides", "fx-util"],
+            key: "fx-util",
+            from: "1.2.0",
+            to: "1.3.0",
+          },
+        ],
+      ),
+    );
+    expect(said).toContain(
+      `- fx-util's version is set by web/pnpm-workspace.yaml overrides: "fx-util" "1.2.0" -> "1.3.0"`,
+    );
   });
 
   it("reads back only the packages the pull request updates", () => {
