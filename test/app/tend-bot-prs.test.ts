@@ -56,6 +56,13 @@ beforeAll(async () => {
   nock.restore();
   root = await mkdtemp(join(tmpdir(), "pw-tend-"));
   world = await createFixtureWorld(root);
+  // A package that brings fx-broken in: what a project holds with an override without declaring it.
+  await world.registry.publish({
+    name: "fx-wrap",
+    version: "1.0.0",
+    manifest: { dependencies: { "fx-broken": "^1.0.0" } },
+    files: { "index.js": 'module.exports = require("fx-broken");\n' },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -76,6 +83,8 @@ const pairs = new Map<string, ReturnType<typeof lockPair>>();
 interface HeldBump {
   before: Record<string, string>;
   after: Record<string, string>;
+  /** The project does not declare the held packages: fx-wrap brings them in. */
+  transitive?: boolean;
 }
 
 /** The project at the base and as Dependabot's bump leaves it, each locked by its own tool (once per file). */
@@ -102,9 +111,11 @@ async function lockPair(
     values ? { "package.json": JSON.stringify({ overrides: values }) } : {};
   const lock = (deps: Record<string, string>, values: Record<string, string> | undefined) =>
     lockedProject(projects, manager as Manager, PINS[manager], deps, undefined, overrides(values));
+  if (held?.transitive) base["fx-wrap"] = "1.0.0";
+  const declared = (values: Record<string, string> | undefined) => (held?.transitive ? {} : values);
   const [before, after] = await Promise.all([
-    lock({ ...base, ...held?.before }, held?.before),
-    lock({ ...base, ...bumped, ...held?.after }, held?.after),
+    lock({ ...base, ...declared(held?.before) }, held?.before),
+    lock({ ...base, ...bumped, ...declared(held?.after) }, held?.after),
   ]);
   return { before, after };
 }
@@ -513,12 +524,12 @@ describe("a grouped Dependabot pull request", () => {
       ...(held ? { held } : {}),
       steps,
       title: "Bump the npm_and_yarn group with 2 updates",
-      test: `require("fx-broken");\n${TEST}`,
+      test: `require("${held?.transitive ? "fx-wrap" : "fx-broken"}");\n${TEST}`,
     });
     await deliver(w.h, checkSuiteFailed(w));
 
     const prompt = JSON.stringify(w.h.models[0]?.requests[0]?.messages);
-    expect(prompt).toContain("fx-broken 1.0.0 -> 1.1.0");
+    if (!held?.transitive) expect(prompt).toContain("fx-broken 1.0.0 -> 1.1.0");
     expect(prompt).toContain("Cannot fix: <package name>");
     const added = commitsSince(w.h, w.bumpSha, w.branch);
     expect(added).toHaveLength(2);
@@ -527,11 +538,18 @@ describe("a grouped Dependabot pull request", () => {
       dependencies: Record<string, string>;
       overrides?: Record<string, string>;
     };
-    expect(manifest.dependencies).toMatchObject({ "fx-greet": "2.0.0", "fx-broken": "1.0.0" });
+    expect(manifest.dependencies).toMatchObject({
+      "fx-greet": "2.0.0",
+      ...(held?.transitive ? { "fx-wrap": "1.0.0" } : { "fx-broken": "1.0.0" }),
+    });
     const lock = JSON.parse(w.h.repo.show(w.branch, "package-lock.json")) as {
       packages: Record<string, { version: string }>;
     };
-    expect(lock.packages["node_modules/fx-broken"]?.version).toBe("1.0.0");
+    // Wherever npm places it (under fx-wrap when the project does not declare it).
+    const broken = Object.entries(lock.packages).filter(([path]) =>
+      path.endsWith("node_modules/fx-broken"),
+    );
+    expect(broken.map(([, entry]) => entry.version)).toEqual(["1.0.0"]);
     expect(lock.packages["node_modules/fx-greet"]?.version).toBe("2.0.0");
     const said = comments(w.h).at(-1) ?? "";
     expect(said).toContain("Put fx-broken back to 1.0.0");
@@ -553,6 +571,19 @@ describe("a grouped Dependabot pull request", () => {
     expect(prompt).toContain(
       `fx-broken's version is set by package.json overrides: \\"fx-broken\\" \\"1.0.0\\" -> \\"1.1.0\\"`,
     );
+    expect(manifest.overrides).toEqual({ "fx-broken": "1.0.0" });
+  });
+
+  it("puts back a package it does not declare, held by an override Renovate moved", async () => {
+    const { prompt, manifest } = await putBackBroken({
+      before: { "fx-broken": "1.0.0" },
+      after: { "fx-broken": "1.1.0" },
+      transitive: true,
+    });
+    expect(prompt).toContain(
+      `fx-broken, which the project does not declare, through package.json overrides: \\"fx-broken\\" \\"1.0.0\\" -> \\"1.1.0\\"`,
+    );
+    expect(manifest.dependencies["fx-broken"]).toBeUndefined();
     expect(manifest.overrides).toEqual({ "fx-broken": "1.0.0" });
   });
 });

@@ -32,17 +32,21 @@ export interface PrBump {
   mergeBase: string;
   /** Install scripts the branch's lockfile newly locks that the project's policy (npm's allowScripts, pnpm's allowBuilds) leaves unreviewed. */
   unreviewedScripts: UnreviewedPackage[];
-  /** The overrides the branch changed for the packages it updates: what decides their version. */
+  /**
+   * The overrides the branch changed: what decides the version of a package
+   * it updates, or a package the project does not declare (Renovate's
+   * security pin of a transitive dependency).
+   */
   overrideMoves: OverrideMove[];
 }
 
 /**
  * An override (npm's `overrides`, pnpm's, yarn's and bun's `resolutions`)
- * whose value the pull request changed, for a package it updates. Renovate
- * bumps a held package there: its range then stays as it was, and putting
- * the package back means putting the override back (npm refuses a direct
- * dependency that conflicts with its override; pnpm installs the override
- * whatever the range says).
+ * whose value the pull request changed. Renovate bumps a held package
+ * there, and a transitive one it pins: putting the package back means
+ * putting the override back (npm refuses a direct dependency that
+ * conflicts with its override; pnpm installs the override whatever the
+ * range says).
  */
 export interface OverrideMove {
   /** The package it holds. */
@@ -119,7 +123,7 @@ export async function readPrBump(options: {
       lockfilePath,
       mergeBase,
       unreviewedScripts,
-      overrideMoves: overridesMoved(before, after, updates).map((move) => ({
+      overrideMoves: overridesMoved(before, after).map((move) => ({
         ...move,
         file: inRoot(move.file),
       })),
@@ -175,16 +179,11 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
   return [...byName].map(([name, locations]) => toUpdate(name, locations));
 }
 
-/** The overrides of `updates`' packages whose value moved from one reading of a project to the other. */
-export function overridesMoved(
-  before: NpmProject,
-  after: NpmProject,
-  updates: readonly Update[],
-): OverrideMove[] {
-  const names = new Set(updates.map((u) => u.name));
+/** The overrides whose value moved from one reading of a project to the other. */
+export function overridesMoved(before: NpmProject, after: NpmProject): OverrideMove[] {
   return after.overrides.flatMap((now) => {
     const then = before.overrides.find((o) => o.source === now.source && o.key === now.key);
-    if (!names.has(now.name) || !then || then.value === now.value) return [];
+    if (!then || then.value === now.value) return [];
     const { name, file, field, path, key } = now;
     return [{ name, file, field, path, key, from: then.value, to: now.value }];
   });

@@ -38,6 +38,13 @@ export async function putBack(
       ...(bump.lockfilePath ? [bump.lockfilePath] : []),
     ]),
   ];
+  // What goes back: each update's old version; a package only an override moved, the override's old value.
+  const back = [
+    ...updates.map((u) => ({ name: u.name, from: u.from })),
+    ...overrides
+      .filter((move) => !updates.some((u) => u.name === move.name))
+      .map((move) => ({ name: move.name, from: move.from })),
+  ];
   const git = gitRunner(dir, { env: ctx.gitEnv });
   const lockfile = managerCommands(bump.manager).lockfile();
   const run = (command: string, label: string, network: boolean, cwd = dir) =>
@@ -48,7 +55,7 @@ export async function putBack(
       sandbox: network ? sandboxes.setup : sandboxes.agent,
       ...(network ? { networkSetting: "setup_network" as const } : {}),
     });
-  const what = updates.map((u) => `${u.name} ${u.from}`).join(", ");
+  const what = back.map((b) => `${b.name} ${b.from}`).join(", ");
   try {
     // The override decides the version: the ranges alone would not move it back.
     await restoreOverrides(dir, overrides);
@@ -78,9 +85,9 @@ export async function putBack(
   const commitGit = gitRunner(dir, { env: ctx.gitEnv, extraEnv: identityEnv(ctx.input.identity) });
   await commitGit(["add", "--", ...files]);
   const subject =
-    updates.length === 1 && updates[0]
-      ? `Put ${updates[0].name} back to ${updates[0].from}`
-      : `Put ${updates.map((u) => u.name).join(", ")} back to their old versions`;
+    back.length === 1 && back[0]
+      ? `Put ${back[0].name} back to ${back[0].from}`
+      : `Put ${back.map((b) => b.name).join(", ")} back to their old versions`;
   const body = [
     "The update could not be made to work from this repository (the agent's reason is in the pull request's comment); the other updates of this pull request stay.",
     "",

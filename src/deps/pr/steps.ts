@@ -20,7 +20,7 @@ import { type UpstreamSource, upstreamOf } from "../registry/upstream.js";
 import type { Update } from "../update.js";
 import { type PrBump, readPrBump } from "./bump-diff.js";
 import { putBack } from "./put-back.js";
-import { cannotFixNames, describeBump } from "./task.js";
+import { cannotFixNames, describeBump, movedNames } from "./task.js";
 
 /**
  * The change for another bot's dependency pull request: the agent's steps
@@ -100,9 +100,10 @@ export function dependencyPrSteps(options: DependencyPrOptions): ChangeStep[] {
       const committed = await commit.run(state, ctx, defer);
       const after = isStop(committed) ? committed.state : committed;
       if (isStop(committed) && committed.error) return committed;
-      const names = bump ? cannotFixNames(state.result.agent?.finalText ?? "", bump.updates) : [];
+      const moved = bump ? movedNames(bump) : [];
+      const names = cannotFixNames(state.result.agent?.finalText ?? "", moved);
       // A package alone in its pull request is not put back: that would undo the pull request.
-      if (!bump || names.length === 0 || names.length >= bump.updates.length) return committed;
+      if (!bump || names.length === 0 || names.length >= moved.length) return committed;
       const reverted = await putBack(after, ctx, bump, names);
       if (reverted === after && isStop(committed)) return committed;
       return reverted;

@@ -1,5 +1,4 @@
 import { fromVersions } from "../plan/outdated.js";
-import type { Update } from "../update.js";
 import type { PrBump } from "./bump-diff.js";
 
 /**
@@ -11,22 +10,33 @@ import type { PrBump } from "./bump-diff.js";
 
 export const CANNOT_FIX = "Cannot fix:";
 
+/** The packages a bump moves: its updates, and the packages only an override moved. */
+export function movedNames(bump: PrBump): string[] {
+  return [
+    ...new Set([...bump.updates.map((u) => u.name), ...bump.overrideMoves.map((m) => m.name)]),
+  ];
+}
+
 export function describeBump(bot: string, bump: PrBump): string {
-  if (bump.updates.length === 0) {
-    return `This pull request was opened by ${bot}, but no dependency's version moved in its manifests or lockfile; work from the CI logs.`;
+  if (bump.updates.length === 0 && bump.overrideMoves.length === 0) {
+    return `This pull request was opened by ${bot}, but no dependency's version or override moved in its manifests or lockfile; work from the CI logs.`;
   }
+  const updated = new Set(bump.updates.map((u) => u.name));
+  const override = (move: PrBump["overrideMoves"][number]) =>
+    `${move.file} ${move.field}: ${JSON.stringify(move.key)} ${JSON.stringify(move.from)} -> ${JSON.stringify(move.to)}`;
   const lines = [
     `This pull request was opened by ${bot} and updates (${bump.manager.name}${bump.lockfilePath ? `, ${bump.lockfilePath}` : ""}):`,
     ...bump.updates.map(
       (u) =>
         `- ${u.name} ${fromVersions(u)} -> ${u.to} (${u.type}, ${[...new Set(u.locations.map((l) => l.manifest))].join(", ")})`,
     ),
-    ...bump.overrideMoves.map(
-      (move) =>
-        `- ${move.name}'s version is set by ${move.file} ${move.field}: ${JSON.stringify(move.key)} ${JSON.stringify(move.from)} -> ${JSON.stringify(move.to)}`,
+    ...bump.overrideMoves.map((move) =>
+      updated.has(move.name)
+        ? `- ${move.name}'s version is set by ${override(move)}`
+        : `- ${move.name}, which the project does not declare, through ${override(move)}`,
     ),
   ];
-  if (bump.updates.length > 1) {
+  if (movedNames(bump).length > 1) {
     lines.push(
       "",
       `If one of these packages cannot be made to work from this repository, leave it alone and end your answer with a line \`${CANNOT_FIX} <package name>\` and the reason; patchwright then puts that package back to its old version in a commit of its own and keeps the others.`,
@@ -35,9 +45,9 @@ export function describeBump(bot: string, bump: PrBump): string {
   return lines.join("\n");
 }
 
-/** The updates the agent's answer says it cannot make work (`Cannot fix: name`, one per line). */
-export function cannotFixNames(answer: string, updates: readonly Update[]): string[] {
-  const known = new Set(updates.map((u) => u.name));
+/** The packages (of `moved`) the agent's answer says it cannot make work (`Cannot fix: name`, one per line). */
+export function cannotFixNames(answer: string, moved: readonly string[]): string[] {
+  const known = new Set(moved);
   const named = new Set<string>();
   for (const line of answer.split("\n")) {
     const match = /^\s*[-*>]?\s*\**cannot fix:?\**\s*`?(@?[\w.-]+(?:\/[\w.-]+)?)`?/i.exec(line);

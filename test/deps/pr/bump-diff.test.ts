@@ -154,7 +154,7 @@ describe("readPrBump", () => {
     ]);
   });
 
-  it("reads the overrides the bump changed for the packages it moved (Renovate's way with a held package)", async () => {
+  it("reads the overrides the bump changed, of a package it updates or one no manifest declares", async () => {
     // pnpm, in a folder (`directory: /web`): the range stays, the override and the lockfile move.
     const workspace = (a: string, z: string) =>
       `packages: []\noverrides:\n  fx-a: '${a}'\n  fx-c: 2.0.0\n  fx-z: ${z}\n`;
@@ -179,7 +179,7 @@ describe("readPrBump", () => {
       "web/pnpm-lock.yaml": lock("1.0.0"),
     });
     const pnpmBase = git(pnpm, "rev-parse", "HEAD").trim();
-    // fx-z, a transitive package, moves too: no update of this project, so no move to put back.
+    // fx-z, which no manifest declares, moves only through its override: read all the same.
     await writeFile(join(pnpm, "web/pnpm-workspace.yaml"), workspace("1.1.0", "3.1.0"));
     await writeFile(join(pnpm, "web/pnpm-lock.yaml"), lock("1.1.0"));
     git(pnpm, "commit", "-qam", "Update dependency fx-a to v1.1.0");
@@ -197,6 +197,15 @@ describe("readPrBump", () => {
         key: "fx-a",
         from: "1.0.0",
         to: "1.1.0",
+      },
+      {
+        name: "fx-z",
+        file: "web/pnpm-workspace.yaml",
+        field: "overrides",
+        path: ["overrides", "fx-z"],
+        key: "fx-z",
+        from: "3.0.0",
+        to: "3.1.0",
       },
     ]);
 

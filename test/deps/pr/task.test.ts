@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type PrBump, projectRoot } from "../../../src/deps/pr/bump-diff.js";
-import { cannotFixNames, describeBump } from "../../../src/deps/pr/task.js";
+import { cannotFixNames, describeBump, movedNames } from "../../../src/deps/pr/task.js";
 import type { Update } from "../../../src/deps/update.js";
 import { handBackNote } from "../../../src/thread/kinds/dependency-pr.js";
 
@@ -36,7 +36,9 @@ describe("what the agent is told about another bot's bump", () => {
       bump([update("fx-greet", "1.0.0", "2.0.0"), update("@scope/b", "1.0.0", "1.1.0")]),
     );
     expect(two).toContain("`Cannot fix: <package name>`");
-    expect(describeBump("dependabot[bot]", bump([]))).toContain("no dependency's version moved");
+    expect(describeBump("dependabot[bot]", bump([]))).toContain(
+      "no dependency's version or override moved",
+    );
   });
 
   it("says which override the pull request changed to move a package", () => {
@@ -62,6 +64,27 @@ describe("what the agent is told about another bot's bump", () => {
     );
   });
 
+  it("lists a package only an override moved, and counts it for `Cannot fix:`", () => {
+    const pin = {
+      name: "semver",
+      file: "package.json",
+      field: "overrides",
+      path: ["overrides", "semver"],
+      key: "semver",
+      from: "7.5.2",
+      to: "7.6.0",
+    };
+    const alone = bump([], [pin]);
+    const said = describeBump("renovate[bot]", alone);
+    expect(said).toContain(
+      `- semver, which the project does not declare, through package.json overrides: "semver" "7.5.2" -> "7.6.0"`,
+    );
+    expect(said).not.toContain("Cannot fix:");
+    const both = bump([update("fx-greet", "1.0.0", "2.0.0")], [pin]);
+    expect(movedNames(both)).toEqual(["fx-greet", "semver"]);
+    expect(describeBump("renovate[bot]", both)).toContain("`Cannot fix: <package name>`");
+  });
+
   it("reads back only the packages the pull request updates", () => {
     const updates = [update("fx-greet", "1.0.0", "2.0.0"), update("@scope/b", "1.0.0", "1.1.0")];
     const answer = [
@@ -71,8 +94,9 @@ describe("what the agent is told about another bot's bump", () => {
       "Cannot fix: left-pad",
       "I cannot fix everything: fx-greet is fine.",
     ].join("\n");
-    expect(cannotFixNames(answer, updates).sort()).toEqual(["@scope/b", "fx-greet"]);
-    expect(cannotFixNames("All fixed.", updates)).toEqual([]);
+    const names = updates.map((u) => u.name);
+    expect(cannotFixNames(answer, names).sort()).toEqual(["@scope/b", "fx-greet"]);
+    expect(cannotFixNames("All fixed.", names)).toEqual([]);
   });
 });
 
