@@ -143,6 +143,7 @@ export async function toolDepsJob(
   name: string,
   files: Record<string, string>,
   deps: Record<string, unknown>,
+  tools: ManagerTools = TOOLS,
 ) {
   const { root, env } = world;
   const repo = createBareRepo({ root, env, files, name });
@@ -154,7 +155,7 @@ export async function toolDepsJob(
       envSource: { ...env, PATH: process.env.PATH ?? "" },
       clock: { now: () => world.now },
       createModel: () => createScriptedModel([]),
-      packageManagers: TOOLS,
+      packageManagers: tools,
     },
     { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
   );

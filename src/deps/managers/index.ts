@@ -45,18 +45,27 @@ export async function detectPackageManager(
       (m) => m.tool === tool && m.claims({ version, lockText: lockOf(m)?.text }),
     );
     if (named) {
-      return {
+      return withRelease(dir, named, {
         name: named.name,
         lockfile: lockOf(named)?.file,
         evidence: `package.json "packageManager": "${pinned}"`,
         pinned,
-      };
+      });
     }
   }
   const first = found[0];
   const owner = first && lockfileManager(first.file, first.text);
   if (!first || !owner) return { name: npm.name, lockfile: undefined, evidence: "no lockfile" };
-  return { name: owner.name, lockfile: first.file, evidence: first.file };
+  return withRelease(dir, owner, { name: owner.name, lockfile: first.file, evidence: first.file });
+}
+
+async function withRelease(
+  dir: string,
+  manager: PackageManager,
+  detected: DetectedManager,
+): Promise<DetectedManager> {
+  const release = await manager.releaseFile?.(dir);
+  return release ? { ...detected, release } : detected;
 }
 
 export interface PinnedRelease {
@@ -93,7 +102,7 @@ export function lockfileManager(lockfilePath: string, text?: string): PackageMan
 export function managerCommands(detected: DetectedManager, tools?: ManagerTools): ManagerCommands {
   const manager = packageManager(detected.name);
   const commands = manager.commands(detected, tools);
-  if (!toolCommand(manager, tools).startsWith("corepack ")) return commands;
+  if (!toolCommand(manager, tools, detected).startsWith("corepack ")) return commands;
   // Each sandboxed command has a fresh HOME, where corepack would keep the
   // tool it fetched: it fetched the pinned release again for every command
   // (measured on the 2-core VM, pnpm 10.34.8: 1.7 s and 23 MB cold, 0.7 s

@@ -33,7 +33,7 @@ export async function missingTool(options: ToolCheckOptions): Promise<string | u
   const tool = packageManager(manager.name);
   // A tool with no launcher comes with the Node that runs us.
   if (!tool.launcher) return undefined;
-  const command = toolCommand(tool, options.tools);
+  const command = toolCommand(tool, options.tools, manager);
   const program = command.trim().split(/\s+/)[0] ?? command;
   const path = options.env.PATH ?? "";
   const uses = `this repository uses ${manager.name} (${manager.evidence})`;

@@ -18,6 +18,13 @@ export interface DetectedManager {
   evidence: string;
   /** `pnpm@10.34.8` as package.json pins it. */
   pinned?: string;
+  /**
+   * The tool's own release file the project keeps, from its root (yarn's
+   * `yarnPath`): yarn runs it whatever starts yarn, so the job starts it
+   * with Node directly and fetches nothing (corepack would download the
+   * pinned release first, from repo.yarnpkg.com for yarn 2+).
+   */
+  release?: string;
 }
 
 /** How to start each tool; a command prefix, run by the shell in the sandbox. npm comes with Node. */
@@ -66,6 +73,8 @@ export interface PackageManager {
    * else decides the version the tool runs), or undefined to propose it.
    */
   pinHold?(dir: string): Promise<((to: string) => string) | undefined>;
+  /** The release file the project keeps that runs in place of the tool (DetectedManager.release), if any. */
+  releaseFile?(dir: string): Promise<string | undefined>;
 }
 
 export interface ManagerCommands {

@@ -1,6 +1,6 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   detectPackageManager,
@@ -42,7 +42,10 @@ afterAll(async () => {
 
 async function project(files: Record<string, string>): Promise<string> {
   const dir = await mkdtemp(join(root, `p${count++}-`));
-  for (const [path, text] of Object.entries(files)) await writeFile(join(dir, path), text);
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
   return dir;
 }
 
@@ -108,6 +111,47 @@ describe("the package manager index", () => {
       lockfile: undefined,
       evidence: "no lockfile",
     });
+  });
+});
+
+describe("a release file the project keeps (yarn's yarnPath)", () => {
+  const lock = "__metadata:\n  version: 8\n";
+  it("is found from .yarnrc.yml, or yarn 1's .yarnrc, when it is a file inside the project", async () => {
+    const berry = await project({
+      "yarn.lock": lock,
+      ".yarnrc.yml": "yarnPath: ./.yarn/releases/yarn-4.4.1.cjs\n",
+      ".yarn/releases/yarn-4.4.1.cjs": "// yarn\n",
+    });
+    const detected = await detectPackageManager(berry, { packageManager: "yarn@4.4.1" });
+    expect(detected.release).toBe(".yarn/releases/yarn-4.4.1.cjs");
+    const commands = managerCommands(detected);
+    expect(commands.install).toBe("node .yarn/releases/yarn-4.4.1.cjs install --immutable");
+    // Nothing is fetched, so corepack keeps no home.
+    expect(commands.cacheEnv("/w/c")).not.toHaveProperty("COREPACK_HOME");
+
+    const classic = await project({
+      "yarn.lock": "# yarn lockfile v1\n\n",
+      ".yarnrc": 'yarn-path ".yarn/releases/yarn-1.22.22.js"\n',
+      ".yarn/releases/yarn-1.22.22.js": "// yarn\n",
+    });
+    expect((await detectPackageManager(classic, {})).release).toBe(
+      ".yarn/releases/yarn-1.22.22.js",
+    );
+  });
+
+  it("is not taken when it is missing, absolute, or a link out of the project", async () => {
+    const outside = await project({ "yarn.cjs": "// yarn\n" });
+    for (const [yarnPath, extra] of [
+      [".yarn/releases/yarn-4.4.1.cjs", {}],
+      [join(outside, "yarn.cjs"), {}],
+      ["link.cjs", { link: join(outside, "yarn.cjs") }],
+    ] as const) {
+      const dir = await project({ "yarn.lock": lock, ".yarnrc.yml": `yarnPath: ${yarnPath}\n` });
+      if ("link" in extra) await symlink(extra.link, join(dir, "link.cjs"));
+      const detected = await detectPackageManager(dir, { packageManager: "yarn@4.4.1" });
+      expect(detected.release, yarnPath).toBeUndefined();
+      expect(managerCommands(detected).install, yarnPath).toMatch(/^corepack yarn /);
+    }
   });
 });
 

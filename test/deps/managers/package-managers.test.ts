@@ -1,6 +1,7 @@
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDepsConfig } from "../../../src/deps/config.js";
 import { detectPackageManager } from "../../../src/deps/managers/index.js";
@@ -45,18 +46,47 @@ const cases: Array<[keyof ManagerTools, string, string]> = [
   ["yarn-berry", "yarn@4.18.1", "yarn.lock"],
 ];
 
+/**
+ * The yarn 4 project keeps its release the way `yarn set version` leaves it
+ * (`.yarn/releases`, `yarnPath`), and the job is given no yarn 4 of its own:
+ * it must run that file. Through corepack it would download yarn 4 first,
+ * from repo.yarnpkg.com, which a company network may not reach (reduxjs/
+ * reselect's real job failed so).
+ */
+const YARN_RELEASE = ".yarn/releases/yarn-4.18.1.cjs";
+
 describe.each(cases)("a %s project", (manager, pin, lockfile) => {
   let files: Record<string, string>;
+  const keepsRelease = manager === "yarn-berry";
   beforeAll(async () => {
     files = await project(manager, pin);
+    if (keepsRelease) {
+      files = {
+        ...files,
+        ".gitignore": "node_modules\n.yarn/*\n!.yarn/releases\n.pnp.*\n",
+        ".yarnrc.yml": `${files[".yarnrc.yml"]}yarnPath: ${YARN_RELEASE}\n`,
+        [YARN_RELEASE]: await readFile(
+          fileURLToPath(
+            new URL("../../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url),
+          ),
+          "utf8",
+        ),
+      };
+    }
   }, 120_000);
 
   it("is planned from its own lockfile and bumped, locked, installed and tested by its own tool", async () => {
     const dir = join(root, `plan-${manager}`);
-    await mkdir(dir, { recursive: true });
+    await mkdir(join(dir, ".yarn/releases"), { recursive: true });
     for (const [path, content] of Object.entries(files)) await writeFile(join(dir, path), content);
     const detected = await detectPackageManager(dir, JSON.parse(files["package.json"] ?? "{}"));
-    expect(detected).toMatchObject({ name: manager, lockfile, pinned: pin });
+    expect(detected).toEqual({
+      name: manager,
+      lockfile,
+      pinned: pin,
+      evidence: `package.json "packageManager": "${pin}"`,
+      ...(keepsRelease ? { release: YARN_RELEASE } : {}),
+    });
 
     const deps = { ignore: ["fx-broken", "fx-new"], update_types: ["patch", "minor"] };
     const parsed = parseDepsConfig(deps);
@@ -72,10 +102,13 @@ describe.each(cases)("a %s project", (manager, pin, lockfile) => {
       ["fx-greet 1.0.0->1.0.1", "fx-util 1.2.0->1.2.1"],
     ]);
 
-    const { repo, result } = await toolDepsJob(jobWorld(), `repo-${manager}`, files, deps);
+    const { [manager]: _own, ...others } = TOOLS;
+    const tools = keepsRelease ? others : TOOLS;
+    const { repo, result } = await toolDepsJob(jobWorld(), `repo-${manager}`, files, deps, tools);
     expect(result.message).toBeUndefined();
+    const started = keepsRelease ? `node ${YARN_RELEASE}` : TOOLS[manager];
     expect(result.groups.map((g) => [g.group.slug, g.status, g.verify?.command])).toEqual([
-      ["minor-and-patch", "green", `${TOOLS[manager]} test`],
+      ["minor-and-patch", "green", `${started} test`],
     ]);
     const branch = "agent/deps/minor-and-patch";
     expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({

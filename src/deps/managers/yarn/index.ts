@@ -1,6 +1,8 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute, normalize } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { shellQuote } from "../../../agent/tools/fs/text-file.js";
-import { readWorkspaceText } from "../../../sandbox/host-files.js";
+import { readWorkspaceText, realPathInside } from "../../../sandbox/host-files.js";
 import { ageMinutes } from "../age-gate.js";
 import { toolCommand } from "../tool-command.js";
 import type { PackageManager, Relock } from "../types.js";
@@ -29,6 +31,7 @@ const shared = {
   // yarn 2+ is published as `@yarnpkg/cli-dist`, which is what corepack installs.
   releasePackage: (version: string) => (/^1\./.test(version) ? "yarn" : "@yarnpkg/cli-dist"),
   pinHold: yarnPathHold,
+  releaseFile: yarnReleaseFile,
 } as const;
 
 const launcher = {
@@ -40,8 +43,8 @@ export const yarnClassic: PackageManager = {
   ...shared,
   name: "yarn-classic",
   claims: (evidence) => !isBerry(evidence),
-  commands: (_detected, tools) => {
-    const yarn = toolCommand(yarnClassic, tools);
+  commands: (detected, tools) => {
+    const yarn = toolCommand(yarnClassic, tools, detected);
     return {
       // Yarn 1 has no lockfile-only mode: this installs too, without scripts. It
       // has no age gate either: the locked-version check (locked-check.ts) catches a range it resolves too new.
@@ -67,8 +70,8 @@ export const yarnBerry: PackageManager = {
   ...shared,
   name: "yarn-berry",
   claims: isBerry,
-  commands: (_detected, tools) => {
-    const yarn = toolCommand(yarnBerry, tools);
+  commands: (detected, tools) => {
+    const yarn = toolCommand(yarnBerry, tools, detected);
     return {
       // npmMinimalAgeGate (yarn 4.10+), in minutes; the variable outranks .yarnrc.yml.
       lockfile: (before, relock = []) =>
@@ -100,15 +103,38 @@ export function yarnBerryRelockCommand(yarn: string, relock: readonly Relock[]):
 
 /** Yarn 2+ runs the release file `.yarnrc.yml`'s `yarnPath` names, whatever the field says. */
 async function yarnPathHold(dir: string): Promise<((to: string) => string) | undefined> {
-  const text = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
-  let yarnPath: unknown;
+  const yarnPath = await yarnReleaseFile(dir);
+  if (yarnPath === undefined) return undefined;
+  return (to) =>
+    `.yarnrc.yml's yarnPath runs ${yarnPath} whatever the field says: run \`yarn set version ${to}\`, which replaces both`;
+}
+
+/**
+ * The release file the project keeps, which any yarn hands over to:
+ * `.yarnrc.yml`'s `yarnPath` (yarn 2+, and yarn 1.22 reads it too), else
+ * yarn 1's `.yarnrc` `yarn-path`. Only a file inside the project that is
+ * there (yarn refuses to start on a missing one).
+ */
+export async function yarnReleaseFile(dir: string): Promise<string | undefined> {
+  const settings = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
+  let path: unknown;
   try {
-    yarnPath =
-      text === undefined ? undefined : (parseYaml(text) as { yarnPath?: unknown })?.yarnPath;
+    path =
+      settings === undefined
+        ? undefined
+        : (parseYaml(settings) as { yarnPath?: unknown })?.yarnPath;
+  } catch {
+    path = undefined;
+  }
+  if (typeof path !== "string") {
+    const classic = await readWorkspaceText(dir, ".yarnrc").catch(() => undefined);
+    path = classic && /^\s*yarn-path\s+"?([^"\n]+?)"?\s*$/m.exec(classic)?.[1];
+  }
+  if (typeof path !== "string" || path === "" || isAbsolute(path)) return undefined;
+  try {
+    const real = await realPathInside(dir, path);
+    return (await stat(real)).isFile() ? normalize(path) : undefined;
   } catch {
     return undefined;
   }
-  if (typeof yarnPath !== "string") return undefined;
-  return (to) =>
-    `.yarnrc.yml's yarnPath runs ${yarnPath} whatever the field says: run \`yarn set version ${to}\`, which replaces both`;
 }
