@@ -10,9 +10,11 @@ import { secretsInEnv } from "../secrets/patterns.js";
 import { buildCliModel } from "./build-model.js";
 import type { CliIo } from "./cli-io.js";
 import { cliSandbox } from "./cli-sandbox.js";
+import { createColors } from "./colors.js";
 import { watchInterrupts } from "./interrupts.js";
 import { toCloneUrl } from "./job-summary.js";
 import { createLiveStatus, NO_STATUS } from "./live-status.js";
+import { createHumanRenderer } from "./render.js";
 import { defaultCacheDir } from "./state-paths.js";
 import { createStepReporter } from "./step-progress.js";
 import { readUserIdentity } from "./user-identity.js";
@@ -59,6 +61,13 @@ export async function runDepsGroups(
           ? {}
           : {
               step: createStepReporter({ write: (text) => io.stderr.write(redact(text)), status }),
+              // The agent at work on a broken group, as `patchwright run` shows it: on stderr,
+              // where the steps are, so stdout keeps only the summary.
+              agent: createHumanRenderer({
+                write: (text) => io.stderr.write(redact(text)),
+                colors: createColors(io.stderr.isTTY === true && !io.env.NO_COLOR),
+                spinner: status,
+              }),
             },
       ),
     );

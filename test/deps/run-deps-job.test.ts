@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
+import { main } from "../../src/cli/main.js";
 import { defaultConfig, type RepoConfig } from "../../src/config/schema.js";
 import { renderDepsJobSummary } from "../../src/deps/publish/job-summary.js";
 import { type DepsJobResult, runDepsJob } from "../../src/deps/run-deps-job.js";
@@ -155,9 +156,10 @@ describe("runDepsJob", () => {
       progress.findIndex((p) => p.includes("minor-and-patch-fixes")),
       progress.findIndex((p) => p.includes("agent/deps/fx-greet-2")),
     );
-    expect(fixesSteps.slice(fixesSteps.indexOf("Running the agent on the breakage"))).toEqual([
-      "Running the agent on the breakage",
+    // What changed upstream is read first: the agent's work is the step that stays on screen.
+    expect(fixesSteps.slice(fixesSteps.indexOf("Reading what changed upstream"))).toEqual([
       "Reading what changed upstream",
+      "Running the agent on the breakage",
     ]);
 
     // package.json keeps its 4-space indentation, key order and newline: only the specs change.
@@ -449,4 +451,33 @@ describe("runDepsJob", () => {
     expect(result.message).toContain("deps.schedule: expected a fixed minute");
     expect(result.message).toContain('deps.update_types[0]: expected "patch", "minor" or "major"');
   });
+
+  it("`patchwright deps` shows the agent at work on stderr, and keeps stdout for the summary", async () => {
+    const checkout = join(root, "cli-checkout");
+    git(root, ["clone", "-q", repo.dir, checkout], env);
+    await mkdir(join(checkout, ".github"), { recursive: true });
+    await writeFile(
+      join(checkout, ".github", "patchwright.yml"),
+      "deps:\n  ignore: [fx-greet, fx-util, fx-new]\n",
+    );
+    let stdout = "";
+    let stderr = "";
+    const code = await main(["deps", "--cache-dir", join(root, "cli-cache")], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { ...env, ANTHROPIC_API_KEY: "sk-ant-test-0123456789", PATH: process.env.PATH },
+      cwd: checkout,
+      clock: { now: () => world.now },
+      onInterrupt: () => () => {},
+      createModel: () => createScriptedModel(cannotFix),
+    });
+    expect(stdout).toContain("FAILED  Bump fx-broken from 1.0.0 to 1.1.0");
+    expect(stdout).toContain("  agent: did not fix it (no files)");
+    // The agent's own words, as it said them, where the steps are.
+    const words = "fx-broken 1.1.0 throws as soon as it is loaded";
+    expect(stderr).toContain(words);
+    expect(stderr.indexOf("Running the agent on the breakage")).toBeLessThan(stderr.indexOf(words));
+    expect(stdout).not.toContain(words);
+    expect(code).toBe(1);
+  }, 240_000);
 });

@@ -51,10 +51,13 @@ export async function runAgentFix(
   options: FixRequest & {
     save?: ((progress: FixProgress) => Promise<void>) | undefined;
     resume?: { files: ReadonlyMap<string, Buffer | null>; summary: string } | undefined;
+    /** The step the agent's work shows as, once what changed upstream is read. */
+    step: string;
   },
 ): Promise<AgentFix> {
   const { dir } = options;
   const upstream = await upstreamFor(ctx, options.updates);
+  ctx.events.step(options.step);
   const isKept = (path: string) => isKeptPath(path, ctx.tools.lockfilePath);
   // The tool's cache holds registry responses: the agent never sees it.
   const hidden = await hideFolder(dir, TOOL_CACHE);

@@ -63,10 +63,11 @@ export async function fixForward(
       },
     };
   }
-  if (saved) ctx.events.step("Carrying on with the agent's fix from an earlier run of this job");
-  else ctx.events.step("Running the agent on the breakage");
   const earlierCost = saved?.costUsd ?? 0;
   const fix = await runAgentFix(ctx, {
+    step: saved
+      ? "Carrying on with the agent's fix from an earlier run of this job"
+      : "Running the agent on the breakage",
     dir: options.dir,
     sandbox: options.sandbox,
     updates: options.updates,
@@ -93,6 +94,7 @@ export async function fixForward(
     drift: fix.drift,
     agent: {
       stopReason: session.result.stopReason,
+      ...(session.result.error ? { error: session.result.error } : {}),
       summary: session.result.finalText,
       files: kept.map((c) => c.path),
       costUsd: earlierCost + session.result.costUsd,

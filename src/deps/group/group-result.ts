@@ -27,6 +27,8 @@ export interface LeftOut {
 
 export interface AgentAttempt {
   stopReason: AgentStopReason | "error";
+  /** Why it stopped, when it stopped on an error (the model could not be reached, a bad key). */
+  error?: string;
   /** The agent's own account of what it changed and why. */
   summary: string;
   /** Files it changed that are kept (lockfile and node_modules excluded). */

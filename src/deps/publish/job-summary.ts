@@ -39,7 +39,13 @@ function groupBlock(g: DepsGroupResult): string {
   }
   if (g.agent) {
     const files = g.agent.files.join(", ") || "no files";
-    lines.push(`  agent: ${g.agent.fixed ? "fixed it" : "did not fix it"} (${files})`);
+    // An agent that never got to work says why: "did not fix it" would hide a check that could not run.
+    const outcome = g.agent.fixed
+      ? "fixed it"
+      : g.agent.error
+        ? `stopped on an error: ${g.agent.error}`
+        : "did not fix it";
+    lines.push(`  agent: ${outcome} (${files})`);
   }
   if (g.drift?.length) {
     lines.push(

@@ -105,7 +105,7 @@ export function renderDepsPullRequestBody(
     parts.push(
       "### What patchwright changed",
       result.firstFailure
-        ? `The bump broke ${inlineCode(result.firstFailure.result.command)} (exit ${result.firstFailure.result.exit}), so the agent worked on it (stop reason: ${agent.stopReason}). ${files}`
+        ? `The bump broke ${inlineCode(result.firstFailure.result.command)} (exit ${result.firstFailure.result.exit}), so the agent worked on it (stop reason: ${agent.stopReason}${agent.error ? `: ${agent.error}` : ""}). ${files}`
         : files,
       agent.summary.trim() ? quote(agent.summary.trim()) : "_The agent gave no summary._",
     );

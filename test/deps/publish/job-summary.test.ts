@@ -89,6 +89,19 @@ describe("the dependency run's summary", () => {
     expect(text).not.toContain("`");
   });
 
+  it("says the agent stopped on an error, not that it did not fix it, when it never got to work", () => {
+    const error =
+      "Anthropic API still failing after 9 attempts (last: connection error: getaddrinfo ENOTFOUND api.anthropic.com).";
+    const text = summary([
+      {
+        ...failedGroup,
+        agent: { stopReason: "error", error, summary: "", files: [], costUsd: 0, fixed: false },
+      },
+    ]);
+    expect(text).toContain(`  agent: stopped on an error: ${error} (no files)`);
+    expect(text).not.toContain("did not fix it");
+  });
+
   it("names a failure before the checks (the install) and keeps only the last lines", () => {
     const install = {
       ...verify(false, Array.from({ length: 40 }, (_, i) => `npm ERR! ${i}`).join("\n")),
