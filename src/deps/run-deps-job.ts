@@ -176,7 +176,7 @@ export async function runDepsJob(
     const npmEnv = {
       ...shellEnv,
       ...pick(deps.envSource, planned.npm.referencedEnv),
-      ...commands.registryEnv(planned.npm.registry),
+      ...commands.registryEnv(planned.npm.registry, shellEnv),
     };
     // npm's --before cutoff: the cooldown, or the package manager's own age gate when longer.
     const ageGateMs = planned.plan.releaseAge?.ms ?? 0;

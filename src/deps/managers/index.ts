@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
+import { DEFAULT_REGISTRY } from "../registry/npmrc.js";
 import { bun } from "./bun/index.js";
 import { npm } from "./npm/index.js";
 import { pnpm } from "./pnpm/index.js";
@@ -110,5 +111,17 @@ export function managerCommands(detected: DetectedManager, tools?: ManagerTools)
   return {
     ...commands,
     cacheEnv: (dir) => ({ ...commands.cacheEnv(dir), COREPACK_HOME: join(dir, "corepack") }),
+    // Unless this is set, corepack fetches yarn 2+ from repo.yarnpkg.com, a
+    // host a network that lets the npm registry through may not reach (this
+    // VM's does not); set, it takes @yarnpkg/cli-dist from the registry the
+    // installs use anyway (pnpm and yarn 1 come from there either way). Only
+    // for the public registry: corepack reads no .npmrc, so it would go to a
+    // private one without the credentials the project keeps there.
+    registryEnv: (registry, env = {}) => ({
+      ...commands.registryEnv(registry, env),
+      ...(registry === DEFAULT_REGISTRY && !env.COREPACK_NPM_REGISTRY
+        ? { COREPACK_NPM_REGISTRY: DEFAULT_REGISTRY.replace(/\/$/, "") }
+        : {}),
+    }),
   };
 }

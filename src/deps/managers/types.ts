@@ -91,8 +91,15 @@ export interface ManagerCommands {
   reinstall: string;
   /** `npm test`, `pnpm test`, `yarn test`, `bun run test`. */
   test: string;
-  /** The environment that points the tool at the registry patchwright resolved. */
-  registryEnv(registry: string): Record<string, string>;
+  /**
+   * The environment that points the tool at the registry patchwright
+   * resolved; `env` is what the commands get otherwise (an operator's own
+   * settings there win).
+   */
+  registryEnv(
+    registry: string,
+    env?: Readonly<Record<string, string | undefined>>,
+  ): Record<string, string>;
   /** The environment that puts the tool's cache (or store) in `dir`. */
   cacheEnv(dir: string): Record<string, string>;
 }

@@ -156,6 +156,31 @@ describe("a release file the project keeps (yarn's yarnPath)", () => {
 });
 
 describe("managerCommands", () => {
+  it("has corepack take yarn 2+ from the public npm registry the installs use, unless told otherwise", () => {
+    const yarn4 = { name: "yarn-berry" as const, evidence: "test", lockfile: undefined };
+    const npmjs = "https://registry.npmjs.org/";
+    expect(managerCommands(yarn4).registryEnv(npmjs)).toMatchObject({
+      COREPACK_NPM_REGISTRY: "https://registry.npmjs.org",
+    });
+    // The operator's mirror, a private registry (corepack would not have its credentials), a tool not
+    // started by corepack: left alone.
+    const mirror = { COREPACK_NPM_REGISTRY: "https://npm.corp.example" };
+    expect(managerCommands(yarn4).registryEnv(npmjs, mirror)).not.toHaveProperty(
+      "COREPACK_NPM_REGISTRY",
+    );
+    expect(managerCommands(yarn4).registryEnv("https://npm.corp.example/")).not.toHaveProperty(
+      "COREPACK_NPM_REGISTRY",
+    );
+    expect(
+      managerCommands({ ...yarn4, release: ".yarn/releases/yarn-4.4.1.cjs" }).registryEnv(npmjs),
+    ).not.toHaveProperty("COREPACK_NPM_REGISTRY");
+    for (const name of ["npm", "bun"] as const)
+      expect(
+        managerCommands({ name, evidence: "test", lockfile: undefined }).registryEnv(npmjs),
+        name,
+      ).not.toHaveProperty("COREPACK_NPM_REGISTRY");
+  });
+
   it("keeps corepack's home in the tool's cache, so the pinned release is fetched once per job, not per command", () => {
     for (const name of ["pnpm", "yarn-berry", "yarn-classic"] as const) {
       const commands = managerCommands({ name, evidence: "test", lockfile: undefined });
