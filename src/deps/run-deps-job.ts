@@ -212,6 +212,7 @@ export async function runDepsJob(
         reinstall: config.install ? undefined : commands.reinstall,
         lockfileCommand: commands.lockfile,
         cacheEnv: commands.cacheEnv,
+        launchEnv: commands.launchEnv,
         hideTreeFromLockfile: packageManager(planned.project.manager.name).readsInstalledTree,
         verify,
         commandTimeoutSeconds: input.config.verifyTimeoutSeconds,

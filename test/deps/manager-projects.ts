@@ -7,7 +7,7 @@ import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import type { ManagerTools } from "../../src/deps/managers/types.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
-import { unsandboxed } from "../../src/sandbox/sandbox.js";
+import { type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
 import { createBareRepo } from "../helpers/git-repos.js";
 import type { LocalRegistry } from "../helpers/npm-registry.js";
 
@@ -136,23 +136,30 @@ export async function lockedProject(
 
 /**
  * A deps job on `files` pushed to a new bare repository `name`, with this
- * repository's tools and no agent: the package managers' own work, unsandboxed.
+ * repository's tools and no agent: the package managers' own work,
+ * unsandboxed. `options` gives other tools (none: production's launcher),
+ * a sandbox and more of the host's environment.
  */
 export async function toolDepsJob(
   world: ProjectWorld & { now: number },
   name: string,
   files: Record<string, string>,
   deps: Record<string, unknown>,
-  tools: ManagerTools = TOOLS,
+  options: {
+    tools?: ManagerTools;
+    sandbox?: SandboxLauncher;
+    env?: Record<string, string>;
+  } = {},
 ) {
   const { root, env } = world;
+  const { tools = TOOLS, sandbox = unsandboxed } = options;
   const repo = createBareRepo({ root, env, files, name });
   const result = await runDepsJob(
     {
       secrets: [],
       cacheDir: join(root, `cache-${name}`),
-      sandbox: unsandboxed,
-      envSource: { ...env, PATH: process.env.PATH ?? "" },
+      sandbox,
+      envSource: { ...env, ...options.env, PATH: process.env.PATH ?? "" },
       clock: { now: () => world.now },
       createModel: () => createScriptedModel([]),
       packageManagers: tools,

@@ -146,7 +146,12 @@ export async function attemptUpdates(
   if (!ctx.tools.verify) return { passed: true, files: bump.files };
   const verifying = `Verifying: ${ctx.tools.verify}`;
   ctx.events.step(verifying);
-  const verify = await runner(ctx.tools.shellEnv, ctx.sandboxes.agent, verifying)(ctx.tools.verify);
+  // `corepack pnpm test` starts the release the lockfile step fetched: verify has no network to fetch it.
+  const verifyEnv = {
+    ...ctx.tools.shellEnv,
+    ...ctx.tools.launchEnv?.(join(ctx.dir, TOOL_CACHE)),
+  };
+  const verify = await runner(verifyEnv, ctx.sandboxes.agent, verifying)(ctx.tools.verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };

@@ -73,6 +73,8 @@ export interface GroupTools {
   lockfileCommand?: LockfileCommand | undefined;
   /** The tool's cache inside the workspace (the only place a sandboxed install may write). */
   cacheEnv?: ((dir: string) => Record<string, string>) | undefined;
+  /** What verify needs to start the tool the lockfile step fetched into that cache (corepack's home). */
+  launchEnv?: ((dir: string) => Record<string, string>) | undefined;
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
   hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;

@@ -102,15 +102,17 @@ export function lockfileManager(lockfilePath: string, text?: string): PackageMan
 /** The commands the bump job runs with a project's manager; `tools` replaces how the tool is started. */
 export function managerCommands(detected: DetectedManager, tools?: ManagerTools): ManagerCommands {
   const manager = packageManager(detected.name);
-  const commands = manager.commands(detected, tools);
+  const commands = { ...manager.commands(detected, tools), launchEnv: () => ({}) };
   if (!toolCommand(manager, tools, detected).startsWith("corepack ")) return commands;
   // Each sandboxed command has a fresh HOME, where corepack would keep the
   // tool it fetched: it fetched the pinned release again for every command
   // (measured on the 2-core VM, pnpm 10.34.8: 1.7 s and 23 MB cold, 0.7 s
   // warm). Its home goes into the tool's cache in the worktree instead.
+  const launchEnv = (dir: string) => ({ COREPACK_HOME: join(dir, "corepack") });
   return {
     ...commands,
-    cacheEnv: (dir) => ({ ...commands.cacheEnv(dir), COREPACK_HOME: join(dir, "corepack") }),
+    cacheEnv: (dir) => ({ ...commands.cacheEnv(dir), ...launchEnv(dir) }),
+    launchEnv,
     // Unless this is set, corepack fetches yarn 2+ from repo.yarnpkg.com, a
     // host a network that lets the npm registry through may not reach (this
     // VM's does not); set, it takes @yarnpkg/cli-dist from the registry the

@@ -48,8 +48,8 @@ export interface PackageManager {
   lockfileProblem?(lockfile: string): string | undefined;
   /** The installed versions its lockfile records; throws when the text cannot be read. */
   readLockfile(text: string): LockReader;
-  /** The commands the bump job runs with it. */
-  commands(detected: DetectedManager, tools?: ManagerTools): ManagerCommands;
+  /** The commands the bump job runs with it (how its launcher is found again is index.ts's). */
+  commands(detected: DetectedManager, tools?: ManagerTools): Omit<ManagerCommands, "launchEnv">;
   /**
    * How it moves a version inside a range the bump leaves as it is (see
    * relock.ts): undefined when its lockfile step is asked by command.
@@ -102,6 +102,12 @@ export interface ManagerCommands {
   ): Record<string, string>;
   /** The environment that puts the tool's cache (or store) in `dir`. */
   cacheEnv(dir: string): Record<string, string>;
+  /**
+   * What a later command (verify, which has no network by default) needs
+   * to start the tool the lockfile step fetched into `dir` (corepack's
+   * home), not fetch it again; none for a tool started otherwise.
+   */
+  launchEnv(dir: string): Record<string, string>;
 }
 
 /** The version the lockfile resolved for a manifest's dependency. */

@@ -188,6 +188,10 @@ describe("managerCommands", () => {
       expect(commands.cacheEnv("/w/.patchwright-pm-cache").COREPACK_HOME, name).toBe(
         "/w/.patchwright-pm-cache/corepack",
       );
+      // Verify, which has no network, starts the release from there too.
+      expect(commands.launchEnv("/w/.patchwright-pm-cache"), name).toEqual({
+        COREPACK_HOME: "/w/.patchwright-pm-cache/corepack",
+      });
     }
     // A tool started otherwise (an operator's binary, npm with Node, bun from the PATH) has no such home.
     const own = managerCommands(
@@ -195,6 +199,7 @@ describe("managerCommands", () => {
       { pnpm: "/opt/pnpm" },
     );
     expect(own.cacheEnv("/w/c")).not.toHaveProperty("COREPACK_HOME");
+    expect(own.launchEnv("/w/c")).toEqual({});
     for (const name of ["npm", "bun"] as const)
       expect(
         managerCommands({ name, evidence: "test", lockfile: undefined }).cacheEnv("/w/c"),

@@ -9,6 +9,7 @@ import type { ManagerTools } from "../../../src/deps/managers/types.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
+import { realSandbox } from "../../helpers/sandbox.js";
 import { lockedProject, type Manager, TOOLS, toolDepsJob } from "../manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "../registry-fixtures.js";
 
@@ -104,7 +105,9 @@ describe.each(cases)("a %s project", (manager, pin, lockfile) => {
 
     const { [manager]: _own, ...others } = TOOLS;
     const tools = keepsRelease ? others : TOOLS;
-    const { repo, result } = await toolDepsJob(jobWorld(), `repo-${manager}`, files, deps, tools);
+    const { repo, result } = await toolDepsJob(jobWorld(), `repo-${manager}`, files, deps, {
+      tools,
+    });
     expect(result.message).toBeUndefined();
     const started = keepsRelease ? `node ${YARN_RELEASE}` : TOOLS[manager];
     expect(result.groups.map((g) => [g.group.slug, g.status, g.verify?.command])).toEqual([
@@ -375,6 +378,45 @@ async function hookedBump(name: string, files: Record<string, string>, prefix: s
   if (!group) throw new Error("no group");
   return group;
 }
+
+// Last: the yarn release it publishes would be the other projects' to weigh.
+describe("a yarn 4 project started through corepack, as production starts it", () => {
+  it("verifies in the sandbox, with no network, with the release the lockfile step fetched", async () => {
+    // The real yarn, published where corepack is pointed (the environment names a mirror).
+    const yarn = fileURLToPath(
+      new URL("../../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url),
+    );
+    await world.registry.publish({
+      name: "@yarnpkg/cli-dist",
+      version: "4.18.1",
+      files: { "bin/yarn.js": await readFile(yarn, "utf8") },
+      manifest: { bin: { yarn: "bin/yarn.js" } },
+    });
+    const files = await project("yarn-berry", "yarn@4.18.1");
+    const { "yarn-berry": _own, ...others } = TOOLS;
+    const deps = { ignore: ["fx-broken", "fx-new", "fx-util"], update_types: ["patch"] };
+    const { result } = await toolDepsJob(jobWorld(), "corepack-yarn", files, deps, {
+      tools: others,
+      sandbox: await realSandbox(),
+      env: {
+        COREPACK_NPM_REGISTRY: world.registry.url.replace(/\/$/, ""),
+        // The local registry signs nothing, as this VM's mirror does not.
+        COREPACK_INTEGRITY_KEYS: "0",
+        COREPACK_ENABLE_DOWNLOAD_PROMPT: "0",
+      },
+    });
+    expect(result.message).toBeUndefined();
+    // yarn 4 emptied its cache folder of corepack's home, and verify could not fetch yarn again.
+    expect(
+      result.groups.map((g) => [
+        g.status,
+        g.verify?.command,
+        g.verify?.passed,
+        g.verify?.outputTail,
+      ]),
+    ).toEqual([["green", "corepack yarn test", true, expect.stringContaining("fx-util")]]);
+  }, 240_000);
+});
 
 /**
  * fx-greet 2.1.0 is in range of ^2.0.0 but a day old: the tool must lock

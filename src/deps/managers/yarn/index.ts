@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { isAbsolute, normalize } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { shellQuote } from "../../../agent/tools/fs/text-file.js";
 import { readWorkspaceText, realPathInside } from "../../../sandbox/host-files.js";
@@ -88,7 +88,9 @@ export const yarnBerry: PackageManager = {
         YARN_ENABLE_TELEMETRY: "0",
         YARN_ENABLE_GLOBAL_CACHE: "false",
       }),
-      cacheEnv: (dir) => ({ YARN_CACHE_FOLDER: dir }),
+      // A folder of its own: yarn 2+ deletes whatever else is in its cache folder when it
+      // installs, corepack's home beside it included (verify then had to fetch yarn again).
+      cacheEnv: (dir) => ({ YARN_CACHE_FOLDER: join(dir, "yarn") }),
     };
   },
   peerOutcome: "yarn would install it with an incompatible-peer warning",
