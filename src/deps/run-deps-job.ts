@@ -213,6 +213,7 @@ export async function runDepsJob(
         lockfileCommand: commands.lockfile,
         cacheEnv: commands.cacheEnv,
         launchEnv: commands.launchEnv,
+        shims: commands.shims,
         hideTreeFromLockfile: packageManager(planned.project.manager.name).readsInstalledTree,
         verify,
         commandTimeoutSeconds: input.config.verifyTimeoutSeconds,

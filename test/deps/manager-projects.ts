@@ -159,7 +159,7 @@ export async function toolDepsJob(
       secrets: [],
       cacheDir: join(root, `cache-${name}`),
       sandbox,
-      envSource: { ...env, ...options.env, PATH: process.env.PATH ?? "" },
+      envSource: { ...env, PATH: process.env.PATH ?? "", ...options.env },
       clock: { now: () => world.now },
       createModel: () => createScriptedModel([]),
       packageManagers: tools,

@@ -1,10 +1,11 @@
-import { lstat, rename } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, lstat, rename } from "node:fs/promises";
+import { delimiter, join } from "node:path";
 import { errorMessage } from "../../error-message.js";
 import type { GitEnv } from "../../git/git-client.js";
 import type { JobEvents } from "../../kernel/events.js";
 import { type CommandResult, runCommand } from "../../kernel/run-command.js";
 import type { WorksiteSandboxes } from "../../kernel/worksite-sandboxes.js";
+import { realPathInside, writeWorkspaceFile } from "../../sandbox/host-files.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import type { BumpFailure } from "../fix/task.js";
 import { applyBump, type CommandRunner } from "../managers/bump.js";
@@ -71,7 +72,12 @@ export async function attemptUpdates(
         ctx.dir,
       );
 
-  const toolEnv = { ...ctx.tools.npmEnv, ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)) };
+  // Written again for every try: a try's scripts could have changed them.
+  const onPath = await writeShims(ctx.dir, ctx.tools.shims);
+  const toolEnv = onPath({
+    ...ctx.tools.npmEnv,
+    ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)),
+  });
   let bump: Awaited<ReturnType<typeof applyBump>>;
   // npm resolves a lockfile from an installed tree when it finds one, which
   // would carry versions over from an earlier try; the tree steps outside
@@ -147,14 +153,36 @@ export async function attemptUpdates(
   const verifying = `Verifying: ${ctx.tools.verify}`;
   ctx.events.step(verifying);
   // `corepack pnpm test` starts the release the lockfile step fetched: verify has no network to fetch it.
-  const verifyEnv = {
+  const verifyEnv = onPath({
     ...ctx.tools.shellEnv,
     ...ctx.tools.launchEnv?.(join(ctx.dir, TOOL_CACHE)),
-  };
+  });
   const verify = await runner(verifyEnv, ctx.sandboxes.agent, verifying)(ctx.tools.verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}
+
+/**
+ * The tool's shims (`pnpm` running `corepack pnpm "$@"`) in the workspace's
+ * tool cache, and what puts their folder first on a command environment's
+ * PATH; nothing to do without shims. The sandboxed commands may have made
+ * a link of the folder or a shim: the host writes through none.
+ */
+async function writeShims(
+  workspace: string,
+  shims: Record<string, string> | undefined,
+): Promise<(env: Record<string, string>) => Record<string, string>> {
+  const entries = Object.entries(shims ?? {});
+  if (entries.length === 0) return (env) => env;
+  const folder = `${TOOL_CACHE}/bin`;
+  for (const [name, command] of entries) {
+    const path = `${folder}/${name}`;
+    await writeWorkspaceFile(workspace, path, Buffer.from(`#!/bin/sh\nexec ${command} "$@"\n`));
+    await chmod(await realPathInside(workspace, path), 0o755);
+  }
+  const dir = join(workspace, folder);
+  return (env) => ({ ...env, PATH: env.PATH ? `${dir}${delimiter}${env.PATH}` : dir });
 }
 
 async function hasInstalledTree(dir: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { stop } from "../../kernel/steps.js";
 import { fixForward } from "../fix/fix-forward.js";
 import { safeguardsLoosened } from "../fix/safeguards.js";
+import type { BumpFailure } from "../fix/task.js";
 import { retargetedFix } from "../managers/locked-check.js";
 import type { Update } from "../update.js";
 import { attemptUpdates } from "./attempt.js";
@@ -53,6 +54,23 @@ export const bump: GroupStep = {
     ]);
     let all: readonly Update[] = state.result.group.updates;
     let final = await tryUpdates(all);
+    // Network trouble in the lockfile step or the install may be an update's (a new
+    // install script's download): the project as it is, tried once, says whose it is.
+    const blocked = blockedByNetwork(final.failure);
+    if (blocked && final.failure && blockedByNetwork((await tryUpdates([])).failure)) {
+      // Fewer updates, or the agent (whose sandbox has no network), would meet the same wall:
+      // the group stops with the check that could not run, and costs no bisect and no model.
+      return stop(
+        withResult(state, {
+          leftOut: [
+            ...state.result.leftOut,
+            ...all.map((update) => ({ update, failure: final.failure })),
+          ],
+          firstFailure: final.failure,
+        }),
+        { stage: "bump", message: blocked },
+      );
+    }
     const leftOut = [...state.result.leftOut];
     let firstFailure = state.result.firstFailure;
     const retold = new Set<string>();
@@ -84,6 +102,17 @@ export const bump: GroupStep = {
     };
   },
 };
+
+/**
+ * Why the lockfile step or the install could not run, when the network says
+ * so (a host not resolved, a proxy or TLS refusal, a tool's release that
+ * cannot be fetched or verified). A failing verify is the project's tests,
+ * whatever its output says.
+ */
+function blockedByNetwork(failure: BumpFailure | undefined): string | undefined {
+  if (!failure || failure.stage === "verify" || !failure.result.networkTrouble) return undefined;
+  return `\`${failure.result.command}\` could not run, with or without the updates: ${failure.result.networkTrouble}; nothing was bisected, and the agent was not asked`;
+}
 
 /**
  * Which updates pass as they are: those go out green in one pull request,

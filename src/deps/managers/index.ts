@@ -102,8 +102,14 @@ export function lockfileManager(lockfilePath: string, text?: string): PackageMan
 /** The commands the bump job runs with a project's manager; `tools` replaces how the tool is started. */
 export function managerCommands(detected: DetectedManager, tools?: ManagerTools): ManagerCommands {
   const manager = packageManager(detected.name);
-  const commands = { ...manager.commands(detected, tools), launchEnv: () => ({}) };
-  if (!toolCommand(manager, tools, detected).startsWith("corepack ")) return commands;
+  const command = toolCommand(manager, tools, detected);
+  const commands = {
+    ...manager.commands(detected, tools),
+    launchEnv: () => ({}),
+    // The PATH's own tool needs none (and a shim calling it by name would call itself).
+    shims: command === manager.tool ? {} : { [manager.tool]: command },
+  };
+  if (!command.startsWith("corepack ")) return commands;
   // Each sandboxed command has a fresh HOME, where corepack would keep the
   // tool it fetched: it fetched the pinned release again for every command
   // (measured on the 2-core VM, pnpm 10.34.8: 1.7 s and 23 MB cold, 0.7 s

@@ -49,7 +49,10 @@ export interface PackageManager {
   /** The installed versions its lockfile records; throws when the text cannot be read. */
   readLockfile(text: string): LockReader;
   /** The commands the bump job runs with it (how its launcher is found again is index.ts's). */
-  commands(detected: DetectedManager, tools?: ManagerTools): Omit<ManagerCommands, "launchEnv">;
+  commands(
+    detected: DetectedManager,
+    tools?: ManagerTools,
+  ): Omit<ManagerCommands, "launchEnv" | "shims">;
   /**
    * How it moves a version inside a range the bump leaves as it is (see
    * relock.ts): undefined when its lockfile step is asked by command.
@@ -108,6 +111,13 @@ export interface ManagerCommands {
    * home), not fetch it again; none for a tool started otherwise.
    */
   launchEnv(dir: string): Record<string, string>;
+  /**
+   * Commands a script calls by the tool's name (`pnpm lint` inside `pnpm
+   * test`), each to run as patchwright runs the tool: put first on the
+   * PATH of the tool's and verify's commands, where a sandbox has no pnpm
+   * of its own (corepack's, a release file's). None when the PATH's is it.
+   */
+  shims: Record<string, string>;
 }
 
 /** The version the lockfile resolved for a manifest's dependency. */

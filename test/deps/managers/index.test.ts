@@ -9,7 +9,7 @@ import {
   PACKAGE_MANAGERS,
   packageManager,
 } from "../../../src/deps/managers/index.js";
-import type { ManagerName } from "../../../src/deps/managers/types.js";
+import type { ManagerName, ManagerTools } from "../../../src/deps/managers/types.js";
 
 /**
  * The index of package managers: every one it lists keeps the interface's
@@ -156,6 +156,20 @@ describe("a release file the project keeps (yarn's yarnPath)", () => {
 });
 
 describe("managerCommands", () => {
+  it("shims the tool's name for scripts that call it, unless the PATH's own tool is the one run", () => {
+    const of = (name: ManagerName, extra: { release?: string } = {}, tools?: ManagerTools) =>
+      managerCommands({ name, evidence: "test", lockfile: undefined, ...extra }, tools).shims;
+    expect(of("pnpm")).toEqual({ pnpm: "corepack pnpm" });
+    expect(of("yarn-berry")).toEqual({ yarn: "corepack yarn" });
+    expect(of("yarn-berry", { release: ".yarn/releases/yarn-4.4.1.cjs" })).toEqual({
+      yarn: "node .yarn/releases/yarn-4.4.1.cjs",
+    });
+    expect(of("pnpm", {}, { pnpm: "/opt/pnpm/bin/pnpm" })).toEqual({ pnpm: "/opt/pnpm/bin/pnpm" });
+    // npm comes with Node, bun from the PATH: a shim calling them by name would call itself.
+    expect(of("npm")).toEqual({});
+    expect(of("bun")).toEqual({});
+  });
+
   it("has corepack take yarn 2+ from the public npm registry the installs use, unless told otherwise", () => {
     const yarn4 = { name: "yarn-berry" as const, evidence: "test", lockfile: undefined };
     const npmjs = "https://registry.npmjs.org/";

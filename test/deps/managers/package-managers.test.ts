@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDepsConfig } from "../../../src/deps/config.js";
@@ -187,6 +187,82 @@ describe("a pnpm project", () => {
     expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
       "- ⚠️ **fx-build-leaf** 1.1.0, which this update locks, has an install script that pnpm's `allowBuilds` (or `onlyBuiltDependencies`) does not approve (it approves `fx-build-leaf@1.0.0`): pnpm 10 skips it on install, and pnpm 11 and later refuse to install until it is reviewed. Review it, then approve it with `pnpm approve-builds`.",
     );
+  }, 240_000);
+
+  it("runs a script's own `pnpm` call as it runs pnpm, where the PATH has none", async () => {
+    const locked = await project("pnpm", "pnpm@10.34.8");
+    const manifest = JSON.parse(locked["package.json"] ?? "{}");
+    const files = {
+      ...locked,
+      "package.json": JSON.stringify({
+        ...manifest,
+        scripts: { test: "pnpm --version && node test.js" },
+      }),
+    };
+    // The PATH without this repository's node_modules/.bin, which `npm test` adds (its pnpm).
+    const path = (process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((dir) => !dir.endsWith(join("node_modules", ".bin")))
+      .join(delimiter);
+    const deps = { ignore: ["fx-broken", "fx-new", "fx-greet"], update_types: ["patch"] };
+    const { result } = await toolDepsJob(jobWorld(), "nested-pnpm", files, deps, {
+      env: { PATH: path },
+    });
+    expect(result.groups.map((g) => [g.status, g.verify?.command, g.verify?.passed])).toEqual([
+      ["green", `${TOOLS.pnpm} test`, true],
+    ]);
+    expect(result.groups[0]?.verify?.outputTail).toMatch(/^10\.34\.8$/m);
+  }, 240_000);
+
+  /**
+   * pnpm behind a network that refuses something: always (the tool's own
+   * release, a registry out of reach), or only with fx-util 1.2.1 in the
+   * manifest (a new version's install script downloading a binary). The
+   * wrapper prints what pnpm prints then, else runs the real pnpm.
+   */
+  async function networkBound(when: "always" | "with fx-util 1.2.1") {
+    const wrapper = join(root, `pnpm-${when.replaceAll(" ", "-")}`);
+    const condition = when === "always" ? "true" : `grep -q '"fx-util": "1.2.1"' package.json`;
+    await writeFile(
+      wrapper,
+      [
+        "#!/bin/sh",
+        `if ${condition}; then`,
+        '  echo "request to https://dl.example/fx failed, reason: getaddrinfo ENOTFOUND dl.example" >&2',
+        "  exit 1",
+        "fi",
+        `exec ${TOOLS.pnpm} "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    const files = await project("pnpm", "pnpm@10.34.8");
+    // fx-util alone when the update is the one refused: what it costs is the agent's attempt.
+    const ignore = ["fx-broken", "fx-new", ...(when === "always" ? [] : ["fx-greet"])];
+    const deps = { ignore, update_types: ["patch", "minor"] };
+    const { result } = await toolDepsJob(jobWorld(), `net-${when.length}`, files, deps, {
+      tools: { ...TOOLS, pnpm: wrapper },
+    });
+    return result;
+  }
+
+  it("stops a group whose lockfile step the network refuses with or without the updates: no bisect, no agent", async () => {
+    const [group] = (await networkBound("always")).groups;
+    expect(group?.status).toBe("error");
+    expect(group?.error?.message).toContain(
+      "could not run, with or without the updates: network: dl.example cannot be resolved (ENOTFOUND)",
+    );
+    expect(group?.agent).toBeUndefined();
+    expect(group?.leftOut.map((l) => l.update.name)).toEqual(["fx-greet", "fx-util"]);
+  }, 240_000);
+
+  it("goes on as ever when only an update meets the network's refusal", async () => {
+    const [group] = (await networkBound("with fx-util 1.2.1")).groups;
+    expect(group?.error).toBeUndefined();
+    expect(group?.status).toBe("failed");
+    // Asked, and stopped: the job's scripted model has nothing to say.
+    expect(group?.agent?.stopReason).toBe("error");
+    expect(group?.leftOut.map((l) => l.update.name)).toEqual(["fx-util"]);
   }, 240_000);
 });
 
