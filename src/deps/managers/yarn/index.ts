@@ -105,10 +105,24 @@ export function yarnBerryRelockCommand(yarn: string, relock: readonly Relock[]):
 
 /** Yarn 2+ runs the release file `.yarnrc.yml`'s `yarnPath` names, whatever the field says. */
 async function yarnPathHold(dir: string): Promise<((to: string) => string) | undefined> {
-  const yarnPath = await yarnReleaseFile(dir);
+  const yarnPath = await yarnPathSetting(dir);
   if (yarnPath === undefined) return undefined;
   return (to) =>
     `.yarnrc.yml's yarnPath runs ${yarnPath} whatever the field says: run \`yarn set version ${to}\`, which replaces both`;
+}
+
+/** `.yarnrc.yml`'s `yarnPath`, as written. */
+async function yarnPathSetting(dir: string): Promise<string | undefined> {
+  const settings = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
+  try {
+    const path =
+      settings === undefined
+        ? undefined
+        : (parseYaml(settings) as { yarnPath?: unknown } | null)?.yarnPath;
+    return typeof path === "string" ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -118,21 +132,12 @@ async function yarnPathHold(dir: string): Promise<((to: string) => string) | und
  * there (yarn refuses to start on a missing one).
  */
 export async function yarnReleaseFile(dir: string): Promise<string | undefined> {
-  const settings = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
-  let path: unknown;
-  try {
-    path =
-      settings === undefined
-        ? undefined
-        : (parseYaml(settings) as { yarnPath?: unknown })?.yarnPath;
-  } catch {
-    path = undefined;
-  }
-  if (typeof path !== "string") {
+  let path = await yarnPathSetting(dir);
+  if (path === undefined) {
     const classic = await readWorkspaceText(dir, ".yarnrc").catch(() => undefined);
-    path = classic && /^\s*yarn-path\s+"?([^"\n]+?)"?\s*$/m.exec(classic)?.[1];
+    path = classic ? /^\s*yarn-path\s+"?([^"\n]+?)"?\s*$/m.exec(classic)?.[1] : undefined;
   }
-  if (typeof path !== "string" || path === "" || isAbsolute(path)) return undefined;
+  if (path === undefined || path === "" || isAbsolute(path)) return undefined;
   try {
     const real = await realPathInside(dir, path);
     return (await stat(real)).isFile() ? normalize(path) : undefined;
