@@ -54,22 +54,24 @@ export const bump: GroupStep = {
     ]);
     let all: readonly Update[] = state.result.group.updates;
     let final = await tryUpdates(all);
-    // Network trouble in the lockfile step or the install may be an update's (a new
-    // install script's download): the project as it is, tried once, says whose it is.
-    const blocked = blockedByNetwork(final.failure);
-    if (blocked && final.failure && blockedByNetwork((await tryUpdates([])).failure)) {
-      // Fewer updates, or the agent (whose sandbox has no network), would meet the same wall:
-      // the group stops with the check that could not run, and costs no bisect and no model.
-      return stop(
-        withResult(state, {
-          leftOut: [
-            ...state.result.leftOut,
-            ...all.map((update) => ({ update, failure: final.failure })),
-          ],
-          firstFailure: final.failure,
-        }),
-        { stage: "bump", message: blocked },
-      );
+    // A failure the branch has without the updates (a red main, a Node the tools
+    // refuse, a network that lets no install through) is no update's: a bisect
+    // would blame each, and the agent (whose sandbox has no network) would be
+    // asked to fix what they did not break. The branch as it is, tried once, says.
+    if (final.failure && !final.mismatched) {
+      const bare = await tryUpdates([]);
+      if (bare.failure) {
+        return stop(
+          withResult(state, {
+            leftOut: [
+              ...state.result.leftOut,
+              ...all.map((update) => ({ update, failure: final.failure })),
+            ],
+            firstFailure: bare.failure,
+          }),
+          { stage: "bump", message: failsWithout(bare.failure) },
+        );
+      }
     }
     const leftOut = [...state.result.leftOut];
     let firstFailure = state.result.firstFailure;
@@ -103,15 +105,12 @@ export const bump: GroupStep = {
   },
 };
 
-/**
- * Why the lockfile step or the install could not run, when the network says
- * so (a host not resolved, a proxy or TLS refusal, a tool's release that
- * cannot be fetched or verified). A failing verify is the project's tests,
- * whatever its output says.
- */
-function blockedByNetwork(failure: BumpFailure | undefined): string | undefined {
-  if (!failure || failure.stage === "verify" || !failure.result.networkTrouble) return undefined;
-  return `\`${failure.result.command}\` could not run, with or without the updates: ${failure.result.networkTrouble}; nothing was bisected, and the agent was not asked`;
+/** What a failure the branch has without the updates is, for the group's error. */
+function failsWithout(failure: BumpFailure): string {
+  const { command, exit, networkTrouble } = failure.result;
+  const network = failure.stage !== "verify" ? networkTrouble : undefined;
+  const why = network ?? `exit ${exit}, as the branch is`;
+  return `\`${command}\` fails without the updates too (${why}); nothing was bisected, and the agent was not asked`;
 }
 
 /**

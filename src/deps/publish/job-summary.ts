@@ -74,9 +74,13 @@ const OUTPUT_LINES = 15;
  * output, so a failed group can be understood without a pull request.
  */
 function failureLines(g: DepsGroupResult): string[] {
-  if (g.status !== "failed" && g.status !== "partial") return [];
+  // An error's failure is the branch's own (it fails without the updates): shown the same way.
+  if (g.status !== "failed" && g.status !== "partial" && !(g.status === "error" && g.firstFailure))
+    return [];
   const failure: BumpFailure | undefined =
-    g.leftOut.findLast((l) => l.failure)?.failure ?? g.firstFailure;
+    g.status === "error"
+      ? g.firstFailure
+      : (g.leftOut.findLast((l) => l.failure)?.failure ?? g.firstFailure);
   if (!failure) return [];
   const { result } = failure;
   const context = g.status === "partial" ? "with the left-out updates, " : "";

@@ -7,6 +7,7 @@ import { parseDepsConfig } from "../../../src/deps/config.js";
 import { detectPackageManager } from "../../../src/deps/managers/index.js";
 import type { ManagerTools } from "../../../src/deps/managers/types.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
+import { renderDepsJobSummary } from "../../../src/deps/publish/job-summary.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
 import { realSandbox } from "../../helpers/sandbox.js";
@@ -143,6 +144,24 @@ describe("an npm project", () => {
     240_000,
   );
 
+  it("stops a group whose checks fail without the updates too (a red main): no bisect, no agent", async () => {
+    const files = {
+      ...(await project("npm", "npm@11.19.1")),
+      "test.js": 'console.error("red on main since Tuesday");\nprocess.exit(1);\n',
+    };
+    const deps = { ignore: ["fx-broken", "fx-new"], update_types: ["patch"] };
+    const { result } = await toolDepsJob(jobWorld(), "red-main", files, deps);
+    const [group] = result.groups;
+    expect(group?.status).toBe("error");
+    expect(group?.error?.message).toBe(
+      "`npm test` fails without the updates too (exit 1, as the branch is); nothing was bisected, and the agent was not asked",
+    );
+    expect(group?.agent).toBeUndefined();
+    expect(group?.leftOut.map((l) => l.update.name)).toEqual(["fx-greet", "fx-util"]);
+    // The summary shows what fails, as for a failed group.
+    expect(renderDepsJobSummary(result)).toContain("      red on main since Tuesday");
+  }, 240_000);
+
   // esbuild under vite is the usual case: the pinned package is not the one bumped.
   it("says which install script the bump newly locks that allowScripts approves only at its old version", async () => {
     const locked = await hookedProject("npm", "npm@11.19.1", "fx-hook");
@@ -246,11 +265,11 @@ describe("a pnpm project", () => {
     return result;
   }
 
-  it("stops a group whose lockfile step the network refuses with or without the updates: no bisect, no agent", async () => {
+  it("stops a group whose lockfile step the network refuses without the updates too: no bisect, no agent", async () => {
     const [group] = (await networkBound("always")).groups;
     expect(group?.status).toBe("error");
-    expect(group?.error?.message).toContain(
-      "could not run, with or without the updates: network: dl.example cannot be resolved (ENOTFOUND)",
+    expect(group?.error?.message).toMatch(
+      /fails without the updates too \(network: dl\.example cannot be resolved \(ENOTFOUND\)[\s\S]*nothing was bisected, and the agent was not asked$/,
     );
     expect(group?.agent).toBeUndefined();
     expect(group?.leftOut.map((l) => l.update.name)).toEqual(["fx-greet", "fx-util"]);
