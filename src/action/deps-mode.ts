@@ -3,12 +3,13 @@ import { loadRepoConfig } from "../config/load.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import type { KnownSecret } from "../git/push/secret-scan.js";
-import { codeBlock, plainStep, plural } from "../github/markdown.js";
+import { codeBlock, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
-import { jobEvents } from "../kernel/events.js";
+import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { repositorySchema } from "../requests/payload.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
+import { createJobLog } from "./job-log.js";
 import { type ActionResult, failed } from "./result.js";
 
 export interface DepsModeDeps {
@@ -73,9 +74,7 @@ export async function runDepsMode(
       defaultBranch: repo.default_branch,
       config: applyInputs(loaded.config, inputs),
     },
-    jobEvents({
-      step: (step, note) => deps.info(note ? `  ⚠ ${plainStep(note)}` : plainStep(step)),
-    }),
+    depsModeEvents(deps.info),
   );
   const summary = renderDepsJobSummary(result);
   deps.info(summary);
@@ -96,4 +95,17 @@ export async function runDepsMode(
     },
     ...(broken ? { failure: "a dependency group could not be bumped; see the summary" } : {}),
   };
+}
+
+/**
+ * The run's workflow log: each step, and the agent's work on a broken group
+ * (its words, tool calls, the model's retries), as a prompt's job logs them.
+ * `info` redacts.
+ */
+export function depsModeEvents(info: (message: string) => void): JobEvents {
+  const log = createJobLog({ info, redact: (text) => text });
+  return jobEvents({
+    step: (step, note) => log.onStep(step, note),
+    agent: (event) => log.onEvent(event),
+  });
 }

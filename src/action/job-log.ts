@@ -18,7 +18,8 @@ const MAX_LOG_TEXT = 2_000;
 
 export function createJobLog(options: {
   info: (message: string) => void;
-  transcript: Transcript;
+  /** None: the events are only logged (`mode: deps`, whose groups keep no transcript). */
+  transcript?: Transcript;
   redact: Redactor;
 }): JobLog {
   const say = (text: string) => {
@@ -27,7 +28,7 @@ export function createJobLog(options: {
   };
   return {
     onEvent(event) {
-      options.transcript.write(event);
+      options.transcript?.write(event);
       if (event.type === "text" && event.text.trim()) say(event.text.trim());
       else if (event.type === "tool_call") say(`  → ${event.summary}`);
       else if (event.type === "tool_result" && event.isError) say(`  ✗ ${event.name} failed`);
