@@ -175,6 +175,11 @@ describe("runDepsJob", () => {
     expect(repo.subjects(branch, 1)).toEqual(["chore(deps): bump fx-util from 1.2.0 to 1.2.1"]);
 
     expect(major?.agent).toMatchObject({ fixed: true, files: ["index.js", "package.json"] });
+    // The agent worked on the bumped tree (the branch as it is was tried in between).
+    const afterRead = model.requests
+      .map((r) => JSON.stringify(r.messages.at(-1)))
+      .find((m) => m.includes('\\"private\\": true'));
+    expect(afterRead).toContain('\\"fx-greet\\": \\"^2.0.0\\"');
     expect(major?.agentLoosened).toEqual(["`fx-greet` (package.json allowScripts)"]);
     expect(major?.verify?.passed).toBe(true);
     expect(repo.show("agent/deps/fx-greet-2", "index.js")).toContain('hello("world")');
