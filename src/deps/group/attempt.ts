@@ -73,7 +73,7 @@ export async function attemptUpdates(
       );
 
   // Written again for every try: a try's scripts could have changed them.
-  const onPath = await writeShims(ctx.dir, ctx.tools.shims);
+  const onPath = await writeShims(ctx.dir, ctx.tools.shims?.(ctx.dir));
   const toolEnv = onPath({
     ...ctx.tools.npmEnv,
     ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)),

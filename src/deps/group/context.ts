@@ -76,7 +76,7 @@ export interface GroupTools {
   /** What verify needs to start the tool the lockfile step fetched into that cache (corepack's home). */
   launchEnv?: ((dir: string) => Record<string, string>) | undefined;
   /** The tool by its name on the PATH of its commands and verify (ManagerCommands.shims). */
-  shims?: Record<string, string> | undefined;
+  shims?: ((root: string) => Record<string, string>) | undefined;
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
   hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;

@@ -60,6 +60,11 @@ export async function detectPackageManager(
   return withRelease(dir, owner, { name: owner.name, lockfile: first.file, evidence: first.file });
 }
 
+/** `detected` with its release file by its full path in the checkout at `root`. */
+function rooted(detected: DetectedManager, root: string): DetectedManager {
+  return detected.release ? { ...detected, release: join(root, detected.release) } : detected;
+}
+
 async function withRelease(
   dir: string,
   manager: PackageManager,
@@ -107,7 +112,10 @@ export function managerCommands(detected: DetectedManager, tools?: ManagerTools)
     ...manager.commands(detected, tools),
     launchEnv: () => ({}),
     // The PATH's own tool needs none (and a shim calling it by name would call itself).
-    shims: command === manager.tool ? {} : { [manager.tool]: command },
+    shims: (root: string) =>
+      command === manager.tool
+        ? {}
+        : { [manager.tool]: toolCommand(manager, tools, rooted(detected, root)) },
   };
   if (!command.startsWith("corepack ")) return commands;
   // Each sandboxed command has a fresh HOME, where corepack would keep the

@@ -113,11 +113,13 @@ export interface ManagerCommands {
   launchEnv(dir: string): Record<string, string>;
   /**
    * Commands a script calls by the tool's name (`pnpm lint` inside `pnpm
-   * test`), each to run as patchwright runs the tool: put first on the
-   * PATH of the tool's and verify's commands, where a sandbox has no pnpm
-   * of its own (corepack's, a release file's). None when the PATH's is it.
+   * test`), each to run as patchwright runs the tool, for the checkout at
+   * `root` (a release file by its full path: a script may run in a
+   * workspace's folder): put first on the PATH of the tool's and verify's
+   * commands, where a sandbox has no pnpm of its own (corepack's, a release
+   * file's). None when the PATH's is it.
    */
-  shims: Record<string, string>;
+  shims(root: string): Record<string, string>;
 }
 
 /** The version the lockfile resolved for a manifest's dependency. */

@@ -158,11 +158,12 @@ describe("a release file the project keeps (yarn's yarnPath)", () => {
 describe("managerCommands", () => {
   it("shims the tool's name for scripts that call it, unless the PATH's own tool is the one run", () => {
     const of = (name: ManagerName, extra: { release?: string } = {}, tools?: ManagerTools) =>
-      managerCommands({ name, evidence: "test", lockfile: undefined, ...extra }, tools).shims;
+      managerCommands({ name, evidence: "test", lockfile: undefined, ...extra }, tools).shims("/w");
     expect(of("pnpm")).toEqual({ pnpm: "corepack pnpm" });
     expect(of("yarn-berry")).toEqual({ yarn: "corepack yarn" });
+    // By its full path in the checkout: a script may call yarn from a workspace's folder.
     expect(of("yarn-berry", { release: ".yarn/releases/yarn-4.4.1.cjs" })).toEqual({
-      yarn: "node .yarn/releases/yarn-4.4.1.cjs",
+      yarn: "node /w/.yarn/releases/yarn-4.4.1.cjs",
     });
     expect(of("pnpm", {}, { pnpm: "/opt/pnpm/bin/pnpm" })).toEqual({ pnpm: "/opt/pnpm/bin/pnpm" });
     // npm comes with Node, bun from the PATH: a shim calling them by name would call itself.
