@@ -434,12 +434,15 @@ describe("runDepsJob", () => {
         },
       ],
     });
-    const { result, model, progress } = await run(cannotFix, {
-      url: pair.url,
-      config: pairConfig,
-      groups: ["pair"],
-    });
+    const { result, model, progress } = await run(
+      [callTool("read_file", { file_path: "package.json" }), ...cannotFix],
+      { url: pair.url, config: pairConfig, groups: ["pair"] },
+    );
     expect(model.remaining).toBe(0);
+    // The agent is shown the whole bump, not the last set the probe tried.
+    const seen = JSON.stringify(model.requests[1]?.messages.at(-1));
+    expect(seen).toContain('\\"fx-greet\\": \\"^2.0.0\\"');
+    expect(seen).toContain('\\"fx-broken\\": \\"1.1.0\\"');
     const [group] = result.groups;
     expect(group?.status).toBe("failed");
     expect(group?.agent?.files).toEqual([]);

@@ -72,9 +72,7 @@ export const bump: GroupStep = {
           { stage: "bump", message: failsWithout(bare.failure) },
         );
       }
-      // The updates back in place, locked and installed: the steps after (the agent above
-      // all) work on the bumped tree. Their checks' failure is known; they are not run again.
-      await attempt(state, { ...ctx, tools: { ...ctx.tools, verify: null } })(all);
+      await putBackInPlace(state, ctx, all);
     }
     const leftOut = [...state.result.leftOut];
     let firstFailure = state.result.firstFailure;
@@ -158,9 +156,20 @@ export const split: GroupStep = {
         }),
       );
     }
+    // The probe left the tree at the last set it tried: the agent is shown the whole bump.
+    await putBackInPlace(state, ctx, all);
     return { ...state, probe };
   },
 };
+
+/**
+ * The group's updates back in the workspace, locked and installed, after
+ * tries of other sets: the steps after (the agent above all) work on the
+ * bumped tree. Their checks' failure is known; they are not run again.
+ */
+async function putBackInPlace(state: GroupState, ctx: GroupContext, updates: readonly Update[]) {
+  await attempt(state, { ...ctx, tools: { ...ctx.tools, verify: null } })(updates);
+}
 
 /**
  * The agent fixes forward what broke; verified again with its changes.
