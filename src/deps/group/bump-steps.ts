@@ -54,6 +54,7 @@ export const bump: GroupStep = {
     ]);
     let all: readonly Update[] = state.result.group.updates;
     let final = await tryUpdates(all);
+    let treeMoved = false;
     // A failure the branch has without the updates (a red main, a Node the tools
     // refuse, a network that lets no install through) is no update's: a bisect
     // would blame each, and the agent (whose sandbox has no network) would be
@@ -72,7 +73,7 @@ export const bump: GroupStep = {
           { stage: "bump", message: failsWithout(bare.failure) },
         );
       }
-      await putBackInPlace(state, ctx, all);
+      treeMoved = true;
     }
     const leftOut = [...state.result.leftOut];
     let firstFailure = state.result.firstFailure;
@@ -102,6 +103,7 @@ export const bump: GroupStep = {
       base,
       all,
       final,
+      treeMoved,
     };
   },
 };
@@ -156,16 +158,15 @@ export const split: GroupStep = {
         }),
       );
     }
-    // The probe left the tree at the last set it tried: the agent is shown the whole bump.
-    await putBackInPlace(state, ctx, all);
-    return { ...state, probe };
+    return { ...state, probe, treeMoved: true };
   },
 };
 
 /**
  * The group's updates back in the workspace, locked and installed, after
- * tries of other sets: the steps after (the agent above all) work on the
- * bumped tree. Their checks' failure is known; they are not run again.
+ * tries of other sets (the branch as it is, the probe's subsets), so the
+ * agent works on the bumped tree. Their checks' failure is known; they are
+ * not run again.
  */
 async function putBackInPlace(state: GroupState, ctx: GroupContext, updates: readonly Update[]) {
   await attempt(state, { ...ctx, tools: { ...ctx.tools, verify: null } })(updates);
@@ -184,6 +185,7 @@ export const fix: GroupStep = {
     const { workspace, sandboxes } = siteOf(state);
     const tryUpdates = attempt(state, ctx);
     const firstFailure = final.failure;
+    if (state.treeMoved) await putBackInPlace(state, ctx, all);
     const forward = await fixForward(ctx, {
       dir: workspace.dir,
       sandbox: sandboxes.agent,

@@ -24,6 +24,11 @@ export interface GroupState {
   final?: AttemptOutcome | undefined;
   /** What passes as it is, found before the agent ran. */
   probe?: BisectResult<Update> | undefined;
+  /**
+   * Another set than `all` was tried last (the branch as it is, the probe's
+   * subsets): the tree is put back before the agent works on it.
+   */
+  treeMoved?: boolean | undefined;
   /** The agent's kept changes. */
   kept: NetChange[];
   keptFiles?: Map<string, Buffer | null> | undefined;

@@ -34,8 +34,6 @@ export interface Override {
   /** The key and value as written, for the reason. */
   key: string;
   value: string;
-  /** "package.json overrides" */
-  source: string;
   /** The file it is written in, from the project's root; its field ("pnpm.overrides"); the keys down to its value. */
   file: "package.json" | "pnpm-workspace.yaml";
   field: string;
@@ -56,7 +54,6 @@ export function readOverrides(
     const map = asRecord(file === "package.json" ? manifest : pnpmWorkspace);
     const entries = at.reduce((value: unknown, key) => asRecord(value)[key], map);
     const field = at.join(".");
-    const source = `${file} ${field}`;
     for (const [key, raw] of Object.entries(asRecord(entries))) {
       // npm's nested form: { "foo": { ".": "1.0.0", "bar": "…" } } holds foo itself with ".".
       const nested = typeof raw !== "string";
@@ -64,7 +61,7 @@ export function readOverrides(
       const selector = parse(key);
       if (typeof value === "string" && selector) {
         const path = [...at, key, ...(nested ? ["."] : [])];
-        found.push({ ...selector, key, value, source, file, field, path });
+        found.push({ ...selector, key, value, file, field, path });
       }
     }
   };
@@ -138,7 +135,7 @@ export function heldReason(override: Override): string {
         : override.value.startsWith("catalog:")
           ? "installs the catalog's entry, which is not defined"
           : `installs ${JSON.stringify(override.value)} whatever the manifest says`;
-  return `held by ${override.source} (${JSON.stringify(override.key)}: ${JSON.stringify(override.value)}): the package manager ${what}; change the override to update it`;
+  return `held by ${override.file} ${override.field} (${JSON.stringify(override.key)}: ${JSON.stringify(override.value)}): the package manager ${what}; change the override to update it`;
 }
 
 type Selector = Pick<Override, "name" | "when" | "declared">;

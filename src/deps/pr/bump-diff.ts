@@ -182,7 +182,9 @@ export function updatesBetween(before: NpmProject, after: NpmProject): Update[] 
 /** The overrides whose value moved from one reading of a project to the other. */
 export function overridesMoved(before: NpmProject, after: NpmProject): OverrideMove[] {
   return after.overrides.flatMap((now) => {
-    const then = before.overrides.find((o) => o.source === now.source && o.key === now.key);
+    const then = before.overrides.find(
+      (o) => o.file === now.file && o.field === now.field && o.key === now.key,
+    );
     if (!then || then.value === now.value) return [];
     const { name, file, field, path, key } = now;
     return [{ name, file, field, path, key, from: then.value, to: now.value }];

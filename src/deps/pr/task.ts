@@ -1,5 +1,5 @@
 import { fromVersions } from "../plan/outdated.js";
-import type { PrBump } from "./bump-diff.js";
+import type { OverrideMove, PrBump } from "./bump-diff.js";
 
 /**
  * What the agent is told about another bot's dependency pull request, and
@@ -22,7 +22,7 @@ export function describeBump(bot: string, bump: PrBump): string {
     return `This pull request was opened by ${bot}, but no dependency's version or override moved in its manifests or lockfile; work from the CI logs.`;
   }
   const updated = new Set(bump.updates.map((u) => u.name));
-  const override = (move: PrBump["overrideMoves"][number]) =>
+  const override = (move: OverrideMove) =>
     `${move.file} ${move.field}: ${JSON.stringify(move.key)} ${JSON.stringify(move.from)} -> ${JSON.stringify(move.to)}`;
   const lines = [
     `This pull request was opened by ${bot} and updates (${bump.manager.name}${bump.lockfilePath ? `, ${bump.lockfilePath}` : ""}):`,
