@@ -1,5 +1,5 @@
 import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /**
  * Which host paths a sandbox shows, and how. Everything starts invisible
@@ -81,10 +81,11 @@ export function machineMounts(facts: MachineFacts): Mount[] {
   const roots = new Set<string>();
   for (const entry of [...facts.path.split(delimiter), dirname(facts.nodePath)]) {
     if (!entry || !isAbsolute(entry) || covered(entry) || !isDir(entry)) continue;
-    const root = toolchainRoot(resolve(entry), facts.home);
-    // A hidden path inside a toolchain is masked below; a toolchain inside one is left out.
-    const insideHidden = facts.hidden.some((h) => isInside(root, h));
-    if (!insideHidden && !isInside(facts.home, root)) roots.add(root);
+    for (const root of toolchainRoots(resolve(entry), facts.home)) {
+      // A hidden path inside a toolchain is masked below; a toolchain inside one is left out.
+      const insideHidden = facts.hidden.some((h) => isInside(root, h));
+      if (!insideHidden && !isInside(facts.home, root)) roots.add(root);
+    }
   }
   for (const root of roots) mounts.push({ kind: "ro", path: root });
   for (const path of facts.caPaths ?? []) mounts.push({ kind: "ro", path });
@@ -94,17 +95,28 @@ export function machineMounts(facts: MachineFacts): Mount[] {
 }
 
 /**
- * A PATH entry's installation prefix: `<prefix>/bin` -> `<prefix>` when the
- * prefix holds a `lib` (node's npm, a JDK, a Python), so its tools find
- * their own files. Never a home directory or a folder right under one
- * (`~/.local`, `~/.cargo` hold credentials beside their binaries): there,
- * only the bin folder itself.
+ * What a PATH entry needs shown so its tools run:
+ * - `<prefix>/bin` -> `<prefix>` when the prefix holds a `lib` (node's npm,
+ *   a JDK, a Python), so its tools find their own files. Never a home
+ *   directory or a folder right under one (`~/.local`, `~/.cargo` hold
+ *   credentials beside their binaries): there, the bin folder itself, and
+ *   the packages of an npm prefix (`~/.npm-global/lib/node_modules`, where
+ *   its bin folder's links point; not its `etc`, which holds npm's config).
+ * - `<dir>/node_modules/.bin` -> `<dir>/node_modules`: its commands are
+ *   scripts or links into the packages beside it (pnpm/action-setup puts
+ *   `~/setup-pnpm/node_modules/.bin` on the runner's PATH, and its `pnpm`
+ *   runs `../.pnpm/pnpm@…/node_modules/pnpm/bin/pnpm.cjs`).
+ * - anything else: the entry itself.
  */
-function toolchainRoot(entry: string, home: string): string {
-  if (!entry.endsWith(`${sep}bin`)) return entry;
+function toolchainRoots(entry: string, home: string): string[] {
+  if (basename(entry) === ".bin" && basename(dirname(entry)) === "node_modules")
+    return [dirname(entry)];
+  if (!entry.endsWith(`${sep}bin`)) return [entry];
   const prefix = dirname(entry);
   const tooShallow = isInside(home, prefix) || dirname(prefix) === home;
-  return !tooShallow && isDir(join(prefix, "lib")) ? prefix : entry;
+  if (!tooShallow) return [isDir(join(prefix, "lib")) ? prefix : entry];
+  const packages = join(prefix, "lib", "node_modules");
+  return isDir(packages) ? [entry, packages] : [entry];
 }
 
 export interface WorkspaceMounts {

@@ -53,6 +53,37 @@ describe("what a sandbox shows", () => {
     expect(mounts).toContainEqual({ kind: "mask-file", path: "/etc/shadow" });
   });
 
+  it("shows the packages a tool folder's commands run: a node_modules/.bin's node_modules, a home npm prefix's lib/node_modules", async () => {
+    const h = await home();
+    for (const dir of [
+      "setup-pnpm/node_modules/.bin",
+      ".npm-global/bin",
+      ".npm-global/lib/node_modules",
+      ".npm-global/etc",
+    ]) {
+      await mkdir(join(h, dir), { recursive: true });
+    }
+    const mounts = machineMounts({
+      path: [
+        join(h, "setup-pnpm/node_modules/.bin"),
+        join(h, ".npm-global/bin"),
+        join(h, ".local/bin"),
+      ].join(":"),
+      nodePath: "/usr/bin/node",
+      hidden: [],
+      home: h,
+    });
+    const shown = mounts.filter((m) => m.kind === "ro").map((m) => m.path);
+    expect(shown).toContain(join(h, "setup-pnpm/node_modules"));
+    expect(shown).toContain(join(h, ".npm-global/bin"));
+    expect(shown).toContain(join(h, ".npm-global/lib/node_modules"));
+    // Not the prefix (its etc holds npm's config), nor ~/.local's lib (no npm packages there).
+    expect(shown).not.toContain(join(h, ".npm-global"));
+    expect(shown.some((path) => path.startsWith(join(h, ".npm-global/etc")))).toBe(false);
+    expect(shown).not.toContain(join(h, ".local/lib/node_modules"));
+    expect(shown).not.toContain(join(h, "setup-pnpm"));
+  });
+
   it("puts the workspace writable and its git metadata read-only on top, and covers hidden paths inside", async () => {
     const ws = await makeTempDir("pw-ws-");
     await mkdir(join(ws, ".git"));
