@@ -8,6 +8,7 @@ import {
 import type { Model } from "../agent/model/model.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { openTranscript } from "../agent/transcript.js";
+import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { readBaseFactsAhead } from "../kernel/base-facts.js";
@@ -260,6 +261,7 @@ async function runEvent(
       clock: deps.clock,
       // A runner runs one job: no spare tree for a next one.
       spareTrees: false,
+      projectTools: detectProjectTools,
       botLogin: auth.botLogin,
       redact,
       signal: deps.signal,

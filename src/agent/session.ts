@@ -47,6 +47,11 @@ export interface AgentSessionOptions {
   /** Where the agent's commands run: the workspace's sandbox. */
   sandbox: Sandbox;
   /**
+   * What the job adds to its commands' environment (the project's package
+   * manager on PATH, kernel/project-tools.ts); its MCP servers do without.
+   */
+  shellEnv?: ((env: Record<string, string>) => Record<string, string>) | undefined;
+  /**
    * Secrets beyond those in envSource (a token minted for the job): every
    * model request and tool result is redacted of them, and of everything the
    * secret detector finds.
@@ -200,7 +205,7 @@ async function runSession(options: AgentSessionOptions): Promise<AgentSessionRes
         history,
         snapshotter,
         root,
-        env,
+        env: options.shellEnv ? options.shellEnv(env) : env,
         sandbox: options.sandbox,
         redact,
         clock: options.clock,

@@ -5,6 +5,7 @@ import type { GitEnv } from "../git/git-client.js";
 import type { PushTarget } from "../git/push/push-context.js";
 import type { RetryOptions } from "../git/retry.js";
 import type { JobEvents } from "../kernel/events.js";
+import type { JobTools } from "../kernel/project-tools.js";
 import type { JobServices } from "../kernel/services.js";
 import type { Step } from "../kernel/steps.js";
 import type { Worksite } from "../kernel/worksite.js";
@@ -48,6 +49,8 @@ export interface ChangeState {
   agentRun?: AgentRun | undefined;
   /** What steps before the agent found that its task needs (another bot's bump, read from the branch). */
   taskNotes?: string[] | undefined;
+  /** The project's tools, once setup fetched them: the agent's and verify's commands get them. */
+  tools?: JobTools | undefined;
   /** The agent's first turn, sent by `prepare` during the checkout (early-turn.ts). */
   earlyTurn?: Promise<EarlyTurn | undefined> | undefined;
 }
@@ -91,6 +94,11 @@ export function emptyResult(branch: string, baseBranch: string): ChangeResult {
 /** The state with some of its result replaced. */
 export function withResult(state: ChangeState, patch: Partial<ChangeResult>): ChangeState {
   return { ...state, result: { ...state.result, ...patch } };
+}
+
+/** The environment of the repository's commands after setup: the shell's, with the project's tools. */
+export function commandEnv(state: ChangeState, ctx: ChangeContext): Record<string, string> {
+  return state.tools ? state.tools.env(ctx.shellEnv) : ctx.shellEnv;
 }
 
 /** The open worksite; a step that needs one runs after `prepare`. */

@@ -17,6 +17,7 @@ import type { ChangeResult } from "../change/change.js";
 import { runChange } from "../change/run-change.js";
 import { loadLocalConfig } from "../config/load.js";
 import { defaultConfig } from "../config/schema.js";
+import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { errorMessage } from "../error-message.js";
 import type { Identity } from "../git/commit/commits.js";
 import { gitMetadataPaths } from "../git/workspace/git-metadata.js";
@@ -97,6 +98,7 @@ export async function runTaskCommand(
       envSource: io.env,
       clock: io.clock,
       signal: controller.signal,
+      projectTools: detectProjectTools,
     },
     events: jobEvents({
       agent: (event) => {

@@ -1,6 +1,7 @@
 import type { KnownSecret } from "../git/push/secret-scan.js";
 import type { RetryOptions } from "../git/retry.js";
 import type { LauncherSource } from "../sandbox/sandbox.js";
+import type { ProjectToolsSource } from "./project-tools.js";
 
 /**
  * What every job kind runs with, built once per entry point (App, worker,
@@ -34,4 +35,10 @@ export interface JobServices {
    * one (git/workspace/spare.ts). Default true.
    */
   spareTrees?: boolean | undefined;
+  /**
+   * What a checkout needs to start its own package manager (project-tools.ts),
+   * given by the entry (the detector is the dependency job's); none: the
+   * commands find their tools on the PATH alone.
+   */
+  projectTools?: ProjectToolsSource | undefined;
 }

@@ -15,11 +15,15 @@ export async function openWorksiteSandboxes(
   dir: string,
   env: GitEnv,
   networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy },
+  /** The job's own folders beside the workspace (its tools), writable in both. */
+  shared: readonly string[] = [],
 ): Promise<WorksiteSandboxes> {
   // The git metadata the job's own git trusts (config, hooks) is read-only inside.
   const readOnly = await gitMetadataPaths(dir, env);
-  const setup = launcher.open({ workspace: dir, readOnly, network: networks.setupNetwork });
-  const agent = launcher.open({ workspace: dir, readOnly, network: networks.network });
+  const open = (network: NetworkPolicy) =>
+    launcher.open({ workspace: dir, readOnly, network, shared });
+  const setup = open(networks.setupNetwork);
+  const agent = open(networks.network);
   return {
     setup,
     agent,

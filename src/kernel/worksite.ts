@@ -3,6 +3,7 @@ import type { GitEnv } from "../git/git-client.js";
 import type { Workspace } from "../git/workspace/workspace.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import { type LauncherSource, launcherFrom } from "../sandbox/sandbox.js";
+import { type JobTools, openJobTools, type ProjectToolsSource } from "./project-tools.js";
 import { openWorksiteSandboxes, type WorksiteSandboxes } from "./worksite-sandboxes.js";
 
 /**
@@ -14,6 +15,8 @@ import { openWorksiteSandboxes, type WorksiteSandboxes } from "./worksite-sandbo
 export interface Worksite {
   workspace: Workspace;
   sandboxes: WorksiteSandboxes;
+  /** The project's own tools (its pinned package manager), when it needs some (project-tools.ts). */
+  tools?: JobTools | undefined;
   close(): Promise<void>;
 }
 
@@ -27,6 +30,10 @@ export async function openWorksite(options: {
   launcher: LauncherSource;
   env: GitEnv;
   networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy };
+  /** Finds the project's own tools in the checkout (JobServices.projectTools). */
+  tools?: { source: ProjectToolsSource; env: Readonly<Record<string, string>> } | undefined;
+  /** Told when the project's tools could not be read: the job goes on without them. */
+  onWarning?: ((message: string) => void) | undefined;
 }): Promise<OpenedWorksite> {
   let workspace: Workspace;
   try {
@@ -34,25 +41,47 @@ export async function openWorksite(options: {
   } catch (error) {
     return { error: { stage: "workspace", message: errorMessage(error) } };
   }
+  let tools: JobTools | undefined;
   try {
+    tools = await projectTools(workspace.dir, options);
     const sandboxes = await openWorksiteSandboxes(
       await launcherFrom(options.launcher),
       workspace.dir,
       options.env,
       options.networks,
+      tools ? [tools.folder] : [],
     );
     return {
       worksite: {
         workspace,
         sandboxes,
+        tools,
         close: async () => {
           await sandboxes.close();
+          await tools?.close();
           await workspace.cleanup();
         },
       },
     };
   } catch (error) {
+    await tools?.close();
     await workspace.cleanup();
     return { error: { stage: "sandbox", message: errorMessage(error) } };
   }
+}
+
+/** The job's tools folder for what the checkout needs; none when that cannot be read (said). */
+async function projectTools(
+  dir: string,
+  options: Parameters<typeof openWorksite>[0],
+): Promise<JobTools | undefined> {
+  if (!options.tools) return undefined;
+  let found: Awaited<ReturnType<ProjectToolsSource>>;
+  try {
+    found = await options.tools.source(dir, options.tools.env);
+  } catch (error) {
+    options.onWarning?.(`the project's package manager could not be read: ${errorMessage(error)}`);
+    return undefined;
+  }
+  return found ? openJobTools(found) : undefined;
 }

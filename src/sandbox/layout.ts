@@ -124,6 +124,8 @@ export interface WorkspaceMounts {
   /** Paths shown read-only on top of the workspace (its git metadata). */
   readOnly: readonly string[];
   hidden: readonly string[];
+  /** The job's own folders outside the workspace (SandboxProfile.shared), writable. */
+  shared?: readonly string[] | undefined;
 }
 
 /** The mounts of one sandbox: the machine's, then private scratch, the workspace, its git metadata. */
@@ -135,6 +137,7 @@ export function sandboxMounts(machine: readonly Mount[], ws: WorkspaceMounts): M
     { kind: "tmpfs", path: "/var/tmp" },
     ...machine,
     { kind: "rw", path: ws.workspace },
+    ...(ws.shared ?? []).map((path): Mount => ({ kind: "rw", path })),
   ];
   for (const path of ws.readOnly) {
     if (lstatOrNull(path)) mounts.push({ kind: "ro", path });

@@ -44,6 +44,8 @@ export interface SandboxProfile {
   /** Shown read-only on top of the workspace: its git metadata, which the job's own git trusts. */
   readOnly: string[];
   network: NetworkPolicy;
+  /** Folders of the job's own outside the workspace (its tools), writable at the same path. */
+  shared?: readonly string[] | undefined;
 }
 
 /** Opens sandboxes on this machine; chosen once per process (see select.ts). */

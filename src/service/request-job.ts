@@ -1,5 +1,6 @@
 import { createRedactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
+import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { checkpointRef } from "../git/commit/checkpoint-ref.js";
 import { installationAccess } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
@@ -173,6 +174,7 @@ export async function runRequestRecord(
         secrets: [...known, { name: "the installation token", value: token }],
         envSource: services.env,
         clock: services.clock,
+        projectTools: detectProjectTools,
         botLogin,
         redact: redactAll,
         signal: job.signal,

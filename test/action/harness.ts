@@ -89,11 +89,14 @@ export async function startWorld(
     onModelRequest?: () => void;
     /** The loopback address the model's API listens on (default 127.0.0.1). */
     modelHost?: string;
+    /** The repository's files; default DEMO_FILES. */
+    files?: Record<string, string>;
   } = {},
 ): Promise<ActionWorld> {
   const tmp = makeTempDir("pw-action-");
   const env = gitTestEnv(join(tmp.path, "home"));
-  const repo = createBareRepo({ root: tmp.path, env, name: REPO, files: DEMO_FILES });
+  const files = options.files ?? DEMO_FILES;
+  const repo = createBareRepo({ root: tmp.path, env, name: REPO, files });
   const git = await startGitHttpServer({ projectRoot: tmp.path, token: TOKEN, env });
   const github = createFakeGitHub({
     owner: OWNER,

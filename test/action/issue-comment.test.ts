@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
   commentPayload,
+  DEMO_FILES,
   HOLD_MS,
   holdUntilAsked,
+  ROOT,
   runAction,
   startWorld,
   TOKEN,
@@ -117,6 +120,34 @@ describe("the bundled Action on issue_comment", () => {
     expect(run.log).toContain(`::add-mask::${API_KEY}`);
     expect(run.log).toContain(`::add-mask::${TOKEN}`);
     expect(run.log.replaceAll(`::add-mask::${API_KEY}`, "")).not.toContain(API_KEY);
+  }, 120_000);
+
+  it("starts the yarn release the repository keeps in the agent's shell and verify, with no yarn on the runner's PATH", async () => {
+    const release = ".yarn/releases/yarn-4.18.1.cjs";
+    world = await startWorld({
+      steps: [callTool("run_shell", { command: "yarn --version" }), ...FIX_STEPS],
+      files: {
+        ...DEMO_FILES,
+        ".yarnrc.yml": `yarnPath: ${release}\n`,
+        "yarn.lock": "__metadata:\n  version: 8\n  cacheKey: 10c0\n",
+        [release]: readFileSync(join(ROOT, "node_modules/@yarnpkg/cli-dist/bin/yarn.js"), "utf8"),
+      },
+    });
+    const path = (process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules"));
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent fix it"),
+      inputs: {
+        anthropic_api_key: API_KEY,
+        github_token: TOKEN,
+        verify_command: "yarn --version",
+      },
+      env: { PATH: path.join(":") },
+    });
+    expect(run.code, run.log).toBe(0);
+    // The agent's own `yarn --version`, as the model was sent it.
+    expect(JSON.stringify(world.model.requests[1]?.body)).toContain("4.18.1");
+    expect(run.summary).toMatch(/\| Verify \| ✅ `yarn --version` passed \|/);
   }, 120_000);
 
   it("keeps the runner's secrets and files out of the agent's commands", async () => {

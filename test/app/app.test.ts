@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   aim,
@@ -54,6 +56,33 @@ describe("the App", () => {
     const firstPrompt = JSON.stringify(harness.models[0]?.requests[0]?.messages[0]);
     expect(firstPrompt).toContain("please fix this");
     expect(firstPrompt).toContain("add() returns the wrong sum");
+  });
+
+  it("starts the yarn release the repository keeps in setup, the agent's shell and verify, with no yarn on the PATH", async () => {
+    const release = ".yarn/releases/yarn-4.18.1.cjs";
+    const yarn = fileURLToPath(
+      new URL("../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url),
+    );
+    const path = (process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules"));
+    harness = await startHarness({
+      steps: [
+        callTool("run_shell", { command: "yarn --version" }),
+        callTool("write_file", { file_path: "NOTES.md", content: "notes\n" }),
+        reply("Added notes."),
+      ],
+      files: {
+        ".yarnrc.yml": `yarnPath: ${release}\n`,
+        "yarn.lock": "__metadata:\n  version: 8\n  cacheKey: 10c0\n",
+        [release]: await readFile(yarn, "utf8"),
+      },
+      github: { configYaml: "setup:\n  - yarn --version\nverify: yarn --version\n" },
+      env: { PATH: path.join(":") },
+    });
+    await deliver(harness, "issue_comment", issueComment(harness, "@agent add notes"));
+    const [pull] = harness.github.pulls;
+    expect(JSON.stringify(harness.models[0]?.requests[1]?.messages.at(-1))).toContain("4.18.1");
+    expect(pull?.body).toMatch(/✅ `yarn --version`/);
+    expect(pull?.draft).toBe(false);
   });
 
   it("says in the PR body that the agent's test run failed, whatever the agent claims", async () => {

@@ -1,4 +1,6 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Model } from "../../src/agent/model/model.js";
 import { createScriptedModel, type ScriptStep } from "../../src/agent/model/scripted.js";
@@ -62,6 +64,43 @@ function repoArgs(run: string, ...more: string[]): string[] {
 }
 
 describe("patchwright run, in process", () => {
+  it("starts the yarn release a --repo project keeps, where the PATH has no yarn (setup, verify)", async () => {
+    const release = ".yarn/releases/yarn-4.18.1.cjs";
+    const yarn = await readFile(
+      fileURLToPath(new URL("../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url)),
+      "utf8",
+    );
+    const kept = createBareRepo({
+      root: tmp.path,
+      env,
+      name: "keeps-yarn",
+      files: {
+        ...ADD_BUG_FILES,
+        "package.json":
+          '{ "name": "add", "private": true, "scripts": { "test": "node test.js" } }\n',
+        ".yarnrc.yml": `yarnPath: ${release}\n`,
+        "yarn.lock": "__metadata:\n  version: 8\n  cacheKey: 10c0\n",
+        [release]: yarn,
+      },
+    });
+    const path = (process.env.PATH ?? "").split(":").filter((d) => !d.includes("node_modules"));
+    const { stdout } = await runMain(
+      [
+        ...repoArgs("yarn-release", "--setup", "yarn --version", "--verify", "yarn --version"),
+        "--json",
+      ].map((arg) => (arg === repo.dir ? kept.dir : arg)),
+      {
+        env: { ...env, PATH: path.join(":") },
+        cwd: tmp.path,
+        model: () => createScriptedModel(fixAddSteps()),
+      },
+    );
+    const summary = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
+    expect(summary.job.error).toBeNull();
+    expect(summary.job.verify).toMatchObject({ command: "yarn --version", passed: true });
+    expect(summary.job.verify.outputTail).toContain("4.18.1");
+  });
+
   it("on Ctrl+C while the model thinks: clears the status line, prints the totals and the transcript, exits 130", async () => {
     const workspace = await makeWorkspace();
     const transcript = join(tmp.path, "ctrl-c.jsonl");

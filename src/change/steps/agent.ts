@@ -49,6 +49,7 @@ export const agent: ChangeStep = {
         root: workspace.dir,
         history,
         sandbox: sandboxes.agent,
+        ...(state.tools ? { shellEnv: state.tools.env } : {}),
         onEvent,
         beforeTools: startTree,
         earlyTurn: await state.earlyTurn,

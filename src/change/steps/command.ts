@@ -14,13 +14,15 @@ export function runStepCommand(
     cwd: string;
     sandbox: Parameters<typeof runCommand>[0]["sandbox"];
     networkSetting?: "setup_network" | "network";
+    /** The command's environment; default the change's shell environment. */
+    env?: Record<string, string> | undefined;
   },
 ): Promise<CommandResult> {
   ctx.events.step(options.label);
   return runCommand({
     command: options.command,
     cwd: options.cwd,
-    env: ctx.shellEnv,
+    env: options.env ?? ctx.shellEnv,
     sandbox: options.sandbox,
     signal: ctx.signal,
     clock: ctx.services.clock,

@@ -50,6 +50,11 @@ export const prepare: ChangeStep = {
       launcher: ctx.services.sandbox,
       env: ctx.gitEnv,
       networks: input,
+      tools: ctx.services.projectTools && {
+        source: ctx.services.projectTools,
+        env: ctx.shellEnv,
+      },
+      onWarning: (message) => ctx.events.warning(message),
       prepare: async () => {
         baseBranch ||= await remoteDefaultBranch({
           url: input.cloneUrl,

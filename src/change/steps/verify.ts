@@ -1,4 +1,4 @@
-import { type ChangeStep, siteOf, withResult } from "../context.js";
+import { type ChangeStep, commandEnv, siteOf, withResult } from "../context.js";
 import { runStepCommand } from "./command.js";
 
 /**
@@ -17,6 +17,7 @@ export const verify: ChangeStep = {
       label: `Verifying: \`${command}\``,
       cwd: workspace.dir,
       sandbox: sandboxes.agent,
+      env: commandEnv(state, ctx),
     });
     return withResult(state, { verify: outcome });
   },

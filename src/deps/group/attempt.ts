@@ -1,8 +1,9 @@
 import { chmod, lstat, rename } from "node:fs/promises";
-import { delimiter, join } from "node:path";
+import { join, relative } from "node:path";
 import { errorMessage } from "../../error-message.js";
 import type { GitEnv } from "../../git/git-client.js";
 import type { JobEvents } from "../../kernel/events.js";
+import { writeShims } from "../../kernel/project-tools.js";
 import { type CommandResult, runCommand } from "../../kernel/run-command.js";
 import type { WorksiteSandboxes } from "../../kernel/worksite-sandboxes.js";
 import { realPathInside, writeWorkspaceFile } from "../../sandbox/host-files.js";
@@ -73,7 +74,7 @@ export async function attemptUpdates(
       );
 
   // Written again for every try: a try's scripts could have changed them.
-  const onPath = await writeShims(ctx.dir, ctx.tools.shims?.(ctx.dir));
+  const onPath = await writeToolShims(ctx.dir, ctx.tools.shims?.(ctx.dir));
   const toolEnv = onPath({
     ...ctx.tools.npmEnv,
     ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)),
@@ -165,24 +166,15 @@ export async function attemptUpdates(
 
 /**
  * The tool's shims (`pnpm` running `corepack pnpm "$@"`) in the workspace's
- * tool cache, and what puts their folder first on a command environment's
- * PATH; nothing to do without shims. The sandboxed commands may have made
- * a link of the folder or a shim: the host writes through none.
+ * tool cache. The sandboxed commands may have made a link of the folder or
+ * a shim: the host writes through none.
  */
-async function writeShims(
-  workspace: string,
-  shims: Record<string, string> | undefined,
-): Promise<(env: Record<string, string>) => Record<string, string>> {
-  const entries = Object.entries(shims ?? {});
-  if (entries.length === 0) return (env) => env;
-  const folder = `${TOOL_CACHE}/bin`;
-  for (const [name, command] of entries) {
-    const path = `${folder}/${name}`;
-    await writeWorkspaceFile(workspace, path, Buffer.from(`#!/bin/sh\nexec ${command} "$@"\n`));
-    await chmod(await realPathInside(workspace, path), 0o755);
-  }
-  const dir = join(workspace, folder);
-  return (env) => ({ ...env, PATH: env.PATH ? `${dir}${delimiter}${env.PATH}` : dir });
+function writeToolShims(workspace: string, shims: Record<string, string> | undefined) {
+  return writeShims(join(workspace, TOOL_CACHE, "bin"), shims ?? {}, async (path, text) => {
+    const inside = relative(workspace, path);
+    await writeWorkspaceFile(workspace, inside, Buffer.from(text));
+    await chmod(await realPathInside(workspace, inside), 0o755);
+  });
 }
 
 async function hasInstalledTree(dir: string): Promise<boolean> {

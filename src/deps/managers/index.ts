@@ -127,17 +127,27 @@ export function managerCommands(detected: DetectedManager, tools?: ManagerTools)
     ...commands,
     cacheEnv: (dir) => ({ ...commands.cacheEnv(dir), ...launchEnv(dir) }),
     launchEnv,
-    // Unless this is set, corepack fetches yarn 2+ from repo.yarnpkg.com, a
-    // host a network that lets the npm registry through may not reach (this
-    // VM's does not); set, it takes @yarnpkg/cli-dist from the registry the
-    // installs use anyway (pnpm and yarn 1 come from there either way). Only
-    // for the public registry: corepack reads no .npmrc, so it would go to a
-    // private one without the credentials the project keeps there.
     registryEnv: (registry, env = {}) => ({
       ...commands.registryEnv(registry, env),
-      ...(registry === DEFAULT_REGISTRY && !env.COREPACK_NPM_REGISTRY
-        ? { COREPACK_NPM_REGISTRY: DEFAULT_REGISTRY.replace(/\/$/, "") }
-        : {}),
+      ...corepackRegistryEnv(registry, env),
     }),
   };
+}
+
+/**
+ * Unless COREPACK_NPM_REGISTRY is set, corepack fetches yarn 2+ from
+ * repo.yarnpkg.com, a host a network that lets the npm registry through
+ * may not reach (this VM's does not); set, it takes @yarnpkg/cli-dist from
+ * the registry the installs use anyway (pnpm and yarn 1 come from there
+ * either way). Only for the public registry: corepack reads no .npmrc, so
+ * it would go to a private one without the credentials the project keeps
+ * there. An operator's own setting (in `env`) stays.
+ */
+export function corepackRegistryEnv(
+  registry: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
+  return registry === DEFAULT_REGISTRY && !env.COREPACK_NPM_REGISTRY
+    ? { COREPACK_NPM_REGISTRY: DEFAULT_REGISTRY.replace(/\/$/, "") }
+    : {};
 }

@@ -51,7 +51,7 @@ export async function missingTool(options: ToolCheckOptions): Promise<string | u
 }
 
 /** The file `program` names, or the first one of that name on `path`. */
-function findProgram(program: string, path: string): string | undefined {
+export function findProgram(program: string, path: string): string | undefined {
   const candidates = program.includes("/")
     ? [program]
     : path

@@ -1,0 +1,86 @@
+import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
+import { makeScratchDir } from "../scratch.js";
+
+/**
+ * The project's own tools in a job's commands: the package manager its
+ * package.json pins (`pnpm@10.28.0`, started by corepack) or the release
+ * file it keeps (yarn's `yarnPath`). A sandbox has neither on its PATH
+ * (the App's image has no pnpm; a runner's `corepack enable` keeps what it
+ * fetched in a HOME the sandbox does not show), so `pnpm install` in
+ * setup, the agent's `pnpm test` and verify failed. A job gets a folder of
+ * its own, outside the workspace (nothing in it is committed), with a
+ * command per tool name first on the PATH and corepack's home, shown
+ * writable to the job's sandboxes; setup fetches the tool once with its
+ * network, and the agent and verify, which have none, start what it fetched.
+ */
+
+/** What a project needs, as the entry's detector found it (deps/managers/project-tools.ts). */
+export interface ProjectTools {
+  /** For the step line: "pnpm@10.28.0 through corepack", "yarn from .yarn/releases/yarn-4.4.1.cjs". */
+  label: string;
+  /** Each tool name and the command it runs: `pnpm` -> `corepack pnpm`. */
+  shims: Record<string, string>;
+  /** The environment every command gets, given the job's tools folder (corepack's home there). */
+  env(folder: string): Record<string, string>;
+  /** Run once in the setup sandbox, from the workspace, to fetch the tool; none when nothing is fetched. */
+  fetch?: string | undefined;
+}
+
+/** Finds what the checkout at `dir` needs; `env` is the commands' (its PATH says what the host has). */
+export type ProjectToolsSource = (
+  dir: string,
+  env: Readonly<Record<string, string>>,
+) => Promise<ProjectTools | undefined>;
+
+/** A job's tools folder, made: its commands on the PATH and its environment. */
+export interface JobTools {
+  tools: ProjectTools;
+  /** Shown writable, at the same path, in the job's sandboxes. */
+  folder: string;
+  /** A command environment with the tools: their folder first on PATH, corepack's home. */
+  env(base: Readonly<Record<string, string>>): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function openJobTools(tools: ProjectTools): Promise<JobTools> {
+  const folder = await makeScratchDir("tools");
+  try {
+    const bin = await writeShims(join(folder, "bin"), tools.shims);
+    const extra = tools.env(folder);
+    return {
+      tools,
+      folder,
+      env: (base) => bin({ ...base, ...extra }),
+      close: () => rm(folder, { recursive: true, force: true }),
+    };
+  } catch (error) {
+    await rm(folder, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/**
+ * Writes a shell script per tool name in `dir` that runs its command with
+ * the script's arguments; gives what puts `dir` first on an environment's
+ * PATH (nothing to do without shims). The caller makes sure nothing in the
+ * way is a link (the dependency job's folder is in the workspace).
+ */
+export async function writeShims(
+  dir: string,
+  shims: Readonly<Record<string, string>>,
+  write: (path: string, text: string) => Promise<void> = writeExecutable,
+): Promise<(env: Record<string, string>) => Record<string, string>> {
+  const entries = Object.entries(shims);
+  if (entries.length === 0) return (env) => env;
+  for (const [name, command] of entries) {
+    await write(join(dir, name), `#!/bin/sh\nexec ${command} "$@"\n`);
+  }
+  return (env) => ({ ...env, PATH: env.PATH ? `${dir}${delimiter}${env.PATH}` : dir });
+}
+
+async function writeExecutable(path: string, text: string): Promise<void> {
+  await mkdir(join(path, ".."), { recursive: true });
+  await writeFile(path, text, { mode: 0o755 });
+  await chmod(path, 0o755);
+}

@@ -1,0 +1,180 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../src/agent/model/scripted.js";
+import type { ChangeInput, ChangeResult } from "../../src/change/change.js";
+import { runChange } from "../../src/change/run-change.js";
+import { detectProjectTools } from "../../src/deps/managers/project-tools-source.js";
+import { jobEvents } from "../../src/kernel/events.js";
+import type { ProjectToolsSource } from "../../src/kernel/project-tools.js";
+import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
+import { callTool, reply } from "../helpers/model-script.js";
+import { type LocalRegistry, startLocalRegistry } from "../helpers/npm-registry.js";
+import { realSandbox } from "../helpers/sandbox.js";
+
+/**
+ * A prompt job (`@agent fix this`, `patchwright run --repo`) on a project
+ * whose package.json pins yarn 4, with no yarn on the PATH (the App's
+ * image, a runner without pnpm/action-setup): setup's `yarn install`, the
+ * agent's `yarn test` and verify's all failed with `yarn: command not
+ * found`. Real corepack fetches the real yarn from verdaccio in setup's
+ * sandbox (its network), and the agent's and verify's sandboxes, which have
+ * no network, start what it fetched; a project that keeps its release file
+ * runs that, fetching nothing.
+ */
+
+const YARN = fileURLToPath(
+  new URL("../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url),
+);
+const YARN_VERSION = "4.18.1";
+const RELEASE = `.yarn/releases/yarn-${YARN_VERSION}.cjs`;
+
+let root: string;
+let registry: LocalRegistry;
+/** The host's PATH without the folders that hold a yarn (this repository's node_modules/.bin). */
+let path: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "pw-project-tools-"));
+  registry = await startLocalRegistry(join(root, "registry"));
+  await registry.publish({
+    name: "@yarnpkg/cli-dist",
+    version: YARN_VERSION,
+    files: { "bin/yarn.js": await readFile(YARN, "utf8") },
+    manifest: { bin: { yarn: "bin/yarn.js" } },
+  });
+  path = (process.env.PATH ?? "/usr/bin:/bin")
+    .split(":")
+    .filter((dir) => !dir.includes("node_modules"))
+    .join(":");
+}, 120_000);
+
+afterAll(async () => {
+  await registry?.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+const PROJECT = {
+  "package.json": `${JSON.stringify(
+    {
+      name: "pinned",
+      private: true,
+      packageManager: `yarn@${YARN_VERSION}`,
+      scripts: { test: "node test.js" },
+    },
+    null,
+    2,
+  )}\n`,
+  ".yarnrc.yml": "enableTelemetry: false\n",
+  ".gitignore": ".yarn/*\n!.yarn/releases\n.pnp.*\nyarn.lock\n",
+  "test.js": 'console.log("project tests passed on node " + process.version);\n',
+};
+
+async function run(
+  name: string,
+  files: Record<string, string>,
+  options: { registry?: string; tools?: ProjectToolsSource } = {},
+) {
+  const dir = await mkdtemp(join(root, `${name}-`));
+  const env = {
+    ...gitTestEnv(join(dir, "home")),
+    PATH: path,
+    COREPACK_NPM_REGISTRY: options.registry ?? registry.url.replace(/\/$/, ""),
+    // The local registry signs nothing, as this VM's mirror does not.
+    COREPACK_INTEGRITY_KEYS: "0",
+  };
+  const repo = createBareRepo({ root: dir, env, files, name });
+  const model = createScriptedModel([
+    callTool("run_shell", { command: "yarn test" }, { say: "Run the tests first." }),
+    callTool("write_file", { file_path: "NOTES.md", content: "tests pass\n" }),
+    reply("The tests pass; noted."),
+  ]);
+  const steps: string[] = [];
+  const warnings: string[] = [];
+  const input: ChangeInput = {
+    cloneUrl: repo.url,
+    model,
+    branchTitle: "Check the tests",
+    branchPrefix: "agent/",
+    task: "Run the tests",
+    policy: { preset: "default", allow: [], deny: [] },
+    limits: { maxTurns: 5, maxCostUsd: 5, maxDurationMs: 600_000 },
+    setup: ["yarn install"],
+    verify: "yarn test",
+    network: { kind: "off" },
+    setupNetwork: { kind: "on" },
+    squash: false,
+    identity: { name: "patchwright[bot]", email: "bot@example.com" },
+    push: false,
+  };
+  const result: ChangeResult = await runChange(
+    {
+      cacheDir: join(dir, "cache"),
+      sandbox: await realSandbox(),
+      secrets: [],
+      envSource: env,
+      clock: Date,
+      projectTools: options.tools ?? detectProjectTools,
+    },
+    input,
+    jobEvents({ step: (s) => steps.push(s), warning: (w) => warnings.push(w) }),
+  );
+  /** What the agent's `yarn test` printed, as the model was sent it. */
+  const agentSaw = JSON.stringify(model.requests[1]?.messages.at(-1));
+  return { result, steps, warnings, agentSaw };
+}
+
+describe("the project's package manager in a prompt job", () => {
+  it("fetches the yarn package.json pins through corepack once, in setup, and the agent and verify run it offline", async () => {
+    const { result, steps, warnings, agentSaw } = await run("corepack", PROJECT);
+    expect(warnings).toEqual([]);
+    expect(result.error).toBeUndefined();
+    expect(steps.slice(0, 3)).toEqual([
+      "Preparing the workspace",
+      `Fetching yarn@${YARN_VERSION} through corepack`,
+      "Running setup: `yarn install`",
+    ]);
+    expect(agentSaw).toContain("project tests passed");
+    expect(agentSaw).not.toContain("command not found");
+    expect(result.verify).toMatchObject({ command: "yarn test", passed: true });
+    expect(result.verify?.outputTail).toContain("project tests passed");
+    // Nothing of the job's tools is in the workspace or the change.
+    expect(result.commits.map((c) => c.files)).toEqual([["NOTES.md"]]);
+  }, 120_000);
+
+  it("runs the release file the project keeps, fetching nothing", async () => {
+    const files = {
+      ...PROJECT,
+      ".yarnrc.yml": `enableTelemetry: false\nyarnPath: ${RELEASE}\n`,
+      [RELEASE]: await readFile(YARN, "utf8"),
+    };
+    // corepack would have to reach this registry first: nothing answers there.
+    const { result, steps, agentSaw } = await run("release", files, {
+      registry: "http://127.0.0.1:9",
+    });
+    expect(result.error).toBeUndefined();
+    expect(steps).not.toContainEqual(expect.stringContaining("Fetching"));
+    expect(agentSaw).toContain("project tests passed");
+    expect(result.verify).toMatchObject({ passed: true });
+  }, 120_000);
+
+  it("says when corepack cannot fetch the tool, and goes on with the PATH's", async () => {
+    const { result, warnings } = await run("unreachable", PROJECT, {
+      registry: "http://127.0.0.1:9",
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`yarn@${YARN_VERSION} through corepack could not be fetched`);
+    expect(warnings[0]).toContain("the job's commands use the PATH's yarn, if any");
+    // This PATH has none: setup says so, as it did before.
+    expect(result.error?.stage).toBe("setup");
+    expect(result.error?.message).toContain("yarn: command not found");
+  }, 120_000);
+
+  it("does without, as before, when no detector is given", async () => {
+    const none: ProjectToolsSource = async () => undefined;
+    const { result } = await run("none", PROJECT, { tools: none });
+    expect(result.error?.message).toContain("yarn: command not found");
+  }, 120_000);
+});
