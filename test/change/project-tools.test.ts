@@ -9,6 +9,7 @@ import { runChange } from "../../src/change/run-change.js";
 import { detectProjectTools } from "../../src/deps/managers/project-tools-source.js";
 import { jobEvents } from "../../src/kernel/events.js";
 import type { ProjectToolsSource } from "../../src/kernel/project-tools.js";
+import { type NetworkPolicy, networkPolicy } from "../../src/sandbox/network.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { type LocalRegistry, startLocalRegistry } from "../helpers/npm-registry.js";
@@ -75,7 +76,7 @@ const PROJECT = {
 async function run(
   name: string,
   files: Record<string, string>,
-  options: { registry?: string; tools?: ProjectToolsSource } = {},
+  options: { registry?: string; tools?: ProjectToolsSource; setupNetwork?: NetworkPolicy } = {},
 ) {
   const dir = await mkdtemp(join(root, `${name}-`));
   const env = {
@@ -104,7 +105,7 @@ async function run(
     setup: ["yarn install"],
     verify: "yarn test",
     network: { kind: "off" },
-    setupNetwork: { kind: "on" },
+    setupNetwork: options.setupNetwork ?? { kind: "on" },
     squash: false,
     identity: { name: "patchwright[bot]", email: "bot@example.com" },
     push: false,
@@ -142,6 +143,16 @@ describe("the project's package manager in a prompt job", () => {
     expect(result.verify?.outputTail).toContain("project tests passed");
     // Nothing of the job's tools is in the workspace or the change.
     expect(result.commits.map((c) => c.files)).toEqual([["NOTES.md"]]);
+  }, 120_000);
+
+  it("fetches through the allow-list proxy when setup's network is a host list", async () => {
+    const port = new URL(registry.url).port;
+    const { result, steps, warnings } = await run("hosts", PROJECT, {
+      setupNetwork: networkPolicy([`127.0.0.1:${port}`]),
+    });
+    expect(warnings).toEqual([]);
+    expect(steps).toContain(`Fetching yarn@${YARN_VERSION} through corepack`);
+    expect(result.verify).toMatchObject({ command: "yarn test", passed: true });
   }, 120_000);
 
   it("runs the release file the project keeps, fetching nothing", async () => {
