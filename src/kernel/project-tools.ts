@@ -1,6 +1,7 @@
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { makeScratchDir } from "../scratch.js";
+import type { CommandResult } from "./run-command.js";
 
 /**
  * The project's own tools in a job's commands: the package manager its
@@ -58,6 +59,30 @@ export async function openJobTools(tools: ProjectTools): Promise<JobTools> {
     await rm(folder, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The job's tools once what they start is fetched (`tools.fetch`, run by
+ * the caller with the setup sandbox's network: the agent and verify have
+ * none). A fetch that fails is said, and undefined is given: the job's
+ * commands find the tool on the PATH as they would without (a runner's own
+ * pnpm still works where corepack cannot reach its registry).
+ */
+export async function readyJobTools(
+  jobTools: JobTools | undefined,
+  run: (command: string, label: string) => Promise<CommandResult>,
+  warn: (message: string) => void,
+): Promise<JobTools | undefined> {
+  const fetch = jobTools?.tools.fetch;
+  if (!jobTools || !fetch) return jobTools;
+  const { label, shims } = jobTools.tools;
+  const outcome = await run(fetch, `Fetching ${label}`);
+  if (outcome.passed) return jobTools;
+  const why = outcome.networkTrouble ?? outcome.outputTail.trim().split("\n").slice(-3).join("\n");
+  warn(
+    `${label} could not be fetched (\`${fetch}\`, exit ${outcome.exit}): the job's commands use the PATH's ${Object.keys(shims).join(", ")}, if any.\n${why}`,
+  );
+  return undefined;
 }
 
 /**

@@ -3,10 +3,12 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { Model } from "../../src/agent/model/model.js";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import type { ManagerTools } from "../../src/deps/managers/types.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
+import type { ProjectToolsSource } from "../../src/kernel/project-tools.js";
 import { type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
 import { createBareRepo } from "../helpers/git-repos.js";
 import type { LocalRegistry } from "../helpers/npm-registry.js";
@@ -149,6 +151,9 @@ export async function toolDepsJob(
     tools?: ManagerTools;
     sandbox?: SandboxLauncher;
     env?: Record<string, string>;
+    /** The agent's model (default: one with nothing to say). */
+    model?: () => Model;
+    projectTools?: ProjectToolsSource;
   } = {},
 ) {
   const { root, env } = world;
@@ -161,8 +166,9 @@ export async function toolDepsJob(
       sandbox,
       envSource: { ...env, PATH: process.env.PATH ?? "", ...options.env },
       clock: { now: () => world.now },
-      createModel: () => createScriptedModel([]),
+      createModel: options.model ?? (() => createScriptedModel([])),
       packageManagers: tools,
+      ...(options.projectTools ? { projectTools: options.projectTools } : {}),
     },
     { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
   );

@@ -1,6 +1,6 @@
-import type { JobTools } from "../../kernel/project-tools.js";
+import { readyJobTools } from "../../kernel/project-tools.js";
 import { stop } from "../../kernel/steps.js";
-import { type ChangeContext, type ChangeState, type ChangeStep, siteOf } from "../context.js";
+import { type ChangeStep, siteOf } from "../context.js";
 import { runStepCommand } from "./command.js";
 
 /**
@@ -11,8 +11,21 @@ import { runStepCommand } from "./command.js";
 export const setup: ChangeStep = {
   stage: "setup",
   async run(state, ctx) {
-    const { workspace, sandboxes } = siteOf(state);
-    const tools = await readyTools(state, ctx);
+    const site = siteOf(state);
+    const { workspace, sandboxes } = site;
+    const tools = await readyJobTools(
+      site.tools,
+      (command, label) =>
+        runStepCommand(ctx, {
+          command,
+          label,
+          cwd: workspace.dir,
+          sandbox: sandboxes.setup,
+          networkSetting: "setup_network",
+          env: site.tools?.env(ctx.shellEnv),
+        }),
+      (message) => ctx.events.warning(message),
+    );
     const env = tools ? tools.env(ctx.shellEnv) : ctx.shellEnv;
     for (const command of ctx.input.setup) {
       const outcome = await runStepCommand(ctx, {
@@ -36,30 +49,3 @@ export const setup: ChangeStep = {
     return tools ? { ...state, tools } : state;
   },
 };
-
-/**
- * The worksite's tools once what they start is fetched (setup's network;
- * the agent and verify have none). A fetch that fails is said, and the
- * job's commands find the tool on the PATH as they would without: a
- * runner's own pnpm still works where corepack cannot reach its registry.
- */
-async function readyTools(state: ChangeState, ctx: ChangeContext): Promise<JobTools | undefined> {
-  const { workspace, sandboxes, tools } = siteOf(state);
-  const fetch = tools?.tools.fetch;
-  if (!tools || !fetch) return tools;
-  const outcome = await runStepCommand(ctx, {
-    command: fetch,
-    label: `Fetching ${tools.tools.label}`,
-    cwd: workspace.dir,
-    sandbox: sandboxes.setup,
-    networkSetting: "setup_network",
-    env: tools.env(ctx.shellEnv),
-  });
-  if (outcome.passed) return tools;
-  const lines = outcome.outputTail.trim().split("\n");
-  const trouble = outcome.networkTrouble ?? lines.slice(-3).join("\n");
-  ctx.events.warning(
-    `${tools.tools.label} could not be fetched (\`${fetch}\`, exit ${outcome.exit}): the job's commands use the PATH's ${Object.keys(tools.tools.shims).join(", ")}, if any.\n${trouble}`,
-  );
-  return undefined;
-}

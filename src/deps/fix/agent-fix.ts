@@ -27,6 +27,8 @@ export interface FixRequest {
   sandbox: AttemptContext["sandboxes"]["agent"];
   updates: readonly Update[];
   failure: BumpFailure;
+  /** What the agent's commands get besides the shell's environment (the project's tool on PATH). */
+  shellEnv?: ((env: Record<string, string>) => Record<string, string>) | undefined;
 }
 
 /** The agent's work so far, as a checkpoint keeps it (see fix-checkpoint.ts). */
@@ -111,6 +113,7 @@ export async function runAgentFix(
         }
       },
       sandbox: options.sandbox,
+      shellEnv: options.shellEnv,
       extraRules: DEPS_FIX_RULES,
       beforeTools: startTree,
     });

@@ -70,6 +70,7 @@ export async function fixForward(
       : "Running the agent on the breakage",
     dir: options.dir,
     sandbox: options.sandbox,
+    shellEnv: options.shellEnv,
     updates: options.updates,
     failure: options.failure,
     ...(saved ? { resume: { files: saved.files, summary: saved.summary } } : {}),

@@ -1,3 +1,5 @@
+import { readyJobTools } from "../../kernel/project-tools.js";
+import { runCommand } from "../../kernel/run-command.js";
 import { stop } from "../../kernel/steps.js";
 import { fixForward } from "../fix/fix-forward.js";
 import { safeguardsLoosened } from "../fix/safeguards.js";
@@ -173,6 +175,33 @@ async function putBackInPlace(state: GroupState, ctx: GroupContext, updates: rea
 }
 
 /**
+ * The project's tool for the agent's own commands (`pnpm test` in its
+ * shell): the worksite's tools folder, fetched into with setup's network.
+ * The group's commands keep theirs in the workspace's tool cache, which
+ * the agent does not see.
+ */
+function agentTools(state: GroupState, ctx: GroupContext) {
+  const { workspace, sandboxes, tools } = siteOf(state);
+  return readyJobTools(
+    tools,
+    (command, label) => {
+      ctx.events.step(label);
+      return runCommand({
+        command,
+        cwd: workspace.dir,
+        env: tools?.env(ctx.tools.shellEnv) ?? ctx.tools.shellEnv,
+        sandbox: sandboxes.setup,
+        signal: ctx.signal,
+        clock: ctx.services.clock,
+        timeoutSeconds: ctx.tools.commandTimeoutSeconds,
+        networkSetting: "setup_network",
+      });
+    },
+    (message) => ctx.events.warning(message),
+  );
+}
+
+/**
  * The agent fixes forward what broke; verified again with its changes.
  * What still fails is bisected: the culprits are left out, the rest ships.
  */
@@ -186,9 +215,11 @@ export const fix: GroupStep = {
     const tryUpdates = attempt(state, ctx);
     const firstFailure = final.failure;
     if (state.treeMoved) await putBackInPlace(state, ctx, all);
+    const tools = await agentTools(state, ctx);
     const forward = await fixForward(ctx, {
       dir: workspace.dir,
       sandbox: sandboxes.agent,
+      ...(tools ? { shellEnv: tools.env } : {}),
       updates: all,
       failure: final.failure,
       target: state.fixTarget,

@@ -28,6 +28,12 @@ const prepare: GroupStep = {
       launcher: ctx.services.sandbox,
       env: ctx.gitEnv,
       networks: ctx.tools,
+      // For the agent's shell: the tool's own commands start it their way (GroupTools).
+      tools: ctx.services.projectTools && {
+        source: ctx.services.projectTools,
+        env: ctx.tools.shellEnv,
+      },
+      onWarning: (message) => ctx.events.warning(message),
       prepare: () =>
         prepareWorkspace({
           cloneUrl: target.cloneUrl,

@@ -3,13 +3,16 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createScriptedModel } from "../../../src/agent/model/scripted.js";
 import { parseDepsConfig } from "../../../src/deps/config.js";
 import { detectPackageManager } from "../../../src/deps/managers/index.js";
+import { detectProjectTools } from "../../../src/deps/managers/project-tools-source.js";
 import type { ManagerTools } from "../../../src/deps/managers/types.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
 import { renderDepsJobSummary } from "../../../src/deps/publish/job-summary.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import { gitTestEnv } from "../../helpers/git-repos.js";
+import { callTool, reply } from "../../helpers/model-script.js";
 import { realSandbox } from "../../helpers/sandbox.js";
 import { lockedProject, type Manager, TOOLS, toolDepsJob } from "../manager-projects.js";
 import { createFixtureWorld, type FixtureWorld } from "../registry-fixtures.js";
@@ -473,6 +476,45 @@ async function hookedBump(name: string, files: Record<string, string>, prefix: s
   if (!group) throw new Error("no group");
   return group;
 }
+
+describe("the agent fixing a yarn 4 project's bump", () => {
+  it("runs the project's own yarn in its shell, where the sandbox's PATH has none", async () => {
+    const locked = await project("yarn-berry", "yarn@4.18.1");
+    const files = {
+      ...locked,
+      ".yarnrc.yml": `${locked[".yarnrc.yml"]}yarnPath: ${YARN_RELEASE}\n`,
+      ".gitignore": "node_modules\n.yarn/*\n!.yarn/releases\n.pnp.*\n",
+      [YARN_RELEASE]: await readFile(
+        fileURLToPath(
+          new URL("../../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url),
+        ),
+        "utf8",
+      ),
+    };
+    const model = createScriptedModel([
+      callTool("run_shell", { command: "yarn --version" }),
+      reply("greet is gone in fx-greet 2: I cannot fix it here."),
+    ]);
+    const { "yarn-berry": _own, ...others } = TOOLS;
+    const path = (process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((d) => !d.includes("node_modules"));
+    const deps = { ignore: ["fx-broken", "fx-new", "fx-util"], update_types: ["major"] };
+    const { result } = await toolDepsJob(jobWorld(), "agent-yarn", files, deps, {
+      tools: others,
+      sandbox: await realSandbox(),
+      env: { PATH: path.join(delimiter) },
+      model: () => model,
+      projectTools: detectProjectTools,
+    });
+    expect(result.message).toBeUndefined();
+    expect(result.groups.map((g) => g.agent?.stopReason)).toEqual(["end_turn"]);
+    // What its `yarn --version` printed, as the model was sent it.
+    const saw = JSON.stringify(model.requests[1]?.messages.at(-1));
+    expect(saw).toContain("4.18.1");
+    expect(saw).not.toContain("not found");
+  }, 240_000);
+});
 
 // Last: the yarn release it publishes would be the other projects' to weigh.
 describe("a yarn 4 project started through corepack, as production starts it", () => {
