@@ -1,6 +1,12 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { type ChangeContext, type ChangeState, siteOf, withResult } from "../../change/context.js";
+import {
+  type ChangeContext,
+  type ChangeState,
+  commandEnv,
+  siteOf,
+  withResult,
+} from "../../change/context.js";
 import { runStepCommand } from "../../change/steps/command.js";
 import { identityEnv } from "../../git/commit/commits.js";
 import { gitRunner } from "../../git/git-client.js";
@@ -54,6 +60,8 @@ export async function putBack(
       cwd,
       sandbox: network ? sandboxes.setup : sandboxes.agent,
       ...(network ? { networkSetting: "setup_network" as const } : {}),
+      // The project's tool as setup fetched it: corepack's home, `pnpm` by its name in a setup command.
+      env: commandEnv(state, ctx),
     });
   const what = back.map((b) => `${b.name} ${b.from}`).join(", ");
   try {
