@@ -1,5 +1,6 @@
 import { chmod, mkdir, rm, writeFile } from "node:fs/promises";
 import { delimiter, join } from "node:path";
+import { shellQuote } from "../agent/tools/fs/text-file.js";
 import { makeScratchDir } from "../scratch.js";
 import type { CommandResult } from "./run-command.js";
 
@@ -26,6 +27,13 @@ export interface ProjectTools {
   env(folder: string): Record<string, string>;
   /** Run once in the setup sandbox, from the workspace, to fetch the tool; none when nothing is fetched. */
   fetch?: string | undefined;
+  /**
+   * The host's corepack, when it has one. A setup command ported from CI
+   * starts with `corepack enable`, which links the tools beside node: a
+   * folder the sandbox shows read-only (EROFS, and the setup failed). The
+   * job's `corepack` links them into its tools folder instead.
+   */
+  corepack?: string | undefined;
 }
 
 /** Finds what the checkout at `dir` needs; `env` is the commands' (its PATH says what the host has). */
@@ -47,7 +55,10 @@ export interface JobTools {
 export async function openJobTools(tools: ProjectTools): Promise<JobTools> {
   const folder = await makeScratchDir("tools");
   try {
-    const bin = await writeShims(join(folder, "bin"), tools.shims);
+    const dir = join(folder, "bin");
+    const bin = await writeShims(dir, tools.shims);
+    if (tools.corepack)
+      await writeExecutable(join(dir, "corepack"), corepackScript(tools.corepack, dir));
     const extra = tools.env(folder);
     return {
       tools,
@@ -102,6 +113,17 @@ export async function writeShims(
     await write(join(dir, name), `#!/bin/sh\nexec ${command} "$@"\n`);
   }
   return (env) => ({ ...env, PATH: env.PATH ? `${dir}${delimiter}${env.PATH}` : dir });
+}
+
+/** `corepack enable` into `dir`; every other command as the host's corepack runs it. */
+function corepackScript(corepack: string, dir: string): string {
+  const real = shellQuote(corepack);
+  return [
+    "#!/bin/sh",
+    `if [ "$1" = enable ]; then shift; exec ${real} enable --install-directory ${shellQuote(dir)} "$@"; fi`,
+    `exec ${real} "$@"`,
+    "",
+  ].join("\n");
 }
 
 async function writeExecutable(path: string, text: string): Promise<void> {

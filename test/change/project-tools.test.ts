@@ -76,7 +76,12 @@ const PROJECT = {
 async function run(
   name: string,
   files: Record<string, string>,
-  options: { registry?: string; tools?: ProjectToolsSource; setupNetwork?: NetworkPolicy } = {},
+  options: {
+    registry?: string;
+    tools?: ProjectToolsSource;
+    setupNetwork?: NetworkPolicy;
+    setup?: string[];
+  } = {},
 ) {
   const dir = await mkdtemp(join(root, `${name}-`));
   const env = {
@@ -102,7 +107,7 @@ async function run(
     task: "Run the tests",
     policy: { preset: "default", allow: [], deny: [] },
     limits: { maxTurns: 5, maxCostUsd: 5, maxDurationMs: 600_000 },
-    setup: ["yarn install"],
+    setup: options.setup ?? ["yarn install"],
     verify: "yarn test",
     network: { kind: "off" },
     setupNetwork: options.setupNetwork ?? { kind: "on" },
@@ -129,12 +134,15 @@ async function run(
 
 describe("the project's package manager in a prompt job", () => {
   it("fetches the yarn package.json pins through corepack once, in setup, and the agent and verify run it offline", async () => {
-    const { result, steps, warnings, agentSaw } = await run("corepack", PROJECT);
+    // `corepack enable`, as CI runs it: it linked the tools beside node, read-only here (EROFS).
+    const setup = ["corepack enable", "yarn install"];
+    const { result, steps, warnings, agentSaw } = await run("corepack", PROJECT, { setup });
     expect(warnings).toEqual([]);
     expect(result.error).toBeUndefined();
-    expect(steps.slice(0, 3)).toEqual([
+    expect(steps.slice(0, 4)).toEqual([
       "Preparing the workspace",
       `Fetching yarn@${YARN_VERSION} through corepack`,
+      "Running setup: `corepack enable`",
       "Running setup: `yarn install`",
     ]);
     expect(agentSaw).toContain("project tests passed");

@@ -45,6 +45,7 @@ export async function projectTools(
     shims,
     env: (folder) => ({ ...commands.launchEnv(folder), ...corepackEnv }),
     fetch: corepack ? `${command} --version` : undefined,
+    corepack: findProgram("corepack", env.PATH ?? ""),
   };
 }
 
