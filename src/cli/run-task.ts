@@ -35,6 +35,7 @@ import { createColors } from "./colors.js";
 import { watchInterrupts } from "./interrupts.js";
 import { toCloneUrl } from "./job-summary.js";
 import { createLiveStatus, NO_STATUS } from "./live-status.js";
+import { localTools } from "./local-tools.js";
 import { createHumanRenderer, type Spinner, toJsonLine } from "./render.js";
 import { reportRun } from "./run-report.js";
 import { defaultCacheDir, defaultTranscriptPath } from "./state-paths.js";
@@ -187,10 +188,12 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   const { args, io, cwd } = context;
   const readOnly = await gitMetadataPaths(cwd, io.env);
   const launcher = await launcherFrom(context.services.sandbox);
+  const local = await localTools(cwd, io.env);
   const contained = launcher.open({
     workspace: cwd,
-    readOnly,
+    readOnly: [...readOnly, ...(local?.readOnly ?? [])],
     network: args.network,
+    shared: local ? [local.tools.folder] : [],
   });
   const { repository, runner } = context.settings.mcpServers;
   // The checkout's config is the repository's word: its HTTP servers are checked as in a job.
@@ -219,6 +222,7 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
       limits: limitsOf(args),
       envSource: io.env,
       sandbox: contained,
+      ...(local ? { shellEnv: local.tools.env } : {}),
       clock: io.clock,
       signal: context.services.signal,
       onEvent: (event) => context.events.agent(event),
@@ -227,6 +231,7 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
     return { result };
   } finally {
     await contained.close();
+    await local?.tools.close();
   }
 }
 

@@ -1,7 +1,9 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import type { ChangeInput, ChangeResult } from "../../src/change/change.js";
@@ -10,10 +12,13 @@ import { detectProjectTools } from "../../src/deps/managers/project-tools-source
 import { jobEvents } from "../../src/kernel/events.js";
 import type { ProjectToolsSource } from "../../src/kernel/project-tools.js";
 import { type NetworkPolicy, networkPolicy } from "../../src/sandbox/network.js";
+import { runMain } from "../cli/fake-io.js";
 import { createBareRepo, gitTestEnv } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { type LocalRegistry, startLocalRegistry } from "../helpers/npm-registry.js";
 import { realSandbox } from "../helpers/sandbox.js";
+
+const exec = promisify(execFile);
 
 /**
  * A prompt job (`@agent fix this`, `patchwright run --repo`) on a project
@@ -197,3 +202,57 @@ describe("the project's package manager in a prompt job", () => {
     expect(result.error?.message).toContain("yarn: command not found");
   }, 120_000);
 });
+
+describe("the project's package manager in `patchwright run` on a checkout", () => {
+  it("starts the pinned yarn from the corepack cache the user has, read-only, with no network", async () => {
+    const dir = await mkdtemp(join(root, "local-"));
+    const home = join(dir, "corepack");
+    // What the user's own `yarn` left in corepack's cache.
+    await exec("bash", ["-c", "corepack yarn --version"], {
+      cwd: await checkout(join(dir, "seed"), PROJECT),
+      env: {
+        PATH: path,
+        HOME: join(dir, "home"),
+        COREPACK_HOME: home,
+        COREPACK_NPM_REGISTRY: registry.url.replace(/\/$/, ""),
+        COREPACK_INTEGRITY_KEYS: "0",
+        COREPACK_ENABLE_DOWNLOAD_PROMPT: "0",
+      },
+    });
+    const work = await checkout(join(dir, "work"), PROJECT);
+    const model = createScriptedModel([
+      callTool("run_shell", { command: "yarn --version" }),
+      callTool("write_file", {
+        file_path: "w.js",
+        content: 'require("fs").writeFileSync(process.env.COREPACK_HOME + "/w", "");\n',
+      }),
+      callTool("run_shell", { command: "node w.js" }),
+      reply("done"),
+    ]);
+    const { code } = await runMain(["run", "check yarn", "--cwd", work], {
+      env: {
+        ...gitTestEnv(join(dir, "home")),
+        PATH: path,
+        COREPACK_HOME: home,
+        ANTHROPIC_API_KEY: "sk-ant-test-0123456789abcdef",
+      },
+      cwd: work,
+      model: () => model,
+    });
+    expect(code).toBe(0);
+    const saw = JSON.stringify(model.requests[1]?.messages.at(-1));
+    expect(saw).toContain(YARN_VERSION);
+    expect(saw).not.toContain("not found");
+    // Read-only: the checkout's code cannot change the releases the user's other projects run.
+    expect(JSON.stringify(model.requests[3]?.messages.at(-1))).toContain("EROFS");
+  }, 120_000);
+});
+
+/** A plain checkout of `files` at `dir`. */
+async function checkout(dir: string, files: Record<string, string>): Promise<string> {
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
+    await writeFile(join(dir, name), text);
+  }
+  return dir;
+}
