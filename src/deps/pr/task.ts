@@ -45,14 +45,50 @@ export function describeBump(bot: string, bump: PrBump): string {
   return lines.join("\n");
 }
 
-/** The packages (of `moved`) the agent's answer says it cannot make work (`Cannot fix: name`, one per line). */
+/**
+ * The packages (of `moved`) the agent's answer says it cannot make work.
+ * Asked for as `Cannot fix: name` lines, and read as models write them:
+ * with markdown around (`**Cannot fix:**`, `## Cannot fix`, a list item),
+ * several names on one line (`fx-a, fx-b and fx-c`), a version after a
+ * name (`fx-a@1.1.0`), or the names as a list under a `Cannot fix:` line.
+ * Names are read up to the first word that is none of them (the reason),
+ * so a package the reason mentions is not taken.
+ */
 export function cannotFixNames(answer: string, moved: readonly string[]): string[] {
   const known = new Set(moved);
   const named = new Set<string>();
-  for (const line of answer.split("\n")) {
-    const match = /^\s*[-*>]?\s*\**cannot fix:?\**\s*`?(@?[\w.-]+(?:\/[\w.-]+)?)`?/i.exec(line);
-    const name = match?.[1];
-    if (name && known.has(name)) named.add(name);
+  const lines = answer.split("\n");
+  for (const [index, line] of lines.entries()) {
+    const rest = /^(?:cannot|can['’]t) fix\b[^\w@]*(.*)$/i.exec(plainLine(line))?.[1]?.trim();
+    if (rest === undefined) continue;
+    const names = leadingNames(rest, known);
+    for (const name of names) named.add(name);
+    // `Cannot fix:` (or `Cannot fix these:`) and no name: the names are the list below it.
+    if (names.length > 0 || !(rest === "" || rest.endsWith(":"))) continue;
+    for (const next of lines.slice(index + 1)) {
+      if (!/^\s*(?:[-*+]|\d+[.)])\s/.test(next)) break;
+      for (const name of leadingNames(plainLine(next), known)) named.add(name);
+    }
   }
   return [...named];
+}
+
+/** A line without its markdown lead (heading, list or quote marker) and emphasis. */
+function plainLine(line: string): string {
+  return line
+    .replace(/^\s*(?:#+|>|[-*+]|\d+[.)])?\s*/, "")
+    .replace(/^[*_]+/, "")
+    .trim();
+}
+
+/** The known names at the start of `text`, up to the first word that is none (`fx-a, fx-b and fx-c — why`). */
+function leadingNames(text: string, known: ReadonlySet<string>): string[] {
+  const names: string[] = [];
+  for (const word of text.split(/[\s,]+/)) {
+    if (!word || /^(?:and|&|or)$/i.test(word)) continue;
+    const bare = word.replace(/^[`'"*_(]+|[`'"*_):;.]+$/g, "").replace(/(.)@[^/]*$/, "$1");
+    if (!known.has(bare)) break;
+    names.push(bare);
+  }
+  return names;
 }

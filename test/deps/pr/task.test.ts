@@ -98,6 +98,35 @@ describe("what the agent is told about another bot's bump", () => {
     expect(cannotFixNames(answer, names).sort()).toEqual(["@scope/b", "fx-greet"]);
     expect(cannotFixNames("All fixed.", names)).toEqual([]);
   });
+
+  it("reads the names as models write them, never a package the reason names", () => {
+    const names = ["fx-greet", "fx-broken", "@scope/b", "fx-util"];
+    const read = (answer: string) => cannotFixNames(answer, names).sort();
+    expect(read("**Cannot fix**: `fx-broken` (1.1.0 throws on load)")).toEqual(["fx-broken"]);
+    expect(read("## Cannot fix: fx-broken")).toEqual(["fx-broken"]);
+    expect(read("- Cannot fix — fx-broken@1.1.0, it throws")).toEqual(["fx-broken"]);
+    expect(read("Cannot fix: fx-broken, `@scope/b@1.1.0` and fx-util.")).toEqual([
+      "@scope/b",
+      "fx-broken",
+      "fx-util",
+    ]);
+    // The reason mentions fx-greet, which the agent did fix.
+    expect(read("Cannot fix: fx-broken because fx-greet 2 needs it at 1.0.0")).toEqual([
+      "fx-broken",
+    ]);
+    expect(
+      read(
+        "Fixed fx-greet.\n\nCannot fix:\n- `fx-broken`: throws\n- @scope/b — native\n\nfx-util is fine.",
+      ),
+    ).toEqual(["@scope/b", "fx-broken"]);
+    expect(read("I cannot fix the following packages:\n1. fx-broken\n2. fx-util")).toEqual([]);
+    expect(read("Cannot fix the following packages:\n1. fx-broken\n2. fx-util")).toEqual([
+      "fx-broken",
+      "fx-util",
+    ]);
+    expect(read("Can’t fix: fx-util")).toEqual(["fx-util"]);
+    expect(read("Cannot fix anything here.")).toEqual([]);
+  });
 });
 
 describe("handing a pull request back to its bot", () => {
