@@ -43,9 +43,15 @@ export async function openWorksite(options: {
   }
   let tools: JobTools | undefined;
   try {
-    tools = await projectTools(workspace.dir, options);
+    // Side by side: the Action probes bubblewrap when the first job asks.
+    const found = projectTools(workspace.dir, options);
+    const launcher = await launcherFrom(options.launcher).catch(async (error: unknown) => {
+      await (await found.catch(() => undefined))?.close();
+      throw error;
+    });
+    tools = await found;
     const sandboxes = await openWorksiteSandboxes(
-      await launcherFrom(options.launcher),
+      launcher,
       workspace.dir,
       options.env,
       options.networks,
