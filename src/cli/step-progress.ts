@@ -15,8 +15,9 @@ export function createStepReporter(out: {
     const text = plainStep(step);
     out.status.stop();
     if (note) {
-      // Said once, and kept on the status line while the step runs on.
-      const said = plainStep(note);
+      // Said once, and kept on the status line while the step runs on. A
+      // note is prose with several code spans (a step holds one command).
+      const said = note.replace(/`([^`\n]*)`/g, "$1");
       out.write(`  ⚠ ${said}\n`);
       out.status.start(`${text} · ${said.split(". ")[0]}`);
       return;

@@ -34,4 +34,21 @@ describe("job steps in the terminal", () => {
       "start Verifying: npm test",
     ]);
   });
+
+  it("prints a step's note plain, each of its code spans", () => {
+    let out = "";
+    const report = createStepReporter({
+      write: (text) => {
+        out += text;
+      },
+      status: { start: () => {}, stop: () => {} },
+    });
+    report(
+      "Fetching `pnpm`",
+      "Pin it (`corepack use pnpm@<version>` writes `+sha512.…`), or set `COREPACK_INTEGRITY_KEYS=0`",
+    );
+    expect(out).toBe(
+      "  ⚠ Pin it (corepack use pnpm@<version> writes +sha512.…), or set COREPACK_INTEGRITY_KEYS=0\n",
+    );
+  });
 });

@@ -55,7 +55,17 @@ beforeAll(async () => {
   await writeFile(join(prefix, "etc/npmrc"), `//registry.example/:_authToken=${NPM_TOKEN}\n`);
   await writeFile(join(home, ".npmrc"), `//registry.example/:_authToken=${NPM_TOKEN}\n`);
 
-  path = [join(pnpmHome, ".bin"), join(prefix, "bin"), process.env.PATH].join(":");
+  // oven-sh/setup-bun's binary, in a folder right under the home folder.
+  await mkdir(join(home, ".bun/bin"), { recursive: true });
+  await writeFile(join(home, ".bun/bin/btool"), '#!/bin/sh\necho "btool $1"\n');
+  await chmod(join(home, ".bun/bin/btool"), 0o755);
+
+  path = [
+    join(pnpmHome, ".bin"),
+    join(prefix, "bin"),
+    join(home, ".bun/bin"),
+    process.env.PATH,
+  ].join(":");
   const choice = await chooseSandbox({
     mode: "service",
     optOut: false,
@@ -87,11 +97,12 @@ async function inSandbox(command: string): Promise<{ out: string; status: number
 }
 
 describe("tools on PATH from a home folder, in the sandbox", () => {
-  it("runs pnpm/action-setup's kind of command shim and an npm user prefix's linked command", async () => {
+  it("runs pnpm/action-setup's kind of command shim, an npm user prefix's linked command and setup-bun's binary", async () => {
     expect(launcher.kind).toBe("bubblewrap");
-    const run = await inSandbox("ptool one && gtool two");
+    const run = await inSandbox("ptool one && gtool two && btool three");
     expect(run.out).toContain("ptool one");
     expect(run.out).toContain("gtool two");
+    expect(run.out).toContain("btool three");
     expect(run.status).toBe(0);
   });
 

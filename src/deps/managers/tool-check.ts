@@ -14,9 +14,9 @@ import type { DetectedManager, ManagerTools } from "./types.js";
  * runs it, checked once before any group: a missing tool would fail every
  * group's lockfile step with the shell's "not found", and the agent would be
  * asked to fix that. The sandbox shows system folders and the PATH's
- * toolchains but never a home folder or patchwright's own, so a tool the
- * host finds (bun from oven-sh/setup-bun lives in ~/.bun/bin) is looked for
- * inside a sandbox too. npm comes with the Node that runs us.
+ * toolchains (under a home folder, only their bin folder: a link out of it
+ * breaks) but never patchwright's own folder, so a tool the host finds is
+ * looked for inside a sandbox too. npm comes with the Node that runs us.
  */
 
 export interface ToolCheckOptions {

@@ -38,7 +38,7 @@ const PIN = "bun@1.4.5";
 const BIN_PATH = [join(dirname(dirname(dirname(BUN))), ".bin"), dirname(BUN)].join(delimiter);
 const PATH = `${BIN_PATH}${delimiter}${process.env.PATH ?? ""}`;
 const FIX =
-  "install bun in a folder the sandbox shows (the Docker image has it in /usr/local/bin; in GitHub Actions run `npm install -g bun`: oven-sh/setup-bun puts it in the home folder, which the sandbox hides)";
+  "install bun in a folder the sandbox shows (a system folder such as /usr/local/bin, where the Docker image has it, or a toolchain's on the PATH: oven-sh/setup-bun's ~/.bun/bin is one; not patchwright's own folder)";
 
 let world: FixtureWorld;
 let root: string;
@@ -363,7 +363,7 @@ describe("bun's commands", () => {
     expect(await check(PATH, sandbox, root)).toContain(
       `${root} does not exist or is not executable`,
     );
-    // The host has it, but the sandbox hides where it is (as it hides ~/.bun/bin).
+    // The host has it, but the sandbox hides where it is (as it hides patchwright's own folder).
     const hiding = await chooseSandbox({
       mode: "service",
       optOut: false,

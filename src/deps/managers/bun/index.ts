@@ -56,7 +56,7 @@ export const bun: PackageManager = {
   launcher: {
     command: "bun",
     whenMissing:
-      "install bun in a folder the sandbox shows (the Docker image has it in /usr/local/bin; in GitHub Actions run `npm install -g bun`: oven-sh/setup-bun puts it in the home folder, which the sandbox hides)",
+      "install bun in a folder the sandbox shows (a system folder such as /usr/local/bin, where the Docker image has it, or a toolchain's on the PATH: oven-sh/setup-bun's ~/.bun/bin is one; not patchwright's own folder)",
   },
   releasePackage: () => "bun",
 };
