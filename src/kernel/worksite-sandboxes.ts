@@ -1,9 +1,11 @@
+import { rm } from "node:fs/promises";
 import type { GitEnv } from "../git/git-client.js";
 import { gitMetadataPaths } from "../git/workspace/git-metadata.js";
 import type { NetworkPolicy } from "../sandbox/network.js";
 import type { Sandbox, SandboxLauncher } from "../sandbox/sandbox.js";
+import { makeScratchDir } from "../scratch.js";
 
-/** A job's two sandboxes: one workspace, two networks (setup needs installs; the agent does not). */
+/** A job's two sandboxes: one workspace and one HOME, two networks (setup needs installs; the agent does not). */
 export interface WorksiteSandboxes {
   setup: Sandbox;
   agent: Sandbox;
@@ -20,8 +22,11 @@ export async function openWorksiteSandboxes(
 ): Promise<WorksiteSandboxes> {
   // The git metadata the job's own git trusts (config, hooks) is read-only inside.
   const readOnly = await gitMetadataPaths(dir, env);
+  // One HOME for the job's commands, on disk: an install's cache and store
+  // (ufo's pnpm store: 139 MB) were in each command's /tmp, in memory.
+  const home = await makeScratchDir("job-home");
   const open = (network: NetworkPolicy) =>
-    launcher.open({ workspace: dir, readOnly, network, shared });
+    launcher.open({ workspace: dir, readOnly, network, shared, home });
   const setup = open(networks.setupNetwork);
   const agent = open(networks.network);
   return {
@@ -29,6 +34,7 @@ export async function openWorksiteSandboxes(
     agent,
     close: async () => {
       await Promise.all([setup.close(), agent.close()]);
+      await rm(home, { recursive: true, force: true });
     },
   };
 }

@@ -2,7 +2,7 @@ import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { makeScratchDir } from "../scratch.js";
 import { startHostProxy } from "./host-proxy.js";
-import { type Mount, sandboxMounts } from "./layout.js";
+import { type Mount, SANDBOX_HOME, sandboxMounts } from "./layout.js";
 import type { NetworkPolicy } from "./network.js";
 import { PROXY_BRIDGE_PORT, PROXY_BRIDGE_SOURCE } from "./proxy-bridge.js";
 import type { Sandbox, SandboxLauncher, SandboxProfile } from "./sandbox.js";
@@ -32,8 +32,7 @@ export interface BubblewrapOptions {
   trust: HostTrust;
 }
 
-/** Where the sandbox's private HOME and the proxy socket sit inside. */
-export const SANDBOX_HOME = "/tmp/home";
+/** Where the proxy socket sits inside. */
 const PROXY_SOCKET = "/tmp/.patchwright-proxy.sock";
 const BRIDGE_URL = `http://127.0.0.1:${PROXY_BRIDGE_PORT}`;
 
@@ -73,7 +72,7 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
     network: profile.network,
     async wrap(request) {
       const network = profile.network;
-      const env = sandboxEnv(request.env, network, trust);
+      const env = sandboxEnv(request.env, network, trust, profile.home !== undefined);
       const args = bwrapArgs(options, mounts, network);
       homeFiles ??= writeHomeFiles(trust);
       args.push(...(await homeFiles).binds);
@@ -123,6 +122,8 @@ function mountArgs(mount: Mount): string[] {
       return ["--ro-bind", mount.path, mount.path];
     case "rw":
       return ["--bind", mount.path, mount.path];
+    case "bind":
+      return ["--bind", mount.source, mount.path];
     case "symlink":
       return ["--symlink", mount.target, mount.path];
     case "tmpfs":
@@ -165,8 +166,15 @@ function sandboxEnv(
   env: Record<string, string>,
   network: NetworkPolicy,
   trust: SandboxTrust,
+  jobHome: boolean,
 ): Record<string, string> {
   const result: Record<string, string> = { ...env };
+  // pnpm keeps its store where it can hard-link into the project, and
+  // nothing links across the sandbox's bind mounts: it made a store in the
+  // workspace (ufo: 139 MB of untracked `.pnpm-store/` the agent saw in
+  // `git status` and the job hashed). With a job HOME it goes there; a
+  // store the command's environment names (the dependency job's) stays.
+  if (jobHome) result.npm_config_store_dir ??= `${SANDBOX_HOME}/.local/share/pnpm/store`;
   if (network.kind !== "on") {
     for (const name of [...PROXY_VARIABLES, "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY"]) {
       delete result[name];

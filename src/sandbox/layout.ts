@@ -11,10 +11,15 @@ import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep 
 
 export type Mount =
   | { kind: "ro" | "rw"; path: string }
+  /** A host folder shown writable at another path. */
+  | { kind: "bind"; source: string; path: string }
   | { kind: "symlink"; target: string; path: string }
   | { kind: "tmpfs" | "dir"; path: string }
   /** Hides a file by binding /dev/null over it: it reads as empty. */
   | { kind: "mask-file"; path: string };
+
+/** Where the sandbox's private HOME is inside. */
+export const SANDBOX_HOME = "/tmp/home";
 
 /** Directories every program needs; /etc gets masks for what only root should read. */
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc"];
@@ -126,13 +131,17 @@ export interface WorkspaceMounts {
   hidden: readonly string[];
   /** The job's own folders outside the workspace (SandboxProfile.shared), writable. */
   shared?: readonly string[] | undefined;
+  /** The host folder that is HOME inside (SandboxProfile.home); default an empty one in /tmp. */
+  home?: string | undefined;
 }
 
 /** The mounts of one sandbox: the machine's, then private scratch, the workspace, its git metadata. */
 export function sandboxMounts(machine: readonly Mount[], ws: WorkspaceMounts): Mount[] {
   const mounts: Mount[] = [
     { kind: "tmpfs", path: "/tmp" },
-    { kind: "dir", path: "/tmp/home" },
+    ws.home
+      ? { kind: "bind", source: ws.home, path: SANDBOX_HOME }
+      : { kind: "dir", path: SANDBOX_HOME },
     { kind: "dir", path: "/var" },
     { kind: "tmpfs", path: "/var/tmp" },
     ...machine,

@@ -46,6 +46,13 @@ export interface SandboxProfile {
   network: NetworkPolicy;
   /** Folders of the job's own outside the workspace (its tools), writable at the same path. */
   shared?: readonly string[] | undefined;
+  /**
+   * A folder of the job's own on the host that is HOME inside, kept across
+   * its commands; default an empty one in each command's own /tmp, which is
+   * memory: installs keep their caches and stores there (a pnpm store of a
+   * large workspace is gigabytes).
+   */
+  home?: string | undefined;
 }
 
 /** Opens sandboxes on this machine; chosen once per process (see select.ts). */

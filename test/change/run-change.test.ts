@@ -326,6 +326,32 @@ describe("runChange (the job without GitHub)", () => {
     expect(git(repo.dir, ["branch", "--list"], env)).toBe("* main");
   });
 
+  it("gives the job's commands one HOME apart from each command's /tmp (memory), kept from setup to verify and never another job's", async () => {
+    const { env, repo, cacheDir } = setup();
+    const job = async (marker: string) =>
+      runChange(
+        { cacheDir, sandbox: await realSandbox(), secrets: [], envSource: env, clock: Date },
+        input({
+          cloneUrl: repo.url,
+          model: createScriptedModel(fixSteps()),
+          setup: [`ls -A "$HOME" > /dev/null; echo ${marker} >> "$HOME/marker"`],
+          // What setup left, and whether HOME is on the command's own /tmp (memory) or apart from it.
+          verify:
+            'cat "$HOME/marker"; [ "$(stat -c %d "$HOME")" != "$(stat -c %d /tmp)" ] && echo "home apart from /tmp"; echo "store: $npm_config_store_dir"',
+          push: false,
+        }),
+      );
+    const first = await job("first-job");
+    expect(first.error).toBeUndefined();
+    expect(first.verify?.outputTail).toContain("first-job");
+    expect(first.verify?.outputTail).toContain("home apart from /tmp");
+    // pnpm's store there: where it can hard-link it would pick the workspace's mount.
+    expect(first.verify?.outputTail).toContain("store: /tmp/home/.local/share/pnpm/store");
+    const second = await job("second-job");
+    expect(second.verify?.outputTail).toContain("second-job");
+    expect(second.verify?.outputTail).not.toContain("first-job");
+  });
+
   it("reports a failing setup command and does not run the agent", async () => {
     const { env, repo, cacheDir } = setup();
     const model = createScriptedModel([]);

@@ -77,7 +77,7 @@ const FIXED: Record<string, string> = {
   NO_COLOR: "1",
   FORCE_COLOR: "0",
   DEBIAN_FRONTEND: "noninteractive",
-  // A sandbox's HOME is new for every command, so npm would look for a newer
+  // A sandbox's HOME is new for every job (or command), so npm would look for a newer
   // npm each time: a registry request, and about 0.2 s of CPU per command on
   // the 2-core VM, to print a notice nobody reads.
   npm_config_update_notifier: "false",
