@@ -1,3 +1,4 @@
+import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { AgentEvent } from "../agent/events.js";
 import type { AgentResult } from "../agent/loop.js";
@@ -26,6 +27,7 @@ import { guardRepositoryServers } from "../kernel/mcp-servers.js";
 import type { JobServices } from "../kernel/services.js";
 import { launcherFrom } from "../sandbox/sandbox.js";
 import { outboundProxyFromEnv } from "../sandbox/trust/proxy-settings.js";
+import { makeScratchDir } from "../scratch.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { RunArgs } from "./args.js";
 import { buildCliModel } from "./build-model.js";
@@ -189,11 +191,14 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   const readOnly = await gitMetadataPaths(cwd, io.env);
   const launcher = await launcherFrom(context.services.sandbox);
   const local = await localTools(cwd, io.env);
+  // One HOME for the run's commands: pnpm's store goes there, not into your checkout.
+  const home = await makeScratchDir("job-home");
   const contained = launcher.open({
     workspace: cwd,
     readOnly: [...readOnly, ...(local?.readOnly ?? [])],
     network: args.network,
     shared: local ? [local.tools.folder] : [],
+    home,
   });
   const { repository, runner } = context.settings.mcpServers;
   // The checkout's config is the repository's word: its HTTP servers are checked as in a job.
@@ -232,6 +237,7 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   } finally {
     await contained.close();
     await local?.tools.close();
+    await rm(home, { recursive: true, force: true });
   }
 }
 

@@ -224,7 +224,8 @@ describe("the project's package manager in `patchwright run` on a checkout", () 
       callTool("run_shell", { command: "yarn --version" }),
       callTool("write_file", {
         file_path: "w.js",
-        content: 'require("fs").writeFileSync(process.env.COREPACK_HOME + "/w", "");\n',
+        content:
+          'console.log("store " + process.env.npm_config_store_dir);\nrequire("fs").writeFileSync(process.env.COREPACK_HOME + "/w", "");\n',
       }),
       callTool("run_shell", { command: "node w.js" }),
       reply("done"),
@@ -244,7 +245,10 @@ describe("the project's package manager in `patchwright run` on a checkout", () 
     expect(saw).toContain(YARN_VERSION);
     expect(saw).not.toContain("not found");
     // Read-only: the checkout's code cannot change the releases the user's other projects run.
-    expect(JSON.stringify(model.requests[3]?.messages.at(-1))).toContain("EROFS");
+    const wrote = JSON.stringify(model.requests[3]?.messages.at(-1));
+    expect(wrote).toContain("EROFS");
+    // The run's own HOME holds pnpm's store: pnpm would have made one in the checkout.
+    expect(wrote).toContain("store /tmp/home/.local/share/pnpm/store");
   }, 120_000);
 });
 
