@@ -1,6 +1,5 @@
 import type { Model } from "../agent/model/model.js";
 import { loadRepoConfig } from "../config/load.js";
-import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
 import type { KnownSecret } from "../git/push/secret-scan.js";
@@ -66,7 +65,6 @@ export async function runDepsMode(
       signal: deps.signal,
       // A runner runs one job: no spare tree for a next one.
       spareTrees: false,
-      projectTools: detectProjectTools,
     },
     {
       owner: repo.owner.login,

@@ -2,7 +2,6 @@ import { resolve } from "node:path";
 import { providerSecrets } from "../agent/model/factory.js";
 import { createRedactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
-import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { releasesFromEnv } from "../deps/registry/releases.js";
 import { type DepsJobResult, runDepsJob } from "../deps/run-deps-job.js";
@@ -51,7 +50,6 @@ export async function runDepsGroups(
         secrets: secretsInEnv(io.env),
         clock: io.clock,
         signal: controller.signal,
-        projectTools: detectProjectTools,
         // Release notes for the agent, when the environment has a GitHub token.
         releases: releasesFromEnv(io.env),
         createModel: (id, settings) =>

@@ -16,7 +16,8 @@ import type { DepsServices, GroupContext } from "./group/context.js";
 import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
 import { runDepsGroup } from "./group/run-deps-group.js";
-import { managerCommands, packageManager } from "./managers/index.js";
+import { corepackRegistryEnv, managerCommands, packageManager } from "./managers/index.js";
+import { toolsFor } from "./managers/project-tools.js";
 import { missingTool } from "./managers/tool-check.js";
 import { pinnedToolEngineProblem } from "./managers/tool-engines.js";
 import { createWarmInstall } from "./managers/warm-install.js";
@@ -214,6 +215,12 @@ export async function runDepsJob(
         cacheEnv: commands.cacheEnv,
         launchEnv: commands.launchEnv,
         shims: commands.shims,
+        agentTools: (root) =>
+          toolsFor(planned.project.manager, commands.shims(root), {
+            launchEnv: commands.launchEnv,
+            registryEnv: corepackRegistryEnv(planned.npm.registry, shellEnv),
+            path: shellEnv.PATH,
+          }),
         hideTreeFromLockfile: packageManager(planned.project.manager.name).readsInstalledTree,
         verify,
         commandTimeoutSeconds: input.config.verifyTimeoutSeconds,

@@ -8,7 +8,6 @@ import { createScriptedModel } from "../../src/agent/model/scripted.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import type { ManagerTools } from "../../src/deps/managers/types.js";
 import { runDepsJob } from "../../src/deps/run-deps-job.js";
-import type { ProjectToolsSource } from "../../src/kernel/project-tools.js";
 import { type SandboxLauncher, unsandboxed } from "../../src/sandbox/sandbox.js";
 import { createBareRepo } from "../helpers/git-repos.js";
 import type { LocalRegistry } from "../helpers/npm-registry.js";
@@ -153,7 +152,6 @@ export async function toolDepsJob(
     env?: Record<string, string>;
     /** The agent's model (default: one with nothing to say). */
     model?: () => Model;
-    projectTools?: ProjectToolsSource;
   } = {},
 ) {
   const { root, env } = world;
@@ -168,7 +166,6 @@ export async function toolDepsJob(
       clock: { now: () => world.now },
       createModel: options.model ?? (() => createScriptedModel([])),
       packageManagers: tools,
-      ...(options.projectTools ? { projectTools: options.projectTools } : {}),
     },
     { owner: "o", repo: "r", cloneUrl: repo.url, config: { ...defaultConfig(), deps } },
   );

@@ -6,6 +6,7 @@ import type { Identity } from "../../git/commit/commits.js";
 import type { GitEnv } from "../../git/git-client.js";
 import type { GitHubClient } from "../../github/octokit.js";
 import type { JobEvents } from "../../kernel/events.js";
+import type { ProjectTools } from "../../kernel/project-tools.js";
 import type { JobServices } from "../../kernel/services.js";
 import type { NetworkPolicy } from "../../sandbox/network.js";
 import type { LockfileCommand } from "../managers/bump.js";
@@ -77,6 +78,11 @@ export interface GroupTools {
   launchEnv?: ((dir: string) => Record<string, string>) | undefined;
   /** The tool by its name on the PATH of its commands and verify (ManagerCommands.shims). */
   shims?: ((root: string) => Record<string, string>) | undefined;
+  /**
+   * The same tool for the agent's shell, in the worksite's tools folder
+   * (kernel/project-tools.ts): the tool cache above is hidden from it.
+   */
+  agentTools?: ((root: string) => ProjectTools | undefined) | undefined;
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
   hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;

@@ -28,9 +28,9 @@ const prepare: GroupStep = {
       launcher: ctx.services.sandbox,
       env: ctx.gitEnv,
       networks: ctx.tools,
-      // For the agent's shell: the tool's own commands start it their way (GroupTools).
-      tools: ctx.services.projectTools && {
-        source: ctx.services.projectTools,
+      // For the agent's shell: the group's own commands start the tool their way (GroupTools).
+      tools: ctx.tools.agentTools && {
+        source: async (dir) => ctx.tools.agentTools?.(dir),
         env: ctx.tools.shellEnv,
       },
       onWarning: (message) => ctx.events.warning(message),

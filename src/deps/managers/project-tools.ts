@@ -8,6 +8,7 @@ import {
   packageManager,
 } from "./index.js";
 import { findProgram } from "./tool-check.js";
+import type { DetectedManager } from "./types.js";
 
 /**
  * What a prompt job's commands need to start the checkout's package manager
@@ -31,21 +32,44 @@ export async function projectTools(
     return undefined;
   }
   const commands = managerCommands(detected);
-  const shims = commands.shims(dir);
+  const registry = (await readNpmConfig({ dir, env })).registry;
+  return toolsFor(detected, commands.shims(dir), {
+    launchEnv: commands.launchEnv,
+    registryEnv: corepackRegistryEnv(registry, env),
+    path: env.PATH,
+  });
+}
+
+/**
+ * The tools for a manager already detected, started as `shims` start it
+ * (the dependency job's own, which follow its operator's `packageManagers`):
+ * what its agent's shell gets. None when the PATH's tool is it.
+ */
+export function toolsFor(
+  detected: DetectedManager,
+  shims: Record<string, string>,
+  options: {
+    launchEnv: (folder: string) => Record<string, string>;
+    /** corepack's registry (corepackRegistryEnv), when it starts the tool. */
+    registryEnv: Record<string, string>;
+    path: string | undefined;
+  },
+): ProjectTools | undefined {
+  const manager = packageManager(detected.name);
   const command = shims[manager.tool];
   if (!command) return undefined;
   const corepack = command.startsWith("corepack ");
-  const corepackEnv = corepack
-    ? corepackRegistryEnv((await readNpmConfig({ dir, env })).registry, env)
-    : {};
+  const registryEnv = corepack ? options.registryEnv : {};
   return {
     label: detected.release
       ? `${manager.label} from ${detected.release}`
-      : `${detected.pinned ?? manager.tool} through corepack`,
+      : corepack
+        ? `${detected.pinned ?? manager.tool} through corepack`
+        : `${manager.label} (${command})`,
     shims,
-    env: (folder) => ({ ...commands.launchEnv(folder), ...corepackEnv }),
+    env: (folder) => ({ ...options.launchEnv(folder), ...registryEnv }),
     fetch: corepack ? `${command} --version` : undefined,
-    corepack: findProgram("corepack", env.PATH ?? ""),
+    corepack: findProgram("corepack", options.path ?? ""),
   };
 }
 

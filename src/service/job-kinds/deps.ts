@@ -1,6 +1,5 @@
 import { createRedactor } from "../../agent/redact.js";
 import { loadRepoConfig } from "../../config/load.js";
-import { detectProjectTools } from "../../deps/managers/project-tools-source.js";
 import { runDepsJob } from "../../deps/run-deps-job.js";
 import { installationToken } from "../../github/client.js";
 import { jobEvents } from "../../kernel/events.js";
@@ -60,7 +59,6 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
       createModel: services.createModel,
       octokit,
       signal: job.signal,
-      projectTools: detectProjectTools,
       // A deploy in the middle of an agent's fix keeps the fix for the next run.
       checkpoints: { jobId: job.record.id },
     },

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createScriptedModel } from "../../../src/agent/model/scripted.js";
 import { parseDepsConfig } from "../../../src/deps/config.js";
 import { detectPackageManager } from "../../../src/deps/managers/index.js";
-import { detectProjectTools } from "../../../src/deps/managers/project-tools-source.js";
 import type { ManagerTools } from "../../../src/deps/managers/types.js";
 import { planDepsUpdates } from "../../../src/deps/plan/plan.js";
 import { renderDepsJobSummary } from "../../../src/deps/publish/job-summary.js";
@@ -505,7 +504,6 @@ describe("the agent fixing a yarn 4 project's bump", () => {
       sandbox: await realSandbox(),
       env: { PATH: path.join(delimiter) },
       model: () => model,
-      projectTools: detectProjectTools,
     });
     expect(result.message).toBeUndefined();
     expect(result.groups.map((g) => g.agent?.stopReason)).toEqual(["end_turn"]);
