@@ -113,7 +113,7 @@ export async function runRequest(run: EventRun, request: JobRequest): Promise<Ra
   }
   run.transcript.write(runStart(request.instruction, admission.config));
   const outcome = await runJob(run.services, request, admission.config, status, {
-    events: run.view.events,
+    events: fanOut(run.view.events, { warning: (message) => annotate(run, message) }),
     prefetched: run.fetched,
     threadReads,
   });
@@ -138,11 +138,20 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
   run.transcript.write(runStart(request.instruction, config));
   const outcome = await runRepositoryJob(run.services, request, config, {
     events: fanOut(
-      { agent: (event) => run.log.onEvent(event), step: (step) => run.log.onStep(step) },
+      {
+        agent: (event) => run.log.onEvent(event),
+        step: (step) => run.log.onStep(step),
+        warning: (message) => annotate(run, message),
+      },
       run.view.events,
     ),
     // Started with the run, for this repository's clone URL.
     fetched: run.fetched.mirror,
   });
   return { outcome, config };
+}
+
+/** A warning of the job as an annotation on the run, as well as in the thread's final report. */
+function annotate(run: EventRun, message: string): void {
+  run.io.warning(run.redact(message));
 }

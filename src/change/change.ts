@@ -126,6 +126,13 @@ export interface ChangeResult {
   error?: { stage: JobStage; message: string };
   /** What a step found that the reviewer should know, said in the thread's answer (markdown lines). */
   notices?: string[];
+  /**
+   * What went wrong without stopping the job (the project's tool not
+   * fetched, a checkpoint not saved, a package not put back), as the job's
+   * events said it: the thread's answer, the CLI's summary and the Action's
+   * log say it too, so a check that could not run is never hidden.
+   */
+  warnings?: string[];
   durationMs: number;
   /** Bringing a branch up to date: what the update found and did. */
   update?: Integration;

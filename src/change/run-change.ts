@@ -1,4 +1,4 @@
-import { type JobEvents, jobEvents } from "../kernel/events.js";
+import { type JobEvents, jobEvents, keepingWarnings } from "../kernel/events.js";
 import type { JobServices } from "../kernel/services.js";
 import { runSteps } from "../kernel/steps.js";
 import type { ChangeInput, ChangeResult } from "./change.js";
@@ -38,7 +38,10 @@ export async function runChange(
   const initial: ChangeState = {
     result: emptyResult(input.existingBranch ?? "", input.baseBranch ?? ""),
   };
-  const ctx = changeContext(services, input, events);
+  // Said to the job's listeners as it happens, and kept for the result's readers.
+  const kept = keepingWarnings(events);
+  const { warnings } = kept;
+  const ctx = changeContext(services, input, kept.events);
   const { state, error } = await runSteps(steps, initial, {
     ...ctx,
     // Not for a job that keeps checkpoints (the App's): it may resume one, and
@@ -49,6 +52,7 @@ export async function runChange(
   return {
     ...state.result,
     ...(state.result.error || !error ? {} : { error }),
+    ...(warnings.length > 0 ? { warnings } : {}),
     durationMs: services.clock.now() - started,
   };
 }

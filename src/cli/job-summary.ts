@@ -26,12 +26,15 @@ export function summarizeJob(job: ChangeResult) {
     pushed: job.push?.pushed ?? false,
     fallbackBranch: job.fallbackBranch ?? null,
     drift: job.drift ?? [],
+    warnings: job.warnings ?? [],
     error: job.error ?? null,
   };
 }
 
 export function renderJobSummary(job: ChangeResult): string {
   const lines: string[] = [];
+  // Before the failure they may explain (the project's tool could not be fetched, then setup failed).
+  for (const warning of job.warnings ?? []) lines.push(`warning: ${warning}`);
   if (job.error) lines.push(`failed at ${job.error.stage}: ${job.error.message}`);
   if (job.push) {
     const commits = plural(job.commits.length, "commit");

@@ -42,6 +42,15 @@ export function fanOut(...sinks: readonly (Partial<JobEvents> | undefined)[]): J
   return events as unknown as JobEvents;
 }
 
+/**
+ * `events`, keeping each warning it is given as well: what a job's result
+ * carries, so the reports that read the result say what its listeners heard.
+ */
+export function keepingWarnings(events: JobEvents): { events: JobEvents; warnings: string[] } {
+  const warnings: string[] = [];
+  return { events: fanOut(events, { warning: (message) => warnings.push(message) }), warnings };
+}
+
 /** A sink from the listeners given; the rest do nothing. */
 export function jobEvents(listeners: Partial<JobEvents> = {}): JobEvents {
   return fanOut(listeners);

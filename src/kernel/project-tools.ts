@@ -28,6 +28,14 @@ export interface ProjectTools {
   /** Run once in the setup sandbox, from the workspace, to fetch the tool; none when nothing is fetched. */
   fetch?: string | undefined;
   /**
+   * Why the fetch failed, when the tool can say it better than the fetch's
+   * last lines (a release fetched that cannot run on the commands' Node).
+   * Given the job's tools folder and the commands' environment.
+   */
+  explain?:
+    | ((folder: string, env: Readonly<Record<string, string>>) => Promise<string | undefined>)
+    | undefined;
+  /**
    * The host's corepack, when it has one. A setup command ported from CI
    * starts with `corepack enable`, which links the tools beside node: a
    * folder the sandbox shows read-only (EROFS, and the setup failed). The
@@ -83,17 +91,36 @@ export async function readyJobTools(
   jobTools: JobTools | undefined,
   run: (command: string, label: string) => Promise<CommandResult>,
   warn: (message: string) => void,
+  /** The commands' environment, without the tools. */
+  env: Readonly<Record<string, string>>,
 ): Promise<JobTools | undefined> {
   const fetch = jobTools?.tools.fetch;
   if (!jobTools || !fetch) return jobTools;
   const { label, shims } = jobTools.tools;
   const outcome = await run(fetch, `Fetching ${label}`);
   if (outcome.passed) return jobTools;
-  const why = outcome.networkTrouble ?? outcome.outputTail.trim().split("\n").slice(-3).join("\n");
+  const explained = await jobTools.tools
+    .explain?.(jobTools.folder, jobTools.env(env))
+    .catch(() => undefined);
+  const fallback = `the job's commands use the PATH's ${Object.keys(shims).join(", ")}, if any`;
+  const why = outcome.networkTrouble ?? errorOf(outcome.outputTail);
   warn(
-    `${label} could not be fetched (\`${fetch}\`, exit ${outcome.exit}): the job's commands use the PATH's ${Object.keys(shims).join(", ")}, if any.\n${why}`,
+    explained
+      ? `${label} cannot run here (\`${fetch}\`, exit ${outcome.exit}): ${fallback}.\n${explained}`
+      : `${label} could not be fetched (\`${fetch}\`, exit ${outcome.exit}): ${fallback}.\n${why}`,
   );
   return undefined;
+}
+
+/**
+ * What a failed fetch printed that says why: corepack and Node end in a
+ * stack trace, whose last lines ("Node.js v20.20.2") say nothing, so the
+ * first error line; else the last lines.
+ */
+function errorOf(output: string): string {
+  const lines = output.trim().split("\n");
+  const error = lines.find((line) => /^\s*(?:[A-Z]\w*)?Error\b|^\s*ERR_|\bERR_PNPM_/.test(line));
+  return error ? error.trim().slice(0, 400) : lines.slice(-3).join("\n");
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   renderFinalReport,
 } from "../report/final-report.js";
 import { type RunStats, renderMcp, renderPullRequestBody } from "../report/summary.js";
+import { renderWarnings } from "../report/warnings.js";
 import type { JobRequest } from "../requests/request.js";
 import { markInvisible } from "../secrets/invisible.js";
 import { type FollowedPlan, renderFollowedPlan } from "./kinds/plan-report.js";
@@ -105,8 +106,9 @@ export function pullRequestBody(
     }),
   );
   const plan = followed ? `\n\n${redact(renderFollowedPlan(followed, job))}` : "";
+  const warnings = job.warnings?.length ? `\n\n${redact(renderWarnings(job.warnings))}` : "";
   // No character a reader cannot see, whatever the model wrote.
-  return markInvisible(`${body}${plan}`);
+  return markInvisible(`${body}${warnings}${plan}`);
 }
 
 /**
@@ -173,6 +175,7 @@ export function finalReport(
   const markdown = [
     renderFinalReport(input),
     job.notices?.length ? ["**To review**", ...job.notices].join("\n") : "",
+    job.warnings?.length ? renderWarnings(job.warnings) : "",
     config.budgetNote ?? "",
     renderMcp(job.agent?.mcp),
     renderCapped(config),

@@ -150,6 +150,31 @@ describe("the bundled Action on issue_comment", () => {
     expect(run.summary).toMatch(/\| Verify \| ✅ `yarn --version` passed \|/);
   }, 120_000);
 
+  it("says what went wrong without stopping the job in the run's annotations and the thread", async () => {
+    world = await startWorld({
+      steps: [reply("Nothing to change.")],
+      files: {
+        ...DEMO_FILES,
+        "package.json": JSON.stringify({
+          name: "demo",
+          private: true,
+          packageManager: "pnpm@10.0.0",
+        }),
+      },
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent look"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      // Where corepack would fetch pnpm, nothing answers.
+      env: { COREPACK_NPM_REGISTRY: "http://127.0.0.1:9" },
+    });
+    expect(run.code, run.log).toBe(0);
+    expect(run.log).toMatch(/::warning::pnpm@10\.0\.0 through corepack could not be fetched/);
+    const [tracking] = world.github.comments.get(7) ?? [];
+    expect(tracking?.body).toMatch(/\*\*Warnings\*\*\n\n```text\npnpm@10\.0\.0 through corepack/);
+  }, 120_000);
+
   it("keeps the runner's secrets and files out of the agent's commands", async () => {
     world = await startWorld({
       steps: [

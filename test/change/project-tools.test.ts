@@ -191,9 +191,39 @@ describe("the project's package manager in a prompt job", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain(`yarn@${YARN_VERSION} through corepack could not be fetched`);
     expect(warnings[0]).toContain("the job's commands use the PATH's yarn, if any");
+    // Corepack's own words, not the last lines of its stack trace.
+    expect(warnings[0]).toContain("Error when performing the request to http://127.0.0.1:9/");
     // This PATH has none: setup says so, as it did before.
     expect(result.error?.stage).toBe("setup");
     expect(result.error?.message).toContain("yarn: command not found");
+    // The job's result keeps it for the thread's answer and the CLI's summary.
+    expect(result.warnings).toEqual(warnings);
+  }, 120_000);
+
+  it("says which Node a fetched release needs when it cannot run on the commands' Node", async () => {
+    // As pnpm 11 on Node 20: corepack fetches it, and it dies loading node:sqlite.
+    const dies = 'require("node:sqlite");\n';
+    await registry.publish({
+      name: "pnpm",
+      version: "99.0.0",
+      files: { "bin/pnpm.cjs": dies, "bin/pnpx.cjs": dies },
+      manifest: { bin: { pnpm: "bin/pnpm.cjs" }, engines: { node: ">=99" } },
+    });
+    const pinned = JSON.parse(PROJECT["package.json"]);
+    const files = {
+      ...PROJECT,
+      "package.json": JSON.stringify({ ...pinned, packageManager: "pnpm@99.0.0" }),
+    };
+    const { result, warnings } = await run("engines", files, { setup: ["pnpm install"] });
+    const node = (await exec("node", ["--version"], { env: { PATH: path } })).stdout.trim();
+    expect(warnings).toEqual([
+      expect.stringContaining("pnpm@99.0.0 through corepack cannot run here"),
+    ]);
+    expect(warnings[0]).toContain(
+      `pnpm 99.0.0 (package.json "packageManager") needs Node >=99, and the job's commands run Node ${node.slice(1)}, the first \`node\` on the PATH`,
+    );
+    expect(result.warnings).toEqual(warnings);
+    expect(result.error?.message).toContain("pnpm: command not found");
   }, 120_000);
 
   it("does without, as before, when no detector is given", async () => {

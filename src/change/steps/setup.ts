@@ -25,6 +25,7 @@ export const setup: ChangeStep = {
           env: site.tools?.env(ctx.shellEnv),
         }),
       (message) => ctx.events.warning(message),
+      ctx.shellEnv,
     );
     const env = tools ? tools.env(ctx.shellEnv) : ctx.shellEnv;
     for (const command of ctx.input.setup) {

@@ -198,6 +198,7 @@ function agentTools(state: GroupState, ctx: GroupContext) {
       });
     },
     (message) => ctx.events.warning(message),
+    ctx.tools.shellEnv,
   );
 }
 

@@ -1,5 +1,6 @@
 import { errorMessage } from "../../error-message.js";
 import type { PushResult } from "../../git/push/push.js";
+import { keepingWarnings } from "../../kernel/events.js";
 import { type KindWork, runJobSequence } from "../../kernel/sequence.js";
 import { runSteps } from "../../kernel/steps.js";
 import { groupBranch, groupTitle, type UpdateGroup } from "../plan/groups.js";
@@ -39,13 +40,21 @@ export async function runDepsGroup(
     commits: [],
     durationMs: 0,
   };
+  // Said to the job's listeners as they happen; kept for the summary and the pull request.
+  const kept = keepingWarnings(ctx.events);
+  const groupCtx = { ...ctx, events: kept.events };
   ctx.events.step(`Updating ${groupTitle(group)} on ${branch}`);
   try {
     const outcome = await runJobSequence<GroupWork, void>(
       {
         work: async () => {
-          const { state, error } = await runSteps(GROUP_STEPS, { result, all: [], kept: [] }, ctx);
+          const { state, error } = await runSteps(
+            GROUP_STEPS,
+            { result, all: [], kept: [] },
+            groupCtx,
+          );
           result = error ? { ...state.result, status: "error", error } : state.result;
+          result = withWarnings(result, kept.warnings.splice(0));
           // The group's errors are in its result, for its report: the sequence only publishes.
           return { push: result.push, dropCheckpoint: state.dropCheckpoint };
         },
@@ -56,7 +65,7 @@ export async function runDepsGroup(
       {
         signal: ctx.signal,
         checkpointed: ctx.checkpointRef !== undefined,
-        onWarning: (message) => ctx.events.step(message),
+        onWarning: (message) => groupCtx.events.warning(message),
       },
     );
     if (outcome.interrupted) {
@@ -79,5 +88,12 @@ export async function runDepsGroup(
       },
     };
   }
+  // Those of steps that threw before the work could keep them.
+  result = withWarnings(result, kept.warnings);
   return { ...result, durationMs: ctx.services.clock.now() - started };
+}
+
+function withWarnings(result: DepsGroupResult, warnings: readonly string[]): DepsGroupResult {
+  if (warnings.length === 0) return result;
+  return { ...result, warnings: [...(result.warnings ?? []), ...warnings] };
 }

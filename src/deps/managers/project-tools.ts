@@ -1,3 +1,6 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { satisfies } from "semver";
 import type { ProjectTools } from "../../kernel/project-tools.js";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { readNpmConfig } from "../registry/npmrc.js";
@@ -6,8 +9,10 @@ import {
   detectPackageManager,
   managerCommands,
   packageManager,
+  pinnedRelease,
 } from "./index.js";
 import { findProgram } from "./tool-check.js";
+import { nodeOnPath } from "./tool-engines.js";
 import type { DetectedManager } from "./types.js";
 
 /**
@@ -69,9 +74,47 @@ export function toolsFor(
     shims,
     env: (folder) => ({ ...options.launchEnv(folder), ...registryEnv }),
     fetch: corepack ? `${command} --version` : undefined,
+    explain: corepack
+      ? (folder, env) => fetchedEngineProblem(detected, options.launchEnv(folder), env)
+      : undefined,
     corepack: findProgram("corepack", options.path ?? ""),
   };
 }
+
+/**
+ * The release corepack fetched, when it cannot run on the commands' Node:
+ * pnpm 11 needs Node 22.13 (it loads node:sqlite), and on Node 20 its
+ * fetch ends in a stack trace whose last lines name neither. Read from the
+ * release's own package.json in the job's corepack home: no registry.
+ */
+async function fetchedEngineProblem(
+  detected: DetectedManager,
+  launchEnv: Record<string, string>,
+  env: Readonly<Record<string, string>>,
+): Promise<string | undefined> {
+  const pinned = pinnedRelease(detected.pinned);
+  const home = launchEnv.COREPACK_HOME;
+  if (!pinned || !home) return undefined;
+  const { tool, version } = pinned;
+  const text = await readFile(join(home, "v1", tool, version, "package.json"), "utf8").catch(
+    () => undefined,
+  );
+  const engines = text === undefined ? undefined : enginesNode(text);
+  const node = engines ? await nodeOnPath(env.PATH ?? "") : undefined;
+  if (!engines || !node || satisfies(node, engines, { includePrerelease: true })) return undefined;
+  return `${tool} ${version} (package.json "packageManager") needs Node ${engines}, and the job's commands run Node ${node}, the first \`node\` on the PATH: set up a Node it accepts before the job (actions/setup-node in the workflow; a newer Node where the App or \`patchwright run\` runs), or pin a ${tool} release that runs on Node ${major(node)}.`;
+}
+
+function enginesNode(packageJson: string): string | undefined {
+  try {
+    const engines = (JSON.parse(packageJson) as { engines?: { node?: unknown } }).engines;
+    return typeof engines?.node === "string" ? engines.node : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const major = (version: string) => version.split(".")[0] ?? version;
 
 async function readManifest(dir: string): Promise<Record<string, unknown> | undefined> {
   const text = await readWorkspaceText(dir, "package.json").catch(() => undefined);

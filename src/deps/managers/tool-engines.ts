@@ -39,7 +39,7 @@ export async function pinnedToolEngineProblem(options: {
 }
 
 /** The version of the first `node` on `path` ("20.20.2"), or undefined. */
-function nodeOnPath(path: string): Promise<string | undefined> {
+export function nodeOnPath(path: string): Promise<string | undefined> {
   const dirs = path.split(delimiter).filter((dir) => isAbsolute(dir));
   return new Promise((resolve) => {
     const next = (i: number) => {

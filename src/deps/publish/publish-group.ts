@@ -68,5 +68,9 @@ export async function openGroupPull(
     { owner, repo, number: pullRequest.number },
     labelsFor(group, ctx.target.labels),
   );
-  return { ...result, pullRequest, ...(problem ? { warnings: [problem] } : {}) };
+  return {
+    ...result,
+    pullRequest,
+    ...(problem ? { warnings: [...(result.warnings ?? []), problem] } : {}),
+  };
 }
