@@ -174,7 +174,11 @@ function sandboxEnv(
   // workspace (ufo: 139 MB of untracked `.pnpm-store/` the agent saw in
   // `git status` and the job hashed). With a job HOME it goes there; a
   // store the command's environment names (the dependency job's) stays.
-  if (jobHome) result.npm_config_store_dir ??= `${SANDBOX_HOME}/.local/share/pnpm/store`;
+  // pnpm 11 and later read `pnpm_config_store_dir` only, pnpm 10 `npm_config_store_dir`.
+  if (jobHome) {
+    result.npm_config_store_dir ??= `${SANDBOX_HOME}/.local/share/pnpm/store`;
+    result.pnpm_config_store_dir ??= result.npm_config_store_dir;
+  }
   if (network.kind !== "on") {
     for (const name of [...PROXY_VARIABLES, "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY"]) {
       delete result[name];

@@ -22,6 +22,11 @@ const SECRET_PATH_VARIABLES = [
   "npm_config_userconfig",
   "NPM_CONFIG_GLOBALCONFIG",
   "npm_config_globalconfig",
+  // pnpm 11 and later read these, not npm_config_*: a user .npmrc, and the file pnpm keeps tokens in.
+  "PNPM_CONFIG_USERCONFIG",
+  "pnpm_config_userconfig",
+  "PNPM_CONFIG_NPMRC_AUTH_FILE",
+  "pnpm_config_npmrc_auth_file",
   "DOCKER_CONFIG",
   "GH_CONFIG_DIR",
   "NETRC",
@@ -38,6 +43,8 @@ const HOME_SECRETS = [
   ".config/gcloud",
   ".azure",
   ".npmrc",
+  // pnpm 11's login tokens (auth.ini) and pnpm 12's (`_auth` in its global config.yaml).
+  ".config/pnpm",
   ".yarnrc.yml",
   ".netrc",
   ".git-credentials",

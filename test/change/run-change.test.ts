@@ -337,7 +337,7 @@ describe("runChange (the job without GitHub)", () => {
           setup: [`ls -A "$HOME" > /dev/null; echo ${marker} >> "$HOME/marker"`],
           // What setup left, and whether HOME is on the command's own /tmp (memory) or apart from it.
           verify:
-            'cat "$HOME/marker"; [ "$(stat -c %d "$HOME")" != "$(stat -c %d /tmp)" ] && echo "home apart from /tmp"; echo "store: $npm_config_store_dir"',
+            'cat "$HOME/marker"; [ "$(stat -c %d "$HOME")" != "$(stat -c %d /tmp)" ] && echo "home apart from /tmp"; echo "store: $npm_config_store_dir"; echo "pnpm 11 store: $pnpm_config_store_dir"',
           push: false,
         }),
       );
@@ -347,6 +347,8 @@ describe("runChange (the job without GitHub)", () => {
     expect(first.verify?.outputTail).toContain("home apart from /tmp");
     // pnpm's store there: where it can hard-link it would pick the workspace's mount.
     expect(first.verify?.outputTail).toContain("store: /tmp/home/.local/share/pnpm/store");
+    // pnpm 11 and later read only pnpm_config_*: they made the store in the workspace again.
+    expect(first.verify?.outputTail).toContain("pnpm 11 store: /tmp/home/.local/share/pnpm/store");
     const second = await job("second-job");
     expect(second.verify?.outputTail).toContain("second-job");
     expect(second.verify?.outputTail).not.toContain("first-job");

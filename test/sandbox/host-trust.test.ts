@@ -65,7 +65,9 @@ describe("npm's settings from the host's npmrc files", () => {
     const settings = await readNpmSettings({
       env: {
         npm_config_globalconfig: join(etc, "npmrc"),
-        npm_config_proxy: "http://proxy.corp:8080",
+        // pnpm 11 and later read pnpm_config_*: theirs wins, as it does for pnpm.
+        pnpm_config_proxy: "http://proxy.corp:8080",
+        npm_config_proxy: "http://old-proxy.corp:8080",
       },
       home,
       nodePath: "/nowhere/bin/node",

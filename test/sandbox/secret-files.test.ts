@@ -17,6 +17,7 @@ describe("key files the environment names", () => {
         GOOGLE_APPLICATION_CREDENTIALS: "/etc/gcp/sa.json",
         AWS_CONFIG_FILE: "  ",
         KUBECONFIG: "/a/kube:/b/kube",
+        pnpm_config_npmrc_auth_file: "/etc/pnpm/auth.ini",
         UNRELATED_PATH: "/etc/other",
       },
       { cwd: dir, home: "/home/srv" },
@@ -28,6 +29,9 @@ describe("key files the environment names", () => {
     expect(files).toContain("/b/kube");
     expect(files).toContain("/home/srv/.aws");
     expect(files).toContain("/home/srv/.config/gcloud");
+    // pnpm 11 keeps login tokens in its own auth.ini, pnpm 12 in its config.yaml.
+    expect(files).toContain("/etc/pnpm/auth.ini");
+    expect(files).toContain("/home/srv/.config/pnpm");
     expect(files).not.toContain("/etc/other");
     expect(files.some((file) => file.trim() === "" || file === dir)).toBe(false);
   });

@@ -106,13 +106,19 @@ function keep(
   }
 }
 
-/** `npm_config_https_proxy` -> `https-proxy`, as npm reads its environment. */
+/**
+ * `npm_config_https_proxy` -> `https-proxy`, as npm reads its environment;
+ * then `pnpm_config_https_proxy`, which pnpm 11 and later read instead (a
+ * host set up for them names its proxy so), over it.
+ */
 function fromEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    const match = /^npm_config_(.+)$/i.exec(name);
-    if (!match?.[1] || value === undefined) continue;
-    out[match[1].toLowerCase().replace(/_/g, "-")] = value;
+  for (const prefix of ["npm", "pnpm"]) {
+    for (const [name, value] of Object.entries(env)) {
+      const match = new RegExp(`^${prefix}_config_(.+)$`, "i").exec(name);
+      if (!match?.[1] || value === undefined) continue;
+      out[match[1].toLowerCase().replace(/_/g, "-")] = value;
+    }
   }
   return out;
 }

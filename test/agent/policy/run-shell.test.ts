@@ -54,6 +54,10 @@ describe("run_shell: environment and privileges", () => {
     ["PATH=.:$PATH ls", "deny", "deny", "allow", "setting `PATH`"],
     ["export LD_PRELOAD=./x.so", "deny", "deny", "allow", "setting `LD_PRELOAD`"],
     ["env NODE_OPTIONS=--require=./x.js npm test", "deny", "deny", "allow", "NODE_OPTIONS"],
+    ["npm_config_script_shell=./x.sh npm test", "deny", "deny", "allow", "npm_config_script_shell"],
+    // pnpm 11 reads its settings from these, and no longer from npm_config_*.
+    ["pnpm_config_script_shell=./x.sh pnpm test", "deny", "deny", "allow", "pnpm_config_script"],
+    ["export PNPM_CONFIG_NODE_OPTIONS=--require=./x.js", "deny", "deny", "allow", "PNPM_CONFIG"],
   ])("%s", (...row) => check(row));
 });
 

@@ -82,6 +82,25 @@ describe("the package manager index", () => {
     }
   });
 
+  it("gives pnpm its registry and store as every pnpm reads them", () => {
+    const pnpm = packageManager("pnpm").commands(
+      { name: "pnpm", lockfile: "pnpm-lock.yaml", evidence: "test" },
+      {},
+    );
+    // pnpm 11 and later read pnpm_config_* only (checked with pnpm 11.18 and 12.24: `pnpm store
+    // path` ignores npm_config_store_dir); pnpm 10 and earlier read npm_config_* only.
+    expect(pnpm.cacheEnv("/w/c")).toEqual({
+      npm_config_store_dir: "/w/c",
+      npm_config_cache_dir: "/w/c",
+      pnpm_config_store_dir: "/w/c",
+      pnpm_config_cache_dir: "/w/c",
+    });
+    expect(pnpm.registryEnv("https://npm.corp.example/")).toEqual({
+      npm_config_registry: "https://npm.corp.example/",
+      pnpm_config_registry: "https://npm.corp.example/",
+    });
+  });
+
   it.each(NAMES)("detects %s from its lockfile", async (name) => {
     const { lockfile, text } = CASES[name];
     const dir = await project({ "package.json": "{}", [lockfile]: text });

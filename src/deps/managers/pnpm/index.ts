@@ -35,8 +35,9 @@ export const pnpm: PackageManager = {
         ? `${run} install --frozen-lockfile --prefer-offline`
         : `${run} install --prefer-offline`,
       test: `${run} test`,
-      registryEnv: (registry) => ({ npm_config_registry: registry }),
-      cacheEnv: (dir) => ({ npm_config_store_dir: dir, npm_config_cache_dir: dir }),
+      // pnpm 11 and later read `pnpm_config_*` only; pnpm 10 and earlier `npm_config_*`.
+      registryEnv: (registry) => pnpmSettings({ registry }),
+      cacheEnv: (dir) => pnpmSettings({ store_dir: dir, cache_dir: dir }),
     };
   },
   pinsKeptRanges: false,
@@ -63,5 +64,19 @@ export function pnpmRelockCommands(
   return [...byDir].map(
     ([dir, specs]) =>
       `${command} update --filter ${shellQuote(dir ? `{./${dir}}` : "{.}")} ${specs.map(shellQuote).join(" ")} --no-save --lockfile-only --ignore-scripts${flags}`,
+  );
+}
+
+/**
+ * Settings as environment variables every pnpm reads: pnpm 11 ignores
+ * `npm_config_*` (its store went to the workspace's `.pnpm-store`, its cache
+ * to the sandbox's throwaway HOME), and pnpm 10 knows no `pnpm_config_*`.
+ */
+export function pnpmSettings(settings: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(settings).flatMap(([name, value]) => [
+      [`npm_config_${name}`, value],
+      [`pnpm_config_${name}`, value],
+    ]),
   );
 }
