@@ -55,6 +55,8 @@ const MINUTE = 60_000;
 const DAY = 86_400_000;
 /** yarn 4.15 made `npmMinimalAgeGate` default to "1d" (4.10 to 4.14: 0, measured on the published releases). */
 const YARN_DEFAULT_GATE = { from: "4.15.0", ms: DAY };
+/** pnpm 11.0.0 made `minimumReleaseAge` default to 1440 minutes (its changelog). */
+const PNPM_DEFAULT_GATE = { fromMajor: 11, ms: DAY };
 
 /** The gate `name@version` answers to, the strictest of those that do not exempt it; undefined when none. */
 export function releaseAgeFor(
@@ -86,7 +88,9 @@ export async function readReleaseAge(
   const days = Number(npm.options["min-release-age"]);
   if (Number.isFinite(days) && days > 0)
     gates.push({ ms: days * DAY, source: `min-release-age=${days} (.npmrc)` });
-  const minutes = Number(npm.options["minimum-release-age"]);
+  const pnpm11 = pnpmDefaultGate(manager);
+  // pnpm 11 reads only auth and registry settings from .npmrc.
+  const minutes = pnpm11 ? Number.NaN : Number(npm.options["minimum-release-age"]);
   const pnpm = await readYaml(dir, "pnpm-workspace.yaml");
   const pnpmExempt = exemption(
     pnpm?.minimumReleaseAgeExclude,
@@ -106,6 +110,8 @@ export async function readReleaseAge(
       source: `minimumReleaseAge: ${pnpmAge} in pnpm-workspace.yaml`,
       ...pnpmExempt,
     });
+  else if (pnpm11 && pnpm?.minimumReleaseAge === undefined)
+    gates.push({ ...pnpm11, ...pnpmExempt });
   const yarn = await yarnGate(dir, manager);
   if (yarn) gates.push(yarn);
   const bunfig = await readWorkspaceText(dir, "bunfig.toml").catch(() => "");
@@ -124,6 +130,23 @@ export async function readReleaseAge(
   // The strictest is what the lockfile step asks for: every one of them would refuse a younger version.
   const strictest = gates.reduce((best, gate) => (gate.ms > best.ms ? gate : best));
   return { ms: strictest.ms, source: strictest.source, gates };
+}
+
+/**
+ * pnpm 11's default `minimumReleaseAge` of a day (1440 minutes), when the
+ * project pins such a pnpm: its lockfile step refuses a younger version that
+ * the plan would otherwise propose (a security fix past the cooldown).
+ */
+function pnpmDefaultGate(
+  manager: { name: ManagerName; pinned?: string | undefined } | undefined,
+): { ms: number; source: string } | undefined {
+  const release = manager?.name === "pnpm" ? pinnedRelease(manager.pinned) : undefined;
+  const major = release?.tool === "pnpm" ? Number(release.version.split(".")[0]) : Number.NaN;
+  if (!release || !(major >= PNPM_DEFAULT_GATE.fromMajor)) return undefined;
+  return {
+    ms: PNPM_DEFAULT_GATE.ms,
+    source: `pnpm ${release.version}'s default minimumReleaseAge of 1 day`,
+  };
 }
 
 /**

@@ -34,7 +34,7 @@ async function gates(
   packages: string[],
   options: {
     npmrc?: Record<string, string>;
-    manager?: { name: "yarn-berry"; pinned?: string };
+    manager?: { name: "yarn-berry" | "pnpm"; pinned?: string };
   } = {},
 ): Promise<string[]> {
   const dir = await project(files);
@@ -110,6 +110,36 @@ describe("pnpm's minimumReleaseAgeExclude", () => {
     ]);
     expect(await gates(files, ["fx-free@1.1.0"], { npmrc: { "min-release-age": "2" } })).toEqual([
       "fx-free@1.1.0: 2880m min-release-age=2 (.npmrc)",
+    ]);
+  });
+});
+
+describe("pnpm 11's gate", () => {
+  const pnpm = (pinned: string) => ({ manager: { name: "pnpm" as const, pinned } });
+
+  it("is a day by default from pnpm 11, which reads no minimum-release-age from .npmrc", async () => {
+    expect(await gates({}, ["x@1.0.0"], pnpm("pnpm@11.18.0+sha512.abc"))).toEqual([
+      "x@1.0.0: 1440m pnpm 11.18.0's default minimumReleaseAge of 1 day",
+    ]);
+    expect(await gates({}, ["x@1.0.0"], pnpm("pnpm@10.34.8"))).toEqual(["x@1.0.0: none"]);
+    // Unpinned, the pnpm that runs is not known: no default is assumed.
+    expect(await gates({}, ["x@1.0.0"], { manager: { name: "pnpm" } })).toEqual(["x@1.0.0: none"]);
+    // Set to 0 the gate is off; set, it replaces the default; its exclusions apply to the default too.
+    const workspace = (text: string) => ({ "pnpm-workspace.yaml": text });
+    expect(
+      await gates(workspace("minimumReleaseAge: 0\n"), ["x@1.0.0"], pnpm("pnpm@11.0.0")),
+    ).toEqual(["x@1.0.0: none"]);
+    expect(
+      await gates(workspace("minimumReleaseAge: 60\n"), ["x@1.0.0"], pnpm("pnpm@12.24.0")),
+    ).toEqual(["x@1.0.0: 60m minimumReleaseAge: 60 in pnpm-workspace.yaml"]);
+    expect(
+      await gates(workspace("minimumReleaseAgeExclude: [x]\n"), ["x@1.0.0", "y@1.0.0"], {
+        ...pnpm("pnpm@11.18.0"),
+        npmrc: { "minimum-release-age": "10080" },
+      }),
+    ).toEqual([
+      "x@1.0.0: none",
+      "y@1.0.0: 1440m pnpm 11.18.0's default minimumReleaseAge of 1 day",
     ]);
   });
 });
