@@ -6,10 +6,12 @@ import type { Hazard, SimpleCommand } from "./shell-command.js";
  * Variables that change which program runs or what it loads: with them, an
  * allowed command name no longer says what executes. pnpm 11 and later read
  * their settings (`script-shell`, `node-options`...) from `pnpm_config_*`,
- * as npm and pnpm 10 do from `npm_config_*`.
+ * as npm and pnpm 10 do from `npm_config_*`, and yarn 2+ every setting from
+ * `YARN_*` (`YARN_YARN_PATH` runs another file as yarn, `YARN_PLUGINS` loads
+ * code into it).
  */
 const STEERING_VARIABLES =
-  /^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|RUBYOPT|LD_\w+|DYLD_\w+|GIT_\w+|npm_config_\w+|NPM_CONFIG_\w+|pnpm_config_\w+|PNPM_CONFIG_\w+)$/;
+  /^(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|NODE_OPTIONS|PYTHONSTARTUP|PERL5OPT|RUBYOPT|LD_\w+|DYLD_\w+|GIT_\w+|npm_config_\w+|NPM_CONFIG_\w+|pnpm_config_\w+|PNPM_CONFIG_\w+|YARN_\w+)$/;
 
 /** Git configuration from the environment: an alias in it can hide a push, which even trusted keeps from the agent. */
 const GIT_CONFIG_VARIABLES = /^GIT_CONFIG(_\w+)?$/;

@@ -58,6 +58,8 @@ describe("run_shell: environment and privileges", () => {
     // pnpm 11 reads its settings from these, and no longer from npm_config_*.
     ["pnpm_config_script_shell=./x.sh pnpm test", "deny", "deny", "allow", "pnpm_config_script"],
     ["export PNPM_CONFIG_NODE_OPTIONS=--require=./x.js", "deny", "deny", "allow", "PNPM_CONFIG"],
+    // yarn 2+ reads every setting from YARN_*: this one runs another file as yarn.
+    ["YARN_YARN_PATH=./x.cjs yarn test", "deny", "deny", "allow", "YARN_YARN_PATH"],
   ])("%s", (...row) => check(row));
 });
 
