@@ -17,8 +17,10 @@ import { isDirectory } from "./local-paths.js";
 export async function localTools(
   cwd: string,
   env: Record<string, string | undefined>,
+  /** Told what the checkout needs that this machine lacks (a newer Node). */
+  warn?: (message: string) => void,
 ): Promise<{ tools: JobTools; readOnly: string[] } | undefined> {
-  const found = await detectProjectTools(cwd, buildShellEnv(env)).catch(() => undefined);
+  const found = await detectProjectTools(cwd, buildShellEnv(env), warn).catch(() => undefined);
   if (!found) return undefined;
   const home = corepackHome(env);
   const cached = (await isDirectory(home)) ? home : undefined;

@@ -190,7 +190,10 @@ async function runInPlace(context: RunContext): Promise<{ result: AgentResult }>
   const { args, io, cwd } = context;
   const readOnly = await gitMetadataPaths(cwd, io.env);
   const launcher = await launcherFrom(context.services.sandbox);
-  const local = await localTools(cwd, io.env);
+  // Names versions and the project's files, nothing of the environment's.
+  const local = await localTools(cwd, io.env, (message) =>
+    io.stderr.write(`warning: ${message}\n`),
+  );
   // One HOME for the run's commands: pnpm's store goes there, not into your checkout.
   const home = await makeScratchDir("job-home");
   const contained = launcher.open({

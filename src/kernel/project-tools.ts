@@ -44,10 +44,15 @@ export interface ProjectTools {
   corepack?: string | undefined;
 }
 
-/** Finds what the checkout at `dir` needs; `env` is the commands' (its PATH says what the host has). */
+/**
+ * Finds what the checkout at `dir` needs; `env` is the commands' (its PATH
+ * says what the host has). `warn` is told what the checkout needs that the
+ * host lacks and no tool folder gives (a newer Node): the job goes on.
+ */
 export type ProjectToolsSource = (
   dir: string,
   env: Readonly<Record<string, string>>,
+  warn?: (message: string) => void,
 ) => Promise<ProjectTools | undefined>;
 
 /** A job's tools folder, made: its commands on the PATH and its environment. */

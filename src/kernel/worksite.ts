@@ -32,7 +32,7 @@ export async function openWorksite(options: {
   networks: { network: NetworkPolicy; setupNetwork: NetworkPolicy };
   /** Finds the project's own tools in the checkout (JobServices.projectTools). */
   tools?: { source: ProjectToolsSource; env: Readonly<Record<string, string>> } | undefined;
-  /** Told when the project's tools could not be read: the job goes on without them. */
+  /** Told when the project's tools could not be read, or what the host lacks: the job goes on. */
   onWarning?: ((message: string) => void) | undefined;
 }): Promise<OpenedWorksite> {
   let workspace: Workspace;
@@ -84,7 +84,7 @@ async function projectTools(
   if (!options.tools) return undefined;
   let found: Awaited<ReturnType<ProjectToolsSource>>;
   try {
-    found = await options.tools.source(dir, options.tools.env);
+    found = await options.tools.source(dir, options.tools.env, options.onWarning);
   } catch (error) {
     options.onWarning?.(`the project's package manager could not be read: ${errorMessage(error)}`);
     return undefined;

@@ -173,6 +173,8 @@ describe("the project's package manager in a prompt job", () => {
       ...PROJECT,
       ".yarnrc.yml": `enableTelemetry: false\nyarnPath: ${RELEASE}\n`,
       [RELEASE]: await readFile(YARN, "utf8"),
+      // Developed on a Node no job here has: the job says so, and goes on.
+      ".nvmrc": "99\n",
     };
     // corepack would have to reach this registry first: nothing answers there.
     const { result, steps, agentSaw } = await run("release", files, {
@@ -182,6 +184,11 @@ describe("the project's package manager in a prompt job", () => {
     expect(steps).not.toContainEqual(expect.stringContaining("Fetching"));
     expect(agentSaw).toContain("project tests passed");
     expect(result.verify).toMatchObject({ passed: true });
+    expect(result.warnings).toEqual([
+      expect.stringMatching(
+        /^the project wants Node 99\.x \(\.nvmrc\), and the job's commands run Node /,
+      ),
+    ]);
   }, 120_000);
 
   it("says when corepack cannot fetch the tool, and goes on with the PATH's", async () => {

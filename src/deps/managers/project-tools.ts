@@ -11,6 +11,7 @@ import {
   packageManager,
   pinnedRelease,
 } from "./index.js";
+import { nodeBelowProject } from "./node-check.js";
 import { findProgram } from "./tool-check.js";
 import { nodeOnPath } from "./tool-engines.js";
 import type { DetectedManager } from "./types.js";
@@ -22,14 +23,19 @@ import type { DetectedManager } from "./types.js";
  * pnpm or yarn package.json pins, or for a lockfile's tool the PATH lacks.
  * Nothing for npm and bun, which the PATH has or not, nor for a project
  * without a package.json (or one that cannot be read: its own commands
- * will say so).
+ * will say so). `warn` hears of a Node older than the project's.
  */
 export async function projectTools(
   dir: string,
   env: Readonly<Record<string, string>>,
+  warn?: (message: string) => void,
 ): Promise<ProjectTools | undefined> {
   const manifest = await readManifest(dir);
   if (!manifest) return undefined;
+  if (warn) {
+    const below = await nodeBelowProject(dir, manifest, env).catch(() => undefined);
+    if (below) warn(below);
+  }
   const detected = await detectPackageManager(dir, manifest);
   const manager = packageManager(detected.name);
   // Unpinned, the PATH's own tool is as good as corepack's default.
