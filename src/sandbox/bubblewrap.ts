@@ -184,6 +184,11 @@ function sandboxEnv(
       delete result[name];
     }
   }
+  // pnpm 11 installs before `pnpm run` when node_modules is older than
+  // package.json (its verifyDepsBeforeRun default): with no network that
+  // retried for over a minute, left node_modules half changed, and never ran
+  // the script, after an agent's edit to package.json. It warns instead.
+  if (network.kind === "off") result.pnpm_config_verify_deps_before_run ??= "warn";
   Object.assign(result, trust.env, { HOME: SANDBOX_HOME, TMPDIR: "/tmp" });
   for (const name of ["TMP", "TEMP"]) if (name in result) result[name] = "/tmp";
   return result;

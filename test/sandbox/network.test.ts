@@ -46,6 +46,29 @@ async function curl(network: Parameters<typeof networkPolicy>[0], url: string) {
 }
 
 describe("the sandbox's network", () => {
+  it("with none, has pnpm warn of stale node_modules before a script instead of installing", async () => {
+    const seen = async (network: Parameters<typeof networkPolicy>[0]) => {
+      const workspace = await makeTempDir();
+      const sandbox = await sandboxFor(workspace, { network });
+      try {
+        const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+        const command = 'echo "verify=${pnpm_config_verify_deps_before_run:-unset}"';
+        const outcome = await runShellProcess(await findShell(env.PATH), command, 30, {
+          cwd: workspace,
+          env,
+          signal: new AbortController().signal,
+          sandbox,
+        });
+        return outcome.stdout.trim();
+      } finally {
+        await sandbox.close();
+      }
+    };
+    expect(await seen("off")).toBe("verify=warn");
+    // Where an install can reach the registry, pnpm's own setting stands.
+    expect(await seen("on")).toBe("verify=unset");
+  });
+
   it("is off by default: not even the host's loopback", async () => {
     expect(await curl("off", `http://127.0.0.1:${allowed}/`)).not.toContain("ALLOWED-HOST");
   });
