@@ -188,7 +188,13 @@ function sandboxEnv(
   // package.json (its verifyDepsBeforeRun default): with no network that
   // retried for over a minute, left node_modules half changed, and never ran
   // the script, after an agent's edit to package.json. It warns instead.
-  if (network.kind === "off") result.pnpm_config_verify_deps_before_run ??= "warn";
+  if (network.kind === "off") {
+    result.pnpm_config_verify_deps_before_run ??= "warn";
+    // Nothing can answer, so a retry only waits: npm's two took 70 s to fail
+    // what fails in half a second without them.
+    for (const name of ["npm_config_fetch_retries", "pnpm_config_fetch_retries", "YARN_HTTP_RETRY"])
+      result[name] ??= "0";
+  }
   Object.assign(result, trust.env, { HOME: SANDBOX_HOME, TMPDIR: "/tmp" });
   for (const name of ["TMP", "TEMP"]) if (name in result) result[name] = "/tmp";
   return result;

@@ -46,13 +46,14 @@ async function curl(network: Parameters<typeof networkPolicy>[0], url: string) {
 }
 
 describe("the sandbox's network", () => {
-  it("with none, has pnpm warn of stale node_modules before a script instead of installing", async () => {
+  it("with none, has pnpm warn of stale node_modules before a script instead of installing, and no tool retry", async () => {
     const seen = async (network: Parameters<typeof networkPolicy>[0]) => {
       const workspace = await makeTempDir();
       const sandbox = await sandboxFor(workspace, { network });
       try {
         const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-        const command = 'echo "verify=${pnpm_config_verify_deps_before_run:-unset}"';
+        const command =
+          'echo "verify=${pnpm_config_verify_deps_before_run:-unset} retries=${npm_config_fetch_retries:-unset},${pnpm_config_fetch_retries:-unset},${YARN_HTTP_RETRY:-unset}"';
         const outcome = await runShellProcess(await findShell(env.PATH), command, 30, {
           cwd: workspace,
           env,
@@ -64,9 +65,9 @@ describe("the sandbox's network", () => {
         await sandbox.close();
       }
     };
-    expect(await seen("off")).toBe("verify=warn");
-    // Where an install can reach the registry, pnpm's own setting stands.
-    expect(await seen("on")).toBe("verify=unset");
+    expect(await seen("off")).toBe("verify=warn retries=0,0,0");
+    // Where an install can reach the registry, the tools' own settings stand.
+    expect(await seen("on")).toBe("verify=unset retries=unset,unset,unset");
   });
 
   it("is off by default: not even the host's loopback", async () => {
