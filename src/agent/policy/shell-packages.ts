@@ -91,6 +91,12 @@ function npmDenial(command: SimpleCommand, ctx: CommandContext): Verdict {
   return `${quote(command)}: \`npm ${sub}\` is not allowed; use \`npm test\` or \`npm run <script>\``;
 }
 
+/** Subcommands that only read the installed tree or the lockfile. */
+const READING = {
+  pnpm: ["ls", "list", "ll", "la", "why", "help"],
+  yarn: ["why", "help"],
+};
+
 /** yarn and pnpm run a package.json script given as the subcommand (`yarn test`). */
 const scriptRunnerDenial =
   (tool: "yarn" | "pnpm"): CommandCheck =>
@@ -126,6 +132,10 @@ const scriptRunnerDenial =
       return scriptDenial(command, firstOperand(command, index + 1).index, ctx);
     }
     if (tool === "pnpm" && ["test", "t", "tst"].includes(sub)) return undefined;
+    // Why a package is at the version it is, from the installed tree and the
+    // lockfile (npm's `ls` is allowed the same way): what an agent fixing a
+    // dependency bump asks first. These built-ins win over a script's name.
+    if (READING[tool].includes(sub)) return undefined;
     return scriptDenial(command, index, ctx);
   };
 

@@ -162,6 +162,10 @@ describe("run_shell: build, test and lint", () => {
     ["yarn lint", "deny", "allow", "allow"],
     ["pnpm run build", "deny", "allow", "allow"],
     ["pnpm deploy", "deny", "deny", "allow", "no such script"],
+    // Why a package is at its version: read from the tree and the lockfile, as `npm ls` is.
+    ["pnpm why fx-greet", "deny", "allow", "allow"],
+    ["pnpm list --depth 1", "deny", "allow", "allow"],
+    ["yarn why fx-greet", "deny", "allow", "allow"],
     ["npx tsc --noEmit", "deny", "allow", "allow"],
     ["npx tsx scripts/gen.ts", "deny", "allow", "allow"],
     ["npx vitest run test/x.test.ts", "deny", "allow", "allow"],
