@@ -17,9 +17,10 @@ import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
 import { runDepsGroup } from "./group/run-deps-group.js";
 import { corepackRegistryEnv, managerCommands, packageManager } from "./managers/index.js";
+import { nodeBelow } from "./managers/node-check.js";
 import { toolsFor } from "./managers/project-tools.js";
 import { missingTool } from "./managers/tool-check.js";
-import { pinnedToolEngineProblem } from "./managers/tool-engines.js";
+import { nodeOnPath, pinnedToolEngineProblem } from "./managers/tool-engines.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
 import { registryInstallScripts } from "./plan/install-scripts.js";
@@ -74,6 +75,8 @@ export interface DepsJobResult {
   declined: Array<{ group: UpdateGroup; pullRequest: number; url: string }>;
   /** Groups that wait: another open bump pull request moves one of their packages, or already proposes them. */
   waiting: Array<{ group: UpdateGroup; reason: string }>;
+  /** What went wrong around the job without stopping it (a Node older than the project's). */
+  warnings?: string[];
   durationMs: number;
 }
 
@@ -165,6 +168,13 @@ export async function runDepsJob(
         packument: (name) => planned.registry.packument(name),
       }));
     if (missing) return { ...finish(), status: "error", message: missing };
+    // Said before any group: a group that then fails "without the updates too" fails for it.
+    const node = await nodeOnPath(shellEnv.PATH ?? "");
+    const olderNode = node ? nodeBelow(planned.plan.node, node) : undefined;
+    if (olderNode) {
+      events.warning(olderNode);
+      result.warnings = [olderNode];
+    }
 
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
     const pulls = deps.octokit

@@ -351,7 +351,13 @@ describe("runDepsJob", () => {
   });
 
   it("ships a security fix on its own, past the cooldown, labelled security with the advisory", async () => {
-    const sec = createBareRepo({ root, env, files, name: "security" });
+    // Developed on a Node no job here runs: said before any group, and the job goes on.
+    const sec = createBareRepo({
+      root,
+      env,
+      files: { ...files, ".nvmrc": "99\n" },
+      name: "security",
+    });
     const secGitHub = createFakeGitHub({ owner: "o", repo: "r" });
     secGitHub.inject({ method: "POST", path: /\/labels$/, status: 200, body: [], times: 10 });
     // A regular bump pull request already moves fx-util: the security fix does not wait behind it.
@@ -388,6 +394,11 @@ describe("runDepsJob", () => {
         ["security-fx-util", "green"],
       ]);
       expect(model.requests).toEqual([]);
+      expect(result.warnings).toEqual([
+        expect.stringMatching(
+          /^the project wants Node 99\.x \(\.nvmrc\), and the job's commands run/,
+        ),
+      ]);
       const lock = JSON.parse(sec.show("agent/deps/security-fx-util", "package-lock.json")) as {
         packages: Record<string, { version: string }>;
       };

@@ -139,6 +139,9 @@ describe("a job's warnings", () => {
       waiting: [],
       durationMs: 1,
     };
+    expect(
+      renderDepsJobSummary({ ...result, warnings: ["the project wants Node 24.x (.nvmrc)"] }),
+    ).toMatch(/^WARNING the project wants Node 24\.x \(\.nvmrc\)\n/);
     expect(renderDepsJobSummary(result)).toContain("  warning: could not put back fx-broken");
   });
 });

@@ -1,5 +1,5 @@
 import { lt, major, valid } from "semver";
-import { readProjectNodes } from "../plan/project-node.js";
+import { type ProjectNodes, readProjectNodes } from "../plan/project-node.js";
 import { readNpmConfig } from "../registry/npmrc.js";
 import { nodeOnPath } from "./tool-engines.js";
 
@@ -27,6 +27,12 @@ export async function nodeBelowProject(
     npmOptions: npm?.options ?? {},
     runningNode: node,
   });
+  return nodeBelow(nodes, node);
+}
+
+/** The same from the Nodes a plan already read (DepsPlan.node) and the commands' `node` version. */
+export function nodeBelow(nodes: ProjectNodes, node: string): string | undefined {
+  if (!valid(node)) return undefined;
   const { development } = nodes;
   const engines = nodes.engines["package.json"];
   const wanted =
@@ -38,5 +44,5 @@ export async function nodeBelowProject(
         ? engines
         : undefined;
   if (!wanted) return undefined;
-  return `the project wants Node ${wanted.label} (${wanted.source}), and the job's commands run Node ${node}, the first \`node\` on the PATH: its install and tests may fail for that alone. Set up that Node before the job (actions/setup-node in the workflow; a newer Node where the App or \`patchwright run\` runs).`;
+  return `the project wants Node ${wanted.label} (${wanted.source}), and the job's commands run Node ${node}, the first \`node\` on the PATH: its install and tests may fail for that alone. Set up that Node before the job (actions/setup-node in the workflow; a newer Node where patchwright runs).`;
 }

@@ -13,7 +13,10 @@ import type { DepsJobResult } from "../run-deps-job.js";
  */
 export function renderDepsJobSummary(result: DepsJobResult): string {
   if (result.message) return `patchwright deps: ${result.message}`;
-  const warnings = (result.plan?.warnings ?? []).map((w) => `WARNING ${warningText(w)}.`);
+  const warnings = [
+    ...(result.plan?.warnings ?? []).map((w) => `WARNING ${warningText(w)}.`),
+    ...(result.warnings ?? []).map((w) => `WARNING ${w}`),
+  ];
   const blocks = [...warnings, ...result.groups.map(groupBlock)];
   for (const g of result.deferred)
     blocks.push(`WAITING ${groupTitle(g)}: deps.max_open_prs bump pull requests are open`);

@@ -54,7 +54,7 @@ const workflow = (versions: string) =>
 describe("a Node older than the project's", () => {
   it("is said when a version file, the workflows or engines.node want a newer one", async () => {
     expect(await check({ ".nvmrc": "24\n" })).toBe(
-      "the project wants Node 24.x (.nvmrc), and the job's commands run Node 20.5.0, the first `node` on the PATH: its install and tests may fail for that alone. Set up that Node before the job (actions/setup-node in the workflow; a newer Node where the App or `patchwright run` runs).",
+      "the project wants Node 24.x (.nvmrc), and the job's commands run Node 20.5.0, the first `node` on the PATH: its install and tests may fail for that alone. Set up that Node before the job (actions/setup-node in the workflow; a newer Node where patchwright runs).",
     );
     expect(await check({ ".github/workflows/ci.yml": workflow("22, 24") })).toContain(
       "the project wants Node 22.x (.github/workflows/ci.yml node-version)",
