@@ -98,6 +98,13 @@ export function pinnedRelease(value: unknown): PinnedRelease | undefined {
   return { tool, version, hash, manager, releasePackage: manager.releasePackage(version) };
 }
 
+/** The major version of `tool` that package.json's `packageManager` pins (`pnpm@11.18.0` -> 11); undefined for another tool or none. */
+export function pinnedMajor(packageManager: unknown, tool: string): number | undefined {
+  const pinned = pinnedRelease(packageManager);
+  const major = pinned?.tool === tool ? Number(pinned.version.split(".")[0]) : Number.NaN;
+  return Number.isInteger(major) ? major : undefined;
+}
+
 /** The manager that writes a lockfile, by its name (and, for yarn.lock, its text). */
 export function lockfileManager(lockfilePath: string, text?: string): PackageManager | undefined {
   const file = lockfilePath.slice(lockfilePath.lastIndexOf("/") + 1);

@@ -1,4 +1,5 @@
 import { intersects, validRange } from "semver";
+import { pinnedMajor } from "../managers/index.js";
 import type { ManagerName } from "../managers/types.js";
 import { asRecord } from "../record.js";
 import { splitNameAt } from "./spec.js";
@@ -71,7 +72,9 @@ export function readOverrides(
       break;
     case "pnpm":
       add("pnpm-workspace.yaml", ["overrides"], rangeKey);
-      add("package.json", ["pnpm", "overrides"], rangeKey);
+      // pnpm 11 reads no settings from package.json's `pnpm` field.
+      if ((pinnedMajor(manifest.packageManager, "pnpm") ?? 10) < 11)
+        add("package.json", ["pnpm", "overrides"], rangeKey);
       add("package.json", ["resolutions"], yarnKey);
       break;
     case "yarn-berry":

@@ -1,5 +1,5 @@
 import { valid } from "semver";
-import { pinnedRelease } from "../managers/index.js";
+import { pinnedMajor } from "../managers/index.js";
 import { isRecord } from "../record.js";
 import type { ScriptApproval, ScriptPolicy } from "../update.js";
 import { type PnpmVersionRule, parsePnpmRule } from "./pnpm-rules.js";
@@ -45,7 +45,7 @@ export function pnpmScriptPolicy(options: {
   manifest: Record<string, unknown>;
   workspace: unknown;
 }): ScriptPolicy | undefined {
-  if (pnpmMajor(options.manifest.packageManager) >= 11) return allowBuildsPolicy(options.workspace);
+  if (pnpmMajorOf(options.manifest) >= 11) return allowBuildsPolicy(options.workspace);
   const settings: Settings = { ...pick(options.workspace), ...pick(options.manifest.pnpm) };
   if (settings.dangerouslyAllowAllBuilds === true) return undefined;
   if (settings.onlyBuiltDependenciesFile !== undefined) return undefined;
@@ -69,7 +69,7 @@ export function pnpmScriptPolicy(options: {
       () => [],
     );
   }
-  if (!allowList && pnpmMajor(options.manifest.packageManager) < 10) return undefined;
+  if (!allowList && pnpmMajorOf(options.manifest) < 10) return undefined;
   const rules = parseRules(allowed);
   return policy(
     (name, version) => {
@@ -127,13 +127,6 @@ function policy(
   return { tool: "pnpm", approval, pinsOf };
 }
 
-/** pnpm's major version from package.json's `packageManager` (`pnpm@9.15.0+sha512...`); 10 when unnamed. */
-function pnpmMajor(packageManager: unknown): number {
-  const pinned = pinnedRelease(packageManager);
-  const major = pinned?.tool === "pnpm" ? Number(pinned.version.split(".")[0]) : Number.NaN;
-  return Number.isInteger(major) ? major : 10;
-}
-
 /**
  * The packages pnpm-lock.yaml locks from a registry, by name and version:
  * the `packages:` keys of lockfile v9 (`esbuild@0.25.0`) and v6
@@ -170,4 +163,9 @@ function pick(value: unknown): Settings {
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/** The pnpm major package.json pins; 10 when it pins none. */
+function pnpmMajorOf(manifest: Record<string, unknown>): number {
+  return pinnedMajor(manifest.packageManager, "pnpm") ?? 10;
 }

@@ -2,7 +2,7 @@ import picomatch from "picomatch";
 import { lt, satisfies, valid, validRange } from "semver";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
-import { pinnedRelease } from "../managers/index.js";
+import { pinnedMajor, pinnedRelease } from "../managers/index.js";
 import type { ManagerName } from "../managers/types.js";
 import type { NpmConfig } from "../registry/npmrc.js";
 import { pnpmExemption } from "./pnpm-rules.js";
@@ -141,8 +141,8 @@ function pnpmDefaultGate(
   manager: { name: ManagerName; pinned?: string | undefined } | undefined,
 ): { ms: number; source: string } | undefined {
   const release = manager?.name === "pnpm" ? pinnedRelease(manager.pinned) : undefined;
-  const major = release?.tool === "pnpm" ? Number(release.version.split(".")[0]) : Number.NaN;
-  if (!release || !(major >= PNPM_DEFAULT_GATE.fromMajor)) return undefined;
+  const major = pinnedMajor(manager?.pinned, "pnpm");
+  if (!release || major === undefined || major < PNPM_DEFAULT_GATE.fromMajor) return undefined;
   return {
     ms: PNPM_DEFAULT_GATE.ms,
     source: `pnpm ${release.version}'s default minimumReleaseAge of 1 day`,

@@ -118,4 +118,21 @@ describe("the project's overrides", () => {
       "e ^1.1.0 (peer)": undefined,
     });
   });
+
+  it("reads no overrides from package.json's pnpm field when the project pins pnpm 11, which ignores it", () => {
+    const manifest = (pin: string) => ({
+      packageManager: pin,
+      pnpm: { overrides: { e: "1.0.0" } },
+    });
+    const workspace = { overrides: { f: "2.0.0" } };
+    const deps = [dep("e", "^1.1.0"), dep("f", "^2.1.0")];
+    expect(holds("pnpm", manifest("pnpm@11.18.0"), deps, workspace)).toEqual({
+      "e ^1.1.0": undefined,
+      "f ^2.1.0": "f",
+    });
+    expect(holds("pnpm", manifest("pnpm@10.34.8"), deps, workspace)).toEqual({
+      "e ^1.1.0": "e",
+      "f ^2.1.0": "f",
+    });
+  });
 });
