@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "ini";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
+import { npmConfigFromEnv } from "../../sandbox/trust/npm-settings.js";
 
 /**
  * The registry settings npm itself would use for a project: the project's
@@ -131,15 +132,14 @@ function expandEnv(text: string, env: Record<string, string | undefined>, seen: 
   );
 }
 
+/**
+ * The registry the environment names: `npm_config_registry`, then
+ * `pnpm_config_registry` over it, as the sandboxes' npmrc gets them, so the
+ * plan asks the registry the job's commands will.
+ */
 function fromEnv(env: Record<string, string | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(env)) {
-    const match = /^npm_config_(.+)$/i.exec(key);
-    if (!match?.[1] || value === undefined) continue;
-    const name = match[1].toLowerCase().replace(/_/g, "-");
-    if (name === "registry") out.registry = value;
-  }
-  return out;
+  const { registry } = npmConfigFromEnv(env);
+  return registry === undefined ? {} : { registry };
 }
 
 function withSlash(url: string): string {

@@ -64,7 +64,13 @@ export async function readNpmSettings(options: NpmFileOptions): Promise<NpmSetti
   for (const layer of layers) {
     if (layer) keep(layer.entries, layer.file, { env: options.env, secrets }, values, notes);
   }
-  keep(fromEnv(options.env), "the environment", { env: options.env, secrets }, values, notes);
+  keep(
+    npmConfigFromEnv(options.env),
+    "the environment",
+    { env: options.env, secrets },
+    values,
+    notes,
+  );
   const caFiles = typeof values.cafile === "string" ? [values.cafile] : [];
   return { values, caFiles, notes };
 }
@@ -111,7 +117,7 @@ function keep(
  * then `pnpm_config_https_proxy`, which pnpm 11 and later read instead (a
  * host set up for them names its proxy so), over it.
  */
-function fromEnv(env: Record<string, string | undefined>): Record<string, string> {
+export function npmConfigFromEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const prefix of ["npm", "pnpm"]) {
     for (const [name, value] of Object.entries(env)) {

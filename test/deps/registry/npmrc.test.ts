@@ -43,5 +43,14 @@ describe("readNpmConfig", () => {
       env: { npm_config_registry: "http://127.0.0.1:4873" },
     });
     expect(fromEnv.registry).toBe("http://127.0.0.1:4873/");
+    // pnpm 11 and later read pnpm_config_*: the sandboxes' npmrc takes it over npm's, and so does the plan.
+    const fromPnpm = await readNpmConfig({
+      dir: project,
+      env: {
+        npm_config_registry: "http://127.0.0.1:4873",
+        pnpm_config_registry: "https://npm.corp.example",
+      },
+    });
+    expect(fromPnpm.registry).toBe("https://npm.corp.example/");
   });
 });
