@@ -85,6 +85,36 @@ describe("npm's settings from the host's npmrc files", () => {
     expect(settings.caFiles).toEqual(["/corp/ca.pem"]);
   });
 
+  it("reads pnpm 11's global config.yaml, where `pnpm config set --global` writes network settings", async () => {
+    const home = await makeTempDir("pw-home-");
+    await mkdir(join(home, ".config", "pnpm"), { recursive: true });
+    await writeFile(
+      join(home, ".config", "pnpm", "config.yaml"),
+      [
+        "httpsProxy: http://proxy.corp:3128",
+        "httpProxy: http://proxy.corp:3128",
+        "noProxy: .corp,localhost",
+        "strictSsl: false",
+        "registry: https://npm.corp/",
+        "_auth:",
+        "  '@': { authToken: npm_Pnpm12Token }",
+        "minimumReleaseAge: 60",
+        "",
+      ].join("\n"),
+    );
+    // A user .npmrc still wins, as it is read last.
+    await writeFile(join(home, ".npmrc"), "registry=https://user.corp/\n");
+    const settings = await readNpmSettings({ env: {}, home, nodePath: "/nowhere/bin/node" });
+    expect(settings.values).toEqual({
+      "https-proxy": "http://proxy.corp:3128",
+      proxy: "http://proxy.corp:3128",
+      noproxy: ".corp,localhost",
+      "strict-ssl": false,
+      registry: "https://user.corp/",
+    });
+    expect(JSON.stringify(settings)).not.toContain("npm_Pnpm12Token");
+  });
+
   it("finds the global npmrc in node's prefix, and /etc/npmrc for a prefix of /", async () => {
     const prefix = await makeTempDir("pw-prefix-");
     await mkdir(join(prefix, "etc"));

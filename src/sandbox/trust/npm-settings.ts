@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { parse } from "ini";
+import { loadYaml } from "../../load-yaml.js";
 import { secretsInEnv } from "../../secrets/patterns.js";
 import { hasCredentials, parseProxyUrl } from "./proxy-settings.js";
 
@@ -61,6 +62,8 @@ export async function readNpmSettings(options: NpmFileOptions): Promise<NpmSetti
       ),
     ),
   );
+  // pnpm 11 keeps its global network settings in YAML, beside its old rc file.
+  layers.splice(layers.length - 1, 0, await pnpmGlobalConfig(options));
   for (const layer of layers) {
     if (layer) keep(layer.entries, layer.file, { env: options.env, secrets }, values, notes);
   }
@@ -110,6 +113,36 @@ function keep(
     }
     into[key] = value;
   }
+}
+
+/**
+ * pnpm 11's global config.yaml (`pnpm config set --global httpsProxy …`
+ * writes there, no longer to an rc file), its keys in npm's spelling:
+ * `httpsProxy` -> `https-proxy`, `httpProxy` -> `proxy`, `strictSsl` ->
+ * `strict-ssl`. Its `_auth` and anything else `keep` does not name stay out.
+ */
+async function pnpmGlobalConfig(
+  options: NpmFileOptions,
+): Promise<{ file: string; entries: Record<string, unknown> } | undefined> {
+  const xdg =
+    options.env.XDG_CONFIG_HOME || (options.home ? join(options.home, ".config") : undefined);
+  if (!xdg) return undefined;
+  const file = join(xdg, "pnpm", "config.yaml");
+  const text = await readFile(file, "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = (await loadYaml()).parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+  const entries: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    const kebab = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    entries[kebab === "http-proxy" ? "proxy" : kebab] = value;
+  }
+  return { file, entries };
 }
 
 /**
