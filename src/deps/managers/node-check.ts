@@ -1,6 +1,5 @@
 import { lt, major, valid } from "semver";
 import { type ProjectNodes, readProjectNodes } from "../plan/project-node.js";
-import { readNpmConfig } from "../registry/npmrc.js";
 import { nodeOnPath } from "./tool-engines.js";
 
 /**
@@ -17,14 +16,15 @@ export async function nodeBelowProject(
   dir: string,
   manifest: Record<string, unknown>,
   env: Readonly<Record<string, string>>,
+  /** The project's npm options (.npmrc), where pnpm's `use-node-version` is. */
+  npmOptions: Readonly<Record<string, unknown>>,
 ): Promise<string | undefined> {
   const node = await nodeOnPath(env.PATH ?? "");
   if (!node || !valid(node)) return undefined;
-  const npm = await readNpmConfig({ dir, env }).catch(() => undefined);
   const nodes = await readProjectNodes({
     dir,
     manifests: [{ path: "package.json", json: manifest }],
-    npmOptions: npm?.options ?? {},
+    npmOptions,
     runningNode: node,
   });
   return nodeBelow(nodes, node);

@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { satisfies } from "semver";
 import type { ProjectTools } from "../../kernel/project-tools.js";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { readNpmConfig } from "../registry/npmrc.js";
@@ -9,11 +8,10 @@ import {
   detectPackageManager,
   managerCommands,
   packageManager,
-  pinnedRelease,
 } from "./index.js";
 import { nodeBelowProject } from "./node-check.js";
 import { findProgram } from "./tool-check.js";
-import { nodeOnPath } from "./tool-engines.js";
+import { pinnedReleaseRefusal } from "./tool-engines.js";
 import type { DetectedManager } from "./types.js";
 
 /**
@@ -32,8 +30,9 @@ export async function projectTools(
 ): Promise<ProjectTools | undefined> {
   const manifest = await readManifest(dir);
   if (!manifest) return undefined;
+  const npm = await readNpmConfig({ dir, env });
   if (warn) {
-    const below = await nodeBelowProject(dir, manifest, env).catch(() => undefined);
+    const below = await nodeBelowProject(dir, manifest, env, npm.options).catch(() => undefined);
     if (below) warn(below);
   }
   const detected = await detectPackageManager(dir, manifest);
@@ -43,10 +42,9 @@ export async function projectTools(
     return undefined;
   }
   const commands = managerCommands(detected);
-  const registry = (await readNpmConfig({ dir, env })).registry;
   return toolsFor(detected, commands.shims(dir), {
     launchEnv: commands.launchEnv,
-    registryEnv: corepackRegistryEnv(registry, env),
+    registryEnv: corepackRegistryEnv(npm.registry, env),
     path: env.PATH,
   });
 }
@@ -90,31 +88,34 @@ export function toolsFor(
 /**
  * The release corepack fetched, when it cannot run on the commands' Node:
  * pnpm 11 needs Node 22.13 (it loads node:sqlite), and on Node 20 its
- * fetch ends in a stack trace whose last lines name neither. Read from the
- * release's own package.json in the job's corepack home: no registry.
+ * fetch ends in a stack trace whose last lines name neither. Its engines
+ * are read from the release's own package.json in the job's corepack home:
+ * no registry.
  */
 async function fetchedEngineProblem(
   detected: DetectedManager,
   launchEnv: Record<string, string>,
   env: Readonly<Record<string, string>>,
 ): Promise<string | undefined> {
-  const pinned = pinnedRelease(detected.pinned);
   const home = launchEnv.COREPACK_HOME;
-  if (!pinned || !home) return undefined;
-  const { tool, version } = pinned;
-  const text = await readFile(join(home, "v1", tool, version, "package.json"), "utf8").catch(
-    () => undefined,
-  );
-  const engines = text === undefined ? undefined : enginesNode(text);
-  const node = engines ? await nodeOnPath(env.PATH ?? "") : undefined;
-  if (!engines || !node || satisfies(node, engines, { includePrerelease: true })) return undefined;
+  if (!home) return undefined;
+  const refusal = await pinnedReleaseRefusal({
+    manager: detected,
+    env,
+    engines: (release) =>
+      readFile(join(home, "v1", release.tool, release.version, "package.json"), "utf8").then(
+        enginesNode,
+        () => undefined,
+      ),
+  });
+  if (!refusal) return undefined;
+  const { tool, version, engines, node } = refusal;
   return `${tool} ${version} (package.json "packageManager") needs Node ${engines}, and the job's commands run Node ${node}, the first \`node\` on the PATH: set up a Node it accepts before the job (actions/setup-node in the workflow; a newer Node where the App or \`patchwright run\` runs), or pin a ${tool} release that runs on Node ${major(node)}.`;
 }
 
-function enginesNode(packageJson: string): string | undefined {
+function enginesNode(packageJson: string): unknown {
   try {
-    const engines = (JSON.parse(packageJson) as { engines?: { node?: unknown } }).engines;
-    return typeof engines?.node === "string" ? engines.node : undefined;
+    return (JSON.parse(packageJson) as { engines?: { node?: unknown } }).engines?.node;
   } catch {
     return undefined;
   }

@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { delimiter, isAbsolute, join } from "node:path";
 import { satisfies, valid } from "semver";
 import type { Packument } from "../registry/registry.js";
-import { pinnedRelease } from "./index.js";
+import { type PinnedRelease, pinnedRelease } from "./index.js";
 import type { DetectedManager } from "./types.js";
 
 /**
@@ -25,17 +25,48 @@ export async function pinnedToolEngineProblem(options: {
   /** The Node to judge by when the PATH has none (this process's). */
   fallbackNode?: string;
 }): Promise<string | undefined> {
+  const refusal = await pinnedReleaseRefusal({
+    ...options,
+    engines: async (release) => {
+      const packument = await options.packument(release.releasePackage).catch(() => undefined);
+      return packument?.versions[release.version]?.engines?.node;
+    },
+  });
+  if (!refusal) return undefined;
+  const { tool, version, engines, node } = refusal;
+  return `this repository pins ${tool} ${version} (package.json "packageManager"), which needs Node ${engines}, and its commands would run on Node ${node}: run patchwright on a Node that ${tool} ${version} accepts (the Docker image and the Action use Node 24). Nothing was changed.`;
+}
+
+/** A pinned release whose `engines.node` the commands' Node does not satisfy. */
+export interface NodeRefusal {
+  tool: string;
+  version: string;
+  engines: string;
+  node: string;
+}
+
+/**
+ * Whether the release package.json pins, when corepack starts it, refuses
+ * the commands' Node (the first `node` on their PATH, else `fallbackNode`,
+ * else this process's), by its `engines.node` as `engines` reads them: from
+ * the registry before a dependency job, from the release corepack fetched
+ * after a prompt job's fetch failed.
+ */
+export async function pinnedReleaseRefusal(options: {
+  manager: DetectedManager;
+  env: Readonly<Record<string, string>>;
+  engines: (release: PinnedRelease) => Promise<unknown>;
+  fallbackNode?: string | undefined;
+}): Promise<NodeRefusal | undefined> {
   const pinned = pinnedRelease(options.manager.pinned);
   const startedPinned = pinned?.manager.launcher?.command.startsWith("corepack ");
   if (!pinned || !valid(pinned.version) || !startedPinned) return undefined;
-  const { tool, version } = pinned;
-  const packument = await options.packument(pinned.releasePackage).catch(() => undefined);
-  const engines = packument?.versions[version]?.engines?.node;
+  const engines = await options.engines(pinned);
   if (typeof engines !== "string") return undefined;
   const node =
     (await nodeOnPath(options.env.PATH ?? "")) ?? options.fallbackNode ?? process.versions.node;
   if (satisfies(node, engines, { includePrerelease: true })) return undefined;
-  return `this repository pins ${tool} ${version} (package.json "packageManager"), which needs Node ${engines}, and its commands would run on Node ${node}: run patchwright on a Node that ${tool} ${version} accepts (the Docker image and the Action use Node 24). Nothing was changed.`;
+  return { tool: pinned.tool, version: pinned.version, engines, node };
 }
 
 /** The version of the first `node` on `path` ("20.20.2"), or undefined. */

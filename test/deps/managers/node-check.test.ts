@@ -33,7 +33,7 @@ async function check(
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), text);
   }
-  return nodeBelowProject(dir, manifest, { PATH: `${bin}:/usr/bin:/bin`, HOME: root });
+  return nodeBelowProject(dir, manifest, { PATH: `${bin}:/usr/bin:/bin`, HOME: root }, {});
 }
 
 const workflow = (versions: string) =>
