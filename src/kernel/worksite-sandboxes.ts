@@ -27,8 +27,17 @@ export async function openWorksiteSandboxes(
   const home = await makeScratchDir("job-home");
   const open = (network: NetworkPolicy) =>
     launcher.open({ workspace: dir, readOnly, network, shared, home });
-  const setup = open(networks.setupNetwork);
-  const agent = open(networks.network);
+  let setup: Sandbox | undefined;
+  let agent: Sandbox;
+  try {
+    setup = open(networks.setupNetwork);
+    agent = open(networks.network);
+  } catch (error) {
+    // No sandbox can start here (no bubblewrap): every job would leave its HOME behind.
+    await setup?.close();
+    await rm(home, { recursive: true, force: true });
+    throw error;
+  }
   return {
     setup,
     agent,
