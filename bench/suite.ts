@@ -103,13 +103,13 @@ function sample(seen: Map<string, Seen>): void {
       } catch {}
       const kind = kindOf(command, comm);
       if (entry) {
-        Object.assign(entry, { kind, command: command.slice(0, 100), settled: true });
+        Object.assign(entry, { kind, command: command.slice(0, 160), settled: true });
       } else {
         const ids = { pid: Number(name), ppid: Number(fields[1]) };
         entry = {
           ...ids,
           kind,
-          command: command.slice(0, 100),
+          command: command.slice(0, 160),
           self: 0,
           reaped: 0,
           alive: true,
@@ -166,6 +166,8 @@ export async function bench(): Promise<void> {
   const deadChildren = (entry: Seen) => (childrenOf.get(entry.pid) ?? []).filter((c) => !c.alive);
   const totals = new Map<Seen, number>();
   const unnamed = new Map<string, number>();
+  // BENCH_SUITE_DETAIL="npm,pnpm": the costliest command lines of those kinds too.
+  const detailed = new Set((process.env.BENCH_SUITE_DETAIL ?? "").split(",").filter(Boolean));
   const total = (entry: Seen): number => {
     let known = totals.get(entry);
     if (known === undefined) {
@@ -188,8 +190,9 @@ export async function bench(): Promise<void> {
       continue;
     }
     add(entry.kind, entry.self);
-    if (entry.kind.startsWith("other")) {
-      const command = `${entry.kind}: ${entry.command}`;
+    if (entry.kind.startsWith("other") || detailed.has(entry.kind)) {
+      // Temporary folders differ from run to run: one line per command.
+      const command = `${entry.kind}: ${entry.command.replace(/\/tmp\/\S*/g, "<tmp>")}`;
       unnamed.set(command, (unnamed.get(command) ?? 0) + entry.self);
     }
     const sampled = deadChildren(entry).reduce((sum, c) => sum + total(c), 0);
@@ -210,8 +213,11 @@ export async function bench(): Promise<void> {
       `  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${((100 * ticks) / TICK / busy).toFixed(1).padStart(5)}%  ${kind}`,
     );
   }
-  console.log("  the largest of the kinds above that no rule names:");
-  for (const [command, ticks] of [...unnamed].sort((a, b) => b[1] - a[1]).slice(0, 8)) {
+  console.log(
+    `  the largest of the kinds above that no rule names${detailed.size > 0 ? ` and of ${[...detailed].join(", ")}` : ""}:`,
+  );
+  const shown = detailed.size > 0 ? 30 : 8;
+  for (const [command, ticks] of [...unnamed].sort((a, b) => b[1] - a[1]).slice(0, shown)) {
     console.log(`  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${command}`);
   }
   if (profiles) {
