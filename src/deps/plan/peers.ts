@@ -40,63 +40,75 @@ export function checkPeers(
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
   for (;;) {
-    const moving = new Map(kept.map((u) => [u.name, u]));
-    const version = (name: string, moved: boolean) =>
-      moved ? (moving.get(name)?.to ?? installed.get(name)) : installed.get(name);
-    const drop = new Map<string, string>();
+    // A name can move to more than one version: workspaces on different
+    // majors (astro's root vitest 4.1.0 -> 4.1.12 beside an example's 5 beta
+    // -> 5.1.2). Each is checked, and left out, on its own.
+    const moving = new Map<string, Update[]>();
+    for (const update of kept)
+      moving.set(update.name, [...(moving.get(update.name) ?? []), update]);
+    /** The versions a package may have after the plan, each with the update that moves it there. */
+    const after = (name: string): Array<{ version: string; update?: Update }> => {
+      const updates = moving.get(name);
+      if (updates) return updates.map((update) => ({ version: update.to, update }));
+      const version = installed.get(name);
+      return version ? [{ version }] : [];
+    };
+    const drop = new Map<Update, string>();
     const pairs: Array<[string, string]> = [];
     for (const declarer of new Set([...installed.keys(), ...moving.keys(), ...locked.keys()])) {
       const packument = packuments.get(declarer);
       const fromLock = moving.has(declarer) ? undefined : locked.get(declarer);
-      const after = version(declarer, true) ?? fromLock?.version;
-      if (!after) continue;
-      const declared = packument
-        ? peersOf(packument, after)
-        : fromLock
-          ? Object.entries(fromLock.peers)
-          : [];
-      for (const [peer, range] of declared) {
-        const peerAfter = version(peer, true);
-        if (!peerAfter || !validRange(range)) continue;
-        const declarerMoves = moving.has(declarer);
-        const peerMoves = moving.has(peer);
-        if (!declarerMoves && !peerMoves) continue;
-        if (satisfies(peerAfter, range, { includePrerelease: true })) {
-          if (
-            packument &&
-            declarerMoves &&
-            peerMoves &&
-            needsBoth(packument, declarer, peer, installed, moving)
-          )
-            pairs.push([declarer, peer]);
-          continue;
-        }
-        // Broken already before the plan (babel 8 installed beside a plugin asking for ^7):
-        // a bump inside that state breaks nothing new, as with engines.
-        if (brokenBefore(declarer, peer, packument, fromLock, installed)) continue;
-        // The plan breaks this range: leave out the bump that moved into the conflict.
-        if (peerMoves && !drop.has(peer)) {
-          drop.set(
-            peer,
-            `${moving.get(peer)?.to} is outside the peer range "${range}" that ${declarer} ${after} declares (${packageManager(manager).peerOutcome})`,
-          );
-        } else if (declarerMoves && !peerMoves && !drop.has(declarer)) {
-          drop.set(
-            declarer,
-            `${after} needs peer ${peer} "${range}", and ${peer} ${peerAfter} is installed`,
-          );
+      const sides = after(declarer);
+      if (sides.length === 0 && fromLock) sides.push({ version: fromLock.version });
+      for (const { version: declarerAfter, update: declarerUpdate } of sides) {
+        const declared = packument
+          ? peersOf(packument, declarerAfter)
+          : fromLock
+            ? Object.entries(fromLock.peers)
+            : [];
+        for (const [peer, range] of declared) {
+          if (!validRange(range)) continue;
+          for (const { version: peerAfter, update: peerUpdate } of after(peer)) {
+            if (!declarerUpdate && !peerUpdate) continue;
+            if (satisfies(peerAfter, range, { includePrerelease: true })) {
+              if (
+                packument &&
+                declarerUpdate &&
+                peerUpdate &&
+                needsBoth(packument, peer, installed.get(declarer), installed.get(peer), {
+                  declarer: declarerUpdate.to,
+                  peer: peerUpdate.to,
+                })
+              )
+                pairs.push([declarer, peer]);
+              continue;
+            }
+            // Broken already before the plan (babel 8 installed beside a plugin asking for ^7):
+            // a bump inside that state breaks nothing new, as with engines.
+            if (brokenBefore(declarer, peer, packument, fromLock, installed)) continue;
+            // The plan breaks this range: leave out the bump that moved into the conflict.
+            if (peerUpdate && !drop.has(peerUpdate)) {
+              drop.set(
+                peerUpdate,
+                `${peerUpdate.to} is outside the peer range "${range}" that ${declarer} ${declarerAfter} declares (${packageManager(manager).peerOutcome})`,
+              );
+            } else if (declarerUpdate && !peerUpdate && !drop.has(declarerUpdate)) {
+              drop.set(
+                declarerUpdate,
+                `${declarerAfter} needs peer ${peer} "${range}", and ${peer} ${peerAfter} is installed`,
+              );
+            }
+          }
         }
       }
     }
     if (drop.size === 0) return { updates: kept, links: components(pairs), skipped };
-    for (const [name, reason] of drop) {
-      const update = moving.get(name);
-      if (!update) continue;
+    for (const [update, reason] of drop) {
       const manifests = [...new Set(update.locations.map((l) => l.manifest))];
       for (const manifest of manifests)
-        skipped.push({ name, manifest, reason: `${update.from} -> ${reason}` });
+        skipped.push({ name: update.name, manifest, reason: `${update.from} -> ${reason}` });
     }
-    kept = kept.filter((u) => !drop.has(u.name));
+    kept = kept.filter((u) => !drop.has(u));
   }
 }
 
@@ -128,15 +140,11 @@ function peersOf(packument: Packument, version: string): Array<[string, string]>
 /** Whether either bump alone would break the peer range: then they ship together. */
 function needsBoth(
   packument: Packument,
-  declarer: string,
   peer: string,
-  installed: ReadonlyMap<string, string>,
-  moving: ReadonlyMap<string, Update>,
+  declarerBefore: string | undefined,
+  peerBefore: string | undefined,
+  targets: { declarer: string; peer: string },
 ): boolean {
-  const declarerBefore = installed.get(declarer);
-  const peerBefore = installed.get(peer);
-  const declarerAfter = moving.get(declarer)?.to;
-  const peerAfter = moving.get(peer)?.to;
   const accepts = (declarerVersion: string | undefined, peerVersion: string | undefined) => {
     if (!declarerVersion || !peerVersion) return true;
     const range = packument.versions[declarerVersion]?.peerDependencies?.[peer];
@@ -144,7 +152,7 @@ function needsBoth(
       !range || !validRange(range) || satisfies(peerVersion, range, { includePrerelease: true })
     );
   };
-  return !accepts(declarerAfter, peerBefore) || !accepts(declarerBefore, peerAfter);
+  return !accepts(targets.declarer, peerBefore) || !accepts(declarerBefore, targets.peer);
 }
 
 function components(pairs: ReadonlyArray<[string, string]>): string[][] {

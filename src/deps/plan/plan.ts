@@ -16,7 +16,7 @@ import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
 import { findUpdates, mergeUpdates } from "./outdated.js";
 import { heldReason } from "./overrides.js";
 import { findManagerUpdates } from "./package-manager-update.js";
-import { checkPeers } from "./peers.js";
+import { checkPeers, type PeerCheck } from "./peers.js";
 import { type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNodes, readProjectNodes } from "./project-node.js";
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
@@ -194,20 +194,18 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       });
   const securityNames = new Set(security.map((u) => u.name));
   if (!options.securityOnly) skipped.push(...waitingForSecurity(found.updates, security));
-  const regular = options.securityOnly
-    ? []
-    : onePerPackage(
-        found.updates.filter((u) => !securityNames.has(u.name)),
-        options.config,
-        skipped,
-      );
-  const peers = checkPeers(
-    [...security, ...regular],
-    found.installed,
-    found.packuments,
-    project.lockedPeers,
-    project.manager.name,
-    singleVersions(graph),
+  const { regular, peers } = peerCheckedUpdates(
+    options.securityOnly ? [] : found.updates.filter((u) => !securityNames.has(u.name)),
+    (updates) =>
+      checkPeers(
+        [...security, ...updates],
+        found.installed,
+        found.packuments,
+        project.lockedPeers,
+        project.manager.name,
+        singleVersions(graph),
+      ),
+    options.config,
   );
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
@@ -257,6 +255,36 @@ function singleVersions(graph: LockedGraph | undefined): Map<string, string> {
 }
 
 /**
+ * The regular updates after one pull request per package and the peer
+ * check. A major waits for its package's update inside the major; when the
+ * peer check leaves that update out, nothing is there to wait for (astro's
+ * root vitest 4 -> 5 waited for a 5.0 beta -> 5.1 bump in an example that
+ * peer ranges held back), so the major is checked on its own again.
+ */
+function peerCheckedUpdates(
+  candidates: readonly Update[],
+  check: (updates: Update[]) => PeerCheck,
+  config: DepsConfig,
+): { regular: Update[]; peers: PeerCheck } {
+  let remaining = [...candidates];
+  const leftOut: SkippedDependency[] = [];
+  for (;;) {
+    const { kept: regular, waits } = onePerPackage(remaining, config);
+    const peers = check(regular);
+    const keptByPeers = new Set(peers.updates);
+    const gone = new Set(waits.filter((w) => !keptByPeers.has(w.first)).map((w) => w.first));
+    if (gone.size === 0) {
+      const skipped = [...leftOut, ...waits.map((w) => w.skipped), ...peers.skipped];
+      return { regular, peers: { ...peers, skipped } };
+    }
+    // What the peer check said of them stands; the next round runs without them.
+    const goneNames = new Set([...gone].map((u) => u.name));
+    leftOut.push(...peers.skipped.filter((s) => goneNames.has(s.name)));
+    remaining = remaining.filter((u) => !gone.has(u));
+  }
+}
+
+/**
  * One open pull request per package: when a package has both an update
  * inside its major (grouped) and a new major (alone), the major waits until
  * the first is merged, so the two never fight over one line of package.json.
@@ -264,10 +292,10 @@ function singleVersions(graph: LockedGraph | undefined): Map<string, string> {
 function onePerPackage(
   updates: readonly Update[],
   config: DepsConfig,
-  skipped: SkippedDependency[],
-): Update[] {
+): { kept: Update[]; waits: Array<{ first: Update; skipped: SkippedDependency }> } {
   const nonMajor = new Map(updates.filter((u) => u.type !== "major").map((u) => [u.name, u]));
-  return updates.filter((update) => {
+  const waits: Array<{ first: Update; skipped: SkippedDependency }> = [];
+  const kept = updates.filter((update) => {
     const first = update.type === "major" ? nonMajor.get(update.name) : undefined;
     if (!first) return true;
     // A configured group that takes both holds one update (the newest), so nothing conflicts.
@@ -278,14 +306,17 @@ function onePerPackage(
         picomatch.isMatch(update.name, g.patterns),
     );
     if (together) return true;
-    const manifest = update.locations[0]?.manifest ?? "package.json";
-    skipped.push({
-      name: update.name,
-      manifest,
-      reason: `${update.to} (major) waits until the update to ${first.to} is merged: ${ONE_AT_A_TIME}`,
+    waits.push({
+      first,
+      skipped: {
+        name: update.name,
+        manifest: update.locations[0]?.manifest ?? "package.json",
+        reason: `${update.to} (major) waits until the update to ${first.to} is merged: ${ONE_AT_A_TIME}`,
+      },
     });
     return false;
   });
+  return { kept, waits };
 }
 
 /**

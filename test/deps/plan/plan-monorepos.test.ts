@@ -436,3 +436,67 @@ describe("a pnpm workspace", () => {
     );
   });
 });
+
+/**
+ * A package on two majors across workspaces, as astro's root vitest 4 beside
+ * an example on 5: the example's update inside its major breaks a peer range
+ * and is left out, so the root's major has nothing to wait for.
+ */
+const twoMajors = {
+  "package.json": JSON.stringify({
+    name: "root",
+    private: true,
+    workspaces: ["examples/*"],
+    devDependencies: { lib: "^1.0.0", plugin: "^1.0.0" },
+  }),
+  "examples/next/package.json": JSON.stringify({
+    name: "next",
+    private: true,
+    dependencies: { lib: "^2.0.0" },
+  }),
+  "package-lock.json": JSON.stringify({
+    lockfileVersion: 3,
+    packages: {
+      "": { name: "root", workspaces: ["examples/*"] },
+      "examples/next": { name: "next", dependencies: { lib: "^2.0.0" } },
+      "examples/next/node_modules/lib": { version: "2.0.0" },
+      "node_modules/lib": { version: "1.0.0" },
+      "node_modules/next": { resolved: "examples/next", link: true },
+      "node_modules/plugin": { version: "1.0.0" },
+    },
+  }),
+};
+
+describe("a major beside its package's update inside a major", () => {
+  it("proposes the major when the peer check leaves out the update it would wait for", async () => {
+    const { plan } = await planOf(
+      twoMajors,
+      memoryRegistry([
+        packument("lib", ["1.0.0", "2.0.0", "2.1.0", "3.0.0"]),
+        packument("plugin", { "1.0.0": { peers: { lib: "^1.0.0 || ~2.0.0 || ^3.0.0" } } }),
+      ]),
+    );
+    expect(moves(plan)).toEqual(["lib 1.0.0, 2.0.0->3.0.0"]);
+    const said = plan.skipped.map((s) => `${s.name} (${s.manifest}): ${s.reason}`);
+    expect(said).toEqual([
+      expect.stringMatching(
+        /^lib \(examples\/next\/package\.json\): 2\.0\.0 -> 2\.1\.0 is outside the peer range "\^1\.0\.0 \|\| ~2\.0\.0 \|\| \^3\.0\.0" that plugin 1\.0\.0 declares/,
+      ),
+    ]);
+    expect(text(plan)).not.toContain("waits until");
+  });
+
+  it("still waits for an update inside the major that the plan proposes", async () => {
+    const { plan } = await planOf(
+      twoMajors,
+      memoryRegistry([
+        packument("lib", ["1.0.0", "2.0.0", "2.1.0", "3.0.0"]),
+        packument("plugin", { "1.0.0": { peers: { lib: "*" } } }),
+      ]),
+    );
+    expect(moves(plan)).toEqual(["lib 2.0.0->2.1.0"]);
+    expect(plan.skipped.map((s) => s.reason)).toEqual([
+      "3.0.0 (major) waits until the update to 2.1.0 is merged: one pull request per package at a time",
+    ]);
+  });
+});

@@ -225,6 +225,58 @@ describe("checkPeers", () => {
     expect(checkPeers(bump, direct, nx, new Map(), "npm").updates).toHaveLength(1);
   });
 
+  it("checks each version a name moves to on its own: workspaces on two majors", () => {
+    // astro: the root's vitest 4.1.0 -> 4.1.12 and an example's 5 beta -> 5.1.2, beside a
+    // plugin asking for "^3.2 || ^4": only the second breaks the range, and it alone is left out.
+    const hosts = new Map([
+      ...packuments,
+      ["plugin", doc("plugin", { "1.0.0": { host: "^1 || ~2.0.0" }, "2.0.0": { host: "^2" } })],
+      [
+        "host",
+        doc("host", {
+          "1.0.0": undefined,
+          "1.0.1": undefined,
+          "2.0.0": undefined,
+          "2.1.0": undefined,
+        }),
+      ],
+    ]);
+    const inExample = update("host", "2.0.0", "2.1.0", "minor");
+    inExample.locations = inExample.locations.map((l) => ({
+      ...l,
+      manifest: "examples/next/package.json",
+    }));
+    const inRoot = update("host", "1.0.0", "1.0.1", "patch");
+    const result = checkPeers(
+      [inRoot, inExample],
+      new Map([
+        ["plugin", "1.0.0"],
+        ["host", "1.0.0"],
+      ]),
+      hosts,
+    );
+    expect(result.updates).toEqual([inRoot]);
+    expect(result.skipped).toEqual([
+      {
+        name: "host",
+        manifest: "examples/next/package.json",
+        reason:
+          '2.0.0 -> 2.1.0 is outside the peer range "^1 || ~2.0.0" that plugin 1.0.0 declares (npm would override it with a warning)',
+      },
+    ]);
+    // In the other order too: the update listed last is not the only one checked.
+    expect(
+      checkPeers(
+        [inExample, inRoot],
+        new Map([
+          ["plugin", "1.0.0"],
+          ["host", "1.0.0"],
+        ]),
+        hosts,
+      ).updates,
+    ).toEqual([inRoot]);
+  });
+
   it("links bumps that only work together, and they end up in one group", () => {
     const installed = new Map([
       ["plugin", "1.0.0"],
