@@ -306,12 +306,19 @@ function onePerPackage(
         picomatch.isMatch(update.name, g.patterns),
     );
     if (together) return true;
+    const manifest = update.locations[0]?.manifest ?? "package.json";
+    // Moved elsewhere, maybe to the same version (vite's playground on tailwindcss 3 beside
+    // its tailwind 4 ones): where it is says why this one waits.
+    const others = [...new Set(first.locations.map((l) => l.manifest))];
+    const where = others.includes(manifest)
+      ? ""
+      : ` in ${others[0]}${others.length > 1 ? ` and ${others.length - 1} more` : ""}`;
     waits.push({
       first,
       skipped: {
         name: update.name,
-        manifest: update.locations[0]?.manifest ?? "package.json",
-        reason: `${update.to} (major) waits until the update to ${first.to} is merged: ${ONE_AT_A_TIME}`,
+        manifest,
+        reason: `${update.to} (major) waits until the update to ${first.to}${where} is merged: ${ONE_AT_A_TIME}`,
       },
     });
     return false;

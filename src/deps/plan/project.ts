@@ -91,7 +91,7 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
   const root = parseManifest("package.json", rootText);
   const manifests = [root];
   const pnpmWorkspace = await readYamlFile(dir, "pnpm-workspace.yaml");
-  const patterns = [...workspacePatterns(JSON.parse(rootText)), ...pnpmPackages(pnpmWorkspace)];
+  const patterns = [...workspacePatterns(root.json), ...pnpmPackages(pnpmWorkspace)];
   for (const path of await findWorkspaceManifests(dir, [...new Set(patterns)])) {
     const text = await readWorkspaceText(dir, path);
     manifests.push(parseManifest(path, text));
@@ -146,7 +146,9 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
 function parseManifest(path: string, text: string): Manifest {
   let json: Record<string, unknown>;
   try {
-    json = JSON.parse(text) as Record<string, unknown>;
+    // npm and pnpm read a manifest that starts with a byte order mark (vite's
+    // playground keeps one to test that); its text keeps it for the edits.
+    json = JSON.parse(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
   } catch (error) {
     throw new ProjectError(`${path} is not valid JSON: ${(error as Error).message}`);
   }

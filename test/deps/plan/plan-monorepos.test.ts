@@ -495,8 +495,34 @@ describe("a major beside its package's update inside a major", () => {
       ]),
     );
     expect(moves(plan)).toEqual(["lib 2.0.0->2.1.0"]);
-    expect(plan.skipped.map((s) => s.reason)).toEqual([
-      "3.0.0 (major) waits until the update to 2.1.0 is merged: one pull request per package at a time",
+    // The update it waits for is in another package.json: the plan says which.
+    expect(plan.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
+      "package.json: 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged: one pull request per package at a time",
     ]);
+  });
+});
+
+describe("a workspace manifest that starts with a byte order mark", () => {
+  it("is read as npm and pnpm read it, and bumped with the mark kept", async () => {
+    // vite's playground keeps one (playground/resolve/utf8-bom-package): the whole plan stopped at it.
+    const bom = "\uFEFF";
+    const { plan, project } = await planOf(
+      {
+        ...twoMajors,
+        "examples/next/package.json": `${bom}${twoMajors["examples/next/package.json"]}`,
+      },
+      memoryRegistry([
+        packument("lib", ["1.0.0", "2.0.0", "2.1.0"]),
+        packument("plugin", { "1.0.0": { peers: { lib: "*" } } }),
+      ]),
+    );
+    expect(moves(plan)).toEqual(["lib 2.0.0->2.1.0"]);
+    const next = project.manifests.find((m) => m.path === "examples/next/package.json");
+    const edited = editManifest(
+      next?.text ?? "",
+      manifestEdits(plan.groups.flatMap((g) => g.updates)).get("examples/next/package.json") ?? [],
+    );
+    expect(edited.startsWith(bom)).toBe(true);
+    expect(JSON.parse(edited.slice(1)).dependencies).toEqual({ lib: "^2.1.0" });
   });
 });
