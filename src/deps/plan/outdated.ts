@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { gt, lt, satisfies, valid } from "semver";
+import { gt, lt, major, satisfies, valid } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
 import { packageManager } from "../managers/index.js";
 import type { Packument, RegistryClient } from "../registry/registry.js";
@@ -19,7 +19,7 @@ import { type HeldDependency, overrideOf } from "./overrides.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
-import { specTarget, withAlias } from "./spec.js";
+import { aliasNamedMajor, specTarget, withAlias } from "./spec.js";
 import {
   chooseTargets,
   type ManagerGates,
@@ -184,12 +184,25 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       current,
       versionPolicy(config, options.now, node, options.gates),
     );
+    // An alias named for the major it installs (react-18: npm:react@^18) stays on it.
+    const named = dependency.package !== entry.name ? aliasNamedMajor(entry.name) : undefined;
+    const staysOnMajor =
+      choice.major !== undefined &&
+      named !== undefined &&
+      valid(current) &&
+      named === major(current);
+    if (staysOnMajor)
+      skip(
+        `newer major not proposed: ${choice.major?.version}: the alias ${entry.name} is named for major ${named}; add another alias for the new one`,
+      );
+    const majorTarget = staysOnMajor ? undefined : choice.major;
     const majorNotes = choice.passedOver.filter((p) => p.type === "major");
-    const targets = [choice.nonMajor, choice.major].filter((c) => c !== undefined);
+    const targets = [choice.nonMajor, majorTarget].filter((c) => c !== undefined);
     // Every newer major that is not proposed is said, with why: no silent drops.
     if (!choice.major && majorNotes.length > 0 && targets.length > 0)
       skip(`newer major not proposed: ${majorNotes.map(describePassed).join("; ")}`);
     if (targets.length === 0) {
+      if (staysOnMajor) continue;
       if (choice.passedOver.length > 0)
         skip(`${current} kept: ${choice.passedOver.map(describePassed).join("; ")}`);
       else upToDate += 1;

@@ -89,3 +89,16 @@ export function withAlias(spec: string, range: string): string {
   const alias = /^(npm:(?:@[^/@\s]+\/)?[^@\s]+)(?:@.*)?$/.exec(spec.trim())?.[1];
   return alias ? `${alias}@${range}` : range;
 }
+
+/**
+ * The major an npm alias's name states, if any: `react-18`, `prettier-v2`,
+ * `lib3`, `@babel-8/core`. A project keeps such an alias to test against
+ * that major beside the current one (jest's pretty-format has react-17,
+ * react-18 and react-19), so its major bumps are never what it wants.
+ */
+export function aliasNamedMajor(name: string): number | undefined {
+  const scope = /^@[^/]*?[-_.]v?(\d+)\//.exec(name);
+  const own = /(?:[-_.]v?|[a-z])(\d+)$/i.exec(name.replace(/^@[^/]*\//, ""));
+  const found = own?.[1] ?? scope?.[1];
+  return found === undefined ? undefined : Number(found);
+}

@@ -3,6 +3,7 @@ import { editManifest, manifestEdits } from "../../../src/deps/managers/bump.js"
 import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
 import { fromVersions } from "../../../src/deps/plan/outdated.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
+import { aliasNamedMajor } from "../../../src/deps/plan/spec.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import type { Update } from "../../../src/deps/update.js";
 import {
@@ -376,8 +377,9 @@ describe("a pnpm workspace", () => {
         from: "10.12.1",
       },
     ]);
+    // An alias named for its major stays on it: lib 4 would be another alias.
     expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
-      "lib3: 4.0.0 (major) waits until the update to 3.24.4 is merged: one pull request per package at a time",
+      "lib3: newer major not proposed: 4.0.0: the alias lib3 is named for major 3; add another alias for the new one",
     );
     expect(plan.internal).toBe(2);
     // The bump writes the alias and the field as a maintainer would.
@@ -400,11 +402,7 @@ describe("a pnpm workspace", () => {
     expect(out).toContain(
       "2 dependencies are on this workspace's own packages (linked by pnpm, not bumped).",
     );
-    // The rule a waiting update follows is said once, above the packages it holds back.
-    expect(out).toContain(
-      "Waiting, one pull request per package at a time:\n  lib3 (package.json): 4.0.0 (major) waits until the update to 3.24.4 is merged\n",
-    );
-    expect(out.match(/one pull request per package/g)).toHaveLength(1);
+    expect(out).not.toContain("Waiting");
   });
 
   it("shows the per-workspace table in the group's pull request when versions differ", async () => {
@@ -499,6 +497,12 @@ describe("a major beside its package's update inside a major", () => {
     expect(plan.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
       "package.json: 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged: one pull request per package at a time",
     ]);
+    // The rule a waiting update follows is said once, above the packages it holds back.
+    const out = text(plan);
+    expect(out).toContain(
+      "Waiting, one pull request per package at a time:\n  lib (package.json): 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged\n",
+    );
+    expect(out.match(/one pull request per package/g)).toHaveLength(1);
   });
 });
 
@@ -524,5 +528,65 @@ describe("a workspace manifest that starts with a byte order mark", () => {
     );
     expect(edited.startsWith(bom)).toBe(true);
     expect(JSON.parse(edited.slice(1)).dependencies).toEqual({ lib: "^2.1.0" });
+  });
+});
+
+describe("aliases named for a major", () => {
+  it("reads the major an alias's name states, and only from its name", () => {
+    const named = [
+      "react-18",
+      "@jest/react-is-18",
+      "prettier-v2",
+      "prettier-2",
+      "@types/prettier-v2",
+      "lib3",
+      "@babel-8/core",
+      "vue_3",
+      "react",
+      "@scope/pkg",
+    ].map((name) => [name, aliasNamedMajor(name)]);
+    expect(named).toEqual([
+      ["react-18", 18],
+      ["@jest/react-is-18", 18],
+      ["prettier-v2", 2],
+      ["prettier-2", 2],
+      ["@types/prettier-v2", 2],
+      ["lib3", 3],
+      ["@babel-8/core", 8],
+      ["vue_3", 3],
+      ["react", undefined],
+      ["@scope/pkg", undefined],
+    ]);
+  });
+
+  it("keeps jest's react-17 and react-18 on their majors, and bumps them inside it", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "pretty",
+          private: true,
+          devDependencies: {
+            "react-17": "npm:react@^17.0.2",
+            "react-18": "npm:react@^18.3.0",
+            // A name whose number is not the installed major is no such alias.
+            base64: "npm:js-base64@^3.7.0",
+          },
+        }),
+        "package-lock.json": npmLock({
+          "react-17": "17.0.2",
+          "react-18": "18.3.0",
+          base64: "3.7.0",
+        }),
+      },
+      memoryRegistry([
+        packument("react", ["17.0.2", "18.3.0", "18.3.1", "19.3.1"]),
+        packument("js-base64", ["3.7.0", "4.0.0"]),
+      ]),
+    );
+    expect(moves(plan).sort()).toEqual(["base64 3.7.0->4.0.0", "react-18 18.3.0->18.3.1"]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`).sort()).toEqual([
+      "react-17: newer major not proposed: 19.3.1: the alias react-17 is named for major 17; add another alias for the new one",
+      "react-18: newer major not proposed: 19.3.1: the alias react-18 is named for major 18; add another alias for the new one",
+    ]);
   });
 });
