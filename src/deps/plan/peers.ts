@@ -87,15 +87,24 @@ export function checkPeers(
             // a bump inside that state breaks nothing new, as with engines.
             if (brokenBefore(declarer, peer, packument, fromLock, installed)) continue;
             // The plan breaks this range: leave out the bump that moved into the conflict.
-            if (peerUpdate && !drop.has(peerUpdate)) {
+            // When both move and the peer's installed version is outside the new range
+            // too, the declarer's bump is that one (TanStack query: @testing-library/angular
+            // 19 asks for Angular 21, and every Angular 20 patch was left out for it).
+            const peerBefore = installed.get(peer);
+            const declarerMovedIn =
+              declarerUpdate !== undefined &&
+              (peerUpdate === undefined ||
+                (peerBefore !== undefined &&
+                  !satisfies(peerBefore, range, { includePrerelease: true })));
+            if (!declarerMovedIn && peerUpdate && !drop.has(peerUpdate)) {
               drop.set(
                 peerUpdate,
                 `${peerUpdate.to} is outside the peer range "${range}" that ${declarer} ${declarerAfter} declares (${packageManager(manager).peerOutcome})`,
               );
-            } else if (declarerUpdate && !peerUpdate && !drop.has(declarerUpdate)) {
+            } else if (declarerMovedIn && !drop.has(declarerUpdate)) {
               drop.set(
                 declarerUpdate,
-                `${declarerAfter} needs peer ${peer} "${range}", and ${peer} ${peerAfter} is installed`,
+                `${declarerAfter} needs peer ${peer} "${range}", and ${peer} ${peerUpdate ? `${peerBefore} is installed (${peerAfter} after this plan)` : `${peerAfter} is installed`}`,
               );
             }
           }

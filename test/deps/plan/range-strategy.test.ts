@@ -277,6 +277,29 @@ describe("checkPeers", () => {
     ).toEqual([inRoot]);
   });
 
+  it("blames the bump that asks for a newer peer, not the peer's own patch beside it", () => {
+    // TanStack query: @testing-library/angular 19 asks for Angular >= 21; the plan also moves
+    // Angular 20.3.18 -> 20.3.35. Angular 20.3.18 was outside that range already: the major is
+    // what breaks it, and the patches stay (every Angular patch was left out for it).
+    const withPatch = new Map([
+      ...packuments,
+      ["host", doc("host", { "1.0.0": undefined, "1.0.1": undefined, "2.0.0": undefined })],
+    ]);
+    const patch = update("host", "1.0.0", "1.0.1", "patch");
+    const result = checkPeers(
+      [patch, update("plugin", "1.0.0", "2.0.0", "major")],
+      new Map([
+        ["plugin", "1.0.0"],
+        ["host", "1.0.0"],
+      ]),
+      withPatch,
+    );
+    expect(result.updates).toEqual([patch]);
+    expect(result.skipped.map((s) => `${s.name}: ${s.reason}`)).toEqual([
+      'plugin: 1.0.0 -> 2.0.0 needs peer host "^2", and host 1.0.0 is installed (1.0.1 after this plan)',
+    ]);
+  });
+
   it("links bumps that only work together, and they end up in one group", () => {
     const installed = new Map([
       ["plugin", "1.0.0"],
