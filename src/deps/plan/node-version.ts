@@ -4,7 +4,7 @@ import { minVersion, valid, validRange } from "semver";
  * A Node version as a project writes it, read the way the tools that
  * install Node read it: nvm, fnm and actions/setup-node take `24` (or
  * `v24`, `24.x`) as the newest 24.x release, `24.7` as the newest 24.7.x,
- * `lts/*` as the newest LTS line; an exact version is itself; a range with
+ * `lts/*` as the newest LTS line (by Node's release schedule); an exact version is itself; a range with
  * operators (engines, devEngines) is held to its lowest version.
  */
 
@@ -40,19 +40,32 @@ const LTS: Record<string, number> = {
   jod: 22,
   krypton: 24,
 };
-const NEWEST_LTS = Math.max(...Object.values(LTS));
+const NEWEST_NAMED_LTS = Math.max(...Object.values(LTS));
+
+/**
+ * The newest LTS line at `now`: an even major is released in April and
+ * becomes LTS in October of the year 2013 + major/2 (24 in October 2025, 26
+ * in October 2026), so `lts/*` moves on without a new build; a line
+ * newer than the codenames known here has no codename for `lts/<name>`.
+ */
+export function newestLts(now: number): number {
+  const date = new Date(now);
+  const year = date.getUTCFullYear() - (date.getUTCMonth() >= 9 ? 0 : 1);
+  return Math.max(NEWEST_NAMED_LTS, 2 * (year - 2013));
+}
 /** Past any release of a line: "24.x" is checked as 24.<this>.<this>. */
 const LINE_END = 999_999;
 
 /** Parses a version-file line or a workflow's node-version; undefined when it names no Node. */
 export function parseNodeVersion(
   text: string,
+  now = Date.now(),
 ): { label: string; version: string; moving?: true } | undefined {
   const raw = text.trim().replace(/^["']|["']$/g, "");
   const alias = /^lts\/(.+)$/i.exec(raw)?.[1]?.toLowerCase();
   if (alias !== undefined || /^(node|stable|latest|current|lts)$/i.test(raw)) {
     const major =
-      alias === undefined || alias === "*" || alias === "latest" ? NEWEST_LTS : LTS[alias];
+      alias === undefined || alias === "*" || alias === "latest" ? newestLts(now) : LTS[alias];
     if (major === undefined) return undefined;
     return {
       label: `${major}.x`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   type NodeTarget,
+  newestLts,
   parseNodeVersion,
   safeFloor,
 } from "../../../src/deps/plan/node-version.js";
@@ -204,6 +205,11 @@ describe("the Node a version file names", () => {
     expect(parseNodeVersion("24")?.label).toBe("24.x");
     expect(parseNodeVersion("v24.7")?.label).toBe("24.7.x");
     expect(parseNodeVersion("lts/iron")?.label).toBe("20.x");
+    // lts/* follows Node's schedule, not this build's list of codenames: 26 is LTS from October 2026.
+    expect(parseNodeVersion("lts/*", Date.parse("2026-09-30T00:00:00Z"))?.label).toBe("24.x");
+    expect(parseNodeVersion("lts/*", Date.parse("2026-12-01T00:00:00Z"))?.label).toBe("26.x");
+    expect(parseNodeVersion("lts", Date.parse("2025-06-01T00:00:00Z"))?.label).toBe("24.x");
+    expect(newestLts(Date.parse("2027-10-01T00:00:00Z"))).toBe(28);
     expect(parseNodeVersion("24.7.0")).toEqual({ label: "24.7.0", version: "24.7.0" });
     const tsdown = needs("^22.18.0 || ^24.11.0 || >=26.0.0");
     expect(
