@@ -53,6 +53,7 @@ describe("the sandbox's network", () => {
       try {
         const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
         const command =
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell expands these
           'echo "verify=${pnpm_config_verify_deps_before_run:-unset} retries=${npm_config_fetch_retries:-unset},${pnpm_config_fetch_retries:-unset},${YARN_HTTP_RETRY:-unset}"';
         const outcome = await runShellProcess(await findShell(env.PATH), command, 30, {
           cwd: workspace,

@@ -47,6 +47,7 @@ const workflow = (versions: string) =>
     "    steps:",
     "      - uses: actions/setup-node@v4",
     "        with:",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a workflow expression, as GitHub reads it
     "          node-version: ${{ matrix.node }}",
     "",
   ].join("\n");
