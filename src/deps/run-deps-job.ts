@@ -7,6 +7,7 @@ import { checkpointRef } from "../git/commit/checkpoint-ref.js";
 import type { Identity } from "../git/commit/commits.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace/workspace.js";
+import { parseJsonText } from "../json-text.js";
 import { type JobEvents, jobEvents } from "../kernel/events.js";
 import { spareOption } from "../kernel/repository.js";
 import { readWorkspaceText } from "../sandbox/host-files.js";
@@ -305,7 +306,7 @@ export async function resolveVerify(
 ): Promise<string | null> {
   if (deps.verify !== undefined) return deps.verify;
   if (repo.verify) return repo.verify;
-  const manifest = JSON.parse(await readWorkspaceText(dir, "package.json")) as {
+  const manifest = parseJsonText(await readWorkspaceText(dir, "package.json")) as {
     scripts?: Record<string, unknown>;
   };
   const test = manifest.scripts?.test;

@@ -1,5 +1,6 @@
 import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
+import { parseJsonText } from "../../json-text.js";
 import * as z from "../../zod.js";
 import type { PolicyCall, PolicyCheck, PolicyDecision, ToolFacts } from "../tools/define-tool.js";
 import { malformedPath } from "../tools/fs/paths.js";
@@ -95,7 +96,9 @@ function toolMap(tools: readonly ToolFacts[]): Map<string, ToolFacts> {
 
 async function readPackageScripts(root: string): Promise<string[]> {
   try {
-    const manifest: unknown = JSON.parse(await readFile(path.join(root, "package.json"), "utf8"));
+    const manifest: unknown = parseJsonText(
+      await readFile(path.join(root, "package.json"), "utf8"),
+    );
     const scripts = z.object({ scripts: z.record(z.string(), z.unknown()) }).safeParse(manifest);
     return scripts.success ? Object.keys(scripts.data.scripts) : [];
   } catch {

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { parseJsonText } from "../../json-text.js";
 import type { ProjectTools } from "../../kernel/project-tools.js";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { readNpmConfig } from "../registry/npmrc.js";
@@ -115,7 +116,7 @@ async function fetchedEngineProblem(
 
 function enginesNode(packageJson: string): unknown {
   try {
-    return (JSON.parse(packageJson) as { engines?: { node?: unknown } }).engines?.node;
+    return (parseJsonText(packageJson) as { engines?: { node?: unknown } }).engines?.node;
   } catch {
     return undefined;
   }
@@ -127,7 +128,7 @@ async function readManifest(dir: string): Promise<Record<string, unknown> | unde
   const text = await readWorkspaceText(dir, "package.json").catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const parsed: unknown = JSON.parse(text);
+    const parsed: unknown = parseJsonText(text);
     return parsed && typeof parsed === "object" && !Array.isArray(parsed)
       ? (parsed as Record<string, unknown>)
       : undefined;

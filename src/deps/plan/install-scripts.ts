@@ -1,6 +1,7 @@
 import { basename, dirname, join } from "node:path";
 import { satisfies } from "semver";
 import { parse as parseYaml } from "yaml";
+import { parseJsonText } from "../../json-text.js";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { scriptedPackages } from "../managers/npm/lockfile.js";
 import { isRecord } from "../record.js";
@@ -185,7 +186,7 @@ export async function readScriptPolicy(
 ): Promise<ScriptPolicy | undefined> {
   if (tool !== "npm" && tool !== "pnpm") return undefined;
   try {
-    const manifest = JSON.parse(await readWorkspaceText(dir, join(root, "package.json")));
+    const manifest = parseJsonText(await readWorkspaceText(dir, join(root, "package.json")));
     if (!isRecord(manifest)) return undefined;
     if (tool === "npm") return npmScriptPolicy(manifest.allowScripts);
     const yaml = await readWorkspaceText(dir, join(root, "pnpm-workspace.yaml")).catch(() => "");

@@ -2,6 +2,7 @@ import { readdir } from "node:fs/promises";
 import { join, posix } from "node:path";
 import picomatch from "picomatch";
 import { parse as parseYaml } from "yaml";
+import { parseJsonText } from "../../json-text.js";
 import { readWorkspaceFile, readWorkspaceText } from "../../sandbox/host-files.js";
 import { detectPackageManager, packageManager } from "../managers/index.js";
 import type {
@@ -146,9 +147,8 @@ export async function readNpmProject(dir: string): Promise<NpmProject> {
 function parseManifest(path: string, text: string): Manifest {
   let json: Record<string, unknown>;
   try {
-    // npm and pnpm read a manifest that starts with a byte order mark (vite's
-    // playground keeps one to test that); its text keeps it for the edits.
-    json = JSON.parse(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
+    // Its text keeps a byte order mark for the edits.
+    json = parseJsonText(text) as Record<string, unknown>;
   } catch (error) {
     throw new ProjectError(`${path} is not valid JSON: ${(error as Error).message}`);
   }

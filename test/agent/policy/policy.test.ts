@@ -99,6 +99,18 @@ describe("loadPolicyRules", () => {
     }
   });
 
+  it("reads the scripts of a package.json that starts with a byte order mark, as npm does", async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), "pw-policy-bom-")));
+    try {
+      await writeFile(join(dir, "package.json"), '\uFEFF{ "scripts": { "test": "node t.js" } }\n');
+      const rules = await loadPolicyRules({}, { root: dir });
+      expect(rules.packageScripts).toEqual(["test"]);
+      expect(evaluate(shell("npm test"), rules).allow).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("throws a readable error for a bad rule", async () => {
     await expect(
       loadPolicyRules({ allow: ["shell: ls"] }, { root: workspace.root }),

@@ -9,6 +9,7 @@ import {
   PACKAGE_MANAGERS,
   packageManager,
 } from "../../../src/deps/managers/index.js";
+import { projectTools } from "../../../src/deps/managers/project-tools.js";
 import type { ManagerName, ManagerTools } from "../../../src/deps/managers/types.js";
 
 /**
@@ -156,6 +157,17 @@ describe("a release file the project keeps (yarn's yarnPath)", () => {
     expect((await detectPackageManager(classic, {})).release).toBe(
       ".yarn/releases/yarn-1.22.22.js",
     );
+  });
+
+  it("is found for the job's commands when package.json starts with a byte order mark", async () => {
+    const dir = await project({
+      "package.json": '\uFEFF{ "packageManager": "yarn@4.4.1" }\n',
+      "yarn.lock": lock,
+      ".yarnrc.yml": "yarnPath: ./.yarn/releases/yarn-4.4.1.cjs\n",
+      ".yarn/releases/yarn-4.4.1.cjs": "// yarn\n",
+    });
+    const tools = await projectTools(dir, { PATH: "/nonexistent" });
+    expect(tools?.label).toBe("yarn from .yarn/releases/yarn-4.4.1.cjs");
   });
 
   it("is not taken when it is missing, absolute, or a link out of the project", async () => {
