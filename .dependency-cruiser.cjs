@@ -4,6 +4,7 @@
  * room imports only the rooms below it. The order, lowest first:
  *
  *   edit-distance.ts, error-message.ts   root utilities
+ *   json-text.ts                         JSON files as npm reads them (a byte order mark skipped)
  *   zod.ts                               zod/mini with English messages, src/'s one import of zod
  *   load-yaml.ts                         the YAML library, imported when first needed
  *   spawner.ts                           short-lived programs, started by a helper process
@@ -28,10 +29,19 @@
  */
 
 /** Room → the rooms it may import (its own is always allowed). */
-const ROOT = ["edit-distance", "error-message", "load-yaml", "scratch", "spawner", "zod"];
+const ROOT = [
+  "edit-distance",
+  "error-message",
+  "json-text",
+  "load-yaml",
+  "scratch",
+  "spawner",
+  "zod",
+];
 const rooms = {
   "edit-distance": [],
   "error-message": [],
+  "json-text": [],
   "load-yaml": [],
   scratch: [],
   spawner: [],
