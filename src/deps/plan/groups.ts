@@ -48,6 +48,8 @@ export function groupUpdates(
   updates: readonly Update[],
   config: Pick<DepsConfig, "groups"> & Partial<Pick<DepsConfig, "updateTypes">>,
   links: readonly string[][] = [],
+  /** When a major's new line first came out (ms), for its family (familyLinks); none without. */
+  lineReleased?: (update: Update) => number | undefined,
 ): UpdateGroup[] {
   const configured = config.groups.map((rule) => ({
     rule,
@@ -78,10 +80,7 @@ export function groupUpdates(
       lockfileOnly.updates.push(update);
     else if (update.type !== "major") fallback.updates.push(update);
     else {
-      const line =
-        major(update.to) === 0
-          ? `${major(update.to)}.${minor(update.to)}`
-          : String(major(update.to));
+      const line = lineOf(update.to);
       singles.push({
         slug: slugify(`${update.name}-${line}`),
         name: `${update.name} ${line}`,
@@ -92,7 +91,15 @@ export function groupUpdates(
   }
   const groups = mergeLinked(
     [...configured.map((c) => c.group), fallback, lockfileOnly, ...singles.sort(likelyFirst)],
-    links,
+    [
+      ...links.map((names) => ({ names })),
+      ...(lineReleased
+        ? familyLinks(
+            singles.flatMap((g) => g.updates),
+            lineReleased,
+          )
+        : []),
+    ],
   );
   // The name stays the one the branch has: a title that says "minor" on a
   // branch called minor-and-patch reads as two different pull requests.
@@ -123,13 +130,13 @@ function users(update: Update): number {
 }
 
 /**
- * Bumps that only work together (peer ranges) move into one group: a
- * major's own when one of them is a major (it becomes a group named after
- * both), so a breaking change never rides in the minor and patch group;
- * otherwise the first group holding one of them.
+ * Bumps that only work together (peer ranges, a family's majors) move into
+ * one group: a major's own when one of them is a major (it becomes a group
+ * named after both, or after the family), so a breaking change never rides
+ * in the minor and patch group; otherwise the first group holding one.
  */
-function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateGroup[] {
-  for (const names of links) {
+function mergeLinked(groups: UpdateGroup[], links: readonly Linked[]): UpdateGroup[] {
+  for (const { names, title } of links) {
     const holding = groups.filter((g) => g.updates.some((u) => names.includes(u.name)));
     const home = holding.find((g) => g.single) ?? holding[0];
     const others = holding.filter((g) => g !== home);
@@ -141,11 +148,68 @@ function mergeLinked(groups: UpdateGroup[], links: readonly string[][]): UpdateG
     }
     if (home.single) {
       home.single = false;
-      home.name = home.updates.map((u) => u.name).join(" and ");
-      home.slug = slugify(`${home.name}-peers`);
+      home.name = title ?? home.updates.map((u) => u.name).join(" and ");
+      home.slug = slugify(title ?? `${home.name}-peers`);
     }
   }
   return groups;
+}
+
+/** Names that move in one pull request: peers (named after their packages) or a family (its title). */
+interface Linked {
+  names: readonly string[];
+  title?: string;
+}
+
+/** Repositories that publish unrelated packages: their majors are no family. */
+const NO_FAMILY = new Set(["https://github.com/DefinitelyTyped/DefinitelyTyped"]);
+
+/**
+ * Majors released together from one repository onto one line (babel 8,
+ * Angular 22, an Expo SDK: the first releases of the line no more than a
+ * month after one another): one pull request, "the expo/expo 58 group". Each alone meets
+ * the others at their old major, and peer ranges link only the packages
+ * that declare them (Expo's declare none). Plugins of one repository that
+ * reached the same major years apart (@rollup/plugin-json 6 in 2022,
+ * @rollup/plugin-replace 6 in 2024) are no family.
+ */
+function familyLinks(
+  majors: readonly Update[],
+  lineReleased: (update: Update) => number | undefined,
+): Linked[] {
+  const families = new Map<string, Array<{ name: string; released: number }>>();
+  for (const update of majors) {
+    const repository = update.links.repository;
+    const released = lineReleased(update);
+    if (!repository || NO_FAMILY.has(repository) || released === undefined) continue;
+    const key = `${new URL(repository).pathname.replace(/^\/|\.git$/g, "")} ${lineOf(update.to)}`;
+    families.set(key, [...(families.get(key) ?? []), { name: update.name, released }]);
+  }
+  const linked: Linked[] = [];
+  for (const [title, members] of families) {
+    // Runs of first releases no more than a month after one another.
+    let run: string[] = [];
+    let last = Number.NEGATIVE_INFINITY;
+    const flush = () => {
+      if (run.length > 1) linked.push({ names: [...run].sort(), title });
+      run = [];
+    };
+    for (const member of [...members].sort((a, b) => a.released - b.released)) {
+      if (member.released - last > RELEASED_TOGETHER_MS) flush();
+      run.push(member.name);
+      last = member.released;
+    }
+    flush();
+  }
+  return linked;
+}
+
+/** Expo's SDK 58 came out over five weeks: @expo/config on Sep 18, expo on Sep 29, expo-status-bar on Oct 21. */
+const RELEASED_TOGETHER_MS = 30 * 86_400_000;
+
+/** A version's release line as npm's caret sees it: "8", or "0.28" below 1.0.0. */
+export function lineOf(version: string): string {
+  return major(version) === 0 ? `0.${minor(version)}` : String(major(version));
 }
 
 /**

@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { prerelease, valid } from "semver";
 import { errorMessage } from "../../error-message.js";
 import type { DepsConfig } from "../config.js";
 import type { LockedGraph, ManagerName } from "../managers/types.js";
@@ -7,11 +8,12 @@ import {
   type Advisory,
   createRegistryClient,
   type FetchJson,
+  type Packument,
   type RegistryClient,
 } from "../registry/registry.js";
 import type { Update } from "../update.js";
 import { listDependencies, type SkippedDependency } from "./dependency-list.js";
-import { groupUpdates, slugify, type UpdateGroup } from "./groups.js";
+import { groupUpdates, lineOf, slugify, type UpdateGroup } from "./groups.js";
 import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
 import { findUpdates, mergeUpdates } from "./outdated.js";
 import { heldReason } from "./overrides.js";
@@ -231,6 +233,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
         options.config,
         // A security fix ships alone: its partners wait for their own pull request.
         peers.links.filter((names) => !names.some((n) => securityNames.has(n))),
+        (update) => lineReleased(found.packuments.get(update.package ?? update.name), update.to),
       ),
     ],
     skipped,
@@ -244,6 +247,18 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     ...(releaseAge ? { releaseAge } : {}),
   };
   return { plan, project, npm, registry };
+}
+
+/** When the first release of `version`'s line came out (its packument's publish times). */
+function lineReleased(packument: Packument | undefined, version: string): number | undefined {
+  const line = lineOf(version);
+  let first: number | undefined;
+  for (const [published, at] of Object.entries(packument?.time ?? {})) {
+    if (!valid(published) || prerelease(published) || lineOf(published) !== line) continue;
+    const time = typeof at === "string" ? Date.parse(at) : Number.NaN;
+    if (!Number.isNaN(time) && (first === undefined || time < first)) first = time;
+  }
+  return first;
 }
 
 /** The packages npm's lockfile installs that no manifest names, each at its one version (several: left out). */

@@ -48,6 +48,51 @@ function update(
 }
 
 describe("groupUpdates", () => {
+  it("puts majors a repository released together onto one line in one pull request, and no others", () => {
+    const DAY = 86_400_000;
+    const from = (repository: string) => ({ links: { repository } });
+    const expo = "https://github.com/expo/expo";
+    const rollup = "https://github.com/rollup/plugins";
+    const types = "https://github.com/DefinitelyTyped/DefinitelyTyped";
+    const majors = [
+      // Expo's SDK 58, out over five weeks: @expo/config, expo 11 days later, expo-status-bar 22 after that.
+      update("expo", "52.0.49", "58.0.26", "major", from(expo)),
+      update("@expo/config", "10.0.11", "58.0.13", "major", from(expo)),
+      update("expo-status-bar", "2.2.3", "58.0.5", "major", from(expo)),
+      // An Expo package on another line is no part of it.
+      update("expo-router", "4.0.0", "6.0.1", "major", from(expo)),
+      // Two plugins of one repository that reached 6 two years apart.
+      update("@rollup/plugin-json", "4.1.0", "6.1.0", "major", from(rollup)),
+      update("@rollup/plugin-replace", "2.4.2", "6.0.3", "major", from(rollup)),
+      // DefinitelyTyped publishes unrelated packages.
+      update("@types/a", "4.0.0", "5.0.0", "major", from(types)),
+      update("@types/b", "4.0.0", "5.0.0", "major", from(types)),
+    ];
+    const released: Record<string, number> = {
+      "@expo/config": 0,
+      expo: 11 * DAY,
+      "expo-status-bar": 33 * DAY,
+      "expo-router": 0,
+      "@rollup/plugin-json": 0,
+      "@rollup/plugin-replace": 700 * DAY,
+      "@types/a": 0,
+      "@types/b": 0,
+    };
+    const groups = groupUpdates(majors, { groups: [] }, [], (u) => released[u.name]);
+    const bySlug = [...groups].sort((a, b) => a.slug.localeCompare(b.slug));
+    expect(bySlug.map((g) => [g.slug, g.name, g.single, g.updates.map((u) => u.name)])).toEqual([
+      ["expo-expo-58", "expo/expo 58", false, ["expo", "@expo/config", "expo-status-bar"]],
+      ["expo-router-6", "expo-router 6", true, ["expo-router"]],
+      ["rollup-plugin-json-6", "@rollup/plugin-json 6", true, ["@rollup/plugin-json"]],
+      ["rollup-plugin-replace-6", "@rollup/plugin-replace 6", true, ["@rollup/plugin-replace"]],
+      ["types-a-5", "@types/a 5", true, ["@types/a"]],
+      ["types-b-5", "@types/b 5", true, ["@types/b"]],
+    ]);
+    expect(groupTitle(bySlug[0] as UpdateGroup)).toBe("Bump the expo/expo 58 group: 3 updates");
+    // Without release times (a caller that has none), every major stays alone.
+    expect(groupUpdates(majors, { groups: [] }).filter((g) => g.single)).toHaveLength(8);
+  });
+
   it("puts minor and patch updates together, each major alone, configured groups first", () => {
     const groups = groupUpdates(
       [
@@ -93,7 +138,8 @@ describe("groupUpdates", () => {
       { groups: [] },
       [["ts", "ts-lint"]],
     );
-    expect(groups.map((g) => [g.slug, g.name, g.single, g.updates.map((u) => u.name)])).toEqual([
+    const bySlug = [...groups].sort((a, b) => a.slug.localeCompare(b.slug));
+    expect(bySlug.map((g) => [g.slug, g.name, g.single, g.updates.map((u) => u.name)])).toEqual([
       ["minor-and-patch", "minor and patch", false, ["left-pad"]],
       ["ts-and-ts-lint-peers", "ts and ts-lint", false, ["ts", "ts-lint"]],
     ]);

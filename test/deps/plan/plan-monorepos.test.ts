@@ -590,3 +590,51 @@ describe("aliases named for a major", () => {
     ]);
   });
 });
+
+describe("majors released together from one repository", () => {
+  it("are planned as one pull request named after the repository, from their packuments' times", async () => {
+    const fromFamily = (doc: ReturnType<typeof packument>) => ({
+      ...doc,
+      repository: { type: "git", url: "git+https://github.com/acme/family.git" },
+    });
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "app",
+          private: true,
+          dependencies: { "fam-core": "^1.0.0", "fam-cli": "^1.0.0", "fam-old": "^1.0.0" },
+        }),
+        "package-lock.json": npmLock({
+          "fam-core": "1.0.0",
+          "fam-cli": "1.0.0",
+          "fam-old": "1.0.0",
+        }),
+      },
+      memoryRegistry([
+        // A beta long before is not the line's release; the 2.0.0s came out two days apart.
+        fromFamily(
+          packument("fam-core", {
+            "1.0.0": { daysAgo: 900 },
+            "2.0.0-beta.1": { daysAgo: 400 },
+            "2.0.0": { daysAgo: 40 },
+          }),
+        ),
+        fromFamily(
+          packument("fam-cli", {
+            "1.0.0": { daysAgo: 900 },
+            "2.0.0": { daysAgo: 38 },
+            "2.0.1": { daysAgo: 20 },
+          }),
+        ),
+        // Its own 2.0.0, a year before the others: no part of their release.
+        fromFamily(packument("fam-old", { "1.0.0": { daysAgo: 900 }, "2.0.0": { daysAgo: 400 } })),
+      ]),
+    );
+    expect(
+      plan.groups.map((g) => [g.slug, g.updates.map((u) => `${u.name} ${u.to}`).sort()]),
+    ).toEqual([
+      ["acme-family-2", ["fam-cli 2.0.1", "fam-core 2.0.0"]],
+      ["fam-old-2", ["fam-old 2.0.0"]],
+    ]);
+  });
+});
