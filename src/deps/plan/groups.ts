@@ -148,7 +148,7 @@ function mergeLinked(groups: UpdateGroup[], links: readonly Linked[]): UpdateGro
     }
     if (home.single) {
       home.single = false;
-      home.name = title ?? home.updates.map((u) => u.name).join(" and ");
+      home.name = title ?? [...new Set(home.updates.map((u) => u.name))].join(" and ");
       home.slug = slugify(title ?? `${home.name}-peers`);
     }
   }

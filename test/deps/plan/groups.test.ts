@@ -48,6 +48,28 @@ function update(
 }
 
 describe("groupUpdates", () => {
+  it("names a linked group after each package once, when a package moves to two versions", () => {
+    const inWorkspace = update("host", "2.0.0", "2.1.0", "minor");
+    inWorkspace.locations = inWorkspace.locations.map((l) => ({
+      ...l,
+      manifest: "ws/package.json",
+    }));
+    const [group] = groupUpdates(
+      [
+        update("host", "1.0.0", "2.1.0", "major"),
+        update("plugin", "1.0.0", "2.0.0", "major"),
+        inWorkspace,
+      ],
+      { groups: [] },
+      [["host", "plugin"]],
+    );
+    expect([group?.name, group?.slug, group?.updates.length]).toEqual([
+      "host and plugin",
+      "host-and-plugin-peers",
+      3,
+    ]);
+  });
+
   it("puts majors a repository released together onto one line in one pull request, and no others", () => {
     const DAY = 86_400_000;
     const from = (repository: string) => ({ links: { repository } });
