@@ -6,7 +6,10 @@ import { parseNodeVersion } from "./node-version.js";
 
 /**
  * The Node a project's CI develops on, from its GitHub workflows: every
- * `actions/setup-node` step's `node-version` (a matrix value included). The
+ * step's `node-version` input (actions/setup-node, and the actions that
+ * wrap it or replace it: nuxt's voidzero-dev/setup-vp, typescript-eslint's
+ * own ./.github/actions/prepare-install), a matrix value or a workflow or
+ * job `env` value included. The
  * development tools run on each of them, so the lowest counts. A job that
  * tests the built package rather than the tools is not counted: one on a
  * Node below the project's own engines.node (a legacy check), or one that
@@ -60,16 +63,21 @@ function setupNodeVersions(text: string): string[] {
     return [];
   }
   const jobs = record(record(doc)?.jobs);
+  const workflowEnv = record(record(doc)?.env);
   const out: string[] = [];
   for (const job of Object.values(jobs ?? {})) {
     const steps = Array.isArray(record(job)?.steps) ? (record(job)?.steps as unknown[]) : [];
     const runs = steps.map((step) => record(step)?.run).filter((r) => typeof r === "string");
     if (runs.some((r) => WITHOUT_DEV.test(r))) continue;
     const matrix = record(record(record(job)?.strategy)?.matrix);
+    const env = { ...workflowEnv, ...record(record(job)?.env) };
     for (const step of steps) {
-      const uses = record(step)?.uses;
-      if (typeof uses !== "string" || !uses.startsWith("actions/setup-node@")) continue;
-      const value = record(record(step)?.with)?.["node-version"];
+      if (typeof record(step)?.uses !== "string") continue;
+      const written = record(record(step)?.with)?.["node-version"];
+      if (typeof written !== "string") continue;
+      // ${{ env.PRIMARY_NODE_VERSION }}: the value the workflow or the job sets.
+      const named = /^\$\{\{\s*env\.([\w-]+)\s*\}\}$/.exec(written.trim())?.[1];
+      const value = named === undefined ? written : env[named];
       if (typeof value !== "string") continue;
       const key = /^\$\{\{\s*matrix\.([\w-]+)\s*\}\}$/.exec(value.trim())?.[1];
       if (key === undefined) {

@@ -250,6 +250,32 @@ describe("the Node a plan assumes", () => {
       role: "ci",
     });
     expect(moves(ci.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+
+    // typescript-eslint sets Node up through its own action, from the workflow's env;
+    // nuxt through voidzero-dev/setup-vp. Both are the project's CI Node.
+    const wrapped = [
+      "env:",
+      "  PRIMARY_NODE_VERSION: 22",
+      "jobs:",
+      "  lint:",
+      "    steps:",
+      "      - uses: ./.github/actions/prepare-install",
+      "        with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "          node-version: ${{ env.PRIMARY_NODE_VERSION }}",
+      "  typecheck:",
+      "    steps:",
+      "      - uses: voidzero-dev/setup-vp@v1",
+      "        with:",
+      "          node-version: lts",
+      "",
+    ].join("\n");
+    const own = await planOf({ ...app, ".github/workflows/ci.yml": wrapped }, tsdown);
+    expect(own.plan.node.development).toMatchObject({
+      label: "22.x",
+      source: ".github/workflows/ci.yml node-version",
+      role: "ci",
+    });
   });
 });
 
