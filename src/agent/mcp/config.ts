@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { parseJsonText } from "../../json-text.js";
 import { type NetworkPolicy, networkPolicy, networkSettingSchema } from "../../sandbox/network.js";
 import * as z from "../../zod.js";
 import { PROVIDER_CREDENTIAL_NAMES } from "../model/factory.js";
@@ -232,7 +233,8 @@ const mcpJsonSchema = z.strictObject({ mcpServers: mcpServersSchema });
 export async function readMcpConfigFile(file: string): Promise<McpServersConfig> {
   let json: unknown;
   try {
-    json = JSON.parse(await readFile(file, "utf8"));
+    // A byte order mark (a Windows editor's) is no syntax error to the tools that write it.
+    json = parseJsonText(await readFile(file, "utf8"));
   } catch (error) {
     const reason =
       error instanceof SyntaxError ? `it is not JSON (${error.message})` : "it cannot be read";

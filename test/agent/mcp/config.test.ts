@@ -137,6 +137,8 @@ describe("readMcpConfigFile", () => {
     expect(await readMcpConfigFile(file)).toMatchObject({
       tickets: { command: "node", args: ["s.mjs"] },
     });
+    await writeFile(file, `\uFEFF${JSON.stringify({ mcpServers: { t: { command: "node" } } })}`);
+    expect(await readMcpConfigFile(file)).toMatchObject({ t: { command: "node" } });
     await writeFile(file, "{ not json");
     await expect(readMcpConfigFile(file)).rejects.toThrow(
       /^--mcp-config .*\.mcp\.json: it is not JSON/,
