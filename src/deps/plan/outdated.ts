@@ -189,7 +189,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     const staysOnMajor =
       choice.major !== undefined &&
       named !== undefined &&
-      valid(current) &&
+      valid(current) !== null &&
       named === major(current);
     if (staysOnMajor)
       skip(

@@ -113,9 +113,10 @@ export function checkPeers(
     }
     if (drop.size === 0) return { updates: kept, links: components(pairs), skipped };
     for (const [update, reason] of drop) {
-      const manifests = [...new Set(update.locations.map((l) => l.manifest))];
-      for (const manifest of manifests)
-        skipped.push({ name: update.name, manifest, reason: `${update.from} -> ${reason}` });
+      // Each manifest from its own version (a workspace on 2.0.0, the root on 1.0.0).
+      const from = new Map(update.locations.map((l) => [l.manifest, l.from]));
+      for (const [manifest, version] of from)
+        skipped.push({ name: update.name, manifest, reason: `${version} -> ${reason}` });
     }
     kept = kept.filter((u) => !drop.has(u));
   }

@@ -292,9 +292,12 @@ function peerCheckedUpdates(
       const skipped = [...leftOut, ...waits.map((w) => w.skipped), ...peers.skipped];
       return { regular, peers: { ...peers, skipped } };
     }
-    // What the peer check said of them stands; the next round runs without them.
-    const goneNames = new Set([...gone].map((u) => u.name));
-    leftOut.push(...peers.skipped.filter((s) => goneNames.has(s.name)));
+    // What the peer check said of them stands; the next round runs without them
+    // (and says again what it says of the rest).
+    const saidOfGone = new Set(
+      [...gone].flatMap((u) => u.locations.map((l) => `${u.name}\0${l.manifest}`)),
+    );
+    leftOut.push(...peers.skipped.filter((s) => saidOfGone.has(`${s.name}\0${s.manifest}`)));
     remaining = remaining.filter((u) => !gone.has(u));
   }
 }

@@ -664,3 +664,47 @@ describe("majors released together from one repository", () => {
     ]);
   });
 });
+
+describe("a package on three lines whose moves all break a peer range", () => {
+  it("says each left-out move once", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "root",
+          private: true,
+          workspaces: ["examples/*"],
+          devDependencies: { lib: "^1.0.0", plugin: "^1.0.0" },
+        }),
+        "examples/a/package.json": JSON.stringify({ name: "a", dependencies: { lib: "^2.0.0" } }),
+        "examples/b/package.json": JSON.stringify({ name: "b", dependencies: { lib: "^4.0.0" } }),
+        "package-lock.json": JSON.stringify({
+          lockfileVersion: 3,
+          packages: {
+            "": { name: "root", workspaces: ["examples/*"] },
+            "examples/a": { name: "a", dependencies: { lib: "^2.0.0" } },
+            "examples/a/node_modules/lib": { version: "2.0.0" },
+            "examples/b": { name: "b", dependencies: { lib: "^4.0.0" } },
+            "examples/b/node_modules/lib": { version: "4.0.0" },
+            "node_modules/lib": { version: "1.0.0" },
+            "node_modules/a": { resolved: "examples/a", link: true },
+            "node_modules/b": { resolved: "examples/b", link: true },
+            "node_modules/plugin": { version: "1.0.0" },
+          },
+        }),
+      },
+      memoryRegistry([
+        packument("lib", ["1.0.0", "2.0.0", "2.1.0", "4.0.0", "4.1.0"]),
+        packument("plugin", { "1.0.0": { peers: { lib: "^1.0.0 || ~2.0.0 || ~4.0.0" } } }),
+      ]),
+    );
+    expect(moves(plan)).toEqual([]);
+    const said = plan.skipped.map((s) => `${s.manifest}: ${s.reason.split(" is outside")[0]}`);
+    // Each from the version its manifest has: the major moves the root and examples/a.
+    expect(said.sort()).toEqual([
+      "examples/a/package.json: 2.0.0 -> 2.1.0",
+      "examples/a/package.json: 2.0.0 -> 4.1.0",
+      "examples/b/package.json: 4.0.0 -> 4.1.0",
+      "package.json: 1.0.0 -> 4.1.0",
+    ]);
+  });
+});
