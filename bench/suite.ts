@@ -26,6 +26,9 @@ import { summarizeProfiles } from "./suite-profile.js";
  * threads, file by file (bench/suite-profile-setup.ts), and says where
  * their time went (bench/suite-profile.ts). The profiler slows them a
  * little: compare wall times from runs without it.
+ *
+ * With BENCH_SUITE_DETAIL=npm,pnpm (kinds as printed) it lists the costliest
+ * command lines of those kinds too (npm's own title hides its arguments).
  */
 
 const GOAL_S = 180;
