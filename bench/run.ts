@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<{ bench(): Promise<void> }>> = {
   pages: () => import("./pages.js"),
   deps: () => import("./deps.js"),
   "deps-plan": () => import("./deps-plan.js"),
+  packuments: () => import("./packuments.js"),
   queue: () => import("./queue.js"),
   sandbox: () => import("./sandbox.js"),
   secrets: () => import("./secrets.js"),

@@ -1,31 +1,13 @@
-import * as z from "../../zod.js";
 import { isRecord } from "../record.js";
+import { keepMembers, objectMembers, opensObject, skipSpace } from "./json-members.js";
 
 /**
  * A packument as the plan reads it: the registry's document for a package,
- * parsed and cut down to the fields the version choice, the checks and the
- * PR body use, as soon as it arrives (registry.ts fetches it).
+ * read and cut down to the fields the version choice, the checks and the
+ * PR body use, as soon as it arrives (registry.ts fetches it). Checked by
+ * hand, not with zod: zod over the thousands of versions and publish times
+ * of typescript or @types/node was a fifth of a plan's CPU.
  */
-
-const repositorySchema = z.catch(
-  z.optional(
-    z.union([
-      z.string(),
-      z.object({ url: z.optional(z.string()), directory: z.optional(z.string()) }),
-    ]),
-  ),
-  undefined,
-);
-
-// The document's frame; each version is narrowed by hand (slimVersion): zod over
-// the thousands of versions of typescript or @types/node was a fifth of a plan's CPU.
-const packumentSchema = z.object({
-  name: z.string(),
-  "dist-tags": z._default(z.record(z.string(), z.string()), {}),
-  versions: z._default(z.record(z.string(), z.unknown()), {}),
-  time: z._default(z.record(z.string(), z.string()), {}),
-  repository: repositorySchema,
-});
 
 export type Repository = string | { url?: string | undefined; directory?: string | undefined };
 
@@ -65,33 +47,93 @@ export interface Packument {
 }
 
 /**
- * A packument's bytes, parsed and cut down to what the plan reads, so a
- * document of many megabytes is garbage as soon as this returns; undefined
- * when it is not a packument.
+ * A packument's bytes, read down to what the plan keeps, so a document of
+ * many megabytes is never a string or a tree of its own (readDocument);
+ * undefined when it is not a packument.
  */
 export function parsePackument(body: Buffer, abbreviated: boolean): Packument | undefined {
-  let data: unknown;
+  let data: Record<string, unknown> | undefined;
   try {
-    data = JSON.parse(body.toString("utf8"));
+    data = readDocument(body);
   } catch {
     return undefined;
   }
-  const frame = packumentSchema.safeParse(data);
-  if (!frame.success) return undefined;
-  const versions: Record<string, PackumentVersion> = {};
-  for (const [key, raw] of Object.entries(frame.data.versions)) {
+  if (data === undefined || typeof data.name !== "string") return undefined;
+  const distTags = stringRecord(data["dist-tags"]);
+  const time = stringRecord(data.time);
+  const rawVersions = data.versions === undefined ? {} : data.versions;
+  if (!distTags || !time || !isRecord(rawVersions)) return undefined;
+  const versions: [string, PackumentVersion][] = [];
+  for (const [key, raw] of Object.entries(rawVersions)) {
     const version = slimVersion(raw);
     if (!version) return undefined;
-    versions[key] = version;
+    versions.push([key, version]);
   }
+  const repository = slimRepository(data.repository);
   return {
-    name: frame.data.name,
-    "dist-tags": frame.data["dist-tags"],
-    versions,
-    time: frame.data.time,
-    ...(frame.data.repository !== undefined ? { repository: frame.data.repository } : {}),
+    name: data.name,
+    "dist-tags": distTags,
+    // fromEntries: a key "__proto__" is a key, not the object's prototype.
+    versions: Object.fromEntries(versions),
+    time,
+    ...(repository !== undefined ? { repository } : {}),
     ...(abbreviated ? { abbreviated: true as const } : {}),
   };
+}
+
+/** A record of strings (an absent one is empty), or undefined when it is anything else. */
+function stringRecord(value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return {};
+  if (!isRecord(value)) return undefined;
+  for (const entry of Object.values(value)) if (typeof entry !== "string") return undefined;
+  return value as Record<string, string>;
+}
+
+/**
+ * The document's members the frame reads; the rest (readme, users,
+ * maintainers...) is skipped. `versions` is read member by member when it
+ * is an object, and parsed whole (for the frame to refuse) when not.
+ */
+const DOCUMENT_KEYS = new Set(["name", "dist-tags", "time", "repository", "versions"]);
+/** A version's members slimVersion reads; dependencies, descriptions and the like are skipped. */
+const VERSION_KEYS = new Set([
+  "version",
+  "deprecated",
+  "scripts",
+  "hasInstallScript",
+  "engines",
+  "peerDependencies",
+  "dist",
+  "repository",
+  "_npmUser",
+]);
+
+/**
+ * The document with only the members the frame and slimVersion read, each
+ * parsed from its own slice (JSON.parse of the whole was a fifth of a plan's
+ * memory at its peak); undefined when it is not one JSON object. Throws on a
+ * kept value that is not JSON.
+ */
+function readDocument(body: Buffer): Record<string, unknown> | undefined {
+  const document: Record<string, unknown> = {};
+  const keep = keepMembers(body, DOCUMENT_KEYS, document);
+  const start = skipSpace(body, 0);
+  const end = objectMembers(body, start, (key, from) => {
+    if (key !== "versions" || !opensObject(body, from)) return keep(key, from);
+    const versions: [string, unknown][] = [];
+    const to = objectMembers(body, from, (version, at) => {
+      // A version that is no object makes the document unreadable (as slimVersion says).
+      if (!opensObject(body, at)) return -1;
+      const kept: Record<string, unknown> = {};
+      versions.push([version, kept]);
+      return objectMembers(body, at, keepMembers(body, VERSION_KEYS, kept));
+    });
+    // fromEntries: a version keyed "__proto__" stays a key, as JSON.parse keeps it.
+    document.versions = Object.fromEntries(versions);
+    return to;
+  });
+  if (end < 0 || skipSpace(body, end) !== body.length) return undefined;
+  return document;
 }
 
 const INSTALL_SCRIPTS = ["preinstall", "install", "postinstall"];
