@@ -69,6 +69,12 @@ export function listDependencies(
         if (folders.has(folder === "." ? "" : folder.replace(/\/$/, ""))) internal += 1;
         else skip("a local package (file:, link: or a path), not from a registry");
       } else if (target.kind === "other") skip(target.reason);
+      else if (entry.section === "peerDependencies" && workspaces.has(target.package))
+        // The workspace publishes that package: which of its releases a
+        // sibling supports is for the project's own release to say (kit's
+        // adapters keep "@sveltejs/kit": "^2.31.0" while kit 3 is developed
+        // beside them), not for a registry release to move.
+        internal += 1;
       else if (
         entry.catalog === undefined &&
         linksWorkspace(project, manifest, entry, target, workspaces)

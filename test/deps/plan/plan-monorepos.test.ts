@@ -119,6 +119,56 @@ describe("workspace packages and self-named dependencies", () => {
   });
 });
 
+describe("peers on the workspace's own packages", () => {
+  it("leaves a sibling's peer range on a package the workspace publishes to the project", async () => {
+    // sveltejs/kit's layout: kit 3 is developed in the workspace, its adapters
+    // support kit 2 as a peer and link the workspace's kit to develop on it.
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "root",
+          private: true,
+          packageManager: "pnpm@10.12.1",
+        }),
+        "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+        "packages/kit/package.json": JSON.stringify({ name: "kit", version: "3.0.0-next.16" }),
+        "packages/adapter/package.json": JSON.stringify({
+          name: "adapter",
+          version: "7.0.0",
+          peerDependencies: { kit: "^2.31.0" },
+          devDependencies: { kit: "workspace:^", lib: "^3.24.3" },
+        }),
+        "pnpm-lock.yaml": [
+          "lockfileVersion: '9.0'",
+          "importers:",
+          "  .: {}",
+          "  packages/kit: {}",
+          "  packages/adapter:",
+          "    devDependencies:",
+          "      kit:",
+          "        specifier: workspace:^",
+          "        version: link:../kit",
+          "      lib:",
+          "        specifier: ^3.24.3",
+          "        version: 3.24.3",
+          "",
+        ].join("\n"),
+      },
+      memoryRegistry([
+        packument("kit", ["2.31.0", "2.70.4", "3.2.0"]),
+        packument("lib", ["3.24.3", "3.24.4"]),
+        packument("pnpm", ["10.12.1"]),
+      ]),
+    );
+    expect(moves(plan)).toEqual(["lib 3.24.3->3.24.4"]);
+    expect(plan.skipped.filter((s) => s.name === "kit")).toEqual([]);
+    expect(plan.internal).toBe(2);
+    expect(text(plan)).toContain(
+      "2 dependencies are on this workspace's own packages (linked by pnpm, not bumped).",
+    );
+  });
+});
+
 describe("the package manager's own version", () => {
   it("lists packageManager as yarn set version would change it when yarnPath pins the release", async () => {
     const { plan } = await planOf(
