@@ -1,4 +1,4 @@
-import { satisfies } from "semver";
+import { parse, satisfies } from "semver";
 import type { DepType, RangeStrategy } from "../config.js";
 
 /**
@@ -14,6 +14,27 @@ import type { DepType, RangeStrategy } from "../config.js";
  */
 
 const SIMPLE = /^(\^|~|=|v|)(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/;
+/**
+ * A range written to a major or a minor: `^4`, `~4.5`, `^0.19`, `4`, `4.x`,
+ * `4.5.*` (vueuse writes its peers `"axios": "^1"`, react-router's
+ * playground `"@vitejs/plugin-react": "^4"`).
+ */
+const PARTIAL = /^(\^|~|)(\d+)(?:\.(\d+|[xX*]))?(?:\.([xX*]))?$/;
+
+/**
+ * A partial range rewritten to `to` at the same precision, as Renovate
+ * writes it (`^4` -> `^6`, `~4.5` -> `~6.3`, `4.x` -> `6.x`); undefined
+ * for any other range, or for a prerelease, which no partial range allows.
+ */
+function partialRange(spec: string, to: string): string | undefined {
+  const partial = PARTIAL.exec(spec);
+  const version = parse(to);
+  if (!partial || !version || version.prerelease.length > 0) return undefined;
+  const [, operator = "", , minor, patch] = partial;
+  const minorPart =
+    minor === undefined ? "" : /^\d+$/.test(minor) ? `.${version.minor}` : `.${minor}`;
+  return `${operator}${version.major}${minorPart}${patch === undefined ? "" : `.${patch}`}`;
+}
 
 export type RangeWrite =
   /** spec null: package.json keeps its range, the lockfile moves. */
@@ -58,16 +79,18 @@ export function writeRange(spec: string, to: string, context: RangeContext): Ran
           };
 
   if (strategy === "pin") return changed(to);
+  const partial = simple ? undefined : partialRange(trimmed, to);
   if (strategy === "bump") {
     if (simple) return changed(`${prefix}${to}`);
+    if (partial !== undefined && partial !== trimmed) return changed(partial);
     if (inRange) return untouched();
     return {
       kind: "refuse",
-      reason: `the range "${spec}" does not allow ${to} and is not a plain ^, ~ or exact version to rewrite (try range_strategy widen or replace)`,
+      reason: `the range "${spec}" does not allow ${to} and is not a plain ^, ~, exact or partial (^4, ~4.5, 4.x) version to rewrite (try range_strategy widen or replace)`,
     };
   }
   if (inRange) return untouched();
-  if (strategy === "replace") return changed(`${prefix}${to}`);
+  if (strategy === "replace") return changed(partial ?? `${prefix}${to}`);
   // widen: an exact version has no range to widen, so it is replaced.
   if (simple && prefix === "") return changed(to);
   return changed(`${trimmed} || ${prefix}${to}`);

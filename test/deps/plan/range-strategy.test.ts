@@ -77,6 +77,22 @@ describe("writeRange", () => {
       spec: "2.0.0",
     });
     expect(writeRange(">=1 <2", "2.1.0", explicit("bump"))).toMatchObject({ kind: "refuse" });
+    // A range written to a major or a minor keeps its precision, as Renovate writes it.
+    const partial = (spec: string, to: string, strategy: "bump" | "replace") =>
+      writeRange(spec, to, explicit(strategy));
+    expect(partial("^4", "6.3.1", "bump")).toEqual({ kind: "write", spec: "^6" });
+    expect(partial("~4.5", "6.3.1", "bump")).toEqual({ kind: "write", spec: "~6.3" });
+    expect(partial("^0.19", "0.21.3", "bump")).toEqual({ kind: "write", spec: "^0.21" });
+    expect(partial("4.x", "6.3.1", "bump")).toEqual({ kind: "write", spec: "6.x" });
+    expect(partial("4.5.*", "6.3.1", "bump")).toEqual({ kind: "write", spec: "6.3.*" });
+    expect(partial("4", "6.3.1", "replace")).toEqual({ kind: "write", spec: "6" });
+    expect(partial("~4.5", "6.3.1", "replace")).toEqual({ kind: "write", spec: "~6.3" });
+    expect(partial("^4.5", "4.7.0", "bump")).toEqual({ kind: "write", spec: "^4.7" });
+    // Inside the range at its precision: the lockfile moves.
+    expect(partial("^4", "4.7.0", "bump")).toEqual({ kind: "write", spec: null });
+    expect(partial("4.x", "4.7.0", "replace")).toEqual({ kind: "write", spec: null });
+    // No partial range allows a prerelease.
+    expect(partial("^4", "5.0.0-beta.1", "bump")).toMatchObject({ kind: "refuse" });
     expect(writeRange(">=1 <2", "2.1.0", explicit("widen"))).toEqual({
       kind: "write",
       spec: ">=1 <2 || ^2.1.0",
