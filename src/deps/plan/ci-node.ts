@@ -12,8 +12,9 @@ import { parseNodeVersion } from "./node-version.js";
  * job `env` value included. The
  * development tools run on each of them, so the lowest counts. A job that
  * tests the built package rather than the tools is not counted: one on a
- * Node below the project's own engines.node (a legacy check), or one that
- * installs without devDependencies (`--production`, `--omit=dev`).
+ * Node below the project's own engines.node, or the lowest its packages
+ * state when the root states none (a legacy check), or one that installs
+ * without devDependencies (`--production`, `--omit=dev`).
  */
 
 export interface WorkflowNode {

@@ -63,7 +63,9 @@ export function parseNodeVersion(
 ): { label: string; version: string; moving?: true } | undefined {
   const raw = text.trim().replace(/^["']|["']$/g, "");
   const alias = /^lts\/(.+)$/i.exec(raw)?.[1]?.toLowerCase();
-  if (alias !== undefined || /^(node|stable|latest|current|lts)$/i.test(raw)) {
+  // `*` (babel's setup-node) is any version, so the newest: read as 0.0.0 it made
+  // every tool that names a Node look too new for the project.
+  if (alias !== undefined || /^(node|stable|latest|current|lts|\*|x)$/i.test(raw)) {
     const major =
       alias === undefined || alias === "*" || alias === "latest" ? newestLts(now) : LTS[alias];
     if (major === undefined) return undefined;

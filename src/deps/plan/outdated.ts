@@ -1,5 +1,5 @@
 import PQueue from "p-queue";
-import { gt, lt, major, satisfies, valid } from "semver";
+import { gt, lt, major, minor, satisfies, valid } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
 import { packageManager } from "../managers/index.js";
 import type { Packument, RegistryClient } from "../registry/registry.js";
@@ -19,7 +19,7 @@ import { type HeldDependency, overrideOf } from "./overrides.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
-import { aliasNamedMajor, specTarget, withAlias } from "./spec.js";
+import { aliasNamedLine, specTarget, withAlias } from "./spec.js";
 import {
   chooseTargets,
   type ManagerGates,
@@ -179,22 +179,31 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       continue;
     }
     const node = options.nodes ? nodeTargetsFor(options.nodes, entry) : undefined;
+    // An alias named for the line it installs (react-18: npm:react@^18;
+    // @babel/core-7.12: npm:@babel/core@7.12.9) stays on it.
+    const named = dependency.package !== entry.name ? aliasNamedLine(entry.name) : undefined;
+    const line =
+      named !== undefined &&
+      valid(current) !== null &&
+      named.major === major(current) &&
+      (named.minor === undefined || named.minor === minor(current))
+        ? named
+        : undefined;
     const choice = chooseTargets(
       packument,
       current,
       versionPolicy(config, options.now, node, options.gates),
+      line?.minor !== undefined,
     );
-    // An alias named for the major it installs (react-18: npm:react@^18) stays on it.
-    const named = dependency.package !== entry.name ? aliasNamedMajor(entry.name) : undefined;
-    const staysOnMajor =
-      choice.major !== undefined &&
-      named !== undefined &&
-      valid(current) !== null &&
-      named === major(current);
-    if (staysOnMajor)
+    const lineName =
+      line?.minor === undefined ? `major ${line?.major}` : `${line.major}.${line.minor}`;
+    const pastLine = (kind: string, version: string) =>
       skip(
-        `newer major not proposed: ${choice.major?.version}: the alias ${entry.name} is named for major ${named}; add another alias for the new one`,
+        `newer ${kind} not proposed: ${version}: the alias ${entry.name} is named for ${lineName}; add another alias for the new one`,
       );
+    if (choice.newerMinor !== undefined) pastLine("minor", choice.newerMinor);
+    const staysOnMajor = choice.major !== undefined && line !== undefined;
+    if (staysOnMajor && choice.major) pastLine("major", choice.major.version);
     const majorTarget = staysOnMajor ? undefined : choice.major;
     const majorNotes = choice.passedOver.filter((p) => p.type === "major");
     const targets = [choice.nonMajor, majorTarget].filter((c) => c !== undefined);
@@ -202,7 +211,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     if (!choice.major && majorNotes.length > 0 && targets.length > 0)
       skip(`newer major not proposed: ${majorNotes.map(describePassed).join("; ")}`);
     if (targets.length === 0) {
-      if (staysOnMajor) continue;
+      if (staysOnMajor || choice.newerMinor !== undefined) continue;
       if (choice.passedOver.length > 0)
         skip(`${current} kept: ${choice.passedOver.map(describePassed).join("; ")}`);
       else upToDate += 1;

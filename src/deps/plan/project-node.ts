@@ -1,3 +1,4 @@
+import { compare } from "semver";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { readWorkflowNode } from "./ci-node.js";
@@ -49,7 +50,7 @@ export async function readProjectNodes(options: ReadProjectNodesOptions): Promis
     (await fromVersionFiles(options.dir)) ??
     fromDevEngines(root) ??
     (await fromPackageManagerRuntime(options.dir, root, options.npmOptions)) ??
-    (await readWorkflowNode(options.dir, engines["package.json"]?.version).then(
+    (await readWorkflowNode(options.dir, enginesFloor(engines)).then(
       (found) => found && { ...found, role: "ci" as const },
     ));
   if (development) return { development, engines };
@@ -58,6 +59,19 @@ export async function readProjectNodes(options: ReadProjectNodesOptions): Promis
     development: { label: running, version: running, source: "this job", role: "running" },
     engines,
   };
+}
+
+/**
+ * The lowest Node the project's packages say they run on: the root's
+ * engines.node, else the lowest a workspace states (babel's root states
+ * none, its 149 packages `^22.18.0 || >=24.11.0`). A CI job on an older Node
+ * tests what was built there (babel's runtime on Node 10), not the tools.
+ */
+function enginesFloor(engines: Record<string, NodeTarget>): string | undefined {
+  const root = engines["package.json"];
+  if (root) return root.version;
+  const floors = Object.values(engines).map((target) => target.version);
+  return floors.sort(compare)[0];
 }
 
 /**

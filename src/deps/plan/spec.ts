@@ -91,14 +91,18 @@ export function withAlias(spec: string, range: string): string {
 }
 
 /**
- * The major an npm alias's name states, if any: `react-18`, `prettier-v2`,
- * `lib3`, `@babel-8/core`. A project keeps such an alias to test against
- * that major beside the current one (jest's pretty-format has react-17,
- * react-18 and react-19), so its major bumps are never what it wants.
+ * The line an npm alias's name states, if any: a major (`react-18`,
+ * `prettier-v2`, `lib3`, `@babel-8/core`) or a minor (`@babel/core-7.12`).
+ * A project keeps such an alias to test against that line beside the
+ * current one (jest's pretty-format has react-17, react-18 and react-19;
+ * babel's preset-env tests on @babel/core 7.12), so bumps past it are never
+ * what it wants.
  */
-export function aliasNamedMajor(name: string): number | undefined {
+export function aliasNamedLine(name: string): { major: number; minor?: number } | undefined {
+  const own = name.replace(/^@[^/]*\//, "");
+  const minorLine = /(?:[-_]v?|[a-z])(\d+)\.(\d+)$/i.exec(own);
+  if (minorLine) return { major: Number(minorLine[1]), minor: Number(minorLine[2]) };
   const scope = /^@[^/]*?[-_.]v?(\d+)\//.exec(name);
-  const own = /(?:[-_.]v?|[a-z])(\d+)$/i.exec(name.replace(/^@[^/]*\//, ""));
-  const found = own?.[1] ?? scope?.[1];
-  return found === undefined ? undefined : Number(found);
+  const found = /(?:[-_.]v?|[a-z])(\d+)$/i.exec(own)?.[1] ?? scope?.[1];
+  return found === undefined ? undefined : { major: Number(found) };
 }

@@ -86,6 +86,8 @@ export interface TargetChoice {
   /** Newer versions than the chosen ones that were passed over, and why (one per reason and kind). */
   passedOver: PassedOver[];
   latest: string | undefined;
+  /** With `sameMinor`: the newest minor release the policy allows, left out for it. */
+  newerMinor?: string;
 }
 
 /** Ignore rules that name this package (glob patterns allowed). */
@@ -149,6 +151,8 @@ export function chooseTargets(
   packument: Packument,
   current: string,
   policy: VersionPolicy,
+  /** Only patches within the current minor (an alias named for it: `@babel/core-7.12`). */
+  sameMinor = false,
 ): TargetChoice {
   const latestTag = packument["dist-tags"].latest;
   const latest = latestTag && valid(latestTag) ? latestTag : stableVersions(packument).at(-1);
@@ -159,6 +163,11 @@ export function chooseTargets(
 
   for (const version of candidates) {
     const type = updateType(current, version);
+    if (sameMinor && type === "minor") {
+      if (!choice.newerMinor && !rejection(packument, version, type, policy, current))
+        choice.newerMinor = version;
+      continue;
+    }
     const slot = type === "major" ? "major" : "nonMajor";
     if (choice[slot]) continue;
     const reason = rejection(packument, version, type, policy, current);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { editManifest, manifestEdits } from "../../../src/deps/managers/bump.js";
 import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
+import { newestLts } from "../../../src/deps/plan/node-version.js";
 import { fromVersions } from "../../../src/deps/plan/outdated.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
-import { aliasNamedMajor } from "../../../src/deps/plan/spec.js";
+import { aliasNamedLine } from "../../../src/deps/plan/spec.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import type { Update } from "../../../src/deps/update.js";
 import {
@@ -326,6 +327,67 @@ describe("the Node a plan assumes", () => {
       source: ".github/workflows/ci.yml node-version",
       role: "ci",
     });
+
+    // babel: the root states no engines.node, its packages do; its tools run on
+    // `*` (the newest) and on a test matrix, and a job tests the built runtime
+    // on Node 10 through 23. The tools' lowest Node is the matrix's 22.
+    const babel = [
+      "jobs:",
+      "  publint:",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      '          node-version: "*"',
+      "  test:",
+      "    strategy:",
+      "      matrix:",
+      "        node-version: [25, 24, 22]",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      "          node-version: latest",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "          node-version: ${{ matrix.node-version }}",
+      "  runtime-interop:",
+      "    strategy:",
+      "      matrix:",
+      '        node-version: [10, "12.0", 16.6, "23.10"]',
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "          node-version: ${{ matrix.node-version }}",
+      "",
+    ].join("\n");
+    const workspace = {
+      ...app,
+      "package.json": JSON.stringify({
+        name: "babel",
+        private: true,
+        workspaces: ["packages/*"],
+        devDependencies: { tsdown: "^0.21.10" },
+      }),
+      "packages/core/package.json": JSON.stringify({
+        name: "core",
+        engines: { node: "^22.18.0 || >=24.11.0" },
+      }),
+      ".github/workflows/ci.yml": babel,
+    };
+    const floor = await planOf(workspace, tsdown);
+    expect(floor.plan.node.development).toMatchObject({ label: "22.x", role: "ci" });
+    expect(moves(floor.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+    // `*` alone is the newest Node, not 0.0.0.
+    const star = await planOf(
+      { ...app, ".github/workflows/ci.yml": babel.split("  test:")[0] as string },
+      tsdown,
+    );
+    expect(star.plan.node.development).toMatchObject({
+      label: `${newestLts(Date.now())}.x`,
+      role: "ci",
+    });
+    expect(moves(star.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
   });
 });
 
@@ -618,18 +680,22 @@ describe("aliases named for a major", () => {
       "lib3",
       "@babel-8/core",
       "vue_3",
+      "@babel/core-7.12",
+      "lib-v2.1",
       "react",
       "@scope/pkg",
-    ].map((name) => [name, aliasNamedMajor(name)]);
+    ].map((name) => [name, aliasNamedLine(name)]);
     expect(named).toEqual([
-      ["react-18", 18],
-      ["@jest/react-is-18", 18],
-      ["prettier-v2", 2],
-      ["prettier-2", 2],
-      ["@types/prettier-v2", 2],
-      ["lib3", 3],
-      ["@babel-8/core", 8],
-      ["vue_3", 3],
+      ["react-18", { major: 18 }],
+      ["@jest/react-is-18", { major: 18 }],
+      ["prettier-v2", { major: 2 }],
+      ["prettier-2", { major: 2 }],
+      ["@types/prettier-v2", { major: 2 }],
+      ["lib3", { major: 3 }],
+      ["@babel-8/core", { major: 8 }],
+      ["vue_3", { major: 3 }],
+      ["@babel/core-7.12", { major: 7, minor: 12 }],
+      ["lib-v2.1", { major: 2, minor: 1 }],
       ["react", undefined],
       ["@scope/pkg", undefined],
     ]);
@@ -646,21 +712,35 @@ describe("aliases named for a major", () => {
             "react-18": "npm:react@^18.3.0",
             // A name whose number is not the installed major is no such alias.
             base64: "npm:js-base64@^3.7.0",
+            // babel's preset-env tests on @babel/core 7.12: patches only.
+            "core-7.12": "npm:core@7.12.9",
+            "core-7.11": "npm:core@7.11.0",
           },
         }),
         "package-lock.json": npmLock({
           "react-17": "17.0.2",
           "react-18": "18.3.0",
           base64: "3.7.0",
+          "core-7.12": "7.12.9",
+          "core-7.11": "7.11.0",
         }),
       },
       memoryRegistry([
         packument("react", ["17.0.2", "18.3.0", "18.3.1", "19.3.1"]),
         packument("js-base64", ["3.7.0", "4.0.0"]),
+        packument("core", ["7.11.0", "7.12.9", "7.12.10", "7.29.16", "8.1.4"]),
       ]),
     );
-    expect(moves(plan).sort()).toEqual(["base64 3.7.0->4.0.0", "react-18 18.3.0->18.3.1"]);
+    expect(moves(plan).sort()).toEqual([
+      "base64 3.7.0->4.0.0",
+      "core-7.12 7.12.9->7.12.10",
+      "react-18 18.3.0->18.3.1",
+    ]);
     expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`).sort()).toEqual([
+      "core-7.11: newer major not proposed: 8.1.4: the alias core-7.11 is named for 7.11; add another alias for the new one",
+      "core-7.11: newer minor not proposed: 7.29.16: the alias core-7.11 is named for 7.11; add another alias for the new one",
+      "core-7.12: newer major not proposed: 8.1.4: the alias core-7.12 is named for 7.12; add another alias for the new one",
+      "core-7.12: newer minor not proposed: 7.29.16: the alias core-7.12 is named for 7.12; add another alias for the new one",
       "react-17: newer major not proposed: 19.3.1: the alias react-17 is named for major 17; add another alias for the new one",
       "react-18: newer major not proposed: 19.3.1: the alias react-18 is named for major 18; add another alias for the new one",
     ]);
