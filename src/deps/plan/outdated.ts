@@ -47,6 +47,8 @@ export interface FindUpdatesResult {
   internal: number;
   /** What is installed now, per package (the root's view): the peer check starts from it. */
   installed: Map<string, string>;
+  /** What each package.json declares (peers and catalog entries aside), at its installed version. */
+  installedIn: Map<string, Map<string, string>>;
   /** By registry package name. */
   packuments: Map<string, Packument>;
   /** Every registry dependency considered, with its installed version. */
@@ -128,9 +130,13 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   );
 
   const installed = new Map<string, string>();
+  const installedIn = new Map<string, Map<string, string>>();
   for (const { entry, current } of everything) {
-    if (entry.section !== "peerDependencies" && !installed.has(entry.name))
-      installed.set(entry.name, current);
+    if (entry.section === "peerDependencies") continue;
+    if (!installed.has(entry.name)) installed.set(entry.name, current);
+    if (entry.catalog !== undefined) continue;
+    const declared = installedIn.get(entry.manifest) ?? new Map<string, string>();
+    installedIn.set(entry.manifest, declared.set(entry.name, current));
   }
   const byKey = new Map<string, Update>();
   let upToDate = 0;
@@ -273,6 +279,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     upToDate,
     internal,
     installed,
+    installedIn,
     packuments: fetched,
     entries: wanted,
     held,

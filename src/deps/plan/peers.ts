@@ -21,12 +21,10 @@ export interface PeerCheck {
   skipped: SkippedDependency[];
 }
 
-export function checkPeers(
-  updates: readonly Update[],
-  direct: ReadonlyMap<string, string>,
-  packuments: ReadonlyMap<string, Packument>,
-  locked: ReadonlyMap<string, LockedPeers> = new Map(),
-  manager: ManagerName = "npm",
+export interface PeerContext {
+  /** Peers the lockfile records for installed packages (no packument needed). */
+  locked?: ReadonlyMap<string, LockedPeers>;
+  manager?: ManagerName;
   /**
    * The packages the lockfile installs that the project does not name, at
    * their one version (npm's lockfile). An installed peer counts even when
@@ -34,9 +32,24 @@ export function checkPeers(
    * version present in the tree is outside it, as lerna's @nx/eslint 23.1.3
    * asking for @nx/jest "23.1.3" beside a transitive 23.1.0 did.
    */
-  transitive: ReadonlyMap<string, string> = new Map(),
+  transitive?: ReadonlyMap<string, string>;
+  /**
+   * What each package.json declares, at its installed version: a package's
+   * peers resolve in the workspace that installs it first (babel's
+   * webpack-4 fixture keeps webpack 4 beside a webpack-5 one).
+   */
+  installedIn?: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
+export function checkPeers(
+  updates: readonly Update[],
+  direct: ReadonlyMap<string, string>,
+  packuments: ReadonlyMap<string, Packument>,
+  context: PeerContext = {},
 ): PeerCheck {
-  const installed = new Map([...transitive, ...direct]);
+  const locked: ReadonlyMap<string, LockedPeers> = context.locked ?? new Map();
+  const manager = context.manager ?? "npm";
+  const installed = new Map([...(context.transitive ?? []), ...direct]);
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
   for (;;) {
@@ -111,6 +124,8 @@ export function checkPeers(
         }
       }
     }
+    for (const [update, reason] of workspaceConflicts(kept, packuments, context, manager))
+      if (!drop.has(update)) drop.set(update, reason);
     if (drop.size === 0) return { updates: kept, links: components(pairs), skipped };
     for (const [update, reason] of drop) {
       // Each manifest from its own version (a workspace on 2.0.0, the root on 1.0.0).
@@ -120,6 +135,75 @@ export function checkPeers(
     }
     kept = kept.filter((u) => !drop.has(u));
   }
+}
+
+/**
+ * Peer ranges inside each workspace: an update against what the package.json
+ * it moves in declares beside it. The check above sees one version per name
+ * and the versions the plan moves to; a workspace that keeps another (babel's
+ * test/runtime-integration/webpack-4, on webpack 4 while webpack-5 moves to
+ * 5.113) is only seen here, where webpack-cli 7 would meet webpack 4.
+ * Catalog entries are left to the check above: their users are not known here.
+ */
+function workspaceConflicts(
+  kept: readonly Update[],
+  packuments: ReadonlyMap<string, Packument>,
+  context: PeerContext,
+  manager: ManagerName,
+): Map<Update, string> {
+  const found = new Map<Update, string>();
+  const installedIn = context.installedIn;
+  if (!installedIn || installedIn.size === 0) return found;
+  const key = (manifest: string, name: string) => `${manifest}\0${name}`;
+  const movedIn = new Map<string, Update>();
+  for (const update of kept)
+    for (const location of update.locations)
+      if (location.catalog === undefined) movedIn.set(key(location.manifest, update.name), update);
+  const accepts = (version: string, range: string) =>
+    satisfies(version, range, { includePrerelease: true });
+  for (const update of kept) {
+    const packument = packuments.get(update.package ?? update.name);
+    for (const location of update.locations) {
+      const declared = installedIn.get(location.manifest);
+      if (location.catalog !== undefined || !declared || found.has(update)) continue;
+      const where = location.manifest;
+      // The update as a declarer: its new peers against the workspace's.
+      for (const [peer, range] of packument ? peersOf(packument, update.to) : []) {
+        const peerBefore = declared.get(peer);
+        const peerUpdate = movedIn.get(key(where, peer));
+        const peerAfter = peerUpdate?.to ?? peerBefore;
+        if (!peerAfter || !validRange(range) || accepts(peerAfter, range)) continue;
+        const oldRange = packument?.versions[location.from]?.peerDependencies?.[peer];
+        if (peerBefore && oldRange && validRange(oldRange) && !accepts(peerBefore, oldRange))
+          continue; // broken before the plan
+        if (!peerUpdate || (peerBefore && !accepts(peerBefore, range)))
+          found.set(
+            update,
+            `${update.to} needs peer ${peer} "${range}", and ${where} has ${peer} ${peerBefore}${peerUpdate ? ` (${peerAfter} after this plan)` : ""}`,
+          );
+        else if (!found.has(peerUpdate))
+          found.set(
+            peerUpdate,
+            `${peerAfter} is outside the peer range "${range}" that ${update.name} ${update.to} declares in ${where} (${packageManager(manager).peerOutcome})`,
+          );
+        break;
+      }
+      if (found.has(update)) continue;
+      // The update as a peer: what the workspace's packages that stay ask of it.
+      for (const [declarer, version] of declared) {
+        if (declarer === update.name || movedIn.has(key(where, declarer))) continue;
+        const range = packuments.get(declarer)?.versions[version]?.peerDependencies?.[update.name];
+        if (!range || !validRange(range) || accepts(update.to, range)) continue;
+        if (!accepts(location.from, range)) continue; // broken before the plan
+        found.set(
+          update,
+          `${update.to} is outside the peer range "${range}" that ${declarer} ${version} declares in ${where} (${packageManager(manager).peerOutcome})`,
+        );
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 /** Whether the installed declarer's own peer range already leaves out the installed peer. */

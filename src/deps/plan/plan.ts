@@ -199,14 +199,12 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   const { regular, peers } = peerCheckedUpdates(
     options.securityOnly ? [] : found.updates.filter((u) => !securityNames.has(u.name)),
     (updates) =>
-      checkPeers(
-        [...security, ...updates],
-        found.installed,
-        found.packuments,
-        project.lockedPeers,
-        project.manager.name,
-        singleVersions(graph),
-      ),
+      checkPeers([...security, ...updates], found.installed, found.packuments, {
+        locked: project.lockedPeers,
+        manager: project.manager.name,
+        transitive: singleVersions(graph),
+        installedIn: found.installedIn,
+      }),
     options.config,
   );
   skipped.push(...peers.skipped);

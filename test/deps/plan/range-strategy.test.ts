@@ -193,8 +193,7 @@ describe("checkPeers", () => {
         ["ts", "5.9.0"],
       ]),
       packuments,
-      new Map(),
-      "pnpm",
+      { manager: "pnpm" },
     );
     expect(broken.skipped[0]?.reason).toBe(
       '5.9.0 -> 7.0.0 is outside the peer range "<6.1.0" that ts-lint 8.0.0 declares (pnpm would install it and report an unmet peer)',
@@ -233,12 +232,12 @@ describe("checkPeers", () => {
     const bump = [update("@nx/eslint", "23.1.0", "23.1.3", "patch")];
     const direct = new Map([["@nx/eslint", "23.1.0"]]);
     const transitive = new Map([["@nx/jest", "23.1.0"]]);
-    const held = checkPeers(bump, direct, nx, new Map(), "npm", transitive);
+    const held = checkPeers(bump, direct, nx, { transitive });
     expect(held.skipped.map((s) => s.reason)).toEqual([
       '23.1.0 -> 23.1.3 needs peer @nx/jest "23.1.3", and @nx/jest 23.1.0 is installed',
     ]);
     // Without it in the tree, nothing holds the bump.
-    expect(checkPeers(bump, direct, nx, new Map(), "npm").updates).toHaveLength(1);
+    expect(checkPeers(bump, direct, nx).updates).toHaveLength(1);
   });
 
   it("checks each version a name moves to on its own: workspaces on two majors", () => {
@@ -291,6 +290,80 @@ describe("checkPeers", () => {
         hosts,
       ).updates,
     ).toEqual([inRoot]);
+  });
+
+  it("checks peers inside each workspace, against what its package.json keeps", () => {
+    // babel's test/runtime-integration: webpack-cli 4 -> 7 in the webpack-4 and webpack-5
+    // fixtures, webpack 5 moving in the second; webpack-cli 7 asks for webpack 5, and the
+    // webpack-4 fixture stays on webpack 4. One version per name saw only webpack 5.
+    const webpack = new Map([
+      [
+        "webpack-cli",
+        doc("webpack-cli", {
+          "4.10.0": { webpack: "4.x.x || 5.x.x" },
+          "7.3.1": { webpack: "^5.101.0" },
+        }),
+      ],
+      [
+        "webpack",
+        doc("webpack", { "4.47.0": undefined, "5.106.2": undefined, "5.113.0": undefined }),
+      ],
+      ["loader", doc("loader", { "8.0.0": { webpack: ">=2" } })],
+      ["plugin", doc("plugin", { "1.0.0": { webpack: "^5.0.0 <5.110.0" } })],
+    ]);
+    const at = (u: Update, ...manifests: string[]): Update => ({
+      ...u,
+      locations: manifests.map((manifest) => ({
+        ...(u.locations[0] as Update["locations"][0]),
+        manifest,
+      })),
+    });
+    const four = "fixtures/webpack-4/package.json";
+    const five = "fixtures/webpack-5/package.json";
+    const cli = at(update("webpack-cli", "4.10.0", "7.3.1", "major"), four, five);
+    const bundler = at(update("webpack", "5.106.2", "5.113.0", "minor"), five);
+    const installedIn = new Map([
+      [
+        four,
+        new Map([
+          ["webpack", "4.47.0"],
+          ["webpack-cli", "4.10.0"],
+          ["loader", "8.0.0"],
+        ]),
+      ],
+      [
+        five,
+        new Map([
+          ["webpack", "5.106.2"],
+          ["webpack-cli", "4.10.0"],
+        ]),
+      ],
+    ]);
+    const direct = new Map([
+      ["webpack", "5.106.2"],
+      ["webpack-cli", "4.10.0"],
+    ]);
+    // Without the workspaces' own lists the check passes both.
+    expect(checkPeers([cli, bundler], direct, webpack).updates).toEqual([cli, bundler]);
+    const result = checkPeers([cli, bundler], direct, webpack, { installedIn });
+    expect(result.updates).toEqual([bundler]);
+    expect(result.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
+      `${four}: 4.10.0 -> 7.3.1 needs peer webpack "^5.101.0", and ${four} has webpack 4.47.0`,
+      `${five}: 4.10.0 -> 7.3.1 needs peer webpack "^5.101.0", and ${four} has webpack 4.47.0`,
+    ]);
+    // A package a workspace keeps asks its range of an update there.
+    installedIn.set(
+      five,
+      new Map([
+        ["webpack", "5.106.2"],
+        ["plugin", "1.0.0"],
+      ]),
+    );
+    const held = checkPeers([bundler], direct, webpack, { installedIn, manager: "pnpm" });
+    expect(held.updates).toEqual([]);
+    expect(held.skipped.map((s) => s.reason)).toEqual([
+      `5.106.2 -> 5.113.0 is outside the peer range "^5.0.0 <5.110.0" that plugin 1.0.0 declares in ${five} (pnpm would install it and report an unmet peer)`,
+    ]);
   });
 
   it("blames the bump that asks for a newer peer, not the peer's own patch beside it", () => {
