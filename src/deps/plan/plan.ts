@@ -309,10 +309,22 @@ function onePerPackage(
   updates: readonly Update[],
   config: DepsConfig,
 ): { kept: Update[]; waits: Array<{ first: Update; skipped: SkippedDependency }> } {
-  const nonMajor = new Map(updates.filter((u) => u.type !== "major").map((u) => [u.name, u]));
+  const nonMajor = new Map<string, Update[]>();
+  for (const u of updates)
+    if (u.type !== "major") nonMajor.set(u.name, [...(nonMajor.get(u.name) ?? []), u]);
+  // The update it waits for: the one in its own package.json when there is one
+  // (prisma's playground: vite 6.4.3 -> 6.4.6 there, not the catalog's 8.4.1).
+  const awaited = (major: Update): Update | undefined => {
+    const others = nonMajor.get(major.name) ?? [];
+    const said = major.locations[0]?.manifest;
+    const own = new Set(major.locations.map((l) => l.manifest));
+    const inManifest = (manifests: { has(m: string): boolean }) =>
+      others.find((u) => u.locations.some((l) => manifests.has(l.manifest)));
+    return inManifest(new Set([said])) ?? inManifest(own) ?? others.at(-1);
+  };
   const waits: Array<{ first: Update; skipped: SkippedDependency }> = [];
   const kept = updates.filter((update) => {
-    const first = update.type === "major" ? nonMajor.get(update.name) : undefined;
+    const first = update.type === "major" ? awaited(update) : undefined;
     if (!first) return true;
     // A configured group that takes both holds one update (the newest), so nothing conflicts.
     const together = config.groups.some(

@@ -642,6 +642,21 @@ describe("a major beside its package's update inside a major", () => {
     );
     expect(out.match(/one pull request per package/g)).toHaveLength(1);
   });
+
+  it("waits for the update in its own package.json when there is one", async () => {
+    // prisma's playground: vite 6.4.3 -> 6.4.6 there, the catalog's 8.1.4 -> 8.4.1 elsewhere.
+    const { plan } = await planOf(
+      twoMajors,
+      memoryRegistry([
+        packument("lib", ["1.0.0", "1.0.5", "2.0.0", "2.1.0", "3.0.0"]),
+        packument("plugin", { "1.0.0": { peers: { lib: "*" } } }),
+      ]),
+    );
+    expect(moves(plan).sort()).toEqual(["lib 1.0.0->1.0.5", "lib 2.0.0->2.1.0"]);
+    expect(plan.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
+      "package.json: 3.0.0 (major) waits until the update to 1.0.5 is merged: one pull request per package at a time",
+    ]);
+  });
 });
 
 describe("a workspace manifest that starts with a byte order mark", () => {
