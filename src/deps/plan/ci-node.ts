@@ -13,8 +13,9 @@ import { parseNodeVersion } from "./node-version.js";
  * development tools run on each of them, so the lowest counts. A job that
  * tests the built package rather than the tools is not counted: one on a
  * Node below the project's own engines.node, or the lowest its packages
- * state when the root states none (a legacy check), or one that installs
- * without devDependencies (`--production`, `--omit=dev`).
+ * state when the root states none (a legacy check), one that installs
+ * without devDependencies (`--production`, `--omit=dev`), or past the tools'
+ * engines (yarn's `--ignore-engines`: for the matrix values its `if:` names).
  */
 
 export interface WorkflowNode {
@@ -53,6 +54,36 @@ export async function readWorkflowNode(
 
 /** Installs that leave devDependencies out: such a job runs the package, not the tools. */
 const WITHOUT_DEV = /--production\b|--prod\b|--omit[= ]dev\b|devDependencies/;
+/**
+ * yarn's install past the tools' engines: a step that needs it runs tools
+ * older than the project's (webpack downgrades jest, cspell and lint-staged
+ * with `yarn upgrade ... --ignore-engines` on Node 10 through 20).
+ */
+const IGNORE_ENGINES = /--ignore-engines\b/;
+
+/**
+ * The matrix values a job's steps treat as legacy: those an `if:` names for
+ * a step that installs with --ignore-engines (`matrix.node-version == '10.x'
+ * || ...`), by matrix key; "*" when such a step runs for every value.
+ */
+function legacyValues(steps: readonly unknown[]): Map<string, Set<string>> | "*" {
+  const legacy = new Map<string, Set<string>>();
+  for (const step of steps) {
+    const run = record(step)?.run;
+    if (typeof run !== "string" || !IGNORE_ENGINES.test(run)) continue;
+    const condition = record(step)?.if;
+    if (typeof condition !== "string") return "*";
+    const named = [
+      ...condition.matchAll(/matrix(?:\.([\w-]+)|\[["']([\w-]+)["']\])\s*==\s*["']([^"']+)["']/g),
+    ];
+    if (named.length === 0) return "*";
+    for (const [, dotted, bracketed, value] of named) {
+      const key = dotted ?? bracketed ?? "";
+      legacy.set(key, (legacy.get(key) ?? new Set()).add(value ?? ""));
+    }
+  }
+  return legacy;
+}
 
 /** The node-version values of a workflow's setup-node steps, matrix references expanded. */
 function setupNodeVersions(text: string): string[] {
@@ -70,6 +101,8 @@ function setupNodeVersions(text: string): string[] {
     const steps = Array.isArray(record(job)?.steps) ? (record(job)?.steps as unknown[]) : [];
     const runs = steps.map((step) => record(step)?.run).filter((r) => typeof r === "string");
     if (runs.some((r) => WITHOUT_DEV.test(r))) continue;
+    const legacy = legacyValues(steps);
+    if (legacy === "*") continue;
     const matrix = record(record(record(job)?.strategy)?.matrix);
     const env = { ...workflowEnv, ...record(record(job)?.env) };
     for (const step of steps) {
@@ -91,7 +124,7 @@ function setupNodeVersions(text: string): string[] {
         ...(Array.isArray(listed) ? listed : [listed]),
         ...include.map((entry) => record(entry)?.[key]),
       ]) {
-        if (typeof item === "string") out.push(item);
+        if (typeof item === "string" && !legacy.get(key)?.has(item)) out.push(item);
       }
     }
   }

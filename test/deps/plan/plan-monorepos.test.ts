@@ -388,6 +388,35 @@ describe("the Node a plan assumes", () => {
       role: "ci",
     });
     expect(moves(star.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+
+    // webpack: its integration matrix runs Node 10 through 26, and on 10 to 20 it first
+    // downgrades its tools with yarn's --ignore-engines; 22 runs them as they are.
+    const legacy = [
+      "jobs:",
+      "  integration:",
+      "    strategy:",
+      "      matrix:",
+      "        node-version: [10.x, 22.x, 24.x]",
+      "        include:",
+      "          - node-version: 16.x",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "          node-version: ${{ matrix.node-version }}",
+      "      - run: |",
+      "          yarn upgrade jest@^27.5.0 --ignore-engines",
+      "          yarn --frozen-lockfile --ignore-engines",
+      "        if: matrix.node-version == '10.x' || matrix['node-version'] == '16.x'",
+      "      - run: yarn --frozen-lockfile",
+      "",
+    ].join("\n");
+    const webpack = await planOf({ ...app, ".github/workflows/test.yml": legacy }, tsdown);
+    expect(webpack.plan.node.development).toMatchObject({ label: "22.x", role: "ci" });
+    // A job that installs past the engines on every Node is not counted at all.
+    const always = legacy.replace(/\n {8}if: .*\n/, "\n");
+    const none = await planOf({ ...app, ".github/workflows/test.yml": always }, tsdown);
+    expect(none.plan.node.development.role).toBe("running");
   });
 });
 
