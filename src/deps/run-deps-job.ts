@@ -18,10 +18,10 @@ import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
 import { runDepsGroup } from "./group/run-deps-group.js";
 import { corepackRegistryEnv, managerCommands, packageManager } from "./managers/index.js";
-import { nodeBelow } from "./managers/node-check.js";
 import { toolsFor } from "./managers/project-tools.js";
 import { missingTool } from "./managers/tool-check.js";
-import { nodeOnPath, pinnedToolEngineProblem } from "./managers/tool-engines.js";
+import { pinnedToolEngineProblem } from "./managers/tool-engines.js";
+import { toolWarnings } from "./managers/tool-version.js";
 import { createWarmInstall } from "./managers/warm-install.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
 import { registryInstallScripts } from "./plan/install-scripts.js";
@@ -170,12 +170,14 @@ export async function runDepsJob(
       }));
     if (missing) return { ...finish(), status: "error", message: missing };
     // Said before any group: a group that then fails "without the updates too" fails for it.
-    const node = await nodeOnPath(shellEnv.PATH ?? "");
-    const olderNode = node ? nodeBelow(planned.plan.node, node) : undefined;
-    if (olderNode) {
-      events.warning(olderNode);
-      result.warnings = [olderNode];
-    }
+    const before = await toolWarnings({
+      nodes: planned.plan.node,
+      manager: planned.project.manager,
+      env: shellEnv,
+      tools: deps.packageManagers,
+    });
+    for (const warning of before) events.warning(warning);
+    if (before.length > 0) result.warnings = before;
 
     const remote = await listRemoteBranches({ url: input.cloneUrl, env: gitEnv, ...auth });
     const pulls = deps.octokit
