@@ -1,6 +1,7 @@
 import PQueue from "p-queue";
 import { gt, lt, major, minor, satisfies, valid } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
+import { noAgeGate } from "../managers/age-gate.js";
 import { packageManager } from "../managers/index.js";
 import type { Packument, RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
@@ -149,10 +150,11 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
   // ignore rule), it would be locked instead and the job would leave the
   // update out: said here.
   const manager = packageManager(project.manager.name);
-  const cutoff =
-    project.manager.name === "yarn-classic"
-      ? options.now // yarn 1 has no age gate: it sees every release.
-      : options.now - Math.max(config.cooldownDays * 86_400_000, options.gates.releaseAge?.ms ?? 0);
+  // A tool without an age gate (yarn 1, pnpm before 10.16) sees every release.
+  const ungated = noAgeGate(project.manager);
+  const cutoff = ungated
+    ? options.now
+    : options.now - Math.max(config.cooldownDays * 86_400_000, options.gates.releaseAge?.ms ?? 0);
   const resolvesKept = ["npm", "yarn-classic", "yarn-berry"].includes(project.manager.name);
   const yarn = project.manager.name.startsWith("yarn");
   const lockedInstead = (
@@ -173,7 +175,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     const why = passedOverReason(packument, picked, dependency.current, policy);
     if (!why) return undefined;
     const where = written === null ? `the range ${range}` : `the new range ${written}`;
-    return `${manager.label} would lock ${picked} instead, the newest release ${where} allows, which the plan passes over (${why}); a range that stops below it (~ or an exact version) would take ${planned}`;
+    return `${manager.label} would lock ${picked} instead, the newest release ${where} allows, which the plan passes over (${why}${ungated ? `; ${ungated}` : ""}); a range that stops below it (~ or an exact version) would take ${planned}`;
   };
   for (const dependency of wanted) {
     const { entry, current } = dependency;

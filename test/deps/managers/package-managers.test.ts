@@ -568,7 +568,7 @@ async function expectPlannedVersionLocked(manager: Manager, pin: string, lockfil
   if (manager === "yarn-classic") {
     expect(result.plan?.groups).toEqual([]);
     expect(result.plan?.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
-      "fx-greet: 1.1.0 -> 2.0.0 not proposed: yarn would lock 2.1.0 instead, the newest release the new range ^2.0.0 allows, which the plan passes over (released 1 day ago, inside the 3 days cooldown); a range that stops below it (~ or an exact version) would take 2.0.0",
+      "fx-greet: 1.1.0 -> 2.0.0 not proposed: yarn would lock 2.1.0 instead, the newest release the new range ^2.0.0 allows, which the plan passes over (released 1 day ago, inside the 3 days cooldown; yarn 1 has no age gate); a range that stops below it (~ or an exact version) would take 2.0.0",
     );
     expect(result.groups).toEqual([]);
     expect(repo.sha("agent/deps/fx-greet-2")).toBeNull();

@@ -170,6 +170,46 @@ describe("peers on the workspace's own packages", () => {
   });
 });
 
+describe("a package manager without an age gate", () => {
+  it("is planned as resolving past the cooldown: pnpm before 10.16", async () => {
+    // pinia pins pnpm@9.4.0: its relock took vue 3.5.47, two days old, where the plan had 3.5.46.
+    const project = (packageManager: string) => ({
+      "package.json": JSON.stringify({
+        name: "app",
+        packageManager,
+        dependencies: { vue: "^3.5.11" },
+      }),
+      "pnpm-lock.yaml": [
+        "lockfileVersion: '9.0'",
+        "importers:",
+        "  .:",
+        "    dependencies:",
+        "      vue:",
+        "        specifier: ^3.5.11",
+        "        version: 3.5.11",
+        "",
+      ].join("\n"),
+    });
+    const registry = () =>
+      memoryRegistry([
+        packument("vue", {
+          "3.5.11": { daysAgo: 300 },
+          "3.5.46": { daysAgo: 15 },
+          "3.5.47": { daysAgo: 2 },
+        }),
+        packument("pnpm", ["9.4.0", "10.34.8"]),
+      ]);
+    const cooldown = { cooldown_days: 3 };
+    const old = await planOf(project("pnpm@9.4.0"), registry(), cooldown);
+    expect(moves(old.plan)).not.toContain("vue 3.5.11->3.5.46");
+    expect(old.plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toContain(
+      "vue: 3.5.11 -> 3.5.46 not proposed: pnpm would lock 3.5.47 instead, the newest release the new range ^3.5.46 allows, which the plan passes over (released 2 days ago, inside the 3 days cooldown; pnpm 9.4.0 has no age gate (pnpm 10.16 added it)); a range that stops below it (~ or an exact version) would take 3.5.46",
+    );
+    const gated = await planOf(project("pnpm@10.34.8"), registry(), cooldown);
+    expect(moves(gated.plan)).toContain("vue 3.5.11->3.5.46");
+  });
+});
+
 describe("the package manager's own version", () => {
   it("lists packageManager as yarn set version would change it when yarnPath pins the release", async () => {
     const { plan } = await planOf(
