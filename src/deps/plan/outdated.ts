@@ -175,7 +175,12 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     const why = passedOverReason(packument, picked, dependency.current, policy);
     if (!why) return undefined;
     const where = written === null ? `the range ${range}` : `the new range ${written}`;
-    return `${manager.label} would lock ${picked} instead, the newest release ${where} allows, which the plan passes over (${why}${ungated ? `; ${ungated}` : ""}); a range that stops below it (~ or an exact version) would take ${planned}`;
+    // A ~ range stops below a newer minor, not below a newer patch (pinia's vue ~3.5.46 and 3.5.47).
+    const stops =
+      major(picked) === major(planned) && minor(picked) === minor(planned)
+        ? "an exact version"
+        : "~ or an exact version";
+    return `${manager.label} would lock ${picked} instead, the newest release ${where} allows, which the plan passes over (${why}${ungated ? `; ${ungated}` : ""}); a range that stops below it (${stops}) would take ${planned}`;
   };
   for (const dependency of wanted) {
     const { entry, current } = dependency;

@@ -143,7 +143,7 @@ describe.each(Object.keys(pins) as Manager[])("a %s application", (manager) => {
     expect(result.plan?.skipped.map((s) => s.reason)).toEqual([
       ...(yarn1
         ? [
-            "1.0.0 -> 1.0.1 not proposed: yarn would lock 1.0.2 instead, the newest release the range 1.0.x allows, which the plan passes over (released 1 day ago, inside the 3 days cooldown; yarn 1 has no age gate); a range that stops below it (~ or an exact version) would take 1.0.1",
+            "1.0.0 -> 1.0.1 not proposed: yarn would lock 1.0.2 instead, the newest release the range 1.0.x allows, which the plan passes over (released 1 day ago, inside the 3 days cooldown; yarn 1 has no age gate); a range that stops below it (an exact version) would take 1.0.1",
           ]
         : []),
       expect.stringMatching(/^packageManager field: .*not found on http:\/\/127\.0\.0\.1/),
