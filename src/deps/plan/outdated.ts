@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import PQueue from "p-queue";
 import { gt, lt, major, minor, satisfies, valid } from "semver";
 import type { DepsConfig, UpdateType } from "../config.js";
@@ -20,7 +21,7 @@ import { type HeldDependency, overrideOf } from "./overrides.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
 import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
-import { aliasNamedLine, specTarget, withAlias } from "./spec.js";
+import { aliasNamedLine, folderNamedMajor, specTarget, withAlias } from "./spec.js";
 import {
   chooseTargets,
   type ManagerGates,
@@ -194,7 +195,10 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     const node = options.nodes ? nodeTargetsFor(options.nodes, entry) : undefined;
     // An alias named for the line it installs (react-18: npm:react@^18;
     // @babel/core-7.12: npm:@babel/core@7.12.9) stays on it.
-    const named = dependency.package !== entry.name ? aliasNamedLine(entry.name) : undefined;
+    // So does a package.json in a folder named for it (webpack-3 on webpack 3).
+    const alias = dependency.package !== entry.name ? aliasNamedLine(entry.name) : undefined;
+    const folderMajor = folderNamedMajor(entry.manifest, dependency.package);
+    const named = alias ?? (folderMajor === undefined ? undefined : { major: folderMajor });
     const line =
       named !== undefined &&
       valid(current) !== null &&
@@ -202,6 +206,10 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       (named.minor === undefined || named.minor === minor(current))
         ? named
         : undefined;
+    const holder =
+      alias !== undefined
+        ? { what: `the alias ${entry.name}`, more: "alias" }
+        : { what: posix.dirname(entry.manifest), more: "folder" };
     const choice = chooseTargets(
       packument,
       current,
@@ -212,7 +220,7 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       line?.minor === undefined ? `major ${line?.major}` : `${line.major}.${line.minor}`;
     const pastLine = (kind: string, version: string) =>
       skip(
-        `newer ${kind} not proposed: ${version}: the alias ${entry.name} is named for ${lineName}; add another alias for the new one`,
+        `newer ${kind} not proposed: ${version}: ${holder.what} is named for ${lineName}; add another ${holder.more} for the new one`,
       );
     if (choice.newerMinor !== undefined) pastLine("minor", choice.newerMinor);
     const staysOnMajor = choice.major !== undefined && line !== undefined;

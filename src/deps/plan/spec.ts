@@ -106,3 +106,19 @@ export function aliasNamedLine(name: string): { major: number; minor?: number } 
   const found = /(?:[-_.]v?|[a-z])(\d+)$/i.exec(own)?.[1] ?? scope?.[1];
   return found === undefined ? undefined : { major: Number(found) };
 }
+
+/**
+ * The major of `packageName` that a package.json's folder is named for:
+ * babel's test/runtime-integration/webpack-3 on webpack 3, react-router's
+ * integration/helpers/vite-7-template on vite 7, TanStack query's
+ * integrations/react-webpack-4. Such a folder is kept to test that major
+ * beside the others, as an alias named for a major is.
+ */
+export function folderNamedMajor(manifest: string, packageName: string): number | undefined {
+  const folder = manifest.split("/").slice(0, -1).at(-1);
+  const base = packageName.replace(/^@[^/]*\//, "");
+  if (!folder || !base) return undefined;
+  const escaped = base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const found = new RegExp(`(?:^|[-_.])${escaped}[-_.]?v?(\\d+)(?=$|[-_.])`, "i").exec(folder);
+  return found?.[1] === undefined ? undefined : Number(found[1]);
+}

@@ -4,7 +4,7 @@ import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
 import { newestLts } from "../../../src/deps/plan/node-version.js";
 import { fromVersions } from "../../../src/deps/plan/outdated.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
-import { aliasNamedLine } from "../../../src/deps/plan/spec.js";
+import { aliasNamedLine, folderNamedMajor } from "../../../src/deps/plan/spec.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
 import type { Update } from "../../../src/deps/update.js";
 import {
@@ -827,6 +827,55 @@ describe("aliases named for a major", () => {
       "core-7.12: newer minor not proposed: 7.29.16: the alias core-7.12 is named for 7.12; add another alias for the new one",
       "react-17: newer major not proposed: 19.3.1: the alias react-17 is named for major 17; add another alias for the new one",
       "react-18: newer major not proposed: 19.3.1: the alias react-18 is named for major 18; add another alias for the new one",
+    ]);
+  });
+});
+
+describe("folders named for a major", () => {
+  it("reads the major a package.json's folder states for a package, and only for that package", () => {
+    expect(
+      [
+        ["test/runtime-integration/webpack-3/package.json", "webpack"],
+        ["integrations/react-webpack-4/package.json", "webpack"],
+        ["integration/helpers/vite-7-template/package.json", "vite"],
+        ["fixtures/flat-config-types-@types__eslint-v8/package.json", "@types/eslint"],
+        ["examples/prisma-8-demo/package.json", "prisma"],
+        ["integrations/react-webpack-4/package.json", "react"],
+        ["examples/vitest-demo/package.json", "vite"],
+        ["package.json", "webpack"],
+      ].map(([manifest, name]) => folderNamedMajor(manifest as string, name as string)),
+    ).toEqual([3, 4, 7, 8, 8, undefined, undefined, undefined]);
+  });
+
+  it("keeps babel's webpack fixtures on their majors, and bumps them inside it", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "root",
+          private: true,
+          workspaces: ["fixtures/*"],
+          devDependencies: { webpack: "^5.106.0" },
+        }),
+        "fixtures/webpack-4/package.json": JSON.stringify({
+          name: "webpack-4-fixture",
+          devDependencies: { webpack: "^4.46.0" },
+        }),
+        "package-lock.json": JSON.stringify({
+          lockfileVersion: 3,
+          packages: {
+            "": { devDependencies: { webpack: "^5.106.0" } },
+            "node_modules/webpack": { version: "5.106.0" },
+            "fixtures/webpack-4": { devDependencies: { webpack: "^4.46.0" } },
+            "fixtures/webpack-4/node_modules/webpack": { version: "4.46.0" },
+            "node_modules/webpack-4-fixture": { resolved: "fixtures/webpack-4", link: true },
+          },
+        }),
+      },
+      memoryRegistry([packument("webpack", ["4.46.0", "4.47.0", "5.106.0", "5.113.0"])]),
+    );
+    expect(moves(plan).sort()).toEqual(["webpack 4.46.0->4.47.0", "webpack 5.106.0->5.113.0"]);
+    expect(plan.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
+      "fixtures/webpack-4/package.json: newer major not proposed: 5.113.0: fixtures/webpack-4 is named for major 4; add another folder for the new one",
     ]);
   });
 });
