@@ -148,11 +148,25 @@ function mergeLinked(groups: UpdateGroup[], links: readonly Linked[]): UpdateGro
     }
     if (home.single) {
       home.single = false;
-      home.name = title ?? [...new Set(home.updates.map((u) => u.name))].join(" and ");
-      home.slug = slugify(title ?? `${home.name}-peers`);
+      home.name = title ?? peersName(home.updates);
+      home.slug = slugify(title ?? `${home.name.replace(/,/g, "")}-peers`);
     }
   }
   return groups;
+}
+
+/**
+ * A peer group's name: its packages, "a and b" (and "a and b and c"); past
+ * three, the two most used and how many more (redux-toolkit's react hub linked
+ * eight, and its title and branch named all of them).
+ */
+function peersName(updates: readonly Update[]): string {
+  const names = [...new Set(updates.map((u) => u.name))];
+  if (names.length <= 3) return names.join(" and ");
+  const used = (name: string) =>
+    Math.max(...updates.filter((u) => u.name === name).map((u) => users(u)));
+  const [first, second] = [...names].sort((a, b) => used(b) - used(a) || a.localeCompare(b));
+  return `${first}, ${second} and ${names.length - 2} more`;
 }
 
 /** Names that move in one pull request: peers (named after their packages) or a family (its title). */

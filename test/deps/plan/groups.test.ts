@@ -70,6 +70,34 @@ describe("groupUpdates", () => {
     ]);
   });
 
+  it("names a linked group of more than three packages after its two most used", () => {
+    // redux-toolkit: eight updates linked through react's minor, named one by one.
+    const usedBy = (u: Update, count: number): Update => ({
+      ...u,
+      locations: Array.from({ length: count }, (_, i) => ({
+        ...(u.locations[0] as Update["locations"][0]),
+        manifest: `examples/${i}/package.json`,
+      })),
+    });
+    const [group] = groupUpdates(
+      [
+        update("react-native-web", "0.19.0", "0.21.4", "major"),
+        usedBy(update("react", "19.2.4", "19.3.1", "minor"), 24),
+        usedBy(update("react-redux", "9.2.0", "9.3.1", "minor"), 20),
+        usedBy(update("react-dom", "19.2.4", "19.3.1", "minor"), 24),
+        update("@reduxjs/toolkit", "2.11.2", "2.16.0", "minor"),
+      ],
+      { groups: [] },
+      [["react-native-web", "react", "react-redux", "react-dom", "@reduxjs/toolkit"]],
+    );
+    expect([group?.name, group?.slug, group?.updates.length]).toEqual([
+      "react, react-dom and 3 more",
+      "react-react-dom-and-3-more-peers",
+      5,
+    ]);
+    expect(groupTitle(group as UpdateGroup)).toBe("Bump the react, react-dom and 3 more group: 5 updates");
+  });
+
   it("puts majors a repository released together onto one line in one pull request, and no others", () => {
     const DAY = 86_400_000;
     const from = (repository: string) => ({ links: { repository } });
