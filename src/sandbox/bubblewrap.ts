@@ -1,5 +1,5 @@
-import { rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { makeScratchDir } from "../scratch.js";
 import { startHostProxy } from "./host-proxy.js";
 import { type Mount, SANDBOX_HOME, sandboxMounts } from "./layout.js";
@@ -9,6 +9,9 @@ import type { Sandbox, SandboxLauncher, SandboxProfile } from "./sandbox.js";
 import type { HostTrust } from "./trust/host-trust.js";
 import { PROXY_VARIABLES } from "./trust/proxy-settings.js";
 import { homeFileTexts, type SandboxTrust, sandboxTrust } from "./trust/sandbox-trust.js";
+
+/** pnpm's store under a job HOME (sandboxEnv, writeHomeFiles). */
+const PNPM_STORE = `${SANDBOX_HOME}/.local/share/pnpm/store`;
 
 /**
  * Sandboxes made with bubblewrap: every namespace unshared (its own PID
@@ -74,7 +77,7 @@ function openSandbox(options: BubblewrapOptions, profile: SandboxProfile): Sandb
       const network = profile.network;
       const env = sandboxEnv(request.env, network, trust, profile.home !== undefined);
       const args = bwrapArgs(options, mounts, network);
-      homeFiles ??= writeHomeFiles(trust);
+      homeFiles ??= writeHomeFiles(trust, profile.home !== undefined);
       args.push(...(await homeFiles).binds);
       for (const dir of request.writable ?? []) args.push("--bind", dir, dir);
       let argv = request.argv;
@@ -140,17 +143,23 @@ function mountArgs(mount: Mount): string[] {
 
 /**
  * The user config files the sandbox's HOME shows (npm's and yarn's trust
- * and network settings), written once per sandbox and bound read-only.
+ * and network settings; under a job HOME, pnpm 10's global rc with its
+ * store), written once per sandbox and bound read-only.
  */
 async function writeHomeFiles(
   trust: SandboxTrust,
+  jobHome: boolean,
 ): Promise<{ binds: string[]; close(): Promise<void> }> {
-  const files = await homeFileTexts(trust);
+  const files: Record<string, string> = {
+    ...(await homeFileTexts(trust)),
+    ...(jobHome ? { ".config/pnpm/rc": `store-dir=${PNPM_STORE}\n` } : {}),
+  };
   const names = Object.keys(files);
   if (names.length === 0) return { binds: [], close: async () => {} };
   const dir = await makeScratchDir("home");
   const binds: string[] = [];
   for (const name of names) {
+    await mkdir(dirname(join(dir, name)), { recursive: true });
     await writeFile(join(dir, name), files[name] ?? "");
     binds.push("--ro-bind", join(dir, name), join(SANDBOX_HOME, name));
   }
@@ -174,11 +183,10 @@ function sandboxEnv(
   // workspace (ufo: 139 MB of untracked `.pnpm-store/` the agent saw in
   // `git status` and the job hashed). With a job HOME it goes there; a
   // store the command's environment names (the dependency job's) stays.
-  // pnpm 11 and later read `pnpm_config_store_dir` only, pnpm 10 `npm_config_store_dir`.
-  if (jobHome) {
-    result.npm_config_store_dir ??= `${SANDBOX_HOME}/.local/share/pnpm/store`;
-    result.pnpm_config_store_dir ??= result.npm_config_store_dir;
-  }
+  // pnpm 11 and later read `pnpm_config_store_dir`; pnpm 10 and earlier
+  // read their global rc (writeHomeFiles), not `npm_config_store_dir`, which
+  // npm 11 warned about in every command ("Unknown env config store-dir").
+  if (jobHome) result.pnpm_config_store_dir ??= result.npm_config_store_dir ?? PNPM_STORE;
   if (network.kind !== "on") {
     for (const name of [...PROXY_VARIABLES, "YARN_HTTP_PROXY", "YARN_HTTPS_PROXY", "PIP_PROXY"]) {
       delete result[name];

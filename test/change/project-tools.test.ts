@@ -262,7 +262,7 @@ describe("the project's package manager in `patchwright run` on a checkout", () 
       callTool("write_file", {
         file_path: "w.js",
         content:
-          'console.log("store " + process.env.npm_config_store_dir);\nrequire("fs").writeFileSync(process.env.COREPACK_HOME + "/w", "");\n',
+          'console.log(require("fs").readFileSync(process.env.HOME + "/.config/pnpm/rc", "utf8"));\nrequire("fs").writeFileSync(process.env.COREPACK_HOME + "/w", "");\n',
       }),
       callTool("run_shell", { command: "node w.js" }),
       reply("done"),
@@ -285,7 +285,7 @@ describe("the project's package manager in `patchwright run` on a checkout", () 
     const wrote = JSON.stringify(model.requests[3]?.messages.at(-1));
     expect(wrote).toContain("EROFS");
     // The run's own HOME holds pnpm's store: pnpm would have made one in the checkout.
-    expect(wrote).toContain("store /tmp/home/.local/share/pnpm/store");
+    expect(wrote).toContain("store-dir=/tmp/home/.local/share/pnpm/store");
   }, 120_000);
 });
 

@@ -337,7 +337,7 @@ describe("runChange (the job without GitHub)", () => {
           setup: [`ls -A "$HOME" > /dev/null; echo ${marker} >> "$HOME/marker"`],
           // What setup left, and whether HOME is on the command's own /tmp (memory) or apart from it.
           verify:
-            'cat "$HOME/marker"; [ "$(stat -c %d "$HOME")" != "$(stat -c %d /tmp)" ] && echo "home apart from /tmp"; echo "store: $npm_config_store_dir"; echo "pnpm 11 store: $pnpm_config_store_dir"',
+            'cat "$HOME/marker"; [ "$(stat -c %d "$HOME")" != "$(stat -c %d /tmp)" ] && echo "home apart from /tmp"; echo "pnpm 10: $(cat "$HOME/.config/pnpm/rc")"; echo "pnpm 11 store: $pnpm_config_store_dir"; npm config get cache 2>&1 | head -3',
           push: false,
         }),
       );
@@ -346,7 +346,13 @@ describe("runChange (the job without GitHub)", () => {
     expect(first.verify?.outputTail).toContain("first-job");
     expect(first.verify?.outputTail).toContain("home apart from /tmp");
     // pnpm's store there: where it can hard-link it would pick the workspace's mount.
-    expect(first.verify?.outputTail).toContain("store: /tmp/home/.local/share/pnpm/store");
+    // pnpm 10 reads it from its global rc: in npm_config_store_dir, npm 11 warned of
+    // an "Unknown env config" in every command.
+    expect(first.verify?.outputTail).toContain(
+      "pnpm 10: store-dir=/tmp/home/.local/share/pnpm/store",
+    );
+    expect(first.verify?.outputTail).toContain("/tmp/home/.npm");
+    expect(first.verify?.outputTail).not.toContain("Unknown env config");
     // pnpm 11 and later read only pnpm_config_*: they made the store in the workspace again.
     expect(first.verify?.outputTail).toContain("pnpm 11 store: /tmp/home/.local/share/pnpm/store");
     const second = await job("second-job");
