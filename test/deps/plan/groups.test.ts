@@ -95,7 +95,9 @@ describe("groupUpdates", () => {
       "react-react-dom-and-3-more-peers",
       5,
     ]);
-    expect(groupTitle(group as UpdateGroup)).toBe("Bump the react, react-dom and 3 more group: 5 updates");
+    expect(groupTitle(group as UpdateGroup)).toBe(
+      "Bump the react, react-dom and 3 more group: 5 updates",
+    );
   });
 
   it("puts majors a repository released together onto one line in one pull request, and no others", () => {

@@ -3,6 +3,7 @@ import { editManifest, manifestEdits } from "../../../src/deps/managers/bump.js"
 import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
 import { newestLts } from "../../../src/deps/plan/node-version.js";
 import { fromVersions } from "../../../src/deps/plan/outdated.js";
+import { nodeStatement } from "../../../src/deps/plan/project-node.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import { aliasNamedLine, folderNamedMajor } from "../../../src/deps/plan/spec.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";
@@ -11,6 +12,7 @@ import {
   greenResult,
   memoryRegistry,
   NOW,
+  NVMRC_24,
   npmLock,
   packument,
   projectPlanner,
@@ -166,6 +168,27 @@ describe("peers on the workspace's own packages", () => {
     expect(plan.internal).toBe(2);
     expect(text(plan)).toContain(
       "2 dependencies are on this workspace's own packages (linked by pnpm, not bumped).",
+    );
+  });
+});
+
+describe("the Node a plan states", () => {
+  it("names each engines range once, with where it is", () => {
+    const engines = (label: string, ...paths: string[]) =>
+      paths.map((path) => [
+        path,
+        { label, version: "22.22.0", source: `${path} engines.node`, role: "engines" as const },
+      ]);
+    const statement = nodeStatement({
+      development: NVMRC_24,
+      engines: Object.fromEntries([
+        ...engines(">=22.22.0", "package.json", "a/package.json", "b/package.json"),
+        ...engines(">=24", "scripts/package.json"),
+        ...engines(">= 20", "x/package.json", "y/package.json"),
+      ]),
+    });
+    expect(statement).toBe(
+      "Node 24.x (from .nvmrc), runtime dependencies also checked against engines >=22.22.0 (package.json and 2 more), >=24 (scripts/package.json), >= 20 (x/package.json, y/package.json)",
     );
   });
 });
