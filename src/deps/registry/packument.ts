@@ -5,8 +5,9 @@ import { keepMembers, objectMembers, opensObject, skipSpace } from "./json-membe
  * A packument as the plan reads it: the registry's document for a package,
  * read and cut down to the fields the version choice, the checks and the
  * PR body use, as soon as it arrives (registry.ts fetches it). Checked by
- * hand, not with zod: zod over the thousands of versions and publish times
- * of typescript or @types/node was a fifth of a plan's CPU.
+ * hand, not with zod: zod over the thousands of versions of typescript or
+ * @types/node was a fifth of a plan's CPU, and over their publish times
+ * still 0.2 s of vercel/ai's 4.
  */
 
 export type Repository = string | { url?: string | undefined; directory?: string | undefined };
@@ -110,9 +111,9 @@ const VERSION_KEYS = new Set([
 
 /**
  * The document with only the members the frame and slimVersion read, each
- * parsed from its own slice (JSON.parse of the whole was a fifth of a plan's
- * memory at its peak); undefined when it is not one JSON object. Throws on a
- * kept value that is not JSON.
+ * parsed from its own slice (whole documents parsed set trpc's plan's peak
+ * at 461 MB, read so about 310); undefined when it is not one JSON object.
+ * Throws on a kept value that is not JSON.
  */
 function readDocument(body: Buffer): Record<string, unknown> | undefined {
   const document: Record<string, unknown> = {};
