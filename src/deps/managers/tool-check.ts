@@ -33,8 +33,7 @@ export async function missingTool(options: ToolCheckOptions): Promise<string | u
   const tool = packageManager(manager.name);
   // A tool with no launcher comes with the Node that runs us.
   if (!tool.launcher) return undefined;
-  const command = toolCommand(tool, options.tools, manager);
-  const program = command.trim().split(/\s+/)[0] ?? command;
+  const program = toolProgram(manager, options.tools);
   const path = options.env.PATH ?? "";
   const uses = `this repository uses ${manager.name} (${manager.evidence})`;
   const fix = tool.launcher.whenMissing;
@@ -48,6 +47,12 @@ export async function missingTool(options: ToolCheckOptions): Promise<string | u
   if (options.sandbox.kind !== "bubblewrap" || (await startsInSandbox(program, options)))
     return undefined;
   return `${uses}, but the sandbox its installs run in cannot see ${found} (home folders and patchwright's own folder are hidden from it); ${fix}. Nothing was changed.`;
+}
+
+/** The program the job starts the tool with (`corepack`, `bun`, a configured path). */
+export function toolProgram(manager: DetectedManager, tools?: ManagerTools): string {
+  const command = toolCommand(packageManager(manager.name), tools, manager);
+  return command.trim().split(/\s+/)[0] ?? command;
 }
 
 /** The file `program` names, or the first one of that name on `path`. */

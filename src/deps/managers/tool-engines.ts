@@ -70,16 +70,19 @@ export async function pinnedReleaseRefusal(options: {
 }
 
 /** The version of the first `node` on `path` ("20.20.2"), or undefined. */
-export function nodeOnPath(path: string): Promise<string | undefined> {
-  const dirs = path.split(delimiter).filter((dir) => isAbsolute(dir));
+export async function nodeOnPath(path: string): Promise<string | undefined> {
+  for (const dir of path.split(delimiter).filter((d) => isAbsolute(d))) {
+    const version = await programVersion(join(dir, "node"));
+    if (version !== undefined) return version;
+  }
+  return undefined;
+}
+
+/** What `file --version` prints ("v20.20.2" as "20.20.2"), or undefined when it does not run. */
+export function programVersion(file: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const next = (i: number) => {
-      if (i >= dirs.length) return resolve(undefined);
-      execFile(join(dirs[i] ?? "", "node"), ["--version"], { timeout: 10_000 }, (error, out) => {
-        if (error) return next(i + 1);
-        resolve(out.trim().replace(/^v/, ""));
-      });
-    };
-    next(0);
+    execFile(file, ["--version"], { timeout: 10_000 }, (error, out) =>
+      resolve(error ? undefined : out.trim().replace(/^v/, "")),
+    );
   });
 }

@@ -1,12 +1,36 @@
-import { execFile } from "node:child_process";
-import { major, minor, valid } from "semver";
+import { lt, major, minor, valid } from "semver";
 import type { ProjectNodes } from "../plan/project-node.js";
-import { packageManager, pinnedRelease } from "./index.js";
+import { pinnedRelease } from "./index.js";
 import { nodeBelow } from "./node-check.js";
-import { findProgram } from "./tool-check.js";
-import { toolCommand } from "./tool-command.js";
-import { nodeOnPath } from "./tool-engines.js";
-import type { DetectedManager, ManagerTools } from "./types.js";
+import { findProgram, toolProgram } from "./tool-check.js";
+import { nodeOnPath, programVersion } from "./tool-engines.js";
+import type { DetectedManager, ManagerName, ManagerTools } from "./types.js";
+
+/**
+ * The first release of each tool whose resolution takes an age gate:
+ * pnpm's minimumReleaseAge (10.16), yarn's npmMinimalAgeGate (4.10); yarn 1
+ * has none. npm's --before is old, and bun's is the PATH's bun's.
+ */
+const GATE_SINCE: Partial<Record<ManagerName, string | null>> = {
+  "yarn-classic": null,
+  pnpm: "10.16.0",
+  "yarn-berry": "4.10.0",
+};
+
+/**
+ * Why the project's package manager resolves a range without the cooldown,
+ * or undefined when it takes the job's age gate. pinia pins pnpm@9.4.0:
+ * `--config.minimum-release-age` meant nothing to it, and its relock took
+ * vue 3.5.47, two days old, where the plan had 3.5.46.
+ */
+export function noAgeGate(manager: DetectedManager): string | undefined {
+  const since = GATE_SINCE[manager.name];
+  if (since === undefined) return undefined;
+  if (since === null) return "yarn 1 has no age gate";
+  const pin = pinnedRelease(manager.pinned);
+  if (!pin || !valid(pin.version) || !lt(pin.version, since)) return undefined;
+  return `${pin.tool} ${pin.version} has no age gate (${pin.tool} ${since.replace(/\.0$/, "")} added it)`;
+}
 
 /**
  * Whether the job's bun is the release package.json's `packageManager`
@@ -25,22 +49,12 @@ export async function bunBesidePin(
 ): Promise<string | undefined> {
   const pin = pinnedRelease(manager.pinned);
   if (manager.name !== "bun" || pin?.tool !== "bun" || !valid(pin.version)) return undefined;
-  const command = toolCommand(packageManager("bun"), tools, manager);
-  const program = findProgram(command.trim().split(/\s+/)[0] ?? command, env.PATH ?? "");
+  const program = findProgram(toolProgram(manager, tools), env.PATH ?? "");
   if (!program) return undefined; // the tool check says that
-  const version = await versionOf(program);
+  const version = valid(await programVersion(program));
   if (!version || (major(version) === major(pin.version) && minor(version) === minor(pin.version)))
     return undefined;
   return `the project pins bun ${pin.version} (package.json "packageManager"), and the job's commands run bun ${version} (${program}): bun.lock is written as bun ${version} writes it. Install bun ${major(pin.version)}.${minor(pin.version)} where patchwright runs (oven-sh/setup-bun with bun-version-file: package.json) to match.`;
-}
-
-function versionOf(program: string): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    execFile(program, ["--version"], { timeout: 10_000 }, (error, out) => {
-      const version = valid(out.trim().replace(/^v/, ""));
-      resolve(error ? undefined : (version ?? undefined));
-    });
-  });
 }
 
 /**

@@ -83,7 +83,7 @@ export function checkPeers(
           if (!validRange(range)) continue;
           for (const { version: peerAfter, update: peerUpdate } of after(peer)) {
             if (!declarerUpdate && !peerUpdate) continue;
-            if (satisfies(peerAfter, range, { includePrerelease: true })) {
+            if (accepts(peerAfter, range)) {
               if (
                 packument &&
                 declarerUpdate &&
@@ -107,8 +107,7 @@ export function checkPeers(
             const declarerMovedIn =
               declarerUpdate !== undefined &&
               (peerUpdate === undefined ||
-                (peerBefore !== undefined &&
-                  !satisfies(peerBefore, range, { includePrerelease: true })));
+                (peerBefore !== undefined && !accepts(peerBefore, range)));
             if (!declarerMovedIn && peerUpdate && !drop.has(peerUpdate)) {
               drop.set(
                 peerUpdate,
@@ -159,8 +158,6 @@ function workspaceConflicts(
   for (const update of kept)
     for (const location of update.locations)
       if (location.catalog === undefined) movedIn.set(key(location.manifest, update.name), update);
-  const accepts = (version: string, range: string) =>
-    satisfies(version, range, { includePrerelease: true });
   for (const update of kept) {
     const packument = packuments.get(update.package ?? update.name);
     for (const location of update.locations) {
@@ -220,11 +217,12 @@ function brokenBefore(
   const range = packument
     ? packument.versions[declarerBefore]?.peerDependencies?.[peer]
     : fromLock?.peers[peer];
-  return (
-    range !== undefined &&
-    validRange(range) !== null &&
-    !satisfies(peerBefore, range, { includePrerelease: true })
-  );
+  return range !== undefined && validRange(range) !== null && !accepts(peerBefore, range);
+}
+
+/** Whether `version` is inside a peer range, as the package managers check it (prereleases count). */
+function accepts(version: string, range: string): boolean {
+  return satisfies(version, range, { includePrerelease: true });
 }
 
 function peersOf(packument: Packument, version: string): Array<[string, string]> {
@@ -239,14 +237,12 @@ function needsBoth(
   peerBefore: string | undefined,
   targets: { declarer: string; peer: string },
 ): boolean {
-  const accepts = (declarerVersion: string | undefined, peerVersion: string | undefined) => {
+  const fits = (declarerVersion: string | undefined, peerVersion: string | undefined) => {
     if (!declarerVersion || !peerVersion) return true;
     const range = packument.versions[declarerVersion]?.peerDependencies?.[peer];
-    return (
-      !range || !validRange(range) || satisfies(peerVersion, range, { includePrerelease: true })
-    );
+    return !range || !validRange(range) || accepts(peerVersion, range);
   };
-  return !accepts(targets.declarer, peerBefore) || !accepts(declarerBefore, targets.peer);
+  return !fits(targets.declarer, peerBefore) || !fits(declarerBefore, targets.peer);
 }
 
 function components(pairs: ReadonlyArray<[string, string]>): string[][] {
