@@ -196,7 +196,8 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
     // An alias named for the line it installs (react-18: npm:react@^18;
     // @babel/core-7.12: npm:@babel/core@7.12.9) stays on it.
     // So does a package.json in a folder named for it (webpack-3 on webpack 3).
-    const alias = dependency.package !== entry.name ? aliasNamedLine(entry.name) : undefined;
+    const alias =
+      dependency.package !== entry.name ? aliasNamedLine(entry.name, current) : undefined;
     const folderMajor = folderNamedMajor(entry.manifest, dependency.package);
     const named = alias ?? (folderMajor === undefined ? undefined : { major: folderMajor });
     const line =

@@ -1,4 +1,4 @@
-import { minVersion, validRange } from "semver";
+import { minVersion, parse, validRange } from "semver";
 
 /**
  * What a dependency's spec in package.json points at: a registry range
@@ -92,19 +92,33 @@ export function withAlias(spec: string, range: string): string {
 
 /**
  * The line an npm alias's name states, if any: a major (`react-18`,
- * `prettier-v2`, `lib3`, `@babel-8/core`) or a minor (`@babel/core-7.12`).
+ * `prettier-v2`, `lib3`, `@babel-8/core`) or a minor (`@babel/core-7.12`,
+ * and `typescript56` for 5.6 when `current` is a 5.6 release: TanStack
+ * router keeps typescript56 to typescript59 to type-check against each).
  * A project keeps such an alias to test against that line beside the
  * current one (jest's pretty-format has react-17, react-18 and react-19;
  * babel's preset-env tests on @babel/core 7.12), so bumps past it are never
  * what it wants.
  */
-export function aliasNamedLine(name: string): { major: number; minor?: number } | undefined {
+export function aliasNamedLine(
+  name: string,
+  current?: string,
+): { major: number; minor?: number } | undefined {
   const own = name.replace(/^@[^/]*\//, "");
   const minorLine = /(?:[-_]v?|[a-z])(\d+)\.(\d+)$/i.exec(own);
   if (minorLine) return { major: Number(minorLine[1]), minor: Number(minorLine[2]) };
   const scope = /^@[^/]*?[-_.]v?(\d+)\//.exec(name);
   const found = /(?:[-_.]v?|[a-z])(\d+)$/i.exec(own)?.[1] ?? scope?.[1];
-  return found === undefined ? undefined : { major: Number(found) };
+  if (found === undefined) return undefined;
+  // Major and minor run together: read so only when the major alone is not what is installed.
+  const installed = current === undefined ? null : parse(current);
+  if (
+    installed &&
+    found !== String(installed.major) &&
+    found === `${installed.major}${installed.minor}`
+  )
+    return { major: installed.major, minor: installed.minor };
+  return { major: Number(found) };
 }
 
 /**

@@ -806,6 +806,54 @@ describe("aliases named for a major", () => {
       ["react", undefined],
       ["@scope/pkg", undefined],
     ]);
+    // Major and minor run together (TanStack router's typescript56 to typescript59),
+    // read so by the release installed, and only when the major alone is not it.
+    expect(
+      [
+        ["typescript56", "5.6.3"],
+        ["typescript5", "5.9.3"],
+        ["react18", "18.3.1"],
+        ["lib10", "1.0.4"],
+        ["lib10", "10.2.0"],
+        ["typescript56", "7.0.2"],
+      ].map(([name, current]) => aliasNamedLine(name ?? "", current)),
+    ).toEqual([
+      { major: 5, minor: 6 },
+      { major: 5 },
+      { major: 18 },
+      { major: 1, minor: 0 },
+      { major: 10 },
+      { major: 56 },
+    ]);
+  });
+
+  it("keeps TanStack router's typescript56 to typescript59 each on its minor", async () => {
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "router",
+          private: true,
+          devDependencies: {
+            typescript: "^5.8.3",
+            typescript56: "npm:typescript@5.6",
+            typescript59: "npm:typescript@5.9",
+          },
+        }),
+        "package-lock.json": npmLock({
+          typescript: "5.8.3",
+          typescript56: "5.6.2",
+          typescript59: "5.9.3",
+        }),
+      },
+      memoryRegistry([packument("typescript", ["5.6.2", "5.6.3", "5.8.3", "5.9.3", "7.0.2"])]),
+    );
+    expect(moves(plan).sort()).toEqual(["typescript 5.8.3->5.9.3", "typescript56 5.6.2->5.6.3"]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`).sort()).toEqual([
+      "typescript56: newer major not proposed: 7.0.2: the alias typescript56 is named for 5.6; add another alias for the new one",
+      "typescript56: newer minor not proposed: 5.9.3: the alias typescript56 is named for 5.6; add another alias for the new one",
+      "typescript59: newer major not proposed: 7.0.2: the alias typescript59 is named for 5.9; add another alias for the new one",
+      "typescript: 7.0.2 (major) waits until the update to 5.9.3 is merged: one pull request per package at a time",
+    ]);
   });
 
   it("keeps jest's react-17 and react-18 on their majors, and bumps them inside it", async () => {
