@@ -120,7 +120,7 @@ function fromPerManifest(locations: readonly UpdateLocation[]): string | undefin
     byVersion.set(location.from, [...(byVersion.get(location.from) ?? []), locationName(location)]);
   if (byVersion.size < 2) return undefined;
   return [...byVersion]
-    .map(([version, where]) => `${version} in ${[...new Set(where)].join(", ")}`)
+    .map(([version, where]) => `${version} in ${listManifests(where)}`)
     .join("; ");
 }
 
@@ -141,9 +141,12 @@ function leftOutLines(skipped: readonly SkippedDependency[]): string[] {
   });
 }
 
-/** At most three paths, then a count: a monorepo's list would drown the versions. */
-function listManifests(paths: string[]): string {
-  const unique = [...new Set(paths)];
+/**
+ * At most three paths, then a count: a monorepo's list would drown the
+ * versions (TanStack router names one vite in 175 package.json files).
+ */
+export function listManifests(paths: readonly string[], show = (path: string) => path): string {
+  const unique = [...new Set(paths)].map(show);
   return unique.length <= 3
     ? unique.join(", ")
     : `${unique.slice(0, 2).join(", ")} and ${unique.length - 2} more`;

@@ -15,7 +15,7 @@ import type { DepsGroupResult } from "../group/group-result.js";
 import { SCRIPT_SETTINGS, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
-import { displayName, warningText } from "../plan/render-plan.js";
+import { displayName, listManifests, warningText } from "../plan/render-plan.js";
 import { formatAge } from "../plan/versions.js";
 import type { ScriptTool, UnapprovedScripts, Update } from "../update.js";
 import { updatesMarker } from "./bump-pulls.js";
@@ -158,18 +158,26 @@ function updatesTable(updates: readonly Update[], now: number): string {
   ].join("\n");
 }
 
-/** Where the workspaces of one repository start from different versions: each one's own row. */
+/**
+ * Where the workspaces of one repository start from different versions: a
+ * row for each version with the package.json files on it, named up to three
+ * (a row per file made TanStack router's body longer than GitHub takes, and
+ * the cut took the verification with it).
+ */
 function workspaceTable(updates: readonly Update[]): string | undefined {
   const rows = updates
     .filter((u) => new Set(u.locations.map((l) => l.from)).size > 1)
-    .flatMap((u) =>
-      u.locations.map(
-        (l) =>
-          `| ${tableCell(displayName(u))} | \`${tableCell(l.manifest)}\` | \`${l.from}\` → \`${u.to}\` |`,
-      ),
-    );
+    .flatMap((u) => {
+      const byVersion = new Map<string, string[]>();
+      for (const l of u.locations)
+        byVersion.set(l.from, [...(byVersion.get(l.from) ?? []), l.manifest]);
+      return [...byVersion].map(
+        ([from, manifests]) =>
+          `| ${tableCell(displayName(u))} | \`${from}\` → \`${u.to}\` | ${listManifests(manifests, (m) => `\`${tableCell(m)}\``)} |`,
+      );
+    });
   if (rows.length === 0) return undefined;
-  return ["| Package | Workspace | Change |", "| --- | --- | --- |", ...rows].join("\n");
+  return ["| Package | Change | Workspaces |", "| --- | --- | --- |", ...rows].join("\n");
 }
 
 function verification(result: DepsGroupResult): string {

@@ -644,12 +644,53 @@ describe("a pnpm workspace", () => {
       [
         "#### Per workspace",
         "",
-        "| Package | Workspace | Change |",
+        "| Package | Change | Workspaces |",
         "| --- | --- | --- |",
-        "| typescript | `package.json` | `5.5.4` → `5.9.3` |",
-        "| typescript | `packages/docs/package.json` | `5.8.2` → `5.9.3` |",
-        "| typescript | `packages/it/package.json` | `5.9.2` → `5.9.3` |",
+        "| typescript | `5.5.4` → `5.9.3` | `package.json` |",
+        "| typescript | `5.8.2` → `5.9.3` | `packages/docs/package.json` |",
+        "| typescript | `5.9.2` → `5.9.3` | `packages/it/package.json` |",
       ].join("\n"),
+    );
+  });
+
+  it("names at most three package.json files per version, in the plan and in the pull request", async () => {
+    // TanStack router: vite-plugin-solid 2.11.11 in 88 package.json files, 2.11.10 in 6.
+    const on = (from: string, count: number, folder: string) =>
+      Array.from({ length: count }, (_, i) => ({
+        manifest: `${folder}/app-${i}/package.json`,
+        section: "devDependencies" as const,
+        spec: `^${from}`,
+        newSpec: "^2.11.17",
+        from,
+      }));
+    const update: Update = {
+      name: "vite-plugin-solid",
+      from: "2.11.10",
+      to: "2.11.17",
+      type: "patch",
+      locations: [...on("2.11.11", 88, "e2e"), ...on("2.11.10", 6, "packages")],
+      links: {},
+      newInstallScripts: [],
+      passedOver: [],
+    };
+    const group: UpdateGroup = {
+      slug: "minor-and-patch",
+      name: "minor and patch",
+      single: false,
+      updates: [update],
+    };
+    const body = renderDepsPullRequestBody(greenResult(group), { now: NOW });
+    expect(body).toContain(
+      "| vite-plugin-solid | `2.11.11` → `2.11.17` | `e2e/app-0/package.json`, `e2e/app-1/package.json` and 86 more |",
+    );
+    expect(body).toContain(
+      "| vite-plugin-solid | `2.11.10` → `2.11.17` | `packages/app-0/package.json`, `packages/app-1/package.json` and 4 more |",
+    );
+    expect(body).not.toContain("e2e/app-2/");
+    expect(body).toContain("### Verification");
+    const { plan } = await planOf(workspace("pnpm@10.12.1"), workspaceRegistry());
+    expect(text({ ...plan, groups: [group] })).toContain(
+      "from 2.11.11 in e2e/app-0/package.json, e2e/app-1/package.json and 86 more; 2.11.10 in packages/app-0/package.json, packages/app-1/package.json and 4 more",
     );
   });
 
