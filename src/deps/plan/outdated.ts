@@ -74,6 +74,11 @@ export interface FindUpdatesOptions {
   gates: ManagerGates;
   /** Only these packages (a security-only run asks the registry about nothing else). */
   onlyNames?: ReadonlySet<string> | undefined;
+  /**
+   * The newest version to weigh per package, below its newest release: what
+   * a peer's exact range takes (peers.ts PeerCeiling).
+   */
+  ceilings?: ReadonlyMap<string, string> | undefined;
   signal?: AbortSignal;
   concurrency?: number;
 }
@@ -211,8 +216,9 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       alias !== undefined
         ? { what: `the alias ${entry.name}`, more: "alias" }
         : { what: posix.dirname(entry.manifest), more: "folder" };
+    const ceiling = options.ceilings?.get(dependency.package);
     const choice = chooseTargets(
-      packument,
+      ceiling && gt(ceiling, current) ? latestAt(packument, ceiling) : packument,
       current,
       versionPolicy(config, options.now, node, options.gates),
       line?.minor !== undefined,
@@ -309,6 +315,11 @@ function lowerVersion(a: string, b: string): boolean {
 const TYPE_ORDER: readonly UpdateType[] = ["patch", "minor", "major"];
 
 /** One more workspace moves to the same version: its own from, the lowest from and biggest kind kept. */
+/** The packument as if `version` were its newest release: chooseTargets weighs nothing past `latest`. */
+function latestAt(packument: Packument, version: string): Packument {
+  return { ...packument, "dist-tags": { ...packument["dist-tags"], latest: version } };
+}
+
 export function addLocation(update: Update, location: UpdateLocation): void {
   update.locations.push(location);
   if (lowerVersion(location.from, update.from)) update.from = location.from;

@@ -1,4 +1,4 @@
-import { satisfies, validRange } from "semver";
+import { gt, lt, prerelease, satisfies, valid, validRange } from "semver";
 import { packageManager } from "../managers/index.js";
 import type { LockedPeers, ManagerName } from "../managers/types.js";
 import type { Packument } from "../registry/registry.js";
@@ -19,6 +19,26 @@ export interface PeerCheck {
   /** Sets of package names that must move together. */
   links: string[][];
   skipped: SkippedDependency[];
+  /**
+   * Updates left out whose package has an older release the other side's
+   * new range takes, by package: the plan weighs them again up to it.
+   */
+  ceilings: Map<string, PeerCeiling>;
+}
+
+/**
+ * A family whose members are released apart: @trpc/tanstack-react-query's
+ * newest, 11.22.1, asks for @trpc/client "11.22.1" exactly while the client
+ * is at 11.25.2. Each bump broke the other's exact range and both were left
+ * out; 11.22.1 for all three is what the family supports.
+ */
+export interface PeerCeiling {
+  /** The newest release the range takes, newer than the installed one. */
+  version: string;
+  /** The version the plan wanted first, passed over for it. */
+  passed: string;
+  /** Who asks: `@trpc/tanstack-react-query 11.22.1 asks for @trpc/client "11.22.1"`. */
+  because: string;
 }
 
 export interface PeerContext {
@@ -52,6 +72,7 @@ export function checkPeers(
   const installed = new Map([...(context.transitive ?? []), ...direct]);
   let kept = [...updates];
   const skipped: SkippedDependency[] = [];
+  const ceilings = new Map<string, PeerCeiling>();
   for (;;) {
     // A name can move to more than one version: workspaces on different
     // majors (astro's root vitest 4.1.0 -> 4.1.12 beside an example's 5 beta
@@ -108,24 +129,48 @@ export function checkPeers(
               declarerUpdate !== undefined &&
               (peerUpdate === undefined ||
                 (peerBefore !== undefined && !accepts(peerBefore, range)));
-            if (!declarerMovedIn && peerUpdate && !drop.has(peerUpdate)) {
-              drop.set(
-                peerUpdate,
-                `${peerUpdate.to} is outside the peer range "${range}" that ${declarer} ${declarerAfter} declares (${packageManager(manager).peerOutcome})`,
-              );
-            } else if (declarerMovedIn && !drop.has(declarerUpdate)) {
+            if (!declarerMovedIn) {
+              if (peerUpdate && !drop.has(peerUpdate))
+                drop.set(
+                  peerUpdate,
+                  `${peerUpdate.to} is outside the peer range "${range}" that ${declarer} ${declarerAfter} declares (${packageManager(manager).peerOutcome})`,
+                );
+              continue;
+            }
+            // An older release on either side that the other takes: the plan weighs it next.
+            const peerFit =
+              peerUpdate &&
+              olderFit(packuments.get(peer), peerBefore, peerUpdate, (v) => accepts(v, range));
+            const declarerFit =
+              !peerFit && declarerUpdate && packument
+                ? olderFit(packument, installed.get(declarer), declarerUpdate, (v) =>
+                    peersOf(packument, v).some(([n, r]) => n === peer && accepts(peerAfter, r)),
+                  )
+                : undefined;
+            if (peerFit && peerUpdate && !ceilings.has(peer))
+              ceilings.set(peer, {
+                version: peerFit,
+                passed: peerUpdate.to,
+                because: `${declarer} ${declarerAfter} asks for ${peer} "${range}"`,
+              });
+            if (declarerFit && declarerUpdate && !ceilings.has(declarer))
+              ceilings.set(declarer, {
+                version: declarerFit,
+                passed: declarerUpdate.to,
+                because: `it asks for ${peer} "${range}", and ${peerUpdate ? `the plan moves ${peer} to ${peerAfter}` : `${peer} ${peerAfter} is installed`}`,
+              });
+            if (declarerUpdate && !drop.has(declarerUpdate))
               drop.set(
                 declarerUpdate,
                 `${declarerAfter} needs peer ${peer} "${range}", and ${peer} ${peerUpdate ? `${peerBefore} is installed (${peerAfter} after this plan)` : `${peerAfter} is installed`}`,
               );
-            }
           }
         }
       }
     }
     for (const [update, reason] of workspaceConflicts(kept, packuments, context, manager))
       if (!drop.has(update)) drop.set(update, reason);
-    if (drop.size === 0) return { updates: kept, links: components(pairs), skipped };
+    if (drop.size === 0) return { updates: kept, links: components(pairs), skipped, ceilings };
     for (const [update, reason] of drop) {
       // Each manifest from its own version (a workspace on 2.0.0, the root on 1.0.0).
       const from = new Map(update.locations.map((l) => [l.manifest, l.from]));
@@ -221,6 +266,27 @@ function brokenBefore(
 }
 
 /** Whether `version` is inside a peer range, as the package managers check it (prereleases count). */
+/**
+ * The newest release of a moving package between its installed version and
+ * the plan's that `takes` accepts, if any (an alias's packument is another
+ * name's: not weighed).
+ */
+function olderFit(
+  packument: Packument | undefined,
+  installed: string | undefined,
+  update: Update,
+  takes: (version: string) => boolean,
+): string | undefined {
+  if (!packument || update.package !== undefined) return undefined;
+  let best: string | undefined;
+  for (const v of Object.keys(packument.versions)) {
+    if (!valid(v) || prerelease(v) || !lt(v, update.to)) continue;
+    if ((installed && !gt(v, installed)) || (best && !gt(v, best)) || !takes(v)) continue;
+    best = v;
+  }
+  return best;
+}
+
 function accepts(version: string, range: string): boolean {
   return satisfies(version, range, { includePrerelease: true });
 }

@@ -18,7 +18,7 @@ import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
 import { findUpdates, mergeUpdates } from "./outdated.js";
 import { heldReason } from "./overrides.js";
 import { findManagerUpdates } from "./package-manager-update.js";
-import { checkPeers, type PeerCheck } from "./peers.js";
+import { checkPeers, type PeerCeiling, type PeerCheck } from "./peers.js";
 import { type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNodes, readProjectNodes } from "./project-node.js";
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
@@ -196,17 +196,60 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       });
   const securityNames = new Set(security.map((u) => u.name));
   if (!options.securityOnly) skipped.push(...waitingForSecurity(found.updates, security));
-  const { regular, peers } = peerCheckedUpdates(
-    options.securityOnly ? [] : found.updates.filter((u) => !securityNames.has(u.name)),
-    (updates) =>
-      checkPeers([...security, ...updates], found.installed, found.packuments, {
-        locked: project.lockedPeers,
-        manager: project.manager.name,
-        transitive: singleVersions(graph),
-        installedIn: found.installedIn,
-      }),
-    options.config,
-  );
+  const peerCheck = (updates: Update[]) =>
+    checkPeers([...security, ...updates], found.installed, found.packuments, {
+      locked: project.lockedPeers,
+      manager: project.manager.name,
+      transitive: singleVersions(graph),
+      installedIn: found.installedIn,
+    });
+  const candidates = options.securityOnly
+    ? []
+    : found.updates.filter((u) => !securityNames.has(u.name));
+  const first = peerCheckedUpdates(candidates, peerCheck, options.config);
+  // A family released apart: the members the peer check left out are weighed
+  // again up to a release the other side takes, and checked again (a member
+  // capped so may ask the same of another: a few rounds). One kept at its
+  // newest stays so, and a cap that gets nothing in is dropped again: the
+  // plan is then what it was, with its reasons.
+  const capped = async (ceilings: ReadonlyMap<string, PeerCeiling>) => {
+    const found = await findUpdates({
+      project,
+      registry,
+      config: options.config,
+      now,
+      nodes: node,
+      gates,
+      onlyNames: new Set(ceilings.keys()),
+      ceilings: new Map([...ceilings].map(([name, c]) => [name, c.version])),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    for (const update of found.updates) {
+      const ceiling = ceilings.get(update.name);
+      if (ceiling) update.passedOver.unshift(`${ceiling.passed}: ${ceiling.because}`);
+    }
+    return peerCheckedUpdates(
+      [...candidates.filter((u) => !ceilings.has(u.package ?? u.name)), ...found.updates],
+      peerCheck,
+      options.config,
+    );
+  };
+  const keptNames = (check: PeerCheck) => new Set(check.updates.map((u) => u.package ?? u.name));
+  let { regular, peers } = first;
+  const ceilings = new Map<string, PeerCeiling>();
+  for (let round = 0; round < 3; round++) {
+    const moving = keptNames(peers);
+    const fresh = [...peers.ceilings].filter(([n]) => !moving.has(n) && !ceilings.has(n));
+    if (fresh.length === 0) break;
+    for (const [name, ceiling] of fresh) ceilings.set(name, ceiling);
+    ({ regular, peers } = await capped(ceilings));
+  }
+  const got = keptNames(peers);
+  const useless = [...ceilings.keys()].filter((name) => !got.has(name));
+  if (useless.length > 0) {
+    for (const name of useless) ceilings.delete(name);
+    ({ regular, peers } = ceilings.size > 0 ? await capped(ceilings) : first);
+  }
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
   // npm's allowScripts and pnpm's build settings; yarn and bun keep their own lists, not read.

@@ -792,6 +792,104 @@ describe("a major beside its package's update inside a major", () => {
   });
 });
 
+describe("a family whose members are released apart", () => {
+  // TanStack router's trpc example: @trpc/tanstack-react-query's newest, 11.22.1,
+  // asks for @trpc/client and @trpc/server "11.22.1" exactly, while they are at
+  // 11.25.2 (and the client asks for its server exactly too). Each bump broke
+  // another's exact range and the plan left all three out.
+  const trpc = (extra: Record<string, string> = {}) => ({
+    "package.json": JSON.stringify({
+      name: "example",
+      private: true,
+      packageManager: "pnpm@10.12.1",
+      dependencies: { client: "^11.4.3", server: "^11.4.3", adapter: "^11.4.3", ...extra },
+    }),
+    "pnpm-lock.yaml": [
+      "lockfileVersion: '9.0'",
+      "importers:",
+      "  .:",
+      "    dependencies:",
+      ...["adapter", "client", "server"].flatMap((name) => [
+        `      ${name}:`,
+        "        specifier: ^11.4.3",
+        "        version: 11.4.3",
+      ]),
+      "",
+    ].join("\n"),
+  });
+  const exact = (version: string, names: string[]) =>
+    Object.fromEntries(names.map((n) => [n, version]));
+  const family = memoryRegistry([
+    packument("server", ["11.4.3", "11.22.1", "11.25.2"]),
+    packument("client", {
+      "11.4.3": { peers: exact("11.4.3", ["server"]) },
+      "11.22.1": { peers: exact("11.22.1", ["server"]) },
+      "11.25.2": { peers: exact("11.25.2", ["server"]) },
+    }),
+    packument("adapter", {
+      "11.4.3": { peers: exact("11.4.3", ["client", "server"]) },
+      "11.22.1": { peers: exact("11.22.1", ["client", "server"]) },
+    }),
+  ]);
+
+  it("moves them together to the newest release all of them support, and says why not further", async () => {
+    const { plan } = await planOf(trpc(), family);
+    expect(moves(plan).sort()).toEqual([
+      "adapter 11.4.3->11.22.1",
+      "client 11.4.3->11.22.1",
+      "server 11.4.3->11.22.1",
+    ]);
+    expect(plan.groups).toHaveLength(1);
+    expect(plan.skipped.filter((s) => s.name !== "pnpm")).toEqual([]);
+    const out = text(plan);
+    expect(out).toContain('passed over 11.25.2: adapter 11.22.1 asks for client "11.22.1"');
+    expect(out).toContain('passed over 11.25.2: adapter 11.22.1 asks for server "11.22.1"');
+  });
+
+  it("proposes the newest release that takes the installed peer when the newest asks for more", async () => {
+    // TanStack query's examples: @vitejs/plugin-react 6 asks for vite 8 beside vite 6; 5.2 takes vite 6.
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "example",
+          private: true,
+          devDependencies: { plugin: "^4.0.0", vite: "^6.1.0" },
+        }),
+        "package-lock.json": npmLock({ plugin: "4.0.0", vite: "6.1.0" }),
+      },
+      memoryRegistry([
+        packument("vite", ["6.1.0", "8.0.0"], { latest: "6.1.0" }),
+        packument("plugin", {
+          "4.0.0": { peers: { vite: "^5.0.0 || ^6.0.0" } },
+          "5.2.0": { peers: { vite: "^6.0.0 || ^7.0.0" } },
+          "6.3.1": { peers: { vite: "^8.0.0" } },
+        }),
+      ]),
+    );
+    expect(moves(plan)).toEqual(["plugin 4.0.0->5.2.0"]);
+    expect(text(plan)).toContain(
+      'passed over 6.3.1: it asks for vite "^8.0.0", and vite 6.1.0 is installed',
+    );
+  });
+
+  it("keeps a member at its newest when nothing holds it back, as before", async () => {
+    // Without the adapter, client and server move to 11.25.2 together.
+    const { plan } = await planOf(
+      {
+        ...trpc(),
+        "package.json": JSON.stringify({
+          name: "example",
+          private: true,
+          packageManager: "pnpm@10.12.1",
+          dependencies: { client: "^11.4.3", server: "^11.4.3" },
+        }),
+      },
+      family,
+    );
+    expect(moves(plan).sort()).toEqual(["client 11.4.3->11.25.2", "server 11.4.3->11.25.2"]);
+  });
+});
+
 describe("a workspace manifest that starts with a byte order mark", () => {
   it("is read as npm and pnpm read it, and bumped with the mark kept", async () => {
     // vite's playground keeps one (playground/resolve/utf8-bom-package): the whole plan stopped at it.
