@@ -15,7 +15,7 @@ import type { Update } from "../update.js";
 import { listDependencies, type SkippedDependency } from "./dependency-list.js";
 import { groupUpdates, lineOf, slugify, type UpdateGroup } from "./groups.js";
 import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
-import { findUpdates, mergeUpdates } from "./outdated.js";
+import { type FindUpdatesOptions, findUpdates, mergeUpdates } from "./outdated.js";
 import { heldReason } from "./overrides.js";
 import { findManagerUpdates } from "./package-manager-update.js";
 import { checkPeers, type PeerCeiling, type PeerCheck } from "./peers.js";
@@ -126,16 +126,18 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       });
   // Awaited below; handled here so a failure of findUpdates first leaves no unhandled rejection.
   managed?.catch(() => undefined);
-  const found = await findUpdates({
-    project,
-    registry,
-    config: options.config,
-    now,
-    nodes: node,
-    gates,
-    ...(known ? { onlyNames: new Set(Object.keys(known)) } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const find = (only: Pick<FindUpdatesOptions, "onlyNames" | "ceilings">) =>
+    findUpdates({
+      project,
+      registry,
+      config: options.config,
+      now,
+      nodes: node,
+      gates,
+      ...only,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  const found = await find(known ? { onlyNames: new Set(Object.keys(known)) } : {});
   const skipped = [...found.skipped];
   if (managed) {
     const manager = await managed;
@@ -213,16 +215,9 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   // newest stays so, and a cap that gets nothing in is dropped again: the
   // plan is then what it was, with its reasons.
   const capped = async (ceilings: ReadonlyMap<string, PeerCeiling>) => {
-    const found = await findUpdates({
-      project,
-      registry,
-      config: options.config,
-      now,
-      nodes: node,
-      gates,
+    const found = await find({
       onlyNames: new Set(ceilings.keys()),
       ceilings: new Map([...ceilings].map(([name, c]) => [name, c.version])),
-      ...(options.signal ? { signal: options.signal } : {}),
     });
     for (const update of found.updates) {
       const ceiling = ceilings.get(update.name);
@@ -239,7 +234,10 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   const ceilings = new Map<string, PeerCeiling>();
   for (let round = 0; round < 3; round++) {
     const moving = keptNames(peers);
-    const fresh = [...peers.ceilings].filter(([n]) => !moving.has(n) && !ceilings.has(n));
+    // A security fix is never capped: it ships alone, at the version that fixes.
+    const fresh = [...peers.ceilings].filter(
+      ([n]) => !moving.has(n) && !ceilings.has(n) && !securityNames.has(n),
+    );
     if (fresh.length === 0) break;
     for (const [name, ceiling] of fresh) ceilings.set(name, ceiling);
     ({ regular, peers } = await capped(ceilings));
