@@ -223,11 +223,16 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
       const ceiling = ceilings.get(update.name);
       if (ceiling) update.passedOver.unshift(`${ceiling.passed}: ${ceiling.because}`);
     }
-    return peerCheckedUpdates(
-      [...candidates.filter((u) => !ceilings.has(u.package ?? u.name)), ...found.updates],
-      peerCheck,
-      options.config,
-    );
+    // Each capped package where its first weighing was, so the plan's order stays.
+    const placed = new Set<string>();
+    const weighed = candidates.flatMap((u) => {
+      const name = u.package ?? u.name;
+      if (!ceilings.has(name)) return [u];
+      if (placed.has(name)) return [];
+      placed.add(name);
+      return found.updates.filter((c) => (c.package ?? c.name) === name);
+    });
+    return peerCheckedUpdates(weighed, peerCheck, options.config);
   };
   const keptNames = (check: PeerCheck) => new Set(check.updates.map((u) => u.package ?? u.name));
   let { regular, peers } = first;
