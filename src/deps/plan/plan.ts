@@ -1,4 +1,3 @@
-import picomatch from "picomatch";
 import { prerelease, valid } from "semver";
 import { errorMessage } from "../../error-message.js";
 import type { DepsConfig } from "../config.js";
@@ -18,16 +17,14 @@ import { noteUnapprovedScripts, readScriptPolicy } from "./install-scripts.js";
 import { type FindUpdatesOptions, findUpdates, mergeUpdates } from "./outdated.js";
 import { heldReason } from "./overrides.js";
 import { findManagerUpdates } from "./package-manager-update.js";
-import { checkPeers, type PeerCeiling, type PeerCheck } from "./peers.js";
+import { checkPeers } from "./peers.js";
 import { type NpmProject, readNpmProject } from "./project.js";
 import { type ProjectNodes, readProjectNodes } from "./project-node.js";
+import { ONE_AT_A_TIME, regularUpdates } from "./regular-updates.js";
 import { type ReleaseAge, readReleaseAge } from "./release-age.js";
 import { advisoryRequest, findSecurityUpdates } from "./security.js";
 import { findTransitiveSecurityUpdates } from "./transitive-security.js";
 import { versionPolicy } from "./versions.js";
-
-/** Why a package's next update waits: the plan says it once, above the packages it holds back. */
-export const ONE_AT_A_TIME = "one pull request per package at a time";
 
 /**
  * A check the plan could not run: its absence must not read as "nothing
@@ -208,51 +205,14 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
   const candidates = options.securityOnly
     ? []
     : found.updates.filter((u) => !securityNames.has(u.name));
-  const first = peerCheckedUpdates(candidates, peerCheck, options.config);
-  // A family released apart: the members the peer check left out are weighed
-  // again up to a release the other side takes, and checked again (a member
-  // capped so may ask the same of another: a few rounds). One kept at its
-  // newest stays so, and a cap that gets nothing in is dropped again: the
-  // plan is then what it was, with its reasons.
-  const capped = async (ceilings: ReadonlyMap<string, PeerCeiling>) => {
-    const found = await find({
-      onlyNames: new Set(ceilings.keys()),
-      ceilings: new Map([...ceilings].map(([name, c]) => [name, c.version])),
-    });
-    for (const update of found.updates) {
-      const ceiling = ceilings.get(update.name);
-      if (ceiling) update.passedOver.unshift(`${ceiling.passed}: ${ceiling.because}`);
-    }
-    // Each capped package where its first weighing was, so the plan's order stays.
-    const placed = new Set<string>();
-    const weighed = candidates.flatMap((u) => {
-      const name = u.package ?? u.name;
-      if (!ceilings.has(name)) return [u];
-      if (placed.has(name)) return [];
-      placed.add(name);
-      return found.updates.filter((c) => (c.package ?? c.name) === name);
-    });
-    return peerCheckedUpdates(weighed, peerCheck, options.config);
-  };
-  const keptNames = (check: PeerCheck) => new Set(check.updates.map((u) => u.package ?? u.name));
-  let { regular, peers } = first;
-  const ceilings = new Map<string, PeerCeiling>();
-  for (let round = 0; round < 3; round++) {
-    const moving = keptNames(peers);
-    // A security fix is never capped: it ships alone, at the version that fixes.
-    const fresh = [...peers.ceilings].filter(
-      ([n]) => !moving.has(n) && !ceilings.has(n) && !securityNames.has(n),
-    );
-    if (fresh.length === 0) break;
-    for (const [name, ceiling] of fresh) ceilings.set(name, ceiling);
-    ({ regular, peers } = await capped(ceilings));
-  }
-  const got = keptNames(peers);
-  const useless = [...ceilings.keys()].filter((name) => !got.has(name));
-  if (useless.length > 0) {
-    for (const name of useless) ceilings.delete(name);
-    ({ regular, peers } = ceilings.size > 0 ? await capped(ceilings) : first);
-  }
+  const { regular, peers } = await regularUpdates({
+    candidates,
+    check: peerCheck,
+    config: options.config,
+    fixed: securityNames,
+    reweigh: async (ceilings) =>
+      (await find({ onlyNames: new Set(ceilings.keys()), ceilings })).updates,
+  });
   skipped.push(...peers.skipped);
   const kept = new Set(peers.updates);
   // npm's allowScripts and pnpm's build settings; yarn and bun keep their own lists, not read.
@@ -311,93 +271,6 @@ function singleVersions(graph: LockedGraph | undefined): Map<string, string> {
   for (const [name, versions] of graph?.versions ?? [])
     if (versions.size === 1) found.set(name, [...versions][0] as string);
   return found;
-}
-
-/**
- * The regular updates after one pull request per package and the peer
- * check. A major waits for its package's update inside the major; when the
- * peer check leaves that update out, nothing is there to wait for (astro's
- * root vitest 4 -> 5 waited for a 5.0 beta -> 5.1 bump in an example that
- * peer ranges held back), so the major is checked on its own again.
- */
-function peerCheckedUpdates(
-  candidates: readonly Update[],
-  check: (updates: Update[]) => PeerCheck,
-  config: DepsConfig,
-): { regular: Update[]; peers: PeerCheck } {
-  let remaining = [...candidates];
-  const leftOut: SkippedDependency[] = [];
-  for (;;) {
-    const { kept: regular, waits } = onePerPackage(remaining, config);
-    const peers = check(regular);
-    const keptByPeers = new Set(peers.updates);
-    const gone = new Set(waits.filter((w) => !keptByPeers.has(w.first)).map((w) => w.first));
-    if (gone.size === 0) {
-      const skipped = [...leftOut, ...waits.map((w) => w.skipped), ...peers.skipped];
-      return { regular, peers: { ...peers, skipped } };
-    }
-    // What the peer check said of them stands; the next round runs without them
-    // (and says again what it says of the rest).
-    const saidOfGone = new Set(
-      [...gone].flatMap((u) => u.locations.map((l) => `${u.name}\0${l.manifest}`)),
-    );
-    leftOut.push(...peers.skipped.filter((s) => saidOfGone.has(`${s.name}\0${s.manifest}`)));
-    remaining = remaining.filter((u) => !gone.has(u));
-  }
-}
-
-/**
- * One open pull request per package: when a package has both an update
- * inside its major (grouped) and a new major (alone), the major waits until
- * the first is merged, so the two never fight over one line of package.json.
- */
-function onePerPackage(
-  updates: readonly Update[],
-  config: DepsConfig,
-): { kept: Update[]; waits: Array<{ first: Update; skipped: SkippedDependency }> } {
-  const nonMajor = new Map<string, Update[]>();
-  for (const u of updates)
-    if (u.type !== "major") nonMajor.set(u.name, [...(nonMajor.get(u.name) ?? []), u]);
-  // The update it waits for: the one in its own package.json when there is one
-  // (prisma's playground: vite 6.4.3 -> 6.4.6 there, not the catalog's 8.4.1).
-  const awaited = (major: Update): Update | undefined => {
-    const others = nonMajor.get(major.name) ?? [];
-    const said = major.locations[0]?.manifest;
-    const own = new Set(major.locations.map((l) => l.manifest));
-    const inManifest = (manifests: { has(m: string): boolean }) =>
-      others.find((u) => u.locations.some((l) => manifests.has(l.manifest)));
-    return inManifest(new Set([said])) ?? inManifest(own) ?? others.at(-1);
-  };
-  const waits: Array<{ first: Update; skipped: SkippedDependency }> = [];
-  const kept = updates.filter((update) => {
-    const first = update.type === "major" ? awaited(update) : undefined;
-    if (!first) return true;
-    // A configured group that takes both holds one update (the newest), so nothing conflicts.
-    const together = config.groups.some(
-      (g) =>
-        g.updateTypes.includes("major") &&
-        g.updateTypes.includes(first.type) &&
-        picomatch.isMatch(update.name, g.patterns),
-    );
-    if (together) return true;
-    const manifest = update.locations[0]?.manifest ?? "package.json";
-    // Moved elsewhere, maybe to the same version (vite's playground on tailwindcss 3 beside
-    // its tailwind 4 ones): where it is says why this one waits.
-    const others = [...new Set(first.locations.map((l) => l.manifest))];
-    const where = others.includes(manifest)
-      ? ""
-      : ` in ${others[0]}${others.length > 1 ? ` and ${others.length - 1} more` : ""}`;
-    waits.push({
-      first,
-      skipped: {
-        name: update.name,
-        manifest,
-        reason: `${update.to} (major) waits until the update to ${first.to}${where} is merged: ${ONE_AT_A_TIME}`,
-      },
-    });
-    return false;
-  });
-  return { kept, waits };
 }
 
 /**

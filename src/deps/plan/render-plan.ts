@@ -4,8 +4,9 @@ import type { SkippedDependency } from "./dependency-list.js";
 import { groupTitle, MAJOR_ORDER } from "./groups.js";
 import { SCRIPT_SETTINGS } from "./install-scripts.js";
 import { fromVersions } from "./outdated.js";
-import { type DepsPlan, ONE_AT_A_TIME, type PlanWarning } from "./plan.js";
+import type { DepsPlan, PlanWarning } from "./plan.js";
 import { nodeStatement } from "./project-node.js";
+import { ONE_AT_A_TIME } from "./regular-updates.js";
 import { formatAge } from "./versions.js";
 
 /** The plan as `patchwright deps --dry-run` prints it: groups, packages, from -> to, and why others were left. */
