@@ -72,10 +72,14 @@ function strongestBefore(
   withPrereleases: boolean,
 ): TrustEvidence | undefined {
   let best: TrustEvidence | undefined;
+  // Called for every version the plan weighs: the cheap tests first (most
+  // versions have no evidence; parsing each as semver was an eighth of
+  // TanStack router's plan).
   for (const [version, manifest] of Object.entries(packument.versions)) {
-    if (!withPrereleases && prerelease(version) !== null) continue;
+    if (!manifest.trust) continue;
     const at = Date.parse(packument.time[version] ?? "");
-    if (Number.isNaN(at) || at >= time || !manifest.trust) continue;
+    if (Number.isNaN(at) || at >= time) continue;
+    if (!withPrereleases && prerelease(version) !== null) continue;
     if (manifest.trust === "trustedPublisher") return manifest.trust;
     best = manifest.trust;
   }
