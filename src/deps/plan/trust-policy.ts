@@ -72,16 +72,38 @@ function strongestBefore(
   withPrereleases: boolean,
 ): TrustEvidence | undefined {
   let best: TrustEvidence | undefined;
-  // Called for every version the plan weighs: the cheap tests first (most
-  // versions have no evidence; parsing each as semver was an eighth of
-  // TanStack router's plan).
+  for (const release of trustedReleases(packument)) {
+    if (release.at >= time || (release.prerelease && !withPrereleases)) continue;
+    if (release.trust === "trustedPublisher") return release.trust;
+    best = release.trust;
+  }
+  return best;
+}
+
+interface TrustedRelease {
+  at: number;
+  trust: TrustEvidence;
+  prerelease: boolean;
+}
+
+/**
+ * The releases with trust evidence, read once per packument: the check runs
+ * for every version the plan weighs, and walking every version of the
+ * package (semver-parsing each) each time was an eighth of TanStack
+ * router's plan.
+ */
+const trusted = new WeakMap<Packument, TrustedRelease[]>();
+
+function trustedReleases(packument: Packument): TrustedRelease[] {
+  const known = trusted.get(packument);
+  if (known) return known;
+  const found: TrustedRelease[] = [];
   for (const [version, manifest] of Object.entries(packument.versions)) {
     if (!manifest.trust) continue;
     const at = Date.parse(packument.time[version] ?? "");
-    if (Number.isNaN(at) || at >= time) continue;
-    if (!withPrereleases && prerelease(version) !== null) continue;
-    if (manifest.trust === "trustedPublisher") return manifest.trust;
-    best = manifest.trust;
+    if (!Number.isNaN(at))
+      found.push({ at, trust: manifest.trust, prerelease: prerelease(version) !== null });
   }
-  return best;
+  trusted.set(packument, found);
+  return found;
 }
