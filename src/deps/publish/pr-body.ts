@@ -50,6 +50,11 @@ export function renderDepsPullRequestBody(
   );
   const perWorkspace = workspaceTable(result.applied);
   if (perWorkspace) parts.push("#### Per workspace", perWorkspace);
+  // Why not the newest (a cooldown, a Node, a family's exact peer range): the plan says it, so does the PR.
+  const passed = result.applied.flatMap((u) =>
+    u.passedOver.map((note) => `- ${inlineCode(displayName(u))}: passed over ${tableCell(note)}`),
+  );
+  if (passed.length > 0) parts.push("#### Newer releases not taken", passed.join("\n"));
   const split = result.group.split;
   if (split?.role === "as-is") {
     parts.push(

@@ -855,6 +855,21 @@ describe("a family whose members are released apart", () => {
     const out = text(plan);
     expect(out).toContain('passed over 11.25.2: adapter 11.22.1 asks for client "11.22.1"');
     expect(out).toContain('passed over 11.25.2: adapter 11.22.1 asks for server "11.22.1"');
+    // The pull request says it too: a maintainer sees 11.25.2 on the registry.
+    const body = renderDepsPullRequestBody(greenResult(plan.groups[0] as UpdateGroup), {
+      now: NOW,
+    });
+    expect(body).toContain(
+      [
+        "#### Newer releases not taken",
+        "",
+        '- `client`: passed over 11.25.2: adapter 11.22.1 asks for client "11.22.1"',
+        '- `server`: passed over 11.25.2: adapter 11.22.1 asks for server "11.22.1"',
+      ].join("\n"),
+    );
+    expect(body.indexOf("#### Newer releases not taken")).toBeLessThan(
+      body.indexOf("### Verification"),
+    );
   });
 
   it("proposes the newest release that takes the installed peer when the newest asks for more", async () => {
