@@ -314,12 +314,12 @@ function lowerVersion(a: string, b: string): boolean {
 
 const TYPE_ORDER: readonly UpdateType[] = ["patch", "minor", "major"];
 
-/** One more workspace moves to the same version: its own from, the lowest from and biggest kind kept. */
 /** The packument as if `version` were its newest release: chooseTargets weighs nothing past `latest`. */
 function latestAt(packument: Packument, version: string): Packument {
   return { ...packument, "dist-tags": { ...packument["dist-tags"], latest: version } };
 }
 
+/** One more workspace moves to the same version: its own from, the lowest from and biggest kind kept. */
 export function addLocation(update: Update, location: UpdateLocation): void {
   update.locations.push(location);
   if (lowerVersion(location.from, update.from)) update.from = location.from;

@@ -1,9 +1,10 @@
-import { gt, lt, prerelease, satisfies, valid, validRange } from "semver";
+import { gt, lt, satisfies, validRange } from "semver";
 import { packageManager } from "../managers/index.js";
 import type { LockedPeers, ManagerName } from "../managers/types.js";
 import type { Packument } from "../registry/registry.js";
 import type { Update } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
+import { stableVersions } from "./versions.js";
 
 /**
  * Peer ranges, checked as npm would see them after the bumps: for every
@@ -265,7 +266,6 @@ function brokenBefore(
   return range !== undefined && validRange(range) !== null && !accepts(peerBefore, range);
 }
 
-/** Whether `version` is inside a peer range, as the package managers check it (prereleases count). */
 /**
  * The newest release of a moving package between its installed version and
  * the plan's that `takes` accepts, if any (an alias's packument is another
@@ -278,15 +278,16 @@ function olderFit(
   takes: (version: string) => boolean,
 ): string | undefined {
   if (!packument || update.package !== undefined) return undefined;
-  let best: string | undefined;
-  for (const v of Object.keys(packument.versions)) {
-    if (!valid(v) || prerelease(v) || !lt(v, update.to)) continue;
-    if ((installed && !gt(v, installed)) || (best && !gt(v, best)) || !takes(v)) continue;
-    best = v;
+  const versions = stableVersions(packument);
+  for (let i = versions.length - 1; i >= 0; i--) {
+    const v = versions[i] as string;
+    if (installed && !gt(v, installed)) return undefined;
+    if (lt(v, update.to) && takes(v)) return v;
   }
-  return best;
+  return undefined;
 }
 
+/** Whether `version` is inside a peer range, as the package managers check it (prereleases count). */
 function accepts(version: string, range: string): boolean {
   return satisfies(version, range, { includePrerelease: true });
 }

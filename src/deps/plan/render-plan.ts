@@ -116,9 +116,7 @@ export function catalogName(location: UpdateLocation): string {
 
 /** "5.5.4 in package.json; 5.8.2 in packages/a/package.json, …" when the workspaces differ. */
 function fromPerManifest(locations: readonly UpdateLocation[]): string | undefined {
-  const byVersion = new Map<string, string[]>();
-  for (const location of locations)
-    byVersion.set(location.from, [...(byVersion.get(location.from) ?? []), locationName(location)]);
+  const byVersion = byFromVersion(locations, locationName);
   if (byVersion.size < 2) return undefined;
   return [...byVersion]
     .map(([version, where]) => `${version} in ${listManifests(where)}`)
@@ -140,6 +138,17 @@ function leftOutLines(skipped: readonly SkippedDependency[]): string[] {
     const names = [...byName].map(([name, manifests]) => `${name} (${listManifests(manifests)})`);
     return `  ${reason}: ${names.join(", ")}`;
   });
+}
+
+/** Where each version an update moves from is, named by `name`, in the order first met. */
+export function byFromVersion(
+  locations: readonly UpdateLocation[],
+  name: (location: UpdateLocation) => string,
+): Map<string, string[]> {
+  const byVersion = new Map<string, string[]>();
+  for (const location of locations)
+    byVersion.set(location.from, [...(byVersion.get(location.from) ?? []), name(location)]);
+  return byVersion;
 }
 
 /**

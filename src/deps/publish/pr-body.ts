@@ -15,7 +15,7 @@ import type { DepsGroupResult } from "../group/group-result.js";
 import { SCRIPT_SETTINGS, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
-import { displayName, listManifests, warningText } from "../plan/render-plan.js";
+import { byFromVersion, displayName, listManifests, warningText } from "../plan/render-plan.js";
 import { formatAge } from "../plan/versions.js";
 import type { ScriptTool, UnapprovedScripts, Update } from "../update.js";
 import { updatesMarker } from "./bump-pulls.js";
@@ -172,15 +172,12 @@ function updatesTable(updates: readonly Update[], now: number): string {
 function workspaceTable(updates: readonly Update[]): string | undefined {
   const rows = updates
     .filter((u) => new Set(u.locations.map((l) => l.from)).size > 1)
-    .flatMap((u) => {
-      const byVersion = new Map<string, string[]>();
-      for (const l of u.locations)
-        byVersion.set(l.from, [...(byVersion.get(l.from) ?? []), l.manifest]);
-      return [...byVersion].map(
+    .flatMap((u) =>
+      [...byFromVersion(u.locations, (l) => l.manifest)].map(
         ([from, manifests]) =>
           `| ${tableCell(displayName(u))} | \`${from}\` → \`${u.to}\` | ${listManifests(manifests, (m) => `\`${tableCell(m)}\``)} |`,
-      );
-    });
+      ),
+    );
   if (rows.length === 0) return undefined;
   return ["| Package | Change | Workspaces |", "| --- | --- | --- |", ...rows].join("\n");
 }
