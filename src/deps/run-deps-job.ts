@@ -200,6 +200,7 @@ export async function runDepsJob(
       services: deps,
       signal,
       gitEnv,
+      passed: new Map(),
       target: {
         cloneUrl: input.cloneUrl,
         token: input.token,

@@ -156,6 +156,17 @@ describe("runDepsJob", () => {
       progress.findIndex((p) => p.includes("minor-and-patch-fixes")),
       progress.findIndex((p) => p.includes("agent/deps/fx-greet-2")),
     );
+    // A tree that passed is not installed and checked again in the job: the
+    // branch as it is (passed in the first group, tried by the two after it
+    // when their bumps fail) and fx-util alone (passed in the probe, then
+    // the group's as-is part). A failing one is tried again: fx-broken's.
+    const checks = progress.filter(
+      (p) => p === "Verifying: npm test" || p.startsWith("Not checked"),
+    );
+    expect(checks.filter((p) => p.startsWith("Not checked"))).toEqual(
+      Array(3).fill("Not checked again: `npm test` passed on these same files earlier in this job"),
+    );
+    expect(checks).toHaveLength(10);
     // What changed upstream is read first: the agent's work is the step that stays on screen.
     expect(fixesSteps.slice(fixesSteps.indexOf("Reading what changed upstream"))).toEqual([
       "Reading what changed upstream",

@@ -15,6 +15,7 @@ import { TOOL_CACHE } from "../managers/warm-install.js";
 import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
+import { type PassedTrees, triedTree } from "./passed-trees.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
@@ -46,6 +47,8 @@ export interface AttemptContext {
   clock: { now(): number };
   signal: AbortSignal;
   events: Pick<JobEvents, "step">;
+  /** The job's trees that passed (passed-trees.ts): one of them is not installed and checked again. */
+  passed?: PassedTrees | undefined;
 }
 
 export async function attemptUpdates(
@@ -137,6 +140,23 @@ export async function attemptUpdates(
       mismatched: bump.mismatched,
     };
   }
+  const verifyCommand = ctx.tools.verify;
+  const tree =
+    ctx.passed && verifyCommand
+      ? await triedTree({
+          dir: ctx.dir,
+          env: ctx.gitEnv,
+          written: [...bump.files, ...(extraFiles?.keys() ?? [])],
+          commands: [ctx.tools.install, verifyCommand],
+        })
+      : undefined;
+  const earlier = tree === undefined ? undefined : ctx.passed?.get(tree);
+  if (earlier) {
+    ctx.events.step(
+      `Not checked again: \`${verifyCommand}\` passed on these same files earlier in this job`,
+    );
+    return { passed: true, verify: earlier, files: bump.files };
+  }
   const command =
     ctx.tools.reinstall && (await hasInstalledTree(ctx.dir))
       ? ctx.tools.reinstall
@@ -150,15 +170,16 @@ export async function attemptUpdates(
   if (written) await writeFiles(ctx.dir, written);
   if (!install.passed)
     return { passed: false, failure: { stage: "install", result: install }, files: bump.files };
-  if (!ctx.tools.verify) return { passed: true, files: bump.files };
-  const verifying = `Verifying: ${ctx.tools.verify}`;
+  if (!verifyCommand) return { passed: true, files: bump.files };
+  const verifying = `Verifying: ${verifyCommand}`;
   ctx.events.step(verifying);
   // `corepack pnpm test` starts the release the lockfile step fetched: verify has no network to fetch it.
   const verifyEnv = onPath({
     ...ctx.tools.shellEnv,
     ...ctx.tools.launchEnv?.(join(ctx.dir, TOOL_CACHE)),
   });
-  const verify = await runner(verifyEnv, ctx.sandboxes.agent, verifying)(ctx.tools.verify);
+  const verify = await runner(verifyEnv, ctx.sandboxes.agent, verifying)(verifyCommand);
+  if (verify.passed && tree !== undefined) ctx.passed?.set(tree, verify);
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };

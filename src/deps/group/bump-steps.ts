@@ -34,6 +34,7 @@ function attempt(state: GroupState, ctx: GroupContext) {
         clock: ctx.services.clock,
         signal: ctx.signal,
         events: ctx.events,
+        passed: ctx.passed,
       },
       updates,
       extra,
