@@ -40,6 +40,11 @@ export interface PeerCeiling {
   passed: string;
   /** Who asks: `@trpc/tanstack-react-query 11.22.1 asks for @trpc/client "11.22.1"`. */
   because: string;
+  /**
+   * The same without what the plan had at the time (`it asks for vite "^8.0.0"`),
+   * for a cap a lower one replaced: that plan is not the final one.
+   */
+  asks: string;
 }
 
 export interface PeerContext {
@@ -148,18 +153,19 @@ export function checkPeers(
                     peersOf(packument, v).some(([n, r]) => n === peer && accepts(peerAfter, r)),
                   )
                 : undefined;
-            if (peerFit && peerUpdate && !ceilings.has(peer))
-              ceilings.set(peer, {
-                version: peerFit,
-                passed: peerUpdate.to,
-                because: `${declarer} ${declarerAfter} asks for ${peer} "${range}"`,
-              });
-            if (declarerFit && declarerUpdate && !ceilings.has(declarer))
+            if (peerFit && peerUpdate && !ceilings.has(peer)) {
+              const asks = `${declarer} ${declarerAfter} asks for ${peer} "${range}"`;
+              ceilings.set(peer, { version: peerFit, passed: peerUpdate.to, because: asks, asks });
+            }
+            if (declarerFit && declarerUpdate && !ceilings.has(declarer)) {
+              const asks = `it asks for ${peer} "${range}"`;
               ceilings.set(declarer, {
                 version: declarerFit,
                 passed: declarerUpdate.to,
-                because: `it asks for ${peer} "${range}", and ${peerUpdate ? `the plan moves ${peer} to ${peerAfter}` : `${peer} ${peerAfter} is installed`}`,
+                because: `${asks}, and ${peerUpdate ? `the plan moves ${peer} to ${peerAfter}` : `${peer} ${peerAfter} is installed`}`,
+                asks,
               });
+            }
             if (declarerUpdate && !drop.has(declarerUpdate))
               drop.set(
                 declarerUpdate,

@@ -1,4 +1,5 @@
 import picomatch from "picomatch";
+import { lt } from "semver";
 import type { DepsConfig } from "../config.js";
 import type { Update } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
@@ -35,13 +36,16 @@ export async function regularUpdates(
 ): Promise<{ regular: Update[]; peers: PeerCheck }> {
   const { candidates, check, config } = options;
   const first = peerCheckedUpdates(candidates, check, config);
-  const capped = async (ceilings: ReadonlyMap<string, PeerCeiling>) => {
+  // Each package's caps, highest first: the last is its version, and each says what it passed over.
+  const capped = async (ceilings: ReadonlyMap<string, readonly PeerCeiling[]>) => {
     const weighed = await options.reweigh(
-      new Map([...ceilings].map(([name, c]) => [name, c.version])),
+      new Map([...ceilings].map(([name, caps]) => [name, caps.at(-1)?.version ?? ""])),
     );
     for (const update of weighed) {
-      const ceiling = ceilings.get(update.name);
-      if (ceiling) update.passedOver.unshift(`${ceiling.passed}: ${ceiling.because}`);
+      const caps = ceilings.get(update.name) ?? [];
+      update.passedOver.unshift(
+        ...caps.map((c, i) => `${c.passed}: ${i === caps.length - 1 ? c.because : c.asks}`),
+      );
     }
     // Each capped package where its first weighing was, so the plan's order stays.
     const placed = new Set<string>();
@@ -56,14 +60,18 @@ export async function regularUpdates(
   };
   const keptNames = (peers: PeerCheck) => new Set(peers.updates.map((u) => u.package ?? u.name));
   let result = first;
-  const ceilings = new Map<string, PeerCeiling>();
-  for (let round = 0; round < 3; round++) {
+  const ceilings = new Map<string, PeerCeiling[]>();
+  // A cap only comes down (effect's vitest: capped to 4.1.12 for one member,
+  // then to 4.1.11 for another whose newest is a release behind), so the rounds end.
+  for (let round = 0; round < 4; round++) {
     const moving = keptNames(result.peers);
-    const fresh = [...result.peers.ceilings].filter(
-      ([n]) => !moving.has(n) && !ceilings.has(n) && !options.fixed.has(n),
-    );
+    const fresh = [...result.peers.ceilings].filter(([n, c]) => {
+      const current = ceilings.get(n)?.at(-1)?.version;
+      return !moving.has(n) && !options.fixed.has(n) && (!current || lt(c.version, current));
+    });
     if (fresh.length === 0) break;
-    for (const [name, ceiling] of fresh) ceilings.set(name, ceiling);
+    for (const [name, ceiling] of fresh)
+      ceilings.set(name, [...(ceilings.get(name) ?? []), ceiling]);
     result = await capped(ceilings);
   }
   const got = keptNames(result.peers);
@@ -87,14 +95,19 @@ function peerCheckedUpdates(
 ): { regular: Update[]; peers: PeerCheck } {
   let remaining = [...candidates];
   const leftOut: SkippedDependency[] = [];
+  // What each check found a cap for stands too: a later one runs without the
+  // updates that met it (effect's @vitest/web-worker 4.1.11 asking for vitest "4.1.11").
+  const ceilings = new Map<string, PeerCeiling>();
   for (;;) {
     const { kept: regular, waits } = onePerPackage(remaining, config);
     const peers = check(regular);
+    for (const [name, ceiling] of peers.ceilings)
+      if (!ceilings.has(name)) ceilings.set(name, ceiling);
     const keptByPeers = new Set(peers.updates);
     const gone = new Set(waits.filter((w) => !keptByPeers.has(w.first)).map((w) => w.first));
     if (gone.size === 0) {
       const skipped = [...leftOut, ...waits.map((w) => w.skipped), ...peers.skipped];
-      return { regular, peers: { ...peers, skipped } };
+      return { regular, peers: { ...peers, skipped, ceilings } };
     }
     // What the peer check said of them stands; the next round runs without them
     // (and says again what it says of the rest).

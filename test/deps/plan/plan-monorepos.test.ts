@@ -898,6 +898,77 @@ describe("a family whose members are released apart", () => {
     );
   });
 
+  it("settles a family where one member's newest is a release behind and the others have a newer major", async () => {
+    // Effect's root: vitest and @vitest/coverage-v8 at 4.1.12 (each asking for
+    // the other exactly), @vitest/web-worker's newest 4.x 4.1.11 asking for
+    // vitest "4.1.11", majors beside them that Node or their peers refuse.
+    // The first cap (vitest to 4.1.11) was found and lost, and a cap once set
+    // was never lowered: the whole family was left out. 4.1.11 takes them all.
+    const pin = (version: string, names: string[], node?: string) => ({
+      peers: exact(version, names),
+      ...(node ? { node } : {}),
+    });
+    const names = ["vitest", "coverage", "worker"];
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "example",
+          private: true,
+          packageManager: "pnpm@10.12.1",
+          devDependencies: Object.fromEntries(names.map((n) => [n, "^4.1.10"])),
+        }),
+        "pnpm-lock.yaml": [
+          "lockfileVersion: '9.0'",
+          "importers:",
+          "  .:",
+          "    devDependencies:",
+          ...names.flatMap((n) => [
+            `      ${n}:`,
+            "        specifier: ^4.1.10",
+            "        version: 4.1.10",
+          ]),
+          "",
+        ].join("\n"),
+      },
+      memoryRegistry([
+        packument("vitest", {
+          "4.1.10": pin("4.1.10", ["coverage"]),
+          "4.1.11": pin("4.1.11", ["coverage"]),
+          "4.1.12": pin("4.1.12", ["coverage"]),
+          "5.1.2": pin("5.1.2", ["coverage"], ">=99"),
+        }),
+        packument("coverage", {
+          "4.1.10": pin("4.1.10", ["vitest"]),
+          "4.1.11": pin("4.1.11", ["vitest"]),
+          "4.1.12": pin("4.1.12", ["vitest"]),
+          "5.1.2": pin("5.1.2", ["vitest"]),
+        }),
+        packument("worker", {
+          "4.1.10": pin("4.1.10", ["vitest"]),
+          "4.1.11": pin("4.1.11", ["vitest"]),
+          "5.1.0": pin("5.1.0", ["vitest"]),
+        }),
+      ]),
+    );
+    expect(moves(plan)).toEqual([
+      "coverage 4.1.10->4.1.11",
+      "vitest 4.1.10->4.1.11",
+      "worker 4.1.10->4.1.11",
+    ]);
+    const out = text(plan);
+    expect(out).toContain('passed over 4.1.12: worker 4.1.11 asks for vitest "4.1.11"');
+    // Each cap says what it passed over; one a lower cap replaced, without the plan of its round.
+    expect(out).toContain(
+      [
+        'passed over 5.1.2: vitest 4.1.12 asks for coverage "4.1.12"',
+        'passed over 4.1.12: vitest 4.1.11 asks for coverage "4.1.11"',
+      ].join(`\n${" ".repeat(12)}`),
+    );
+    expect(out).toContain(
+      'passed over 5.1.0: it asks for vitest "5.1.0", and the plan moves vitest to 4.1.11',
+    );
+  });
+
   it("keeps a member at its newest when nothing holds it back, as before", async () => {
     // Without the adapter, client and server move to 11.25.2 together.
     const { plan } = await planOf(
