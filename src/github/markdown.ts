@@ -48,6 +48,18 @@ export function inlineCode(text: string, maxChars = 100): string {
   return `${fence}${pad}${value}${pad}${fence}`;
 }
 
+/**
+ * Plain text that names packages, for a comment or a body: GitHub reads a
+ * scoped name outside code (`@trpc/client`) as a mention of a team in that
+ * organization, so each one goes in a code span.
+ */
+export function codeScopedNames(text: string): string {
+  return text.replace(
+    /(^|[^\w`@/.-])(@[a-z0-9][\w.-]*\/[\w.-]*\w)/gi,
+    (_, before: string, name: string) => `${before}${inlineCode(name)}`,
+  );
+}
+
 /** A fenced block whose fence cannot be closed by the content. */
 export function codeBlock(text: string, language = ""): string {
   const fence = "`".repeat(Math.max(3, longestRun(text, "`") + 1));

@@ -387,7 +387,7 @@ describe("a Dependabot bump past an install-script approval (npm's allowScripts)
     const said = comments(w.h).at(-1) ?? "";
     expect(said).toMatch(/npm test[\s\S]*pass/i);
     expect(said).toContain(
-      "**To review**\n- ⚠️ **fx-util** 1.2.1, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-util@1.2.0`): npm 12 and later skip it on install.",
+      "**To review**\n- ⚠️ **`fx-util`** 1.2.1, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-util@1.2.0`): npm 12 and later skip it on install.",
     );
     expect(said).toContain(
       "- ⚠️ **The agent's fix loosens the project's dependency safeguards**: `fx-util` (package.json allowScripts). It was told not to",

@@ -238,7 +238,7 @@ describe("runDepsJob", () => {
     );
     expect(body).not.toContain("### What patchwright changed");
     expect(body).toContain("✅ `npm test` passed");
-    expect(body).toContain("**fx-util** 1.2.1 adds `postinstall` script");
+    expect(body).toContain("**`fx-util`** 1.2.1 adds `postinstall` script");
     const summary = renderDepsJobSummary(result);
     expect(summary).toContain(
       "GREEN   Bump fx-util from 1.2.0 to 1.2.1 -> agent/deps/minor-and-patch\n  fx-util 1.2.0 -> 1.2.1\n  verify: npm test passed",
@@ -417,7 +417,7 @@ describe("runDepsJob", () => {
       const pull = secGitHub.pulls.find((p) => p.head.ref === "agent/deps/security-fx-util");
       expect(pull?.title).toBe("Bump fx-util from 1.2.0 to 1.2.1 (security, high)");
       expect(pull?.body).toContain(
-        "| [1100](https://github.com/advisories/GHSA-xxxx-yyyy-zzzz) | high | fx-util `<1.2.1` | Prototype pollution in merge() |",
+        "| [1100](https://github.com/advisories/GHSA-xxxx-yyyy-zzzz) | high | `fx-util` `<1.2.1` | Prototype pollution in merge() |",
       );
       const labels = secGitHub.calls.filter(
         (c) => c.method === "POST" && c.path.endsWith("/labels"),

@@ -1,6 +1,7 @@
 import {
   blockquote,
   codeBlock,
+  codeScopedNames,
   details,
   fitBody,
   formatDuration,
@@ -40,7 +41,7 @@ export function renderDepsPullRequestBody(
   // First, so cutting an overlong body never loses it.
   const parts: string[] = [updatesMarker(result.applied)];
   for (const warning of options.warnings ?? [])
-    parts.push(`> [!WARNING]\n> ${tableCell(warningText(warning))}.`);
+    parts.push(`> [!WARNING]\n> ${tableCell(codeScopedNames(warningText(warning)))}.`);
   const count = plural(result.applied.length, "npm package");
   parts.push(
     result.group.single
@@ -52,7 +53,9 @@ export function renderDepsPullRequestBody(
   if (perWorkspace) parts.push("#### Per workspace", perWorkspace);
   // Why not the newest (a cooldown, a Node, a family's exact peer range): the plan says it, so does the PR.
   const passed = result.applied.flatMap((u) =>
-    u.passedOver.map((note) => `- ${inlineCode(displayName(u))}: passed over ${tableCell(note)}`),
+    u.passedOver.map(
+      (note) => `- ${inlineCode(displayName(u))}: passed over ${tableCell(codeScopedNames(note))}`,
+    ),
   );
   if (passed.length > 0) parts.push("#### Newer releases not taken", passed.join("\n"));
   const split = result.group.split;
@@ -74,7 +77,7 @@ export function renderDepsPullRequestBody(
       const id = advisory.url
         ? `[${tableCell(String(advisory.id))}](${advisory.url})`
         : tableCell(String(advisory.id));
-      return `| ${id} | ${tableCell(advisory.severity)} | ${tableCell(update.name)} \`${tableCell(advisory.vulnerable_versions)}\` | ${tableCell(advisory.title)} |`;
+      return `| ${id} | ${tableCell(advisory.severity)} | ${inlineCode(update.name)} \`${tableCell(advisory.vulnerable_versions)}\` | ${tableCell(codeScopedNames(advisory.title))} |`;
     });
     parts.push(
       "### Security",
@@ -90,7 +93,7 @@ export function renderDepsPullRequestBody(
       const why = failure
         ? `with it ${STAGE[failure.stage] ?? "the checks failed"} (${inlineCode(failure.result.command)}, exit ${failure.result.exit}) even after the fix attempt, and the rest of the group passes without it`
         : "it could not be checked in time";
-      return `- **${tableCell(update.name)}** ${fromVersions(update)} → ${update.to}: ${why}.`;
+      return `- ${named(update.name)} ${fromVersions(update)} → ${update.to}: ${why}.`;
     });
     const lastOutput = result.leftOut.find((l) => l.failure)?.failure?.result.outputTail;
     parts.push(
@@ -147,7 +150,7 @@ function updatesTable(updates: readonly Update[], now: number): string {
   const rows = updates.map((u) => {
     const name = u.links.repository
       ? `[${tableCell(displayName(u))}](${u.links.repository})`
-      : tableCell(displayName(u));
+      : inlineCode(displayName(u));
     const age = u.publishedAt ? `${formatAge(now - Date.parse(u.publishedAt))} ago` : "unknown";
     const notes = u.links.releases
       ? `[release notes](${u.links.releases})`
@@ -175,7 +178,7 @@ function workspaceTable(updates: readonly Update[]): string | undefined {
     .flatMap((u) =>
       [...byFromVersion(u.locations, (l) => l.manifest)].map(
         ([from, manifests]) =>
-          `| ${tableCell(displayName(u))} | \`${from}\` → \`${u.to}\` | ${listManifests(manifests, (m) => `\`${tableCell(m)}\``)} |`,
+          `| ${inlineCode(displayName(u))} | \`${from}\` → \`${u.to}\` | ${listManifests(manifests, (m) => `\`${tableCell(m)}\``)} |`,
       ),
     );
   if (rows.length === 0) return undefined;
@@ -202,12 +205,12 @@ export function warningsFor(updates: readonly Update[]): string[] {
   for (const u of updates) {
     if (u.type === "major") {
       warnings.push(
-        `- ⚠️ **${tableCell(u.name)}** crosses a major version (${fromVersions(u)} → ${u.to}): read the release notes for breaking changes.`,
+        `- ⚠️ ${named(u.name)} crosses a major version (${fromVersions(u)} → ${u.to}): read the release notes for breaking changes.`,
       );
     }
     if (u.newInstallScripts.length > 0) {
       warnings.push(
-        `- ⚠️ **${tableCell(u.name)}** ${u.to} adds ${u.newInstallScripts.map((s) => inlineCode(s)).join(", ")} ${u.newInstallScripts.length === 1 ? "script" : "scripts"}: code that runs on every install.`,
+        `- ⚠️ ${named(u.name)} ${u.to} adds ${u.newInstallScripts.map((s) => inlineCode(s)).join(", ")} ${u.newInstallScripts.length === 1 ? "script" : "scripts"}: code that runs on every install.`,
       );
     }
     if (u.unapprovedScripts) warnings.push(unapprovedWarning(u, u.unapprovedScripts));
@@ -219,7 +222,7 @@ export function warningsFor(updates: readonly Update[]): string[] {
 function unapprovedWarning(update: Update, unapproved: UnapprovedScripts): string {
   const { scripts } = unapproved;
   const what = `${scripts.length === 1 ? "a " : ""}${scripts.map((s) => inlineCode(s)).join(", ")} ${scripts.length === 1 ? "script" : "scripts"}`;
-  return `- ⚠️ **${tableCell(update.name)}** ${update.to} has ${what} ${notApproved(update.package ?? update.name, unapproved)}`;
+  return `- ⚠️ ${named(update.name)} ${update.to} has ${what} ${notApproved(update.package ?? update.name, unapproved)}`;
 }
 
 /** The same for what the lockfile newly locks, less what a direct update's line already says. */
@@ -234,7 +237,7 @@ export function lockedScriptWarnings(
     .filter((p) => !said.has(`${p.name}@${p.version}`))
     .map(
       (p) =>
-        `- ⚠️ **${tableCell(p.name)}** ${p.version}, which this update locks, has an install script ${notApproved(p.name, p)}`,
+        `- ⚠️ ${named(p.name)} ${p.version}, which this update locks, has an install script ${notApproved(p.name, p)}`,
     );
 }
 
@@ -248,6 +251,11 @@ function notApproved(
       ? ` (it approves ${otherVersions.map((k) => inlineCode(k)).join(", ")})`
       : "";
   return `that ${settings.where} does not approve${pinned}: ${settings.skips}. Review it, then approve it with ${inlineCode(settings.approve(name))}.`;
+}
+
+/** A package named in a list item: in code, so a scoped name is no team mention. */
+function named(name: string): string {
+  return `**${inlineCode(name)}**`;
 }
 
 function quote(text: string): string {

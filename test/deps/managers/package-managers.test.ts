@@ -183,7 +183,7 @@ describe("an npm project", () => {
       },
     ]);
     expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
-      "- ⚠️ **fx-hook-leaf** 1.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-hook-leaf@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-hook-leaf`.",
+      "- ⚠️ **`fx-hook-leaf`** 1.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve (it approves `fx-hook-leaf@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-hook-leaf`.",
     );
   }, 240_000);
 });
@@ -206,7 +206,7 @@ describe("a pnpm project", () => {
       },
     ]);
     expect(renderDepsPullRequestBody(group, { now: world.now })).toContain(
-      "- ⚠️ **fx-build-leaf** 1.1.0, which this update locks, has an install script that pnpm's `allowBuilds` (or `onlyBuiltDependencies`) does not approve (it approves `fx-build-leaf@1.0.0`): pnpm 10 skips it on install, and pnpm 11 and later refuse to install until it is reviewed. Review it, then approve it with `pnpm approve-builds`.",
+      "- ⚠️ **`fx-build-leaf`** 1.1.0, which this update locks, has an install script that pnpm's `allowBuilds` (or `onlyBuiltDependencies`) does not approve (it approves `fx-build-leaf@1.0.0`): pnpm 10 skips it on install, and pnpm 11 and later refuse to install until it is reviewed. Review it, then approve it with `pnpm approve-builds`.",
     );
   }, 240_000);
 

@@ -291,6 +291,49 @@ describe("the order pull requests open in", () => {
 });
 
 describe("the pull request body", () => {
+  it("puts scoped package names in code wherever it names one: no team mention", () => {
+    const client = update("@trpc/client", "11.4.3", "11.22.1", "minor", {
+      passedOver: ['11.25.2: @trpc/tanstack-react-query 11.22.1 asks for @trpc/client "11.22.1"'],
+      newInstallScripts: ["postinstall"],
+    });
+    const major = update("@types/node", "22.1.0", "24.0.0", "major");
+    const broken = update("@scope/broken", "1.0.0", "1.1.0", "minor");
+    const failing = {
+      command: "npm test",
+      passed: false,
+      exit: "1",
+      timedOut: false,
+      durationMs: 1,
+      outputTail: "fails",
+    };
+    const body = renderDepsPullRequestBody(
+      {
+        group: { slug: "all", name: "all", single: false, updates: [client, major, broken] },
+        branch: "agent/deps/all",
+        status: "partial",
+        applied: [client, major],
+        leftOut: [{ update: broken, failure: { stage: "verify", result: failing } }],
+        verify: { ...failing, passed: true, exit: "0" },
+        commits: [],
+        unreviewedScripts: [
+          { name: "@scope/native", version: "3.1.0", otherVersions: [], tool: "npm" },
+        ],
+        durationMs: 1,
+      },
+      { now: Date.UTC(2026, 0, 11) },
+    );
+    // Every scoped name sits in a code span (the marker comment aside, which GitHub does not render).
+    const prose = body
+      .split("\n")
+      .slice(1)
+      .join("\n")
+      .replace(/`[^`]*`/g, "");
+    expect(prose).not.toMatch(/@[a-z]+\//);
+    for (const name of ["@trpc/client", "@types/node", "@scope/broken", "@scope/native"])
+      expect(body).toContain(`\`${name}\``);
+    expect(body).toContain("passed over 11.25.2: `@trpc/tanstack-react-query` 11.22.1 asks for");
+  });
+
   it("tables the updates and names what was left out, the agent's fix, the checks and the warnings", () => {
     const kept = update("fx-a", "1.0.0", "2.0.0", "major", {
       publishedAt: new Date(Date.UTC(2026, 0, 1)).toISOString(),
@@ -339,21 +382,21 @@ describe("the pull request body", () => {
       "| [fx-a](https://github.com/o/fx-a) | `1.0.0` → `2.0.0` | major | 10 days ago | [release notes](https://github.com/o/fx-a/releases) |",
     );
     expect(body).toContain(
-      "- **fx-b** 1.0.0 → 1.1.0: with it the checks failed (`npm test`, exit 1)",
+      "- **`fx-b`** 1.0.0 → 1.1.0: with it the checks failed (`npm test`, exit 1)",
     );
     expect(body).toContain("Error: fx-b is broken");
     expect(body).toContain("Files changed: `src/a.ts`.\n\n> Renamed the import.");
     expect(body).toContain("✅ `npm test` passed in 3s.");
-    expect(body).toContain("**fx-a** crosses a major version");
-    expect(body).toContain("**fx-a** 2.0.0 adds `postinstall` script");
+    expect(body).toContain("**`fx-a`** crosses a major version");
+    expect(body).toContain("**`fx-a`** 2.0.0 adds `postinstall` script");
     expect(body).toContain(
-      "- ⚠️ **fx-a** 2.0.0 has a `postinstall` script that package.json's `allowScripts` does not approve (it approves `fx-a@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-a`.",
+      "- ⚠️ **`fx-a`** 2.0.0 has a `postinstall` script that package.json's `allowScripts` does not approve (it approves `fx-a@1.0.0`): npm 12 and later skip it on install. Review it, then approve it with `npm approve-scripts fx-a`.",
     );
     // What the lockfile locks: once, where the update's own line has not said it already.
     expect(body).toContain(
-      "- ⚠️ **fx-native** 3.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve: npm 12",
+      "- ⚠️ **`fx-native`** 3.1.0, which this update locks, has an install script that package.json's `allowScripts` does not approve: npm 12",
     );
-    expect(body.match(/\*\*fx-a\*\* 2\.0\.0[^\n]*allowScripts/g)).toHaveLength(1);
+    expect(body.match(/\*\*`fx-a`\*\* 2\.0\.0[^\n]*allowScripts/g)).toHaveLength(1);
     expect(body.split("\n")[0]).toBe("<!-- patchwright:deps fx-a@2.0.0 -->");
     expect(markedUpdates(body)).toEqual(new Set(["fx-a@2.0.0"]));
 

@@ -639,16 +639,16 @@ describe("a pnpm workspace", () => {
     const { plan } = await planOf(workspace("pnpm@10.12.1"), workspaceRegistry());
     const group = plan.groups[0] as UpdateGroup;
     const body = renderDepsPullRequestBody(greenResult(group), { now: NOW });
-    expect(body).toContain("| typescript | `5.5.4, 5.8.2, 5.9.2` → `5.9.3` |");
+    expect(body).toContain("| `typescript` | `5.5.4, 5.8.2, 5.9.2` → `5.9.3` |");
     expect(body).toContain(
       [
         "#### Per workspace",
         "",
         "| Package | Change | Workspaces |",
         "| --- | --- | --- |",
-        "| typescript | `5.5.4` → `5.9.3` | `package.json` |",
-        "| typescript | `5.8.2` → `5.9.3` | `packages/docs/package.json` |",
-        "| typescript | `5.9.2` → `5.9.3` | `packages/it/package.json` |",
+        "| `typescript` | `5.5.4` → `5.9.3` | `package.json` |",
+        "| `typescript` | `5.8.2` → `5.9.3` | `packages/docs/package.json` |",
+        "| `typescript` | `5.9.2` → `5.9.3` | `packages/it/package.json` |",
       ].join("\n"),
     );
   });
@@ -681,10 +681,10 @@ describe("a pnpm workspace", () => {
     };
     const body = renderDepsPullRequestBody(greenResult(group), { now: NOW });
     expect(body).toContain(
-      "| vite-plugin-solid | `2.11.11` → `2.11.17` | `e2e/app-0/package.json`, `e2e/app-1/package.json` and 86 more |",
+      "| `vite-plugin-solid` | `2.11.11` → `2.11.17` | `e2e/app-0/package.json`, `e2e/app-1/package.json` and 86 more |",
     );
     expect(body).toContain(
-      "| vite-plugin-solid | `2.11.10` → `2.11.17` | `packages/app-0/package.json`, `packages/app-1/package.json` and 4 more |",
+      "| `vite-plugin-solid` | `2.11.10` → `2.11.17` | `packages/app-0/package.json`, `packages/app-1/package.json` and 4 more |",
     );
     expect(body).not.toContain("e2e/app-2/");
     expect(body).toContain("### Verification");
