@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { findNetworkTrouble } from "../../sandbox/network-trouble.js";
 import { createSecretDetector } from "../../secrets/detector.js";
 import {
   ModelError,
@@ -36,14 +37,19 @@ export interface RetryDecision {
   status?: number;
   /** Server-requested wait, from `retry-after-ms` or `retry-after`. */
   retryAfterMs?: number;
+  /** What to do, for a failure before any answer that no retry can fix. */
+  advice?: string;
 }
 
 const RETRYABLE_STREAM_TYPES = new Set(["overloaded_error", "api_error", "timeout_error"]);
 
 export function decideRetry(failure: AttemptFailure): RetryDecision {
   switch (failure.kind) {
-    case "connection":
-      return { retry: true, reason: `connection error: ${failure.message}` };
+    case "connection": {
+      const reason = `connection error: ${failure.message}`;
+      const advice = lastingConnectionFailure(failure.message);
+      return advice ? { retry: false, reason, advice } : { retry: true, reason };
+    }
     case "stream-error": {
       const type = failure.type ?? "unknown_error";
       return {
@@ -67,6 +73,25 @@ export function decideRetry(failure: AttemptFailure): RetryDecision {
       return decision;
     }
   }
+}
+
+/**
+ * A connection that fails the same way however often it is tried: a TLS
+ * certificate nobody here trusts (a network that inspects HTTPS with its
+ * own CA), a proxy asking for a password, a port fetch never connects to.
+ * Retried, each cost nine attempts and over a minute of backoff before the
+ * user heard of it, and then only "check the network connection".
+ */
+function lastingConnectionFailure(message: string): string | undefined {
+  const port = /\bbad port\b/i.test(message);
+  if (port)
+    return "fetch never connects to this port (browsers block it too); serve the endpoint on another port.";
+  const trouble = findNetworkTrouble(message);
+  if (trouble?.kind === "tls")
+    return `The endpoint's TLS certificate is not trusted here (${trouble.code}). If this network inspects HTTPS, trust its CA where patchwright runs (NODE_EXTRA_CA_CERTS; see "Company networks" in the README).`;
+  if (trouble?.kind === "proxy-auth")
+    return `The proxy asks for a password (${trouble.code}); check the user and password in HTTPS_PROXY.`;
+  return undefined;
 }
 
 /** `retry-after-ms` (milliseconds) wins over `retry-after` (seconds, or an HTTP date). */
@@ -158,7 +183,8 @@ export function nonRetryableError(
     404: `Model "${modelId}" was not found; check the model name (and ${hints.baseUrlVar} if you set one).`,
     413: "The request is too large for the API; reduce the conversation or tool output size.",
   };
-  const hint = (status !== undefined && advice[status]) || "The API refused the request.";
+  const hint =
+    decision.advice ?? ((status !== undefined && advice[status]) || "The API refused the request.");
   return new ModelError(`${hints.api} error (${reason}). ${hint}`, status, false);
 }
 

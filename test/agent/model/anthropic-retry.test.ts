@@ -1,3 +1,8 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type AnthropicModelOptions,
@@ -11,8 +16,15 @@ import {
   startFakeAnthropic,
 } from "../../helpers/fake-anthropic-server.js";
 import { cut, httpError, overloaded, reply, text } from "../../helpers/model-script.js";
+import { makeThrowawayCa } from "../../helpers/tls-proxy.js";
 
 const API_KEY = "sk-ant-test-secret-9c1e";
+const hello: ModelRequest = {
+  system: [],
+  messages: [{ role: "user", content: [text("hi")] }],
+  tools: [],
+  maxTokens: 8,
+};
 
 let server: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -208,6 +220,57 @@ describe("createAnthropicModel failures outside the API", () => {
     expect(error).toMatchObject({ name: "ModelError", retryable: true });
     expect((error as Error).message).toMatch(/ECONNREFUSED[\s\S]*check the network connection/i);
     expect(sleeps).toHaveLength(1);
+  });
+
+  it("does not retry an endpoint whose TLS certificate nobody here trusts, and says what to trust", async () => {
+    // A network that inspects HTTPS with its own CA, which this process was not told of.
+    const dir = await mkdtemp(join(tmpdir(), "pw-untrusted-tls-"));
+    const ca = await makeThrowawayCa(dir);
+    const leaf = await ca.issue(["127.0.0.1"]);
+    let reached = 0;
+    const https = createHttpsServer(leaf, (_req, res) => {
+      reached += 1;
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
+    try {
+      const sleeps: number[] = [];
+      const model = createAnthropicModel({
+        apiKey: API_KEY,
+        baseURL: `https://127.0.0.1:${(https.address() as AddressInfo).port}`,
+        model: "claude-sonnet-4-6",
+        maxRetries: 3,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      });
+      const error = await failure(model.complete(hello));
+      expect(error).toMatchObject({ name: "ModelError", retryable: false });
+      expect((error as Error).message).toMatch(
+        /Anthropic API error \(connection error: [^)]*certificate[^)]*\)\. The endpoint's TLS certificate is not trusted here \([^)]+\)\. If this network inspects HTTPS, trust its CA where patchwright runs \(NODE_EXTRA_CA_CERTS/,
+      );
+      expect(sleeps).toEqual([]);
+      expect(reached).toBe(0);
+    } finally {
+      await new Promise((resolve) => https.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("does not retry a port fetch never connects to", async () => {
+    const sleeps: number[] = [];
+    const model = createAnthropicModel({
+      apiKey: API_KEY,
+      baseURL: "http://127.0.0.1:9",
+      model: "claude-sonnet-4-6",
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    const error = await failure(model.complete(hello));
+    expect(error).toMatchObject({ name: "ModelError", retryable: false });
+    expect((error as Error).message).toMatch(/bad port[\s\S]*serve the endpoint on another port/);
+    expect(sleeps).toEqual([]);
   });
 
   it("retries a stream that closes cleanly before message_stop (through an injected fetch)", async () => {
