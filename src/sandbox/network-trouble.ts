@@ -56,11 +56,11 @@ const RULES: Rule[] = [
   },
   {
     // A status said as one (npm's E407, pnpm's FETCH_407, "response 407", "HTTP
-    // code 407", "error: 407"), never a bare 407: lerna's real npm ci printed one
+    // code 407", "error: 407", undici's "Proxy response (407)"), never a bare 407: lerna's real npm ci printed one
     // (a count or a version) and was told its proxy wanted a password.
     kind: "proxy-auth",
     pattern:
-      /Proxy Authentication Required|\b(?:E407|FETCH_407)\b|\b(?:status(?:\s*code)?|statusCode|HTTP(?:\/[\d.]+)?|code|response|error):?[\s=]*407\b/i,
+      /Proxy Authentication Required|Proxy response \(407\)|\b(?:E407|FETCH_407)\b|\b(?:status(?:\s*code)?|statusCode|HTTP(?:\/[\d.]+)?|code|response|error):?[\s=]*407\b/i,
     code: () => "407 Proxy Authentication Required",
   },
   {

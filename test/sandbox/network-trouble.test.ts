@@ -69,6 +69,8 @@ describe("network failures in what real tools print", () => {
       "fatal: unable to access 'https://github.com/o/r/': Received HTTP code 407 from proxy after CONNECT",
       "error: RPC failed; HTTP 407 curl 22 The requested URL returned error: 407",
       "Error: Request failed with status code 407",
+      // undici's fetch through a proxy (Node's own fetch, the model SDKs).
+      "fetch failed: Request was cancelled.: Proxy response (407) !== 200 when HTTP Tunneling",
     ])
       expect(findNetworkTrouble(line)?.kind, line).toBe("proxy-auth");
     // What a passing install prints: counts and versions.

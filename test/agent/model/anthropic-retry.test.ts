@@ -1,8 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ProxyAgent, fetch as undiciFetch } from "undici";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   type AnthropicModelOptions,
@@ -254,6 +256,37 @@ describe("createAnthropicModel failures outside the API", () => {
     } finally {
       await new Promise((resolve) => https.close(resolve));
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("does not retry through a proxy that asks for a password", async () => {
+    const proxy = createHttpServer();
+    proxy.on("connect", (_req, socket: Socket) => {
+      socket.end("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\n\r\n");
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    try {
+      const sleeps: number[] = [];
+      const model = createAnthropicModel({
+        apiKey: API_KEY,
+        baseURL: "https://api.anthropic.test",
+        model: "claude-sonnet-4-6",
+        fetch: ((url: string, init: RequestInit) =>
+          undiciFetch(url, { ...init, dispatcher } as never)) as unknown as typeof fetch,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      });
+      const error = await failure(model.complete(hello));
+      expect(error).toMatchObject({ name: "ModelError", retryable: false });
+      expect((error as Error).message).toMatch(
+        /Proxy response \(407\)[\s\S]*The proxy asks for a password \(407 Proxy Authentication Required\); check the user and password in HTTPS_PROXY/,
+      );
+      expect(sleeps).toEqual([]);
+    } finally {
+      await dispatcher.close();
+      await new Promise((resolve) => proxy.close(resolve));
     }
   });
 
