@@ -15,7 +15,7 @@ import { TOOL_CACHE } from "../managers/warm-install.js";
 import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
-import { type PassedTrees, triedTree } from "./passed-trees.js";
+import { type PassedTrees, type PassedTry, tryInput } from "./passed-trees.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
@@ -58,6 +58,24 @@ export async function attemptUpdates(
 ): Promise<AttemptOutcome> {
   await resetCheckout(ctx.dir, ctx.gitEnv);
   if (extraFiles) await writeFiles(ctx.dir, extraFiles);
+  const verifyCommand = ctx.tools.verify;
+  const commands = [ctx.tools.install, verifyCommand];
+  const input =
+    ctx.passed && verifyCommand
+      ? await tryInput({
+          dir: ctx.dir,
+          env: ctx.gitEnv,
+          commands,
+          updates,
+          extra: extraFiles,
+          before: ctx.before,
+        })
+      : undefined;
+  const same = input === undefined ? undefined : ctx.passed?.get(input);
+  if (same) {
+    await writeFiles(ctx.dir, same.files);
+    return checkedBefore(ctx, same);
+  }
   const runner =
     (env: Record<string, string>, sandbox: Sandbox, step?: string): CommandRunner =>
     async (command) =>
@@ -140,23 +158,6 @@ export async function attemptUpdates(
       mismatched: bump.mismatched,
     };
   }
-  const verifyCommand = ctx.tools.verify;
-  const tree =
-    ctx.passed && verifyCommand
-      ? await triedTree({
-          dir: ctx.dir,
-          env: ctx.gitEnv,
-          written: [...bump.files, ...(extraFiles?.keys() ?? [])],
-          commands: [ctx.tools.install, verifyCommand],
-        })
-      : undefined;
-  const earlier = tree === undefined ? undefined : ctx.passed?.get(tree);
-  if (earlier) {
-    ctx.events.step(
-      `Not checked again: \`${verifyCommand}\` passed on these same files earlier in this job`,
-    );
-    return { passed: true, verify: earlier, files: bump.files };
-  }
   const command =
     ctx.tools.reinstall && (await hasInstalledTree(ctx.dir))
       ? ctx.tools.reinstall
@@ -179,10 +180,19 @@ export async function attemptUpdates(
     ...ctx.tools.launchEnv?.(join(ctx.dir, TOOL_CACHE)),
   });
   const verify = await runner(verifyEnv, ctx.sandboxes.agent, verifying)(verifyCommand);
-  if (verify.passed && tree !== undefined) ctx.passed?.set(tree, verify);
+  if (verify.passed && input !== undefined)
+    ctx.passed?.set(input, { verify, files: await readFiles(ctx.dir, bump.files) });
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}
+
+/** A try that passed earlier in the job (passed-trees.ts): said, and not run again. */
+function checkedBefore(ctx: AttemptContext, earlier: PassedTry): AttemptOutcome {
+  ctx.events.step(
+    `Not checked again: \`${earlier.verify.command}\` passed on these same files earlier in this job`,
+  );
+  return { passed: true, verify: earlier.verify, files: [...earlier.files.keys()] };
 }
 
 /**
