@@ -15,7 +15,7 @@ import { TOOL_CACHE } from "../managers/warm-install.js";
 import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
-import { type PassedTrees, type PassedTry, tryInput } from "./passed-trees.js";
+import { type PassedTries, type PassedTry, tryInput } from "./passed-tries.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
@@ -47,8 +47,8 @@ export interface AttemptContext {
   clock: { now(): number };
   signal: AbortSignal;
   events: Pick<JobEvents, "step">;
-  /** The job's trees that passed (passed-trees.ts): one of them is not installed and checked again. */
-  passed?: PassedTrees | undefined;
+  /** The job's tries that passed (passed-tries.ts): one is not run again. */
+  passed?: PassedTries | undefined;
 }
 
 export async function attemptUpdates(
@@ -187,7 +187,7 @@ export async function attemptUpdates(
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
 }
 
-/** A try that passed earlier in the job (passed-trees.ts): said, and not run again. */
+/** A try that passed earlier in the job (passed-tries.ts): said, and not run again. */
 function checkedBefore(ctx: AttemptContext, earlier: PassedTry): AttemptOutcome {
   ctx.events.step(
     `Not checked again: \`${earlier.verify.command}\` passed on these same files earlier in this job`,

@@ -15,7 +15,7 @@ import type { WarmInstall } from "../managers/warm-install.js";
 import type { UpdateGroup } from "../plan/groups.js";
 import type { PlanWarning } from "../plan/plan.js";
 import type { UpstreamSource } from "../registry/upstream.js";
-import type { PassedTrees } from "./passed-trees.js";
+import type { PassedTries } from "./passed-tries.js";
 
 /**
  * What a dependency job and its groups run with. The shapes live here, in
@@ -130,8 +130,8 @@ export interface GroupContext {
   target: GroupTarget;
   tools: GroupTools;
   agent: GroupAgent;
-  /** The trees whose checks passed in this job, for every group (passed-trees.ts). */
-  passed?: PassedTrees | undefined;
+  /** The tries whose checks passed in this job, for every group (passed-tries.ts). */
+  passed?: PassedTries | undefined;
   /** Carries the installed tree from group to group (one install per job). */
   warm: WarmInstall | undefined;
   /** The group's branch is already on the remote (an earlier run's). */

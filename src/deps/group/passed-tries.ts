@@ -14,7 +14,7 @@ import type { Update } from "../update.js";
  * come back from here instead. Only passes are kept: a failure (perhaps a
  * flaky one) is tried again.
  */
-export type PassedTrees = Map<string, PassedTry>;
+export type PassedTries = Map<string, PassedTry>;
 
 export interface PassedTry {
   verify: CommandResult;
