@@ -315,7 +315,13 @@ function needsBoth(
     const range = packument.versions[declarerVersion]?.peerDependencies?.[peer];
     return !range || !validRange(range) || accepts(peerVersion, range);
   };
-  return !fits(targets.declarer, peerBefore) || !fits(declarerBefore, targets.peer);
+  // The peer's bump ties it to the declarer's only where it breaks a range the
+  // installed versions kept (headlessui: @testing-library/react 15, asking for
+  // react ^18, beside a playground's react 19.2 moving to 19.3 broke nothing new).
+  return (
+    !fits(targets.declarer, peerBefore) ||
+    (fits(declarerBefore, peerBefore) && !fits(declarerBefore, targets.peer))
+  );
 }
 
 function components(pairs: ReadonlyArray<[string, string]>): string[][] {

@@ -200,6 +200,24 @@ describe("checkPeers", () => {
     );
   });
 
+  it("does not tie a peer's bump to a declarer whose range the installed versions already break", () => {
+    // headlessui: @testing-library/react 15 (react ^18) beside a playground's react 19.2;
+    // react's minor broke nothing new, so it is no reason to wait for the testing library's major.
+    const both = checkPeers(
+      [update("plugin", "1.0.0", "2.0.0", "major"), update("host", "2.0.0", "2.0.1", "patch")],
+      new Map([
+        ["plugin", "1.0.0"],
+        ["host", "2.0.0"],
+      ]),
+      new Map([
+        ["plugin", doc("plugin", { "1.0.0": { host: "^1" }, "2.0.0": { host: "^1 || ^2" } })],
+        ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined, "2.0.1": undefined })],
+      ]),
+    );
+    expect(both.updates.map((u) => u.name)).toEqual(["plugin", "host"]);
+    expect(both.links).toEqual([]);
+  });
+
   it("leaves out a bump that breaks an installed package's peer range, with the range", () => {
     const installed = new Map([
       ["ts-lint", "8.0.0"],
