@@ -118,7 +118,8 @@ export function checkPeers(
                 needsBoth(packument, peer, installed.get(declarer), installed.get(peer), {
                   declarer: declarerUpdate.to,
                   peer: peerUpdate.to,
-                })
+                }) &&
+                meet(declarerUpdate, peerUpdate)
               )
                 pairs.push([declarer, peer]);
               continue;
@@ -322,6 +323,22 @@ function needsBoth(
     !fits(targets.declarer, peerBefore) ||
     (fits(declarerBefore, peerBefore) && !fits(declarerBefore, targets.peer))
   );
+}
+
+/**
+ * Whether two bumps meet in one install: they move a package.json in
+ * common, or one moves the root's (which every workspace sees) or a
+ * catalog's. headlessui's @testing-library/react major in packages/react
+ * (react 18 there) and a playground's react minor never do: tied, the minor
+ * waited in a group with the major.
+ */
+function meet(a: Update, b: Update): boolean {
+  const where = (u: Update) =>
+    new Set(u.locations.map((l) => (l.catalog !== undefined ? "package.json" : l.manifest)));
+  const first = where(a);
+  const second = where(b);
+  if (first.has("package.json") || second.has("package.json")) return true;
+  return [...first].some((manifest) => second.has(manifest));
 }
 
 function components(pairs: ReadonlyArray<[string, string]>): string[][] {

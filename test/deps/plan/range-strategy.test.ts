@@ -218,6 +218,33 @@ describe("checkPeers", () => {
     expect(both.links).toEqual([]);
   });
 
+  it("ties two bumps only where they meet: a package.json both move, or the root's", () => {
+    // headlessui: @testing-library/react 15 -> 16 in packages/react (react 18 there),
+    // react 19.2 -> 19.3 in a playground that has no testing library.
+    const inside = (u: Update, manifest: string): Update => ({
+      ...u,
+      locations: u.locations.map((l) => ({ ...l, manifest })),
+    });
+    const plan = (hostIn: string) =>
+      checkPeers(
+        [
+          inside(update("plugin", "1.0.0", "2.0.0", "major"), "packages/a/package.json"),
+          inside(update("host", "1.0.0", "2.0.0", "major"), hostIn),
+        ],
+        new Map([
+          ["plugin", "1.0.0"],
+          ["host", "1.0.0"],
+        ]),
+        new Map([
+          ["plugin", doc("plugin", { "1.0.0": { host: "^1" }, "2.0.0": { host: "^1 || ^2" } })],
+          ["host", doc("host", { "1.0.0": undefined, "2.0.0": undefined })],
+        ]),
+      ).links;
+    expect(plan("playgrounds/b/package.json")).toEqual([]);
+    expect(plan("packages/a/package.json")).toEqual([["host", "plugin"]]);
+    expect(plan("package.json")).toEqual([["host", "plugin"]]);
+  });
+
   it("leaves out a bump that breaks an installed package's peer range, with the range", () => {
     const installed = new Map([
       ["ts-lint", "8.0.0"],
