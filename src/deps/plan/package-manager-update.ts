@@ -1,4 +1,4 @@
-import { valid } from "semver";
+import { satisfies, valid, validRange } from "semver";
 import { pinnedRelease } from "../managers/index.js";
 import type { RegistryClient } from "../registry/registry.js";
 import { releaseLinks } from "../registry/release-notes.js";
@@ -29,6 +29,8 @@ export async function findManagerUpdates(options: {
   dir: string;
   /** The field as written, when package.json has one. */
   pinned: string | undefined;
+  /** package.json's `devEngines`, whose `packageManager` npm and pnpm check. */
+  devEngines?: unknown;
   registry: RegistryClient;
   policy: VersionPolicy;
   signal?: AbortSignal | undefined;
@@ -71,6 +73,11 @@ export async function findManagerUpdates(options: {
       listed(held(target.version));
       continue;
     }
+    const refused = devEnginesRefusal(options.devEngines, tool, target.version);
+    if (refused) {
+      listed(refused);
+      continue;
+    }
     const newHash = hash
       ? await corepackHash({
           pinned,
@@ -110,4 +117,25 @@ export async function findManagerUpdates(options: {
     });
   }
   return out;
+}
+
+/**
+ * package.json's `devEngines.packageManager` (one entry or a list) naming
+ * the same tool with a range the new release is outside: npm and pnpm 11
+ * check it, and `onFail: "error"` (the default) refuses to run (npm's
+ * EBADDEVENGINES), so the field alone would break every install; pnpm's
+ * "download" would fetch another release than the field names. Listed with
+ * what to change instead; "warn" and "ignore" let it through.
+ */
+function devEnginesRefusal(devEngines: unknown, tool: string, version: string): string | undefined {
+  const declared = (devEngines as { packageManager?: unknown } | null | undefined)?.packageManager;
+  const entries = Array.isArray(declared) ? declared : declared ? [declared] : [];
+  for (const entry of entries as Array<{ name?: unknown; version?: unknown; onFail?: unknown }>) {
+    if (entry?.name !== tool || typeof entry.version !== "string") continue;
+    if (!validRange(entry.version) || satisfies(version, entry.version)) continue;
+    const onFail = typeof entry.onFail === "string" ? entry.onFail : "error";
+    if (onFail === "warn" || onFail === "ignore") continue;
+    return `devEngines.packageManager asks for ${tool} "${entry.version}", which ${version} is outside (onFail: ${onFail}): change the range with the field`;
+  }
+  return undefined;
 }

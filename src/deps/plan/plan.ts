@@ -117,6 +117,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     : findManagerUpdates({
         dir: options.dir,
         pinned: project.manager.pinned,
+        devEngines: project.manifests.find((m) => m.path === "package.json")?.json.devEngines,
         registry,
         policy: versionPolicy(options.config, now, [node.development], gates),
         signal: options.signal,

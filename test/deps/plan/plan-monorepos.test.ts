@@ -249,6 +249,36 @@ describe("the package manager's own version", () => {
   });
 });
 
+describe("the package manager devEngines asks for", () => {
+  // npm and pnpm 11 check package.json's devEngines.packageManager (onFail: error,
+  // the default, refuses to run); typeorm keeps one beside packageManager.
+  const withDevEngines = (version: string, onFail = "error") => ({
+    ...formatter,
+    "package.json": JSON.stringify({
+      ...JSON.parse(formatter["package.json"]),
+      devEngines: { packageManager: { name: "yarn", version, onFail } },
+    }),
+  });
+
+  it("lists a packageManager update that devEngines' range leaves out, saying to change both", async () => {
+    const { plan } = await planOf(withDevEngines("4.17.x"), formatterRegistry());
+    expect(moves(plan)).toEqual(["fmt 3.9.6->3.10.1"]);
+    expect(plan.skipped).toContainEqual({
+      name: "yarn",
+      manifest: "package.json",
+      reason:
+        'packageManager field: 4.17.1 -> 4.18.1 (minor) listed, not proposed: devEngines.packageManager asks for yarn "4.17.x", which 4.18.1 is outside (onFail: error): change the range with the field',
+    });
+  });
+
+  it("proposes one that devEngines' range takes, or that it only warns about", async () => {
+    for (const devEngines of [withDevEngines("^4.17.1"), withDevEngines("4.17.x", "warn")]) {
+      const { plan } = await planOf(devEngines, formatterRegistry());
+      expect(moves(plan)).toContain("yarn 4.17.1->4.18.1");
+    }
+  });
+});
+
 describe("the Node a plan assumes", () => {
   const library = {
     "package.json": JSON.stringify({
