@@ -54,10 +54,18 @@ export function inlineCode(text: string, maxChars = 100): string {
  * organization, so each one goes in a code span.
  */
 export function codeScopedNames(text: string): string {
-  return text.replace(
-    /(^|[^\w`@/.-])(@[a-z0-9][\w.-]*\/[\w.-]*\w)/gi,
-    (_, before: string, name: string) => `${before}${inlineCode(name)}`,
-  );
+  // Code spans already there stay whole (`npm pkg set allowScripts.@scope/x=true`).
+  return text
+    .split(/(`+[^`]*`+)/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part.replace(
+            /(^|[^\w@/.-])(@[a-z0-9][\w.-]*\/[\w.-]*\w)/gi,
+            (_, before: string, name: string) => `${before}${inlineCode(name)}`,
+          ),
+    )
+    .join("");
 }
 
 /** A fenced block whose fence cannot be closed by the content. */

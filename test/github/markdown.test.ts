@@ -18,6 +18,7 @@ describe("codeScopedNames", () => {
   it("leaves code, addresses, paths and plain names as they are", () => {
     for (const text of [
       "`@types/node` is in code already",
+      "run `npm install @scope/pkg@2` and `corepack use pnpm@10`",
       "mail me at someone@example.com/notes",
       "node_modules/@types/node/index.d.ts",
       "https://www.npmjs.com/package/@types/node",
