@@ -317,8 +317,9 @@ function needsBoth(
     return !range || !validRange(range) || accepts(peerVersion, range);
   };
   // The peer's bump ties it to the declarer's only where it breaks a range the
-  // installed versions kept (headlessui: @testing-library/react 15, asking for
-  // react ^18, beside a playground's react 19.2 moving to 19.3 broke nothing new).
+  // installed versions kept (redux-toolkit: @testing-library/react-render-stream
+  // 1.0.3 takes react only up to 19's release candidates, beside react 19.2
+  // already; react's move to 19.3 broke nothing new).
   return (
     !fits(targets.declarer, peerBefore) ||
     (fits(declarerBefore, peerBefore) && !fits(declarerBefore, targets.peer))
