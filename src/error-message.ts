@@ -7,9 +7,25 @@ export function errorMessage(error: unknown): string {
   const request = requestOf(error);
   const message = error instanceof Error ? error.message : String(error);
   if (!request) return message;
-  if (!request.answered)
-    return `GitHub did not answer ${request.method} ${request.path}: ${message}`;
+  if (!request.answered) {
+    // Octokit keeps only the first cause's words: through a proxy asking for a
+    // password that is "Request was cancelled.", and the reason is further down.
+    const root = rootCause(error);
+    const detail = root && !message.includes(root) ? ` (${root})` : "";
+    return `GitHub did not answer ${request.method} ${request.path}: ${message}${detail}`;
+  }
   return `GitHub answered ${request.status} to ${request.method} ${request.path}: ${message}`;
+}
+
+/** The innermost cause's message (undici's own, with a proxy's status or a certificate's error). */
+function rootCause(error: unknown): string | undefined {
+  let deepest: string | undefined;
+  let current = (error as { cause?: unknown } | null)?.cause;
+  for (let depth = 0; current instanceof Error && depth < 6; depth++) {
+    deepest = current.message;
+    current = current.cause;
+  }
+  return deepest;
 }
 
 function requestOf(

@@ -1,4 +1,8 @@
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
 import { RequestError } from "@octokit/request-error";
+import { Octokit } from "@octokit/rest";
+import { ProxyAgent, fetch as undiciFetch } from "undici";
 import { describe, expect, it } from "vitest";
 import { errorMessage } from "../src/error-message.js";
 
@@ -29,6 +33,34 @@ describe("errorMessage", () => {
     expect(errorMessage(error)).toBe(
       "GitHub did not answer GET /repos/o/r: unable to verify the first certificate",
     );
+  });
+
+  it("names what stopped a request that got no answer when Octokit's message does not (a proxy asking for a password)", async () => {
+    const proxy = createServer();
+    proxy.on("connect", (_req, socket: Socket) => {
+      socket.end("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    try {
+      const octokit = new Octokit({
+        log: { debug() {}, info() {}, warn() {}, error() {} },
+        request: {
+          fetch: (url: string, init: RequestInit) =>
+            undiciFetch(url, { ...init, dispatcher } as never),
+        },
+      });
+      const error = await octokit.rest.repos.get({ owner: "o", repo: "r" }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(errorMessage(error)).toBe(
+        "GitHub did not answer GET /repos/o/r: Request was cancelled. (Proxy response (407) !== 200 when HTTP Tunneling)",
+      );
+    } finally {
+      await dispatcher.close();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it("is the message of any other error, and the text of anything else thrown", () => {
