@@ -10,22 +10,22 @@ export function errorMessage(error: unknown): string {
   if (!request.answered) {
     // Octokit keeps only the first cause's words: through a proxy asking for a
     // password that is "Request was cancelled.", and the reason is further down.
-    const root = rootCause(error);
+    const root = causeMessages(error).slice(1).at(-1);
     const detail = root && !message.includes(root) ? ` (${root})` : "";
     return `GitHub did not answer ${request.method} ${request.path}: ${message}${detail}`;
   }
   return `GitHub answered ${request.status} to ${request.method} ${request.path}: ${message}`;
 }
 
-/** The innermost cause's message (undici's own, with a proxy's status or a certificate's error). */
-function rootCause(error: unknown): string | undefined {
-  let deepest: string | undefined;
-  let current = (error as { cause?: unknown } | null)?.cause;
-  for (let depth = 0; current instanceof Error && depth < 6; depth++) {
-    deepest = current.message;
-    current = current.cause;
-  }
-  return deepest;
+/**
+ * The messages of an error and of the causes under it, outermost first
+ * (undici's own, with a proxy's status or a certificate's error, are the last).
+ */
+export function causeMessages(error: unknown, depth = 6): string[] {
+  const messages: string[] = [];
+  for (let e = error; e instanceof Error && messages.length < depth; e = e.cause)
+    messages.push(e.message);
+  return messages;
 }
 
 function requestOf(

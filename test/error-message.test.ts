@@ -1,10 +1,11 @@
-import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { RequestError } from "@octokit/request-error";
 import { Octokit } from "@octokit/rest";
-import { ProxyAgent, fetch as undiciFetch } from "undici";
 import { describe, expect, it } from "vitest";
 import { errorMessage } from "../src/error-message.js";
+import { fetchThrough, makeThrowawayCa, startInspectingProxy } from "./helpers/tls-proxy.js";
 
 describe("errorMessage", () => {
   it("names the GitHub call a request error answered: method, path and status", () => {
@@ -36,19 +37,17 @@ describe("errorMessage", () => {
   });
 
   it("names what stopped a request that got no answer when Octokit's message does not (a proxy asking for a password)", async () => {
-    const proxy = createServer();
-    proxy.on("connect", (_req, socket: Socket) => {
-      socket.end("HTTP/1.1 407 Proxy Authentication Required\r\n\r\n");
+    const dir = await mkdtemp(join(tmpdir(), "pw-company-ca-"));
+    const proxy = await startInspectingProxy({
+      ca: await makeThrowawayCa(dir),
+      routes: { "api.github.com:443": "http://127.0.0.1:1" },
+      credentials: { user: "corp", password: "secret" },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    const through = fetchThrough(proxy.url);
     try {
       const octokit = new Octokit({
         log: { debug() {}, info() {}, warn() {}, error() {} },
-        request: {
-          fetch: (url: string, init: RequestInit) =>
-            undiciFetch(url, { ...init, dispatcher } as never),
-        },
+        request: { fetch: through.fetch },
       });
       const error = await octokit.rest.repos.get({ owner: "o", repo: "r" }).then(
         () => undefined,
@@ -58,8 +57,9 @@ describe("errorMessage", () => {
         "GitHub did not answer GET /repos/o/r: Request was cancelled. (Proxy response (407) !== 200 when HTTP Tunneling)",
       );
     } finally {
-      await dispatcher.close();
-      await new Promise((resolve) => proxy.close(resolve));
+      await through.close();
+      await proxy.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 

@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { join } from "node:path";
 import { TLSSocket } from "node:tls";
 import { promisify } from "node:util";
+import { ProxyAgent, fetch as undiciFetch } from "undici";
 
 /**
  * A company network on loopback: a throwaway certificate authority (made
@@ -248,4 +249,18 @@ function forward(
 function splitHost(authority: string): string {
   const match = /^\[?([^\]]*?)\]?:(\d+)$/.exec(authority);
   return match?.[1] ?? authority;
+}
+
+/**
+ * A fetch whose requests go through `proxyUrl` (undici's ProxyAgent, as the
+ * service's fetch-proxy.ts sends them behind HTTPS_PROXY), for a client that
+ * takes its fetch.
+ */
+export function fetchThrough(proxyUrl: string): { fetch: typeof fetch; close(): Promise<void> } {
+  const dispatcher = new ProxyAgent(proxyUrl);
+  return {
+    fetch: ((url: string, init?: RequestInit) =>
+      undiciFetch(url, { ...init, dispatcher } as never)) as unknown as typeof fetch,
+    close: () => dispatcher.close(),
+  };
 }

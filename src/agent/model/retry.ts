@@ -1,4 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
+import { causeMessages } from "../../error-message.js";
 import { findNetworkTrouble } from "../../sandbox/network-trouble.js";
 import { createSecretDetector } from "../../secrets/detector.js";
 import {
@@ -83,8 +84,7 @@ export function decideRetry(failure: AttemptFailure): RetryDecision {
  * user heard of it, and then only "check the network connection".
  */
 function lastingConnectionFailure(message: string): string | undefined {
-  const port = /\bbad port\b/i.test(message);
-  if (port)
+  if (/\bbad port\b/i.test(message))
     return "fetch never connects to this port (browsers block it too); serve the endpoint on another port.";
   const trouble = findNetworkTrouble(message);
   if (trouble?.kind === "tls")
@@ -287,12 +287,7 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 
 /** "Connection error.: fetch failed: connect ECONNREFUSED 127.0.0.1:1": the root cause is the useful part. */
 export function describeCause(error: unknown): string {
-  const parts: string[] = [];
-  let current: unknown = error;
-  while (current instanceof Error && parts.length < 4) {
-    parts.push(current.message);
-    current = current.cause;
-  }
+  const parts = causeMessages(error, 4);
   return parts.length > 0 ? parts.join(": ") : String(error);
 }
 

@@ -1,11 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProxyAgent, fetch as undiciFetch } from "undici";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   type AnthropicModelOptions,
   createAnthropicModel,
@@ -18,7 +16,12 @@ import {
   startFakeAnthropic,
 } from "../../helpers/fake-anthropic-server.js";
 import { cut, httpError, overloaded, reply, text } from "../../helpers/model-script.js";
-import { makeThrowawayCa } from "../../helpers/tls-proxy.js";
+import {
+  fetchThrough,
+  makeThrowawayCa,
+  startInspectingProxy,
+  type ThrowawayCa,
+} from "../../helpers/tls-proxy.js";
 
 const API_KEY = "sk-ant-test-secret-9c1e";
 const hello: ModelRequest = {
@@ -224,70 +227,79 @@ describe("createAnthropicModel failures outside the API", () => {
     expect(sleeps).toHaveLength(1);
   });
 
-  it("does not retry an endpoint whose TLS certificate nobody here trusts, and says what to trust", async () => {
-    // A network that inspects HTTPS with its own CA, which this process was not told of.
-    const dir = await mkdtemp(join(tmpdir(), "pw-untrusted-tls-"));
-    const ca = await makeThrowawayCa(dir);
-    const leaf = await ca.issue(["127.0.0.1"]);
-    let reached = 0;
-    const https = createHttpsServer(leaf, (_req, res) => {
-      reached += 1;
-      res.end("{}");
+  describe("on a company network", () => {
+    let dir: string;
+    let ca: ThrowawayCa;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), "pw-company-ca-"));
+      ca = await makeThrowawayCa(dir);
     });
-    await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
-    try {
-      const sleeps: number[] = [];
-      const model = createAnthropicModel({
-        apiKey: API_KEY,
-        baseURL: `https://127.0.0.1:${(https.address() as AddressInfo).port}`,
-        model: "claude-sonnet-4-6",
-        maxRetries: 3,
-        sleep: async (ms) => {
-          sleeps.push(ms);
-        },
-      });
-      const error = await failure(model.complete(hello));
-      expect(error).toMatchObject({ name: "ModelError", retryable: false });
-      expect((error as Error).message).toMatch(
-        /Anthropic API error \(connection error: [^)]*certificate[^)]*\)\. The endpoint's TLS certificate is not trusted here \([^)]+\)\. If this network inspects HTTPS, trust its CA where patchwright runs \(NODE_EXTRA_CA_CERTS/,
-      );
-      expect(sleeps).toEqual([]);
-      expect(reached).toBe(0);
-    } finally {
-      await new Promise((resolve) => https.close(resolve));
+    afterAll(async () => {
       await rm(dir, { recursive: true, force: true });
-    }
-  });
-
-  it("does not retry through a proxy that asks for a password", async () => {
-    const proxy = createHttpServer();
-    proxy.on("connect", (_req, socket: Socket) => {
-      socket.end("HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic\r\n\r\n");
     });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const dispatcher = new ProxyAgent(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
-    try {
-      const sleeps: number[] = [];
-      const model = createAnthropicModel({
-        apiKey: API_KEY,
-        baseURL: "https://api.anthropic.test",
-        model: "claude-sonnet-4-6",
-        fetch: ((url: string, init: RequestInit) =>
-          undiciFetch(url, { ...init, dispatcher } as never)) as unknown as typeof fetch,
-        sleep: async (ms) => {
-          sleeps.push(ms);
-        },
+
+    it("does not retry an endpoint whose TLS certificate nobody here trusts, and says what to trust", async () => {
+      // A network that inspects HTTPS with its own CA, which this process was not told of.
+      const leaf = await ca.issue(["127.0.0.1"]);
+      let reached = 0;
+      const https = createHttpsServer(leaf, (_req, res) => {
+        reached += 1;
+        res.end("{}");
       });
-      const error = await failure(model.complete(hello));
-      expect(error).toMatchObject({ name: "ModelError", retryable: false });
-      expect((error as Error).message).toMatch(
-        /Proxy response \(407\)[\s\S]*The proxy asks for a password \(407 Proxy Authentication Required\); check the user and password in HTTPS_PROXY/,
-      );
-      expect(sleeps).toEqual([]);
-    } finally {
-      await dispatcher.close();
-      await new Promise((resolve) => proxy.close(resolve));
-    }
+      await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
+      try {
+        const sleeps: number[] = [];
+        const model = createAnthropicModel({
+          apiKey: API_KEY,
+          baseURL: `https://127.0.0.1:${(https.address() as AddressInfo).port}`,
+          model: "claude-sonnet-4-6",
+          maxRetries: 3,
+          sleep: async (ms) => {
+            sleeps.push(ms);
+          },
+        });
+        const error = await failure(model.complete(hello));
+        expect(error).toMatchObject({ name: "ModelError", retryable: false });
+        expect((error as Error).message).toMatch(
+          /Anthropic API error \(connection error: [^)]*certificate[^)]*\)\. The endpoint's TLS certificate is not trusted here \([^)]+\)\. If this network inspects HTTPS, trust its CA where patchwright runs \(NODE_EXTRA_CA_CERTS/,
+        );
+        expect(sleeps).toEqual([]);
+        expect(reached).toBe(0);
+      } finally {
+        await new Promise((resolve) => https.close(resolve));
+      }
+    });
+
+    it("does not retry through a proxy that asks for a password", async () => {
+      const proxy = await startInspectingProxy({
+        ca,
+        routes: { "api.anthropic.test:443": "http://127.0.0.1:1" },
+        credentials: { user: "corp", password: "secret" },
+      });
+      const through = fetchThrough(proxy.url);
+      try {
+        const sleeps: number[] = [];
+        const model = createAnthropicModel({
+          apiKey: API_KEY,
+          baseURL: "https://api.anthropic.test",
+          model: "claude-sonnet-4-6",
+          fetch: through.fetch,
+          sleep: async (ms) => {
+            sleeps.push(ms);
+          },
+        });
+        const error = await failure(model.complete(hello));
+        expect(error).toMatchObject({ name: "ModelError", retryable: false });
+        expect((error as Error).message).toMatch(
+          /Proxy response \(407\)[\s\S]*The proxy asks for a password \(407 Proxy Authentication Required\); check the user and password in HTTPS_PROXY/,
+        );
+        expect(sleeps).toEqual([]);
+        expect(proxy.refused).toBe(1);
+      } finally {
+        await through.close();
+        await proxy.close();
+      }
+    });
   });
 
   it("does not retry a port fetch never connects to", async () => {
