@@ -23,6 +23,7 @@ import { missingTool } from "./managers/tool-check.js";
 import { pinnedToolEngineProblem } from "./managers/tool-engines.js";
 import { toolWarnings } from "./managers/tool-version.js";
 import { createWarmInstall } from "./managers/warm-install.js";
+import { registryReleaseBytes } from "./managers/yarn/release-file.js";
 import { groupBranch, type UpdateGroup } from "./plan/groups.js";
 import { registryInstallScripts } from "./plan/install-scripts.js";
 import { type DepsPlan, planDepsUpdates } from "./plan/plan.js";
@@ -235,6 +236,7 @@ export async function runDepsJob(
             registryEnv: corepackRegistryEnv(planned.npm.registry, shellEnv),
             path: shellEnv.PATH,
           }),
+        releaseBytes: registryReleaseBytes(planned.registry, signal),
         hideTreeFromLockfile: packageManager(planned.project.manager.name).readsInstalledTree,
         verify,
         commandTimeoutSeconds: input.config.verifyTimeoutSeconds,

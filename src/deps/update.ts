@@ -27,6 +27,25 @@ export interface UpdateLocation {
   catalog?: string;
   /** A catalog entry's first user (a package.json): the lockfile holds the version under its importer. */
   usedBy?: string;
+  /** The `packageManager` field only: the release file the project keeps, replaced by the new release's. */
+  release?: ReleaseSwap;
+}
+
+/**
+ * A release file the project keeps and runs instead of the tool (yarn's
+ * `yarnPath`), replaced as `yarn set version` replaces it: the new
+ * release's file written, the settings pointed at it, the old one removed.
+ * Paths from the repository's root.
+ */
+export interface ReleaseSwap {
+  /** The new release's file (`.yarn/releases/yarn-4.18.1.cjs`). */
+  file: string;
+  /** The settings file that names it (`.yarnrc.yml`'s `yarnPath`). */
+  settings: string;
+  /** The file it replaces, removed in the commit (the job's commands start the tool by it, see release-file.ts). */
+  replaces?: string;
+  /** The registry package and file the release's bytes come from (`@yarnpkg/cli-dist`, `bin/yarn.js`). */
+  from: { package: string; file: string };
 }
 
 /** The tool whose install-script settings a project keeps (deps/plan/install-scripts.ts). */

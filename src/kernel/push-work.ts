@@ -35,6 +35,8 @@ export interface PushWorkOptions {
   retry?: RetryOptions | undefined;
   /** The branch was rewritten (a rebase): force it, but only over this remote tip. */
   forceWithLease?: string | undefined;
+  /** Blobs of releases taken from the registry (PushBranchOptions.published). */
+  published?: ReadonlySet<string> | undefined;
 }
 
 export interface PushedWork {
@@ -67,6 +69,7 @@ export async function pushWork(options: PushWorkOptions): Promise<PushedWork> {
       ...(options.token ? { token: options.token } : {}),
       ...(options.retry ? { retry: options.retry } : {}),
       ...(options.forceWithLease ? { forceWithLease: options.forceWithLease } : {}),
+      ...(options.published ? { published: options.published } : {}),
     });
     return { push };
   } catch (error) {

@@ -98,8 +98,13 @@ function redactMatches(text: string, matches: readonly SecretMatch[]): string {
 }
 
 /** A detector for the rule set plus `known` values (named in findings by their `name`). */
-export function createSecretDetector(known: readonly KnownSecret[] = []): SecretDetector {
-  const rules = known.length > 0 ? [knownValuesRule(known), ...DETECTOR_RULES] : DETECTOR_RULES;
+export function createSecretDetector(
+  known: readonly KnownSecret[] = [],
+  /** false: the known values only, not the token-shape rules (published-release blobs, secret-scan.ts). */
+  { shapes = true }: { shapes?: boolean } = {},
+): SecretDetector {
+  const byShape = shapes ? DETECTOR_RULES : [];
+  const rules = known.length > 0 ? [knownValuesRule(known), ...byShape] : byShape;
   return {
     find: (text) => findWith(rules, text),
     redact: (text) => redactMatches(text, findWith(rules, text)),

@@ -12,6 +12,7 @@ import type { BumpFailure } from "../fix/task.js";
 import { applyBump, type CommandRunner } from "../managers/bump.js";
 import { type LockedMismatch, mismatchReason } from "../managers/locked-check.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
+import { keepReleaseMode, releaseSwaps } from "../managers/yarn/release-file.js";
 import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
@@ -74,6 +75,7 @@ export async function attemptUpdates(
   const same = input === undefined ? undefined : ctx.passed?.get(input);
   if (same) {
     await writeFiles(ctx.dir, same.files);
+    for (const { swap } of releaseSwaps(updates)) await keepReleaseMode(ctx.dir, swap);
     return checkedBefore(ctx, same);
   }
   const runner =
@@ -119,12 +121,15 @@ export async function attemptUpdates(
       run: runner(toolEnv, ctx.sandboxes.setup),
       before: ctx.before,
       lockfileCommand: ctx.tools.lockfileCommand,
+      releaseBytes: ctx.tools.releaseBytes,
     });
   } catch (error) {
-    // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump.
+    // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump,
+    // nor can a release file the registry does not give as it states.
     const message = errorMessage(error);
+    const swaps = releaseSwaps(updates).map(({ swap }) => `, write ${swap.file}`);
     const result: CommandResult = {
-      command: "edit package.json",
+      command: `edit package.json${swaps.join("")}`,
       passed: false,
       exit: "1",
       timedOut: false,

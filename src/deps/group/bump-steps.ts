@@ -5,6 +5,7 @@ import { fixForward } from "../fix/fix-forward.js";
 import { safeguardsLoosened } from "../fix/safeguards.js";
 import type { BumpFailure } from "../fix/task.js";
 import { retargetedFix } from "../managers/locked-check.js";
+import { swapPaths } from "../managers/yarn/release-file.js";
 import type { Update } from "../update.js";
 import { attemptUpdates } from "./attempt.js";
 import { isolateCulprits } from "./bisect.js";
@@ -54,6 +55,7 @@ export const bump: GroupStep = {
     const base = await readFiles(workspace.dir, [
       ...ctx.tools.manifests,
       ...(ctx.tools.lockfilePath ? [ctx.tools.lockfilePath] : []),
+      ...swapPaths(state.result.group.updates),
     ]);
     let all: readonly Update[] = state.result.group.updates;
     let final = await tryUpdates(all);

@@ -12,6 +12,7 @@ import type { NetworkPolicy } from "../../sandbox/network.js";
 import type { LockfileCommand } from "../managers/bump.js";
 import type { ManagerTools } from "../managers/types.js";
 import type { WarmInstall } from "../managers/warm-install.js";
+import type { ReleaseBytes } from "../managers/yarn/release-file.js";
 import type { UpdateGroup } from "../plan/groups.js";
 import type { PlanWarning } from "../plan/plan.js";
 import type { UpstreamSource } from "../registry/upstream.js";
@@ -84,6 +85,8 @@ export interface GroupTools {
    * (kernel/project-tools.ts): the tool cache above is hidden from it.
    */
   agentTools?: ((root: string) => ProjectTools | undefined) | undefined;
+  /** A new release's file from the registry, for the `packageManager` update that replaces the project's (yarn's yarnPath). */
+  releaseBytes?: ReleaseBytes | undefined;
   /** npm only: its lockfile step must not see an installed tree (it would reuse its versions). */
   hideTreeFromLockfile?: boolean | undefined;
   verify: string | null;

@@ -6,13 +6,14 @@ import {
   type TurnFile,
 } from "../../git/commit/commits.js";
 import { editManifest, manifestEdits } from "../managers/bump.js";
+import { releaseSwaps, swapCommitFiles } from "../managers/yarn/release-file.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { Update } from "../update.js";
 import { readFiles } from "./checkout.js";
 
 /**
  * The branch gets the bump as one commit (package.json files and the
- * lockfile, as npm wrote it) and the agent's fix as a second one, so a
+ * lockfile, as npm wrote it; a release file the project keeps, replaced) and the agent's fix as a second one, so a
  * reviewer can read the fix on its own. Contents come from the base, the
  * bump applied in memory and the final checkout, not from any one try.
  */
@@ -38,13 +39,17 @@ export async function commitGroup(options: GroupCommitsOptions): Promise<Created
     if (!before) continue;
     bumped.set(manifest, Buffer.from(editManifest(before.toString("utf8"), edits)));
   }
+  const swaps = releaseSwaps(options.updates);
   const final = await readFiles(options.dir, [
     ...bumped.keys(),
     ...(options.lockfilePath ? [options.lockfilePath] : []),
     ...options.agentChanges.map((c) => c.path),
+    ...swaps.map(({ swap }) => swap.file),
   ]);
   if (options.lockfilePath)
     bumped.set(options.lockfilePath, final.get(options.lockfilePath) ?? null);
+  for (const { swap } of swaps)
+    for (const [path, after] of swapCommitFiles(swap, options.base, final)) bumped.set(path, after);
 
   const bumpFiles: TurnFile[] = [...bumped].map(([path, after]) => ({
     path,

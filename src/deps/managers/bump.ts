@@ -7,6 +7,7 @@ import { type LockedMismatch, lockedMismatches } from "./locked-check.js";
 import { setDependencySpec } from "./package-json-edit.js";
 import { forgetLocked, pinnedRanges, relockTargets } from "./relock.js";
 import type { Relock } from "./types.js";
+import { type ReleaseBytes, releaseSwaps, writeReleaseSwap } from "./yarn/release-file.js";
 
 /**
  * Applying a set of updates to a checkout: rewrite the specs in package.json
@@ -36,6 +37,8 @@ export interface ApplyBumpOptions {
   before?: Date | undefined;
   /** The package manager's lockfile command (default: npm's, see lockfileCommand). */
   lockfileCommand?: LockfileCommand | undefined;
+  /** A new release's file, for an update that replaces the one the project keeps (UpdateLocation.release). */
+  releaseBytes?: ReleaseBytes | undefined;
 }
 
 /** The lockfile step for the edited manifests, re-resolving `relock`'s in-range updates too. */
@@ -49,6 +52,11 @@ export async function applyBump(options: ApplyBumpOptions): Promise<BumpOutcome>
     const path = await realPathInside(options.dir, manifest);
     await writeFile(path, editManifest(await readFile(path, "utf8"), edits));
     files.add(manifest);
+  }
+  for (const { update, swap } of releaseSwaps(options.updates)) {
+    if (!options.releaseBytes) throw new Error(`no registry to fetch ${swap.file} from`);
+    const bytes = await options.releaseBytes(update, swap);
+    for (const path of await writeReleaseSwap(options.dir, swap, bytes)) files.add(path);
   }
   if (!options.lockfilePath) return { files: [...files] };
 

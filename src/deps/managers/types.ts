@@ -1,3 +1,5 @@
+import type { ReleaseSwap } from "../update.js";
+
 /**
  * What the bump job needs to know about a package manager, as one
  * interface each tool implements in its own folder (npm/, pnpm/, yarn/,
@@ -72,10 +74,15 @@ export interface PackageManager {
   /** The registry package its release `version` is published as (for the `packageManager` field's update). */
   releasePackage(version: string): string;
   /**
-   * Why an update of the `packageManager` field is only listed (something
-   * else decides the version the tool runs), or undefined to propose it.
+   * What an update of the `packageManager` field to `to` needs besides the
+   * field: a release file the project keeps replaced (`swap`), or why the
+   * update is only listed (`held`: something else decides the version the
+   * tool runs); undefined when the field is the whole edit.
    */
-  pinHold?(dir: string): Promise<((to: string) => string) | undefined>;
+  releaseSwap?(
+    dir: string,
+    to: string,
+  ): Promise<{ swap: ReleaseSwap } | { held: string } | undefined>;
   /** The release file the project keeps that runs in place of the tool (DetectedManager.release), if any. */
   releaseFile?(dir: string): Promise<string | undefined>;
 }

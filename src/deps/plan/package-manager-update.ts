@@ -14,8 +14,8 @@ import { chooseTargets, ignoresPackage, rulesFor, type VersionPolicy } from "./v
  * whole edit: the lockfile step then runs under the new version. A field
  * with corepack's hash (`+sha512.…`) gets the new release's, computed as
  * corepack checks it (corepack-hash.ts). yarn 2+ run from the release file
- * `.yarnrc.yml`'s `yarnPath` names is only listed, with the command that
- * does it: `yarn set version` replaces the file.
+ * `.yarnrc.yml`'s `yarnPath` names gets that file replaced too, as `yarn
+ * set version` does (UpdateLocation.release, yarn/release-file.ts).
  */
 
 export interface ManagerUpdates {
@@ -65,12 +65,12 @@ export async function findManagerUpdates(options: {
       );
     return out;
   }
-  const held = await manager.pinHold?.(options.dir);
   for (const target of targets) {
     const listed = (why: string) =>
       skip(`${current} -> ${target.version} (${target.type}) listed, not proposed: ${why}`);
-    if (held) {
-      listed(held(target.version));
+    const release = await manager.releaseSwap?.(options.dir, target.version);
+    if (release && "held" in release) {
+      listed(release.held);
       continue;
     }
     const refused = devEnginesRefusal(options.devEngines, tool, target.version);
@@ -107,6 +107,7 @@ export async function findManagerUpdates(options: {
           spec: options.pinned as string,
           newSpec: `${tool}@${target.version}${newHash ? `+${newHash}` : ""}`,
           from: current,
+          ...(release ? { release: release.swap } : {}),
         },
       ],
       links: releaseLinks(packument, target.version),

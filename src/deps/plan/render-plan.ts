@@ -104,7 +104,8 @@ export function displayName(update: Pick<Update, "name" | "package">): string {
 }
 
 function locationName(location: UpdateLocation): string {
-  if (location.section === "packageManager") return `${location.manifest} packageManager`;
+  if (location.section === "packageManager")
+    return `${location.manifest} packageManager${location.release ? ` and ${location.release.file}` : ""}`;
   return location.catalog !== undefined ? catalogName(location) : location.manifest;
 }
 

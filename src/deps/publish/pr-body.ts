@@ -18,7 +18,7 @@ import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
 import { byFromVersion, displayName, listManifests, warningText } from "../plan/render-plan.js";
 import { formatAge } from "../plan/versions.js";
-import type { ScriptTool, UnapprovedScripts, Update } from "../update.js";
+import type { ReleaseSwap, ScriptTool, UnapprovedScripts, Update } from "../update.js";
 import { updatesMarker } from "./bump-pulls.js";
 
 /**
@@ -51,6 +51,10 @@ export function renderDepsPullRequestBody(
   );
   const perWorkspace = workspaceTable(result.applied);
   if (perWorkspace) parts.push("#### Per workspace", perWorkspace);
+  const releases = result.applied.flatMap((u) =>
+    u.locations.flatMap((l) => (l.release ? [releaseNote(u, l.release)] : [])),
+  );
+  if (releases.length > 0) parts.push(...releases);
   // Why not the newest (a cooldown, a Node, a family's exact peer range): the plan says it, so does the PR.
   const passed = result.applied.flatMap((u) =>
     u.passedOver.map(
@@ -251,6 +255,14 @@ function notApproved(
       ? ` (it approves ${otherVersions.map((k) => inlineCode(k)).join(", ")})`
       : "";
   return `that ${settings.where} does not approve${pinned}: ${settings.skips}. Review it, then approve it with ${inlineCode(settings.approve(name))}.`;
+}
+
+/** A release file the project keeps, replaced: where its new bytes come from, checked how. */
+function releaseNote(update: Update, swap: ReleaseSwap): string {
+  const replaced = swap.replaces
+    ? `${inlineCode(swap.replaces)} is replaced by ${inlineCode(swap.file)}`
+    : `${inlineCode(swap.file)} is added`;
+  return `${inlineCode(update.name)} runs the release file ${inlineCode(swap.settings)} names, so ${replaced} and ${inlineCode(swap.settings)} names it, as ${inlineCode(`yarn set version ${update.to}`)} does: the file is ${inlineCode(swap.from.file)} of ${inlineCode(`${swap.from.package}@${update.to}`)} from the registry, whose tarball matched the integrity the registry states.${swap.replaces ? ` While the job ran, its commands started yarn by the old file, which hands over to the one ${inlineCode(swap.settings)} names.` : ""}`;
 }
 
 /** A package named in a list item: in code, so a scoped name is no team mention. */

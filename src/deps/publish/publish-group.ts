@@ -1,8 +1,11 @@
+import { runGitBuffer } from "../../git/git-client.js";
 import { openOrUpdatePullRequest } from "../../github/pulls.js";
 import { type PushWorkOptions, pushWork } from "../../kernel/push-work.js";
 import type { GroupContext } from "../group/context.js";
 import type { DepsGroupResult } from "../group/group-result.js";
+import { releaseSwaps } from "../managers/yarn/release-file.js";
 import { groupTitle } from "../plan/groups.js";
+import type { Update } from "../update.js";
 import { renderDepsPullRequestBody } from "./pr-body.js";
 import { labelPullRequest, labelsFor } from "./pull-labels.js";
 
@@ -13,7 +16,7 @@ import { labelPullRequest, labelsFor } from "./pull-labels.js";
 export async function pushGroup(
   ctx: GroupContext,
   workspace: PushWorkOptions["workspace"],
-  result: Pick<DepsGroupResult, "branch">,
+  result: Pick<DepsGroupResult, "branch" | "applied">,
 ): Promise<Partial<DepsGroupResult>> {
   const { branch } = result;
   ctx.events.step(`Pushing \`${branch}\``);
@@ -24,6 +27,7 @@ export async function pushGroup(
     env: ctx.gitEnv,
     secrets: ctx.services.secrets,
     token: ctx.target.token,
+    published: await publishedBlobs(ctx, workspace.dir, result.applied),
   });
   if (pushed.push) return { push: pushed.push };
   // Not on the group's branch: where the work went instead, for the report.
@@ -36,6 +40,31 @@ export async function pushGroup(
     status: "error",
     error: { stage: "publish", message: `${pushed.error?.message ?? "push failed"}${where}` },
   };
+}
+
+/**
+ * The blob ids of the release files the group's commit writes from the
+ * registry (yarn/release-file.ts), as the workspace's git names them (a
+ * sha256 repository too): the push looks for only this process's secrets
+ * in exactly those bytes. A file anyone changed after is another blob.
+ */
+async function publishedBlobs(
+  ctx: GroupContext,
+  dir: string,
+  applied: readonly Update[],
+): Promise<Set<string> | undefined> {
+  const swaps = releaseSwaps(applied);
+  if (swaps.length === 0 || !ctx.tools.releaseBytes) return undefined;
+  const blobs = new Set<string>();
+  for (const { update, swap } of swaps) {
+    const bytes = await ctx.tools.releaseBytes(update, swap);
+    blobs.add(
+      (await runGitBuffer(dir, ["hash-object", "--stdin"], { env: ctx.gitEnv, input: bytes }))
+        .toString("utf8")
+        .trim(),
+    );
+  }
+  return blobs;
 }
 
 /**

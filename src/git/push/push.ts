@@ -37,6 +37,14 @@ export interface PushBranchOptions {
    * New commits holding any of them, or a known token shape, are not pushed.
    */
   secrets: readonly KnownSecret[];
+  /**
+   * Blobs whose bytes are a release the job took from the registry, its
+   * integrity checked (a yarn release the project keeps, yarn/release-file.ts):
+   * only the secrets this process knows are looked for in them. The
+   * token-shape rules match minified code there (`e.user:e.user===`), and
+   * the variable names change with every release.
+   */
+  published?: ReadonlySet<string>;
   /** Committer of rebased commits (default: the committer of HEAD). */
   identity?: Identity;
   /** The caller's environment (from its entry point). */
@@ -151,7 +159,12 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
   const secrets = ctx.token
     ? [...options.secrets, { name: "the push token", value: ctx.token }]
     : options.secrets;
-  const findings = await findSecretsInNewCommits({ dir: options.dir, env: ctx.env, secrets });
+  const findings = await findSecretsInNewCommits({
+    dir: options.dir,
+    env: ctx.env,
+    secrets,
+    published: options.published,
+  });
   if (findings.length > 0) throw new SecretInCommitError(findings);
   // The remote commit the job's commits were replayed onto, once they were.
   let onto: string | undefined;

@@ -51,9 +51,12 @@ export async function findSecretsInNewCommits(options: {
   secrets: readonly KnownSecret[];
   /** The commit whose new history is scanned (default HEAD). */
   tip?: string | undefined;
+  /** Blobs of published releases (PushBranchOptions.published): searched for the known values only. */
+  published?: ReadonlySet<string> | undefined;
 }): Promise<SecretFinding[]> {
   const git = { env: options.env };
   const detector = createSecretDetector(options.secrets);
+  const knownOnly = createSecretDetector(options.secrets, { shapes: false });
   // Two processes whatever the number of commits (a checkpointed job pushes
   // one per turn): the log with what each commit changed, then every blob
   // it names. Root commits show what they add; merges show nothing, as
@@ -97,7 +100,8 @@ export async function findSecretsInNewCommits(options: {
       for (const what of kindsIn(detector, change.path)) {
         findings.push({ commit, where: "file name", path: change.path, what });
       }
-      for (const what of introduced(detector, added, before)) {
+      const published = change.new && options.published?.has(change.new.sha);
+      for (const what of introduced(published ? knownOnly : detector, added, before)) {
         findings.push({ commit, where: "file", path: change.path, what });
       }
     }

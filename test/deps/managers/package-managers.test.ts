@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -58,6 +60,9 @@ const cases: Array<[keyof ManagerTools, string, string]> = [
  * reselect's real job failed so).
  */
 const YARN_RELEASE = ".yarn/releases/yarn-4.18.1.cjs";
+const YARN_BUNDLE = fileURLToPath(
+  new URL("../../../node_modules/@yarnpkg/cli-dist/bin/yarn.js", import.meta.url),
+);
 
 describe.each(cases)("a %s project", (manager, pin, lockfile) => {
   let files: Record<string, string>;
@@ -550,6 +555,79 @@ describe("a yarn 4 project started through corepack, as production starts it", (
         g.verify?.outputTail,
       ]),
     ).toEqual([["green", "corepack yarn test", true, expect.stringContaining("fx-util")]]);
+  }, 240_000);
+
+  // After the one above, which publishes 4.18.1: a later release would be every yarn 4 project's update.
+  it("replaces the release yarnPath names with the registry's newer one, which the job's yarn hands over to", async () => {
+    const current = await readFile(YARN_BUNDLE, "utf8");
+    // The same bundle saying it is 4.18.2 (`yarn --version` prints this constant).
+    const next = current.replace(
+      'YARN_IS_TEST_ENV?"0.0.0":"4.18.1"',
+      'YARN_IS_TEST_ENV?"0.0.0":"4.18.2"',
+    );
+    expect(next).not.toBe(current);
+    await world.registry.publish({
+      name: "@yarnpkg/cli-dist",
+      version: "4.18.2",
+      files: { "bin/yarn.js": next },
+      manifest: { bin: { yarn: "bin/yarn.js" } },
+    });
+    await world.registry.setPublishTime(
+      "@yarnpkg/cli-dist",
+      "4.18.2",
+      new Date(world.now - 10 * 86_400_000),
+    );
+    const locked = await project("yarn-berry", "yarn@4.18.1");
+    const settings = `${locked[".yarnrc.yml"]}yarnPath: ${YARN_RELEASE}\n`;
+    const files = {
+      ...locked,
+      ".yarnrc.yml": settings,
+      ".gitignore": "node_modules\n.yarn/*\n!.yarn/releases\n.pnp.*\n",
+      [YARN_RELEASE]: current,
+    };
+    const { "yarn-berry": _own, ...others } = TOOLS;
+    const deps = {
+      ignore: ["fx-broken", "fx-new", "fx-util", "fx-greet"],
+      update_types: ["patch"],
+      // Through the job's `yarn` (the kept 4.18.1 file), which hands over to yarnPath's.
+      verify: "yarn --version",
+    };
+    const { repo, result } = await toolDepsJob(jobWorld(), "yarn-release", files, deps, {
+      tools: others,
+    });
+    expect(result.message).toBeUndefined();
+    const [group] = result.groups;
+    expect(group?.applied.map((u) => `${u.name} ${u.from}->${u.to}`)).toEqual([
+      "yarn 4.18.1->4.18.2",
+    ]);
+    expect([group?.status, group?.error, group?.verify?.outputTail.trim()]).toEqual([
+      "green",
+      undefined,
+      "4.18.2",
+    ]);
+    const branch = group?.branch ?? "";
+    const NEXT = ".yarn/releases/yarn-4.18.2.cjs";
+    const inRepo = (...args: string[]) =>
+      execFileSync("git", args, { cwd: fileURLToPath(repo.url), env: repo.env, encoding: "utf8" });
+    // The registry's bytes, by their blob id (the file is too big for a test's `git show`).
+    const bytes = Buffer.from(next);
+    const blob = createHash("sha1").update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+    expect(inRepo("rev-parse", `${branch}:${NEXT}`).trim()).toBe(blob);
+    // (show trims the last newline)
+    expect(repo.show(branch, ".yarnrc.yml")).toBe(settings.replace(YARN_RELEASE, NEXT).trimEnd());
+    expect(JSON.parse(repo.show(branch, "package.json")).packageManager).toBe("yarn@4.18.2");
+    // The old release is gone, and the new one has its mode (fast-import wrote 100644; yarn would write 0755).
+    const tree = inRepo("ls-tree", "-r", branch, ".yarn/releases");
+    expect(
+      tree
+        .trim()
+        .split("\n")
+        .map((line) => line.replace(/ [0-9a-f]{40}\t/, " ")),
+    ).toEqual([`100644 blob ${NEXT}`]);
+    const body = renderDepsPullRequestBody(group ?? expect.fail("no group"), { now: world.now });
+    expect(body).toContain(
+      "`yarn` runs the release file `.yarnrc.yml` names, so `.yarn/releases/yarn-4.18.1.cjs` is replaced by `.yarn/releases/yarn-4.18.2.cjs` and `.yarnrc.yml` names it, as `yarn set version 4.18.2` does: the file is `bin/yarn.js` of `@yarnpkg/cli-dist@4.18.2` from the registry, whose tarball matched the integrity the registry states. While the job ran, its commands started yarn by the old file, which hands over to the one `.yarnrc.yml` names.",
+    );
   }, 240_000);
 });
 

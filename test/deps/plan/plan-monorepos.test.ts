@@ -234,7 +234,59 @@ describe("a package manager without an age gate", () => {
 });
 
 describe("the package manager's own version", () => {
-  it("lists packageManager as yarn set version would change it when yarnPath pins the release", async () => {
+  const RELEASE = "/* yarn 4.17.1 */\n";
+  const bundle = { package: "@yarnpkg/cli-dist", file: "bin/yarn.js" };
+
+  it("replaces the release file yarnPath names, as yarn set version does", async () => {
+    const { plan } = await planOf(
+      {
+        ...formatter,
+        ".yarnrc.yml": "nodeLinker: node-modules\nyarnPath: .yarn/releases/yarn-4.17.1.cjs\n",
+        ".yarn/releases/yarn-4.17.1.cjs": RELEASE,
+      },
+      formatterRegistry(),
+    );
+    expect(moves(plan)).toEqual(["fmt 3.9.6->3.10.1", "yarn 4.17.1->4.18.1"]);
+    const yarn = plan.groups.flatMap((g) => g.updates).find((u) => u.name === "yarn");
+    expect(yarn?.locations).toEqual([
+      {
+        manifest: "package.json",
+        section: "packageManager",
+        spec: "yarn@4.17.1",
+        newSpec: "yarn@4.18.1",
+        from: "4.17.1",
+        release: {
+          file: ".yarn/releases/yarn-4.18.1.cjs",
+          settings: ".yarnrc.yml",
+          replaces: ".yarn/releases/yarn-4.17.1.cjs",
+          from: bundle,
+        },
+      },
+    ]);
+    expect(plan.skipped.map((s) => s.name)).not.toContain("yarn");
+    expect(text(plan)).toContain(
+      "yarn (npm:@yarnpkg/cli-dist)  4.17.1 -> 4.18.1  (minor, released 100 days ago; package.json packageManager and .yarn/releases/yarn-4.18.1.cjs)",
+    );
+  });
+
+  it("keeps a release yarnPath names outside .yarn/releases, as yarn set version does", async () => {
+    const { plan } = await planOf(
+      {
+        ...formatter,
+        ".yarnrc.yml": "yarnPath: './tools/yarn.cjs'\n",
+        "tools/yarn.cjs": RELEASE,
+      },
+      formatterRegistry(),
+    );
+    const yarn = plan.groups.flatMap((g) => g.updates).find((u) => u.name === "yarn");
+    expect(yarn?.locations[0]?.release).toEqual({
+      file: ".yarn/releases/yarn-4.18.1.cjs",
+      settings: ".yarnrc.yml",
+      from: bundle,
+    });
+  });
+
+  it("lists packageManager as yarn set version would change it when yarnPath names no file here", async () => {
     const { plan } = await planOf(
       { ...formatter, ".yarnrc.yml": "yarnPath: .yarn/releases/yarn-4.17.1.cjs\n" },
       formatterRegistry(),

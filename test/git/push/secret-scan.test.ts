@@ -49,6 +49,32 @@ describe("findSecretsInNewCommits", () => {
     );
   });
 
+  it("looks for only the known values in a published release's blob, every rule elsewhere", async () => {
+    const dir = await repo();
+    // What yarn's minified bundle holds, which the token-shape rules take for secrets.
+    const bundle =
+      'r.url.password:r.url.password=r.password;var u="https://user:key_1234@example.com"\n';
+    // The same bytes twice are one blob; one byte more is another.
+    commit(dir, { "yarn.cjs": bundle, "copy.cjs": bundle, "changed.cjs": `${bundle} ` }, "release");
+    const blob = git(dir, "rev-parse", "HEAD:yarn.cjs").trim();
+    const kinds = async (published?: Set<string>) =>
+      (await findSecretsInNewCommits({ dir, env, secrets, published }))
+        .map((f) => `${f.path} ${f.what}`)
+        .sort();
+    const everywhere = await kinds();
+    const shapes = everywhere.filter((k) => k.startsWith("yarn.cjs")).map((k) => k.slice(9));
+    expect(shapes.length).toBeGreaterThan(0);
+    expect(everywhere).toEqual(
+      ["changed.cjs", "copy.cjs", "yarn.cjs"].flatMap((f) => shapes.map((k) => `${f} ${k}`)),
+    );
+    // Published, the blob shows no token shape under either name; the other blob does.
+    expect(await kinds(new Set([blob]))).toEqual(shapes.map((k) => `changed.cjs ${k}`));
+    // This process's own secrets are looked for in published blobs too.
+    commit(dir, { "yarn.cjs": `${bundle}${KEY}\n` }, "key");
+    const withKey = git(dir, "rev-parse", "HEAD:yarn.cjs").trim();
+    expect(await kinds(new Set([blob, withKey]))).toContain("yarn.cjs ANTHROPIC_API_KEY");
+  });
+
   it("leaves what the remote already has alone, and finds nothing in clean commits", async () => {
     const dir = await repo();
     commit(dir, { "a.txt": "nothing to see\n" }, "clean");

@@ -1,12 +1,10 @@
-import { stat } from "node:fs/promises";
-import { isAbsolute, join, normalize } from "node:path";
-import { parse as parseYaml } from "yaml";
+import { join } from "node:path";
 import { shellQuote } from "../../../agent/tools/fs/text-file.js";
-import { readWorkspaceText, realPathInside } from "../../../sandbox/host-files.js";
 import { ageMinutes } from "../age-gate.js";
 import { toolCommand } from "../tool-command.js";
 import type { PackageManager, Relock } from "../types.js";
 import { forgetInYarnClassic, isBerryLockfile, readYarnLockfile } from "./lockfile.js";
+import { yarnReleaseFile, yarnReleaseSwap } from "./release-file.js";
 
 /**
  * Yarn 1 (classic) and yarn 2+ (berry): one `packageManager` tool and one
@@ -30,7 +28,7 @@ const shared = {
   readsInstalledTree: false,
   // yarn 2+ is published as `@yarnpkg/cli-dist`, which is what corepack installs.
   releasePackage: (version: string) => (/^1\./.test(version) ? "yarn" : "@yarnpkg/cli-dist"),
-  pinHold: yarnPathHold,
+  releaseSwap: yarnReleaseSwap,
   releaseFile: yarnReleaseFile,
 } as const;
 
@@ -101,47 +99,4 @@ export const yarnBerry: PackageManager = {
 export function yarnBerryRelockCommand(yarn: string, relock: readonly Relock[]): string {
   const names = [...new Set(relock.map((r) => r.name))].map(shellQuote).join(" ");
   return `${yarn} up -R ${names} --mode=update-lockfile`;
-}
-
-/** Yarn 2+ runs the release file `.yarnrc.yml`'s `yarnPath` names, whatever the field says. */
-async function yarnPathHold(dir: string): Promise<((to: string) => string) | undefined> {
-  const yarnPath = await yarnPathSetting(dir);
-  if (yarnPath === undefined) return undefined;
-  return (to) =>
-    `.yarnrc.yml's yarnPath runs ${yarnPath} whatever the field says: run \`yarn set version ${to}\`, which replaces both`;
-}
-
-/** `.yarnrc.yml`'s `yarnPath`, as written. */
-async function yarnPathSetting(dir: string): Promise<string | undefined> {
-  const settings = await readWorkspaceText(dir, ".yarnrc.yml").catch(() => undefined);
-  try {
-    const path =
-      settings === undefined
-        ? undefined
-        : (parseYaml(settings) as { yarnPath?: unknown } | null)?.yarnPath;
-    return typeof path === "string" ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The release file the project keeps, which any yarn hands over to:
- * `.yarnrc.yml`'s `yarnPath` (yarn 2+, and yarn 1.22 reads it too), else
- * yarn 1's `.yarnrc` `yarn-path`. Only a file inside the project that is
- * there (yarn refuses to start on a missing one).
- */
-export async function yarnReleaseFile(dir: string): Promise<string | undefined> {
-  let path = await yarnPathSetting(dir);
-  if (path === undefined) {
-    const classic = await readWorkspaceText(dir, ".yarnrc").catch(() => undefined);
-    path = classic ? /^\s*yarn-path\s+"?([^"\n]+?)"?\s*$/m.exec(classic)?.[1] : undefined;
-  }
-  if (path === undefined || path === "" || isAbsolute(path)) return undefined;
-  try {
-    const real = await realPathInside(dir, path);
-    return (await stat(real)).isFile() ? normalize(path) : undefined;
-  } catch {
-    return undefined;
-  }
 }
