@@ -286,11 +286,12 @@ function waitingForSecurity(
   return updates.flatMap((update) => {
     const fix = fixes.get(update.name);
     if (!fix || fix.to === update.to) return [];
+    const said = update.locations[0];
     return [
       {
         name: update.name,
-        manifest: update.locations[0]?.manifest ?? "package.json",
-        reason: `${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: ${ONE_AT_A_TIME}`,
+        manifest: said?.manifest ?? "package.json",
+        reason: `${said?.from ?? update.from} -> ${update.to} (${update.type}) waits until the security fix to ${fix.to} is merged: ${ONE_AT_A_TIME}`,
       },
     ];
   });

@@ -153,7 +153,8 @@ function onePerPackage(
         picomatch.isMatch(update.name, g.patterns),
     );
     if (together) return true;
-    const manifest = update.locations[0]?.manifest ?? "package.json";
+    const said = update.locations[0];
+    const manifest = said?.manifest ?? "package.json";
     // Moved elsewhere, maybe to the same version (vite's playground on tailwindcss 3 beside
     // its tailwind 4 ones): where it is says why this one waits.
     const others = [...new Set(first.locations.map((l) => l.manifest))];
@@ -165,7 +166,9 @@ function onePerPackage(
       skipped: {
         name: update.name,
         manifest,
-        reason: `${update.to} (major) waits until the update to ${first.to}${where} is merged: ${ONE_AT_A_TIME}`,
+        // Its version where it is said: the major may go to the very version the other
+        // update takes elsewhere (drizzle's bun-types 0.6.6 -> 1.4.5 beside ^1.2.0 -> 1.4.5).
+        reason: `${said?.from ?? update.from} -> ${update.to} (major) waits until the update to ${first.to}${where} is merged: ${ONE_AT_A_TIME}`,
       },
     });
     return false;

@@ -848,12 +848,12 @@ describe("a major beside its package's update inside a major", () => {
     expect(moves(plan)).toEqual(["lib 2.0.0->2.1.0"]);
     // The update it waits for is in another package.json: the plan says which.
     expect(plan.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
-      "package.json: 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged: one pull request per package at a time",
+      "package.json: 1.0.0 -> 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged: one pull request per package at a time",
     ]);
     // The rule a waiting update follows is said once, above the packages it holds back.
     const out = text(plan);
     expect(out).toContain(
-      "Waiting, one pull request per package at a time:\n  lib (package.json): 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged\n",
+      "Waiting, one pull request per package at a time:\n  lib (package.json): 1.0.0 -> 3.0.0 (major) waits until the update to 2.1.0 in examples/next/package.json is merged\n",
     );
     expect(out.match(/one pull request per package/g)).toHaveLength(1);
   });
@@ -869,7 +869,7 @@ describe("a major beside its package's update inside a major", () => {
     );
     expect(moves(plan).sort()).toEqual(["lib 1.0.0->1.0.5", "lib 2.0.0->2.1.0"]);
     expect(plan.skipped.map((s) => `${s.manifest}: ${s.reason}`)).toEqual([
-      "package.json: 3.0.0 (major) waits until the update to 1.0.5 is merged: one pull request per package at a time",
+      "package.json: 1.0.0 -> 3.0.0 (major) waits until the update to 1.0.5 is merged: one pull request per package at a time",
     ]);
   });
 });
@@ -1170,7 +1170,7 @@ describe("aliases named for a major", () => {
       "typescript56: newer major not proposed: 7.0.2: the alias typescript56 is named for 5.6; add another alias for the new one",
       "typescript56: newer minor not proposed: 5.9.3: the alias typescript56 is named for 5.6; add another alias for the new one",
       "typescript59: newer major not proposed: 7.0.2: the alias typescript59 is named for 5.9; add another alias for the new one",
-      "typescript: 7.0.2 (major) waits until the update to 5.9.3 is merged: one pull request per package at a time",
+      "typescript: 5.8.3 -> 7.0.2 (major) waits until the update to 5.9.3 is merged: one pull request per package at a time",
     ]);
   });
 

@@ -26,8 +26,8 @@ describe("the plan", () => {
     expect(summary(plan.groups)).toEqual([["security-lib", ["lib@1.0.1"]]]);
     expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`)).toEqual(
       expect.arrayContaining([
-        "lib: 1.5.0 (minor) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
-        "lib: 2.0.0 (major) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
+        "lib: 1.0.0 -> 1.5.0 (minor) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
+        "lib: 1.0.0 -> 2.0.0 (major) waits until the security fix to 1.0.1 is merged: one pull request per package at a time",
       ]),
     );
   });

@@ -97,7 +97,7 @@ describe("planDepsUpdates against a local registry", () => {
         name: "fx-greet",
         manifest: "package.json",
         reason:
-          "2.0.0 (major) waits until the update to 1.0.1 is merged: one pull request per package at a time",
+          "1.0.0 -> 2.0.0 (major) waits until the update to 1.0.1 is merged: one pull request per package at a time",
       },
     ]);
     // The engines check used the Node this job runs on: the demo app names none.
@@ -190,7 +190,7 @@ describe("planDepsUpdates against a local registry", () => {
       "fx-util    1.2.0 -> 1.2.1  (patch, released 10 days ago; package.json)  ! new postinstall script",
     );
     expect(out).toContain(
-      "fx-greet (package.json): 2.0.0 (major) waits until the update to 1.0.1 is merged",
+      "fx-greet (package.json): 1.0.0 -> 2.0.0 (major) waits until the update to 1.0.1 is merged",
     );
     expect(out).toContain("fx-new (package.json): 1.0.0 kept: 1.0.1: released 1 hour ago");
   });
