@@ -39,6 +39,10 @@ export async function detectPackageManager(
     if (text !== undefined) found.push({ file, text });
   }
   const lockOf = (manager: PackageManager) => found.find((f) => manager.lockfiles.includes(f.file));
+  const othersThan = (manager: PackageManager) => {
+    const others = found.map((f) => f.file).filter((file) => !manager.lockfiles.includes(file));
+    return others.length > 0 ? { others } : {};
+  };
   const pinned = typeof manifest.packageManager === "string" ? manifest.packageManager : undefined;
   if (pinned) {
     const [tool, version] = pinned.split("@");
@@ -51,13 +55,19 @@ export async function detectPackageManager(
         lockfile: lockOf(named)?.file,
         evidence: `package.json "packageManager": "${pinned}"`,
         pinned,
+        ...othersThan(named),
       });
     }
   }
   const first = found[0];
   const owner = first && lockfileManager(first.file, first.text);
   if (!first || !owner) return { name: npm.name, lockfile: undefined, evidence: "no lockfile" };
-  return withRelease(dir, owner, { name: owner.name, lockfile: first.file, evidence: first.file });
+  return withRelease(dir, owner, {
+    name: owner.name,
+    lockfile: first.file,
+    evidence: first.file,
+    ...othersThan(owner),
+  });
 }
 
 /** `detected` with its release file by its full path in the checkout at `root`. */

@@ -27,6 +27,11 @@ export interface DetectedManager {
    * pinned release first, from repo.yarnpkg.com for yarn 2+).
    */
   release?: string;
+  /**
+   * Lockfiles of other tools beside its own (zustand keeps a package-lock.json
+   * that stopped moving beside pnpm-lock.yaml): the job leaves them as they are.
+   */
+  others?: string[];
 }
 
 /** How to start each tool; a command prefix, run by the shell in the sandbox. npm comes with Node. */

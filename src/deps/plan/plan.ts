@@ -51,6 +51,8 @@ export interface DepsPlan {
   manager: ManagerName;
   /** package.json's `packageManager` field, when it has one ("pnpm@10.12.1"). */
   packageManager?: string;
+  /** Other tools' lockfiles beside the manager's own, left as they are (DetectedManager.others). */
+  otherLockfiles?: string[];
   /** deps.max_open_prs: groups past it wait for earlier pull requests to close. */
   maxOpenPrs: number;
   /** The Nodes the engines check used: the development Node, and engines.node per manifest. */
@@ -248,6 +250,7 @@ export async function planDepsUpdates(options: PlanDepsOptions): Promise<Planned
     maxOpenPrs: options.config.maxOpenPrs,
     manager: project.manager.name,
     ...(project.manager.pinned ? { packageManager: project.manager.pinned } : {}),
+    ...(project.manager.others ? { otherLockfiles: project.manager.others } : {}),
     node,
     ...(releaseAge ? { releaseAge } : {}),
   };

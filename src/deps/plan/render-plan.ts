@@ -21,8 +21,9 @@ export function renderDepsPlan(
     ? `; minimum release age from ${plan.releaseAge.source}${exempt.length > 0 ? `, some packages exempt (${exempt.join(", ")})` : ""}`
     : "";
   const pinned = plan.packageManager ? ` (package.json packageManager ${plan.packageManager})` : "";
+  const left = otherLockfilesNote(plan.otherLockfiles ?? []);
   lines.push(
-    `Registry ${plan.registry}; ${plan.manifests.length} package.json file${plan.manifests.length === 1 ? "" : "s"}; ${plan.manager}${pinned}.`,
+    `Registry ${plan.registry}; ${plan.manifests.length} package.json file${plan.manifests.length === 1 ? "" : "s"}; ${plan.manager}${pinned}${left}.`,
     `${nodeStatement(plan.node)}${age}.`,
     ...plan.warnings.map(warningLine),
     count === 0
@@ -92,6 +93,15 @@ export function renderDepsPlan(
 /** A check that could not run, said before anything else: its silence is no "nothing found". */
 export function warningText(warning: PlanWarning): string {
   return `the security advisory check could not run (${warning.error}), so security fixes may be missing from this plan`;
+}
+
+/** Another tool's lockfile beside the manager's own: the job never writes it, so it falls behind. */
+function otherLockfilesNote(others: readonly string[]): string {
+  if (others.length === 0) return "";
+  const [one] = others;
+  return others.length === 1
+    ? `; ${one} is here too, another tool's lockfile: left as it is, its versions fall behind`
+    : `; ${others.join(", ")} are here too, other tools' lockfiles: left as they are, their versions fall behind`;
 }
 
 function warningLine(warning: PlanWarning): string {

@@ -124,6 +124,36 @@ describe("the package manager index", () => {
     });
   });
 
+  it("names other tools' lockfiles beside the one it detects, not a second of its own", async () => {
+    // zustand: a package-lock.json that stopped moving beside pnpm's, packageManager pnpm.
+    const manifest = { packageManager: "pnpm@11.3.0" };
+    const files = {
+      "package.json": JSON.stringify(manifest),
+      "pnpm-lock.yaml": CASES.pnpm.text,
+      "package-lock.json": CASES.npm.text,
+    };
+    expect(await detectPackageManager(await project(files), manifest)).toEqual({
+      name: "pnpm",
+      lockfile: "pnpm-lock.yaml",
+      evidence: 'package.json "packageManager": "pnpm@11.3.0"',
+      pinned: "pnpm@11.3.0",
+      others: ["package-lock.json"],
+    });
+    // Without the field the first lockfile in the index's order decides, as before.
+    const { "package.json": _, ...locks } = files;
+    expect(
+      await detectPackageManager(await project({ "package.json": "{}", ...locks }), {}),
+    ).toEqual({
+      name: "npm",
+      lockfile: "package-lock.json",
+      evidence: "package-lock.json",
+      others: ["pnpm-lock.yaml"],
+    });
+    // bun's text lockfile beside its older binary one is bun's own pair.
+    const bun = { "package.json": "{}", "bun.lock": CASES.bun.text, "bun.lockb": "\0" };
+    expect(await detectPackageManager(await project(bun), {})).not.toHaveProperty("others");
+  });
+
   it("takes npm when nothing says otherwise", async () => {
     const dir = await project({ "package.json": "{}" });
     expect(await detectPackageManager(dir, {})).toEqual({

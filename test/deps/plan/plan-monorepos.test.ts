@@ -301,6 +301,21 @@ describe("the package manager's own version", () => {
   });
 });
 
+describe("another tool's lockfile beside the manager's own", () => {
+  it("is named in the plan's first line, left as it is", async () => {
+    const { plan } = await planOf(
+      { ...formatter, "package-lock.json": JSON.stringify({ lockfileVersion: 3, packages: {} }) },
+      formatterRegistry(),
+    );
+    expect(plan.manager).toBe("yarn-berry");
+    expect(plan.otherLockfiles).toEqual(["package-lock.json"]);
+    expect(text(plan).split("\n")[0]).toBe(
+      "Registry https://registry.npmjs.org/; 3 package.json files; yarn-berry (package.json packageManager yarn@4.17.1); package-lock.json is here too, another tool's lockfile: left as it is, its versions fall behind.",
+    );
+    expect(text((await planOf(formatter, formatterRegistry())).plan)).not.toContain("here too");
+  });
+});
+
 describe("the package manager devEngines asks for", () => {
   // npm and pnpm 11 check package.json's devEngines.packageManager (onFail: error,
   // the default, refuses to run); typeorm keeps one beside packageManager.
