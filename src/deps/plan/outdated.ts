@@ -227,7 +227,9 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
       line?.minor === undefined ? `major ${line?.major}` : `${line.major}.${line.minor}`;
     const pastLine = (kind: string, version: string) =>
       skip(
-        `newer ${kind} not proposed: ${version}: ${holder.what} is named for ${lineName}; add another ${holder.more} for the new one`,
+        line?.older
+          ? `newer ${kind} not proposed: ${version}: ${holder.what} is named for an older release; it stays on ${lineName}`
+          : `newer ${kind} not proposed: ${version}: ${holder.what} is named for ${lineName}; add another ${holder.more} for the new one`,
       );
     if (choice.newerMinor !== undefined) pastLine("minor", choice.newerMinor);
     const staysOnMajor = choice.major !== undefined && line !== undefined;

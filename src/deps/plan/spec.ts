@@ -98,20 +98,27 @@ export function withAlias(spec: string, range: string): string {
  * A project keeps such an alias to test against that line beside the
  * current one (jest's pretty-format has react-17, react-18 and react-19;
  * babel's preset-env tests on @babel/core 7.12), so bumps past it are never
- * what it wants.
+ * what it wants. An alias named for an older release (`-old`, `-legacy`,
+ * `-prev`) keeps the line it has (`older`).
  */
 export function aliasNamedLine(
   name: string,
   current?: string,
-): { major: number; minor?: number } | undefined {
+): { major: number; minor?: number; older?: true } | undefined {
   const own = name.replace(/^@[^/]*\//, "");
+  // Named for an older release, whichever (drizzle's drizzle-orm-old, npm:drizzle-orm@^0.27.2,
+  // to test migrations from it): it stays on the line it has, a 0.x's minor included.
+  const installed = current === undefined ? null : parse(current);
+  if (/[-_](old|legacy|prev|previous)$/i.test(own) && installed)
+    return installed.major === 0
+      ? { major: 0, minor: installed.minor, older: true }
+      : { major: installed.major, older: true };
   const minorLine = /(?:[-_]v?|[a-z])(\d+)\.(\d+)$/i.exec(own);
   if (minorLine) return { major: Number(minorLine[1]), minor: Number(minorLine[2]) };
   const scope = /^@[^/]*?[-_.]v?(\d+)\//.exec(name);
   const found = /(?:[-_.]v?|[a-z])(\d+)$/i.exec(own)?.[1] ?? scope?.[1];
   if (found === undefined) return undefined;
   // Major and minor run together: read so only when the major alone is not what is installed.
-  const installed = current === undefined ? null : parse(current);
   if (
     installed &&
     found !== String(installed.major) &&

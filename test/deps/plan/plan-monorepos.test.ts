@@ -1189,6 +1189,57 @@ describe("aliases named for a major", () => {
     ]);
   });
 
+  it("keeps an alias named for an older release on the line it has (drizzle's drizzle-orm-old)", async () => {
+    expect(
+      [
+        ["drizzle-orm-old", "0.27.2"],
+        ["react_legacy", "17.0.2"],
+        ["@scope/lib-prev", "2.1.0"],
+        ["lib-previous", "3.0.0"],
+        ["bold", "1.0.0"],
+        ["lib-old", undefined],
+      ].map(([name, current]) => aliasNamedLine(name ?? "", current)),
+    ).toEqual([
+      { major: 0, minor: 27, older: true },
+      { major: 17, older: true },
+      { major: 2, older: true },
+      { major: 3, older: true },
+      undefined,
+      undefined,
+    ]);
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "orm-root",
+          private: true,
+          devDependencies: {
+            orm: "^0.45.3",
+            "orm-old": "npm:orm@^0.27.2",
+            "util-legacy": "npm:util@^1.2.0",
+          },
+        }),
+        "package-lock.json": npmLock({
+          orm: "0.45.3",
+          "orm-old": "0.27.2",
+          "util-legacy": "1.2.0",
+        }),
+      },
+      memoryRegistry([
+        packument("orm", ["0.27.2", "0.27.3", "0.28.0", "0.45.3", "0.45.4"]),
+        packument("util", ["1.2.0", "1.3.0", "2.0.0"]),
+      ]),
+    );
+    expect(moves(plan).sort()).toEqual([
+      "orm 0.45.3->0.45.4",
+      "orm-old 0.27.2->0.27.3",
+      "util-legacy 1.2.0->1.3.0",
+    ]);
+    expect(plan.skipped.map((s) => `${s.name}: ${s.reason}`).sort()).toEqual([
+      "orm-old: newer major not proposed: 0.45.4: the alias orm-old is named for an older release; it stays on 0.27",
+      "util-legacy: newer major not proposed: 2.0.0: the alias util-legacy is named for an older release; it stays on major 1",
+    ]);
+  });
+
   it("keeps jest's react-17 and react-18 on their majors, and bumps them inside it", async () => {
     const { plan } = await planOf(
       {
