@@ -9,7 +9,12 @@ import { parseNodeVersion } from "./node-version.js";
  * step's `node-version` input (actions/setup-node, and the actions that
  * wrap it or replace it: nuxt's voidzero-dev/setup-vp, typescript-eslint's
  * own ./.github/actions/prepare-install), a matrix value or a workflow or
- * job `env` value included. The
+ * job `env` value included. A composite action of the repository's own
+ * (`uses: ./.github/actions/setup`) is read too: the `node-version` its
+ * steps set, fixed (react-hook-form's 22, effect's 26.4.0) or from its
+ * input, which the calling step gives or the action's default (sveltejs/
+ * kit's '24', vitest's 24.x, typeorm's "24"); so is the node-version a job
+ * passes to a reusable workflow (typeorm's tests on 20 and 24). The
  * development tools run on each of them, so the lowest counts. A job that
  * tests the built package rather than the tools is not counted: one on a
  * Node below the project's own engines.node, or the lowest its packages
@@ -36,20 +41,87 @@ export async function readWorkflowNode(
     .filter((name) => /\.ya?ml$/.test(name))
     .sort();
   const found: WorkflowNode[] = [];
+  const actions = new Map<string, LocalAction | undefined>();
   for (const file of files) {
     const path = `${WORKFLOWS}/${file}`;
     const text = await readWorkspaceText(dir, path).catch(() => undefined);
-    for (const value of text === undefined ? [] : setupNodeVersions(text)) {
+    if (text === undefined) continue;
+    for (const uses of localActionsUsed(text))
+      if (!actions.has(uses)) actions.set(uses, await readLocalAction(dir, uses));
+    for (const { value, source } of setupNodeVersions(text, path, actions)) {
       const parsed = parseNodeVersion(value);
       if (parsed && (!enginesFloor || !lt(parsed.version, enginesFloor)))
         found.push({
           label: parsed.label,
           version: parsed.version,
-          source: `${path} node-version`,
+          source: `${source} node-version`,
         });
     }
   }
   return found.sort((a, b) => compare(a.version, b.version))[0];
+}
+
+/** A composite action in the repository: the `node-version` its steps set, as written, and its inputs' defaults. */
+interface LocalAction {
+  path: string;
+  nodeVersions: string[];
+  defaults: Record<string, string>;
+}
+
+/** The `uses: ./…` of a workflow's steps, as written. */
+function localActionsUsed(text: string): string[] {
+  return [...text.matchAll(/^\s*(?:-\s+)?uses:\s*["']?(\.\/[^"'\s#]+)/gm)].map((m) => m[1] ?? "");
+}
+
+async function readLocalAction(dir: string, uses: string): Promise<LocalAction | undefined> {
+  const folder = uses.replace(/^\.\//, "").replace(/\/+$/, "");
+  for (const name of ["action.yml", "action.yaml"]) {
+    const path = `${folder}/${name}`;
+    const text = await readWorkspaceText(dir, path).catch(() => undefined);
+    if (text === undefined) continue;
+    let doc: unknown;
+    try {
+      doc = parseYaml(text, { schema: "failsafe" });
+    } catch {
+      return undefined;
+    }
+    const steps = record(record(doc)?.runs)?.steps;
+    const nodeVersions = (Array.isArray(steps) ? steps : [])
+      .map((step) => record(record(step)?.with)?.["node-version"])
+      .filter((value): value is string => typeof value === "string");
+    const defaults: Record<string, string> = {};
+    for (const [input, spec] of Object.entries(record(record(doc)?.inputs) ?? {})) {
+      const value = record(spec)?.default;
+      if (typeof value === "string") defaults[input] = value;
+    }
+    return { path, nodeVersions, defaults };
+  }
+  return undefined;
+}
+
+/**
+ * The node-version values a step sets, as written, and where each is
+ * written: its own `with` for any action, else what the repository's
+ * composite action it runs sets (an input the step gives, or the input's default).
+ */
+function stepNodeVersions(
+  step: Record<string, unknown>,
+  workflow: string,
+  action: LocalAction | undefined,
+): Array<{ value: string; source: string }> {
+  const given = record(step.with);
+  if (!action) {
+    const written = given?.["node-version"];
+    return typeof written === "string" ? [{ value: written, source: workflow }] : [];
+  }
+  return action.nodeVersions.flatMap((written) => {
+    const input = /^\$\{\{\s*inputs\.([\w-]+)\s*\}\}$/.exec(written.trim())?.[1];
+    if (input === undefined) return [{ value: written, source: action.path }];
+    const passed = given?.[input];
+    if (typeof passed === "string") return [{ value: passed, source: workflow }];
+    const fallback = action.defaults[input];
+    return fallback === undefined ? [] : [{ value: fallback, source: action.path }];
+  });
 }
 
 /** Installs that leave devDependencies out: such a job runs the package, not the tools. */
@@ -86,7 +158,11 @@ function legacyValues(steps: readonly unknown[]): Map<string, Set<string>> | "*"
 }
 
 /** The node-version values of a workflow's setup-node steps, matrix references expanded. */
-function setupNodeVersions(text: string): string[] {
+function setupNodeVersions(
+  text: string,
+  workflow: string,
+  actions: ReadonlyMap<string, LocalAction | undefined>,
+): Array<{ value: string; source: string }> {
   let doc: unknown;
   try {
     // Every scalar as written: YAML would read `22.10` as the number 22.1.
@@ -96,7 +172,7 @@ function setupNodeVersions(text: string): string[] {
   }
   const jobs = record(record(doc)?.jobs);
   const workflowEnv = record(record(doc)?.env);
-  const out: string[] = [];
+  const out: Array<{ value: string; source: string }> = [];
   for (const job of Object.values(jobs ?? {})) {
     const steps = Array.isArray(record(job)?.steps) ? (record(job)?.steps as unknown[]) : [];
     const runs = steps.map((step) => record(step)?.run).filter((r) => typeof r === "string");
@@ -105,26 +181,35 @@ function setupNodeVersions(text: string): string[] {
     if (legacy === "*") continue;
     const matrix = record(record(record(job)?.strategy)?.matrix);
     const env = { ...workflowEnv, ...record(record(job)?.env) };
-    for (const step of steps) {
-      if (typeof record(step)?.uses !== "string") continue;
-      const written = record(record(step)?.with)?.["node-version"];
-      if (typeof written !== "string") continue;
-      // ${{ env.PRIMARY_NODE_VERSION }}: the value the workflow or the job sets.
-      const named = /^\$\{\{\s*env\.([\w-]+)\s*\}\}$/.exec(written.trim())?.[1];
-      const value = named === undefined ? written : env[named];
-      if (typeof value !== "string") continue;
-      const key = /^\$\{\{\s*matrix\.([\w-]+)\s*\}\}$/.exec(value.trim())?.[1];
-      if (key === undefined) {
-        if (!value.includes("${{")) out.push(value);
-        continue;
-      }
-      const listed = matrix?.[key];
-      const include = Array.isArray(matrix?.include) ? matrix.include : [];
-      for (const item of [
-        ...(Array.isArray(listed) ? listed : [listed]),
-        ...include.map((entry) => record(entry)?.[key]),
-      ]) {
-        if (typeof item === "string" && !legacy.get(key)?.has(item)) out.push(item);
+    // A job that calls a reusable workflow (`uses: ./.github/workflows/tests-linux.yml`)
+    // passes its node-version the way a step passes one to an action (typeorm: 20 and 24).
+    for (const step of typeof record(job)?.uses === "string" ? [...steps, job] : steps) {
+      const uses = record(step)?.uses;
+      if (typeof uses !== "string") continue;
+      const action = uses.startsWith("./") ? actions.get(uses) : undefined;
+      for (const { value: written, source } of stepNodeVersions(
+        record(step) ?? {},
+        workflow,
+        action,
+      )) {
+        // ${{ env.PRIMARY_NODE_VERSION }}: the value the workflow or the job sets.
+        const named = /^\$\{\{\s*env\.([\w-]+)\s*\}\}$/.exec(written.trim())?.[1];
+        const value = named === undefined ? written : env[named];
+        if (typeof value !== "string") continue;
+        const key = /^\$\{\{\s*matrix\.([\w-]+)\s*\}\}$/.exec(value.trim())?.[1];
+        if (key === undefined) {
+          if (!value.includes("${{")) out.push({ value, source });
+          continue;
+        }
+        const listed = matrix?.[key];
+        const include = Array.isArray(matrix?.include) ? matrix.include : [];
+        for (const item of [
+          ...(Array.isArray(listed) ? listed : [listed]),
+          ...include.map((entry) => record(entry)?.[key]),
+        ]) {
+          if (typeof item === "string" && !legacy.get(key)?.has(item))
+            out.push({ value: item, source });
+        }
       }
     }
   }

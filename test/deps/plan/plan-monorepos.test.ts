@@ -488,6 +488,97 @@ describe("the Node a plan assumes", () => {
       role: "ci",
     });
 
+    // The repository's own composite action sets Node up: fixed inside it (react-hook-form's
+    // 22, effect's 26.4.0), or from its input, given by the step or defaulted (typeorm's "24").
+    const calls = (...withs: string[]) =>
+      [
+        "jobs:",
+        ...withs.flatMap((given, i) => [
+          `  job${i}:`,
+          "    steps:",
+          "      - uses: ./.github/actions/setup",
+          ...(given ? ["        with:", `          node-version: ${given}`] : []),
+        ]),
+        "",
+      ].join("\n");
+    const composite = (nodeVersion: string) =>
+      [
+        "name: setup",
+        "inputs:",
+        "  node-version:",
+        '    default: "24"',
+        "runs:",
+        "  using: composite",
+        "  steps:",
+        "    - uses: actions/setup-node@v6",
+        "      with:",
+        `        node-version: ${nodeVersion}`,
+        "",
+      ].join("\n");
+    const development = async (workflow: string, action: string, file = "action.yml") =>
+      (
+        await planOf(
+          {
+            ...app,
+            ".github/workflows/ci.yml": workflow,
+            [`.github/actions/setup/${file}`]: action,
+          },
+          tsdown,
+        )
+      ).plan.node.development;
+    expect(await development(calls(""), composite("22"))).toMatchObject({
+      label: "22.x",
+      source: ".github/actions/setup/action.yml node-version",
+      role: "ci",
+    });
+    expect(await development(calls(""), composite("26.4.0"), "action.yaml")).toMatchObject({
+      label: "26.4.0",
+      source: ".github/actions/setup/action.yaml node-version",
+    });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+    const input = composite("${{ inputs.node-version }}");
+    expect(await development(calls(""), input)).toMatchObject({
+      label: "24.x",
+      source: ".github/actions/setup/action.yml node-version",
+    });
+    expect(await development(calls("", "20"), input)).toMatchObject({
+      label: "20.x",
+      source: ".github/workflows/ci.yml node-version",
+    });
+    // An action that does not parse, or is not there, gives nothing.
+    expect(await development(calls(""), "runs: [")).toMatchObject({ role: "running" });
+    const elsewhere = ["jobs:", "  a:", "    steps:", "      - uses: ./tools/setup", ""].join("\n");
+    expect(await development(elsewhere, composite("22"))).toMatchObject({ role: "running" });
+
+    // typeorm calls a reusable workflow with its matrix: 20 and 24 are its tests' Nodes.
+    const reusable = [
+      "jobs:",
+      "  tests-linux:",
+      "    strategy:",
+      "      matrix:",
+      "        node-version: [20, 24]",
+      "    uses: ./.github/workflows/tests-linux.yml",
+      "    with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "      node-version: ${{matrix.node-version}}",
+      "",
+    ].join("\n");
+    const called = (
+      await planOf(
+        {
+          ...app,
+          ".github/workflows/tests.yml": reusable,
+          ".github/workflows/tests-linux.yml": calls("${{ inputs.node-version }}"),
+          ".github/actions/setup/action.yml": input,
+        },
+        tsdown,
+      )
+    ).plan.node.development;
+    expect(called).toMatchObject({
+      label: "20.x",
+      source: ".github/workflows/tests.yml node-version",
+    });
+
     // babel: the root states no engines.node, its packages do; its tools run on
     // `*` (the newest) and on a test matrix, and a job tests the built runtime
     // on Node 10 through 23. The tools' lowest Node is the matrix's 22.
