@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { satisfies } from "semver";
 import type { DepsConfig } from "../config.js";
-import type { DepEntry, Manifest, NpmProject } from "./project.js";
+import type { DepEntry, DepSection, Manifest, NpmProject } from "./project.js";
 import { specFloor, specTarget } from "./spec.js";
 import { ignoresPackage, rulesFor } from "./versions.js";
 
@@ -16,6 +16,12 @@ export interface SkippedDependency {
   name: string;
   manifest: string;
   reason: string;
+  /**
+   * The section, when the manifest names the package in more than one
+   * (typeorm's drivers, TanStack table's octane: a devDependency bumped, the
+   * peer range left): without it the two lines read as one contradicting the other.
+   */
+  section?: DepSection;
 }
 
 export interface WantedDependency {

@@ -188,10 +188,21 @@ export async function findUpdates(options: FindUpdatesOptions): Promise<FindUpda
         : "~ or an exact version";
     return `${manager.label} would lock ${picked} instead, the newest release ${where} allows, which the plan passes over (${why}${ungated ? `; ${ungated}` : ""}); a range that stops below it (${stops}) would take ${planned}`;
   };
+  const sections = new Map<string, Set<string>>();
+  for (const { entry } of wanted) {
+    const key = `${entry.manifest}\0${entry.name}`;
+    sections.set(key, (sections.get(key) ?? new Set()).add(entry.section));
+  }
   for (const dependency of wanted) {
     const { entry, current } = dependency;
+    const several = (sections.get(`${entry.manifest}\0${entry.name}`)?.size ?? 0) > 1;
     const skip = (reason: string) =>
-      skipped.push({ name: entry.name, manifest: entry.manifest, reason });
+      skipped.push({
+        name: entry.name,
+        manifest: entry.manifest,
+        reason,
+        ...(several ? { section: entry.section } : {}),
+      });
     const packument = packuments.get(dependency.package);
     if (!packument || packument instanceof Error) {
       skip(packument instanceof Error ? packument.message : "not fetched");

@@ -142,13 +142,18 @@ function leftOutLines(skipped: readonly SkippedDependency[]): string[] {
   return [...byReason].map(([reason, entries]) => {
     if (entries.length === 1) {
       const [only] = entries as [SkippedDependency];
-      return `  ${only.name} (${only.manifest}): ${reason}`;
+      return `  ${only.name} (${skipPlace(only)}): ${reason}`;
     }
     const byName = new Map<string, string[]>();
-    for (const e of entries) byName.set(e.name, [...(byName.get(e.name) ?? []), e.manifest]);
+    for (const e of entries) byName.set(e.name, [...(byName.get(e.name) ?? []), skipPlace(e)]);
     const names = [...byName].map(([name, manifests]) => `${name} (${listManifests(manifests)})`);
     return `  ${reason}: ${names.join(", ")}`;
   });
+}
+
+/** A left-out entry's manifest, with its section when the manifest names the package in another too. */
+function skipPlace(skip: SkippedDependency): string {
+  return skip.section ? `${skip.manifest} ${skip.section}` : skip.manifest;
 }
 
 /** Where each version an update moves from is, named by `name`, in the order first met. */

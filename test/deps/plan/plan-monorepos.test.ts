@@ -301,6 +301,36 @@ describe("the package manager's own version", () => {
   });
 });
 
+describe("a package one manifest names in two sections", () => {
+  it("says the section of what is left out, beside the one bumped", async () => {
+    // typeorm's drivers, zustand's react: a wide peer range and an exact dev copy.
+    const { plan } = await planOf(
+      {
+        "package.json": JSON.stringify({
+          name: "orm",
+          devDependencies: { driver: "7.5.0", other: "1.0.0" },
+          peerDependencies: { driver: "^7.0.0", other: "^1.0.0" },
+        }),
+        "package-lock.json": npmLock({ driver: "7.5.0", other: "1.0.0" }),
+      },
+      memoryRegistry([packument("driver", ["7.5.0", "7.9.1"]), packument("other", ["1.0.0"])]),
+    );
+    expect(moves(plan)).toEqual(["driver 7.5.0->7.9.1"]);
+    expect(plan.skipped).toEqual([
+      {
+        name: "driver",
+        manifest: "package.json",
+        section: "peerDependencies",
+        reason:
+          '7.5.0 -> 7.9.1 not proposed: 7.9.1 is inside the peer range "^7.0.0", which already accepts it (range strategy widen)',
+      },
+    ]);
+    expect(text(plan)).toContain(
+      '  driver (package.json peerDependencies): 7.5.0 -> 7.9.1 not proposed: 7.9.1 is inside the peer range "^7.0.0"',
+    );
+  });
+});
+
 describe("another tool's lockfile beside the manager's own", () => {
   it("is named in the plan's first line, left as it is", async () => {
     const { plan } = await planOf(
