@@ -1,0 +1,105 @@
+import { chmod, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { attemptUpdates } from "../../../src/deps/group/attempt.js";
+import type { GroupTools } from "../../../src/deps/group/context.js";
+import type { PassedTries } from "../../../src/deps/group/passed-tries.js";
+import type { Update } from "../../../src/deps/update.js";
+import { noSandbox } from "../../helpers/sandbox.js";
+import { git, makeRepo } from "../../helpers/temp-dir.js";
+
+/**
+ * A try that replaces the project's yarn release, run once and then found
+ * among the job's passed tries: the files come back from memory, and the
+ * new release keeps the old one's mode there too (the commit takes a new
+ * file's mode from the workspace).
+ */
+
+const OLD = ".yarn/releases/yarn-4.18.1.cjs";
+const NEXT = ".yarn/releases/yarn-4.18.2.cjs";
+
+const update: Update = {
+  name: "yarn",
+  package: "@yarnpkg/cli-dist",
+  from: "4.18.1",
+  to: "4.18.2",
+  type: "patch",
+  locations: [
+    {
+      manifest: "package.json",
+      section: "packageManager",
+      spec: "yarn@4.18.1",
+      newSpec: "yarn@4.18.2",
+      from: "4.18.1",
+      release: {
+        file: NEXT,
+        settings: ".yarnrc.yml",
+        replaces: OLD,
+        from: { package: "@yarnpkg/cli-dist", file: "bin/yarn.js" },
+      },
+    },
+  ],
+  links: {},
+  newInstallScripts: [],
+  passedOver: [],
+};
+
+describe("a passed try that replaced the yarn release, tried again", () => {
+  it("writes the remembered files back with the old release's mode, and runs nothing", async () => {
+    const dir = await makeRepo({
+      "package.json": `${JSON.stringify({ name: "app", packageManager: "yarn@4.18.1" })}\n`,
+      ".yarnrc.yml": `yarnPath: ${OLD}\n`,
+      [OLD]: "// 4.18.1\n",
+    });
+    await chmod(join(dir, OLD), 0o755);
+    git(dir, "add", "-A");
+    git(dir, "commit", "-q", "-m", "the release is executable");
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+    const network = { kind: "off" } as const;
+    let fetched = 0;
+    const tools: GroupTools = {
+      install: "true",
+      verify: "echo checked >> checks.log",
+      manifests: ["package.json"],
+      lockfilePath: undefined,
+      before: undefined,
+      securityBefore: undefined,
+      shellEnv: env,
+      npmEnv: env,
+      network,
+      setupNetwork: network,
+      releaseBytes: async () => {
+        fetched++;
+        return Buffer.from("// 4.18.2\n");
+      },
+    };
+    const steps: string[] = [];
+    const passed: PassedTries = new Map();
+    const ctx = {
+      tools,
+      dir,
+      before: undefined,
+      gitEnv: env,
+      sandboxes: { setup: noSandbox(dir), agent: noSandbox(dir) },
+      clock: Date,
+      signal: new AbortController().signal,
+      events: { step: (text: string) => steps.push(text) },
+      passed,
+    };
+    const first = await attemptUpdates(ctx, [update]);
+    expect(first).toMatchObject({ passed: true, files: ["package.json", NEXT, ".yarnrc.yml"] });
+    expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(0o755);
+
+    const again = await attemptUpdates(ctx, [update]);
+    expect(again.passed).toBe(true);
+    expect(steps.at(-1)).toBe(
+      "Not checked again: `echo checked >> checks.log` passed on these same files earlier in this job",
+    );
+    // The check ran once (the reset between tries took its log away; nothing wrote it again).
+    await expect(readFile(join(dir, "checks.log"), "utf8")).rejects.toThrow();
+    expect(fetched).toBe(1);
+    expect(await readFile(join(dir, NEXT), "utf8")).toBe("// 4.18.2\n");
+    expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(0o755);
+    expect(await readFile(join(dir, ".yarnrc.yml"), "utf8")).toBe(`yarnPath: ${NEXT}\n`);
+  });
+});
