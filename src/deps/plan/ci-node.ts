@@ -102,7 +102,8 @@ async function readLocalAction(dir: string, uses: string): Promise<LocalAction |
 /**
  * The node-version values a step sets, as written, and where each is
  * written: its own `with` for any action, else what the repository's
- * composite action it runs sets (an input the step gives, or the input's default).
+ * composite action it runs sets (an input the step gives, or the input's
+ * default) when that action sets one.
  */
 function stepNodeVersions(
   step: Record<string, unknown>,
@@ -110,7 +111,9 @@ function stepNodeVersions(
   action: LocalAction | undefined,
 ): Array<{ value: string; source: string }> {
   const given = record(step.with);
-  if (!action) {
+  // An action that sets no node-version of its own may still pass the input on
+  // (to another action of its own): the step's value counts, as before.
+  if (!action || action.nodeVersions.length === 0) {
     const written = given?.["node-version"];
     return typeof written === "string" ? [{ value: written, source: workflow }] : [];
   }

@@ -575,6 +575,18 @@ describe("the Node a plan assumes", () => {
       label: "20.x",
       source: ".github/workflows/ci.yml node-version",
     });
+    // An action that sets no node-version of its own leaves the step's value (it may pass it on).
+    const passesOn = [
+      "runs:",
+      "  using: composite",
+      "  steps:",
+      "    - uses: ./.github/actions/node",
+      "",
+    ];
+    expect(await development(calls("20"), passesOn.join("\n"))).toMatchObject({
+      label: "20.x",
+      source: ".github/workflows/ci.yml node-version",
+    });
     // An action that does not parse, or is not there, gives nothing.
     expect(await development(calls(""), "runs: [")).toMatchObject({ role: "running" });
     const elsewhere = ["jobs:", "  a:", "    steps:", "      - uses: ./tools/setup", ""].join("\n");
