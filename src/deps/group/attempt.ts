@@ -12,7 +12,7 @@ import type { BumpFailure } from "../fix/task.js";
 import { applyBump, type CommandRunner } from "../managers/bump.js";
 import { type LockedMismatch, mismatchReason } from "../managers/locked-check.js";
 import { TOOL_CACHE } from "../managers/warm-install.js";
-import { keepReleaseMode, releaseSwaps } from "../managers/yarn/release-file.js";
+import { keepingReleaseModes, releaseSwaps } from "../managers/yarn/release-file.js";
 import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
@@ -74,8 +74,7 @@ export async function attemptUpdates(
       : undefined;
   const same = input === undefined ? undefined : ctx.passed?.get(input);
   if (same) {
-    await writeFiles(ctx.dir, same.files);
-    for (const { swap } of releaseSwaps(updates)) await keepReleaseMode(ctx.dir, swap);
+    await keepingReleaseModes(ctx.dir, updates, () => writeFiles(ctx.dir, same.files));
     return checkedBefore(ctx, same);
   }
   const runner =

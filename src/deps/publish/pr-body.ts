@@ -13,6 +13,7 @@ import {
 import { renderDrift } from "../../report/summary.js";
 import { renderWarnings } from "../../report/warnings.js";
 import type { DepsGroupResult } from "../group/group-result.js";
+import { releaseSwaps } from "../managers/yarn/release-file.js";
 import { SCRIPT_SETTINGS, type UnreviewedPackage } from "../plan/install-scripts.js";
 import { fromVersions } from "../plan/outdated.js";
 import type { PlanWarning } from "../plan/plan.js";
@@ -51,10 +52,8 @@ export function renderDepsPullRequestBody(
   );
   const perWorkspace = workspaceTable(result.applied);
   if (perWorkspace) parts.push("#### Per workspace", perWorkspace);
-  const releases = result.applied.flatMap((u) =>
-    u.locations.flatMap((l) => (l.release ? [releaseNote(u, l.release)] : [])),
-  );
-  if (releases.length > 0) parts.push(...releases);
+  for (const { update, swap } of releaseSwaps(result.applied))
+    parts.push(releaseNote(update, swap));
   // Why not the newest (a cooldown, a Node, a family's exact peer range): the plan says it, so does the PR.
   const passed = result.applied.flatMap((u) =>
     u.passedOver.map(

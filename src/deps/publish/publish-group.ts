@@ -1,4 +1,4 @@
-import { runGitBuffer } from "../../git/git-client.js";
+import { runGit } from "../../git/git-client.js";
 import { openOrUpdatePullRequest } from "../../github/pulls.js";
 import { type PushWorkOptions, pushWork } from "../../kernel/push-work.js";
 import type { GroupContext } from "../group/context.js";
@@ -59,9 +59,7 @@ async function publishedBlobs(
   for (const { update, swap } of swaps) {
     const bytes = await ctx.tools.releaseBytes(update, swap);
     blobs.add(
-      (await runGitBuffer(dir, ["hash-object", "--stdin"], { env: ctx.gitEnv, input: bytes }))
-        .toString("utf8")
-        .trim(),
+      (await runGit(dir, ["hash-object", "--stdin"], { env: ctx.gitEnv, input: bytes })).trim(),
     );
   }
   return blobs;

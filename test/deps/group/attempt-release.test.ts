@@ -15,10 +15,10 @@ import { git, makeRepo } from "../../helpers/temp-dir.js";
  * file's mode from the workspace).
  */
 
-const OLD = ".yarn/releases/yarn-4.18.1.cjs";
 const NEXT = ".yarn/releases/yarn-4.18.2.cjs";
 
-const update: Update = {
+/** The update to 4.18.2 of a project whose yarnPath names `old` (replaced when in .yarn/releases). */
+const updateFrom = (old: string): Update => ({
   name: "yarn",
   package: "@yarnpkg/cli-dist",
   from: "4.18.1",
@@ -34,7 +34,7 @@ const update: Update = {
       release: {
         file: NEXT,
         settings: ".yarnrc.yml",
-        replaces: OLD,
+        ...(old.startsWith(".yarn/releases/") ? { replaces: old } : {}),
         from: { package: "@yarnpkg/cli-dist", file: "bin/yarn.js" },
       },
     },
@@ -42,64 +42,72 @@ const update: Update = {
   links: {},
   newInstallScripts: [],
   passedOver: [],
-};
+});
 
 describe("a passed try that replaced the yarn release, tried again", () => {
-  it("writes the remembered files back with the old release's mode, and runs nothing", async () => {
-    const dir = await makeRepo({
-      "package.json": `${JSON.stringify({ name: "app", packageManager: "yarn@4.18.1" })}\n`,
-      ".yarnrc.yml": `yarnPath: ${OLD}\n`,
-      [OLD]: "// 4.18.1\n",
-    });
-    await chmod(join(dir, OLD), 0o755);
-    git(dir, "add", "-A");
-    git(dir, "commit", "-q", "-m", "the release is executable");
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-    const network = { kind: "off" } as const;
-    let fetched = 0;
-    const tools: GroupTools = {
-      install: "true",
-      verify: "echo checked >> checks.log",
-      manifests: ["package.json"],
-      lockfilePath: undefined,
-      before: undefined,
-      securityBefore: undefined,
-      shellEnv: env,
-      npmEnv: env,
-      network,
-      setupNetwork: network,
-      releaseBytes: async () => {
-        fetched++;
-        return Buffer.from("// 4.18.2\n");
-      },
-    };
-    const steps: string[] = [];
-    const passed: PassedTries = new Map();
-    const ctx = {
-      tools,
-      dir,
-      before: undefined,
-      gitEnv: env,
-      sandboxes: { setup: noSandbox(dir), agent: noSandbox(dir) },
-      clock: Date,
-      signal: new AbortController().signal,
-      events: { step: (text: string) => steps.push(text) },
-      passed,
-    };
-    const first = await attemptUpdates(ctx, [update]);
-    expect(first).toMatchObject({ passed: true, files: ["package.json", NEXT, ".yarnrc.yml"] });
-    expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(0o755);
+  // The second: a release kept outside .yarn/releases stays, and only the settings name the old one.
+  it.each([
+    [".yarn/releases/yarn-4.18.1.cjs", 0o755],
+    ["tools/yarn.cjs", 0o644],
+  ] as const)(
+    "writes the remembered files back with the mode of %s, and runs nothing",
+    async (OLD, mode) => {
+      const update = updateFrom(OLD);
+      const dir = await makeRepo({
+        "package.json": `${JSON.stringify({ name: "app", packageManager: "yarn@4.18.1" })}\n`,
+        ".yarnrc.yml": `yarnPath: ${OLD}\n`,
+        [OLD]: "// 4.18.1\n",
+      });
+      await chmod(join(dir, OLD), mode);
+      git(dir, "add", "-A");
+      git(dir, "commit", "-q", "--allow-empty", "-m", "the release's mode");
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+      const network = { kind: "off" } as const;
+      let fetched = 0;
+      const tools: GroupTools = {
+        install: "true",
+        verify: "echo checked >> checks.log",
+        manifests: ["package.json"],
+        lockfilePath: undefined,
+        before: undefined,
+        securityBefore: undefined,
+        shellEnv: env,
+        npmEnv: env,
+        network,
+        setupNetwork: network,
+        releaseBytes: async () => {
+          fetched++;
+          return Buffer.from("// 4.18.2\n");
+        },
+      };
+      const steps: string[] = [];
+      const passed: PassedTries = new Map();
+      const ctx = {
+        tools,
+        dir,
+        before: undefined,
+        gitEnv: env,
+        sandboxes: { setup: noSandbox(dir), agent: noSandbox(dir) },
+        clock: Date,
+        signal: new AbortController().signal,
+        events: { step: (text: string) => steps.push(text) },
+        passed,
+      };
+      const first = await attemptUpdates(ctx, [update]);
+      expect(first).toMatchObject({ passed: true, files: ["package.json", NEXT, ".yarnrc.yml"] });
+      expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(mode);
 
-    const again = await attemptUpdates(ctx, [update]);
-    expect(again.passed).toBe(true);
-    expect(steps.at(-1)).toBe(
-      "Not checked again: `echo checked >> checks.log` passed on these same files earlier in this job",
-    );
-    // The check ran once (the reset between tries took its log away; nothing wrote it again).
-    await expect(readFile(join(dir, "checks.log"), "utf8")).rejects.toThrow();
-    expect(fetched).toBe(1);
-    expect(await readFile(join(dir, NEXT), "utf8")).toBe("// 4.18.2\n");
-    expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(0o755);
-    expect(await readFile(join(dir, ".yarnrc.yml"), "utf8")).toBe(`yarnPath: ${NEXT}\n`);
-  });
+      const again = await attemptUpdates(ctx, [update]);
+      expect(again.passed).toBe(true);
+      expect(steps.at(-1)).toBe(
+        "Not checked again: `echo checked >> checks.log` passed on these same files earlier in this job",
+      );
+      // The check ran once (the reset between tries took its log away; nothing wrote it again).
+      await expect(readFile(join(dir, "checks.log"), "utf8")).rejects.toThrow();
+      expect(fetched).toBe(1);
+      expect(await readFile(join(dir, NEXT), "utf8")).toBe("// 4.18.2\n");
+      expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(mode);
+      expect(await readFile(join(dir, ".yarnrc.yml"), "utf8")).toBe(`yarnPath: ${NEXT}\n`);
+    },
+  );
 });

@@ -182,15 +182,26 @@ export async function writeReleaseSwap(
 }
 
 /**
- * Gives the new release the old one's mode (yarn writes 0755; some
- * repositories keep 0644): the commit takes a new file's mode from the
- * workspace. Again after files written back from memory (a passed try).
+ * `write` (a passed try's files written back from memory), then each new
+ * release given the old one's mode, read before the settings moved: the
+ * commit takes a new file's mode from the workspace.
  */
-export async function keepReleaseMode(dir: string, swap: ReleaseSwap): Promise<void> {
-  await chmod(await realPathInside(dir, swap.file), await releaseMode(dir, swap));
+export async function keepingReleaseModes(
+  dir: string,
+  updates: readonly Update[],
+  write: () => Promise<void>,
+): Promise<void> {
+  const swaps = releaseSwaps(updates);
+  const modes = await Promise.all(swaps.map(({ swap }) => releaseMode(dir, swap)));
+  await write();
+  for (const [i, { swap }] of swaps.entries())
+    await chmod(await realPathInside(dir, swap.file), modes[i] ?? 0o755);
 }
 
-/** The mode of the release the settings named before the swap (the one the job's commands start). */
+/**
+ * The mode of the release the settings name before the swap (the one the
+ * job's commands start; yarn writes 0755, some repositories keep 0644).
+ */
 async function releaseMode(dir: string, swap: ReleaseSwap): Promise<number> {
   const old = swap.replaces ?? (await yarnReleaseFile(dir));
   const info = old && old !== swap.file ? await stat(await realPathInside(dir, old)) : undefined;
