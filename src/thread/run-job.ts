@@ -242,7 +242,13 @@ async function planRequest(
     options.prefetched?.cloneUrl === repository.cloneUrl && !fork
       ? options.prefetched.mirror
       : prefetchRepository(services, repository);
-  const task = await reading;
+  // The job's git must not outlive the job: a thread that cannot be read ends
+  // the job only once the fetch started for it is done (a retry, or the
+  // cache's cleanup, would otherwise meet it still writing the mirror).
+  const task = await reading.catch(async (error: unknown) => {
+    await fetched;
+    throw error;
+  });
   const existingBranch =
     pr?.headRef ?? issuePull?.headRef ?? (fork ? undefined : options.pushedBranch);
   const input: ChangeInput = {

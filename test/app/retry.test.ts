@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type Harness, issueComment, startHarness, stopHarness } from "../helpers/app-harness.js";
 import { fixAddSteps } from "../helpers/demo-repo.js";
@@ -8,6 +12,9 @@ afterEach(async () => {
   await stopHarness(harness);
   harness = undefined;
 });
+
+/** The machine's git, which the slow wrapper below runs. */
+const GIT = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
 
 // The thread's comments, read before the agent starts (the client retries a 502 three times).
 const THREAD = /^\/repos\/octo-org\/demo\/issues\/7\/comments$/;
@@ -46,7 +53,27 @@ describe("a job that meets GitHub failing past the client's own retries", () => 
 
   it("gives up after its last attempt with one clear final comment", async () => {
     const delays: number[] = [];
-    harness = await startHarness({ steps: fixAddSteps(), queue: instantRetries(delays) });
+    // git's fetches made slow: each attempt's mirror fetch is still running when its
+    // thread read fails, and must be over before the job is (nothing of it outlives it).
+    const bin = await mkdtemp(join(tmpdir(), "pw-slow-git-"));
+    const log = join(bin, "fetches.log");
+    await writeFile(
+      join(bin, "git"),
+      [
+        "#!/bin/sh",
+        'for a in "$@"; do if [ "$a" = fetch ] || [ "$a" = clone ]; then',
+        `  echo start >> ${log}; sleep 0.5; ${GIT} "$@"; s=$?; echo end >> ${log}; exit $s`,
+        "fi; done",
+        `exec ${GIT} "$@"`,
+        "",
+      ].join("\n"),
+      { mode: 0o755 },
+    );
+    harness = await startHarness({
+      steps: fixAddSteps(),
+      queue: instantRetries(delays),
+      env: { PATH: `${bin}${delimiter}${process.env.PATH ?? ""}` },
+    });
     const h = harness;
     h.github.inject({ method: "GET", path: THREAD, times: 1_000, status: 502 });
     await h.probot.receive({
@@ -55,6 +82,12 @@ describe("a job that meets GitHub failing past the client's own retries", () => 
       payload: issueComment(h, "@agent fix add"),
     } as never);
     await h.idle();
+    const fetches = (await readFile(log, "utf8")).trim().split("\n");
+    await rm(bin, { recursive: true, force: true });
+    expect(fetches.filter((line) => line === "start").length).toBeGreaterThan(0);
+    expect(fetches.filter((line) => line === "end")).toHaveLength(
+      fetches.filter((line) => line === "start").length,
+    );
 
     // Three attempts: two retries (5 s, then 10 s, as BullMQ doubles), then the failure is final.
     expect(delays).toEqual([5_000, 10_000]);
