@@ -8,6 +8,7 @@ import type { InstructionFile } from "../agent/prompt.js";
 import type { AnyTool } from "../agent/tools/define-tool.js";
 import type { CoAuthor } from "../git/commit/commit-message.js";
 import type { CreatedCommit, Identity } from "../git/commit/commits.js";
+import type { GitToken } from "../git/credentials.js";
 import type { PushResult } from "../git/push/push.js";
 import type { FetchedMirror } from "../git/workspace/workspace.js";
 import type { CommitPusher } from "../kernel/push-work.js";
@@ -20,8 +21,8 @@ import type { NetworkPolicy } from "../sandbox/network.js";
  */
 export interface ChangeInput {
   cloneUrl: string;
-  /** Used only by the git commands that need it; never reaches the agent. */
-  token?: string | undefined;
+  /** Used only by the git commands that need it, asked for anew by each; never reaches the agent. */
+  token?: GitToken | undefined;
   /** The branch new work starts from; default: the remote's default branch. */
   baseBranch?: string | undefined;
   /** The repository's default branch, never pushed to; default: the base branch. */

@@ -1,6 +1,7 @@
 import type { EarlyTurn } from "../agent/model/early-turn.js";
 import type { AgentSessionResult } from "../agent/session.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
+import type { GitToken } from "../git/credentials.js";
 import type { GitEnv } from "../git/git-client.js";
 import type { PushTarget } from "../git/push/push-context.js";
 import type { RetryOptions } from "../git/retry.js";
@@ -28,7 +29,7 @@ export interface ChangeContext {
   /** The repository's own commands' environment: the agent's scrubbed one. */
   shellEnv: Record<string, string>;
   /** What git needs to reach the remote: the job's token, the retry policy. */
-  remote: { token?: string; retry?: RetryOptions };
+  remote: { token?: GitToken; retry?: RetryOptions };
   /**
    * The agent's first turn may be sent while the workspace is checked out
    * (early-turn.ts): the steps between `prepare` and `agent` leave the

@@ -5,6 +5,7 @@ import { errorMessage } from "../error-message.js";
 import { listRemoteBranches } from "../git/branch.js";
 import { checkpointRef } from "../git/commit/checkpoint-ref.js";
 import type { Identity } from "../git/commit/commits.js";
+import type { GitToken } from "../git/credentials.js";
 import { remoteDefaultBranch } from "../git/remote-head.js";
 import { prepareWorkspace } from "../git/workspace/workspace.js";
 import { parseJsonText } from "../json-text.js";
@@ -45,8 +46,8 @@ export interface DepsJobInput {
   owner: string;
   repo: string;
   cloneUrl: string;
-  /** Used by git only (fetch, push); never reaches the agent or the repository's commands. */
-  token?: string | undefined;
+  /** Used by git only (fetch, push), asked for anew by each; never reaches the agent or the repository's commands. */
+  token?: GitToken | undefined;
   /** The branch bumps start from and pull requests target; default: the remote's default branch. */
   baseBranch?: string | undefined;
   defaultBranch?: string | undefined;

@@ -3,6 +3,19 @@
  * ride along as an HTTP header on the single git command that needs them.
  */
 
+/**
+ * A token, or where to get the one to use now. An installation token lasts
+ * an hour, and a job can outlast it (a dependency run's groups, an agent
+ * given more minutes): each git command that reaches the remote asks for
+ * the current one, so a push at the end of a long job still gets in.
+ */
+export type GitToken = string | (() => Promise<string | undefined>);
+
+/** The token to send now. */
+export async function currentToken(token: GitToken | undefined): Promise<string | undefined> {
+  return typeof token === "function" ? await token() : token;
+}
+
 export interface SplitUrl {
   /** The URL with any user name and password removed. */
   url: string;

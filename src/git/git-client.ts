@@ -1,5 +1,5 @@
 import { runInGroup } from "../spawner.js";
-import { authConfig } from "./credentials.js";
+import { authConfig, currentToken, type GitToken } from "./credentials.js";
 
 export type GitEnv = Record<string, string | undefined>;
 
@@ -7,8 +7,8 @@ export interface GitClientOptions {
   /** The caller's environment (PATH, HOME, GIT_CONFIG_GLOBAL ...). Trusted. */
   env: GitEnv;
   signal?: AbortSignal;
-  /** Sends the token to this remote only, for this one client's commands. */
-  auth?: { url: string; token: string };
+  /** Sends the token to this remote only, for this one client's commands (asked for anew by each). */
+  auth?: { url: string; token: GitToken };
   /** Config for this client's commands only, overriding the repository's files. */
   config?: Array<[string, string]>;
   /** Extra variables for this client only (identity, GIT_TERMINAL_PROMPT ...). */
@@ -79,8 +79,13 @@ const NEVER_RUN: Array<[string, string]> = [
  */
 const NO_AUTO_MAINTENANCE: Array<[string, string]> = [["maintenance.auto", "false"]];
 
+/** A client's options with the token each command sends resolved. */
+export type GitEnvOptions = Omit<GitClientOptions, "auth"> & {
+  auth?: { url: string; token: string | undefined } | undefined;
+};
+
 /** Builds the exact environment a git child process gets. */
-export function buildGitEnv(options: GitClientOptions): Record<string, string> {
+export function buildGitEnv(options: GitEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(options.env)) {
     if (value !== undefined && !DROPPED.test(key)) env[key] = value;
@@ -92,7 +97,7 @@ export function buildGitEnv(options: GitClientOptions): Record<string, string> {
     ...NO_AUTO_MAINTENANCE,
     ...(options.config ?? []),
   ];
-  if (options.auth) config.push(...authConfig(options.auth.url, options.auth.token));
+  if (options.auth?.token) config.push(...authConfig(options.auth.url, options.auth.token));
   if (config.length > 0) {
     // Config through the environment rather than `-c`: argv is readable by
     // every user on the machine, a process's environment only by its owner.
@@ -136,20 +141,25 @@ export async function runGit(
 }
 
 /** runGit for output that may be binary (blob contents). */
-export function runGitBuffer(
+export async function runGitBuffer(
   baseDir: string,
   args: string[],
   options: GitClientOptions,
 ): Promise<Buffer> {
   const { signal } = options;
-  if (signal?.aborted) return Promise.reject(abortError(signal));
+  if (signal?.aborted) throw abortError(signal);
+  const auth = options.auth && {
+    url: options.auth.url,
+    token: await currentToken(options.auth.token),
+  };
+  if (signal?.aborted) throw abortError(signal);
   return new Promise((resolve, reject) => {
     // Its own process group, so an abort reaches the programs git started
     // too (gc runs repack and pack-objects, fetch runs index-pack): killing
     // git alone left them writing into the folder the caller removes next.
     const run = runInGroup("git", args, {
       cwd: baseDir,
-      env: buildGitEnv(options),
+      env: buildGitEnv({ ...options, auth }),
       input: options.input,
     });
     let settled = false;

@@ -1,11 +1,11 @@
 import { tmpdir } from "node:os";
-import { splitCredentials } from "./credentials.js";
+import { type GitToken, splitCredentials } from "./credentials.js";
 import { createGit, type GitEnv } from "./git-client.js";
 import { type RetryOptions, retryGit } from "./retry.js";
 
 export interface RemoteQueryOptions {
   url: string;
-  token?: string;
+  token?: GitToken;
   /** The caller's environment (from its entry point). */
   env: GitEnv;
   signal?: AbortSignal;

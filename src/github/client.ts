@@ -129,18 +129,39 @@ export function createGitHubAppClients(settings: GitHubAppClientSettings): GitHu
   };
 }
 
-/** The installation's access token, for git (cached by the client until shortly before it expires). */
-export async function installationToken(client: AppClient): Promise<string> {
-  return (await installationAccess(client)).token;
+/**
+ * How long before its end a token is renewed rather than handed out. An
+ * installation token lasts an hour from when it was minted, and
+ * @octokit/auth-app keeps one for 59 minutes: taken near the end of that,
+ * it would expire in the middle of the git command it was taken for (a
+ * push after a long job, a fetch of a large repository).
+ */
+const RENEW_BEFORE_MS = 10 * 60_000;
+
+/** The installation's access token, for git: the cached one, or a new one once it nears its end. */
+export async function installationToken(
+  client: AppClient,
+  now: () => number = Date.now,
+): Promise<string> {
+  return (await installationAccess(client, now)).token;
 }
 
 /** The token and what it may do (`permissions.workflows === "write"` lets a push touch workflows). */
 export async function installationAccess(
   client: AppClient,
+  now: () => number = Date.now,
 ): Promise<{ token: string; permissions: Record<string, string> }> {
-  const auth = (await client.auth({ type: "installation" })) as {
-    token: string;
-    permissions?: Record<string, string>;
-  };
+  let auth = (await client.auth({ type: "installation" })) as InstallationAuth;
+  const ends = auth.expiresAt ? Date.parse(auth.expiresAt) : Number.NaN;
+  if (ends - now() < RENEW_BEFORE_MS) {
+    auth = (await client.auth({ type: "installation", refresh: true })) as InstallationAuth;
+  }
   return { token: auth.token, permissions: auth.permissions ?? {} };
+}
+
+interface InstallationAuth {
+  token: string;
+  /** ISO time; GitHub's `expires_at`. */
+  expiresAt?: string;
+  permissions?: Record<string, string>;
 }

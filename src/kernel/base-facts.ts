@@ -1,5 +1,6 @@
 import { readCheckoutFactsAhead } from "../agent/checkout-facts.js";
 import { buildShellEnv } from "../agent/tools/shell-env.js";
+import type { GitToken } from "../git/credentials.js";
 import { splitCredentials } from "../git/credentials.js";
 import type { StartedPrefetch } from "./repository.js";
 import type { JobServices } from "./services.js";
@@ -17,7 +18,7 @@ import type { JobServices } from "./services.js";
 export function readBaseFactsAhead(
   services: Pick<JobServices, "envSource">,
   prefetched: Pick<StartedPrefetch, "cloneUrl" | "objects">,
-  input: { token?: string | undefined; baseBranch: string },
+  input: { token?: GitToken | undefined; baseBranch: string },
 ): void {
   const { url } = splitCredentials(prefetched.cloneUrl);
   void prefetched.objects.then((gitDir) =>

@@ -1,4 +1,5 @@
 import { errorMessage } from "../error-message.js";
+import type { GitToken } from "../git/credentials.js";
 import type { GitEnv } from "../git/git-client.js";
 import {
   allowJobBranches,
@@ -31,7 +32,7 @@ export interface PushWorkOptions {
   defaultBranch: string;
   env: GitEnv;
   secrets: readonly KnownSecret[];
-  token?: string | undefined;
+  token?: GitToken | undefined;
   retry?: RetryOptions | undefined;
   /** The branch was rewritten (a rebase): force it, but only over this remote tip. */
   forceWithLease?: string | undefined;

@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import type { GitToken } from "../git/credentials.js";
 import { splitCredentials } from "../git/credentials.js";
 import { mirrorDirFor, partialFetchFor } from "../git/mirror/mirror.js";
 import {
@@ -15,7 +16,7 @@ import type { JobServices } from "./services.js";
 interface RepositoryInput {
   cloneUrl: string;
   /** Used by git only. */
-  token?: string | undefined;
+  token?: GitToken | undefined;
   /** GitHub's size estimate of the repository; small ones are fetched whole (partialFetchFor). */
   repoSizeKb?: number | undefined;
 }

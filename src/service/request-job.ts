@@ -2,7 +2,7 @@ import { createRedactor } from "../agent/redact.js";
 import type { RepoConfig } from "../config/schema.js";
 import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { checkpointRef } from "../git/commit/checkpoint-ref.js";
-import { installationAccess } from "../github/client.js";
+import { installationAccess, installationToken } from "../github/client.js";
 import { findMarkedComment, type StatusReporter } from "../github/status.js";
 import { fanOut } from "../kernel/events.js";
 import { cancelledBy, DEFAULT_MAX_ATTEMPTS, type JobResult, retryDelayMs } from "../queue/types.js";
@@ -166,7 +166,8 @@ export async function runRequestRecord(
     const outcome = await runJob(
       {
         octokit,
-        gitToken: async () => token,
+        // Renewed as it nears its end: the job's last push may come past the first token's hour.
+        gitToken: () => installationToken(octokit),
         createModel: services.createModel,
         cacheDir: services.cacheDir,
         // Chosen once per process, when a job first opens a sandbox.

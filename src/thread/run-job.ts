@@ -235,7 +235,7 @@ async function planRequest(
     : {
         cloneUrl: request.repo.cloneUrl,
         repoSizeKb: request.repo.sizeKb,
-        token: await services.gitToken(),
+        token: services.gitToken,
       };
   // The fetch runs while the thread is read through the API (or has since the caller started).
   const fetched =

@@ -76,7 +76,7 @@ export async function runRepositoryJob(
         cloneUrl: request.repo.cloneUrl,
         repoSizeKb: request.repo.sizeKb,
         fetched: options.fetched,
-        token: await services.gitToken(),
+        token: services.gitToken,
         baseBranch: request.repo.defaultBranch,
         defaultBranch: request.repo.defaultBranch,
         branchTitle: services.redact(title),

@@ -1,6 +1,6 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { Octokit } from "@octokit/rest";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,8 +9,10 @@ import { main } from "../../src/cli/main.js";
 import { defaultConfig, type RepoConfig } from "../../src/config/schema.js";
 import { renderDepsJobSummary } from "../../src/deps/publish/job-summary.js";
 import { type DepsJobResult, runDepsJob } from "../../src/deps/run-deps-job.js";
+import type { GitToken } from "../../src/git/credentials.js";
 import { jobEvents } from "../../src/kernel/events.js";
 import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
+import { startGitHttpServer } from "../helpers/git-http-server.js";
 import { type BareRepo, createBareRepo, git, gitTestEnv } from "../helpers/git-repos.js";
 import { callTool, reply } from "../helpers/model-script.js";
 import { realSandbox } from "../helpers/sandbox.js";
@@ -90,6 +92,9 @@ function config(deps: Record<string, unknown> = { ignore: [MAJOR_ONLY] }): RepoC
 interface RunOptions {
   config?: RepoConfig;
   url?: string;
+  token?: GitToken;
+  /** Told of each step as the job reports it. */
+  onStep?: (step: string) => void;
   apiUrl?: string;
   groups?: string[];
   securityOnly?: boolean;
@@ -114,12 +119,17 @@ async function run(steps: ScriptStep[], options: RunOptions = {}) {
       owner: "o",
       repo: "r",
       cloneUrl: options.url ?? repo.url,
-      token: undefined,
+      token: options.token,
       config: options.config ?? config(),
       ...(options.groups ? { groups: options.groups } : {}),
       ...(options.securityOnly ? { securityOnly: true } : {}),
     },
-    jobEvents({ step: (step) => progress.push(step) }),
+    jobEvents({
+      step: (step) => {
+        options.onStep?.(step);
+        progress.push(step);
+      },
+    }),
   );
   return { result, model, progress };
 }
@@ -133,8 +143,31 @@ const lockVersion = (ref: string, name: string) =>
 
 describe("runDepsJob", () => {
   it("bumps, splits what passes as it is from what needs fixes, lets the agent fix a breaking major and opens one PR per group", async () => {
-    const { result, model, progress } = await run([...cannotFix, ...renameGreet]);
+    // Over HTTP, with a token asked for by every git command (a new one each
+    // time, as near its end) and those minted before a group starts refused
+    // from then on: a run of many groups outlasts an installation token.
+    const minted: string[] = [];
+    let refusedBelow = 0;
+    const server = await startGitHttpServer({
+      projectRoot: dirname(repo.dir),
+      token: "",
+      accepts: (token) => minted.indexOf(token) >= refusedBelow,
+      env,
+    });
+    const { result, model, progress } = await run([...cannotFix, ...renameGreet], {
+      url: server.url(basename(repo.dir, ".git")),
+      token: async () => minted[minted.push(`ghs_deps${minted.length}_`.padEnd(40, "x")) - 1],
+      onStep: (step) => {
+        if (step.startsWith("Updating ")) refusedBelow = minted.length;
+      },
+    }).finally(() => server.close());
     first = result;
+    expect(server.requests.filter((r) => r.status === 401)).toEqual([]);
+    // One push per pull request, each with a token minted after its group began.
+    const pushes = server.requests.filter((r) => r.path.endsWith("/git-receive-pack"));
+    expect(pushes).toHaveLength(result.groups.filter((g) => g.pullRequest).length);
+    expect(pushes.every((r) => r.authorized && r.status === 200)).toBe(true);
+    expect(refusedBelow).toBeGreaterThan(0);
     expect(result.status).toBe("done");
     expect(model.remaining).toBe(0);
     // fx-util passes as it is; fx-broken needs a fix nobody can make.

@@ -23,12 +23,17 @@ afterEach(() => nock.cleanAll());
 afterAll(() => nock.enableNetConnect());
 
 /** The fake GitHub in nock, and a factory whose waits last a millisecond per second. */
-function setup(settings: Partial<GitHubAppClientSettings> = {}, baseUrl = API) {
+function setup(
+  settings: Partial<GitHubAppClientSettings> = {},
+  baseUrl = API,
+  mintToken?: () => { token: string; expiresAt: string },
+) {
   const github = createFakeGitHub({
     owner: "o",
     repo: "r",
     installationToken: TOKEN,
     onePullPerBranch: true,
+    ...(mintToken ? { mintToken } : {}),
   });
   github.mountNock(baseUrl);
   const clients = createGitHubAppClients({
@@ -63,6 +68,36 @@ describe("createGitHubAppClients", () => {
     expect(github.calls[0]?.authorization).toMatch(/^bearer \S+\.\S+\.\S+$/);
     expect(github.calls[1]?.authorization).toMatch(/^bearer /);
     expect(github.calls[2]?.authorization).toBe(`token ${TOKEN}`);
+  });
+
+  it("hands git the cached token until ten minutes before its end, then a new one", async () => {
+    // GitHub's tokens last an hour; @octokit/auth-app keeps one for 59 minutes.
+    const clock = { now: Date.parse("2026-12-06T12:00:00Z") };
+    let minted = 0;
+    const { github, clients } = setup({}, API, () => {
+      minted += 1;
+      return {
+        token: `ghs_minted${minted}`.padEnd(40, "x"),
+        expiresAt: new Date(clock.now + 60 * 60_000).toISOString(),
+      };
+    });
+    const octokit = clients.installation(42);
+    const now = () => clock.now;
+    const first = await installationToken(octokit, now);
+    clock.now += 49 * 60_000;
+    expect(await installationToken(octokit, now)).toBe(first);
+    clock.now += 2 * 60_000;
+    const renewed = await installationToken(octokit, now);
+    expect([first, renewed]).toEqual([
+      "ghs_minted1".padEnd(40, "x"),
+      "ghs_minted2".padEnd(40, "x"),
+    ]);
+    // The renewed token is the one the API calls use from then on, and it is kept.
+    await octokit.rest.issues.createComment(comment);
+    expect(await installationToken(octokit, now)).toBe(renewed);
+    expect(calls(github, "POST", /access_tokens$/)).toHaveLength(2);
+    const commented = github.calls.find((c) => c.method === "POST" && /comments$/.test(c.path));
+    expect(commented?.authorization).toBe(`token ${renewed}`);
   });
 
   it("waits out a secondary rate limit on a write (403, retry-after: 0) and retries", async () => {

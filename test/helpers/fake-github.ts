@@ -60,6 +60,11 @@ export interface FakeGitHubOptions {
   configPath?: string;
   botSlug?: string;
   installationToken?: string;
+  /**
+   * Mints each installation token instead (its value and GitHub's
+   * `expires_at`): a test of tokens that run out during a job.
+   */
+  mintToken?: () => { token: string; expiresAt: string };
   /** What the installation token may do, as GitHub reports it when minting it. */
   tokenPermissions?: Record<string, string>;
   /** Other files on the default branch, served by the contents API (AGENTS.md, say). */
@@ -168,8 +173,12 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       () => [
         201,
         {
-          token: options.installationToken ?? "ghs_faketoken1234567890abcdefghijklmnop",
-          expires_at: "2099-01-01T00:00:00Z",
+          ...(options.mintToken
+            ? (({ token, expiresAt }) => ({ token, expires_at: expiresAt }))(options.mintToken())
+            : {
+                token: options.installationToken ?? "ghs_faketoken1234567890abcdefghijklmnop",
+                expires_at: "2099-01-01T00:00:00Z",
+              }),
           permissions: options.tokenPermissions ?? {
             contents: "write",
             issues: "write",

@@ -38,7 +38,10 @@ export interface FailOptions {
 export interface GitHttpServerOptions {
   /** Directory holding the bare repositories. */
   projectRoot: string;
+  /** The token every request must carry... */
   token: string;
+  /** ...or which tokens it takes at the moment (one that was renewed, one that ran out). */
+  accepts?: (token: string) => boolean;
   /** Environment for the CGI process (PATH, isolated git config). */
   env: Record<string, string>;
   /** Serve partial-clone filters (default true); false acts like a server that refuses them. */
@@ -55,7 +58,7 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
       method: req.method ?? "GET",
       path: url.pathname,
       query: url.search.slice(1),
-      authorized: hasToken(req, options.token),
+      authorized: hasToken(req, options.accepts ?? ((token) => token === options.token)),
       status: 0,
     };
     requests.push(record);
@@ -95,11 +98,11 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
   };
 }
 
-function hasToken(req: IncomingMessage, token: string): boolean {
+function hasToken(req: IncomingMessage, accepts: (token: string) => boolean): boolean {
   const header = req.headers.authorization ?? "";
   if (!header.startsWith("Basic ")) return false;
   const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
-  return decoded.slice(decoded.indexOf(":") + 1) === token;
+  return accepts(decoded.slice(decoded.indexOf(":") + 1));
 }
 
 function runBackend(

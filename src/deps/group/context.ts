@@ -3,6 +3,7 @@ import type { ModelSettings } from "../../agent/model/factory.js";
 import type { Model } from "../../agent/model/model.js";
 import type { PolicyConfig } from "../../agent/policy/policy.js";
 import type { Identity } from "../../git/commit/commits.js";
+import type { GitToken } from "../../git/credentials.js";
 import type { GitEnv } from "../../git/git-client.js";
 import type { GitHubClient } from "../../github/octokit.js";
 import type { JobEvents } from "../../kernel/events.js";
@@ -51,8 +52,8 @@ export interface DepsServices extends JobServices {
 /** Where a group's branch and pull request go. */
 export interface GroupTarget {
   cloneUrl: string;
-  /** Used by git only; never reaches the agent or the repository's commands. */
-  token: string | undefined;
+  /** Used by git only, asked for anew by each command; never reaches the agent or the repository's commands. */
+  token: GitToken | undefined;
   owner: string;
   repo: string;
   baseBranch: string;

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { appendFile, copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { GitToken } from "../credentials.js";
 import {
   createGit,
   type Git,
@@ -67,7 +68,7 @@ export function partialFetchFor(sizeKb: number | undefined): boolean {
 export interface SyncMirrorOptions {
   dir: string;
   url: string;
-  token?: string;
+  token?: GitToken;
   env: GitEnv;
   partial: boolean;
   depth?: number;

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { Identity } from "../commit/commits.js";
-import { redactToken, splitCredentials } from "../credentials.js";
+import { currentToken, type GitToken, redactToken, splitCredentials } from "../credentials.js";
 import { createGit, type Git, type GitEnv } from "../git-client.js";
 import { withLock } from "../lock.js";
 import { isMirror, lockPathFor, restoreMirrorState } from "../mirror/mirror.js";
@@ -19,7 +19,8 @@ export interface PushTarget {
   dir: string;
   /** Where to push (Workspace.remoteUrl); default: the workspace's origin. Credentials move to `token`. */
   remoteUrl?: string | undefined;
-  token?: string | undefined;
+  /** Asked for when the push starts: the one sent, scanned for and redacted is the current one. */
+  token?: GitToken | undefined;
   /** The workspace's mirror (Workspace.mirrorDir); the worktree must belong to it. */
   mirrorDir?: string | undefined;
   /** Committer of rebased commits (default: the committer of HEAD). */
@@ -59,7 +60,7 @@ export async function pushContext(target: PushTarget, what: string): Promise<Pus
   const { url, token: urlToken } = splitCredentials(
     target.remoteUrl ?? (await local.raw(["remote", "get-url", "origin"])).trim(),
   );
-  const token = target.token ?? urlToken;
+  const token = (await currentToken(target.token)) ?? urlToken;
   const identity = target.identity ?? (await headCommitter(local));
   // Hooks off: they would inherit the environment that carries the token.
   const git = createGit(target.dir, {

@@ -1,6 +1,7 @@
 import { errorMessage } from "../../error-message.js";
 import { isValidBranchName } from "../branch.js";
 import type { Identity } from "../commit/commits.js";
+import type { GitToken } from "../credentials.js";
 import { type Git, GitCommandError, type GitEnv } from "../git-client.js";
 import { type RetryOptions, retryGit } from "../retry.js";
 import { type PushContext, PushRefusedError, pushContext } from "./push-context.js";
@@ -18,7 +19,8 @@ export interface PushBranchOptions {
    */
   remoteUrl?: string;
   branch: string;
-  token?: string;
+  /** Asked for as the push starts (an installation token may have been renewed since the job began). */
+  token?: GitToken;
   /** The one branch this job may push, or a rule (see allowJobBranches). */
   allowedBranch: string | ((branch: string) => boolean);
   defaultBranch: string;

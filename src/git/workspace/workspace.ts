@@ -3,7 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { isValidBranchName } from "../branch.js";
-import { splitCredentials } from "../credentials.js";
+import { type GitToken, splitCredentials } from "../credentials.js";
 import { createGit, type Git, type GitClientOptions, type GitEnv } from "../git-client.js";
 import { withLock } from "../lock.js";
 import {
@@ -51,8 +51,8 @@ import {
 /** Which repository's mirror, and how it is fetched. */
 export interface MirrorOptions {
   cloneUrl: string;
-  /** Installation token; used for the fetch and checkout only, never stored. */
-  token?: string;
+  /** Installation token (or where to get the current one); used for the fetch and checkout only, never stored. */
+  token?: GitToken;
   /** Holds the mirrors (and, by default, the worktrees). */
   cacheDir: string;
   /** The caller's environment (from its entry point). */

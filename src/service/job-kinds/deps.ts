@@ -66,7 +66,8 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
       owner: repository.owner,
       repo: repository.repo,
       cloneUrl: repository.cloneUrl,
-      token,
+      // Asked for by each git command: a run of many groups outlasts the first token's hour.
+      token: () => installationToken(octokit),
       defaultBranch: repository.defaultBranch,
       config: loaded.config,
       ...(repository.securityOnly ? { securityOnly: true } : {}),
