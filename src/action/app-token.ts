@@ -1,6 +1,7 @@
 import { createSign } from "node:crypto";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { nearsItsEnd } from "../github/token-life.js";
 
 /**
  * Acting as the GitHub App from a workflow: a short-lived JWT signed with
@@ -46,11 +47,18 @@ export interface InstallationAuth {
    * write`); undefined when that cannot be known (a github_token input).
    */
   canPushWorkflows?: boolean | undefined;
+  /**
+   * The token to use now (App credentials only): the first, or a new one
+   * minted once it nears the end of its hour. A run can outlast the first
+   * (a dependency run of many groups); the API client and git ask this.
+   */
+  current?: (() => Promise<string>) | undefined;
 }
 
 /**
  * `clientFor(jwt)` builds a client that authenticates as the App (a Bearer
  * JWT); the token it returns is limited to the repository the job is for.
+ * `onRenewed` is told of each token minted after the first (to mask it).
  */
 export async function createInstallationToken(options: {
   app: AppCredentials;
@@ -58,6 +66,7 @@ export async function createInstallationToken(options: {
   repo: string;
   clock: { now(): number };
   clientFor: (auth: string) => GitHubClient;
+  onRenewed?: (token: string) => void;
 }): Promise<InstallationAuth> {
   let jwt: string;
   try {
@@ -77,13 +86,34 @@ export async function createInstallationToken(options: {
       );
     });
   const { data: app } = await client.rest.apps.getAuthenticated();
-  const { data } = await client.rest.apps.createInstallationAccessToken({
-    installation_id: installation.id,
-    repositories: [options.repo],
-  });
+  const mint = async (as: GitHubClient) =>
+    (
+      await as.rest.apps.createInstallationAccessToken({
+        installation_id: installation.id,
+        repositories: [options.repo],
+      })
+    ).data;
+  const data = await mint(client);
+  let held = { token: data.token, expiresAt: data.expires_at };
+  let renewing: Promise<string> | undefined;
+  const renew = async () => {
+    // A new JWT each time: the first one lives ten minutes.
+    const next = await mint(options.clientFor(createAppJwt(options.app, options.clock.now())));
+    held = { token: next.token, expiresAt: next.expires_at };
+    options.onRenewed?.(next.token);
+    return next.token;
+  };
   return {
     token: data.token,
     botLogin: `${app?.slug ?? "patchwright"}[bot]`,
     canPushWorkflows: data.permissions?.workflows === "write",
+    current: async () => {
+      if (!nearsItsEnd(held.expiresAt, options.clock.now())) return held.token;
+      // Commands asking at once share one renewal.
+      renewing ??= renew().finally(() => {
+        renewing = undefined;
+      });
+      return renewing;
+    },
   };
 }

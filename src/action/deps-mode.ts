@@ -2,6 +2,7 @@ import type { Model } from "../agent/model/model.js";
 import { loadRepoConfig } from "../config/load.js";
 import { renderDepsJobSummary } from "../deps/publish/job-summary.js";
 import { runDepsJob } from "../deps/run-deps-job.js";
+import type { GitToken } from "../git/credentials.js";
 import type { KnownSecret } from "../git/push/secret-scan.js";
 import { codeBlock, plural } from "../github/markdown.js";
 import type { GitHubClient } from "../github/octokit.js";
@@ -14,7 +15,8 @@ import { type ActionResult, failed } from "./result.js";
 
 export interface DepsModeDeps {
   octokit: GitHubClient;
-  token: string;
+  /** The token git fetches and pushes with, or where to get the current one (an App's, renewed as it nears its hour). */
+  token: GitToken;
   clock: { now(): number };
   envSource: Record<string, string | undefined>;
   /** What must never leave in a commit (the runner's secrets, the inputs', the token). */

@@ -4,6 +4,7 @@ import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
 import { httpFetch } from "../github/rest/http-fetch.js";
 import { createRouteClient } from "../github/rest/route-client.js";
+import { createTokenSourceAuth } from "../github/rest/token-source-auth.js";
 import { type ActionsIo, createActionsIo } from "./actions-io.js";
 import { ActionFailure } from "./failure.js";
 import { SECRET_INPUTS } from "./inputs.js";
@@ -23,9 +24,12 @@ const USER_AGENT = "patchwright-action";
 const QUIET_LOG = { debug() {}, info() {}, warn: console.warn, error() {} };
 
 // Through node:http, not undici: the API calls that decide the job go out before undici loads (github/rest/http-fetch.ts).
-function createClient(auth: string, baseUrl: string): GitHubClient {
+function createClient(auth: string | (() => Promise<string>), baseUrl: string): GitHubClient {
   return createRouteClient({
-    auth,
+    // A token renewed during the run is asked for by each request.
+    ...(typeof auth === "string"
+      ? { auth }
+      : { authStrategy: createTokenSourceAuth, auth: { current: auth } }),
     baseUrl,
     userAgent: USER_AGENT,
     log: QUIET_LOG,

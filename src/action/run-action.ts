@@ -43,7 +43,8 @@ export interface ActionDeps {
   clock: { now(): number };
   readFile: (path: string) => Promise<string>;
   /** A GitHub client authenticated with `auth` (a token, or the App's JWT) against `baseUrl`. */
-  createClient: (auth: string, baseUrl: string) => GitHubClient;
+  /** `auth`: a token, or where to get the current one (an App's, renewed during the run). */
+  createClient: (auth: string | (() => Promise<string>), baseUrl: string) => GitHubClient;
   /** Tests may swap the model; the default talks to the Messages API. */
   createModel?: ((modelId: string) => Model) | undefined;
   /** Aborted when the run is cancelled: the agent stops and the work so far is pushed. */
@@ -91,8 +92,8 @@ export async function runAction(deps: ActionDeps, redact: Redactor): Promise<Act
     const cacheDir = join(context.tempDir, "patchwright", "cache");
     return runDepsMode(
       {
-        octokit: deps.createClient(auth.token, context.apiUrl),
-        token: auth.token,
+        octokit: deps.createClient(auth.current ?? auth.token, context.apiUrl),
+        token: auth.current ?? auth.token,
         clock: deps.clock,
         envSource: jobEnv(deps.env),
         secrets: actionSecrets(deps.env, inputs, auth.token),
@@ -146,6 +147,7 @@ async function authenticate(
       repo: repo.name,
       clock: deps.clock,
       clientFor: (jwt) => deps.createClient(jwt, context.apiUrl),
+      onRenewed: (token) => deps.io.setSecret(token),
     });
   }
   if (inputs.githubToken) return { token: inputs.githubToken, botLogin: ACTIONS_BOT };
@@ -207,7 +209,7 @@ async function runEvent(
   };
   const redactToken = createRedactor([auth.token]);
   const redact = (text: string) => redactToken(baseRedact(text));
-  const octokit = deps.createClient(auth.token, context.apiUrl);
+  const octokit = deps.createClient(auth.current ?? auth.token, context.apiUrl);
   const transcriptPath = join(
     context.tempDir,
     "patchwright",
@@ -249,7 +251,7 @@ async function runEvent(
     fetched,
     services: {
       octokit,
-      gitToken: async () => auth.token,
+      gitToken: auth.current ?? (async () => auth.token),
       createModel:
         deps.createModel ??
         actionModelFactory(deps.env, inputs, "input anthropic_api_key: required"),

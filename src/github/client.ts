@@ -3,6 +3,7 @@ import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import Bottleneck from "bottleneck";
+import { nearsItsEnd } from "./token-life.js";
 
 /**
  * The GitHub clients a worker builds once per process: @octokit/rest that
@@ -129,15 +130,6 @@ export function createGitHubAppClients(settings: GitHubAppClientSettings): GitHu
   };
 }
 
-/**
- * How long before its end a token is renewed rather than handed out. An
- * installation token lasts an hour from when it was minted, and
- * @octokit/auth-app keeps one for 59 minutes: taken near the end of that,
- * it would expire in the middle of the git command it was taken for (a
- * push after a long job, a fetch of a large repository).
- */
-const RENEW_BEFORE_MS = 10 * 60_000;
-
 /** The installation's access token, for git: the cached one, or a new one once it nears its end. */
 export async function installationToken(
   client: AppClient,
@@ -152,8 +144,7 @@ export async function installationAccess(
   now: () => number = Date.now,
 ): Promise<{ token: string; permissions: Record<string, string> }> {
   let auth = (await client.auth({ type: "installation" })) as InstallationAuth;
-  const ends = auth.expiresAt ? Date.parse(auth.expiresAt) : Number.NaN;
-  if (ends - now() < RENEW_BEFORE_MS) {
+  if (nearsItsEnd(auth.expiresAt, now())) {
     auth = (await client.auth({ type: "installation", refresh: true })) as InstallationAuth;
   }
   return { token: auth.token, permissions: auth.permissions ?? {} };

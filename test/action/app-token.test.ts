@@ -36,6 +36,7 @@ describe("createInstallationToken", () => {
     installed: boolean,
     seen: string[],
     workflows = "read",
+    clock = { now: () => NOW },
   ): (auth: string) => GitHubClient {
     return (auth) =>
       ({
@@ -54,8 +55,14 @@ describe("createInstallationToken", () => {
               repositories: string[];
             }) => {
               seen.push(`token for ${params.installation_id} on ${params.repositories.join(",")}`);
+              const minted = seen.filter((line) => line.startsWith("token for")).length;
               return {
-                data: { token: "ghs_installation", permissions: { contents: "write", workflows } },
+                data: {
+                  token: minted === 1 ? "ghs_installation" : `ghs_installation${minted}`,
+                  // GitHub's tokens last an hour from when they are minted.
+                  expires_at: new Date(clock.now() + 60 * 60_000).toISOString(),
+                  permissions: { contents: "write", workflows },
+                },
               };
             },
           },
@@ -72,12 +79,49 @@ describe("createInstallationToken", () => {
       clock: { now: () => NOW },
       clientFor: fakeClient(true, seen),
     });
-    expect(auth).toEqual({
+    expect(auth).toMatchObject({
       token: "ghs_installation",
       botLogin: "patchwright-dev[bot]",
       canPushWorkflows: false,
     });
     expect(seen).toEqual(["installation octo-org/demo as jwt", "token for 42 on demo"]);
+  });
+
+  it("hands out the token until ten minutes before its hour ends, then mints another with a new JWT", async () => {
+    let now = NOW;
+    const clock = { now: () => now };
+    const seen: string[] = [];
+    const renewed: string[] = [];
+    const jwts: string[] = [];
+    const auth = await createInstallationToken({
+      app: { id: "12345", privateKey: PEM },
+      owner: "octo-org",
+      repo: "demo",
+      clock,
+      clientFor: (jwt) => {
+        jwts.push(jwt);
+        return fakeClient(true, seen, "read", clock)(jwt);
+      },
+      onRenewed: (token) => renewed.push(token),
+    });
+    now += 49 * 60_000;
+    expect(await auth.current?.()).toBe("ghs_installation");
+    now += 2 * 60_000;
+    // Commands asking at once share one new token.
+    const asked = await Promise.all([auth.current?.(), auth.current?.()]);
+    expect(asked).toEqual(["ghs_installation2", "ghs_installation2"]);
+    expect(await auth.current?.()).toBe("ghs_installation2");
+    expect(renewed).toEqual(["ghs_installation2"]);
+    // The first JWT lived ten minutes: the renewal signed a new one.
+    expect(jwts.map((jwt) => decode(jwt.split(".")[1]).iat)).toEqual([
+      NOW / 1000 - 60,
+      (NOW + 51 * 60_000) / 1000 - 60,
+    ]);
+    expect(seen).toEqual([
+      "installation octo-org/demo as jwt",
+      "token for 42 on demo",
+      "token for 42 on demo",
+    ]);
   });
 
   it("reads from the token's permissions whether it may push workflow changes", async () => {

@@ -15,6 +15,7 @@ import {
 } from "./harness.js";
 
 const bundle = useBundle();
+const RENEWED = "ghs_renewed0123456789abcdefghijklmnopqrstu";
 
 let world: ActionWorld | undefined;
 afterEach(async () => {
@@ -115,8 +116,29 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
     expect(run.log).toContain("Agent stopped after 2 turns: aborted");
   }, 120_000);
 
-  it("runs a scheduled prompt as the App, with an installation token for this repository", async () => {
-    world = await startWorld({ steps: CHANGELOG_STEPS, github: { botSlug: "patchwright-dev" } });
+  it("runs a scheduled prompt as the App, with an installation token for this repository, renewed as it runs out", async () => {
+    // The first token is minutes from its end, and has run out by the time
+    // the agent works: the push goes with the one minted to replace it.
+    const minted: string[] = [];
+    let firstRanOut = false;
+    world = await startWorld({
+      steps: CHANGELOG_STEPS,
+      github: {
+        botSlug: "patchwright-dev",
+        mintToken: () => {
+          minted.push(minted.length === 0 ? TOKEN : RENEWED);
+          const minutes = minted.length === 1 ? 5 : 60;
+          return {
+            token: minted.at(-1) as string,
+            expiresAt: new Date(Date.now() + minutes * 60_000).toISOString(),
+          };
+        },
+      },
+      onModelRequest: () => {
+        firstRanOut = true;
+      },
+      gitAccepts: (token) => token === RENEWED || (token === TOKEN && !firstRanOut),
+    });
     const payload = {
       schedule: "0 6 * * 1",
       repository: eventPayload(world, "workflow_dispatch", undefined, "octocat").repository,
@@ -142,11 +164,16 @@ describe("the bundled Action on workflow_dispatch and schedule", () => {
     expect(paths).toContain("POST /app/installations/42/access_tokens");
     const tokenCall = world.github.calls.find((c) => c.path.endsWith("/access_tokens"));
     expect(tokenCall?.body.repositories).toEqual(["demo"]);
-    // The installation token (the fake's TOKEN) is what git pushed with, and it is masked.
-    expect(
-      world.git.requests.some((r) => r.path.endsWith("/git-receive-pack") && r.authorized),
-    ).toBe(true);
+    // The installation token renewed (once, on the first request that asked
+    // for it) is what git pushed with, and both are masked.
+    expect(minted).toEqual([TOKEN, RENEWED]);
+    expect(firstRanOut).toBe(true);
+    const pushes = world.git.requests.filter((r) => r.path.endsWith("/git-receive-pack"));
+    expect(pushes.length).toBeGreaterThan(0);
+    expect(pushes.every((r) => r.authorized)).toBe(true);
+    expect(world.git.requests.filter((r) => !r.authorized)).toEqual([]);
     expect(run.log).toContain(`::add-mask::${TOKEN}`);
+    expect(run.log).toContain(`::add-mask::${RENEWED}`);
     // The runner masks line by line: every line of the key is registered, and none is printed otherwise.
     const keyLines = PRIVATE_KEY.trim().split("\n");
     for (const line of keyLines) expect(run.log).toContain(`::add-mask::${line}`);

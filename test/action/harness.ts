@@ -91,13 +91,20 @@ export async function startWorld(
     modelHost?: string;
     /** The repository's files; default DEMO_FILES. */
     files?: Record<string, string>;
+    /** Which tokens the git server takes at the moment (default: TOKEN only). */
+    gitAccepts?: (token: string) => boolean;
   } = {},
 ): Promise<ActionWorld> {
   const tmp = makeTempDir("pw-action-");
   const env = gitTestEnv(join(tmp.path, "home"));
   const files = options.files ?? DEMO_FILES;
   const repo = createBareRepo({ root: tmp.path, env, name: REPO, files });
-  const git = await startGitHttpServer({ projectRoot: tmp.path, token: TOKEN, env });
+  const git = await startGitHttpServer({
+    projectRoot: tmp.path,
+    token: TOKEN,
+    env,
+    ...(options.gitAccepts ? { accepts: options.gitAccepts } : {}),
+  });
   const github = createFakeGitHub({
     owner: OWNER,
     repo: REPO,
