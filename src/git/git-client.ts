@@ -84,6 +84,20 @@ export type GitEnvOptions = Omit<GitClientOptions, "auth"> & {
   auth?: { url: string; token: string | undefined } | undefined;
 };
 
+/**
+ * Nor does it wait forever on a server that took the request and stopped
+ * answering (git's default: no limit, so a fetch or push hangs and the job
+ * with it). Two minutes without a byte fails the command, and the retries
+ * and the job's own report take it from there (retry.ts: "Operation too
+ * slow" is transient). GitHub keeps slow server work talking (progress
+ * packets), so only a stalled connection meets this. Git's own
+ * GIT_HTTP_LOW_SPEED_LIMIT / GIT_HTTP_LOW_SPEED_TIME still override it.
+ */
+const NO_ENDLESS_WAIT: Array<[string, string]> = [
+  ["http.lowSpeedLimit", "1"],
+  ["http.lowSpeedTime", "120"],
+];
+
 /** Builds the exact environment a git child process gets. */
 export function buildGitEnv(options: GitEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
@@ -95,6 +109,7 @@ export function buildGitEnv(options: GitEnvOptions): Record<string, string> {
   const config: Array<[string, string]> = [
     ...NEVER_RUN,
     ...NO_AUTO_MAINTENANCE,
+    ...NO_ENDLESS_WAIT,
     ...(options.config ?? []),
   ];
   if (options.auth?.token) config.push(...authConfig(options.auth.url, options.auth.token));

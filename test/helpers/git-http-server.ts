@@ -23,14 +23,15 @@ export interface GitHttpServer {
   /**
    * The next `count` requests (for `service` only, when given) fail the way
    * a server that is down or restarting fails: a 503, or the connection
-   * closed without an answer (recorded with status 0).
+   * closed without an answer (recorded with status 0), or hangs: the
+   * request taken and never answered ("stall", status 0).
    */
   failNext(count: number, options?: FailOptions): void;
   close(): Promise<void>;
 }
 
 export interface FailOptions {
-  how?: "503" | "close";
+  how?: "503" | "close" | "stall";
   /** Fetches are git-upload-pack, pushes git-receive-pack. */
   service?: "git-upload-pack" | "git-receive-pack";
 }
@@ -70,6 +71,8 @@ export async function startGitHttpServer(options: GitHttpServerOptions): Promise
         req.socket.destroy();
         return;
       }
+      // Taken and never answered, as a server that hangs (until close()).
+      if (failure.how === "stall") return;
       record.status = 503;
       res.writeHead(503).end("service unavailable\n");
       return;

@@ -195,6 +195,50 @@ describe("a git server that is down for a moment", () => {
     expect(server.requests).toHaveLength(4);
   });
 
+  it("gives up on a server that takes the request and never answers, fetch and push alike", async () => {
+    // Git's own variable shortens the two minutes patchwright's git waits
+    // for a first byte; without the limit patchwright sets, git waits forever.
+    const quick = { ...env, GIT_HTTP_LOW_SPEED_TIME: "1" };
+    const { waits, retry } = recordingRetry();
+    server.failNext(100, { how: "stall" });
+    const stalled = prepareWorkspace({
+      cloneUrl: server.url("repo"),
+      token: TOKEN,
+      baseBranch: "main",
+      branch: "agent/stalled",
+      createBranch: true,
+      cacheDir: join(tmp.path, "cache"),
+      env: quick,
+      retry,
+    });
+    await expect(stalled).rejects.toThrow(/Operation too slow/);
+    expect(waits).toEqual([1_000, 3_000, 6_000]);
+    expect(server.requests.map((r) => r.status)).toEqual([0, 0, 0, 0]);
+
+    server.failNext(0);
+    const ws = await fresh(retry, "agent/push-stalled");
+    open.push(ws);
+    writeFileSync(join(ws.dir, "new.txt"), "new\n");
+    git(ws.dir, ["add", "new.txt"], env);
+    git(ws.dir, ["commit", "-m", "Add new"], env);
+    server.failNext(100, { how: "stall", service: "git-receive-pack" });
+    await expect(
+      pushBranch({
+        dir: ws.dir,
+        remoteUrl: ws.remoteUrl,
+        mirrorDir: ws.mirrorDir,
+        branch: ws.branch,
+        allowedBranch: ws.branch,
+        defaultBranch: "main",
+        token: TOKEN,
+        env: quick,
+        secrets: [],
+        retry: { ...retry, delaysMs: [1] },
+      }),
+    ).rejects.toThrow(/Operation too slow/);
+    expect(repo.sha(ws.branch)).toBeNull();
+  });
+
   it("does not retry an authentication failure or a missing repository", async () => {
     const { waits, retry } = recordingRetry();
     const base = { baseBranch: "main", createBranch: true, env, retry, branch: "agent/x" };
