@@ -66,6 +66,8 @@ describe("buildGitEnv", () => {
       ["core.fsmonitor", "false"],
       ["credential.helper", ""],
       ["maintenance.auto", "false"],
+      ["http.lowSpeedLimit", "1"],
+      ["http.lowSpeedTime", "120"],
       ["http.https://github.com/.extraHeader", expect.stringContaining("Authorization: Basic ")],
     ]);
     // No global or system config: a workspace or the agent could have written one.
