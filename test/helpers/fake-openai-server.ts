@@ -93,11 +93,26 @@ export function pieces(text: string): string[] {
 export type FakeOpenAi = LoopbackServer;
 
 /**
+ * How the server streams tool calls: OpenAI's way (numbered deltas, the
+ * arguments in pieces), or Gemini's compatible endpoint's, as measured on
+ * it: each call whole in one chunk with no `index`, the step's first call
+ * carrying `extra_content.google.thought_signature`, and finish_reason
+ * "stop" even when it called tools.
+ */
+export type ChatDialect = "openai" | "gemini";
+
+/** The thought signature the Gemini dialect puts on a call. */
+export const geminiSignature = (callId: string) => `sig-${callId}`;
+
+/**
  * Replays one scripted step per request. Script usage maps onto OpenAI's:
  * prompt_tokens = input + cache read (OpenAI counts cached tokens inside
  * prompt_tokens), cached_tokens = cache read.
  */
-export async function startFakeOpenAi(steps: ScriptData[]): Promise<FakeOpenAi> {
+export async function startFakeOpenAi(
+  steps: ScriptData[],
+  dialect: ChatDialect = "openai",
+): Promise<FakeOpenAi> {
   const queue = [...steps];
   let count = 0;
   return startRecordingServer((request, res) => {
@@ -164,7 +179,7 @@ export async function startFakeOpenAi(steps: ScriptData[]): Promise<FakeOpenAi> 
       );
       return;
     }
-    for (const chunk of chatChunks(step, id, model)) res.write(data(chunk));
+    for (const chunk of chatChunks(step, id, model, dialect)) res.write(data(chunk));
     res.end("data: [DONE]\n\n");
   });
 }
@@ -177,8 +192,13 @@ function data(chunk: unknown): string {
   return `data: ${JSON.stringify(chunk)}\n\n`;
 }
 
-/** The chunk sequence OpenAI sends for one answer. */
-export function chatChunks(step: ScriptResponse, id: string, model: string): unknown[] {
+/** The chunk sequence the server sends for one answer. */
+export function chatChunks(
+  step: ScriptResponse,
+  id: string,
+  model: string,
+  dialect: ChatDialect = "openai",
+): unknown[] {
   const base = { id, object: "chat.completion.chunk", created: 1_700_000_000, model };
   const chunk = (delta: unknown, finish: string | null = null) => ({
     ...base,
@@ -193,6 +213,18 @@ export function chatChunks(step: ScriptResponse, id: string, model: string): unk
       for (const piece of pieces(block.text)) out.push(chunk({ content: piece }));
   }
   calls.forEach((call, index) => {
+    if (dialect === "gemini") {
+      const tool = {
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: JSON.stringify(call.input) },
+        ...(index === 0
+          ? { extra_content: { google: { thought_signature: geminiSignature(call.id) } } }
+          : {}),
+      };
+      out.push(chunk({ role: "assistant", tool_calls: [tool] }));
+      return;
+    }
     out.push(
       chunk({
         tool_calls: [
@@ -205,7 +237,11 @@ export function chatChunks(step: ScriptResponse, id: string, model: string): unk
     }
   });
   const finish =
-    step.stopReason === "max_tokens" ? "length" : calls.length > 0 ? "tool_calls" : "stop";
+    step.stopReason === "max_tokens"
+      ? "length"
+      : calls.length > 0 && dialect === "openai"
+        ? "tool_calls"
+        : "stop";
   out.push(chunk({}, finish));
   const usage = fillUsage(step.usage);
   out.push({

@@ -36,6 +36,13 @@ export interface ToolUseBlock {
   id: string;
   name: string;
   input: unknown;
+  /**
+   * What an OpenAI-compatible server attached to the call (its
+   * `extra_content`: Gemini's thought signature), sent back with the call
+   * exactly as received: Gemini 3 refuses the next request without it.
+   * Anthropic's requests leave it out.
+   */
+  extraContent?: unknown;
 }
 
 export interface ToolResultBlock {

@@ -19,6 +19,7 @@ export type ChatMessage =
         id: string;
         type: "function";
         function: { name: string; arguments: string };
+        extra_content?: unknown;
       }>;
     }
   | { role: "tool"; tool_call_id: string; content: string };
@@ -84,6 +85,7 @@ function toChatMessages(message: Message): ChatMessage[] {
               id: block.id,
               type: "function" as const,
               function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+              ...(block.extraContent !== undefined ? { extra_content: block.extraContent } : {}),
             },
           ]
         : [],

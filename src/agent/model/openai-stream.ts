@@ -19,9 +19,12 @@ export interface ChatChunk {
     delta?: {
       content?: string | null;
       tool_calls?: Array<{
-        index: number;
+        /** Absent from Gemini's and Ollama's compatible streams. */
+        index?: number | null;
         id?: string | null;
         function?: { name?: string | null; arguments?: string | null } | null;
+        /** Gemini's: `{ google: { thought_signature } }`, to be sent back with the call. */
+        extra_content?: unknown;
       }> | null;
     } | null;
     finish_reason?: string | null;
@@ -41,6 +44,7 @@ interface CallDraft {
   id: string;
   name: string;
   json: string;
+  extraContent?: unknown;
 }
 
 const STOP_REASONS: Readonly<Record<string, StopReason>> = {
@@ -109,6 +113,7 @@ export class ChatStreamAssembler {
         id: call.id,
         name: call.name,
         input: parseToolInput(call.json),
+        ...(call.extraContent !== undefined ? { extraContent: call.extraContent } : {}),
       });
     }
     const hasCalls = this.calls.size > 0;
@@ -123,16 +128,35 @@ export class ChatStreamAssembler {
   }
 
   private applyCall(delta: CallDelta): void {
-    let call = this.calls.get(delta.index);
+    const index = this.slotOf(delta);
+    let call = this.calls.get(index);
     if (!call) {
-      call = { id: delta.id || `call_${delta.index}`, name: "", json: "" };
-      this.calls.set(delta.index, call);
+      call = { id: delta.id || `call_${index}`, name: "", json: "" };
+      this.calls.set(index, call);
     }
+    if (delta.extra_content !== undefined && delta.extra_content !== null)
+      call.extraContent = delta.extra_content;
     // The name comes whole in the call's first delta; some servers repeat it later.
     if (delta.function?.name && call.name === "") {
       call.name = delta.function.name;
       this.onEvent({ type: "tool_use_start", id: call.id, name: call.name });
     }
     if (delta.function?.arguments) call.json += delta.function.arguments;
+  }
+
+  /**
+   * The call a delta belongs to. OpenAI numbers them (`index`); Gemini's
+   * and Ollama's compatible streams do not, and send each call whole with
+   * its id: a new id is the next call, no id goes on the last one.
+   */
+  private slotOf(delta: CallDelta): number {
+    if (typeof delta.index === "number") return delta.index;
+    const slots = [...this.calls.keys()];
+    if (delta.id) {
+      const known = slots.find((slot) => this.calls.get(slot)?.id === delta.id);
+      if (known !== undefined) return known;
+      return slots.length === 0 ? 0 : Math.max(...slots) + 1;
+    }
+    return slots.length === 0 ? 0 : Math.max(...slots);
   }
 }

@@ -55,12 +55,23 @@ export function buildRequestBody(modelId: string, request: ModelRequest): WireRe
   return body;
 }
 
-/** Shallow block copies: thinking blocks keep their exact text and signature. */
+/**
+ * Shallow block copies: thinking blocks keep their exact text and
+ * signature. A call another provider's server annotated (extraContent)
+ * goes without it: the Messages API refuses fields it does not know.
+ */
 function copyMessage(message: Message): WireMessage {
   if (message.role === "user") {
     return { role: "user", content: message.content.map((block) => ({ ...block })) };
   }
-  return { role: "assistant", content: message.content.map((block) => ({ ...block })) };
+  return {
+    role: "assistant",
+    content: message.content.map((block) => {
+      if (block.type !== "tool_use") return { ...block };
+      const { extraContent: _, ...call } = block;
+      return call;
+    }),
+  };
 }
 
 function markLast(items: Array<{ cache_control?: CacheControl }>): void {

@@ -3,7 +3,12 @@ import type { ModelRequest, ModelStreamEvent } from "../../../src/agent/model/mo
 import { ModelError } from "../../../src/agent/model/model.js";
 import { createOpenAiModel } from "../../../src/agent/model/openai.js";
 import type { ScriptData } from "../../../src/agent/model/script.js";
-import { type FakeOpenAi, startFakeOpenAi } from "../../helpers/fake-openai-server.js";
+import {
+  type ChatDialect,
+  type FakeOpenAi,
+  geminiSignature,
+  startFakeOpenAi,
+} from "../../helpers/fake-openai-server.js";
 import { httpError, text, toolUse, turn } from "../../helpers/model-script.js";
 
 const KEY = "sk-proj-test-key-that-must-not-leak";
@@ -14,8 +19,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function setup(steps: ScriptData[], options: { maxRetries?: number } = {}) {
-  server = await startFakeOpenAi(steps);
+async function setup(
+  steps: ScriptData[],
+  options: { maxRetries?: number } = {},
+  dialect: ChatDialect = "openai",
+) {
+  server = await startFakeOpenAi(steps, dialect);
   const sleeps: number[] = [];
   const model = createOpenAiModel({
     apiKey: KEY,
@@ -168,6 +177,63 @@ describe("createOpenAiModel", () => {
     await expect(model.complete(request({ signal: controller.signal }))).rejects.toThrow(
       "stop now",
     );
+  });
+
+  it("takes Gemini's calls, unnumbered and whole, and sends each back with the thought signature it came with", async () => {
+    const { model, server } = await setup(
+      [
+        turn([
+          text("Two files."),
+          toolUse("read_file", { file_path: "a.ts" }, "g1"),
+          toolUse("read_file", { file_path: "b.ts" }, "g2"),
+        ]),
+        turn([text("done")]),
+      ],
+      {},
+      "gemini",
+    );
+    const first = await model.complete(request());
+    expect(first.content).toEqual([
+      { type: "text", text: "Two files." },
+      {
+        type: "tool_use",
+        id: "g1",
+        name: "read_file",
+        input: { file_path: "a.ts" },
+        extraContent: { google: { thought_signature: geminiSignature("g1") } },
+      },
+      { type: "tool_use", id: "g2", name: "read_file", input: { file_path: "b.ts" } },
+    ]);
+    // Gemini streams finish_reason "stop" after its calls: the calls decide.
+    expect(first.stopReason).toBe("tool_use");
+    const results = first.content.flatMap((block) =>
+      block.type === "tool_use"
+        ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "x" }]
+        : [],
+    );
+    await model.complete(
+      request({
+        messages: [
+          ...request().messages,
+          { role: "assistant", content: first.content },
+          { role: "user", content: results },
+        ],
+      }),
+    );
+    const body = server.requests[1]?.body as { messages: Array<Record<string, unknown>> };
+    expect(body.messages[2]?.tool_calls).toEqual([
+      {
+        id: "g1",
+        type: "function",
+        function: { name: "read_file", arguments: '{"file_path":"a.ts"}' },
+        extra_content: { google: { thought_signature: geminiSignature("g1") } },
+      },
+      {
+        id: "g2",
+        type: "function",
+        function: { name: "read_file", arguments: '{"file_path":"b.ts"}' },
+      },
+    ]);
   });
 
   it("sends the conversation back in OpenAI's shape: tool calls, then tool results before new text", async () => {

@@ -40,4 +40,24 @@ describe("buildRequestBody", () => {
       { type: "thinking", thinking: "t", signature: "s" },
     ]);
   });
+
+  it("sends a call another provider annotated without its annotation", () => {
+    const call = {
+      type: "tool_use" as const,
+      id: "g1",
+      name: "read_file",
+      input: { file_path: "a" },
+    };
+    const body = buildRequestBody("m", {
+      ...base,
+      messages: [
+        {
+          role: "assistant",
+          content: [{ ...call, extraContent: { google: { thought_signature: "sig" } } }],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "g1", content: "x" }] },
+      ],
+    });
+    expect(body.messages[0]?.content).toEqual([call]);
+  });
 });
