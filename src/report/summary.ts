@@ -156,7 +156,7 @@ export function renderUsage(stats: RunStats): string {
   return [
     plural(stats.turns, "turn"),
     formatDuration(stats.durationMs),
-    `${formatCount(u.inputTokens)} tokens in, ${formatCount(u.outputTokens)} out, ${formatCount(u.cacheReadTokens)} cache read, ${formatCount(u.cacheWriteTokens)} cache write`,
+    `${u.estimated ? "about " : ""}${formatCount(u.inputTokens)} tokens in, ${formatCount(u.outputTokens)} out, ${formatCount(u.cacheReadTokens)} cache read, ${formatCount(u.cacheWriteTokens)} cache write${u.estimated ? " (estimated from the text: the model's server reports no usage)" : ""}`,
     stats.budgetUsd === undefined || !Number.isFinite(stats.budgetUsd)
       ? formatUsd(stats.costUsd)
       : `${formatUsd(stats.costUsd)} of $${stats.budgetUsd.toFixed(2)} budget`,

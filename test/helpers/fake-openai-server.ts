@@ -97,9 +97,10 @@ export type FakeOpenAi = LoopbackServer;
  * arguments in pieces), or Gemini's compatible endpoint's, as measured on
  * it: each call whole in one chunk with no `index`, the step's first call
  * carrying `extra_content.google.thought_signature`, and finish_reason
- * "stop" even when it called tools.
+ * "stop" even when it called tools. Or OpenAI's, less the usage chunk
+ * `include_usage` asks for (LM Studio's, Ollama's before 0.5.2).
  */
-export type ChatDialect = "openai" | "gemini";
+export type ChatDialect = "openai" | "gemini" | "no-usage";
 
 /** The thought signature the Gemini dialect puts on a call. */
 export const geminiSignature = (callId: string) => `sig-${callId}`;
@@ -243,6 +244,7 @@ export function chatChunks(
         ? "tool_calls"
         : "stop";
   out.push(chunk({}, finish));
+  if (dialect === "no-usage") return out;
   const usage = fillUsage(step.usage);
   out.push({
     ...base,

@@ -94,6 +94,13 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /**
+   * Counted from the text, not by the server (an OpenAI-compatible server
+   * that reports no usage when it streams: LM Studio, older Ollama): about
+   * four characters a token, so the cost, the cost cap and compaction still
+   * work, and reports say the counts are estimates.
+   */
+  estimated?: true;
 }
 
 export interface ModelResponse {
@@ -146,6 +153,7 @@ export function addUsage(a: Usage, b: Usage): Usage {
     outputTokens: a.outputTokens + b.outputTokens,
     cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
     cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    ...(a.estimated || b.estimated ? { estimated: true as const } : {}),
   };
 }
 

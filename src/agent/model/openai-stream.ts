@@ -55,11 +55,33 @@ const STOP_REASONS: Readonly<Record<string, StopReason>> = {
   content_filter: "refusal",
 };
 
+/** About four characters a token, the usual rule for English and code. */
+const CHARS_PER_TOKEN = 4;
+
+function estimatedUsage(requestChars: number, content: AssistantBlock[]): Usage {
+  const answerChars = content.reduce(
+    (sum, block) =>
+      sum +
+      (block.type === "text"
+        ? block.text.length
+        : block.type === "tool_use"
+          ? block.name.length + JSON.stringify(block.input ?? {}).length
+          : 0),
+    0,
+  );
+  return {
+    ...emptyUsage(),
+    inputTokens: Math.ceil(requestChars / CHARS_PER_TOKEN),
+    outputTokens: Math.ceil(answerChars / CHARS_PER_TOKEN),
+    estimated: true,
+  };
+}
+
 /**
  * Folds chat completion chunks into one response. Tool calls arrive as
  * deltas keyed by index: the first names the call, later ones add pieces of
  * its JSON arguments. With `include_usage`, usage comes in a last chunk
- * after the finish reason; a stream that ends before both is cut.
+ * after the finish reason; a stream that ends before the finish reason is cut.
  */
 export class ChatStreamAssembler {
   private text = "";
@@ -75,8 +97,13 @@ export class ChatStreamAssembler {
     this.model = fallbackModel;
   }
 
+  /**
+   * The answer ended (its finish reason came). Its usage may not: a server
+   * that ignores `include_usage` (LM Studio, Ollama before 0.5.2) never
+   * sends it, and result() then counts the tokens from the text.
+   */
   get complete(): boolean {
-    return this.finishReason !== null && this.usage !== null;
+    return this.finishReason !== null;
   }
 
   push(chunk: ChatChunk): void {
@@ -103,7 +130,8 @@ export class ChatStreamAssembler {
     }
   }
 
-  result(): ModelResponse {
+  /** `requestChars`: the size of what was sent, for a usage the server did not report. */
+  result(requestChars: number): ModelResponse {
     const content: AssistantBlock[] = [];
     if (this.text !== "") content.push({ type: "text", text: this.text });
     for (const index of [...this.calls.keys()].sort((a, b) => a - b)) {
@@ -122,7 +150,7 @@ export class ChatStreamAssembler {
       content,
       // Some servers say "stop" even when they called tools; the calls decide.
       stopReason: hasCalls && mapped === "end_turn" ? "tool_use" : mapped,
-      usage: this.usage ?? emptyUsage(),
+      usage: this.usage ?? estimatedUsage(requestChars, content),
       model: this.model,
     };
   }

@@ -94,12 +94,11 @@ export function createOpenAiModel(options: OpenAiModelOptions): Model {
     }
     if (request.signal?.aborted) throw abortError(request.signal);
     if (!assembler.complete) {
-      return {
-        kind: "connection",
-        message: "the response stream ended before its finish reason and usage",
-      };
+      return { kind: "connection", message: "the response stream ended before its finish reason" };
     }
-    return assembler.result();
+    return assembler.result(
+      JSON.stringify(body.messages).length + JSON.stringify(body.tools ?? []).length,
+    );
   }
 
   const retry = retryLoopOptions(options, {

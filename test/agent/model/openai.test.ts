@@ -3,6 +3,7 @@ import type { ModelRequest, ModelStreamEvent } from "../../../src/agent/model/mo
 import { ModelError } from "../../../src/agent/model/model.js";
 import { createOpenAiModel } from "../../../src/agent/model/openai.js";
 import type { ScriptData } from "../../../src/agent/model/script.js";
+import { renderUsage } from "../../../src/report/summary.js";
 import {
   type ChatDialect,
   type FakeOpenAi,
@@ -116,7 +117,7 @@ describe("createOpenAiModel", () => {
     ]);
   });
 
-  it("retries a stream cut before its finish reason and usage", async () => {
+  it("retries a stream cut before its finish reason", async () => {
     const { model, server } = await setup([
       { cut: { afterEvents: 2 } },
       turn([text("whole answer")]),
@@ -124,6 +125,36 @@ describe("createOpenAiModel", () => {
     const response = await model.complete(request());
     expect(response.content).toEqual([{ type: "text", text: "whole answer" }]);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("takes a whole answer from a server that never reports usage, counting its tokens from the text", async () => {
+    const { model, server } = await setup(
+      [turn([text("x".repeat(400)), toolUse("read_file", { file_path: "a.ts" }, "c1")])],
+      {},
+      "no-usage",
+    );
+    const response = await model.complete(request());
+    expect(server.requests).toHaveLength(1);
+    expect(response.stopReason).toBe("tool_use");
+    const sent = server.requests[0]?.body as { messages: unknown; tools: unknown };
+    const chars = JSON.stringify(sent.messages).length + JSON.stringify(sent.tools).length;
+    expect(response.usage).toEqual({
+      inputTokens: Math.ceil(chars / 4),
+      outputTokens: Math.ceil((400 + "read_file".length + '{"file_path":"a.ts"}'.length) / 4),
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      estimated: true,
+    });
+    expect(
+      renderUsage({
+        turns: 1,
+        durationMs: 1000,
+        usage: response.usage,
+        costUsd: 0,
+        model: "m",
+        stopReason: "end_turn",
+      }),
+    ).toContain("(estimated from the text: the model's server reports no usage)");
   });
 
   it("retries an error that arrives inside a 200 stream, and not an invalid request there", async () => {
