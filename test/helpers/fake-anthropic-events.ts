@@ -47,7 +47,8 @@ export function messageEvents(step: ScriptResponse, id: string, model: string): 
     { event: "message_start", data: { type: "message_start", message: start } },
     { event: "ping", data: { type: "ping" } },
   ];
-  step.content.forEach((block, index) => {
+  // An OpenAI-compatible server's reasoning has no Messages API form.
+  anthropicBlocks(step.content).forEach((block, index) => {
     events.push({
       event: "content_block_start",
       data: { type: "content_block_start", index, content_block: emptyBlock(block) },
@@ -75,7 +76,13 @@ export function messageEvents(step: ScriptResponse, id: string, model: string): 
   return events;
 }
 
-function emptyBlock(block: AssistantBlock): unknown {
+type AnthropicBlock = Exclude<AssistantBlock, { type: "reasoning" }>;
+
+function anthropicBlocks(blocks: AssistantBlock[]): AnthropicBlock[] {
+  return blocks.filter((block): block is AnthropicBlock => block.type !== "reasoning");
+}
+
+function emptyBlock(block: AnthropicBlock): unknown {
   switch (block.type) {
     case "text":
       return { type: "text", text: "" };
@@ -88,7 +95,7 @@ function emptyBlock(block: AssistantBlock): unknown {
   }
 }
 
-function blockDeltas(block: AssistantBlock): unknown[] {
+function blockDeltas(block: AnthropicBlock): unknown[] {
   switch (block.type) {
     case "text":
       return pieces(block.text).map((text) => ({ type: "text_delta", text }));

@@ -210,6 +210,10 @@ export function chatChunks(
     (block): block is Extract<AssistantBlock, { type: "tool_use" }> => block.type === "tool_use",
   );
   for (const block of step.content) {
+    if (block.type === "reasoning")
+      for (const piece of pieces(block.text)) out.push(chunk({ reasoning_content: piece }));
+  }
+  for (const block of step.content) {
     if (block.type === "text")
       for (const piece of pieces(block.text)) out.push(chunk({ content: piece }));
   }

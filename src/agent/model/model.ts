@@ -52,7 +52,23 @@ export interface ToolResultBlock {
   is_error?: boolean;
 }
 
-export type AssistantBlock = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock;
+/**
+ * An OpenAI-compatible server's reasoning (`reasoning_content`: DeepSeek's,
+ * Qwen's through vLLM), sent back to it with the tool calls it came with:
+ * DeepSeek's thinking mode refuses the next request in a tool loop without
+ * it. Anthropic's requests leave it out (theirs is a ThinkingBlock).
+ */
+export interface ReasoningBlock {
+  type: "reasoning";
+  text: string;
+}
+
+export type AssistantBlock =
+  | TextBlock
+  | ThinkingBlock
+  | RedactedThinkingBlock
+  | ReasoningBlock
+  | ToolUseBlock;
 export type UserBlock = TextBlock | ToolResultBlock;
 
 export type Message =

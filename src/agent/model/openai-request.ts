@@ -15,6 +15,7 @@ export type ChatMessage =
   | {
       role: "assistant";
       content: string | null;
+      reasoning_content?: string;
       tool_calls?: Array<{
         id: string;
         type: "function";
@@ -90,9 +91,19 @@ function toChatMessages(message: Message): ChatMessage[] {
           ]
         : [],
     );
+    // Back with the calls it led to, as DeepSeek's thinking mode requires
+    // (and only there: its older reasoner refused it anywhere else).
+    const reasoning = message.content
+      .flatMap((block) => (block.type === "reasoning" ? [block.text] : []))
+      .join("");
     return [
       calls.length > 0
-        ? { role: "assistant", content: text === "" ? null : text, tool_calls: calls }
+        ? {
+            role: "assistant",
+            content: text === "" ? null : text,
+            ...(reasoning !== "" ? { reasoning_content: reasoning } : {}),
+            tool_calls: calls,
+          }
         : { role: "assistant", content: text },
     ];
   }

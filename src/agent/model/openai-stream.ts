@@ -18,6 +18,9 @@ export interface ChatChunk {
     index?: number;
     delta?: {
       content?: string | null;
+      /** The model's reasoning: DeepSeek's and vLLM's name for it, and OpenRouter's and Ollama's. */
+      reasoning_content?: string | null;
+      reasoning?: string | null;
       tool_calls?: Array<{
         /** Absent from Gemini's and Ollama's compatible streams. */
         index?: number | null;
@@ -62,7 +65,7 @@ function estimatedUsage(requestChars: number, content: AssistantBlock[]): Usage 
   const answerChars = content.reduce(
     (sum, block) =>
       sum +
-      (block.type === "text"
+      (block.type === "text" || block.type === "reasoning"
         ? block.text.length
         : block.type === "tool_use"
           ? block.name.length + JSON.stringify(block.input ?? {}).length
@@ -85,6 +88,7 @@ function estimatedUsage(requestChars: number, content: AssistantBlock[]): Usage 
  */
 export class ChatStreamAssembler {
   private text = "";
+  private reasoning = "";
   private readonly calls = new Map<number, CallDraft>();
   private model: string;
   private finishReason: string | null = null;
@@ -111,6 +115,11 @@ export class ChatStreamAssembler {
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
       const delta = choice.delta ?? {};
+      const reasoning = delta.reasoning_content || delta.reasoning;
+      if (reasoning) {
+        this.reasoning += reasoning;
+        this.onEvent({ type: "thinking_delta", text: reasoning });
+      }
       if (delta.content) {
         this.text += delta.content;
         this.onEvent({ type: "text_delta", text: delta.content });
@@ -133,6 +142,7 @@ export class ChatStreamAssembler {
   /** `requestChars`: the size of what was sent, for a usage the server did not report. */
   result(requestChars: number): ModelResponse {
     const content: AssistantBlock[] = [];
+    if (this.reasoning !== "") content.push({ type: "reasoning", text: this.reasoning });
     if (this.text !== "") content.push({ type: "text", text: this.text });
     for (const index of [...this.calls.keys()].sort((a, b) => a - b)) {
       const call = this.calls.get(index) as CallDraft;

@@ -1,4 +1,11 @@
-import type { AssistantBlock, Message, ModelRequest, ToolSpec, UserBlock } from "./model.js";
+import type {
+  AssistantBlock,
+  Message,
+  ModelRequest,
+  ReasoningBlock,
+  ToolSpec,
+  UserBlock,
+} from "./model.js";
 
 /** The Messages API request body we send, as plain JSON (no SDK types here). */
 
@@ -8,7 +15,8 @@ export interface CacheControl {
 
 type Cacheable<T> = T & { cache_control?: CacheControl };
 
-export type WireBlock = Cacheable<UserBlock | AssistantBlock>;
+/** What the Messages API takes: every block but another provider's reasoning. */
+export type WireBlock = Cacheable<UserBlock | Exclude<AssistantBlock, ReasoningBlock>>;
 export type WireMessage =
   | { role: "user"; content: WireBlock[] }
   | { role: "assistant"; content: WireBlock[] };
@@ -57,8 +65,9 @@ export function buildRequestBody(modelId: string, request: ModelRequest): WireRe
 
 /**
  * Shallow block copies: thinking blocks keep their exact text and
- * signature. A call another provider's server annotated (extraContent)
- * goes without it: the Messages API refuses fields it does not know.
+ * signature. Another provider's reasoning, and the annotation its server
+ * put on a call (extraContent), stay out: the Messages API refuses what it
+ * does not know.
  */
 function copyMessage(message: Message): WireMessage {
   if (message.role === "user") {
@@ -66,10 +75,11 @@ function copyMessage(message: Message): WireMessage {
   }
   return {
     role: "assistant",
-    content: message.content.map((block) => {
-      if (block.type !== "tool_use") return { ...block };
+    content: message.content.flatMap((block): WireBlock[] => {
+      if (block.type === "reasoning") return [];
+      if (block.type !== "tool_use") return [{ ...block }];
       const { extraContent: _, ...call } = block;
-      return call;
+      return [call];
     }),
   };
 }

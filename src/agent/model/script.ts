@@ -11,6 +11,7 @@ const assistantBlock = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
   z.object({ type: z.literal("thinking"), thinking: z.string(), signature: z.string() }),
   z.object({ type: z.literal("redacted_thinking"), data: z.string() }),
+  z.object({ type: z.literal("reasoning"), text: z.string() }),
   z.object({
     type: z.literal("tool_use"),
     id: z.string().check(z.minLength(1)),

@@ -127,6 +127,51 @@ describe("createOpenAiModel", () => {
     expect(server.requests).toHaveLength(2);
   });
 
+  it("keeps the reasoning a server streams and sends it back with the tool calls it led to", async () => {
+    const { model, server } = await setup([
+      turn([
+        { type: "reasoning", text: "The parser is the likely culprit." },
+        toolUse("read_file", { file_path: "src/parser.ts" }, "d1"),
+      ]),
+      turn([{ type: "reasoning", text: "Fixed." }, text("done")]),
+      turn([text("ok")]),
+    ]);
+    const events: ModelStreamEvent[] = [];
+    const first = await model.complete(request(), (event) => events.push(event));
+    expect(first.content).toEqual([
+      { type: "reasoning", text: "The parser is the likely culprit." },
+      { type: "tool_use", id: "d1", name: "read_file", input: { file_path: "src/parser.ts" } },
+    ]);
+    expect(events.some((e) => e.type === "thinking_delta")).toBe(true);
+    const toolTurn = [
+      ...request().messages,
+      { role: "assistant" as const, content: first.content },
+      {
+        role: "user" as const,
+        content: [{ type: "tool_result" as const, tool_use_id: "d1", content: "x" }],
+      },
+    ];
+    const second = await model.complete(request({ messages: toolTurn }));
+    await model.complete(
+      request({
+        messages: [
+          ...toolTurn,
+          { role: "assistant", content: second.content },
+          { role: "user", content: [{ type: "text", text: "and the tests?" }] },
+        ],
+      }),
+    );
+    // DeepSeek's thinking mode refuses a tool loop without its reasoning; its
+    // older reasoner refused reasoning anywhere else.
+    const sent = server.requests[2]?.body as { messages: Array<Record<string, unknown>> };
+    expect(sent.messages[2]).toMatchObject({
+      role: "assistant",
+      content: null,
+      reasoning_content: "The parser is the likely culprit.",
+    });
+    expect(sent.messages[4]).toEqual({ role: "assistant", content: "done" });
+  });
+
   it("takes a whole answer from a server that never reports usage, counting its tokens from the text", async () => {
     const { model, server } = await setup(
       [turn([text("x".repeat(400)), toolUse("read_file", { file_path: "a.ts" }, "c1")])],

@@ -41,7 +41,7 @@ describe("buildRequestBody", () => {
     ]);
   });
 
-  it("sends a call another provider annotated without its annotation", () => {
+  it("sends a call another provider annotated without its annotation, nor that provider's reasoning", () => {
     const call = {
       type: "tool_use" as const,
       id: "g1",
@@ -53,7 +53,10 @@ describe("buildRequestBody", () => {
       messages: [
         {
           role: "assistant",
-          content: [{ ...call, extraContent: { google: { thought_signature: "sig" } } }],
+          content: [
+            { type: "reasoning", text: "hmm" },
+            { ...call, extraContent: { google: { thought_signature: "sig" } } },
+          ],
         },
         { role: "user", content: [{ type: "tool_result", tool_use_id: "g1", content: "x" }] },
       ],
