@@ -160,6 +160,28 @@ describe("a git server that is down for a moment", () => {
     return { waits, retry: { sleep: async (ms: number) => void waits.push(ms) } };
   }
 
+  /** A new file committed in the workspace. */
+  function commitNew(ws: Workspace): void {
+    writeFileSync(join(ws.dir, "new.txt"), "new\n");
+    git(ws.dir, ["add", "new.txt"], env);
+    git(ws.dir, ["commit", "-m", "Add new"], env);
+  }
+
+  /** The workspace's branch pushed over HTTP with the token. */
+  const pushOver = (ws: Workspace, gitEnv: Record<string, string>, retry: object) =>
+    pushBranch({
+      dir: ws.dir,
+      remoteUrl: ws.remoteUrl,
+      mirrorDir: ws.mirrorDir,
+      branch: ws.branch,
+      allowedBranch: ws.branch,
+      defaultBranch: "main",
+      token: TOKEN,
+      env: gitEnv,
+      secrets: [],
+      retry,
+    });
+
   const fresh = (retry: object, branch: string) =>
     prepareWorkspace({
       cloneUrl: server.url("repo"),
@@ -218,24 +240,11 @@ describe("a git server that is down for a moment", () => {
     server.failNext(0);
     const ws = await fresh(retry, "agent/push-stalled");
     open.push(ws);
-    writeFileSync(join(ws.dir, "new.txt"), "new\n");
-    git(ws.dir, ["add", "new.txt"], env);
-    git(ws.dir, ["commit", "-m", "Add new"], env);
+    commitNew(ws);
     server.failNext(100, { how: "stall", service: "git-receive-pack" });
-    await expect(
-      pushBranch({
-        dir: ws.dir,
-        remoteUrl: ws.remoteUrl,
-        mirrorDir: ws.mirrorDir,
-        branch: ws.branch,
-        allowedBranch: ws.branch,
-        defaultBranch: "main",
-        token: TOKEN,
-        env: quick,
-        secrets: [],
-        retry: { ...retry, delaysMs: [1] },
-      }),
-    ).rejects.toThrow(/Operation too slow/);
+    await expect(pushOver(ws, quick, { ...retry, delaysMs: [1] })).rejects.toThrow(
+      /Operation too slow/,
+    );
     expect(repo.sha(ws.branch)).toBeNull();
   });
 
@@ -265,22 +274,9 @@ describe("a git server that is down for a moment", () => {
     );
     const ws = await fresh(retry, "agent/push-after-outage");
     open.push(ws);
-    writeFileSync(join(ws.dir, "new.txt"), "new\n");
-    git(ws.dir, ["add", "new.txt"], env);
-    git(ws.dir, ["commit", "-m", "Add new"], env);
+    commitNew(ws);
     server.failNext(1, { how: "close" });
-    const pushed = await pushBranch({
-      dir: ws.dir,
-      remoteUrl: ws.remoteUrl,
-      mirrorDir: ws.mirrorDir,
-      branch: ws.branch,
-      allowedBranch: ws.branch,
-      defaultBranch: "main",
-      token: TOKEN,
-      env,
-      secrets: [],
-      retry,
-    });
+    const pushed = await pushOver(ws, env, retry);
     expect(repo.sha(ws.branch)).toBe(pushed.sha);
     expect(waits).toEqual([1_000, 1_000]);
   });
