@@ -23,6 +23,7 @@ import { startWorkerService, workerServices } from "../service/worker-service.js
 import { isOwnRequest, isUpkeepEvent } from "../thread/start-rules.js";
 import { createAppDepsScheduler } from "./deps-wiring.js";
 import { takeDeliveries } from "./intake.js";
+import { type RedeliverySettings, startRedeliverySweep } from "./redelivery.js";
 import { appServiceSettings } from "./start-checks.js";
 
 export const TRIGGER_EVENTS = [
@@ -64,6 +65,8 @@ export interface AppSettings {
    * Default: the App's own queue and its event log.
    */
   jobsView?: JobsView;
+  /** When the App asks GitHub again for deliveries that failed (redelivery.ts); false: never. */
+  redelivery?: RedeliverySettings | false;
 }
 
 const SCHEDULER_TICK_MS = 60_000;
@@ -109,12 +112,14 @@ export function createApp(settings: AppSettings) {
   let queue: ServiceQueue | undefined;
   let worker: JobWorker | undefined;
   let scheduler: ReturnType<typeof setInterval> | undefined;
+  let redelivery: { stop(): void } | undefined;
   let closeClients = async () => {};
 
   const app = async (probot: Probot, appOptions?: ApplicationFunctionOptions): Promise<void> => {
     const log = probot.log;
     let jobs: ServiceQueue;
     let services: ReturnType<typeof workerServices>;
+    let appClients: GitHubAppClients;
     try {
       // The worker's mirrors and worktrees live in the cache: a folder it cannot write stops the start.
       if (service.inProcessWorker && !settings.queue) await requireCacheFolder(service.cacheDir);
@@ -142,6 +147,7 @@ export function createApp(settings: AppSettings) {
         github = own.clients;
         closeClients = own.close;
       }
+      appClients = github;
       const options = {
         settings: service,
         env: settings.env,
@@ -168,6 +174,18 @@ export function createApp(settings: AppSettings) {
       const bumps = createAppDepsScheduler({ probot, queue: jobs, clock });
       scheduler = setInterval(() => void bumps.tick(), SCHEDULER_TICK_MS);
       scheduler.unref();
+    }
+
+    // Webhooks GitHub could not deliver (the App down for a deploy, a 5xx
+    // while the store was away) are asked for again: GitHub never resends.
+    if (settings.redelivery !== false) {
+      redelivery = startRedeliverySweep({
+        app: () => appClients.app(),
+        events: new Set(["push", ...TRIGGER_EVENTS.map((name) => name.split(".")[0] ?? name)]),
+        clock,
+        log,
+        settings: settings.redelivery,
+      });
     }
 
     const gate = createTriggerGate({ botLogin: services.botLogin, clock });
@@ -293,6 +311,7 @@ export function createApp(settings: AppSettings) {
    */
   const stop = async (graceMs = service.shutdownGraceMs): Promise<void> => {
     if (scheduler) clearInterval(scheduler);
+    redelivery?.stop();
     await worker?.stop(graceMs);
     // Deliveries being stored right now are answered before the store closes.
     await Promise.allSettled([...inFlight]);

@@ -14,6 +14,7 @@ import {
 export type RecordingModel = Model & { readonly requests: RecordedModelRequest[] };
 
 import { createApp } from "../../src/app/index.js";
+import type { RedeliverySettings } from "../../src/app/redelivery.js";
 import { createGitHubAppClients } from "../../src/github/client.js";
 import type { SandboxLauncher } from "../../src/sandbox/sandbox.js";
 import type { ServiceQueue } from "../../src/service/job-kinds/inputs.js";
@@ -132,6 +133,8 @@ export interface HarnessOptions {
    * jobs whose own HTTP clients nock's interceptor breaks (npm-registry-fetch's agent).
    */
   loopbackGitHub?: boolean;
+  /** When the App asks again for failed deliveries (default: never, in tests). */
+  redelivery?: RedeliverySettings;
 }
 
 export async function startHarness(options: HarnessOptions): Promise<Harness> {
@@ -183,6 +186,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
     sandbox: options.sandbox,
     baseUrl: githubServer?.url,
     ...(options.queue ? { queue: await options.queue(appEnv) } : {}),
+    redelivery: options.redelivery,
   });
   return { ...instance, github, repo, models, tmp, env: appEnv, nextModel, asked, githubServer };
 }
@@ -209,6 +213,7 @@ async function loadApp(options: {
   sandbox?: SandboxLauncher | undefined;
   queue?: ServiceQueue | undefined;
   baseUrl?: string | undefined;
+  redelivery?: RedeliverySettings | undefined;
 }) {
   const { app, idle, stop } = createApp({
     ...(options.queue ? { queue: options.queue } : {}),
@@ -226,6 +231,7 @@ async function loadApp(options: {
     },
     // The queue behind a running job shows on its comment within moments.
     queuePollMs: 50,
+    redelivery: options.redelivery ?? false,
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
   const probot = new Probot({

@@ -65,6 +65,16 @@ export interface FakeGitHubOptions {
    * `expires_at`): a test of tokens that run out during a job.
    */
   mintToken?: () => { token: string; expiresAt: string };
+  /** The App's webhook deliveries (`GET /app/hook/deliveries`), newest first. */
+  deliveries?: Array<{
+    id: number;
+    guid: string;
+    delivered_at: string;
+    status_code: number;
+    event: string;
+  }>;
+  /** Told of each delivery the App asks GitHub to make again. */
+  onRedeliver?: (id: number) => void;
   /** What the installation token may do, as GitHub reports it when minting it. */
   tokenPermissions?: Record<string, string>;
   /** Other files on the default branch, served by the contents API (AGENTS.md, say). */
@@ -189,6 +199,15 @@ export function createFakeGitHub(options: FakeGitHubOptions): FakeGitHub {
       ],
     ],
     ["GET", /^\/app$/, () => [200, { slug: options.botSlug ?? "patchwright", id: 1 }]],
+    ["GET", /^\/app\/hook\/deliveries$/, () => [200, options.deliveries ?? []]],
+    [
+      "POST",
+      /^\/app\/hook\/deliveries\/(\d+)\/attempts$/,
+      (m) => {
+        options.onRedeliver?.(Number(m[1]));
+        return [202, {}];
+      },
+    ],
     ["GET", new RegExp(`^${base}/installation$`), () => [200, { id: 42, app_id: 1 }]],
     [
       "GET",
