@@ -4,7 +4,7 @@
  * lost unless someone asks for it again. The App asks: shortly after it
  * starts and then every few minutes, it reads its recent deliveries
  * (`GET /app/hook/deliveries`, newest first) and asks again for each one
- * whose every attempt failed. A delivery keeps its GUID when sent again,
+ * whose every attempt went unanswered or met a 5xx. A delivery keeps its GUID when sent again,
  * so the intake's duplicate check (by delivery id) makes a second success
  * harmless; one asked for `maxAttempts` times is left alone (a payload
  * the App refuses every time is not asked for forever).
@@ -46,7 +46,10 @@ export async function redeliverFailed(
       if (Date.parse(delivery.delivered_at) < cutoff) break pages;
       if (!options.events.has(delivery.event)) continue;
       const seen = byGuid.get(delivery.guid) ?? { ok: false, failures: 0, latest: delivery };
-      const ok = delivery.status_code >= 200 && delivery.status_code < 300;
+      // Only what never got an answer (0: refused, timed out) or got a 5xx is
+      // worth another try; a 4xx is the App refusing the delivery itself (a
+      // signature made with another secret), which a copy meets again.
+      const ok = delivery.status_code < 500 && delivery.status_code !== 0;
       byGuid.set(delivery.guid, {
         ok: seen.ok || ok,
         failures: seen.failures + (ok ? 0 : 1),

@@ -49,10 +49,11 @@ describe("redeliverFailed", () => {
       deploy,
       delivery("retried", 8, 502),
       delivery("not-ours", 9, 0, "star"),
-      delivery("hopeless", 10, 400),
-      delivery("hopeless", 11, 400),
-      delivery("hopeless", 12, 400),
-      delivery("hopeless", 13, 400),
+      delivery("hopeless", 10, 502),
+      delivery("hopeless", 11, 0),
+      delivery("hopeless", 12, 503),
+      delivery("hopeless", 13, 0),
+      delivery("refused", 14, 400),
       outage,
       delivery("redis-away", 30, 0),
       delivery("too-old", 61, 0),
@@ -62,11 +63,13 @@ describe("redeliverFailed", () => {
     const { asked } = await redeliverFailed(github, options);
     // The newest failed attempt of each: "retried" arrived the second time,
     // "hopeless" failed four times (the first and three asked for again),
-    // "star" is no event the App acts on, "too-old" is past the look-back.
+    // "refused" was answered 400 by the App itself (another secret: a copy
+    // would meet the same), "star" is no event the App acts on, "too-old" is
+    // past the look-back.
     expect(github.asked).toEqual([deploy.id, outage.id]);
     expect(asked.map((d) => d.guid)).toEqual(["deploy", "redis-away"]);
     // Reading stops at the first delivery older than the look-back.
-    expect(github.pagesRead()).toBe(6);
+    expect(github.pagesRead()).toBe(7);
   });
 
   it("asks for nothing when every delivery arrived", async () => {
