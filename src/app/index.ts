@@ -37,7 +37,7 @@ export const TRIGGER_EVENTS = [
 ] as const;
 
 /** The events (header names) the App's triggers come from. */
-const TRIGGER_EVENT_NAMES = new Set(TRIGGER_EVENTS.map((name) => name.split(".")[0]));
+const TRIGGER_EVENT_NAMES = new Set(TRIGGER_EVENTS.map((name) => name.split(".")[0] ?? name));
 
 export interface AppSettings {
   env: Record<string, string | undefined>;
@@ -181,7 +181,7 @@ export function createApp(settings: AppSettings) {
     if (settings.redelivery !== false) {
       redelivery = startRedeliverySweep({
         app: () => appClients.app(),
-        events: new Set(["push", ...TRIGGER_EVENTS.map((name) => name.split(".")[0] ?? name)]),
+        events: new Set([...TRIGGER_EVENT_NAMES, "push"]),
         clock,
         log,
         settings: settings.redelivery,

@@ -33,13 +33,15 @@ export function startRedeliverySweep(options: {
 }): { stop(): void } {
   const { firstAfterMs = 30_000, everyMs = 10 * 60_000 } = options.settings ?? {};
   let running = false;
+  let client: AppClient | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
   const sweep = async () => {
     if (running || stopped) return;
     running = true;
     try {
-      const { asked } = await redeliverFailed(deliveriesOf(options.app()), {
+      client ??= options.app();
+      const { asked } = await redeliverFailed(deliveriesOf(client), {
         now: options.clock.now(),
         lookBackMs: LOOK_BACK_MS,
         events: options.events,
