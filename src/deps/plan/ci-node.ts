@@ -2,7 +2,8 @@ import { readdir } from "node:fs/promises";
 import { compare, lt } from "semver";
 import { parse as parseYaml } from "yaml";
 import { readWorkspaceText, realPathInside } from "../../sandbox/host-files.js";
-import { parseNodeVersion } from "./node-version.js";
+import { parseSetupNodeVersion } from "./node-version.js";
+import { readNodeVersionFile } from "./node-version-file.js";
 
 /**
  * The Node a project's CI develops on, from its GitHub workflows: every
@@ -14,7 +15,10 @@ import { parseNodeVersion } from "./node-version.js";
  * steps set, fixed (react-hook-form's 22, effect's 26.4.0) or from its
  * input, which the calling step gives or the action's default (sveltejs/
  * kit's '24', vitest's 24.x, typeorm's "24"); so is the node-version a job
- * passes to a reusable workflow (typeorm's tests on 20 and 24). The
+ * passes to a reusable workflow (typeorm's tests on 20 and 24). A
+ * `node-version-file` is read the way setup-node reads it
+ * (node-version-file.ts): `package.json` gives its engines.node, which
+ * setup-node takes as the newest Node the range allows. The
  * development tools run on each of them, so the lowest counts. A job that
  * tests the built package rather than the tools is not counted: one on a
  * Node below the project's own engines.node, or the lowest its packages
@@ -48,23 +52,58 @@ export async function readWorkflowNode(
     if (text === undefined) continue;
     for (const uses of localActionsUsed(text))
       if (!actions.has(uses)) actions.set(uses, await readLocalAction(dir, uses));
-    for (const { value, source } of setupNodeVersions(text, path, actions)) {
-      const parsed = parseNodeVersion(value);
-      if (parsed && (!enginesFloor || !lt(parsed.version, enginesFloor)))
-        found.push({
-          label: parsed.label,
-          version: parsed.version,
-          source: `${source} node-version`,
-        });
+    for (const setting of setupNodeVersions(text, path, actions)) {
+      const read = await readSetting(dir, setting);
+      const parsed = read && parseSetupNodeVersion(read.value);
+      if (read && parsed && (!enginesFloor || !lt(parsed.version, enginesFloor)))
+        found.push({ label: parsed.label, version: parsed.version, source: read.source });
     }
   }
   return found.sort((a, b) => compare(a.version, b.version))[0];
 }
 
-/** A composite action in the repository: the `node-version` its steps set, as written, and its inputs' defaults. */
+/** The two inputs setup-node takes a version from; `node-version` wins when a step gives both. */
+type SettingKind = "node-version" | "node-version-file";
+
+/** A Node version, or the file setup-node reads one from, as a step writes it. */
+interface NodeSetting {
+  kind: SettingKind;
+  value: string;
+  /** The workflow or action that writes it. */
+  source: string;
+}
+
+/** A step's own Node setting, as written: its node-version, else its node-version-file. */
+function settingOf(
+  given: Record<string, unknown> | undefined,
+): { kind: SettingKind; value: string } | undefined {
+  for (const kind of ["node-version", "node-version-file"] as const) {
+    const value = given?.[kind];
+    if (typeof value === "string") return { kind, value };
+  }
+  return undefined;
+}
+
+/** The version a setting names, and where it is written: a file's is read from the tree. */
+async function readSetting(
+  dir: string,
+  setting: NodeSetting,
+): Promise<{ value: string; source: string } | undefined> {
+  if (setting.kind === "node-version")
+    return { value: setting.value, source: `${setting.source} node-version` };
+  const read = await readNodeVersionFile(dir, setting.value);
+  return (
+    read && {
+      value: read.value,
+      source: `${setting.source} node-version-file ${read.source}`,
+    }
+  );
+}
+
+/** A composite action in the repository: the Node settings its steps write, and its inputs' defaults. */
 interface LocalAction {
   path: string;
-  nodeVersions: string[];
+  settings: Array<{ kind: SettingKind; value: string }>;
   defaults: Record<string, string>;
 }
 
@@ -86,44 +125,44 @@ async function readLocalAction(dir: string, uses: string): Promise<LocalAction |
       return undefined;
     }
     const steps = record(record(doc)?.runs)?.steps;
-    const nodeVersions = (Array.isArray(steps) ? steps : [])
-      .map((step) => record(record(step)?.with)?.["node-version"])
-      .filter((value): value is string => typeof value === "string");
+    const settings = (Array.isArray(steps) ? steps : []).flatMap(
+      (step) => settingOf(record(record(step)?.with)) ?? [],
+    );
     const defaults: Record<string, string> = {};
     for (const [input, spec] of Object.entries(record(record(doc)?.inputs) ?? {})) {
       const value = record(spec)?.default;
       if (typeof value === "string") defaults[input] = value;
     }
-    return { path, nodeVersions, defaults };
+    return { path, settings, defaults };
   }
   return undefined;
 }
 
 /**
- * The node-version values a step sets, as written, and where each is
- * written: its own `with` for any action, else what the repository's
- * composite action it runs sets (an input the step gives, or the input's
- * default) when that action sets one.
+ * The Node settings a step makes, as written, and where each is written:
+ * its own `with` for any action, else what the repository's composite
+ * action it runs sets (an input the step gives, or the input's default)
+ * when that action sets one.
  */
-function stepNodeVersions(
+function stepSettings(
   step: Record<string, unknown>,
   workflow: string,
   action: LocalAction | undefined,
-): Array<{ value: string; source: string }> {
+): NodeSetting[] {
   const given = record(step.with);
-  // An action that sets no node-version of its own may still pass the input on
+  // An action that sets no Node of its own may still pass the input on
   // (to another action of its own): the step's value counts, as before.
-  if (!action || action.nodeVersions.length === 0) {
-    const written = given?.["node-version"];
-    return typeof written === "string" ? [{ value: written, source: workflow }] : [];
+  if (!action || action.settings.length === 0) {
+    const own = settingOf(given);
+    return own ? [{ ...own, source: workflow }] : [];
   }
-  return action.nodeVersions.flatMap((written) => {
+  return action.settings.flatMap(({ kind, value: written }) => {
     const input = /^\$\{\{\s*inputs\.([\w-]+)\s*\}\}$/.exec(written.trim())?.[1];
-    if (input === undefined) return [{ value: written, source: action.path }];
+    if (input === undefined) return [{ kind, value: written, source: action.path }];
     const passed = given?.[input];
-    if (typeof passed === "string") return [{ value: passed, source: workflow }];
+    if (typeof passed === "string") return [{ kind, value: passed, source: workflow }];
     const fallback = action.defaults[input];
-    return fallback === undefined ? [] : [{ value: fallback, source: action.path }];
+    return fallback === undefined ? [] : [{ kind, value: fallback, source: action.path }];
   });
 }
 
@@ -160,12 +199,12 @@ function legacyValues(steps: readonly unknown[]): Map<string, Set<string>> | "*"
   return legacy;
 }
 
-/** The node-version values of a workflow's setup-node steps, matrix references expanded. */
+/** The Node settings of a workflow's setup-node steps, matrix references expanded. */
 function setupNodeVersions(
   text: string,
   workflow: string,
   actions: ReadonlyMap<string, LocalAction | undefined>,
-): Array<{ value: string; source: string }> {
+): NodeSetting[] {
   let doc: unknown;
   try {
     // Every scalar as written: YAML would read `22.10` as the number 22.1.
@@ -175,7 +214,7 @@ function setupNodeVersions(
   }
   const jobs = record(record(doc)?.jobs);
   const workflowEnv = record(record(doc)?.env);
-  const out: Array<{ value: string; source: string }> = [];
+  const out: NodeSetting[] = [];
   for (const job of Object.values(jobs ?? {})) {
     const steps = Array.isArray(record(job)?.steps) ? (record(job)?.steps as unknown[]) : [];
     const runs = steps.map((step) => record(step)?.run).filter((r) => typeof r === "string");
@@ -190,7 +229,7 @@ function setupNodeVersions(
       const uses = record(step)?.uses;
       if (typeof uses !== "string") continue;
       const action = uses.startsWith("./") ? actions.get(uses) : undefined;
-      for (const { value: written, source } of stepNodeVersions(
+      for (const { kind, value: written, source } of stepSettings(
         record(step) ?? {},
         workflow,
         action,
@@ -201,7 +240,7 @@ function setupNodeVersions(
         if (typeof value !== "string") continue;
         const key = /^\$\{\{\s*matrix\.([\w-]+)\s*\}\}$/.exec(value.trim())?.[1];
         if (key === undefined) {
-          if (!value.includes("${{")) out.push({ value, source });
+          if (!value.includes("${{")) out.push({ kind, value, source });
           continue;
         }
         const listed = matrix?.[key];
@@ -211,7 +250,7 @@ function setupNodeVersions(
           ...include.map((entry) => record(entry)?.[key]),
         ]) {
           if (typeof item === "string" && !legacy.get(key)?.has(item))
-            out.push({ value: item, source });
+            out.push({ kind, value: item, source });
         }
       }
     }

@@ -1,4 +1,4 @@
-import { minVersion, valid, validRange } from "semver";
+import { minVersion, satisfies, valid, validRange } from "semver";
 
 /**
  * A Node version as a project writes it, read the way the tools that
@@ -89,6 +89,26 @@ export function parseNodeVersion(
     if (floor) return { label: cleaned, version: floor };
   }
   return undefined;
+}
+
+/**
+ * A version as actions/setup-node reads its input: a range with operators
+ * (what a `node-version-file: package.json` gives from engines.node) is
+ * the newest release it allows, not its floor: `>=20` installs the newest
+ * Node, taken here as the newest LTS line, `^20.19.0` the newest 20.x.
+ */
+export function parseSetupNodeVersion(
+  text: string,
+  now = Date.now(),
+): { label: string; version: string; moving?: true } | undefined {
+  const parsed = parseNodeVersion(text, now);
+  const raw = text.trim().replace(/^["']|["']$/g, "");
+  if (!parsed || parsed.label !== raw || !/[<>=^~|\s]/.test(raw)) return parsed;
+  for (let major = newestLts(now); major > 0; major--) {
+    const newest = `${major}.${LINE_END}.${LINE_END}`;
+    if (satisfies(newest, raw)) return { label: `${major}.x`, version: newest };
+  }
+  return parsed;
 }
 
 /** The lowest version a range allows (engines.node ">=16.9" -> 16.9.0). */

@@ -3,6 +3,7 @@ import { parse as parseYaml } from "yaml";
 import { readWorkspaceText } from "../../sandbox/host-files.js";
 import { readWorkflowNode } from "./ci-node.js";
 import { type NodeTarget, parseNodeVersion, safeFloor } from "./node-version.js";
+import { versionInText } from "./node-version-file.js";
 import type { DepSection } from "./project.js";
 
 /**
@@ -92,21 +93,14 @@ export function nodeTargetsFor(
 }
 
 async function fromVersionFiles(dir: string): Promise<NodeTarget | undefined> {
-  for (const file of [".nvmrc", ".node-version"]) {
+  for (const file of [".nvmrc", ".node-version", ".tool-versions"]) {
     const text = await readWorkspaceText(dir, file).catch(() => undefined);
-    const line = text
-      ?.split(/\r?\n/)
-      .map((l) => l.replace(/#.*$/, "").trim())
-      .find(Boolean);
+    const line = text === undefined ? undefined : versionInText(text);
     const parsed = line ? parseNodeVersion(line) : undefined;
     if (parsed)
       return { ...parsed, source: parsed.moving ? `${file} ${line}` : file, role: "development" };
   }
-  const tools = await readWorkspaceText(dir, ".tool-versions").catch(() => undefined);
-  const toolLine = tools?.split(/\r?\n/).find((l) => /^\s*(nodejs|node)\s+\S/.test(l));
-  // The first version listed is the one asdf and mise use.
-  const parsed = toolLine ? parseNodeVersion(toolLine.trim().split(/\s+/)[1] ?? "") : undefined;
-  return parsed ? { ...parsed, source: ".tool-versions", role: "development" } : undefined;
+  return undefined;
 }
 
 /** `devEngines.runtime`: one `{ name, version }` or a list of them. */

@@ -713,6 +713,152 @@ describe("the Node a plan assumes", () => {
   });
 });
 
+describe("the Node a workflow's node-version-file names", () => {
+  const tsdown = memoryRegistry([
+    packument("tsdown", {
+      "0.21.10": {},
+      "0.23.7": { node: "^22.18.0 || ^24.11.0 || >=26.0.0" },
+    }),
+  ]);
+  const manifest = (extra: Record<string, unknown> = {}) =>
+    JSON.stringify({ name: "app", devDependencies: { tsdown: "^0.21.10" }, ...extra });
+  const lock = npmLock({ tsdown: "0.21.10" });
+  const setup = (...withs: string[]) =>
+    [
+      "jobs:",
+      "  test:",
+      "    steps:",
+      "      - uses: actions/setup-node@v6",
+      "        with:",
+      ...withs.map((line) => `          ${line}`),
+      "      - run: npm ci && npm test",
+      "",
+    ].join("\n");
+  const planWith = (files: Record<string, string>) =>
+    planOf({ "package.json": manifest(), "package-lock.json": lock, ...files }, tsdown);
+
+  it("reads package.json's engines.node as setup-node does: the newest Node the range allows", async () => {
+    // A workflow on `node-version-file: package.json` and engines `>=22.18`: setup-node
+    // installs the newest Node, so the tools are not held to the Node running the job.
+    const open = await planWith({
+      "package.json": manifest({ engines: { node: ">=22.18.0" } }),
+      ".github/workflows/ci.yml": setup("node-version-file: package.json"),
+    });
+    expect(open.plan.node.development).toEqual({
+      label: `${newestLts(Date.now())}.x`,
+      version: `${newestLts(Date.now())}.999999.999999`,
+      source: ".github/workflows/ci.yml node-version-file package.json engines.node",
+      role: "ci",
+    });
+    expect(moves(open.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+    // A range inside a line is that line's newest, quoted or not.
+    const caret = await planWith({
+      "package.json": manifest({ engines: { node: "^20.19.0" } }),
+      ".github/workflows/ci.yml": setup("node-version-file: 'package.json'"),
+    });
+    expect(caret.plan.node.development).toMatchObject({ label: "20.x", role: "ci" });
+    expect(moves(caret.plan)).toEqual([]);
+    // volta.node and devEngines.runtime come first, as in setup-node.
+    const both = await planWith({
+      "tools/package.json": JSON.stringify({
+        devEngines: { runtime: [{ name: "bun" }, { name: "node", version: "22.12.0" }] },
+        engines: { node: ">=18" },
+      }),
+      ".github/workflows/ci.yml": setup("node-version-file: ./tools/package.json"),
+    });
+    expect(both.plan.node.development).toMatchObject({
+      label: "22.12.0",
+      source: ".github/workflows/ci.yml node-version-file tools/package.json devEngines.runtime",
+    });
+    expect(moves(both.plan)).toEqual([]);
+    // Volta's workspaces: a package's `volta.extends` names the file with the Node.
+    const extended = await planWith({
+      "apps/web/package.json": JSON.stringify({ volta: { extends: "../../tools/volta.json" } }),
+      "tools/volta.json": JSON.stringify({ volta: { node: "24.11.1" } }),
+      ".github/workflows/ci.yml": setup("node-version-file: apps/web/package.json"),
+    });
+    expect(extended.plan.node.development).toMatchObject({
+      label: "24.11.1",
+      source: ".github/workflows/ci.yml node-version-file tools/volta.json volta.node",
+    });
+    expect(moves(extended.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+  });
+
+  it("reads other version files and action metadata, and a composite action's input", async () => {
+    const nested = await planWith({
+      "web/.nvmrc": "# the web app's Node\nv24.11.0\n",
+      ".github/workflows/ci.yml": setup("node-version-file: web/.nvmrc"),
+    });
+    expect(nested.plan.node.development).toMatchObject({
+      label: "24.11.0",
+      source: ".github/workflows/ci.yml node-version-file web/.nvmrc",
+      role: "ci",
+    });
+    const tools = await planWith({
+      "ci/.tool-versions": "python 3.12.1\nnodejs 22.18.0 20.19.0\n",
+      ".github/workflows/ci.yml": setup("node-version-file: ci/.tool-versions"),
+    });
+    expect(tools.plan.node.development).toMatchObject({ label: "22.18.0" });
+    const metadata = await planWith({
+      "action.yml": "name: mine\nruns:\n  using: 'node24'\n  main: dist/index.js\n",
+      ".github/workflows/ci.yml": setup("node-version-file: action.yml"),
+    });
+    expect(metadata.plan.node.development).toMatchObject({
+      label: "24.x",
+      source: ".github/workflows/ci.yml node-version-file action.yml runs.using",
+    });
+    // node-version wins when a step gives both (setup-node warns and uses it).
+    const given = await planWith({
+      "web/.nvmrc": "24\n",
+      ".github/workflows/ci.yml": setup("node-version: 20", "node-version-file: web/.nvmrc"),
+    });
+    expect(given.plan.node.development).toMatchObject({
+      label: "20.x",
+      source: ".github/workflows/ci.yml node-version",
+    });
+    // A composite action of the repository's own, its input defaulting to package.json.
+    const action = [
+      "inputs:",
+      "  node-version-file:",
+      "    default: package.json",
+      "runs:",
+      "  using: composite",
+      "  steps:",
+      "    - uses: actions/setup-node@v6",
+      "      with:",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+      "        node-version-file: ${{ inputs.node-version-file }}",
+      "",
+    ].join("\n");
+    const composite = await planWith({
+      "package.json": manifest({ engines: { node: "^22.18.0" } }),
+      ".github/actions/setup/action.yml": action,
+      ".github/workflows/ci.yml": [
+        "jobs:",
+        "  test:",
+        "    steps:",
+        "      - uses: ./.github/actions/setup",
+        "",
+      ].join("\n"),
+    });
+    expect(composite.plan.node.development).toMatchObject({
+      label: "22.x",
+      source: ".github/actions/setup/action.yml node-version-file package.json engines.node",
+    });
+    expect(moves(composite.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+  });
+
+  it("gives nothing for a file that is missing, names no Node, or is outside the tree", async () => {
+    for (const file of ["missing/.nvmrc", "notes.json", "../outside/package.json"]) {
+      const { plan } = await planWith({
+        "notes.json": JSON.stringify({ name: "notes" }),
+        ".github/workflows/ci.yml": setup(`node-version-file: ${file}`),
+      });
+      expect(plan.node.development.role, file).toBe("running");
+    }
+  });
+});
+
 describe("a bun library pinned to a nightly prerelease", () => {
   it("proposes the newer build of the same channel", async () => {
     const { plan } = await planOf(
