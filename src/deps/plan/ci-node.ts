@@ -11,10 +11,11 @@ import { readNodeVersionFile } from "./node-version-file.js";
  * wrap it or replace it: nuxt's voidzero-dev/setup-vp, typescript-eslint's
  * own ./.github/actions/prepare-install), a matrix value or a workflow or
  * job `env` value included. A composite action of the repository's own
- * (`uses: ./.github/actions/setup`) is read too: the `node-version` its
- * steps set, fixed (react-hook-form's 22, effect's 26.4.0) or from its
- * input, which the calling step gives or the action's default (sveltejs/
- * kit's '24', vitest's 24.x, typeorm's "24"); so is the node-version a job
+ * (`uses: ./.github/actions/setup`) is read too, and the actions of its
+ * own it calls in turn: the `node-version` their steps set, fixed
+ * (react-hook-form's 22, effect's 26.4.0) or from an input, which the
+ * calling step gives or the action's default (sveltejs/kit's '24',
+ * vitest's 24.x, typeorm's "24"); so is the node-version a job
  * passes to a reusable workflow (typeorm's tests on 20 and 24). A
  * `node-version-file` is read the way setup-node reads it
  * (node-version-file.ts): `package.json` gives its engines.node, which
@@ -50,8 +51,7 @@ export async function readWorkflowNode(
     const path = `${WORKFLOWS}/${file}`;
     const text = await readWorkspaceText(dir, path).catch(() => undefined);
     if (text === undefined) continue;
-    for (const uses of localActionsUsed(text))
-      if (!actions.has(uses)) actions.set(uses, await readLocalAction(dir, uses));
+    for (const uses of localActionsUsed(text)) await readLocalAction(dir, uses, actions);
     for (const setting of setupNodeVersions(text, path, actions)) {
       const read = await readSetting(dir, setting);
       const parsed = read && parseSetupNodeVersion(read.value);
@@ -100,19 +100,35 @@ async function readSetting(
   );
 }
 
-/** A composite action in the repository: the Node settings its steps write, and its inputs' defaults. */
+/**
+ * A composite action in the repository: the Node settings its steps make
+ * (those of the actions of its own it calls included), and its inputs'
+ * defaults.
+ */
 interface LocalAction {
   path: string;
-  settings: Array<{ kind: SettingKind; value: string }>;
+  settings: NodeSetting[];
   defaults: Record<string, string>;
 }
+
+/** How deep composite actions calling composite actions are followed (a loop stops there too). */
+const NESTING = 4;
 
 /** The `uses: ./…` of a workflow's steps, as written. */
 function localActionsUsed(text: string): string[] {
   return [...text.matchAll(/^\s*(?:-\s+)?uses:\s*["']?(\.\/[^"'\s#]+)/gm)].map((m) => m[1] ?? "");
 }
 
-async function readLocalAction(dir: string, uses: string): Promise<LocalAction | undefined> {
+/** Reads (once, into `actions`) the repository's composite action a `uses: ./…` names. */
+async function readLocalAction(
+  dir: string,
+  uses: string,
+  actions: Map<string, LocalAction | undefined>,
+  depth = 0,
+): Promise<LocalAction | undefined> {
+  if (actions.has(uses) || depth > NESTING) return actions.get(uses);
+  // Taken before reading, so an action that calls itself ends here.
+  actions.set(uses, undefined);
   const folder = uses.replace(/^\.\//, "").replace(/\/+$/, "");
   for (const name of ["action.yml", "action.yaml"]) {
     const path = `${folder}/${name}`;
@@ -125,15 +141,23 @@ async function readLocalAction(dir: string, uses: string): Promise<LocalAction |
       return undefined;
     }
     const steps = record(record(doc)?.runs)?.steps;
-    const settings = (Array.isArray(steps) ? steps : []).flatMap(
-      (step) => settingOf(record(record(step)?.with)) ?? [],
-    );
+    const settings: NodeSetting[] = [];
+    for (const step of Array.isArray(steps) ? steps : []) {
+      const called = record(step)?.uses;
+      const inner =
+        typeof called === "string" && called.startsWith("./")
+          ? await readLocalAction(dir, called, actions, depth + 1)
+          : undefined;
+      settings.push(...stepSettings(record(step) ?? {}, path, inner));
+    }
     const defaults: Record<string, string> = {};
     for (const [input, spec] of Object.entries(record(record(doc)?.inputs) ?? {})) {
       const value = record(spec)?.default;
       if (typeof value === "string") defaults[input] = value;
     }
-    return { path, settings, defaults };
+    const action = { path, settings, defaults };
+    actions.set(uses, action);
+    return action;
   }
   return undefined;
 }
@@ -156,13 +180,13 @@ function stepSettings(
     const own = settingOf(given);
     return own ? [{ ...own, source: workflow }] : [];
   }
-  return action.settings.flatMap(({ kind, value: written }) => {
-    const input = /^\$\{\{\s*inputs\.([\w-]+)\s*\}\}$/.exec(written.trim())?.[1];
-    if (input === undefined) return [{ kind, value: written, source: action.path }];
+  return action.settings.flatMap((setting) => {
+    const input = /^\$\{\{\s*inputs\.([\w-]+)\s*\}\}$/.exec(setting.value.trim())?.[1];
+    if (input === undefined) return [setting];
     const passed = given?.[input];
-    if (typeof passed === "string") return [{ kind, value: passed, source: workflow }];
+    if (typeof passed === "string") return [{ ...setting, value: passed, source: workflow }];
     const fallback = action.defaults[input];
-    return fallback === undefined ? [] : [{ kind, value: fallback, source: action.path }];
+    return fallback === undefined ? [] : [{ ...setting, value: fallback, source: action.path }];
   });
 }
 

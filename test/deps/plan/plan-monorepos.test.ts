@@ -848,6 +848,66 @@ describe("the Node a workflow's node-version-file names", () => {
     expect(moves(composite.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
   });
 
+  it("follows a composite action into the composite action it calls", async () => {
+    const action = (inputDefault: string, step: string[]) =>
+      [
+        "inputs:",
+        "  node-version:",
+        `    default: "${inputDefault}"`,
+        "runs:",
+        "  using: composite",
+        "  steps:",
+        ...step.map((line) => `    ${line}`),
+        "",
+      ].join("\n");
+    const setupNode = (version: string) => [
+      "- uses: actions/setup-node@v6",
+      "  with:",
+      `    node-version: ${version}`,
+    ];
+    // Effect-like: the workflow's action installs and calls another of the
+    // repository's actions, which sets Node up, fixed or from its own input's default.
+    const outer = action("20", ["- uses: ./.github/actions/node", "- run: pnpm install"]);
+    const workflow = [
+      "jobs:",
+      "  test:",
+      "    steps:",
+      "      - uses: ./.github/actions/setup",
+      "",
+    ].join("\n");
+    const fixed = await planWith({
+      ".github/actions/setup/action.yml": outer,
+      ".github/actions/node/action.yml": action("18", setupNode("22.18")),
+      ".github/workflows/ci.yml": workflow,
+    });
+    expect(fixed.plan.node.development).toMatchObject({
+      label: "22.18.x",
+      source: ".github/actions/node/action.yml node-version",
+      role: "ci",
+    });
+    expect(moves(fixed.plan)).toEqual(["tsdown 0.21.10->0.23.7"]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub expression, not a template
+    const fromInput = action("24", setupNode("${{ inputs.node-version }}"));
+    const defaulted = await planWith({
+      ".github/actions/setup/action.yml": outer,
+      ".github/actions/node/action.yml": fromInput,
+      ".github/workflows/ci.yml": workflow,
+    });
+    expect(defaulted.plan.node.development).toMatchObject({
+      label: "24.x",
+      source: ".github/actions/node/action.yml node-version",
+    });
+    // An action that calls itself ends where it started.
+    const loop = await planWith({
+      ".github/actions/setup/action.yml": action("24", [
+        "- uses: ./.github/actions/setup",
+        ...setupNode("22.18"),
+      ]),
+      ".github/workflows/ci.yml": workflow,
+    });
+    expect(loop.plan.node.development).toMatchObject({ label: "22.18.x" });
+  });
+
   it("gives nothing for a file that is missing, names no Node, or is outside the tree", async () => {
     for (const file of ["missing/.nvmrc", "notes.json", "../outside/package.json"]) {
       const { plan } = await planWith({
