@@ -98,9 +98,11 @@ export type FakeOpenAi = LoopbackServer;
  * it: each call whole in one chunk with no `index`, the step's first call
  * carrying `extra_content.google.thought_signature`, and finish_reason
  * "stop" even when it called tools. Or OpenAI's, less the usage chunk
- * `include_usage` asks for (LM Studio's, Ollama's before 0.5.2).
+ * `include_usage` asks for (LM Studio's, Ollama's before 0.5.2). Or
+ * OpenAI's with each call's arguments as the JSON object itself, whole, not
+ * a string (llama-server as reported in llama.cpp #20198).
  */
-export type ChatDialect = "openai" | "gemini" | "no-usage";
+export type ChatDialect = "openai" | "gemini" | "no-usage" | "object-arguments";
 
 /** The thought signature the Gemini dialect puts on a call. */
 export const geminiSignature = (callId: string) => `sig-${callId}`;
@@ -230,6 +232,16 @@ export function chatChunks(
       out.push(chunk({ role: "assistant", tool_calls: [tool] }));
       return;
     }
+    if (dialect === "object-arguments") {
+      const whole = {
+        index,
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.input },
+      };
+      out.push(chunk({ tool_calls: [whole] }));
+      return;
+    }
     out.push(
       chunk({
         tool_calls: [
@@ -244,7 +256,7 @@ export function chatChunks(
   const finish =
     step.stopReason === "max_tokens"
       ? "length"
-      : calls.length > 0 && dialect === "openai"
+      : calls.length > 0 && (dialect === "openai" || dialect === "object-arguments")
         ? "tool_calls"
         : "stop";
   out.push(chunk({}, finish));

@@ -25,7 +25,8 @@ export interface ChatChunk {
         /** Absent from Gemini's and Ollama's compatible streams. */
         index?: number | null;
         id?: string | null;
-        function?: { name?: string | null; arguments?: string | null } | null;
+        /** A string by the API's contract; some llama.cpp servers send the object itself. */
+        function?: { name?: string | null; arguments?: unknown } | null;
         /** Gemini's: `{ google: { thought_signature } }`, to be sent back with the call. */
         extra_content?: unknown;
       }> | null;
@@ -179,7 +180,10 @@ export class ChatStreamAssembler {
       call.name = delta.function.name;
       this.onEvent({ type: "tool_use_start", id: call.id, name: call.name });
     }
-    if (delta.function?.arguments) call.json += delta.function.arguments;
+    const args = delta.function?.arguments;
+    if (typeof args === "string") call.json += args;
+    // llama-server (llama.cpp #20198) has sent the arguments as the JSON object itself.
+    else if (args && typeof args === "object") call.json += JSON.stringify(args);
   }
 
   /**

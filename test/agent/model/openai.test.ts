@@ -312,6 +312,46 @@ describe("createOpenAiModel", () => {
     ]);
   });
 
+  it("reads a call whose arguments come as the object itself, and sends them back as a string", async () => {
+    const input = { file_path: "src/a.ts", limit: 20, flags: ["x"] };
+    const { model, server } = await setup(
+      [
+        turn([toolUse("read_file", input, "l1"), toolUse("grep", { pattern: "add" }, "l2")]),
+        turn([text("done")]),
+      ],
+      {},
+      "object-arguments",
+    );
+    const first = await model.complete(request());
+    expect(first.content).toEqual([
+      { type: "tool_use", id: "l1", name: "read_file", input },
+      { type: "tool_use", id: "l2", name: "grep", input: { pattern: "add" } },
+    ]);
+    const results = first.content.flatMap((block) =>
+      block.type === "tool_use"
+        ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "x" }]
+        : [],
+    );
+    await model.complete(
+      request({
+        messages: [
+          ...request().messages,
+          { role: "assistant", content: first.content },
+          { role: "user", content: results },
+        ],
+      }),
+    );
+    const body = server.requests[1]?.body as { messages: Array<Record<string, unknown>> };
+    expect(body.messages[2]?.tool_calls).toEqual([
+      {
+        id: "l1",
+        type: "function",
+        function: { name: "read_file", arguments: JSON.stringify(input) },
+      },
+      { id: "l2", type: "function", function: { name: "grep", arguments: '{"pattern":"add"}' } },
+    ]);
+  });
+
   it("sends the conversation back in OpenAI's shape: tool calls, then tool results before new text", async () => {
     const { model, server } = await setup([turn([text("done")])]);
     await model.complete(
