@@ -1,4 +1,6 @@
 import { execFile } from "node:child_process";
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { satisfies, valid } from "semver";
 import type { Packument } from "../registry/registry.js";
@@ -69,13 +71,45 @@ export async function pinnedReleaseRefusal(options: {
   return { tool: pinned.tool, version: pinned.version, engines, node };
 }
 
-/** The version of the first `node` on `path` ("20.20.2"), or undefined. */
+/**
+ * The version of the first `node` on `path` ("20.20.2"), or undefined.
+ * Only a file that is there and executable is started, and a program's
+ * answer is kept for as long as the file is the same one (its inode, size
+ * and mtime): a dependency job asks several times (the tool check, the
+ * Node warnings, each pinned release), and every PATH folder without a
+ * node cost a process start before.
+ */
 export async function nodeOnPath(path: string): Promise<string | undefined> {
   for (const dir of path.split(delimiter).filter((d) => isAbsolute(d))) {
-    const version = await programVersion(join(dir, "node"));
-    if (version !== undefined) return version;
+    const file = join(dir, "node");
+    const identity = await programIdentity(file);
+    if (identity === undefined) continue;
+    let answer = knownVersions.get(identity);
+    if (!answer) {
+      answer = programVersion(file);
+      knownVersions.set(identity, answer);
+    }
+    const version = await answer;
+    // A program that did not answer (a timeout on a busy machine) is asked again next time.
+    if (version === undefined) knownVersions.delete(identity);
+    else return version;
   }
   return undefined;
+}
+
+/** `node --version` answers by the file that gave them. */
+const knownVersions = new Map<string, Promise<string | undefined>>();
+
+/** Which file `file` is, when it is an executable file; undefined when it is not there. */
+async function programIdentity(file: string): Promise<string | undefined> {
+  try {
+    await access(file, constants.X_OK);
+    const found = await stat(file);
+    if (!found.isFile()) return undefined;
+    return `${file}\0${found.dev}:${found.ino}\0${found.size}\0${found.mtimeMs}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What `file --version` prints ("v20.20.2" as "20.20.2"), or undefined when it does not run. */

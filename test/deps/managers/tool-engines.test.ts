@@ -1,7 +1,7 @@
-import { chmod, mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { delimiter, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { pinnedToolEngineProblem } from "../../../src/deps/managers/tool-engines.js";
+import { nodeOnPath, pinnedToolEngineProblem } from "../../../src/deps/managers/tool-engines.js";
 import type { DetectedManager } from "../../../src/deps/managers/types.js";
 import type { Packument } from "../../../src/deps/registry/registry.js";
 import { makeTempDir } from "../../helpers/temp-dir.js";
@@ -90,5 +90,39 @@ describe("pinnedToolEngineProblem", () => {
     expect(asked).toEqual([]);
     expect(await check("pnpm@12.0.0", node20)).toBeUndefined();
     expect(await check("npm@11.0.0", node20)).toBeUndefined();
+  });
+});
+
+describe("nodeOnPath", () => {
+  /** A `node` that prints `version` and counts its starts in `log`. */
+  async function countingNode(dir: string, version: string, log: string) {
+    await writeFile(join(dir, "node"), `#!/bin/sh\necho x >> '${log}'\necho v${version}\n`);
+    await chmod(join(dir, "node"), 0o755);
+  }
+  const starts = async (log: string) =>
+    (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
+
+  it("starts the first executable node on the PATH once, and again only when that file changes", async () => {
+    const root = await makeTempDir("pw-node-on-path-");
+    const [empty, notExecutable, bin, later] = ["empty", "plain", "bin", "later"].map((d) =>
+      join(root, d),
+    );
+    for (const dir of [empty, notExecutable, bin, later]) await mkdir(dir as string);
+    await writeFile(join(notExecutable as string, "node"), "#!/bin/sh\necho v1.0.0\n");
+    const log = join(root, "starts.log");
+    await countingNode(bin as string, "22.18.0", log);
+    await countingNode(later as string, "26.1.0", log);
+    const path = ["relative/bin", empty, notExecutable, bin, later].join(delimiter);
+    expect(await nodeOnPath(path)).toBe("22.18.0");
+    expect(await nodeOnPath(path)).toBe("22.18.0");
+    expect(await starts(log)).toBe(1);
+    // Another node in its place (a setup step installs one) is asked again.
+    await countingNode(bin as string, "24.11.1", log);
+    expect(await nodeOnPath(path)).toBe("24.11.1");
+    expect(await starts(log)).toBe(2);
+    // One that does not answer is passed over for the next, and asked again next time.
+    await writeFile(join(bin as string, "node"), "#!/bin/sh\nexit 3\n");
+    expect(await nodeOnPath(path)).toBe("26.1.0");
+    expect(await nodeOnPath([empty].join(delimiter))).toBeUndefined();
   });
 });
