@@ -2,8 +2,9 @@ import { createAppAuth } from "@octokit/auth-app";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
-import Bottleneck from "bottleneck";
+import type Bottleneck from "bottleneck";
 import { nearsItsEnd } from "./token-life.js";
+import { writeSpacing } from "./write-spacing.js";
 
 /**
  * The GitHub clients a worker builds once per process: @octokit/rest that
@@ -69,21 +70,7 @@ export function createGitHubAppClients(settings: GitHubAppClientSettings): GitHu
   const maxWait = settings.maxRateLimitWaitSeconds ?? 300;
   // Shared by every client of this factory (and, with sharedLimits, every
   // process on the same Redis), keyed by throttling id.
-  const shared = settings.sharedLimits
-    ? { datastore: "ioredis", connection: settings.sharedLimits }
-    : {};
-  const write = new Bottleneck.Group({
-    maxConcurrent: 1,
-    minTime: secondMs,
-    ...shared,
-    ...(settings.sharedLimits ? { id: "patchwright-write" } : {}),
-  });
-  const notifications = new Bottleneck.Group({
-    maxConcurrent: 1,
-    minTime: 3 * secondMs,
-    ...shared,
-    ...(settings.sharedLimits ? { id: "patchwright-notifications" } : {}),
-  });
+  const { write, notifications } = writeSpacing(secondMs, settings.sharedLimits);
 
   const onLimit =
     (kind: string) =>

@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import nock from "nock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGitHubAppClients } from "../../src/github/client.js";
+import { writeSpacing } from "../../src/github/write-spacing.js";
 import { createFakeGitHub } from "../helpers/fake-github.js";
 import { type RedisServer, startRedis } from "../helpers/redis-server.js";
 
@@ -39,25 +40,27 @@ afterAll(async () => {
   await redis.stop();
 });
 
+function connect(): Bottleneck.IORedisConnection {
+  const connection = new Bottleneck.IORedisConnection({ client: new Redis(redis.url) });
+  connections.push(connection);
+  return connection;
+}
+
+/** A "process" (client factory) with its own connection to the shared limits, or none. */
+const factory = (shared: boolean) =>
+  createGitHubAppClients({
+    appId: 1,
+    privateKey,
+    log: silent,
+    secondMs: SECOND_MS,
+    sharedLimits: shared ? connect() : undefined,
+  });
+
 /** Two "processes" (client factories) write 3 comments each at once; the gaps between the writes. */
 async function gaps(shared: boolean): Promise<number[]> {
   const github = createFakeGitHub({ owner: "o", repo: "r" });
   github.mountNock();
-  const factory = () => {
-    let sharedLimits: Bottleneck.IORedisConnection | undefined;
-    if (shared) {
-      sharedLimits = new Bottleneck.IORedisConnection({ client: new Redis(redis.url) });
-      connections.push(sharedLimits);
-    }
-    return createGitHubAppClients({
-      appId: 1,
-      privateKey,
-      log: silent,
-      secondMs: SECOND_MS,
-      sharedLimits,
-    });
-  };
-  const [one, two] = [factory().installation(42), factory().installation(42)];
+  const [one, two] = [factory(shared).installation(42), factory(shared).installation(42)];
   // Tokens first, so only the comments are timed.
   await Promise.all(
     [one, two].map((o) => o.rest.issues.listComments({ owner: "o", repo: "r", issue_number: 1 })),
@@ -87,5 +90,32 @@ describe("write spacing shared through Redis", () => {
   it("is per process without it (the case it fixes)", async () => {
     const apart = await gaps(false);
     expect(Math.min(...apart)).toBeLessThan(SECOND_MS * 0.4);
+  });
+
+  it("goes on when a process died in the middle of its turn to write", async () => {
+    const github = createFakeGitHub({ owner: "o", repo: "r" });
+    github.mountNock();
+    // The process killed (-9) while the throttling plugin's no-op ran on
+    // installation 43's write limiter: a turn that never ends.
+    const dead = writeSpacing(SECOND_MS, connect());
+    let started = false;
+    void dead.write.key("installation-43").schedule(() => {
+      started = true;
+      return new Promise(() => {});
+    });
+    await expect.poll(() => started).toBe(true);
+    const octokit = factory(true).installation(43);
+    const comment = octokit.rest.issues.createComment({
+      owner: "o",
+      repo: "r",
+      issue_number: 1,
+      body: "after the crash",
+    });
+    // A concurrency of one held that turn for good: this write waited forever.
+    const late = new Promise((_, fail) =>
+      setTimeout(() => fail(new Error("still waiting")), 10_000),
+    );
+    await expect(Promise.race([comment, late])).resolves.toMatchObject({ status: 201 });
+    nock.cleanAll();
   });
 });
