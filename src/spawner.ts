@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { tmpdir } from "node:os";
 
 /**
  * Short-lived programs (git, above all) started by a small helper process
@@ -132,7 +133,8 @@ type Reply =
 function startHelper(): Helper | undefined {
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, ["-e", HELPER_SOURCE], {
+    // Its scratch folder goes where this process's do (TMPDIR), where the sweep looks for it.
+    child = spawn(process.execPath, ["-e", HELPER_SOURCE, tmpdir()], {
       // Nothing of this process's environment (NODE_OPTIONS, loaders, secrets): each run brings its own.
       env: {},
       stdio: ["ignore", "ignore", "inherit", "ipc"],
@@ -223,11 +225,10 @@ const HELPER_SOURCE = `
 const { spawn } = require("node:child_process");
 const { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, unlinkSync } = require("node:fs");
 const { join } = require("node:path");
-const { tmpdir } = require("node:os");
 // Output files are read once the program has ended, and unlinked as soon as
 // they are open: nothing is left behind but the folder, removed at the end.
 // The scratch prefix (scratch.ts), so a helper killed with its process is swept too.
-const folder = mkdtempSync(join(tmpdir(), "patchwright-tmp-spawner-" + process.pid + "-"));
+const folder = mkdtempSync(join(process.argv[1], "patchwright-tmp-spawner-" + process.pid + "-"));
 let files = 0;
 const openOutput = () => {
   const path = join(folder, String(files++));

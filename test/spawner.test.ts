@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -138,29 +139,40 @@ describe("runInGroup", () => {
     expect(Number(stdout.toString().trim())).toBe(process.pid);
   });
 
-  it("keeps no process alive once idle, and ends with its process", async () => {
+  it("keeps no process alive once idle, ends with its process, and keeps its files in its TMPDIR", async () => {
     const script = `
+      import { readdirSync } from "node:fs";
       import { runInGroup } from ${JSON.stringify(join(process.cwd(), "src/spawner.ts"))};
       for (let i = 0; i < 100; i++) {
         const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], { cwd: "/tmp", env: { PATH: process.env.PATH } }).done;
-        if (Number(stdout) !== process.pid) { console.log(String(stdout).trim()); break; }
+        if (Number(stdout) !== process.pid) {
+          console.log(String(stdout).trim(), readdirSync(process.env.TMPDIR).join(" "));
+          break;
+        }
         await new Promise((wait) => setTimeout(wait, 20));
       }`;
+    // The operator's temporary folder, not /tmp: where the sweep of scratch folders looks.
+    const own = await mkdtemp(join(tmpdir(), "pw-spawner-tmpdir-"));
     const started = performance.now();
     const { stdout } = await run(
       process.execPath,
       ["--import", "tsx", "--input-type=module", "-e", script],
-      { cwd: process.cwd(), timeout: 20_000 },
+      { cwd: process.cwd(), timeout: 20_000, env: { ...process.env, TMPDIR: own } },
     );
-    const helper = Number(stdout.trim());
+    const [pid, ...folders] = stdout.trim().split(" ");
+    const helper = Number(pid);
     expect(helper).toBeGreaterThan(0);
+    expect(
+      folders.filter((name) => name.startsWith(`patchwright-tmp-spawner-${helper}-`)),
+    ).toHaveLength(1);
     // It ended on its own (no kill, well inside the timeout).
     expect(performance.now() - started).toBeLessThan(15_000);
     for (let i = 0; i < 50 && alive(helper); i++) await new Promise((wait) => setTimeout(wait, 20));
     expect(alive(helper)).toBe(false);
     // Nor its folder for the programs' output.
-    expect(
-      readdirSync(tmpdir()).filter((name) => name.startsWith(`patchwright-tmp-spawner-${helper}-`)),
-    ).toEqual([]);
+    expect(readdirSync(own).filter((name) => name.startsWith("patchwright-tmp-spawner-"))).toEqual(
+      [],
+    );
+    rmSync(own, { recursive: true, force: true });
   }, 30_000);
 });
