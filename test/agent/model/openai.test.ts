@@ -1,5 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ModelRequest, ModelStreamEvent } from "../../../src/agent/model/model.js";
+import type {
+  Model,
+  ModelRequest,
+  ModelResponse,
+  ModelStreamEvent,
+} from "../../../src/agent/model/model.js";
 import { ModelError } from "../../../src/agent/model/model.js";
 import { createOpenAiModel } from "../../../src/agent/model/openai.js";
 import type { ScriptData } from "../../../src/agent/model/script.js";
@@ -55,6 +60,24 @@ const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
   maxTokens: 2048,
   ...extra,
 });
+
+/** The next request: the first answer, then a result for each of its tool calls. */
+async function answerCalls(model: Model, first: ModelResponse): Promise<void> {
+  const results = first.content.flatMap((block) =>
+    block.type === "tool_use"
+      ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "x" }]
+      : [],
+  );
+  await model.complete(
+    request({
+      messages: [
+        ...request().messages,
+        { role: "assistant", content: first.content },
+        { role: "user", content: results },
+      ],
+    }),
+  );
+}
 
 describe("createOpenAiModel", () => {
   it("streams text and tool-call deltas into blocks, with usage from the last chunk", async () => {
@@ -282,20 +305,7 @@ describe("createOpenAiModel", () => {
     ]);
     // Gemini streams finish_reason "stop" after its calls: the calls decide.
     expect(first.stopReason).toBe("tool_use");
-    const results = first.content.flatMap((block) =>
-      block.type === "tool_use"
-        ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "x" }]
-        : [],
-    );
-    await model.complete(
-      request({
-        messages: [
-          ...request().messages,
-          { role: "assistant", content: first.content },
-          { role: "user", content: results },
-        ],
-      }),
-    );
+    await answerCalls(model, first);
     const body = server.requests[1]?.body as { messages: Array<Record<string, unknown>> };
     expect(body.messages[2]?.tool_calls).toEqual([
       {
@@ -327,20 +337,7 @@ describe("createOpenAiModel", () => {
       { type: "tool_use", id: "l1", name: "read_file", input },
       { type: "tool_use", id: "l2", name: "grep", input: { pattern: "add" } },
     ]);
-    const results = first.content.flatMap((block) =>
-      block.type === "tool_use"
-        ? [{ type: "tool_result" as const, tool_use_id: block.id, content: "x" }]
-        : [],
-    );
-    await model.complete(
-      request({
-        messages: [
-          ...request().messages,
-          { role: "assistant", content: first.content },
-          { role: "user", content: results },
-        ],
-      }),
-    );
+    await answerCalls(model, first);
     const body = server.requests[1]?.body as { messages: Array<Record<string, unknown>> };
     expect(body.messages[2]?.tool_calls).toEqual([
       {
