@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from "vitest";
 import { parseDepsConfig } from "../../src/deps/config.js";
 import type { DepsGroupResult } from "../../src/deps/group/group-result.js";
 import type { UpdateGroup } from "../../src/deps/plan/groups.js";
-import type { NodeTarget } from "../../src/deps/plan/node-version.js";
+import type { NodeTarget } from "../../src/deps/plan/node/node-version.js";
 import { planDepsUpdates } from "../../src/deps/plan/plan.js";
 import type { Advisory, Packument, RegistryClient } from "../../src/deps/registry/registry.js";
 

@@ -1,5 +1,5 @@
 import { lt, major, valid } from "semver";
-import { type ProjectNodes, readProjectNodes } from "../plan/project-node.js";
+import { type ProjectNodes, readProjectNodes } from "../plan/node/project-node.js";
 import { nodeOnPath } from "./tool-engines.js";
 
 /**

@@ -1,5 +1,5 @@
 import { lt, major, minor, valid } from "semver";
-import type { ProjectNodes } from "../plan/project-node.js";
+import type { ProjectNodes } from "../plan/node/project-node.js";
 import { pinnedRelease } from "./index.js";
 import { nodeBelow } from "./node-check.js";
 import { findProgram, toolProgram } from "./tool-check.js";

@@ -17,9 +17,9 @@ import {
   type WantedDependency,
 } from "./dependency-list.js";
 import { newInstallScripts } from "./install-scripts.js";
+import { nodeTargetsFor, type ProjectNodes } from "./node/project-node.js";
 import { type HeldDependency, overrideOf } from "./overrides.js";
 import { DEP_SECTIONS, type NpmProject } from "./project.js";
-import { nodeTargetsFor, type ProjectNodes } from "./project-node.js";
 import { writeRange } from "./range-strategy.js";
 import { aliasNamedLine, folderNamedMajor, specTarget, withAlias } from "./spec.js";
 import {

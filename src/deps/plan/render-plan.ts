@@ -3,9 +3,9 @@ import type { Update, UpdateLocation } from "../update.js";
 import type { SkippedDependency } from "./dependency-list.js";
 import { groupTitle, MAJOR_ORDER } from "./groups.js";
 import { SCRIPT_SETTINGS } from "./install-scripts.js";
+import { nodeStatement } from "./node/project-node.js";
 import { fromVersions } from "./outdated.js";
 import type { DepsPlan, PlanWarning } from "./plan.js";
-import { nodeStatement } from "./project-node.js";
 import { ONE_AT_A_TIME } from "./regular-updates.js";
 import { formatAge } from "./versions.js";
 

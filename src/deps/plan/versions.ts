@@ -14,7 +14,7 @@ import {
 import type { DepsIgnoreRule, UpdateType } from "../config.js";
 import type { Packument } from "../registry/registry.js";
 import { updateType } from "../update.js";
-import { describeNode, type NodeTarget, safeFloor } from "./node-version.js";
+import { describeNode, type NodeTarget, safeFloor } from "./node/node-version.js";
 import { type ReleaseAge, releaseAgeFor } from "./release-age.js";
 import { type TrustPolicy, trustDowngrade } from "./trust-policy.js";
 

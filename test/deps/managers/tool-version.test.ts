@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toolWarnings } from "../../../src/deps/managers/tool-version.js";
 import type { DetectedManager } from "../../../src/deps/managers/types.js";
-import type { ProjectNodes } from "../../../src/deps/plan/project-node.js";
+import type { ProjectNodes } from "../../../src/deps/plan/node/project-node.js";
 
 /**
  * hono pins bun@1.2.20; a job on a host with bun 1.4.5 relocked bun.lock

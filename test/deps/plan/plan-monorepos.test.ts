@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { editManifest, manifestEdits } from "../../../src/deps/managers/bump.js";
 import type { UpdateGroup } from "../../../src/deps/plan/groups.js";
-import { newestLts } from "../../../src/deps/plan/node-version.js";
+import { newestLts } from "../../../src/deps/plan/node/node-version.js";
+import { nodeStatement } from "../../../src/deps/plan/node/project-node.js";
 import { fromVersions } from "../../../src/deps/plan/outdated.js";
-import { nodeStatement } from "../../../src/deps/plan/project-node.js";
 import { renderDepsPlan } from "../../../src/deps/plan/render-plan.js";
 import { aliasNamedLine, folderNamedMajor } from "../../../src/deps/plan/spec.js";
 import { renderDepsPullRequestBody } from "../../../src/deps/publish/pr-body.js";

@@ -4,7 +4,7 @@ import {
   newestLts,
   parseNodeVersion,
   safeFloor,
-} from "../../../src/deps/plan/node-version.js";
+} from "../../../src/deps/plan/node/node-version.js";
 import { chooseTargets, formatAge, type VersionPolicy } from "../../../src/deps/plan/versions.js";
 import type { Packument } from "../../../src/deps/registry/registry.js";
 import { updateType } from "../../../src/deps/update.js";

@@ -1,7 +1,7 @@
 import { readdir } from "node:fs/promises";
 import { compare, lt } from "semver";
 import { parse as parseYaml } from "yaml";
-import { readWorkspaceText, realPathInside } from "../../sandbox/host-files.js";
+import { readWorkspaceText, realPathInside } from "../../../sandbox/host-files.js";
 import { parseSetupNodeVersion } from "./node-version.js";
 import { readNodeVersionFile } from "./node-version-file.js";
 

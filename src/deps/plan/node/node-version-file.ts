@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { readWorkspaceText } from "../../sandbox/host-files.js";
+import { readWorkspaceText } from "../../../sandbox/host-files.js";
 
 /**
  * The Node version a file names, read the way actions/setup-node reads its
@@ -41,16 +41,12 @@ export async function readNodeVersionFile(
   if (!json || typeof json !== "object" || Array.isArray(json)) return undefined;
   const manifest = json as {
     volta?: { node?: unknown; extends?: unknown };
-    devEngines?: { runtime?: unknown };
     engines?: { node?: unknown };
   };
   if (typeof manifest.volta?.node === "string")
     return { value: manifest.volta.node, source: `${file} volta.node` };
-  for (const entry of [manifest.devEngines?.runtime].flat()) {
-    const { name, version } = (entry ?? {}) as { name?: unknown; version?: unknown };
-    if (typeof name === "string" && name.toLowerCase() === "node" && typeof version === "string")
-      return { value: version, source: `${file} devEngines.runtime` };
-  }
+  const runtime = devEnginesNode(manifest);
+  if (runtime !== undefined) return { value: runtime, source: `${file} devEngines.runtime` };
   if (typeof manifest.engines?.node === "string")
     return { value: manifest.engines.node, source: `${file} engines.node` };
   // Volta's workspaces: a package names the root's package.json to take its Node from.
@@ -60,6 +56,17 @@ export async function readNodeVersionFile(
       posix.join(posix.dirname(file), manifest.volta.extends),
       depth + 1,
     );
+  return undefined;
+}
+
+/** The Node version of package.json's `devEngines.runtime` (one `{ name, version }` or a list of them). */
+export function devEnginesNode(manifest: Record<string, unknown>): string | undefined {
+  const runtime = (manifest.devEngines as { runtime?: unknown } | undefined)?.runtime;
+  for (const entry of [runtime].flat()) {
+    const { name, version } = (entry ?? {}) as { name?: unknown; version?: unknown };
+    if (typeof name === "string" && name.toLowerCase() === "node" && typeof version === "string")
+      return version;
+  }
   return undefined;
 }
 

@@ -1,10 +1,10 @@
 import { compare } from "semver";
 import { parse as parseYaml } from "yaml";
-import { readWorkspaceText } from "../../sandbox/host-files.js";
+import { readWorkspaceText } from "../../../sandbox/host-files.js";
+import type { DepSection } from "../project.js";
 import { readWorkflowNode } from "./ci-node.js";
 import { type NodeTarget, parseNodeVersion, safeFloor } from "./node-version.js";
-import { versionInText } from "./node-version-file.js";
-import type { DepSection } from "./project.js";
+import { devEnginesNode, versionInText } from "./node-version-file.js";
 
 /**
  * The Nodes a project's dependencies run on, for the engines check:
@@ -103,18 +103,11 @@ async function fromVersionFiles(dir: string): Promise<NodeTarget | undefined> {
   return undefined;
 }
 
-/** `devEngines.runtime`: one `{ name, version }` or a list of them. */
+/** `devEngines.runtime`'s node entry. */
 function fromDevEngines(json: Record<string, unknown>): NodeTarget | undefined {
-  const runtime = (json.devEngines as { runtime?: unknown } | undefined)?.runtime;
-  const list = Array.isArray(runtime) ? runtime : [runtime];
-  for (const item of list) {
-    const { name, version } = (item ?? {}) as { name?: unknown; version?: unknown };
-    if (name !== "node" || typeof version !== "string") continue;
-    const parsed = parseNodeVersion(version);
-    if (parsed)
-      return { ...parsed, source: "package.json devEngines.runtime", role: "development" };
-  }
-  return undefined;
+  const version = devEnginesNode(json);
+  const parsed = version === undefined ? undefined : parseNodeVersion(version);
+  return parsed && { ...parsed, source: "package.json devEngines.runtime", role: "development" };
 }
 
 async function fromPackageManagerRuntime(
