@@ -3,8 +3,8 @@ import type { Metafile } from "esbuild";
 /** Bundles the Action into `outdir` (default: dist/); resolves to esbuild's metafile. */
 export function bundleAction(outdir?: string): Promise<Metafile>;
 
-/** The exports the bundle gives node:http and node:https (without their ESM facade). */
-export const BUILTIN_EXPORTS: Record<"node:http" | "node:https", string[]>;
+/** The exports the bundle gives each Node built-in its ES modules import (without an ESM facade). */
+export const BUILTIN_EXPORTS: Record<string, string[]>;
 
-/** node:http's exports the bundle leaves out: reading them loads undici. */
-export const UNDICI_EXPORTS: string[];
+/** Exports the bundle leaves out, by built-in: reading them loads code a run does not need. */
+export const LAZY_EXPORTS: Record<string, string[]>;

@@ -11,6 +11,7 @@
  *
  *   node scripts/bundle-action.mjs [outdir]
  */
+import { readFileSync } from "node:fs";
 import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
@@ -92,46 +93,38 @@ const cloudSdksApart = {
 };
 
 /**
- * An ESM import of node:http has Node build that module's ESM facade, which
- * reads every export, the lazy WebSocket ones among them, and so loads
- * undici (the global fetch's library): about 40 ms of the Action's start on
- * Node 24, before any request. The bundle takes node:http and node:https
- * from `process.getBuiltinModule` instead (src/github/rest/http-fetch.ts says why
- * the Action's API calls do without undici), with these exports: a fixed
- * list, so that the bundle is the same whatever Node builds it, which
- * test/action/startup.test.ts compares with Node 20's and 24's. The default
- * export is the module itself (live `globalAgent`); a named one is read
- * once, as the module loads.
+ * An ESM import of a Node built-in has Node build that module's ESM facade,
+ * which reads every export, lazy ones included: node:http's WebSocket loads
+ * undici (the global fetch's library, about 40 ms of the Action's start on
+ * Node 24, before any request), node:fs's ReadStream its streams (3-4 ms),
+ * node:util's diff its diff code (2 ms); and each facade costs ~0.3 ms
+ * more. The bundle takes the built-ins its ES modules import from
+ * `process.getBuiltinModule` instead (src/github/rest/http-fetch.ts says
+ * why the Action's API calls do without undici), with the exports listed
+ * in builtin-exports.json: a fixed list, so that the bundle is the same
+ * whatever Node builds it: Node 24's exports (what the Action runs on; a
+ * newer one reads as undefined on Node 20, and Node 20's own old ones are
+ * deprecated on 24, where reading them warns) but the costly lazy ones
+ * below. test/action/startup.test.ts checks it against Node 24. The
+ * default export is the module itself (live `globalAgent`); a named one is
+ * read once, as the module loads, as a facade reads it.
  */
-export const BUILTIN_EXPORTS = {
-  "node:http": [
-    "_connectionListener",
-    "METHODS",
-    "STATUS_CODES",
-    "Agent",
-    "ClientRequest",
-    "IncomingMessage",
-    "OutgoingMessage",
-    "Server",
-    "ServerResponse",
-    "createServer",
-    "validateHeaderName",
-    "validateHeaderValue",
-    "get",
-    "request",
-    "setMaxIdleHTTPParsers",
-    "maxHeaderSize",
-    "globalAgent",
-  ],
-  "node:https": ["Agent", "globalAgent", "Server", "createServer", "get", "request"],
+export const BUILTIN_EXPORTS = JSON.parse(
+  readFileSync(join(ROOT, "scripts/builtin-exports.json"), "utf8"),
+);
+/** Node 24's exports left out of BUILTIN_EXPORTS: reading them loads code a run does not need. */
+export const LAZY_EXPORTS = {
+  "node:http": ["WebSocket", "CloseEvent", "MessageEvent"],
+  "node:fs": ["ReadStream", "WriteStream", "FileReadStream", "FileWriteStream", "Utf8Stream"],
+  "node:util": ["diff", "setTraceSigInt", "TextDecoder", "TextEncoder", "MIMEType", "MIMEParams"],
+  "node:crypto": ["webcrypto", "subtle"],
 };
-/** node:http's exports left out: reading them loads undici. */
-export const UNDICI_EXPORTS = ["WebSocket", "CloseEvent", "MessageEvent"];
 
 const builtinsWithoutFacade = {
   name: "builtins-without-facade",
   setup(builder) {
-    builder.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
+    const names = Object.keys(BUILTIN_EXPORTS).map((name) => name.slice("node:".length));
+    builder.onResolve({ filter: new RegExp(`^(node:)?(${names.join("|")})$`) }, (args) =>
       args.kind === "import-statement"
         ? { path: `node:${args.path.replace(/^node:/, "")}`, namespace: "builtin-without-facade" }
         : undefined,
@@ -148,10 +141,8 @@ const builtinsWithoutFacade = {
 };
 
 /** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
-const BANNER = [
-  'import { createRequire as __patchwrightCreateRequire } from "node:module";',
-  "const require = __patchwrightCreateRequire(import.meta.url);",
-].join("\n");
+const BANNER =
+  'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);';
 
 /** Chunk file names (`[name]-[hash].js`, the name may have capitals): the hash changes with the code. */
 const CHUNK = /^[A-Za-z0-9_-]+-[A-Z0-9]{8}\.js$/;

@@ -301,7 +301,10 @@ async function runEvent(
   } finally {
     // A job awaited the fetch long ago; a run that started none does not wait for it.
     fetched.stop();
-    await transcript.close();
+    // The job's result stands; a record that lost lines says so.
+    await transcript.close().catch((error: unknown) => {
+      io.warning(`the transcript ${transcriptPath} is incomplete: ${redact(errorMessage(error))}`);
+    });
   }
 }
 

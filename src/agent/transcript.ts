@@ -1,5 +1,4 @@
-import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { AgentEvent } from "./events.js";
 import { type Redactor, redactValue } from "./redact.js";
@@ -26,18 +25,34 @@ export async function openTranscript(
   clock: { now(): number },
 ): Promise<Transcript> {
   await mkdir(dirname(path), { recursive: true });
-  const stream: WriteStream = createWriteStream(path, { flags: "a", mode: 0o600 });
+  // A file handle and a chain of appends rather than a WriteStream: Node
+  // loads its file streams on first use (3-4 ms of the Action's way to its
+  // first model request on Node 24), and lines still reach the file in
+  // order, each as soon as the one before it is written.
+  const file = await open(path, "a", 0o600);
+  let written: Promise<void> = Promise.resolve();
+  let failure: unknown;
   return {
     path,
     write(record) {
       if (record.type === "text_delta") return;
       const line = { time: new Date(clock.now()).toISOString(), ...toJsonable(record) };
-      stream.write(`${JSON.stringify(redactValue(line, redact))}\n`);
+      const text = `${JSON.stringify(redactValue(line, redact))}\n`;
+      written = written.then(async () => {
+        if (failure !== undefined) return;
+        try {
+          await file.appendFile(text);
+        } catch (error) {
+          // Kept for close(), which says it: a lost line must not pass unnoticed.
+          failure = error;
+        }
+      });
     },
-    close: () =>
-      new Promise((resolve, reject) =>
-        stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
-      ),
+    async close() {
+      await written;
+      await file.close();
+      if (failure !== undefined) throw failure;
+    },
   };
 }
 

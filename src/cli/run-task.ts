@@ -132,7 +132,12 @@ export async function runTaskCommand(
   } finally {
     status.stop();
     interrupts.unsubscribe();
-    await transcript.close();
+    // The run's result stands; a record that lost lines says so.
+    await transcript.close().catch((error: unknown) => {
+      io.stderr.write(
+        `warning: the transcript ${transcriptPath} is incomplete: ${redact(errorMessage(error))}\n`,
+      );
+    });
   }
 }
 

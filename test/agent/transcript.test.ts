@@ -43,4 +43,24 @@ describe("transcript", () => {
     expect(lines[1]).toMatchObject({ path: "a.ts", beforeBytes: 3, afterBytes: 5 });
     expect(JSON.stringify(lines)).not.toContain("my-secret-token");
   });
+
+  it("keeps the order of many lines written at once", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "run.jsonl");
+    const transcript = await openTranscript(path, createRedactor(), { now: () => 0 });
+    for (let turn = 1; turn <= 200; turn++) transcript.write({ type: "turn_start", turn });
+    await transcript.close();
+    const turns = (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).turn);
+    expect(turns).toEqual(Array.from({ length: 200 }, (_, index) => index + 1));
+  });
+
+  it("says so when a line could not be written", async () => {
+    // /dev/full takes the open and fails every write (ENOSPC), as a full disk would.
+    const transcript = await openTranscript("/dev/full", createRedactor(), { now: () => 0 });
+    transcript.write({ type: "stop", reason: "end_turn", turns: 1 });
+    await expect(transcript.close()).rejects.toThrow(/ENOSPC/);
+  });
 });

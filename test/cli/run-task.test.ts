@@ -156,6 +156,20 @@ describe("patchwright run, in process", () => {
     expect(stderr).toContain(`transcript: ${join(tmp.path, "setup.jsonl")}`);
   });
 
+  it("finishes the run and warns when its transcript could not be written", async () => {
+    // /dev/full takes the open and fails every write (ENOSPC), as a full disk would.
+    const args = repoArgs("unused");
+    args[args.indexOf("--transcript") + 1] = "/dev/full";
+    const { code, stdout, stderr } = await runMain([...args, "--no-push"], {
+      env,
+      cwd: tmp.path,
+      model: () =>
+        createScriptedModel([{ content: [{ type: "text", text: "Nothing to change." }] }]),
+    });
+    expect(`exit ${code}\n${stdout}\n${stderr}`).toMatch(/^exit 0\n/);
+    expect(stderr).toContain("warning: the transcript /dev/full is incomplete: ENOSPC");
+  });
+
   it("passes --verify-timeout to the job: a verify that runs too long is stopped", async () => {
     const { code, stdout } = await runMain(
       repoArgs("verify-timeout", "--verify", "sleep 30", "--verify-timeout", "1s", "--json"),
