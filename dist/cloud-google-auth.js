@@ -1,3 +1,2 @@
-import { createRequire as __patchwrightCreateRequire } from "node:module";
-const require = __patchwrightCreateRequire(import.meta.url);
-import{a}from"./cloud-chunk-KOKPAGAB.js";import"./cloud-chunk-JC6BZEIU.js";export default a();
+const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
+import{a}from"./cloud-chunk-VB5A7TEZ.js";import"./cloud-chunk-U25AJQSS.js";export default a();

@@ -1,0 +1,2 @@
+const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
+var e=process.getBuiltinModule("node:events");var{EventEmitter:t,EventEmitterAsyncResource:n,addAbortListener:s,captureRejectionSymbol:i,captureRejections:o,defaultMaxListeners:r,errorMonitor:c,getEventListeners:u,getMaxListeners:a,init:l,listenerCount:d,on:p,once:x,setMaxListeners:E,usingDomains:L}=e;export{t as a,x as b,E as c};

@@ -1,3 +1,0 @@
-import { createRequire as __patchwrightCreateRequire } from "node:module";
-const require = __patchwrightCreateRequire(import.meta.url);
-function n(t){return Object.fromEntries(Object.entries(t).filter(([e])=>!/^(INPUT_|ACTIONS_)/.test(e)&&e!=="GITHUB_TOKEN"))}export{n as a};
