@@ -16,7 +16,7 @@ import type { ServiceQueue } from "../service/job-kinds/inputs.js";
 import { createJobsView } from "../service/jobs-view/index.js";
 import type { JobsView } from "../service/jobs-view/types.js";
 import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
-import { exitOnSignals } from "../service/shutdown.js";
+import { processSignals, stopOnSignals } from "../service/shutdown.js";
 import { isDebugLevel, refusalText } from "../service/startup-refusal.js";
 import { createTriggerGate } from "../service/trigger-gate.js";
 import { startWorkerService, workerServices } from "../service/worker-service.js";
@@ -294,7 +294,15 @@ export function createApp(settings: AppSettings) {
     });
 
     if (settings.exitOnSignals) {
-      exitOnSignals({ stop, log, graceMs: service.shutdownGraceMs });
+      const exit = (code: number) => process.exit(code);
+      stopOnSignals({
+        subscribe: processSignals,
+        stop,
+        log,
+        graceMs: service.shutdownGraceMs,
+        stopped: exit,
+        exitNow: exit,
+      });
     }
   };
 

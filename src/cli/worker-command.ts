@@ -1,9 +1,9 @@
-import { errorMessage } from "../error-message.js";
 import { jobPageUrl, parsePagesEnv } from "../pages/settings.js";
 import { parseServiceEnv, ServiceEnvError } from "../service/env.js";
 import { serviceGitHubClients } from "../service/github-clients.js";
 import { createLineLog } from "../service/line-log.js";
 import { openJobQueue, requireCacheFolder } from "../service/open-queue.js";
+import { stopOnSignals } from "../service/shutdown.js";
 import type { CliIo } from "./cli-io.js";
 import { UsageError } from "./usage-error.js";
 
@@ -18,7 +18,8 @@ ANTHROPIC_API_KEY, GHE_HOST, PATCHWRIGHT_CONCURRENCY (jobs at once, default 2),
 PATCHWRIGHT_SHUTDOWN_GRACE_SECONDS (default 60), PATCHWRIGHT_CACHE_DIR, LOG_FORMAT=json.
 
 On SIGTERM it takes no new jobs; running ones get the grace period, then save a
-checkpoint, say so on their comment and go back to the queue for another worker.`;
+checkpoint, say so on their comment and go back to the queue for another worker.
+A second signal, or a stop still going 30 s after the grace period, exits at once.`;
 
 /** `patchwright worker`: resolves with the exit code once it has stopped. */
 export async function runWorkerCommand(argv: string[], io: CliIo): Promise<number> {
@@ -67,33 +68,18 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
   });
   log.info({ concurrency: settings.concurrency }, "worker started");
 
-  await new Promise<void>((stopped) => {
-    let stopping = false;
-    const onSignal = () => {
-      if (stopping) {
-        log.warn({}, "second signal: exiting now");
-        (io.exit ?? process.exit)(1);
-        return;
-      }
-      stopping = true;
-      log.info(
-        { graceSeconds: settings.shutdownGraceMs / 1000 },
-        "stopping: no new jobs; running jobs may finish within the grace period, then go back to the queue",
-      );
-      worker
-        .stop(settings.shutdownGraceMs)
-        .then(() => queue.close())
-        .then(closeClients)
-        .catch((error: unknown) =>
-          log.error({ err: error }, `could not stop cleanly: ${errorMessage(error)}`),
-        )
-        .finally(() => {
-          off();
-          stopped();
-        });
-    };
-    const off = io.onInterrupt(onSignal);
-  });
-  log.info({}, "stopped");
-  return 0;
+  return await new Promise<number>((stopped) =>
+    stopOnSignals({
+      subscribe: (handler) => io.onInterrupt(handler),
+      stop: async () => {
+        await worker.stop(settings.shutdownGraceMs);
+        await queue.close();
+        await closeClients();
+      },
+      log,
+      graceMs: settings.shutdownGraceMs,
+      stopped,
+      exitNow: io.exit ?? ((code) => process.exit(code)),
+    }),
+  );
 }
