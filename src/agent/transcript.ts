@@ -11,6 +11,7 @@ import { type Redactor, redactValue } from "./redact.js";
 export interface Transcript {
   readonly path: string;
   write(record: TranscriptRecord): void;
+  /** Once every line is written; rejects with the first write's error (no line after it is written). */
   close(): Promise<void>;
 }
 
