@@ -35,3 +35,17 @@ export function failTransform(ctx: core.ParsePayload, message: string): never {
   ctx.issues.push({ code: "custom", message, input: ctx.value });
   return NEVER;
 }
+
+/**
+ * What `build` returns, built on the first call and kept: for schemas that
+ * a module loaded at every start holds but only some jobs read (a plan's
+ * answer, a review's tool). zod's constructors cost: those two took about
+ * 5 ms of the Action's way to its first model request on Node 24.
+ */
+export function onFirstUse<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => {
+    built ??= { value: build() };
+    return built.value;
+  };
+}

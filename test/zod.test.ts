@@ -35,4 +35,17 @@ describe("src/zod.ts", () => {
       "Invalid input: expected int, received number",
     ]);
   });
+
+  it("builds what onFirstUse holds at its first use, once", async () => {
+    const { onFirstUse, object, string } = await import("../src/zod.js");
+    let builds = 0;
+    const schema = onFirstUse(() => {
+      builds += 1;
+      return object({ name: string() });
+    });
+    expect(builds).toBe(0);
+    expect(schema().safeParse({ name: "a" }).success).toBe(true);
+    expect(schema()).toBe(schema());
+    expect(builds).toBe(1);
+  });
 });

@@ -9,23 +9,26 @@ import type { JobRequest } from "./request.js";
  * that moved a branch other pull requests are based on. Pure.
  */
 
-const prRefSchema = z.object({
-  number: z.number().check(z.int(), z.positive()),
-  head: z.object({ ref: z.string(), sha: z.string() }),
-  base: z.object({ ref: z.string() }),
-});
-
-const failedRunFields = {
-  head_sha: z.string().check(z.minLength(1)),
-  conclusion: z.nullish(z.string()),
-  pull_requests: z._default(z.array(prRefSchema), []),
-};
-
-const workflowRunPayload = z.extend(envelopeSchema, {
-  workflow_run: z.object({ id: z.number().check(z.int()), ...failedRunFields }),
-});
-const checkSuitePayload = z.extend(envelopeSchema, {
-  check_suite: z.object({ id: z.number().check(z.int()), ...failedRunFields }),
+/** The CI events' payloads: built when one comes (an issue's mention never reads them). */
+const ciPayloads = z.onFirstUse(() => {
+  const prRefSchema = z.object({
+    number: z.number().check(z.int(), z.positive()),
+    head: z.object({ ref: z.string(), sha: z.string() }),
+    base: z.object({ ref: z.string() }),
+  });
+  const failedRunFields = {
+    head_sha: z.string().check(z.minLength(1)),
+    conclusion: z.nullish(z.string()),
+    pull_requests: z._default(z.array(prRefSchema), []),
+  };
+  return {
+    workflowRun: z.extend(envelopeSchema, {
+      workflow_run: z.object({ id: z.number().check(z.int()), ...failedRunFields }),
+    }),
+    checkSuite: z.extend(envelopeSchema, {
+      check_suite: z.object({ id: z.number().check(z.int()), ...failedRunFields }),
+    }),
+  };
 });
 
 /** Conclusions that mean the code (or the runner) failed, not that someone stopped it. */
@@ -43,8 +46,8 @@ export function parseCiFailure(
 ): JobRequest | null {
   const data =
     event === "workflow_run"
-      ? readPayload(workflowRunPayload, payload, event)
-      : readPayload(checkSuitePayload, payload, event);
+      ? readPayload(ciPayloads().workflowRun, payload, event)
+      : readPayload(ciPayloads().checkSuite, payload, event);
   const run = "workflow_run" in data ? data.workflow_run : data.check_suite;
   if (!FAILED.has(run.conclusion ?? "")) return null;
   // GitHub lists only same-repository pull requests here: forks are never tended.
@@ -69,11 +72,13 @@ export function parseCiFailure(
   });
 }
 
-const pushPayload = z.extend(envelopeSchema, {
-  ref: z.string(),
-  after: z.string(),
-  deleted: z._default(z.boolean(), false),
-});
+const pushPayload = z.onFirstUse(() =>
+  z.extend(envelopeSchema, {
+    ref: z.string(),
+    after: z.string(),
+    deleted: z._default(z.boolean(), false),
+  }),
+);
 
 /** A branch moved: the pull requests based on it may now conflict. */
 export interface BaseMoved {
@@ -106,7 +111,7 @@ export const baseMovedSchema = z.object({
 
 /** A push to a branch (not a tag, not a deletion) in an installed repository, or null. */
 export function parseBaseMoved(payload: unknown, deliveryId: string): BaseMoved | null {
-  const data = readPayload(pushPayload, payload, "push");
+  const data = readPayload(pushPayload(), payload, "push");
   if (data.deleted || !data.ref.startsWith("refs/heads/") || !data.installation) return null;
   return {
     repo: toRepo(data.repository),

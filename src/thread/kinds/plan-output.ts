@@ -44,42 +44,46 @@ export interface ProposedPlan {
 /** The plan read from the model's answer, or its words as they are and why they could not be read. */
 export type ReadPlan = { plan: ProposedPlan } | { text: string; problem: string };
 
-const text = z.string().check(z.trim());
-/** Absent or unreadable: undefined, never a failed plan. */
-const lenient = <T extends z.ZodMiniType>(schema: T) => z.catch(z.optional(schema), undefined);
-const list = z.pipe(
-  z.pipe(
-    z.union([z.array(z.unknown()), z.string()]),
-    z.transform((value) => (Array.isArray(value) ? value : [value])),
-  ),
-  z.transform((items) =>
-    items.flatMap((item) => {
-      const line = typeof item === "string" ? item : JSON.stringify(item);
-      return line.trim() ? [line.trim()] : [];
-    }),
-  ),
-);
-const fileEntry = z.union([
-  z.pipe(
-    text.check(z.minLength(1)),
-    z.transform((path) => ({ path, change: "" })),
-  ),
-  z.pipe(
-    z.object({
-      path: text.check(z.minLength(1)),
-      change: lenient(z.string().check(z.trim())),
-      why: lenient(z.string().check(z.trim())),
-    }),
-    z.transform((file) => ({ path: file.path, change: file.change || file.why || "" })),
-  ),
-]);
-const planJsonSchema = z.object({
-  summary: lenient(text),
-  files: z.array(z.unknown()),
-  approach: lenient(list),
-  tests: lenient(list),
-  risks: lenient(list),
-  complexity: lenient(z.enum(["small", "medium", "large"])),
+/** The plan block's schemas: only a plan's answer reads them. */
+const planSchemas = z.onFirstUse(() => {
+  const text = z.string().check(z.trim());
+  /** Absent or unreadable: undefined, never a failed plan. */
+  const lenient = <T extends z.ZodMiniType>(schema: T) => z.catch(z.optional(schema), undefined);
+  const list = z.pipe(
+    z.pipe(
+      z.union([z.array(z.unknown()), z.string()]),
+      z.transform((value) => (Array.isArray(value) ? value : [value])),
+    ),
+    z.transform((items) =>
+      items.flatMap((item) => {
+        const line = typeof item === "string" ? item : JSON.stringify(item);
+        return line.trim() ? [line.trim()] : [];
+      }),
+    ),
+  );
+  const fileEntry = z.union([
+    z.pipe(
+      text.check(z.minLength(1)),
+      z.transform((path) => ({ path, change: "" })),
+    ),
+    z.pipe(
+      z.object({
+        path: text.check(z.minLength(1)),
+        change: lenient(z.string().check(z.trim())),
+        why: lenient(z.string().check(z.trim())),
+      }),
+      z.transform((file) => ({ path: file.path, change: file.change || file.why || "" })),
+    ),
+  ]);
+  const planJson = z.object({
+    summary: lenient(text),
+    files: z.array(z.unknown()),
+    approach: lenient(list),
+    tests: lenient(list),
+    risks: lenient(list),
+    complexity: lenient(z.enum(["small", "medium", "large"])),
+  });
+  return { fileEntry, planJson };
 });
 
 const BLOCK = /(`{3,})(plan-json|json)[^\n]*\n([\s\S]*?)\n\1/g;
@@ -101,7 +105,8 @@ export function parsePlan(finalText: string): ReadPlan {
         problem: `its plan-json block is not JSON (${String(error)})`,
       };
     }
-    const parsed = planJsonSchema.safeParse(json);
+    const { fileEntry, planJson } = planSchemas();
+    const parsed = planJson.safeParse(json);
     if (!parsed.success) {
       if (!named) continue;
       return { text: finalText.trim(), problem: "its plan-json block has no list of files" };
@@ -148,28 +153,31 @@ const MARKER = "patchwright-plan";
 const END_MARKER = "<!-- patchwright-plan-end -->";
 const MARKER_LINE = /<!-- patchwright-plan (\{[\s\S]*?\}) -->/;
 
-export const planMarkerSchema = z.object({
-  v: z.literal(1),
-  /** The task as asked (the request's words, redacted), and who asked. */
-  task: z.string(),
-  by: z.string(),
-  /** The files the plan names, for the pull request's "where it differs". */
-  files: z.array(z.string()),
-  /** The job that made the plan, and the request it answered. */
-  job: z.optional(z.string()),
-  request: z.optional(z.string()),
-  /** Set by the go that took the plan: there is never a second one. */
-  went: z.optional(
-    z.object({
-      by: z.string(),
-      at: z.string(),
-      job: z.optional(z.string()),
-      url: z.optional(z.string()),
-    }),
-  ),
-});
+/** Read only from a thread that holds a plan comment. */
+const planMarkerSchema = z.onFirstUse(() =>
+  z.object({
+    v: z.literal(1),
+    /** The task as asked (the request's words, redacted), and who asked. */
+    task: z.string(),
+    by: z.string(),
+    /** The files the plan names, for the pull request's "where it differs". */
+    files: z.array(z.string()),
+    /** The job that made the plan, and the request it answered. */
+    job: z.optional(z.string()),
+    request: z.optional(z.string()),
+    /** Set by the go that took the plan: there is never a second one. */
+    went: z.optional(
+      z.object({
+        by: z.string(),
+        at: z.string(),
+        job: z.optional(z.string()),
+        url: z.optional(z.string()),
+      }),
+    ),
+  }),
+);
 
-export type PlanMarker = z.infer<typeof planMarkerSchema>;
+export type PlanMarker = z.infer<ReturnType<typeof planMarkerSchema>>;
 
 /**
  * The marker as an HTML comment: JSON whose `<`, `>` and `-` are written as
@@ -189,7 +197,7 @@ export function readPlanMarker(body: string): PlanMarker | undefined {
   const found = MARKER_LINE.exec(body);
   if (!found) return undefined;
   try {
-    const parsed = planMarkerSchema.safeParse(JSON.parse(found[1] ?? ""));
+    const parsed = planMarkerSchema().safeParse(JSON.parse(found[1] ?? ""));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

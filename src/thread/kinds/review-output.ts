@@ -17,14 +17,17 @@ export const REVIEW_FORMAT = [
   "When you are done, answer with the review's summary (what the change does, what is good, what must change); it is posted as one review together with your comments.",
 ].join(" ");
 
-const commentSchema = z.object({
-  path: z.string().check(z.minLength(1)),
-  line: z.number().check(z.int(), z.positive()),
-  start_line: z.optional(z.number().check(z.int(), z.positive())),
-  side: z.optional(z.enum(["RIGHT", "LEFT"])),
-  body: z._default(z.string(), ""),
-  suggestion: z.optional(z.string()),
-});
+/** Read only from a review's answer. */
+const commentSchema = z.onFirstUse(() =>
+  z.object({
+    path: z.string().check(z.minLength(1)),
+    line: z.number().check(z.int(), z.positive()),
+    start_line: z.optional(z.number().check(z.int(), z.positive())),
+    side: z.optional(z.enum(["RIGHT", "LEFT"])),
+    body: z._default(z.string(), ""),
+    suggestion: z.optional(z.string()),
+  }),
+);
 
 export interface ParsedReview {
   summary: string;
@@ -51,7 +54,7 @@ export function parseReview(finalText: string): ParsedReview {
       return { summary: finalText.trim(), comments: [], problem: "not a list" };
     }
     const comments = list.flatMap((item) => {
-      const parsed = commentSchema.safeParse(item);
+      const parsed = commentSchema().safeParse(item);
       return parsed.success ? [toComment(parsed.data)] : [];
     });
     // A json block of something else (an example in the summary) is summary.
@@ -67,7 +70,7 @@ function commentList(json: unknown): unknown[] | null {
   return wrapped.success ? wrapped.data.comments : null;
 }
 
-function toComment(c: z.infer<typeof commentSchema>): ProposedComment {
+function toComment(c: z.infer<ReturnType<typeof commentSchema>>): ProposedComment {
   return {
     path: c.path.replace(/^\.?\//, ""),
     line: c.line,

@@ -7,49 +7,52 @@ import * as z from "../../zod.js";
 
 export const REVIEW_TOOL = "add_review_comment";
 
-const input = z.object({
-  path: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.describe(
-        "The file, as the diff names it (relative to the repository root), e.g. src/app.js",
+/** Built when a review makes its tool: the module loads with every job. */
+const reviewInput = z.onFirstUse(() =>
+  z.object({
+    path: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.describe(
+          "The file, as the diff names it (relative to the repository root), e.g. src/app.js",
+        ),
       ),
-    ),
-  line: z
-    .number()
-    .check(
-      z.int(),
-      z.positive(),
-      z.describe(
-        "The line the comment is on (the last line, for several): a line number of the new file that the diff shows (an added or context line); with side LEFT, of the old file (a removed line)",
+    line: z
+      .number()
+      .check(
+        z.int(),
+        z.positive(),
+        z.describe(
+          "The line the comment is on (the last line, for several): a line number of the new file that the diff shows (an added or context line); with side LEFT, of the old file (a removed line)",
+        ),
       ),
-    ),
-  start_line: z
-    .optional(z.number().check(z.int(), z.positive()))
-    .check(z.describe("For a comment on several lines: the first of them (same hunk as line)")),
-  side: z
-    .optional(
-      z.pipe(
-        z.transform((value) => (typeof value === "string" ? value.toUpperCase() : value)),
-        z.enum(["RIGHT", "LEFT"]),
+    start_line: z
+      .optional(z.number().check(z.int(), z.positive()))
+      .check(z.describe("For a comment on several lines: the first of them (same hunk as line)")),
+    side: z
+      .optional(
+        z.pipe(
+          z.transform((value) => (typeof value === "string" ? value.toUpperCase() : value)),
+          z.enum(["RIGHT", "LEFT"]),
+        ),
+      )
+      .check(z.describe("RIGHT (default): line numbers of the new file; LEFT: of the old file")),
+    body: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.describe("The comment, in Markdown: what is wrong and why it matters"),
       ),
-    )
-    .check(z.describe("RIGHT (default): line numbers of the new file; LEFT: of the old file")),
-  body: z
-    .string()
-    .check(
-      z.minLength(1),
-      z.describe("The comment, in Markdown: what is wrong and why it matters"),
-    ),
-  suggestion: z
-    .optional(z.string())
-    .check(
-      z.describe(
-        "Replacement text for exactly the lines start_line..line (or line) of the new file, without any line around them; GitHub offers it as a one-click change",
+    suggestion: z
+      .optional(z.string())
+      .check(
+        z.describe(
+          "Replacement text for exactly the lines start_line..line (or line) of the new file, without any line around them; GitHub offers it as a one-click change",
+        ),
       ),
-    ),
-});
+  }),
+);
 
 export interface ReviewCommentTool {
   tool: AnyTool;
@@ -76,7 +79,7 @@ export function createReviewCommentTool(scope: ReviewScope): ReviewCommentTool {
       "A line outside the diff is refused with the file's hunks, so you can move the comment.",
       "With suggestion, GitHub offers the replacement of exactly the lines start_line..line as a one-click change.",
     ].join(" "),
-    input,
+    input: reviewInput(),
     summarize: (args) => `${REVIEW_TOOL} ${args.path}:${args.line}`,
     async run(args, ctx) {
       const comment: ProposedComment = {
