@@ -1,4 +1,7 @@
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { reply } from "../helpers/model-script.js";
 import {
   type ActionWorld,
   API_KEY,
@@ -149,5 +152,26 @@ describe("the bundled Action fails with a message that says what to fix", () => 
       /^the config file \.github\/bot\.yml on main is invalid, so no job was started: .*whole number/,
     );
     expect(world.model.requests).toHaveLength(0);
+  }, 60_000);
+
+  it("finishes the job and warns when its transcript cannot be written", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change.")] });
+    // The transcript's path (RUNNER_TEMP/patchwright/transcript-<run>-<attempt>.jsonl)
+    // leads to /dev/full, which takes the open and fails every write, as a full disk would.
+    const temp = join(world.tmp.path, "full-temp");
+    mkdirSync(join(temp, "patchwright"), { recursive: true });
+    symlinkSync("/dev/full", join(temp, "patchwright", "transcript-9001-1.jsonl"));
+    const run = await runAction(bundle.entry, world, {
+      event: "workflow_dispatch",
+      payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+      env: { RUNNER_TEMP: temp },
+    });
+
+    expect(run.code, run.log).toBe(0);
+    expect(run.outputs.conclusion).toBe("no_changes");
+    expect(run.log).toMatch(
+      /::warning::the transcript \S+transcript-9001-1\.jsonl is incomplete: ENOSPC/,
+    );
   }, 60_000);
 });
