@@ -7,7 +7,7 @@ import {
 } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
-import { openTranscript } from "../agent/transcript.js";
+import { closeTranscript, openTranscript } from "../agent/transcript.js";
 import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
@@ -301,10 +301,7 @@ async function runEvent(
   } finally {
     // A job awaited the fetch long ago; a run that started none does not wait for it.
     fetched.stop();
-    // The job's result stands; a record that lost lines says so.
-    await transcript.close().catch((error: unknown) => {
-      io.warning(`the transcript ${transcriptPath} is incomplete: ${redact(errorMessage(error))}`);
-    });
+    await closeTranscript(transcript, (message) => io.warning(redact(message)));
   }
 }
 

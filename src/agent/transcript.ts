@@ -1,5 +1,6 @@
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
+import { errorMessage } from "../error-message.js";
 import type { AgentEvent } from "./events.js";
 import { type Redactor, redactValue } from "./redact.js";
 
@@ -55,6 +56,19 @@ export async function openTranscript(
       if (failure !== undefined) throw failure;
     },
   };
+}
+
+/**
+ * Closes the transcript; a line that could not be written is said through
+ * `warn`, never the job's failure (the job's result stands).
+ */
+export async function closeTranscript(
+  transcript: Transcript,
+  warn: (message: string) => void,
+): Promise<void> {
+  await transcript.close().catch((error: unknown) => {
+    warn(`the transcript ${transcript.path} is incomplete: ${errorMessage(error)}`);
+  });
 }
 
 function toJsonable(record: TranscriptRecord): Record<string, unknown> {

@@ -13,7 +13,7 @@ import type { Model } from "../agent/model/model.js";
 import type { PolicyConfig } from "../agent/policy/policy.js";
 import { createRedactor, type Redactor } from "../agent/redact.js";
 import { runAgentSession } from "../agent/session.js";
-import { openTranscript } from "../agent/transcript.js";
+import { closeTranscript, openTranscript } from "../agent/transcript.js";
 import type { ChangeResult } from "../change/change.js";
 import { runChange } from "../change/run-change.js";
 import { loadLocalConfig } from "../config/load.js";
@@ -132,12 +132,9 @@ export async function runTaskCommand(
   } finally {
     status.stop();
     interrupts.unsubscribe();
-    // The run's result stands; a record that lost lines says so.
-    await transcript.close().catch((error: unknown) => {
-      io.stderr.write(
-        `warning: the transcript ${transcriptPath} is incomplete: ${redact(errorMessage(error))}\n`,
-      );
-    });
+    await closeTranscript(transcript, (message) =>
+      io.stderr.write(`warning: ${redact(message)}\n`),
+    );
   }
 }
 
