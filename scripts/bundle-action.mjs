@@ -12,7 +12,7 @@
  *   node scripts/bundle-action.mjs [outdir]
  */
 import { readFileSync } from "node:fs";
-import { copyFile, mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -59,6 +59,39 @@ const englishZodOnly = {
       resolveDir: dirname(args.path),
       contents: 'export { default as en } from "./en.js";\n',
     }));
+  },
+};
+
+/**
+ * Anthropic's SDK builds a `Headers` for every request and asks whether a
+ * body is a `FormData`: Node's globals, whose first use loads undici whole
+ * (25-40 ms of the Action's way to its first model request on the 2-core
+ * VM). The Action sends the SDK's requests through node:https
+ * (src/github/rest/http-fetch.ts `streamingFetch`), so in the bundle those
+ * two names, in the SDK's own files, are http-fetch.ts's stand-ins:
+ * `FetchHeaders`, and `NoFormData`, which no body is an instance of
+ * (patchwright sends no forms). A file that binds either name itself fails
+ * the build (a second declaration). test/action/startup.test.ts fails when
+ * a run has loaded undici by its first model request.
+ */
+const HTTP_FETCH = join(ROOT, "src/github/rest/http-fetch.ts");
+const SDK_STAND_INS = { Headers: "FetchHeaders", FormData: "NoFormData" };
+const anthropicSdkWithoutUndici = {
+  name: "anthropic-sdk-without-undici",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]@anthropic-ai[\\/]sdk[\\/].*\.m?js$/ }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      const used = Object.entries(SDK_STAND_INS).filter(([global]) =>
+        new RegExp(`(?<![.\\w$])${global}(?![\\w$])`).test(source),
+      );
+      if (used.length === 0) return undefined;
+      const names = used.map(([global, standIn]) => `${standIn} as ${global}`).join(", ");
+      return {
+        loader: "js",
+        resolveDir: dirname(args.path),
+        contents: `import { ${names} } from ${JSON.stringify(HTTP_FETCH)};\n${source}`,
+      };
+    });
   },
 };
 
@@ -172,7 +205,13 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
       ...common,
       entryPoints: { index: join(ROOT, "src/action/run.ts") },
       chunkNames: "[name]-[hash]",
-      plugins: [withoutOidcClient, englishZodOnly, cloudSdksApart, builtinsWithoutFacade],
+      plugins: [
+        withoutOidcClient,
+        englishZodOnly,
+        cloudSdksApart,
+        builtinsWithoutFacade,
+        anthropicSdkWithoutUndici,
+      ],
     }),
     build({
       ...common,

@@ -11,6 +11,7 @@ import { closeTranscript, openTranscript } from "../agent/transcript.js";
 import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { errorMessage } from "../error-message.js";
 import type { GitHubClient } from "../github/octokit.js";
+import { streamingFetch } from "../github/rest/http-fetch.js";
 import { readBaseFactsAhead } from "../kernel/base-facts.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
 import type { ThreadOutcome } from "../thread/plan.js";
@@ -317,7 +318,11 @@ function actionModelFactory(
 ): ModelFactory {
   return createModelFactory(
     { ...env, ANTHROPIC_API_KEY: inputs.anthropicApiKey },
-    { missingAnthropicKey: missingKey },
+    {
+      missingAnthropicKey: missingKey,
+      // Through node:https, as the API calls are: the run never loads undici (http-fetch.ts).
+      anthropicFetch: streamingFetch as unknown as typeof fetch,
+    },
   );
 }
 

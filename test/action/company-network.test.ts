@@ -21,8 +21,8 @@ import {
 /**
  * The Action on a self-hosted runner whose HTTPS goes through a proxy that
  * inspects it with the company's own CA: on Node 24, NODE_USE_ENV_PROXY=1
- * sends both of its own clients through HTTPS_PROXY, the GitHub API's
- * (node:https, github/rest/http-fetch.ts) and the model's (the global fetch), and
+ * sends both of its own clients through HTTPS_PROXY, the GitHub API's and
+ * the model's (both node:https, github/rest/http-fetch.ts), and
  * NODE_EXTRA_CA_CERTS is the CA they trust.
  */
 

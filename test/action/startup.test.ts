@@ -153,7 +153,7 @@ describe("the Action's fetch", () => {
 /**
  * A preload that notes each outgoing request, which client sent it (Node's
  * http or undici, the global fetch's library) and whether undici had loaded
- * by then.
+ * by then, and at the process's exit whether it had loaded at all.
  */
 const REQUEST_PROBE = [
   'import dc from "node:diagnostics_channel";',
@@ -165,10 +165,12 @@ const REQUEST_PROBE = [
   "const note = (via, url) => appendFileSync(process.env.PW_PROBE_OUT, [via, url, undici(), streams()].join(' ') + '\\n');",
   "dc.subscribe('http.client.request.start', ({ request }) => note('http', request.host + request.path));",
   "dc.subscribe('undici:request:create', ({ request }) => note('undici', request.origin + request.path));",
+  // Whether undici had loaded by the end of the run, beside the requests' file.
+  "process.on('exit', () => appendFileSync(process.env.PW_PROBE_OUT.replace(/[^/]*$/, 'exit.txt'), undici()));",
 ].join("\n");
 
-describe("the Action's API calls", () => {
-  it("go out through node:http before undici, the global fetch's library, loads (~40 ms of the start on Node 24)", async () => {
+describe("the Action's HTTP clients", () => {
+  it("send the API calls and the model's requests through node:http: undici, the global fetch's library (25-40 ms of the start on Node 24), never loads", async () => {
     world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
     const dir = tempDir();
     const probe = join(dir, "probe.mjs");
@@ -187,15 +189,20 @@ describe("the Action's API calls", () => {
     const api = requests.filter((line) => line.includes("/repos/octo-org/"));
     // The thread, the pull requests, the permission, the config, the reactions and comments.
     expect(api.length).toBeGreaterThanOrEqual(6);
-    expect(api.every((line) => line.startsWith("http "))).toBe(true);
-    expect(api[0]).toMatch(/undici-absent/);
-    // The model's SDK uses the global fetch, so the probe sees undici's requests too...
-    const model = requests.find(
-      (line) => line.startsWith("undici ") && line.includes("/v1/messages"),
-    );
-    // ...and by then Node's file streams have not loaded: nothing on the way used one
-    // (node:fs's ESM facade loads them, as a WriteStream would: scripts/bundle-action.mjs).
-    expect(model).toMatch(/streams-absent$/);
+    const model = requests.filter((line) => line.includes("/v1/messages"));
+    expect(model).toHaveLength(1);
+    // Every request, the last comment's update included, went out through node:http...
+    expect(
+      requests.every((line) => line.startsWith("http ")),
+      requests.join("\n"),
+    ).toBe(true);
+    // ...and undici was never loaded (the Anthropic SDK's Headers and FormData are
+    // http-fetch.ts's stand-ins in the bundle: scripts/bundle-action.mjs).
+    expect(requests.every((line) => line.includes("undici-absent"))).toBe(true);
+    expect(readFileSync(join(dir, "exit.txt"), "utf8")).toBe("undici-absent");
+    // By the model's request Node's file streams have not loaded either: nothing on the
+    // way used one (node:fs's ESM facade loads them, as a WriteStream would).
+    expect(model[0]).toMatch(/streams-absent$/);
   });
 });
 

@@ -65,6 +65,12 @@ export interface MessagesModelOptions extends ModelTuning {
   hints: ProviderHints;
   /** Credentials to keep out of error messages. */
   secrets: readonly string[];
+  /**
+   * Whether the client sends with the global fetch (undici), which then
+   * loads on the first request unless `warmUp` loaded it while the caller
+   * waited; a client given its own fetch never needs it.
+   */
+  globalFetch: boolean;
 }
 
 /**
@@ -128,10 +134,10 @@ export function createMessagesModel(options: MessagesModelOptions): Model {
       options.contextWindow ?? options.price?.contextWindow ?? contextWindowOf(options.model),
     price: options.price ?? priceOf(options.model),
     // Node loads undici, the global fetch's library that the SDK sends with,
-    // on the first use of any of its globals: about 40 ms of the thread on Node 24.
+    // on the first use of any of its globals: 25-40 ms of the thread on Node 24.
     warmUp: () => {
       loadAnthropicSdk()
-        .then(() => new Headers())
+        .then(() => (options.globalFetch ? new Headers() : undefined))
         .catch(() => {});
     },
     complete: (request, onEvent = () => {}) =>
@@ -146,6 +152,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): Model {
     ...tuning,
     hints: ANTHROPIC_HINTS,
     secrets: [apiKey],
+    globalFetch: !customFetch,
     newClient: ({ default: Client }) =>
       new Client({
         apiKey,

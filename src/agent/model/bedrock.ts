@@ -33,6 +33,7 @@ export function createBedrockModel(options: BedrockModelOptions): Model {
   const model = createMessagesModel({
     ...tuning,
     hints: BEDROCK_HINTS,
+    globalFetch: !customFetch,
     secrets: [credentials?.secretAccessKey, credentials?.sessionToken, bearerToken].filter(
       (secret): secret is string => secret !== undefined,
     ),

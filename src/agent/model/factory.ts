@@ -75,16 +75,20 @@ export function createModelFactory(
   options: Pick<ModelTuning, "sleep" | "random" | "maxRetries" | "baseDelayMs" | "maxDelayMs"> & {
     /** What to say when an Anthropic model has no key (the Action names its input). */
     missingAnthropicKey?: string;
+    /** The fetch Anthropic's own API is sent with (the Action's: no undici); default the global one. */
+    anthropicFetch?: ModelTuning["fetch"];
   } = {},
 ): ModelFactory {
-  const { missingAnthropicKey, ...tuning } = options;
+  const { missingAnthropicKey, anthropicFetch, ...tuning } = options;
   return (model, settings = {}) => {
     const spec = parseModelSpec(model);
     if (spec.provider === "anthropic" && !nonEmpty(env.ANTHROPIC_API_KEY) && missingAnthropicKey) {
       throw new ModelSetupError(missingAnthropicKey);
     }
     const { price, contextWindow } = resolvePrice(spec, settings.pricing);
-    return build(spec, env, { ...tuning, ...(price ? { price } : {}), contextWindow }, price);
+    const tuned = { ...tuning, ...(price ? { price } : {}), contextWindow };
+    const withFetch = spec.provider === "anthropic" && anthropicFetch;
+    return build(spec, env, withFetch ? { ...tuned, fetch: anthropicFetch } : tuned, price);
   };
 }
 

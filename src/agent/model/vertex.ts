@@ -33,6 +33,7 @@ export function createVertexModel(options: VertexModelOptions): Model {
   const model = createMessagesModel({
     ...tuning,
     hints: VERTEX_HINTS,
+    globalFetch: !customFetch,
     secrets: [],
     newClient: async () => {
       const [{ default: AnthropicVertex }, { GoogleAuth }] = await Promise.all([

@@ -16,6 +16,7 @@ import {
   startFakeAnthropic,
 } from "../../helpers/fake-anthropic-server.js";
 import { cut, httpError, overloaded, reply, text } from "../../helpers/model-script.js";
+import { MODEL_TRANSPORTS } from "../../helpers/model-transports.js";
 import {
   fetchThrough,
   makeThrowawayCa,
@@ -30,6 +31,10 @@ const hello: ModelRequest = {
   tools: [],
   maxTokens: 8,
 };
+
+/** The transport of the tests run over both (MODEL_TRANSPORTS); undefined: the global fetch. */
+let transport: typeof fetch | undefined;
+const via = () => (transport ? { fetch: transport } : {});
 
 let server: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -50,6 +55,7 @@ async function setup(steps: ServerStep[], options: Partial<AnthropicModelOptions
       sleeps.push(ms);
     },
     random: () => 0.5,
+    ...via(),
     ...options,
   });
   const complete = (extra: Partial<ModelRequest> = {}) =>
@@ -73,7 +79,11 @@ async function failure(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
-describe("createAnthropicModel retries", () => {
+describe.each(MODEL_TRANSPORTS)("createAnthropicModel retries over %s", (_name, transportUsed) => {
+  beforeAll(() => {
+    transport = transportUsed;
+  });
+
   it("retries a 529 after a jittered backoff and then succeeds", async () => {
     const { server, sleeps, events, complete } = await setup([overloaded(), reply("recovered")]);
     const response = await complete();
@@ -158,74 +168,85 @@ describe("createAnthropicModel retries", () => {
   });
 });
 
-describe("createAnthropicModel errors that retrying cannot fix", () => {
-  it.each([
-    [400, /invalid/i],
-    [401, /check ANTHROPIC_API_KEY/],
-    [403, /permission/i],
-    [404, /check the model name/],
-    [413, /too large/i],
-  ])("does not retry %i and says what to do", async (status, advice) => {
-    const { server, sleeps, complete } = await setup([
-      httpError(status, "nope"),
-      reply("never sent"),
-    ]);
-    const error = await failure(complete());
+describe.each(MODEL_TRANSPORTS)(
+  "createAnthropicModel errors that retrying cannot fix over %s",
+  (_name, transportUsed) => {
+    beforeAll(() => {
+      transport = transportUsed;
+    });
 
-    expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ status, retryable: false });
-    expect((error as Error).message).toMatch(advice);
-    expect(server.requests).toHaveLength(1);
-    expect(sleeps).toEqual([]);
-  });
+    it.each([
+      [400, /invalid/i],
+      [401, /check ANTHROPIC_API_KEY/],
+      [403, /permission/i],
+      [404, /check the model name/],
+      [413, /too large/i],
+    ])("does not retry %i and says what to do", async (status, advice) => {
+      const { server, sleeps, complete } = await setup([
+        httpError(status, "nope"),
+        reply("never sent"),
+      ]);
+      const error = await failure(complete());
 
-  it("never puts the API key in an error message, even when the server echoes it", async () => {
-    const echo = `invalid x-api-key: ${API_KEY}`;
-    const { complete } = await setup([httpError(401, echo)]);
-    const error = (await failure(complete())) as Error;
-    expect(error.message).not.toContain(API_KEY);
-    expect(error.message).toContain("[redacted: known-secret]");
-    await server?.close();
+      expect(error).toBeInstanceOf(ModelError);
+      expect(error).toMatchObject({ status, retryable: false });
+      expect((error as Error).message).toMatch(advice);
+      expect(server.requests).toHaveLength(1);
+      expect(sleeps).toEqual([]);
+    });
 
-    const { complete: again } = await setup([overloaded(), overloaded()], { maxRetries: 1 });
-    const exhausted = (await failure(again())) as Error;
-    expect(exhausted.message).not.toContain(API_KEY);
-  });
+    it("never puts the API key in an error message, even when the server echoes it", async () => {
+      const echo = `invalid x-api-key: ${API_KEY}`;
+      const { complete } = await setup([httpError(401, echo)]);
+      const error = (await failure(complete())) as Error;
+      expect(error.message).not.toContain(API_KEY);
+      expect(error.message).toContain("[redacted: known-secret]");
+      await server?.close();
 
-  it("uses the given key even when ANTHROPIC_AUTH_TOKEN is set in the environment", async () => {
-    vi.stubEnv("ANTHROPIC_AUTH_TOKEN", "env-token-should-not-be-used");
-    const { server, complete } = await setup([reply("ok")]);
-    await complete();
-    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
-  });
-});
+      const { complete: again } = await setup([overloaded(), overloaded()], { maxRetries: 1 });
+      const exhausted = (await failure(again())) as Error;
+      expect(exhausted.message).not.toContain(API_KEY);
+    });
+
+    it("uses the given key even when ANTHROPIC_AUTH_TOKEN is set in the environment", async () => {
+      vi.stubEnv("ANTHROPIC_AUTH_TOKEN", "env-token-should-not-be-used");
+      const { server, complete } = await setup([reply("ok")]);
+      await complete();
+      expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    });
+  },
+);
 
 describe("createAnthropicModel failures outside the API", () => {
-  it("retries a refused connection and then points at the network", async () => {
-    const closed = await startFakeAnthropic();
-    await closed.close();
-    const sleeps: number[] = [];
-    const model = createAnthropicModel({
-      apiKey: API_KEY,
-      baseURL: closed.url,
-      model: "claude-sonnet-4-6",
-      maxRetries: 1,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-      },
-    });
-    const error = await failure(
-      model.complete({
-        system: [],
-        messages: [{ role: "user", content: [text("hi")] }],
-        tools: [],
-        maxTokens: 8,
-      }),
-    );
-    expect(error).toMatchObject({ name: "ModelError", retryable: true });
-    expect((error as Error).message).toMatch(/ECONNREFUSED[\s\S]*check the network connection/i);
-    expect(sleeps).toHaveLength(1);
-  });
+  it.each(MODEL_TRANSPORTS)(
+    "retries a refused connection and then points at the network, over %s",
+    async (_name, transportUsed) => {
+      const closed = await startFakeAnthropic();
+      await closed.close();
+      const sleeps: number[] = [];
+      const model = createAnthropicModel({
+        apiKey: API_KEY,
+        baseURL: closed.url,
+        model: "claude-sonnet-4-6",
+        ...(transportUsed ? { fetch: transportUsed } : {}),
+        maxRetries: 1,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      });
+      const error = await failure(
+        model.complete({
+          system: [],
+          messages: [{ role: "user", content: [text("hi")] }],
+          tools: [],
+          maxTokens: 8,
+        }),
+      );
+      expect(error).toMatchObject({ name: "ModelError", retryable: true });
+      expect((error as Error).message).toMatch(/ECONNREFUSED[\s\S]*check the network connection/i);
+      expect(sleeps).toHaveLength(1);
+    },
+  );
 
   describe("on a company network", () => {
     let dir: string;
@@ -238,37 +259,41 @@ describe("createAnthropicModel failures outside the API", () => {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it("does not retry an endpoint whose TLS certificate nobody here trusts, and says what to trust", async () => {
-      // A network that inspects HTTPS with its own CA, which this process was not told of.
-      const leaf = await ca.issue(["127.0.0.1"]);
-      let reached = 0;
-      const https = createHttpsServer(leaf, (_req, res) => {
-        reached += 1;
-        res.end("{}");
-      });
-      await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
-      try {
-        const sleeps: number[] = [];
-        const model = createAnthropicModel({
-          apiKey: API_KEY,
-          baseURL: `https://127.0.0.1:${(https.address() as AddressInfo).port}`,
-          model: "claude-sonnet-4-6",
-          maxRetries: 3,
-          sleep: async (ms) => {
-            sleeps.push(ms);
-          },
+    it.each(MODEL_TRANSPORTS)(
+      "does not retry an endpoint whose TLS certificate nobody here trusts, and says what to trust, over %s",
+      async (_name, transportUsed) => {
+        // A network that inspects HTTPS with its own CA, which this process was not told of.
+        const leaf = await ca.issue(["127.0.0.1"]);
+        let reached = 0;
+        const https = createHttpsServer(leaf, (_req, res) => {
+          reached += 1;
+          res.end("{}");
         });
-        const error = await failure(model.complete(hello));
-        expect(error).toMatchObject({ name: "ModelError", retryable: false });
-        expect((error as Error).message).toMatch(
-          /Anthropic API error \(connection error: [^)]*certificate[^)]*\)\. The endpoint's TLS certificate is not trusted here \([^)]+\)\. If this network inspects HTTPS, trust its CA where patchwright runs \(NODE_EXTRA_CA_CERTS/,
-        );
-        expect(sleeps).toEqual([]);
-        expect(reached).toBe(0);
-      } finally {
-        await new Promise((resolve) => https.close(resolve));
-      }
-    });
+        await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
+        try {
+          const sleeps: number[] = [];
+          const model = createAnthropicModel({
+            apiKey: API_KEY,
+            baseURL: `https://127.0.0.1:${(https.address() as AddressInfo).port}`,
+            model: "claude-sonnet-4-6",
+            ...(transportUsed ? { fetch: transportUsed } : {}),
+            maxRetries: 3,
+            sleep: async (ms) => {
+              sleeps.push(ms);
+            },
+          });
+          const error = await failure(model.complete(hello));
+          expect(error).toMatchObject({ name: "ModelError", retryable: false });
+          expect((error as Error).message).toMatch(
+            /Anthropic API error \(connection error: [^)]*certificate[^)]*\)\. The endpoint's TLS certificate is not trusted here \([^)]+\)\. If this network inspects HTTPS, trust its CA where patchwright runs \(NODE_EXTRA_CA_CERTS/,
+          );
+          expect(sleeps).toEqual([]);
+          expect(reached).toBe(0);
+        } finally {
+          await new Promise((resolve) => https.close(resolve));
+        }
+      },
+    );
 
     it("does not retry through a proxy that asks for a password", async () => {
       const proxy = await startInspectingProxy({
@@ -373,7 +398,11 @@ describe("createAnthropicModel failures outside the API", () => {
   });
 });
 
-describe("createAnthropicModel abort", () => {
+describe.each(MODEL_TRANSPORTS)("createAnthropicModel abort over %s", (_name, transportUsed) => {
+  beforeAll(() => {
+    transport = transportUsed;
+  });
+
   it("stops mid-stream when the signal aborts after the first delta", async () => {
     const controller = new AbortController();
     server = await startFakeAnthropic([reply("a long streamed answer"), reply("never")]);

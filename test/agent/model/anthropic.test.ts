@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { pathToFileURL } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAnthropicModel } from "../../../src/agent/model/anthropic.js";
 import type {
   Message,
@@ -15,9 +15,12 @@ import {
   startFakeAnthropic,
 } from "../../helpers/fake-anthropic-server.js";
 import { text, toolUse, turn } from "../../helpers/model-script.js";
+import { MODEL_TRANSPORTS } from "../../helpers/model-transports.js";
 import { compiled } from "../../helpers/source-build.js";
 
 const API_KEY = "sk-ant-test-not-a-real-key-7f3a";
+
+let transport: typeof fetch | undefined;
 
 let server: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -32,6 +35,7 @@ async function setup(...steps: ServerStep[]) {
     baseURL: server.url,
     model: "claude-sonnet-4-6",
     sleep: async () => {},
+    ...(transport ? { fetch: transport } : {}),
   });
   return { server, model };
 }
@@ -64,7 +68,11 @@ const userSays = (value: string): Message => ({
   content: [{ type: "text", text: value }],
 });
 
-describe("createAnthropicModel streaming", () => {
+describe.each(MODEL_TRANSPORTS)("createAnthropicModel streaming over %s", (_name, via) => {
+  beforeAll(() => {
+    transport = via;
+  });
+
   it("delivers text deltas through onEvent and assembles the full text", async () => {
     const { model } = await setup(turn([text("The bug is in parser.ts, line 42.")]));
     const events: ModelStreamEvent[] = [];
@@ -141,7 +149,11 @@ describe("createAnthropicModel streaming", () => {
   });
 });
 
-describe("createAnthropicModel prompt caching", () => {
+describe.each(MODEL_TRANSPORTS)("createAnthropicModel prompt caching over %s", (_name, via) => {
+  beforeAll(() => {
+    transport = via;
+  });
+
   it("marks the last tool, the last system block and the last block of the last message", async () => {
     const { model, server } = await setup(turn([text("ok")]));
     const messages: Message[] = [
@@ -185,7 +197,11 @@ describe("createAnthropicModel prompt caching", () => {
   });
 });
 
-describe("createAnthropicModel thinking", () => {
+describe.each(MODEL_TRANSPORTS)("createAnthropicModel thinking over %s", (_name, via) => {
+  beforeAll(() => {
+    transport = via;
+  });
+
   it("requests thinking with the budget and returns thinking blocks with their signatures", async () => {
     const thought = {
       type: "thinking" as const,
@@ -265,5 +281,23 @@ describe("warmUp", () => {
     });
     expect(ran.stderr).toBe("");
     expect(JSON.parse(ran.stdout)).toEqual({ before: false, after: true, requests: 0 });
+  });
+
+  it("loads the SDK but not undici when the client has a fetch of its own (the Action's)", () => {
+    const url = pathToFileURL(compiled("src/agent/model/anthropic.ts")).href;
+    const script = [
+      `const { createAnthropicModel, loadAnthropicSdk } = await import(${JSON.stringify(url)});`,
+      "const own = async () => { throw new Error('no request is sent'); };",
+      'const model = createAnthropicModel({ apiKey: "sk-ant-x", model: "claude-sonnet-4-6", fetch: own });',
+      "model.warmUp();",
+      "await loadAnthropicSdk();",
+      "await new Promise((wait) => setTimeout(wait, 50));",
+      "console.log(JSON.stringify({ undici: process.moduleLoadList.some((name) => name.includes('undici')) }));",
+    ].join("\n");
+    const ran = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(ran.stderr).toBe("");
+    expect(JSON.parse(ran.stdout)).toEqual({ undici: false });
   });
 });

@@ -2,7 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { Octokit } from "@octokit/rest";
 import { afterEach, describe, expect, it } from "vitest";
-import { httpFetch } from "../../../src/github/rest/http-fetch.js";
+import {
+  FetchHeaders,
+  httpFetch,
+  NoFormData,
+  streamingFetch,
+} from "../../../src/github/rest/http-fetch.js";
 import { isTransientFailure } from "../../../src/kernel/transient-failure.js";
 
 /** What a loopback server saw of one request. */
@@ -184,6 +189,141 @@ describe("httpFetch", () => {
       duplex: "half",
     } as Parameters<typeof httpFetch>[1]);
     expect(await answer.text()).toBe("got streamed");
+  });
+});
+
+describe("streamingFetch", () => {
+  /** A server that sends `first`, then the rest when `go` is called (or never). */
+  async function twoParts(first: string) {
+    let go: (rest: ((res: ServerResponse) => void) | undefined) => void = () => {};
+    const api = await serve((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(first);
+      go = (rest) => rest?.(res);
+    });
+    return { api, finish: (rest: (res: ServerResponse) => void) => go(rest) };
+  }
+
+  it("hands the answer over at its headers and streams its body as it arrives", async () => {
+    const { api, finish } = await twoParts("event: a\n\n");
+    const answer = await streamingFetch(`${api.url}/v1/messages`, {
+      method: "POST",
+      headers: new FetchHeaders({ "X-Api-Key": "k", "content-type": "application/json" }),
+      body: '{"stream":true}',
+    });
+    expect(answer).toMatchObject({ status: 200, ok: true });
+    expect(answer.headers.get("content-type")).toBe("text/event-stream");
+    expect(api.seen[0]).toMatchObject({ method: "POST", body: '{"stream":true}' });
+    expect(api.seen[0]?.headers["x-api-key"]).toBe("k");
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    // The first part is readable while the server still holds the rest.
+    const part = await reader.read();
+    expect(Buffer.from(part.value ?? []).toString("utf8")).toBe("event: a\n\n");
+    finish((res) => res.end("event: b\n\n"));
+    const rest: string[] = [];
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      rest.push(Buffer.from(next.value).toString("utf8"));
+    }
+    expect(rest.join("")).toBe("event: b\n\n");
+  });
+
+  it("reads a refusal's body as text", async () => {
+    const api = await serve((_req, res) => {
+      res.writeHead(529, { "content-type": "application/json", "retry-after": "2" });
+      res.end('{"type":"error","error":{"type":"overloaded_error"}}');
+    });
+    const answer = await streamingFetch(`${api.url}/v1/messages`, { method: "POST", body: "{}" });
+    expect(answer).toMatchObject({ status: 529, ok: false });
+    expect(answer.headers.get("retry-after")).toBe("2");
+    expect(await answer.json()).toEqual({ type: "error", error: { type: "overloaded_error" } });
+  });
+
+  it("errors the body, not the fetch, when the connection breaks mid-stream", async () => {
+    const { api, finish } = await twoParts("event: a\n\n");
+    const answer = await streamingFetch(`${api.url}/v1/messages`, { method: "POST", body: "{}" });
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    finish((res) => res.socket?.destroy());
+    await expect(reader.read()).rejects.toMatchObject({ code: "ECONNRESET" });
+  });
+
+  it("errors the body with an AbortError when its signal aborts mid-stream", async () => {
+    const { api } = await twoParts("event: a\n\n");
+    const stopper = new AbortController();
+    const answer = await streamingFetch(`${api.url}/v1/messages`, {
+      method: "POST",
+      body: "{}",
+      signal: stopper.signal,
+    });
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    stopper.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: "AbortError" });
+  });
+
+  it("follows a redirect as httpFetch does, and streams the answer it leads to", async () => {
+    const target = await serve((_req, res) => res.end("data: moved\n\n"));
+    const first = await serve((_req, res) => {
+      res.writeHead(307, { location: `${target.url}/v1/messages` });
+      res.end();
+    });
+    const answer = await streamingFetch(`${first.url}/v1/messages`, {
+      method: "POST",
+      headers: { authorization: "Bearer k" },
+      body: "{}",
+    });
+    expect(answer.redirected).toBe(true);
+    expect(await answer.text()).toBe("data: moved\n\n");
+    expect(target.seen[0]).toMatchObject({ method: "POST", body: "{}" });
+    expect(target.seen[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe("FetchHeaders, the Headers the Action's bundle gives the Anthropic SDK", () => {
+  it("keeps names in lower case, lists them sorted and joins a repeated one, as fetch's Headers", () => {
+    const headers = new FetchHeaders({ "X-B": "2", "x-a": " 1 " });
+    headers.append("X-B", "3");
+    headers.set("Content-Type", "application/json");
+    expect(headers.get("x-b")).toBe("2, 3");
+    expect(headers.get("X-A")).toBe("1");
+    expect(headers.has("CONTENT-TYPE")).toBe(true);
+    headers.delete("x-a");
+    expect([...headers]).toEqual([
+      ["content-type", "application/json"],
+      ["x-b", "2, 3"],
+    ]);
+    expect([...headers]).toEqual([...new Headers([...headers])]);
+    expect([...headers.keys()]).toEqual(["content-type", "x-b"]);
+    expect([...headers.values()]).toEqual(["application/json", "2, 3"]);
+    const seen: string[] = [];
+    headers.forEach((value, name) => {
+      seen.push(`${name}=${value}`);
+    });
+    expect(seen).toEqual(["content-type=application/json", "x-b=2, 3"]);
+  });
+
+  it("is made from a plain object, pairs, another FetchHeaders or the global Headers", () => {
+    const expected = [
+      ["a", "1"],
+      ["b", "2"],
+    ];
+    expect([...new FetchHeaders({ b: "2", a: "1" })]).toEqual(expected);
+    expect([
+      ...new FetchHeaders([
+        ["B", "2"],
+        ["a", "1"],
+      ]),
+    ]).toEqual(expected);
+    expect([...new FetchHeaders(new FetchHeaders({ a: "1", b: "2" }))]).toEqual(expected);
+    expect([...new FetchHeaders(new Headers({ A: "1", b: "2" }))]).toEqual(expected);
+    expect(() => new FetchHeaders([["a"] as unknown as [string, string]])).toThrow(TypeError);
+  });
+
+  it("stands beside a FormData nobody makes: a body is never one", () => {
+    expect(() => new (NoFormData as unknown as new () => unknown)()).toThrow(
+      /sends no multipart forms/,
+    );
+    expect({} instanceof NoFormData).toBe(false);
   });
 });
 
