@@ -261,43 +261,49 @@ describe.each(MODEL_TRANSPORTS)("createAnthropicModel thinking over %s", (_name,
 });
 
 describe("warmUp", () => {
-  // In a process of its own: the test worker has loaded undici long ago.
+  /**
+   * Runs `lines` as a module in a process of its own (the test worker has
+   * loaded undici long ago), `anthropic` the compiled anthropic.ts's URL;
+   * what it printed, parsed.
+   */
+  function inFreshNode(lines: (anthropic: string) => string[]): unknown {
+    const url = JSON.stringify(pathToFileURL(compiled("src/agent/model/anthropic.ts")).href);
+    const ran = spawnSync(process.execPath, ["--input-type=module", "-e", lines(url).join("\n")], {
+      encoding: "utf8",
+    });
+    expect(ran.stderr).toBe("");
+    return JSON.parse(ran.stdout);
+  }
+  const undiciLoaded =
+    "const undici = () => process.moduleLoadList.some((name) => name.includes('undici'));";
+
   it("loads the SDK and undici, the global fetch's library, without sending a request", () => {
-    const url = pathToFileURL(compiled("src/agent/model/anthropic.ts")).href;
-    const script = [
+    const seen = inFreshNode((anthropic) => [
       'import dc from "node:diagnostics_channel";',
       "let requests = 0;",
       'dc.subscribe("undici:request:create", () => requests++);',
-      `const { createAnthropicModel } = await import(${JSON.stringify(url)});`,
+      `const { createAnthropicModel } = await import(${anthropic});`,
       'const model = createAnthropicModel({ apiKey: "sk-ant-x", baseURL: "http://127.0.0.1:9", model: "claude-sonnet-4-6" });',
-      "const undici = () => process.moduleLoadList.some((name) => name.includes('undici'));",
+      undiciLoaded,
       "const before = undici();",
       "model.warmUp();",
       "for (let i = 0; i < 200 && !undici(); i++) await new Promise((wait) => setTimeout(wait, 10));",
       "console.log(JSON.stringify({ before, after: undici(), requests }));",
-    ].join("\n");
-    const ran = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-      encoding: "utf8",
-    });
-    expect(ran.stderr).toBe("");
-    expect(JSON.parse(ran.stdout)).toEqual({ before: false, after: true, requests: 0 });
+    ]);
+    expect(seen).toEqual({ before: false, after: true, requests: 0 });
   });
 
   it("loads the SDK but not undici when the client has a fetch of its own (the Action's)", () => {
-    const url = pathToFileURL(compiled("src/agent/model/anthropic.ts")).href;
-    const script = [
-      `const { createAnthropicModel, loadAnthropicSdk } = await import(${JSON.stringify(url)});`,
+    const seen = inFreshNode((anthropic) => [
+      `const { createAnthropicModel, loadAnthropicSdk } = await import(${anthropic});`,
       "const own = async () => { throw new Error('no request is sent'); };",
       'const model = createAnthropicModel({ apiKey: "sk-ant-x", model: "claude-sonnet-4-6", fetch: own });',
+      undiciLoaded,
       "model.warmUp();",
       "await loadAnthropicSdk();",
       "await new Promise((wait) => setTimeout(wait, 50));",
-      "console.log(JSON.stringify({ undici: process.moduleLoadList.some((name) => name.includes('undici')) }));",
-    ].join("\n");
-    const ran = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
-      encoding: "utf8",
-    });
-    expect(ran.stderr).toBe("");
-    expect(JSON.parse(ran.stdout)).toEqual({ undici: false });
+      "console.log(JSON.stringify({ undici: undici() }));",
+    ]);
+    expect(seen).toEqual({ undici: false });
   });
 });
