@@ -1,3 +1,6 @@
+import { causeMessages } from "../error-message.js";
+import { findNetworkTrouble, type NetworkTrouble } from "../sandbox/network-trouble.js";
+
 /**
  * What a failed GitHub API call says about itself, whatever client made it:
  * Octokit's RequestError carries the `status` and the `response` headers,
@@ -27,7 +30,32 @@ export function isNotFound(error: unknown): boolean {
  */
 export function isAmbiguousFailure(error: unknown): boolean {
   const status = statusOf(error);
-  return status !== undefined && status >= 500 && !isAbort(error);
+  return (
+    status !== undefined &&
+    status >= 500 &&
+    !isAbort(error) &&
+    lastingNetworkTrouble(error) === undefined
+  );
+}
+
+/**
+ * A request that never reached GitHub, and never will from here as things
+ * stand: its connection met a TLS certificate nobody here trusts (a network
+ * that inspects HTTPS with a CA this process was not told of) or a proxy
+ * asking for a password. Octokit reports it as a 500 without an answer,
+ * the shape of an outage; asked again, it fails the same way, so it is
+ * neither retried (client.ts) nor in doubt nor a reason to run the job
+ * again later, and its message names the cause.
+ */
+export function lastingNetworkTrouble(error: unknown): NetworkTrouble | undefined {
+  if (statusOf(error) !== 500 || (error as ApiErrorShape | null)?.response) return undefined;
+  const codes: string[] = [];
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+  }
+  const trouble = findNetworkTrouble([...causeMessages(error, 4), ...codes].join("\n"));
+  return trouble?.kind === "tls" || trouble?.kind === "proxy-auth" ? trouble : undefined;
 }
 
 /**

@@ -1,8 +1,10 @@
 import { createAppAuth } from "@octokit/auth-app";
+import type { Octokit as Core } from "@octokit/core";
 import { retry } from "@octokit/plugin-retry";
 import { throttling } from "@octokit/plugin-throttling";
 import { Octokit } from "@octokit/rest";
 import type Bottleneck from "bottleneck";
+import { lastingNetworkTrouble } from "./api-errors.js";
 import { nearsItsEnd } from "./token-life.js";
 import { writeSpacing } from "./write-spacing.js";
 
@@ -21,7 +23,21 @@ import { writeSpacing } from "./write-spacing.js";
  *   notify people) per installation: each installation has its own
  *   throttling id, so one busy installation never delays another's writes.
  */
-const ResilientOctokit = Octokit.plugin(throttling, retry);
+/**
+ * Registered before the retry plugin, so its error hook sees a failure
+ * first: a request that met lasting network trouble (api-errors.ts
+ * `lastingNetworkTrouble`: an untrusted certificate, a proxy asking for a
+ * password) is not sent again, where the retry plugin would spend its
+ * retries and their waits on it as on an outage.
+ */
+function lastingTroubleNotRetried(octokit: Core): void {
+  octokit.hook.error("request", (error, options) => {
+    if (lastingNetworkTrouble(error)) options.request = { ...options.request, retries: 0 };
+    throw error;
+  });
+}
+
+const ResilientOctokit = Octokit.plugin(lastingTroubleNotRetried, throttling, retry);
 export type AppClient = InstanceType<typeof ResilientOctokit>;
 
 export interface GitHubAppClientSettings {

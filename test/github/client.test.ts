@@ -1,4 +1,9 @@
 import { generateKeyPairSync } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nock from "nock";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -7,7 +12,9 @@ import {
   installationToken,
 } from "../../src/github/client.js";
 import { openOrUpdatePullRequest } from "../../src/github/pulls.js";
+import { isTransientFailure } from "../../src/kernel/transient-failure.js";
 import { createFakeGitHub, type FakeGitHub } from "../helpers/fake-github.js";
+import { makeThrowawayCa } from "../helpers/tls-proxy.js";
 
 const API = "https://api.github.com";
 const TOKEN = "ghs_installationtoken0123456789abcdefghij";
@@ -169,6 +176,40 @@ describe("createGitHubAppClients", () => {
       status: 503,
     });
     expect(calls(github, "GET", /\/pulls$/)).toHaveLength(2 + 3);
+  });
+
+  it("does not retry an API whose TLS certificate nobody here trusts, nor hand the job back for it", async () => {
+    // A network that inspects HTTPS with a CA this process was not told of.
+    const dir = await mkdtemp(join(tmpdir(), "pw-client-ca-"));
+    const leaf = await (await makeThrowawayCa(dir)).issue(["127.0.0.1"]);
+    let handshakes = 0;
+    const server = createHttpsServer(leaf, (_req, res) => res.end("{}"));
+    server.on("tlsClientError", () => handshakes++);
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    nock.enableNetConnect("127.0.0.1");
+    try {
+      const clients = createGitHubAppClients({
+        appId: 1,
+        privateKey,
+        log: silent,
+        secondMs: 1,
+        retries: 2,
+        baseUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      });
+      const failed = await clients
+        .app()
+        .rest.apps.getAuthenticated()
+        .catch((error: unknown) => error);
+      expect(failed).toMatchObject({ status: 500 });
+      expect((failed as Error).message).toMatch(/certificate/);
+      // Asked once: another try meets the same certificate.
+      expect(handshakes).toBe(1);
+      expect(isTransientFailure(failed)).toBe(false);
+    } finally {
+      nock.disableNetConnect();
+      await new Promise((done) => server.close(done));
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("does not retry a 404 or a 422", async () => {

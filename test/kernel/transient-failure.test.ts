@@ -6,6 +6,7 @@ import type { ChangeResult } from "../../src/change/change.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { errorMessage } from "../../src/error-message.js";
 import { runGit } from "../../src/git/git-client.js";
+import { isAmbiguousFailure, lastingNetworkTrouble } from "../../src/github/api-errors.js";
 import { jobEvents } from "../../src/kernel/events.js";
 import {
   isTransientFailure,
@@ -121,6 +122,45 @@ describe("which failures a job hands back to the queue", () => {
     expect(isTransientFailure(reset)).toBe(true);
     expect(whatFailed(reset)).toBe("A connection failed (ECONNRESET)");
     expect(isTransientFailure(new Error("the agent failed"))).toBe(false);
+  });
+
+  it("not a request that never reached GitHub for an untrusted certificate or a proxy's password", () => {
+    // Octokit's shape of a network failure: a 500 without an answer, the cause's message.
+    const unanswered = (message: string, cause: Error) =>
+      Object.assign(
+        new RequestError(message, 500, {
+          request: { method: "GET", url: "https://api.github.com/repos/o/r", headers: {} },
+        }),
+        { cause },
+      );
+    const untrusted = unanswered(
+      "self-signed certificate in certificate chain",
+      Object.assign(new Error("self-signed certificate in certificate chain"), {
+        code: "SELF_SIGNED_CERT_IN_CHAIN",
+      }),
+    );
+    expect(isTransientFailure(untrusted)).toBe(false);
+    expect(isAmbiguousFailure(untrusted)).toBe(false);
+    expect(lastingNetworkTrouble(untrusted)).toMatchObject({ kind: "tls" });
+    // Named by its code alone (a message in other words).
+    const expired = unanswered(
+      "fetch failed",
+      Object.assign(new Error("certificate has expired"), { code: "CERT_HAS_EXPIRED" }),
+    );
+    expect(lastingNetworkTrouble(expired)).toMatchObject({ kind: "tls", code: "CERT_HAS_EXPIRED" });
+    const password = unanswered(
+      "Proxy response (407) !== 200 when HTTP Tunneling",
+      new Error("Proxy response (407) !== 200 when HTTP Tunneling"),
+    );
+    expect(isTransientFailure(password)).toBe(false);
+    expect(lastingNetworkTrouble(password)).toMatchObject({ kind: "proxy-auth" });
+    // A connection that broke, or an answer of GitHub's that says so, is still worth another try.
+    const reset = unanswered(
+      "read ECONNRESET",
+      Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
+    );
+    expect(isTransientFailure(reset)).toBe(true);
+    expect(lastingNetworkTrouble(apiError(502, {}, "self-signed certificate"))).toBeUndefined();
   });
 });
 
