@@ -33,25 +33,23 @@ interface EventRepository {
  * fetch), no event file, an event without a repository (a schedule's is
  * rebuilt later), or a pull request from a fork (skipped).
  */
-export function startEarlyFetch(env: Record<string, string | undefined>): EarlyFetch | undefined {
+export function startEarlyFetch(
+  env: Record<string, string | undefined>,
+  event: unknown = readEventPayload(env),
+): EarlyFetch | undefined {
   const token = env.INPUT_GITHUB_TOKEN?.trim();
   if (!token || env.INPUT_APP_ID?.trim() || env.INPUT_PRIVATE_KEY?.trim()) return undefined;
   if (env.INPUT_MODE?.trim().toLowerCase() === "deps") return undefined;
-  if (!env.GITHUB_EVENT_NAME || !env.GITHUB_EVENT_PATH) return undefined;
-  let payload: {
+  if (!env.GITHUB_EVENT_NAME) return undefined;
+  const payload = event as {
     repository?: EventRepository;
     pull_request?: { head?: { repo?: EventRepository }; base?: { repo?: EventRepository } };
-  };
-  try {
-    payload = JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8"));
-  } catch {
-    return undefined;
-  }
+  } | null;
   const cloneUrl = payload?.repository?.clone_url;
   if (typeof cloneUrl !== "string" || !cloneUrl) return undefined;
-  const head = payload.pull_request?.head?.repo?.full_name;
-  if (head !== undefined && head !== payload.pull_request?.base?.repo?.full_name) return undefined;
-  const size = payload.repository?.size;
+  const head = payload?.pull_request?.head?.repo?.full_name;
+  if (head !== undefined && head !== payload?.pull_request?.base?.repo?.full_name) return undefined;
+  const size = payload?.repository?.size;
   const repoSizeKb = typeof size === "number" ? size : undefined;
   const cacheDir = join(env.RUNNER_TEMP || tmpdir(), "patchwright", "cache");
   const stopper = new AbortController();
@@ -67,3 +65,16 @@ export function startEarlyFetch(env: Record<string, string | undefined>): EarlyF
     stop: () => stopper.abort(new Error("the run did not use its early fetch")),
   };
 }
+
+/** The event's payload as the runner wrote it, or undefined (no file, not JSON). */
+export function readEventPayload(env: Record<string, string | undefined>): unknown {
+  if (!env.GITHUB_EVENT_PATH) return undefined;
+  try {
+    return JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+// One chunk for the entry's early work: the fetch, and the API reads beside it.
+export { startEarlyReads } from "./early-reads.js";

@@ -20,8 +20,11 @@ async function run(): Promise<void> {
   useSpawnHelper(false);
   // git fetches the repository while the rest of the bundle loads (early-fetch.ts);
   // its first processes start before the loading takes this thread.
-  const { startEarlyFetch } = await import("./early-fetch.js");
-  const earlyFetch = startEarlyFetch(process.env);
+  const { readEventPayload, startEarlyFetch, startEarlyReads } = await import("./early-fetch.js");
+  const payload = readEventPayload(process.env);
+  const earlyFetch = startEarlyFetch(process.env, payload);
+  // The API reads an issue comment's job begins with go out beside it (early-reads.ts).
+  startEarlyReads(process.env, payload);
   await Promise.race([earlyFetch?.underway, new Promise((wait) => setTimeout(wait, 250).unref())]);
   // zod without generated parsers, before any schema is made (zod-jitless.ts).
   await import("./zod-jitless.js");

@@ -22,7 +22,7 @@ import {
  * Error paths always name the snake_case key the maintainer wrote.
  */
 
-export const DEFAULT_CONFIG_PATH = ".github/patchwright.yml";
+export { DEFAULT_CONFIG_PATH } from "./config-path.js";
 export const DEFAULT_BOT_NAME = "patchwright[bot]";
 export const DEFAULT_BOT_EMAIL = "patchwright[bot]@users.noreply.github.com";
 

@@ -258,7 +258,44 @@ export function httpFetch(
   input: string | URL,
   init: HttpFetchInit = {},
 ): Promise<HttpFetchResponse> {
+  const early = takeEarlyRead(input, init);
+  if (early) return early.catch(() => fetchOverNode(input, init, buffered));
   return fetchOverNode(input, init, buffered);
+}
+
+/**
+ * GET requests sent before anyone asked (readEarly), by key: the URL, the
+ * authorization and the accept header, so that an answer goes only to the
+ * very request it answers.
+ */
+const earlyReads = new Map<string, Promise<HttpFetchResponse>>();
+
+function earlyKey(url: string, headers: FetchHeaders): string {
+  return [url, headers.get("authorization") ?? "", headers.get("accept") ?? ""].join("\n");
+}
+
+/**
+ * Sends a GET now whose answer httpFetch hands, once, to the first request
+ * for the same URL with the same authorization and accept header: the
+ * Action's entry starts the API reads a job begins with while the rest of
+ * the bundle loads (action/early-reads.ts). An answer nobody asks for is
+ * dropped with the process; one that failed sends the request again.
+ */
+export function readEarly(url: string, headers: Record<string, string>): void {
+  const answer = fetchOverNode(url, { headers }, buffered);
+  // Failures are the asker's to see (it asks again); none may go unhandled.
+  answer.catch(() => {});
+  earlyReads.set(earlyKey(url, new FetchHeaders(headers)), answer);
+}
+
+function takeEarlyRead(input: string | URL, init: HttpFetchInit) {
+  if (earlyReads.size === 0 || (init.method ?? "GET").toUpperCase() !== "GET" || init.body) {
+    return undefined;
+  }
+  const key = earlyKey(String(input), new FetchHeaders(init.headers));
+  const answer = earlyReads.get(key);
+  earlyReads.delete(key);
+  return answer;
 }
 
 /**

@@ -1,0 +1,215 @@
+import { writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEarlyReads } from "../../src/action/early-reads.js";
+import { httpFetch } from "../../src/github/rest/http-fetch.js";
+import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
+import { reply } from "../helpers/model-script.js";
+import {
+  type ActionWorld,
+  API_KEY,
+  commentPayload,
+  runAction,
+  startWorld,
+  TOKEN,
+  useBundle,
+} from "./harness.js";
+
+/**
+ * The API reads an issue comment's job begins with, sent by the entry
+ * beside the early fetch (src/action/early-reads.ts), and taken by the
+ * job's own requests for the same URLs (http-fetch.ts `readEarly`).
+ */
+
+const bundle = useBundle();
+
+let world: ActionWorld | undefined;
+const dirs: TempDir[] = [];
+const servers: Server[] = [];
+afterEach(async () => {
+  await world?.close();
+  world = undefined;
+  for (const dir of dirs.splice(0)) dir.remove();
+  await Promise.all(servers.splice(0).map((server) => new Promise((done) => server.close(done))));
+});
+
+/**
+ * A preload that notes each request as node:http makes it, and whether the
+ * early-fetch chunk (the entry's early work) is on the stack that made it.
+ */
+const REQUEST_PROBE = [
+  'import dc from "node:diagnostics_channel";',
+  'const { appendFileSync } = process.getBuiltinModule("node:fs");',
+  "Error.stackTraceLimit = 60;",
+  "dc.subscribe('http.client.request.created', ({ request }) => {",
+  "  const early = /[\\/]early-fetch-[^/]*\\.js/.test(new Error().stack) ? 'early' : 'job';",
+  "  appendFileSync(process.env.PW_PROBE_OUT, [early, request.method, request.path].join(' ') + '\\n');",
+  "});",
+].join("\n");
+
+async function probedCommentRun(body: string) {
+  world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+  const dir = makeTempDir("pw-early-reads-");
+  dirs.push(dir);
+  const probe = join(dir.path, "probe.mjs");
+  const out = join(dir.path, "requests.txt");
+  writeFileSync(probe, REQUEST_PROBE);
+  writeFileSync(out, "");
+  const run = await runAction(bundle.entry, world, {
+    event: "issue_comment",
+    payload: commentPayload(world, "octocat", body),
+    inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    env: { NODE_OPTIONS: `--import=${pathToFileURL(probe).href}`, PW_PROBE_OUT: out },
+  });
+  const { readFileSync } = await import("node:fs");
+  const requests = readFileSync(out, "utf8").trim().split("\n").filter(Boolean);
+  return { run, requests, github: world.github };
+}
+
+const READS = [
+  "/repos/octo-org/demo/issues/7/comments?per_page=100",
+  "/repos/octo-org/demo/pulls?state=open&per_page=100",
+  "/repos/octo-org/demo/collaborators/octocat/permission",
+  "/repos/octo-org/demo/contents/.github%2Fpatchwright.yml?ref=main",
+];
+
+describe("the bundled Action on an issue comment", () => {
+  it("sends the job's first API reads from its entry, before the job's code loads, and asks GitHub each once", async () => {
+    const { run, requests, github } = await probedCommentRun("@agent tidy up");
+    expect(run.code, run.log).toBe(0);
+    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
+      READS.map((path) => `early GET ${path}`),
+    );
+    // The job's own requests for them took the early answers: GitHub saw each once.
+    for (const path of READS) {
+      const [route = "", query = ""] = path.split("?");
+      const seen = github.calls.filter(
+        (c) => c.method === "GET" && c.path === route && c.query.toString() === query,
+      );
+      expect(seen, path).toHaveLength(1);
+    }
+    // ...and the job went on from them as ever: its comment, its first model request.
+    expect(
+      requests.some((line) => line === "job POST /repos/octo-org/demo/issues/7/comments"),
+    ).toBe(true);
+    expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
+  });
+
+  it("sends none for a comment that does not name the trigger phrase", async () => {
+    const { run, requests } = await probedCommentRun("thanks, looks good");
+    expect(run.code, run.log).toBe(0);
+    expect(requests.filter((line) => line.startsWith("early "))).toEqual([]);
+  });
+});
+
+/** A loopback API counting what it is asked; `fail` answers by breaking the connection. */
+async function countingApi(fail = () => false) {
+  const asked: Array<{ path: string; authorization: string | undefined }> = [];
+  const server = createServer((req, res) => {
+    asked.push({ path: req.url ?? "", authorization: req.headers.authorization });
+    if (fail()) {
+      req.socket.destroy();
+      return;
+    }
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ asked: asked.length }));
+  });
+  servers.push(server);
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked };
+}
+
+const payload = (changes: Record<string, unknown> = {}) => ({
+  action: "created",
+  issue: { number: 7 },
+  comment: { body: "@Agent fix it" },
+  sender: { login: "octocat", type: "User" },
+  repository: { full_name: "o/r", default_branch: "trunk" },
+  ...changes,
+});
+
+describe("startEarlyReads", () => {
+  it("reads what the job asks first, with the workflow's token and the input's config path", async () => {
+    const api = await countingApi();
+    const env = {
+      INPUT_GITHUB_TOKEN: "ghs_early",
+      INPUT_CONFIG_PATH: "ci/bot.yml",
+      GITHUB_EVENT_NAME: "issue_comment",
+      GITHUB_API_URL: `${api.url}/`,
+    };
+    expect(startEarlyReads(env, payload())).toEqual([
+      `${api.url}/repos/o/r/issues/7/comments?per_page=100`,
+      `${api.url}/repos/o/r/pulls?state=open&per_page=100`,
+      `${api.url}/repos/o/r/collaborators/octocat/permission`,
+      `${api.url}/repos/o/r/contents/ci%2Fbot.yml?ref=trunk`,
+    ]);
+    const headers = { accept: "application/vnd.github.v3+json", authorization: "token ghs_early" };
+    const answers = await Promise.all(
+      [
+        "/repos/o/r/issues/7/comments?per_page=100",
+        "/repos/o/r/pulls?state=open&per_page=100",
+        "/repos/o/r/collaborators/octocat/permission",
+        "/repos/o/r/contents/ci%2Fbot.yml?ref=trunk",
+      ].map((path) => httpFetch(`${api.url}${path}`, { headers })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+    // The four requests took the early answers: the API was asked four times, not eight.
+    expect(api.asked).toHaveLength(4);
+    expect(api.asked.every((a) => a.authorization === "token ghs_early")).toBe(true);
+    // An answer is taken once: asked again, the API is asked again.
+    await httpFetch(`${api.url}/repos/o/r/issues/7/comments?per_page=100`, { headers });
+    expect(api.asked).toHaveLength(5);
+    // Never by a request with another token.
+    await httpFetch(`${api.url}/repos/o/r/pulls?state=open&per_page=100`, {
+      headers: { ...headers, authorization: "token ghs_other" },
+    });
+    expect(api.asked.at(-1)).toEqual({
+      path: "/repos/o/r/pulls?state=open&per_page=100",
+      authorization: "token ghs_other",
+    });
+  });
+
+  it("asks again for an early read that failed", async () => {
+    let failures = 1;
+    const api = await countingApi(() => failures-- > 0);
+    const env = {
+      INPUT_GITHUB_TOKEN: "ghs_early",
+      GITHUB_EVENT_NAME: "issue_comment",
+      GITHUB_API_URL: api.url,
+    };
+    const [url = ""] = startEarlyReads(env, payload());
+    const answer = await httpFetch(url, {
+      headers: { accept: "application/vnd.github.v3+json", authorization: "token ghs_early" },
+    });
+    expect(answer.status).toBe(200);
+    expect(api.asked.filter((a) => a.path.includes("/comments"))).toHaveLength(2);
+  });
+
+  it("reads nothing where the job might not ask", () => {
+    const env = {
+      INPUT_GITHUB_TOKEN: "ghs_early",
+      GITHUB_EVENT_NAME: "issue_comment",
+      // Nothing listens here: a read sent would fail, not be counted; the URLs say it all.
+      GITHUB_API_URL: "http://127.0.0.1:9",
+    };
+    const cases: Array<[string, Record<string, string | undefined>, unknown]> = [
+      ["a pull request's comment", env, payload({ issue: { number: 7, pull_request: {} } })],
+      ["an edited comment", env, payload({ action: "edited" })],
+      ["a bot's comment", env, payload({ sender: { login: "ci[bot]", type: "Bot" } })],
+      ["no trigger phrase", env, payload({ comment: { body: "thanks" } })],
+      ["another trigger phrase", { ...env, INPUT_TRIGGER_PHRASE: "@bot" }, payload()],
+      ["an App's token", { ...env, INPUT_APP_ID: "1", INPUT_PRIVATE_KEY: "k" }, payload()],
+      ["review mode", { ...env, INPUT_MODE: "review" }, payload()],
+      ["another event", { ...env, GITHUB_EVENT_NAME: "issues" }, payload()],
+      ["no token", { ...env, INPUT_GITHUB_TOKEN: "" }, payload()],
+      ["no payload", env, undefined],
+    ];
+    for (const [name, caseEnv, casePayload] of cases) {
+      expect(startEarlyReads(caseEnv, casePayload), name).toEqual([]);
+    }
+    expect(startEarlyReads({ ...env, INPUT_MODE: "auto" }, payload())).toHaveLength(4);
+  });
+});
