@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -64,7 +64,6 @@ async function probedCommentRun(body: string) {
     inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
     env: { NODE_OPTIONS: `--import=${pathToFileURL(probe).href}`, PW_PROBE_OUT: out },
   });
-  const { readFileSync } = await import("node:fs");
   const requests = readFileSync(out, "utf8").trim().split("\n").filter(Boolean);
   return { run, requests, github: world.github };
 }
