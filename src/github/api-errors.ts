@@ -30,22 +30,19 @@ export function isNotFound(error: unknown): boolean {
  */
 export function isAmbiguousFailure(error: unknown): boolean {
   const status = statusOf(error);
-  return (
-    status !== undefined &&
-    status >= 500 &&
-    !isAbort(error) &&
-    lastingNetworkTrouble(error) === undefined
-  );
+  return status !== undefined && status >= 500 && !isAbort(error);
 }
 
 /**
- * A request that never reached GitHub, and never will from here as things
- * stand: its connection met a TLS certificate nobody here trusts (a network
- * that inspects HTTPS with a CA this process was not told of) or a proxy
- * asking for a password. Octokit reports it as a 500 without an answer,
- * the shape of an outage; asked again, it fails the same way, so it is
- * neither retried (client.ts) nor in doubt nor a reason to run the job
- * again later, and its message names the cause.
+ * A request that met trouble a retry a few seconds later will meet again:
+ * its connection met a TLS certificate nobody here trusts (a network that
+ * inspects HTTPS with a CA this process was not told of) or a proxy asking
+ * for a password. Octokit reports it as a 500 without an answer, the shape
+ * of an outage, and its retry plugin would spend its retries and their
+ * waits on it (client.ts keeps it from that). The job still goes back to
+ * the queue for it (isTransientApiError): fixed later (the CA given, a GHE
+ * server's certificate renewed), the job runs, where failing it would leave
+ * its mention unanswered, since GitHub cannot be told either.
  */
 export function lastingNetworkTrouble(error: unknown): NetworkTrouble | undefined {
   if (statusOf(error) !== 500 || (error as ApiErrorShape | null)?.response) return undefined;

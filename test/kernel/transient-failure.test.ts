@@ -6,7 +6,7 @@ import type { ChangeResult } from "../../src/change/change.js";
 import { defaultConfig } from "../../src/config/schema.js";
 import { errorMessage } from "../../src/error-message.js";
 import { runGit } from "../../src/git/git-client.js";
-import { isAmbiguousFailure, lastingNetworkTrouble } from "../../src/github/api-errors.js";
+import { lastingNetworkTrouble } from "../../src/github/api-errors.js";
 import { jobEvents } from "../../src/kernel/events.js";
 import {
   isTransientFailure,
@@ -124,7 +124,7 @@ describe("which failures a job hands back to the queue", () => {
     expect(isTransientFailure(new Error("the agent failed"))).toBe(false);
   });
 
-  it("not a request that never reached GitHub for an untrusted certificate or a proxy's password", () => {
+  it("a request that met an untrusted certificate or a proxy's password: lasting, but fixable before the job's next attempt", () => {
     // Octokit's shape of a network failure: a 500 without an answer, the cause's message.
     const unanswered = (message: string, cause: Error) =>
       Object.assign(
@@ -139,9 +139,9 @@ describe("which failures a job hands back to the queue", () => {
         code: "SELF_SIGNED_CERT_IN_CHAIN",
       }),
     );
-    expect(isTransientFailure(untrusted)).toBe(false);
-    expect(isAmbiguousFailure(untrusted)).toBe(false);
     expect(lastingNetworkTrouble(untrusted)).toMatchObject({ kind: "tls" });
+    // The queue still runs the job again: the CA may be given by then; GitHub cannot be told.
+    expect(isTransientFailure(untrusted)).toBe(true);
     // Named by its code alone (a message in other words).
     const expired = unanswered(
       "fetch failed",
@@ -152,14 +152,13 @@ describe("which failures a job hands back to the queue", () => {
       "Proxy response (407) !== 200 when HTTP Tunneling",
       new Error("Proxy response (407) !== 200 when HTTP Tunneling"),
     );
-    expect(isTransientFailure(password)).toBe(false);
     expect(lastingNetworkTrouble(password)).toMatchObject({ kind: "proxy-auth" });
-    // A connection that broke, or an answer of GitHub's that says so, is still worth another try.
+    // A connection that broke, or an answer of GitHub's, is no lasting trouble.
     const reset = unanswered(
       "read ECONNRESET",
       Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }),
     );
-    expect(isTransientFailure(reset)).toBe(true);
+    expect(lastingNetworkTrouble(reset)).toBeUndefined();
     expect(lastingNetworkTrouble(apiError(502, {}, "self-signed certificate"))).toBeUndefined();
   });
 });
