@@ -2,18 +2,22 @@ import { DEFAULT_CONFIG_PATH } from "../config/config-path.js";
 import { readEarly } from "../github/rest/http-fetch.js";
 
 /**
- * The GitHub API reads an issue comment's job begins with (the thread, the
- * open pull requests, the commenter's permission, the repository's config),
- * sent by the entry (run.ts) beside the early fetch, before the rest of the
- * bundle loads: on GitHub each is a round trip of 50-300 ms on the way to
- * the agent's first request, and the loading (about a hundred milliseconds
- * of this thread) then overlaps them instead of coming first. The job's own
- * requests for the same URLs take these answers (http-fetch.ts
- * `readEarly`). A URL the job then does not ask for was read for nothing,
- * so they are sent only where the job surely asks: a new comment on an
- * issue (not a pull request), by a person, that names the trigger phrase
- * (the input's, else the default; a phrase set in the config is not known
- * yet), with the workflow's token. Returns the URLs read.
+ * The GitHub API reads a job begins with, sent by the entry (run.ts) beside
+ * the early fetch, before the rest of the bundle loads: on GitHub each is a
+ * round trip of 50-300 ms on the way to the agent's first request, and the
+ * loading (about a hundred milliseconds of this thread) then overlaps them
+ * instead of coming first. The job's own requests for the same URLs take
+ * these answers (http-fetch.ts `readEarly`). A URL the job then does not
+ * ask for was read for nothing, so they are sent only where the job surely
+ * asks, with the workflow's token in mode auto:
+ * - a new comment on an issue (not a pull request), by a person, that names
+ *   the trigger phrase (the input's, else the default; a phrase set in the
+ *   config is not known yet): the thread, the open pull requests, the
+ *   commenter's permission and the config (thread/admit.ts);
+ * - a workflow_dispatch with a prompt: the config (event-jobs.ts
+ *   `runRepository`).
+ * Both read the config on the default branch, at the input's path if set.
+ * Returns the URLs read.
  */
 export function startEarlyReads(
   env: Record<string, string | undefined>,
@@ -21,31 +25,22 @@ export function startEarlyReads(
 ): string[] {
   const token = env.INPUT_GITHUB_TOKEN?.trim();
   if (!token || env.INPUT_APP_ID?.trim() || env.INPUT_PRIVATE_KEY?.trim()) return [];
-  if (env.GITHUB_EVENT_NAME !== "issue_comment") return [];
-  // deps and review modes start no job from a comment.
+  // deps and review modes begin otherwise.
   if ((env.INPUT_MODE?.trim().toLowerCase() || "auto") !== "auto") return [];
-  const event = payload as CommentPayload | null;
+  const event = payload as EventPayload | null;
   const repo = event?.repository;
-  const comment = event?.comment;
-  // The requester, whose permission the job asks for, as the job reads it (requests/payload.ts).
-  const sender = event?.sender;
-  const number = event?.issue?.number;
-  if (event?.action !== "created" || event.issue?.pull_request !== undefined) return [];
-  if (typeof number !== "number" || typeof repo?.full_name !== "string") return [];
-  if (typeof repo.default_branch !== "string" || typeof sender?.login !== "string") return [];
-  if (sender.type === "Bot" || typeof comment?.body !== "string") return [];
-  const phrase = env.INPUT_TRIGGER_PHRASE?.trim() || "@agent";
-  if (!comment.body.toLowerCase().includes(phrase.toLowerCase())) return [];
+  if (typeof repo?.full_name !== "string" || typeof repo.default_branch !== "string") return [];
   const api = (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, "");
   const at = `${api}/repos/${repo.full_name}`;
   const configPath = env.INPUT_CONFIG_PATH?.trim() || DEFAULT_CONFIG_PATH;
   // As Octokit spells them (its URL templates, its parameters' order).
-  const urls = [
-    `${at}/issues/${number}/comments?per_page=100`,
-    `${at}/pulls?state=open&per_page=100`,
-    `${at}/collaborators/${encodeURIComponent(sender.login)}/permission`,
-    `${at}/contents/${encodeURIComponent(configPath)}?ref=${encodeURIComponent(repo.default_branch)}`,
-  ];
+  const config = `${at}/contents/${encodeURIComponent(configPath)}?ref=${encodeURIComponent(repo.default_branch)}`;
+  const urls =
+    env.GITHUB_EVENT_NAME === "issue_comment"
+      ? commentReads(event as EventPayload, at, config, env.INPUT_TRIGGER_PHRASE)
+      : env.GITHUB_EVENT_NAME === "workflow_dispatch" && env.INPUT_PROMPT?.trim()
+        ? [config]
+        : [];
   const headers = {
     accept: "application/vnd.github.v3+json",
     authorization: `token ${token}`,
@@ -55,7 +50,29 @@ export function startEarlyReads(
   return urls;
 }
 
-interface CommentPayload {
+function commentReads(
+  event: EventPayload,
+  at: string,
+  config: string,
+  triggerPhrase: string | undefined,
+): string[] {
+  const { comment, issue } = event;
+  // The requester, whose permission the job asks for, as the job reads it (requests/payload.ts).
+  const sender = event.sender;
+  if (event.action !== "created" || issue?.pull_request !== undefined) return [];
+  if (typeof issue?.number !== "number" || typeof sender?.login !== "string") return [];
+  if (sender.type === "Bot" || typeof comment?.body !== "string") return [];
+  const phrase = triggerPhrase?.trim() || "@agent";
+  if (!comment.body.toLowerCase().includes(phrase.toLowerCase())) return [];
+  return [
+    `${at}/issues/${issue.number}/comments?per_page=100`,
+    `${at}/pulls?state=open&per_page=100`,
+    `${at}/collaborators/${encodeURIComponent(sender.login)}/permission`,
+    config,
+  ];
+}
+
+interface EventPayload {
   action?: unknown;
   issue?: { number?: unknown; pull_request?: unknown };
   comment?: { body?: unknown };

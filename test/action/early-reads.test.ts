@@ -12,6 +12,7 @@ import {
   type ActionWorld,
   API_KEY,
   commentPayload,
+  eventPayload,
   runAction,
   startWorld,
   TOKEN,
@@ -50,22 +51,37 @@ const REQUEST_PROBE = [
   "});",
 ].join("\n");
 
-async function probedCommentRun(body: string) {
-  world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+async function probedRun(w: ActionWorld, options: Omit<Parameters<typeof runAction>[2], "env">) {
   const dir = makeTempDir("pw-early-reads-");
   dirs.push(dir);
   const probe = join(dir.path, "probe.mjs");
   const out = join(dir.path, "requests.txt");
   writeFileSync(probe, REQUEST_PROBE);
   writeFileSync(out, "");
-  const run = await runAction(bundle.entry, world, {
-    event: "issue_comment",
-    payload: commentPayload(world, "octocat", body),
-    inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+  const run = await runAction(bundle.entry, w, {
+    ...options,
     env: { NODE_OPTIONS: `--import=${pathToFileURL(probe).href}`, PW_PROBE_OUT: out },
   });
   const requests = readFileSync(out, "utf8").trim().split("\n").filter(Boolean);
-  return { run, requests, github: world.github };
+  return { run, requests };
+}
+
+async function probedCommentRun(body: string) {
+  world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+  return probedRun(world, {
+    event: "issue_comment",
+    payload: commentPayload(world, "octocat", body),
+    inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+  });
+}
+
+/** Whether fake GitHub was asked for `path` (with its query) exactly once. */
+function seenOnce(w: ActionWorld, path: string): boolean {
+  const [route = "", query = ""] = path.split("?");
+  const seen = w.github.calls.filter(
+    (c) => c.method === "GET" && c.path === route && c.query.toString() === query,
+  );
+  return seen.length === 1;
 }
 
 const READS = [
@@ -77,24 +93,31 @@ const READS = [
 
 describe("the bundled Action on an issue comment", () => {
   it("sends the job's first API reads from its entry, before the job's code loads, and asks GitHub each once", async () => {
-    const { run, requests, github } = await probedCommentRun("@agent tidy up");
+    const { run, requests } = await probedCommentRun("@agent tidy up");
     expect(run.code, run.log).toBe(0);
     expect(requests.filter((line) => line.startsWith("early "))).toEqual(
       READS.map((path) => `early GET ${path}`),
     );
     // The job's own requests for them took the early answers: GitHub saw each once.
-    for (const path of READS) {
-      const [route = "", query = ""] = path.split("?");
-      const seen = github.calls.filter(
-        (c) => c.method === "GET" && c.path === route && c.query.toString() === query,
-      );
-      expect(seen, path).toHaveLength(1);
-    }
+    for (const path of READS) expect(seenOnce(world as ActionWorld, path), path).toBe(true);
     // ...and the job went on from them as ever: its comment, its first model request.
     expect(
       requests.some((line) => line === "job POST /repos/octo-org/demo/issues/7/comments"),
     ).toBe(true);
     expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
+  });
+
+  it("sends a workflow_dispatch's config read from its entry, and asks GitHub once", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
+    const { requests, run } = await probedRun(world, {
+      event: "workflow_dispatch",
+      payload: eventPayload(world, "workflow_dispatch", undefined, "octocat"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+    });
+    expect(run.code, run.log).toBe(0);
+    const config = READS[3] ?? "";
+    expect(requests.filter((line) => line.startsWith("early "))).toEqual([`early GET ${config}`]);
+    expect(seenOnce(world, config)).toBe(true);
   });
 
   it("sends none for a comment that does not name the trigger phrase", async () => {
@@ -205,10 +228,20 @@ describe("startEarlyReads", () => {
       ["another event", { ...env, GITHUB_EVENT_NAME: "issues" }, payload()],
       ["no token", { ...env, INPUT_GITHUB_TOKEN: "" }, payload()],
       ["no payload", env, undefined],
+      [
+        "a workflow_dispatch without a prompt",
+        { ...env, GITHUB_EVENT_NAME: "workflow_dispatch" },
+        payload(),
+      ],
     ];
     for (const [name, caseEnv, casePayload] of cases) {
       expect(startEarlyReads(caseEnv, casePayload), name).toEqual([]);
     }
     expect(startEarlyReads({ ...env, INPUT_MODE: "auto" }, payload())).toHaveLength(4);
+    // A workflow_dispatch with a prompt reads the config only.
+    const dispatch = { ...env, GITHUB_EVENT_NAME: "workflow_dispatch", INPUT_PROMPT: "Tidy up" };
+    expect(startEarlyReads(dispatch, { repository: payload().repository })).toEqual([
+      "http://127.0.0.1:9/repos/o/r/contents/.github%2Fpatchwright.yml?ref=trunk",
+    ]);
   });
 });
