@@ -57,7 +57,11 @@ describe("the bundled Action fails with a message that says what to fix", () => 
     ]);
     expect(run.outputs.conclusion).toBe("failure");
     expect(run.summary).toContain("input max_turns");
-    expect(world?.github.calls).toHaveLength(0);
+    // Nothing written on GitHub; the one read is the entry's early config read
+    // (early-reads.ts), sent before the inputs are parsed, its answer unused.
+    expect(world?.github.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "GET /repos/octo-org/demo/contents/.github%2Fpatchwright.yml",
+    ]);
     expect(world?.model.requests).toHaveLength(0);
   }, 60_000);
 
