@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { appendFile, copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { appendFileSync, existsSync } from "node:fs";
+import { copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitToken } from "../credentials.js";
 import {
@@ -90,7 +91,7 @@ export interface SyncMirrorOptions {
  * the mirror's lock.
  */
 export async function syncMirror(options: SyncMirrorOptions): Promise<{ created: boolean }> {
-  const ready = await isMirror(options.dir);
+  const ready = isMirrorNow(options.dir);
   const fetchArgs = ["fetch", "--prune", "--verbose"];
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
@@ -102,12 +103,13 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     options.onFetched?.();
     return { created: false };
   }
-  // A mirror without the marker is the remains of a crashed first fetch.
-  await rm(options.dir, { recursive: true, force: true });
+  // A mirror without the marker is the remains of a crashed first fetch (they
+  // may be large: removed in the background of this thread, when there are any).
+  if (existsSync(options.dir)) await rm(options.dir, { recursive: true, force: true });
   await initBareRepository(options.dir);
   // What `git remote add --no-tags origin <url>` writes, without a second
   // process on the way to the fetch: the URL, the branch refspec, tagOpt.
-  await appendFile(join(options.dir, "config"), originSection(options.url));
+  appendFileSync(join(options.dir, "config"), originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
   options.onFetched?.();
   // Side by side: each step waits for this thread, which the caller keeps busy meanwhile.
@@ -132,10 +134,12 @@ export function originSection(url: string): string {
 
 /** A directory this module created and finished (not a half-made or foreign repository). */
 export async function isMirror(dir: string): Promise<boolean> {
-  return stat(join(dir, READY_MARKER)).then(
-    () => true,
-    () => false,
-  );
+  return isMirrorNow(dir);
+}
+
+/** isMirror, answered at once: one stat on the way to every fetch (see bare-init.ts). */
+function isMirrorNow(dir: string): boolean {
+  return existsSync(join(dir, READY_MARKER));
 }
 
 /**
