@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { readFile, rename, rm, stat, utimes } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -56,15 +55,13 @@ export async function withLock<T>(
 async function acquire(lockPath: string, staleMs: number, options: LockOptions): Promise<void> {
   const retryMs = options.retryMs ?? 100;
   const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
-  // Synchronous, as the mirror's making is (mirror/bare-init.ts): three tiny
-  // calls on the way to a fetch, which through the thread pool each waited a turn.
-  mkdirSync(dirname(lockPath), { recursive: true });
+  await mkdir(dirname(lockPath), { recursive: true });
   for (;;) {
     options.signal?.throwIfAborted();
     try {
-      mkdirSync(lockPath);
+      await mkdir(lockPath);
       const owner: Owner = { pid: process.pid, host: hostname() };
-      writeFileSync(join(lockPath, "owner.json"), JSON.stringify(owner));
+      await writeFile(join(lockPath, "owner.json"), JSON.stringify(owner));
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;

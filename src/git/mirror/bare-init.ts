@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmod, lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -19,24 +19,21 @@ import { join } from "node:path";
  * The host's `init.*` settings (a template folder, a default ref or object
  * format) no longer apply: a mirror is always git's default format, whose
  * loose refs git/mirror/mirror-refs.ts reads without a process.
- *
- * The calls are synchronous: twenty tiny metadata calls (1-3 ms in all on
- * the 2-core VM), where through the thread pool each waited for its turn
- * and its callback while the Action starts, its thread idle in between.
- * With the lock's and the mirror's calls likewise (lock.ts, mirror.ts),
- * measured interleaved, 15-25 runs a side: the Action's first model request
- * 3-29 ms sooner on issue_comment, 7-23 ms on workflow_dispatch.
  */
 export async function initBareRepository(dir: string): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  for (const sub of ["objects/info", "objects/pack", "refs/heads", "refs/tags"]) {
-    mkdirSync(join(dir, sub), { recursive: true });
-  }
+  await mkdir(dir, { recursive: true });
+  await Promise.all(
+    ["objects/info", "objects/pack", "refs/heads", "refs/tags"].map((sub) =>
+      mkdir(join(dir, sub), { recursive: true }),
+    ),
+  );
   const config = join(dir, "config");
-  writeFileSync(config, "");
-  const filemode = executableBitSticks(config);
-  const symlinks = symlinksWork(dir);
-  const ignorecase = caseInsensitive(dir);
+  await writeFile(config, "");
+  const [filemode, symlinks, ignorecase] = await Promise.all([
+    executableBitSticks(config),
+    symlinksWork(dir),
+    caseInsensitive(dir),
+  ]);
   const core = [
     "[core]",
     "\trepositoryformatversion = 0",
@@ -45,41 +42,41 @@ export async function initBareRepository(dir: string): Promise<void> {
     ...(symlinks ? [] : ["\tsymlinks = false"]),
     ...(ignorecase ? ["\tignorecase = true"] : []),
   ];
-  writeFileSync(config, `${core.join("\n")}\n`);
-  writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
+  await Promise.all([
+    writeFile(config, `${core.join("\n")}\n`),
+    writeFile(join(dir, "HEAD"), "ref: refs/heads/main\n"),
+  ]);
 }
 
 /** git's probe: flip the owner's executable bit of a file and see whether the mode changed. */
-function executableBitSticks(file: string): boolean {
+async function executableBitSticks(file: string): Promise<boolean> {
   try {
-    const before = lstatSync(file).mode;
-    chmodSync(file, before ^ 0o100);
-    const after = lstatSync(file).mode;
-    chmodSync(file, before);
+    const before = (await lstat(file)).mode;
+    await chmod(file, before ^ 0o100);
+    const after = (await lstat(file)).mode;
+    await chmod(file, before);
     return before !== after && (before & 0o100) === 0;
   } catch {
     return false;
   }
 }
 
-function symlinksWork(dir: string): boolean {
+async function symlinksWork(dir: string): Promise<boolean> {
   const probe = join(dir, `patchwright-symlink-probe-${process.pid}`);
   try {
-    symlinkSync("testing", probe);
-    return lstatSync(probe).isSymbolicLink();
+    await symlink("testing", probe);
+    return (await lstat(probe)).isSymbolicLink();
   } catch {
     return false;
   } finally {
-    rmSync(probe, { force: true });
+    await rm(probe, { force: true });
   }
 }
 
 /** The config file, asked for under another case: found only where names ignore case. */
-function caseInsensitive(dir: string): boolean {
-  try {
-    lstatSync(join(dir, "CoNfIg"));
-    return true;
-  } catch {
-    return false;
-  }
+async function caseInsensitive(dir: string): Promise<boolean> {
+  return lstat(join(dir, "CoNfIg")).then(
+    () => true,
+    () => false,
+  );
 }

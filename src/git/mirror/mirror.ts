@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { appendFileSync, existsSync } from "node:fs";
-import { copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { appendFile, copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitToken } from "../credentials.js";
 import {
@@ -91,7 +90,7 @@ export interface SyncMirrorOptions {
  * the mirror's lock.
  */
 export async function syncMirror(options: SyncMirrorOptions): Promise<{ created: boolean }> {
-  const ready = isMirrorNow(options.dir);
+  const ready = await isMirror(options.dir);
   const fetchArgs = ["fetch", "--prune", "--verbose"];
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
@@ -103,13 +102,12 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     options.onFetched?.();
     return { created: false };
   }
-  // A mirror without the marker is the remains of a crashed first fetch (they
-  // may be large: removed in the background of this thread, when there are any).
-  if (existsSync(options.dir)) await rm(options.dir, { recursive: true, force: true });
+  // A mirror without the marker is the remains of a crashed first fetch.
+  await rm(options.dir, { recursive: true, force: true });
   await initBareRepository(options.dir);
   // What `git remote add --no-tags origin <url>` writes, without a second
   // process on the way to the fetch: the URL, the branch refspec, tagOpt.
-  appendFileSync(join(options.dir, "config"), originSection(options.url));
+  await appendFile(join(options.dir, "config"), originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
   options.onFetched?.();
   // Side by side: each step waits for this thread, which the caller keeps busy meanwhile.
@@ -134,12 +132,10 @@ export function originSection(url: string): string {
 
 /** A directory this module created and finished (not a half-made or foreign repository). */
 export async function isMirror(dir: string): Promise<boolean> {
-  return isMirrorNow(dir);
-}
-
-/** isMirror, answered at once: one stat on the way to every fetch (see bare-init.ts). */
-function isMirrorNow(dir: string): boolean {
-  return existsSync(join(dir, READY_MARKER));
+  return stat(join(dir, READY_MARKER)).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
