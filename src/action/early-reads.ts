@@ -10,10 +10,12 @@ import { readEarly } from "../github/rest/http-fetch.js";
  * these answers (http-fetch.ts `readEarly`). A URL the job then does not
  * ask for was read for nothing, so they are sent only where the job surely
  * asks, with the workflow's token in mode auto:
- * - a new comment on an issue (not a pull request), by a person, that names
- *   the trigger phrase (the input's, else the default; a phrase set in the
- *   config is not known yet): the thread, the open pull requests, the
- *   commenter's permission and the config (thread/admit.ts);
+ * - a new comment on an open, unlocked issue or pull request, by a person,
+ *   that names the trigger phrase (the input's, else the default; a phrase
+ *   set in the config is not known yet): the commenter's permission and the
+ *   config (thread/admit.ts), and the thread: on an issue its comments and
+ *   the open pull requests, on a pull request its comments, reviews and
+ *   review comments, then the pull request and its files;
  * - a workflow_dispatch with a prompt: the config (event-jobs.ts
  *   `runRepository`).
  * Both read the config on the default branch, at the input's path if set.
@@ -59,22 +61,35 @@ function commentReads(
   const { comment, issue } = event;
   // The requester, whose permission the job asks for, as the job reads it (requests/payload.ts).
   const sender = event.sender;
-  if (event.action !== "created" || issue?.pull_request !== undefined) return [];
-  if (typeof issue?.number !== "number" || typeof sender?.login !== "string") return [];
-  if (sender.type === "Bot" || typeof comment?.body !== "string") return [];
+  if (event.action !== "created" || typeof issue?.number !== "number") return [];
+  // The job declines a closed or locked thread before it reads anything more.
+  if (issue.state === "closed" || issue.locked === true) return [];
+  if (typeof sender?.login !== "string" || sender.type === "Bot") return [];
+  if (typeof comment?.body !== "string") return [];
   const phrase = triggerPhrase?.trim() || "@agent";
   if (!comment.body.toLowerCase().includes(phrase.toLowerCase())) return [];
+  const number = issue.number;
+  const asked = [`${at}/collaborators/${encodeURIComponent(sender.login)}/permission`, config];
+  if (issue.pull_request === undefined) {
+    return [
+      `${at}/issues/${number}/comments?per_page=100`,
+      `${at}/pulls?state=open&per_page=100`,
+      ...asked,
+    ];
+  }
   return [
-    `${at}/issues/${issue.number}/comments?per_page=100`,
-    `${at}/pulls?state=open&per_page=100`,
-    `${at}/collaborators/${encodeURIComponent(sender.login)}/permission`,
-    config,
+    `${at}/issues/${number}/comments?per_page=100`,
+    `${at}/pulls/${number}/reviews?per_page=100`,
+    `${at}/pulls/${number}/comments?per_page=100`,
+    ...asked,
+    `${at}/pulls/${number}`,
+    `${at}/pulls/${number}/files?per_page=100`,
   ];
 }
 
 interface EventPayload {
   action?: unknown;
-  issue?: { number?: unknown; pull_request?: unknown };
+  issue?: { number?: unknown; pull_request?: unknown; state?: unknown; locked?: unknown };
   comment?: { body?: unknown };
   sender?: { login?: unknown; type?: unknown };
   repository?: { full_name?: unknown; default_branch?: unknown };

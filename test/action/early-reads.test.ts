@@ -107,6 +107,33 @@ describe("the bundled Action on an issue comment", () => {
     expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
   });
 
+  it("sends a pull request comment's first seven reads from its entry, each asked of GitHub once", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change.")] });
+    const payload = commentPayload(world, "octocat", "@agent tidy up");
+    Object.assign(payload.issue, {
+      pull_request: { url: `${world.apiUrl}/repos/octo-org/demo/pulls/7` },
+    });
+    // The fake has no pull request 7: the job stops after its reads, which is all this asks.
+    const { requests } = await probedRun(world, {
+      event: "issue_comment",
+      payload,
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+    const reads = [
+      "/repos/octo-org/demo/issues/7/comments?per_page=100",
+      "/repos/octo-org/demo/pulls/7/reviews?per_page=100",
+      "/repos/octo-org/demo/pulls/7/comments?per_page=100",
+      READS[2] ?? "",
+      READS[3] ?? "",
+      "/repos/octo-org/demo/pulls/7",
+      "/repos/octo-org/demo/pulls/7/files?per_page=100",
+    ];
+    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
+      reads.map((path) => `early GET ${path}`),
+    );
+    for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
+  });
+
   it("sends a workflow_dispatch's config read from its entry, and asks GitHub once", async () => {
     world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
     const { requests, run } = await probedRun(world, {
@@ -218,7 +245,8 @@ describe("startEarlyReads", () => {
       GITHUB_API_URL: "http://127.0.0.1:9",
     };
     const cases: Array<[string, Record<string, string | undefined>, unknown]> = [
-      ["a pull request's comment", env, payload({ issue: { number: 7, pull_request: {} } })],
+      ["a closed issue", env, payload({ issue: { number: 7, state: "closed" } })],
+      ["a locked issue", env, payload({ issue: { number: 7, locked: true } })],
       ["an edited comment", env, payload({ action: "edited" })],
       ["a bot's comment", env, payload({ sender: { login: "ci[bot]", type: "Bot" } })],
       ["no trigger phrase", env, payload({ comment: { body: "thanks" } })],
