@@ -10,12 +10,13 @@ import { readEarly } from "../github/rest/http-fetch.js";
  * these answers (http-fetch.ts `readEarly`). A URL the job then does not
  * ask for was read for nothing, so they are sent only where the job surely
  * asks, with the workflow's token in mode auto:
- * - a new comment on an open, unlocked issue or pull request, by a person,
- *   that names the trigger phrase (the input's, else the default; a phrase
- *   set in the config is not known yet): the commenter's permission and the
- *   config (thread/admit.ts), and the thread: on an issue its comments and
- *   the open pull requests, on a pull request its comments, reviews and
- *   review comments, then the pull request and its files;
+ * - a new comment, review comment or review on an open, unlocked issue or
+ *   pull request, by a person, that names the trigger phrase (the input's,
+ *   else the default; a phrase set in the config is not known yet): the
+ *   commenter's permission and the config (thread/admit.ts), and the
+ *   thread: on an issue its comments and the open pull requests, on a pull
+ *   request its comments, reviews and review comments, the pull request
+ *   (when the payload has not got it) and its files;
  * - a workflow_dispatch with a prompt: the config (event-jobs.ts
  *   `runRepository`).
  * Both read the config on the default branch, at the input's path if set.
@@ -37,12 +38,12 @@ export function startEarlyReads(
   const configPath = env.INPUT_CONFIG_PATH?.trim() || DEFAULT_CONFIG_PATH;
   // As Octokit spells them (its URL templates, its parameters' order).
   const config = `${at}/contents/${encodeURIComponent(configPath)}?ref=${encodeURIComponent(repo.default_branch)}`;
-  const urls =
-    env.GITHUB_EVENT_NAME === "issue_comment"
-      ? commentReads(event as EventPayload, at, config, env.INPUT_TRIGGER_PHRASE)
-      : env.GITHUB_EVENT_NAME === "workflow_dispatch" && env.INPUT_PROMPT?.trim()
-        ? [config]
-        : [];
+  const comment = commentOf(env.GITHUB_EVENT_NAME, event as EventPayload);
+  const urls = comment
+    ? commentReads(comment, at, config, env.INPUT_TRIGGER_PHRASE)
+    : env.GITHUB_EVENT_NAME === "workflow_dispatch" && env.INPUT_PROMPT?.trim()
+      ? [config]
+      : [];
   const headers = {
     accept: "application/vnd.github.v3+json",
     authorization: `token ${token}`,
@@ -52,25 +53,49 @@ export function startEarlyReads(
   return urls;
 }
 
+/** A comment's words, where it was made and by whom, as the three comment events give them. */
+interface CommentEvent {
+  body: unknown;
+  number: unknown;
+  thread: { state?: unknown; locked?: unknown } | undefined;
+  sender: EventPayload["sender"];
+  /** On a pull request, and whether its payload lacks the pull request itself (issue_comment's). */
+  pullRequest: "none" | "in-payload" | "read";
+}
+
+function commentOf(eventName: string | undefined, event: EventPayload): CommentEvent | undefined {
+  const { issue, pull_request: pull, sender } = event;
+  if (eventName === "issue_comment" && event.action === "created") {
+    const pullRequest = issue?.pull_request === undefined ? "none" : "read";
+    return { body: event.comment?.body, number: issue?.number, thread: issue, sender, pullRequest };
+  }
+  if (eventName === "pull_request_review_comment" && event.action === "created") {
+    const body = event.comment?.body;
+    return { body, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
+  }
+  if (eventName === "pull_request_review" && event.action === "submitted") {
+    const body = event.review?.body;
+    return { body, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
+  }
+  return undefined;
+}
+
 function commentReads(
-  event: EventPayload,
+  comment: CommentEvent,
   at: string,
   config: string,
   triggerPhrase: string | undefined,
 ): string[] {
-  const { comment, issue } = event;
-  // The requester, whose permission the job asks for, as the job reads it (requests/payload.ts).
-  const sender = event.sender;
-  if (event.action !== "created" || typeof issue?.number !== "number") return [];
+  const { body, number, thread, sender } = comment;
+  if (typeof number !== "number") return [];
   // The job declines a closed or locked thread before it reads anything more.
-  if (issue.state === "closed" || issue.locked === true) return [];
+  if (thread?.state === "closed" || thread?.locked === true) return [];
   if (typeof sender?.login !== "string" || sender.type === "Bot") return [];
-  if (typeof comment?.body !== "string") return [];
+  if (typeof body !== "string") return [];
   const phrase = triggerPhrase?.trim() || "@agent";
-  if (!comment.body.toLowerCase().includes(phrase.toLowerCase())) return [];
-  const number = issue.number;
+  if (!body.toLowerCase().includes(phrase.toLowerCase())) return [];
   const asked = [`${at}/collaborators/${encodeURIComponent(sender.login)}/permission`, config];
-  if (issue.pull_request === undefined) {
+  if (comment.pullRequest === "none") {
     return [
       `${at}/issues/${number}/comments?per_page=100`,
       `${at}/pulls?state=open&per_page=100`,
@@ -82,7 +107,8 @@ function commentReads(
     `${at}/pulls/${number}/reviews?per_page=100`,
     `${at}/pulls/${number}/comments?per_page=100`,
     ...asked,
-    `${at}/pulls/${number}`,
+    // A review's payload holds the pull request; an issue comment's only points at it.
+    ...(comment.pullRequest === "read" ? [`${at}/pulls/${number}`] : []),
     `${at}/pulls/${number}/files?per_page=100`,
   ];
 }
@@ -90,7 +116,9 @@ function commentReads(
 interface EventPayload {
   action?: unknown;
   issue?: { number?: unknown; pull_request?: unknown; state?: unknown; locked?: unknown };
+  pull_request?: { number?: unknown; state?: unknown; locked?: unknown };
   comment?: { body?: unknown };
+  review?: { body?: unknown };
   sender?: { login?: unknown; type?: unknown };
   repository?: { full_name?: unknown; default_branch?: unknown };
 }

@@ -134,6 +134,38 @@ describe("the bundled Action on an issue comment", () => {
     for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
   });
 
+  it.each([
+    ["pull_request_review_comment", "created"],
+    ["pull_request_review", "submitted"],
+  ])(
+    "sends a %s's first six reads from its entry, each asked of GitHub once",
+    async (event, action) => {
+      world = await startWorld({ steps: [reply("Nothing to change.")] });
+      const payload = eventPayload(world, event, action, "octocat");
+      const words = (payload.comment ?? payload.review) as { body: string };
+      words.body = "@agent tidy up";
+      const number = (payload.pull_request as { number: number }).number;
+      const { requests } = await probedRun(world, {
+        event,
+        payload,
+        inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      });
+      const reads = [
+        `/repos/octo-org/demo/issues/${number}/comments?per_page=100`,
+        `/repos/octo-org/demo/pulls/${number}/reviews?per_page=100`,
+        `/repos/octo-org/demo/pulls/${number}/comments?per_page=100`,
+        READS[2] ?? "",
+        READS[3] ?? "",
+        // The payload holds the pull request itself: not read.
+        `/repos/octo-org/demo/pulls/${number}/files?per_page=100`,
+      ];
+      expect(requests.filter((line) => line.startsWith("early "))).toEqual(
+        reads.map((path) => `early GET ${path}`),
+      );
+      for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
+    },
+  );
+
   it("sends a workflow_dispatch's config read from its entry, and asks GitHub once", async () => {
     world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
     const { requests, run } = await probedRun(world, {
@@ -246,6 +278,20 @@ describe("startEarlyReads", () => {
     };
     const cases: Array<[string, Record<string, string | undefined>, unknown]> = [
       ["a closed issue", env, payload({ issue: { number: 7, state: "closed" } })],
+      [
+        "a review without words",
+        { ...env, GITHUB_EVENT_NAME: "pull_request_review" },
+        {
+          ...payload({ action: "submitted" }),
+          pull_request: { number: 7 },
+          review: { body: null },
+        },
+      ],
+      [
+        "a review comment on a closed pull request",
+        { ...env, GITHUB_EVENT_NAME: "pull_request_review_comment" },
+        payload({ pull_request: { number: 7, state: "closed" } }),
+      ],
       ["a locked issue", env, payload({ issue: { number: 7, locked: true } })],
       ["an edited comment", env, payload({ action: "edited" })],
       ["a bot's comment", env, payload({ sender: { login: "ci[bot]", type: "Bot" } })],
