@@ -1,7 +1,7 @@
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type StartedPrefetch, startPrefetch } from "../kernel/repository.js";
+import { readEventPayload, workflowToken } from "./early-event.js";
 import { jobEnv } from "./job-env.js";
 
 /**
@@ -37,8 +37,8 @@ export function startEarlyFetch(
   env: Record<string, string | undefined>,
   event: unknown = readEventPayload(env),
 ): EarlyFetch | undefined {
-  const token = env.INPUT_GITHUB_TOKEN?.trim();
-  if (!token || env.INPUT_APP_ID?.trim() || env.INPUT_PRIVATE_KEY?.trim()) return undefined;
+  const token = workflowToken(env);
+  if (!token) return undefined;
   if (env.INPUT_MODE?.trim().toLowerCase() === "deps") return undefined;
   if (!env.GITHUB_EVENT_NAME) return undefined;
   const payload = event as {
@@ -66,15 +66,6 @@ export function startEarlyFetch(
   };
 }
 
-/** The event's payload as the runner wrote it, or undefined (no file, not JSON). */
-export function readEventPayload(env: Record<string, string | undefined>): unknown {
-  if (!env.GITHUB_EVENT_PATH) return undefined;
-  try {
-    return JSON.parse(readFileSync(env.GITHUB_EVENT_PATH, "utf8"));
-  } catch {
-    return undefined;
-  }
-}
-
-// One chunk for the entry's early work: the fetch, and the API reads beside it.
+// One chunk for the entry's early work: the payload, the fetch, and the API reads beside it.
+export { readEventPayload } from "./early-event.js";
 export { startEarlyReads } from "./early-reads.js";

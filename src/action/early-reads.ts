@@ -1,5 +1,6 @@
 import { DEFAULT_CONFIG_PATH } from "../config/config-path.js";
 import { readEarly } from "../github/rest/http-fetch.js";
+import { workflowToken } from "./early-event.js";
 
 /**
  * The GitHub API reads a job begins with, sent by the entry (run.ts) beside
@@ -26,8 +27,8 @@ export function startEarlyReads(
   env: Record<string, string | undefined>,
   payload: unknown,
 ): string[] {
-  const token = env.INPUT_GITHUB_TOKEN?.trim();
-  if (!token || env.INPUT_APP_ID?.trim() || env.INPUT_PRIVATE_KEY?.trim()) return [];
+  const token = workflowToken(env);
+  if (!token) return [];
   // deps and review modes begin otherwise.
   if ((env.INPUT_MODE?.trim().toLowerCase() || "auto") !== "auto") return [];
   const event = payload as EventPayload | null;

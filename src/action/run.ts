@@ -23,7 +23,7 @@ async function run(): Promise<void> {
   const { readEventPayload, startEarlyFetch, startEarlyReads } = await import("./early-fetch.js");
   const payload = readEventPayload(process.env);
   const earlyFetch = startEarlyFetch(process.env, payload);
-  // The API reads an issue comment's job begins with go out beside it (early-reads.ts).
+  // The API reads a comment's or a dispatch's job begins with go out beside it (early-reads.ts).
   startEarlyReads(process.env, payload);
   await Promise.race([earlyFetch?.underway, new Promise((wait) => setTimeout(wait, 250).unref())]);
   // zod without generated parsers, before any schema is made (zod-jitless.ts).
