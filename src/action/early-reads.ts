@@ -12,7 +12,7 @@ import { workflowToken } from "./early-event.js";
  * ask for was read for nothing, so they are sent only where the job surely
  * asks, with the workflow's token in mode auto:
  * - a new comment, review comment or review on an open, unlocked issue or
- *   pull request, by a person, that names the trigger phrase (the input's,
+ *   pull request, or a new issue, by a person, that names the trigger phrase (the input's,
  *   else the default; a phrase set in the config is not known yet): the
  *   commenter's permission and the config (thread/admit.ts), and the
  *   thread: on an issue its comments and the open pull requests, on a pull
@@ -54,7 +54,7 @@ export function startEarlyReads(
   return urls;
 }
 
-/** A comment's words, where it was made and by whom, as the three comment events give them. */
+/** A comment's words, where it was made and by whom, as the three comment events and a new issue give them. */
 interface CommentEvent {
   body: unknown;
   number: unknown;
@@ -69,6 +69,9 @@ function commentOf(eventName: string | undefined, event: EventPayload): CommentE
   if (eventName === "issue_comment" && event.action === "created") {
     const pullRequest = issue?.pull_request === undefined ? "none" : "read";
     return { body: event.comment?.body, number: issue?.number, thread: issue, sender, pullRequest };
+  }
+  if (eventName === "issues" && event.action === "opened" && issue?.pull_request === undefined) {
+    return { body: issue?.body, number: issue?.number, thread: issue, sender, pullRequest: "none" };
   }
   if (eventName === "pull_request_review_comment" && event.action === "created") {
     const body = event.comment?.body;
@@ -116,7 +119,13 @@ function commentReads(
 
 interface EventPayload {
   action?: unknown;
-  issue?: { number?: unknown; pull_request?: unknown; state?: unknown; locked?: unknown };
+  issue?: {
+    number?: unknown;
+    body?: unknown;
+    pull_request?: unknown;
+    state?: unknown;
+    locked?: unknown;
+  };
   pull_request?: { number?: unknown; state?: unknown; locked?: unknown };
   comment?: { body?: unknown };
   review?: { body?: unknown };

@@ -19,8 +19,8 @@ import * as z from "../zod.js";
 import { ActionFailure } from "./failure.js";
 
 /**
- * Actions event -> what to run. Comment, review and label events are the
- * App's triggers, parsed the same way; `pull_request` runs the prompt input
+ * Actions event -> what to run. Comment, review, new issue and label events
+ * are the App's triggers, parsed the same way; `pull_request` runs the prompt input
  * on the PR's own branch; `workflow_dispatch` and `schedule` run it on the
  * default branch and open a pull request. Pure: the payload is already read.
  */

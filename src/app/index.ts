@@ -30,6 +30,7 @@ export const TRIGGER_EVENTS = [
   "issue_comment.created",
   "pull_request_review_comment.created",
   "pull_request_review.submitted",
+  "issues.opened",
   "issues.labeled",
   // CI that failed on a pull request's head (GitHub sends both for an Actions run).
   "workflow_run.completed",

@@ -42,6 +42,7 @@ export const jobTriggerSchema = z.enum([
   "pull_request_review_comment",
   "pull_request_review",
   "issue_labeled",
+  "issue_opened",
   "pull_request",
   "workflow_dispatch",
   "schedule",
@@ -82,7 +83,8 @@ export const jobRequestSchema = z.object({
   instruction: z.string(),
   /** Where the instruction came from, for replies and for "only comments before the trigger". */
   source: z.object({
-    kind: z.enum(["issue_comment", "review_comment", "review", "label", "event"]),
+    /** "issue": the words are the new issue's own title and description (issues.opened). */
+    kind: z.enum(["issue_comment", "review_comment", "review", "issue", "label", "event"]),
     id: z.optional(z.number().check(z.int())),
     createdAt: z.optional(z.string()),
     htmlUrl: z.optional(z.string()),

@@ -43,6 +43,12 @@ const reviewPayload = z.extend(envelopeSchema, {
     html_url: z.optional(z.string()),
   }),
 });
+const openedPayload = z.extend(envelopeSchema, {
+  issue: z.extend(issueSchema, {
+    id: z.number().check(z.int()),
+    created_at: z.optional(z.string()),
+  }),
+});
 const labeledPayload = z.extend(envelopeSchema, {
   issue: issueSchema,
   label: z.object({ name: z.string() }),
@@ -122,6 +128,26 @@ export function parseTrigger(
         id: data.review.id,
         ...optional("createdAt", data.review.submitted_at),
         ...optional("htmlUrl", data.review.html_url),
+      },
+    });
+  }
+
+  if (event === "issues" && action === "opened") {
+    const data = readPayload(openedPayload, payload, eventName);
+    const { issue } = data;
+    // Only an issue's: a pull request's own text arrives as pull_request.opened, which runs configured prompts.
+    if (issue.pull_request) return null;
+    return buildRequest({
+      ...requestBase(data, deliveryId),
+      trigger: "issue_opened",
+      target: targetOf(issue, "issue"),
+      // The description, as a comment's body: GitHub notifies no one of a mention in a title.
+      instruction: issue.body ?? "",
+      source: {
+        kind: "issue",
+        id: issue.id,
+        ...optional("createdAt", issue.created_at),
+        ...optional("htmlUrl", issue.html_url),
       },
     });
   }

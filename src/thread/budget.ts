@@ -222,11 +222,12 @@ export function budgetFor(phrases: readonly BudgetPhrase[], config: RepoConfig):
   };
 }
 
-/** Where a request's words are its requester's own: a comment, a review comment, a review. */
+/** Where a request's words are its requester's own: a comment, a review comment, a review, a new issue's description. */
 const OWN_WORDS: ReadonlySet<JobRequest["source"]["kind"]> = new Set([
   "issue_comment",
   "review_comment",
   "review",
+  "issue",
 ]);
 
 export interface BudgetedRequests {

@@ -179,6 +179,28 @@ describe("the bundled Action on an issue comment", () => {
     expect(seenOnce(world, config)).toBe(true);
   });
 
+  it("sends a new issue's four reads from its entry, each asked of GitHub once", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change.")] });
+    const payload = eventPayload(world, "issues", "opened", "octocat");
+    Object.assign(payload.issue, {
+      number: 7,
+      body: "@agent tidy up",
+      state: "open",
+      locked: false,
+    });
+    const { run, requests } = await probedRun(world, {
+      event: "issues",
+      payload,
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+    expect(run.code, run.log).toBe(0);
+    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
+      READS.map((path) => `early GET ${path}`),
+    );
+    for (const path of READS) expect(seenOnce(world, path), path).toBe(true);
+    expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
+  });
+
   it("sends none for a comment that does not name the trigger phrase", async () => {
     const { run, requests } = await probedCommentRun("thanks, looks good");
     expect(run.code, run.log).toBe(0);
@@ -300,6 +322,21 @@ describe("startEarlyReads", () => {
       ["an App's token", { ...env, INPUT_APP_ID: "1", INPUT_PRIVATE_KEY: "k" }, payload()],
       ["review mode", { ...env, INPUT_MODE: "review" }, payload()],
       ["another event", { ...env, GITHUB_EVENT_NAME: "issues" }, payload()],
+      [
+        "a label added",
+        { ...env, GITHUB_EVENT_NAME: "issues" },
+        payload({ action: "labeled", issue: { number: 7, body: "@agent fix it" } }),
+      ],
+      [
+        "a new pull request",
+        { ...env, GITHUB_EVENT_NAME: "issues" },
+        payload({ action: "opened", issue: { number: 7, body: "@agent fix", pull_request: {} } }),
+      ],
+      [
+        "a new issue without the phrase",
+        { ...env, GITHUB_EVENT_NAME: "issues" },
+        payload({ action: "opened", issue: { number: 7, body: "it breaks" } }),
+      ],
       ["no token", { ...env, INPUT_GITHUB_TOKEN: "" }, payload()],
       ["no payload", env, undefined],
       [

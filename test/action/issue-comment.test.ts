@@ -7,6 +7,7 @@ import {
   API_KEY,
   commentPayload,
   DEMO_FILES,
+  eventPayload,
   HOLD_MS,
   holdUntilAsked,
   ROOT,
@@ -302,4 +303,34 @@ describe("the bundled Action on issue_comment", () => {
     expect(world.github.comments.get(7) ?? []).toHaveLength(0);
     expect(world.model.requests).toHaveLength(0);
   }, 60_000);
+});
+
+describe("the bundled Action on issues.opened", () => {
+  it("fixes a new issue whose description names the bot, and opens the PR", async () => {
+    world = await startWorld({ steps: FIX_STEPS });
+    const payload = eventPayload(world, "issues", "opened", "octocat");
+    Object.assign(payload.issue, {
+      number: 7,
+      title: "add() returns the wrong sum",
+      body: "2 + 3 gives -1.\n\n@agent fix it",
+      state: "open",
+      locked: false,
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "issues",
+      payload,
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+    });
+    expect(run.code, run.log).toBe(0);
+    const [pull] = world.github.pulls;
+    expect(pull?.head.ref).toBe("agent/issue-7-add-returns-the-wrong-sum");
+    expect(pull?.body).toContain("Closes #7");
+    expect(world.github.reactions[0]).toEqual({ on: "issues/7", content: "eyes" });
+    const task = JSON.stringify(world.model.requests[0]?.body);
+    expect(task).toContain(
+      "@octocat opened this issue for you: resolve what its description asks.",
+    );
+    expect(task).toContain("2 + 3 gives -1.");
+    expect((world.github.comments.get(7) ?? [])[0]?.body).toContain(`#${pull?.number}`);
+  }, 120_000);
 });

@@ -316,6 +316,50 @@ describe("the App", () => {
     expect(harness.github.reactions[0]).toEqual({ on: "issues/9", content: "eyes" });
   });
 
+  it("starts a job from a new issue whose description mentions the bot", async () => {
+    const h = await startHarness({ steps: fixAddSteps() });
+    harness = h;
+    const opened = (number: number, body: string) => {
+      const payload = aim(examplePayload("issues", "opened"), h.repo.url, {
+        login: "octocat",
+      });
+      Object.assign(payload.issue, {
+        id: 9000 + number,
+        number,
+        title: "add() is wrong",
+        body,
+        state: "open",
+        locked: false,
+      });
+      return payload;
+    };
+    // An issue template's hidden guidance is no request: nothing happens.
+    const template = opened(
+      8,
+      "<!-- Write @agent in a comment to have the bot fix it -->\n2 + 3 gives -1",
+    );
+    await harness.probot.receive({ id: "opened-8", name: "issues", payload: template } as never);
+    await harness.idle();
+    expect(harness.github.reactions).toEqual([]);
+    expect(harness.models).toEqual([]);
+
+    const payload = opened(9, "2 + 3 gives -1. @agent fix add() please");
+    await harness.probot.receive({ id: "opened-9", name: "issues", payload } as never);
+    await harness.idle();
+    expect(harness.github.pulls.map((p) => p.head.ref)).toEqual(["agent/issue-9-add-is-wrong"]);
+    expect(harness.github.reactions[0]).toEqual({ on: "issues/9", content: "eyes" });
+    const task = JSON.stringify(harness.models[0]?.requests[0]?.messages[0]);
+    expect(task).toContain(
+      "@octocat opened this issue for you: resolve what its description asks.",
+    );
+    expect(task).toContain("2 + 3 gives -1");
+    // The same issue delivered again (GitHub's redelivery) starts nothing more.
+    await harness.probot.receive({ id: "opened-9-again", name: "issues", payload } as never);
+    await harness.idle();
+    expect(harness.models).toHaveLength(1);
+    expect(harness.github.pulls).toHaveLength(1);
+  });
+
   it("never lets the installation token or keys reach the agent's shell or the thread", async () => {
     harness = await startHarness({
       steps: [

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import type { JobRequest } from "../../src/requests/request.js";
+import { type JobRequest, triggerKey } from "../../src/requests/request.js";
 import { parseTrigger, TriggerPayloadError } from "../../src/requests/triggers.js";
 import { closedOrLocked, type StartRules, shouldStart } from "../../src/thread/start-rules.js";
 
@@ -106,7 +106,6 @@ describe("parseTrigger", () => {
     ["pull_request_review_comment", "edited"],
     ["pull_request_review_comment", "deleted"],
     ["pull_request_review", "dismissed"],
-    ["issues", "opened"],
     ["issues", "unlabeled"],
     ["issues", "edited"],
   ])("returns null for %s.%s", (event, action) => {
@@ -185,6 +184,35 @@ describe("parseTrigger", () => {
     );
     payload.issue.body = null;
     expect(parse("issues", payload).instruction).toBe("Spelling error in the README file");
+  });
+
+  it("turns a new issue into a request made of its description, keyed by the issue", () => {
+    const payload = example("issues", "opened");
+    payload.issue.body = "@agent the README spells 'commit' with two 't's; fix it";
+    const request = parse("issues.opened", payload);
+    expect(request.trigger).toBe("issue_opened");
+    expect(request.target).toMatchObject({ kind: "issue", number: payload.issue.number });
+    expect(request.source).toEqual({
+      kind: "issue",
+      id: payload.issue.id,
+      createdAt: payload.issue.created_at,
+      htmlUrl: payload.issue.html_url,
+    });
+    expect(request.instruction).toBe(payload.issue.body);
+    expect(request.requester.login).toBe(payload.sender.login);
+    // A redelivery under another delivery id is the same request.
+    expect(triggerKey(parse("issues", payload, "delivery-2"))).toBe(triggerKey(request));
+    payload.issue.body = null;
+    expect(parse("issues", payload).instruction).toBe("");
+  });
+
+  it("leaves an opened pull request to pull_request.opened", () => {
+    const payload = example("issues", "opened");
+    payload.issue.body = "@agent fix it";
+    payload.issue.pull_request = {
+      url: "https://api.github.com/repos/Codertocat/Hello-World/pulls/1",
+    };
+    expect(parseTrigger("issues", payload, "d")).toBeNull();
   });
 
   it("names the missing field when a handled payload is malformed", () => {
@@ -268,6 +296,27 @@ describe("shouldStart", () => {
     expect(shouldStart(parse("issues", payload), rules)).toEqual({ start: true });
     // The phrase is irrelevant for labels: the issue text need not mention it.
     expect(parse("issues", payload).instruction).not.toMatch(/@agent/);
+  });
+
+  it("starts a new issue on the phrase in its description, not in its title, code or comments", () => {
+    const payload = example("issues", "opened");
+    payload.issue.title = "@agent add a dark mode";
+    payload.issue.body = "The site is too bright.";
+    expect(shouldStart(parse("issues", payload), rules)).toEqual({
+      start: false,
+      reason: "no_phrase",
+    });
+    // An issue template's hidden guidance and a quoted example are not a request.
+    payload.issue.body =
+      "<!-- Mention @agent to have the bot do it -->\n\n> @agent fix\n\n`@agent`";
+    expect(shouldStart(parse("issues", payload), rules)).toEqual({
+      start: false,
+      reason: "no_phrase",
+    });
+    payload.issue.body = "The site is too bright. @Agent add a dark mode";
+    expect(shouldStart(parse("issues", payload), rules)).toEqual({ start: true });
+    payload.sender = { ...payload.sender, login: "someone[bot]", type: "Bot" };
+    expect(shouldStart(parse("issues", payload), rules)).toEqual({ start: false, reason: "bot" });
   });
 
   it("checks review comments and reviews for the phrase too", () => {

@@ -267,6 +267,16 @@ describe("applyRequestBudget", () => {
     expect(out.request.instruction).toBe("Issue title\n\nbudget $100");
   });
 
+  it("reads the budget from a new issue's description, its requester's own words", () => {
+    const opened = request("@agent fix the parser, budget $3", {
+      trigger: "issue_opened",
+      source: { kind: "issue", id: 41 },
+    });
+    const out = applyRequestBudget(config({ maxCostUsd: 5 }), opened, undefined);
+    expect(out.config.maxCostUsd).toBe(3);
+    expect(out.request.instruction).not.toContain("$3");
+  });
+
   it("takes the newest budget among folded requests, and strips every one", () => {
     const out = applyRequestBudget(
       config({ maxCostUsd: 5, maxCostPerRequestUsd: 10 }),
