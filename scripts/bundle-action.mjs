@@ -47,6 +47,35 @@ const withoutOidcClient = {
 };
 
 /**
+ * @actions/core re-exports `platform` (the runner's OS details), whose module
+ * imports @actions/exec and with it @actions/io, node:assert, node:timers
+ * and node:child_process: 4-5 ms of loading before the Action's first
+ * request, for code the Action never calls (it reads no core.platform). The
+ * bundle gets a stand-in with the same names.
+ */
+const withoutCorePlatform = {
+  name: "without-core-platform",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\/platform\.js$/ }, (args) =>
+      /[\\/]@actions[\\/]core[\\/]lib[\\/]core\.js$/.test(args.importer)
+        ? { path: args.path, namespace: "core-platform-stand-in" }
+        : undefined,
+    );
+    builder.onLoad({ filter: /.*/, namespace: "core-platform-stand-in" }, () => ({
+      loader: "js",
+      contents: [
+        "export const platform = process.platform;",
+        "export const arch = process.arch;",
+        "export const isWindows = platform === 'win32';",
+        "export const isMacOS = platform === 'darwin';",
+        "export const isLinux = platform === 'linux';",
+        "export function getDetails() { throw new Error('the patchwright bundle leaves out core.platform.getDetails'); }",
+      ].join("\n"),
+    }));
+  },
+};
+
+/**
  * zod ships its error messages in some fifty languages (260 kB, a sixth of
  * the bundle) behind `z.locales`; patchwright speaks zod's default English
  * and never switches, so the bundle keeps only that one.
@@ -207,6 +236,7 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
       chunkNames: "[name]-[hash]",
       plugins: [
         withoutOidcClient,
+        withoutCorePlatform,
         englishZodOnly,
         cloudSdksApart,
         builtinsWithoutFacade,

@@ -244,6 +244,9 @@ describe("the Action bundle's chunks", () => {
     expect(loaded("Implicit map keys need to be")).toBe(false);
     // The table of every REST endpoint (@octokit/rest): the Action's client has the ones src/ calls (github/rest/route-client.ts).
     expect(loaded("addCustomLabelsToSelfHostedRunnerForOrg")).toBe(false);
+    // @actions/core's platform and what it imports (@actions/exec, @actions/io, node:assert): no core.platform is read.
+    expect(loaded('getBuiltinModule("node:assert")')).toBe(false);
+    expect(loaded('getBuiltinModule("node:timers")')).toBe(false);
     // zod's classic API (each schema with every method): src/ builds its schemas with zod/mini (src/zod.ts).
     expect(loaded('"ZodObject"')).toBe(false);
     // ...while what is loaded is there: the agent's loop, the Messages API's retry, zod/mini.
