@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-var e=process.getBuiltinModule("node:string_decoder");var{StringDecoder:t}=e;export{t as a};

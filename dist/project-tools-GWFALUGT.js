@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{a,b}from"./chunk-KLKWL45U.js";import"./chunk-B6XAKP7P.js";import"./chunk-IDCUA6BD.js";import"./chunk-XFKCSUPM.js";import"./chunk-NE6JTBTU.js";import"./chunk-2XEELAHV.js";import"./chunk-225S4KSH.js";import"./chunk-QQ4IF66A.js";import"./chunk-KBBHQVXH.js";import"./chunk-AQEILHB7.js";import"./chunk-7IEBDA2T.js";import"./chunk-M6SXEM7R.js";import"./chunk-Y6OPNJVI.js";import"./chunk-2UCJ7ZQ3.js";import"./chunk-2YJIEU6J.js";export{a as projectTools,b as toolsFor};
