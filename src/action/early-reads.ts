@@ -1,4 +1,4 @@
-import { DEFAULT_CONFIG_PATH } from "../config/config-path.js";
+import { DEFAULT_CONFIG_PATH, DEFAULT_LABEL, DEFAULT_TRIGGER_PHRASE } from "../config/defaults.js";
 import { readEarly } from "../github/rest/http-fetch.js";
 import { workflowToken } from "./early-event.js";
 
@@ -12,9 +12,10 @@ import { workflowToken } from "./early-event.js";
  * ask for was read for nothing, so they are sent only where the job surely
  * asks, with the workflow's token in mode auto:
  * - a new comment, review comment or review on an open, unlocked issue or
- *   pull request, or a new issue, by a person, that names the trigger phrase (the input's,
- *   else the default; a phrase set in the config is not known yet): the
- *   commenter's permission and the config (thread/admit.ts), and the
+ *   pull request, or a new issue, by a person, that names the trigger
+ *   phrase (the input's, else the default; a phrase set in the config is
+ *   not known yet), or the default label added to such an issue by a
+ *   person: the requester's permission and the config (thread/admit.ts), and the
  *   thread: on an issue its comments and the open pull requests, on a pull
  *   request its comments, reviews and review comments, the pull request
  *   (when the payload has not got it) and its files;
@@ -39,9 +40,10 @@ export function startEarlyReads(
   const configPath = env.INPUT_CONFIG_PATH?.trim() || DEFAULT_CONFIG_PATH;
   // As Octokit spells them (its URL templates, its parameters' order).
   const config = `${at}/contents/${encodeURIComponent(configPath)}?ref=${encodeURIComponent(repo.default_branch)}`;
-  const comment = commentOf(env.GITHUB_EVENT_NAME, event as EventPayload);
-  const urls = comment
-    ? commentReads(comment, at, config, env.INPUT_TRIGGER_PHRASE)
+  const phrase = env.INPUT_TRIGGER_PHRASE?.trim() || DEFAULT_TRIGGER_PHRASE;
+  const request = requestOf(env.GITHUB_EVENT_NAME, event as EventPayload, phrase);
+  const urls = request
+    ? threadReads(request, at, config)
     : env.GITHUB_EVENT_NAME === "workflow_dispatch" && env.INPUT_PROMPT?.trim()
       ? [config]
       : [];
@@ -54,9 +56,10 @@ export function startEarlyReads(
   return urls;
 }
 
-/** A comment's words, where it was made and by whom, as the three comment events and a new issue give them. */
-interface CommentEvent {
-  body: unknown;
+/** A request made in a thread: where, by whom, and whether it calls the bot. */
+interface ThreadRequest {
+  /** The words name the trigger phrase, or the label added is the default one. */
+  calls: boolean;
   number: unknown;
   thread: { state?: unknown; locked?: unknown } | undefined;
   sender: EventPayload["sender"];
@@ -64,42 +67,49 @@ interface CommentEvent {
   pullRequest: "none" | "in-payload" | "read";
 }
 
-function commentOf(eventName: string | undefined, event: EventPayload): CommentEvent | undefined {
+function requestOf(
+  eventName: string | undefined,
+  event: EventPayload,
+  phrase: string,
+): ThreadRequest | undefined {
   const { issue, pull_request: pull, sender } = event;
+  const names = (body: unknown) =>
+    typeof body === "string" && body.toLowerCase().includes(phrase.toLowerCase());
   if (eventName === "issue_comment" && event.action === "created") {
     const pullRequest = issue?.pull_request === undefined ? "none" : "read";
-    return { body: event.comment?.body, number: issue?.number, thread: issue, sender, pullRequest };
+    const calls = names(event.comment?.body);
+    return { calls, number: issue?.number, thread: issue, sender, pullRequest };
   }
-  if (eventName === "issues" && event.action === "opened" && issue?.pull_request === undefined) {
-    return { body: issue?.body, number: issue?.number, thread: issue, sender, pullRequest: "none" };
+  if (eventName === "issues" && issue?.pull_request === undefined) {
+    // A label set in the config is not known yet: only the default one is read for.
+    const label = event.label?.name;
+    const calls =
+      event.action === "opened"
+        ? names(issue?.body)
+        : event.action === "labeled" &&
+          typeof label === "string" &&
+          label.toLowerCase() === DEFAULT_LABEL;
+    return { calls, number: issue?.number, thread: issue, sender, pullRequest: "none" };
   }
   if (eventName === "pull_request_review_comment" && event.action === "created") {
-    const body = event.comment?.body;
-    return { body, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
+    const calls = names(event.comment?.body);
+    return { calls, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
   }
   if (eventName === "pull_request_review" && event.action === "submitted") {
-    const body = event.review?.body;
-    return { body, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
+    const calls = names(event.review?.body);
+    return { calls, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
   }
   return undefined;
 }
 
-function commentReads(
-  comment: CommentEvent,
-  at: string,
-  config: string,
-  triggerPhrase: string | undefined,
-): string[] {
-  const { body, number, thread, sender } = comment;
-  if (typeof number !== "number") return [];
+function threadReads(request: ThreadRequest, at: string, config: string): string[] {
+  const { calls, number, thread, sender } = request;
+  if (!calls || typeof number !== "number") return [];
   // The job declines a closed or locked thread before it reads anything more.
   if (thread?.state === "closed" || thread?.locked === true) return [];
   if (typeof sender?.login !== "string" || sender.type === "Bot") return [];
-  if (typeof body !== "string") return [];
-  const phrase = triggerPhrase?.trim() || "@agent";
-  if (!body.toLowerCase().includes(phrase.toLowerCase())) return [];
   const asked = [`${at}/collaborators/${encodeURIComponent(sender.login)}/permission`, config];
-  if (comment.pullRequest === "none") {
+  if (request.pullRequest === "none") {
     return [
       `${at}/issues/${number}/comments?per_page=100`,
       `${at}/pulls?state=open&per_page=100`,
@@ -112,7 +122,7 @@ function commentReads(
     `${at}/pulls/${number}/comments?per_page=100`,
     ...asked,
     // A review's payload holds the pull request; an issue comment's only points at it.
-    ...(comment.pullRequest === "read" ? [`${at}/pulls/${number}`] : []),
+    ...(request.pullRequest === "read" ? [`${at}/pulls/${number}`] : []),
     `${at}/pulls/${number}/files?per_page=100`,
   ];
 }
@@ -129,6 +139,7 @@ interface EventPayload {
   pull_request?: { number?: unknown; state?: unknown; locked?: unknown };
   comment?: { body?: unknown };
   review?: { body?: unknown };
+  label?: { name?: unknown };
   sender?: { login?: unknown; type?: unknown };
   repository?: { full_name?: unknown; default_branch?: unknown };
 }

@@ -22,7 +22,9 @@ import {
  * Error paths always name the snake_case key the maintainer wrote.
  */
 
-export { DEFAULT_CONFIG_PATH } from "./config-path.js";
+import { DEFAULT_LABEL, DEFAULT_TRIGGER_PHRASE } from "./defaults.js";
+
+export { DEFAULT_CONFIG_PATH } from "./defaults.js";
 export const DEFAULT_BOT_NAME = "patchwright[bot]";
 export const DEFAULT_BOT_EMAIL = "patchwright[bot]@users.noreply.github.com";
 
@@ -69,9 +71,12 @@ const botIdentitySchema = z.strictObject({
 
 export const configFileSchema = z.strictObject({
   /** Matched as a whole word, case-insensitively, by the triggers. */
-  trigger_phrase: z._default(lineOfText("a trigger phrase such as @agent", 50), "@agent"),
+  trigger_phrase: z._default(
+    lineOfText("a trigger phrase such as @agent", 50),
+    DEFAULT_TRIGGER_PHRASE,
+  ),
   /** Labelling an issue with this starts a job. GitHub caps label names at 50 characters. */
-  label: z._default(lineOfText("a label name", 50), "agent"),
+  label: z._default(lineOfText("a label name", 50), DEFAULT_LABEL),
   /** A bare Anthropic id, or provider/id: anthropic/, bedrock/, vertex/, openai/. */
   model: z._default(
     lineOfText("a model id such as claude-sonnet-5-5", 200).check(

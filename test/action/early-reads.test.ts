@@ -179,15 +179,19 @@ describe("the bundled Action on an issue comment", () => {
     expect(seenOnce(world, config)).toBe(true);
   });
 
-  it("sends a new issue's four reads from its entry, each asked of GitHub once", async () => {
+  it.each([
+    ["a new issue naming the phrase", "opened"],
+    ["the default label added to an issue", "labeled"],
+  ])("sends the four reads of %s from its entry, each asked of GitHub once", async (_, action) => {
     world = await startWorld({ steps: [reply("Nothing to change.")] });
-    const payload = eventPayload(world, "issues", "opened", "octocat");
+    const payload = eventPayload(world, "issues", action, "octocat");
     Object.assign(payload.issue, {
       number: 7,
       body: "@agent tidy up",
       state: "open",
       locked: false,
     });
+    if (action === "labeled") payload.label = { ...payload.label, name: "agent" };
     const { run, requests } = await probedRun(world, {
       event: "issues",
       payload,
@@ -323,9 +327,18 @@ describe("startEarlyReads", () => {
       ["review mode", { ...env, INPUT_MODE: "review" }, payload()],
       ["another event", { ...env, GITHUB_EVENT_NAME: "issues" }, payload()],
       [
-        "a label added",
+        "a label other than the default one",
         { ...env, GITHUB_EVENT_NAME: "issues" },
-        payload({ action: "labeled", issue: { number: 7, body: "@agent fix it" } }),
+        payload({ action: "labeled", issue: { number: 7 }, label: { name: "bug" } }),
+      ],
+      [
+        "the default label on a closed issue",
+        { ...env, GITHUB_EVENT_NAME: "issues" },
+        payload({
+          action: "labeled",
+          issue: { number: 7, state: "closed" },
+          label: { name: "agent" },
+        }),
       ],
       [
         "a new pull request",
@@ -349,6 +362,11 @@ describe("startEarlyReads", () => {
       expect(startEarlyReads(caseEnv, casePayload), name).toEqual([]);
     }
     expect(startEarlyReads({ ...env, INPUT_MODE: "auto" }, payload())).toHaveLength(4);
+    // The default label (GitHub's names are case-insensitive) reads as a comment naming the phrase does.
+    const labeled = payload({ action: "labeled", issue: { number: 7 }, label: { name: "Agent" } });
+    expect(startEarlyReads({ ...env, GITHUB_EVENT_NAME: "issues" }, labeled)).toEqual(
+      startEarlyReads(env, payload()),
+    );
     // A workflow_dispatch with a prompt reads the config only.
     const dispatch = { ...env, GITHUB_EVENT_NAME: "workflow_dispatch", INPUT_PROMPT: "Tidy up" };
     expect(startEarlyReads(dispatch, { repository: payload().repository })).toEqual([
