@@ -3,8 +3,11 @@ import { readFileSync } from "node:fs";
 /**
  * What the entry's early work (early-fetch.ts, early-reads.ts) reads before
  * the rest of the bundle loads: the event's payload, once, and the token
- * both use.
+ * both use; and which pull_request actions start a job (events.ts says so
+ * to the workflow).
  */
+
+export const PULL_REQUEST_ACTIONS = ["opened", "synchronize", "ready_for_review"] as const;
 
 /** The event's payload as the runner wrote it, or undefined (no file, not JSON). */
 export function readEventPayload(env: Record<string, string | undefined>): unknown {

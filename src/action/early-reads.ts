@@ -1,6 +1,6 @@
 import { DEFAULT_CONFIG_PATH, DEFAULT_LABEL, DEFAULT_TRIGGER_PHRASE } from "../config/defaults.js";
 import { readEarly } from "../github/rest/http-fetch.js";
-import { workflowToken } from "./early-event.js";
+import { PULL_REQUEST_ACTIONS, workflowToken } from "./early-event.js";
 
 /**
  * The GitHub API reads a job begins with, sent by the entry (run.ts) beside
@@ -15,10 +15,12 @@ import { workflowToken } from "./early-event.js";
  *   pull request, or a new issue, by a person, that names the trigger
  *   phrase (the input's, else the default; a phrase set in the config is
  *   not known yet), or the default label added to such an issue by a
- *   person: the requester's permission and the config (thread/admit.ts), and the
- *   thread: on an issue its comments and the open pull requests, on a pull
- *   request its comments, reviews and review comments, the pull request
- *   (when the payload has not got it) and its files;
+ *   person, or a pull_request event that runs the prompt input (opened,
+ *   synchronize, ready_for_review; not from a fork): the requester's
+ *   permission and the config (thread/admit.ts), and the thread: on an
+ *   issue its comments and the open pull requests, on a pull request its
+ *   comments, reviews and review comments, the pull request (when the
+ *   payload has not got it) and its files;
  * - a workflow_dispatch with a prompt: the config (event-jobs.ts
  *   `runRepository`).
  * Both read the config on the default branch, at the input's path if set.
@@ -41,10 +43,11 @@ export function startEarlyReads(
   // As Octokit spells them (its URL templates, its parameters' order).
   const config = `${at}/contents/${encodeURIComponent(configPath)}?ref=${encodeURIComponent(repo.default_branch)}`;
   const phrase = env.INPUT_TRIGGER_PHRASE?.trim() || DEFAULT_TRIGGER_PHRASE;
-  const request = requestOf(env.GITHUB_EVENT_NAME, event as EventPayload, phrase);
+  const prompted = Boolean(env.INPUT_PROMPT?.trim());
+  const request = requestOf(env.GITHUB_EVENT_NAME, event as EventPayload, phrase, prompted);
   const urls = request
     ? threadReads(request, at, config)
-    : env.GITHUB_EVENT_NAME === "workflow_dispatch" && env.INPUT_PROMPT?.trim()
+    : env.GITHUB_EVENT_NAME === "workflow_dispatch" && prompted
       ? [config]
       : [];
   const headers = {
@@ -71,6 +74,7 @@ function requestOf(
   eventName: string | undefined,
   event: EventPayload,
   phrase: string,
+  prompted: boolean,
 ): ThreadRequest | undefined {
   const { issue, pull_request: pull, sender } = event;
   const names = (body: unknown) =>
@@ -90,6 +94,16 @@ function requestOf(
           typeof label === "string" &&
           label.toLowerCase() === DEFAULT_LABEL;
     return { calls, number: issue?.number, thread: issue, sender, pullRequest: "none" };
+  }
+  if (eventName === "pull_request" && typeof event.action === "string") {
+    // A fork's pull request is left alone (events.ts), and the prompt is the request.
+    const head = pull?.head?.repo?.full_name;
+    const calls =
+      prompted &&
+      (PULL_REQUEST_ACTIONS as readonly string[]).includes(event.action) &&
+      typeof head === "string" &&
+      head === pull?.base?.repo?.full_name;
+    return { calls, number: pull?.number, thread: pull, sender, pullRequest: "in-payload" };
   }
   if (eventName === "pull_request_review_comment" && event.action === "created") {
     const calls = names(event.comment?.body);
@@ -136,7 +150,13 @@ interface EventPayload {
     state?: unknown;
     locked?: unknown;
   };
-  pull_request?: { number?: unknown; state?: unknown; locked?: unknown };
+  pull_request?: {
+    number?: unknown;
+    state?: unknown;
+    locked?: unknown;
+    head?: { repo?: { full_name?: unknown } | null };
+    base?: { repo?: { full_name?: unknown } };
+  };
   comment?: { body?: unknown };
   review?: { body?: unknown };
   label?: { name?: unknown };

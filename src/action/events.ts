@@ -16,6 +16,7 @@ import { parseTrigger } from "../requests/triggers.js";
 import { parseCiFailure } from "../requests/upkeep-triggers.js";
 import type { RepositoryJobRequest } from "../thread/run-repository-job.js";
 import * as z from "../zod.js";
+import { PULL_REQUEST_ACTIONS } from "./early-event.js";
 import { ActionFailure } from "./failure.js";
 
 /**
@@ -42,7 +43,6 @@ export const COMMENT_EVENTS = [
   "pull_request_review",
   "issues",
 ] as const;
-export const PULL_REQUEST_ACTIONS = ["opened", "synchronize", "ready_for_review"] as const;
 const SUPPORTED = [
   ...COMMENT_EVENTS,
   "pull_request",

@@ -166,6 +166,38 @@ describe("the bundled Action on an issue comment", () => {
     },
   );
 
+  it("sends a pull_request prompt's six reads from its entry, each asked of GitHub once", async () => {
+    world = await startWorld({ steps: [reply("Nothing to change.")] });
+    const branch = "feature/docs";
+    world.repo.push({ branch, files: { "docs.md": "# Docs\n" }, message: "docs" });
+    const payload = eventPayload(world, "pull_request", "opened", "octocat");
+    const pull = payload.pull_request as Record<string, Record<string, unknown>>;
+    Object.assign(pull, { number: 12, title: "Docs", body: "", state: "open", locked: false });
+    // From a branch of the repository itself: a fork's pull request is left alone.
+    const repo = { ...(pull.base?.repo as object), full_name: "octo-org/demo" };
+    pull.base = { ...pull.base, ref: "main", repo };
+    pull.head = { ...pull.head, ref: branch, sha: world.repo.sha(branch), repo };
+    const { run, requests } = await probedRun(world, {
+      event: "pull_request",
+      payload,
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
+    });
+    expect(run.code, run.log).toBe(0);
+    const reads = [
+      "/repos/octo-org/demo/issues/12/comments?per_page=100",
+      "/repos/octo-org/demo/pulls/12/reviews?per_page=100",
+      "/repos/octo-org/demo/pulls/12/comments?per_page=100",
+      READS[2] ?? "",
+      READS[3] ?? "",
+      "/repos/octo-org/demo/pulls/12/files?per_page=100",
+    ];
+    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
+      reads.map((path) => `early GET ${path}`),
+    );
+    for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
+    expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
+  });
+
   it("sends a workflow_dispatch's config read from its entry, and asks GitHub once", async () => {
     world = await startWorld({ steps: [reply("Nothing to change."), reply("Nothing to change.")] });
     const { requests, run } = await probedRun(world, {
@@ -237,6 +269,22 @@ const payload = (changes: Record<string, unknown> = {}) => ({
   repository: { full_name: "o/r", default_branch: "trunk" },
   ...changes,
 });
+
+/** pull_request events the job does not run the prompt on (or has no prompt for). */
+function pullRequestCases(
+  env: Record<string, string>,
+): Array<[string, Record<string, string | undefined>, unknown]> {
+  const prompted = { ...env, GITHUB_EVENT_NAME: "pull_request", INPUT_PROMPT: "Tidy up" };
+  const repo = { full_name: "o/r" };
+  const pull = (action: string, head: unknown = { repo }) =>
+    payload({ action, pull_request: { number: 7, head, base: { repo } } });
+  return [
+    ["a pull request without a prompt", { ...prompted, INPUT_PROMPT: " " }, pull("opened")],
+    ["a closed pull request", prompted, pull("closed")],
+    ["a fork's pull request", prompted, pull("opened", { repo: { full_name: "fork/r" } })],
+    ["a pull request from a deleted fork", prompted, pull("synchronize", { repo: null })],
+  ];
+}
 
 describe("startEarlyReads", () => {
   it("reads what the job asks first, with the workflow's token and the input's config path", async () => {
@@ -326,6 +374,7 @@ describe("startEarlyReads", () => {
       ["an App's token", { ...env, INPUT_APP_ID: "1", INPUT_PRIVATE_KEY: "k" }, payload()],
       ["review mode", { ...env, INPUT_MODE: "review" }, payload()],
       ["another event", { ...env, GITHUB_EVENT_NAME: "issues" }, payload()],
+      ...pullRequestCases(env),
       [
         "a label other than the default one",
         { ...env, GITHUB_EVENT_NAME: "issues" },
@@ -362,6 +411,20 @@ describe("startEarlyReads", () => {
       expect(startEarlyReads(caseEnv, casePayload), name).toEqual([]);
     }
     expect(startEarlyReads({ ...env, INPUT_MODE: "auto" }, payload())).toHaveLength(4);
+    // A pull request's own prompt reads what a review comment's words do.
+    const repo = { full_name: "o/r" };
+    const pullRequest = { number: 7, head: { repo }, base: { repo } };
+    expect(
+      startEarlyReads(
+        { ...env, GITHUB_EVENT_NAME: "pull_request", INPUT_PROMPT: "Tidy up" },
+        payload({ action: "ready_for_review", pull_request: pullRequest }),
+      ),
+    ).toEqual(
+      startEarlyReads(
+        { ...env, GITHUB_EVENT_NAME: "pull_request_review_comment" },
+        payload({ pull_request: pullRequest }),
+      ),
+    );
     // The default label (GitHub's names are case-insensitive) reads as a comment naming the phrase does.
     const labeled = payload({ action: "labeled", issue: { number: 7 }, label: { name: "Agent" } });
     expect(startEarlyReads({ ...env, GITHUB_EVENT_NAME: "issues" }, labeled)).toEqual(
