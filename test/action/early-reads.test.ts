@@ -91,15 +91,34 @@ const READS = [
   "/repos/octo-org/demo/contents/.github%2Fpatchwright.yml?ref=main",
 ];
 
+/** A pull request's first reads; its own (`/pulls/N`) only when the payload has not got it. */
+function pullRequestReads(number: number, readsPull: boolean): string[] {
+  const at = "/repos/octo-org/demo";
+  return [
+    `${at}/issues/${number}/comments?per_page=100`,
+    `${at}/pulls/${number}/reviews?per_page=100`,
+    `${at}/pulls/${number}/comments?per_page=100`,
+    READS[2] ?? "",
+    READS[3] ?? "",
+    ...(readsPull ? [`${at}/pulls/${number}`] : []),
+    `${at}/pulls/${number}/files?per_page=100`,
+  ];
+}
+
+/** The entry sent exactly `reads`, in order, and the job's own requests took each answer: GitHub saw each once. */
+function expectReadEarlyOnce(w: ActionWorld, requests: string[], reads: string[]): void {
+  expect(requests.filter((line) => line.startsWith("early "))).toEqual(
+    reads.map((path) => `early GET ${path}`),
+  );
+  for (const path of reads) expect(seenOnce(w, path), path).toBe(true);
+}
+
 describe("the bundled Action on an issue comment", () => {
   it("sends the job's first API reads from its entry, before the job's code loads, and asks GitHub each once", async () => {
     const { run, requests } = await probedCommentRun("@agent tidy up");
     expect(run.code, run.log).toBe(0);
-    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
-      READS.map((path) => `early GET ${path}`),
-    );
     // The job's own requests for them took the early answers: GitHub saw each once.
-    for (const path of READS) expect(seenOnce(world as ActionWorld, path), path).toBe(true);
+    expectReadEarlyOnce(world as ActionWorld, requests, READS);
     // ...and the job went on from them as ever: its comment, its first model request.
     expect(
       requests.some((line) => line === "job POST /repos/octo-org/demo/issues/7/comments"),
@@ -119,19 +138,7 @@ describe("the bundled Action on an issue comment", () => {
       payload,
       inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
     });
-    const reads = [
-      "/repos/octo-org/demo/issues/7/comments?per_page=100",
-      "/repos/octo-org/demo/pulls/7/reviews?per_page=100",
-      "/repos/octo-org/demo/pulls/7/comments?per_page=100",
-      READS[2] ?? "",
-      READS[3] ?? "",
-      "/repos/octo-org/demo/pulls/7",
-      "/repos/octo-org/demo/pulls/7/files?per_page=100",
-    ];
-    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
-      reads.map((path) => `early GET ${path}`),
-    );
-    for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
+    expectReadEarlyOnce(world, requests, pullRequestReads(7, true));
   });
 
   it.each([
@@ -150,19 +157,8 @@ describe("the bundled Action on an issue comment", () => {
         payload,
         inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
       });
-      const reads = [
-        `/repos/octo-org/demo/issues/${number}/comments?per_page=100`,
-        `/repos/octo-org/demo/pulls/${number}/reviews?per_page=100`,
-        `/repos/octo-org/demo/pulls/${number}/comments?per_page=100`,
-        READS[2] ?? "",
-        READS[3] ?? "",
-        // The payload holds the pull request itself: not read.
-        `/repos/octo-org/demo/pulls/${number}/files?per_page=100`,
-      ];
-      expect(requests.filter((line) => line.startsWith("early "))).toEqual(
-        reads.map((path) => `early GET ${path}`),
-      );
-      for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
+      // The payload holds the pull request itself: not read.
+      expectReadEarlyOnce(world, requests, pullRequestReads(number, false));
     },
   );
 
@@ -183,18 +179,7 @@ describe("the bundled Action on an issue comment", () => {
       inputs: { anthropic_api_key: API_KEY, github_token: TOKEN, prompt: "Tidy up" },
     });
     expect(run.code, run.log).toBe(0);
-    const reads = [
-      "/repos/octo-org/demo/issues/12/comments?per_page=100",
-      "/repos/octo-org/demo/pulls/12/reviews?per_page=100",
-      "/repos/octo-org/demo/pulls/12/comments?per_page=100",
-      READS[2] ?? "",
-      READS[3] ?? "",
-      "/repos/octo-org/demo/pulls/12/files?per_page=100",
-    ];
-    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
-      reads.map((path) => `early GET ${path}`),
-    );
-    for (const path of reads) expect(seenOnce(world, path), path).toBe(true);
+    expectReadEarlyOnce(world, requests, pullRequestReads(12, false));
     expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
   });
 
@@ -207,8 +192,7 @@ describe("the bundled Action on an issue comment", () => {
     });
     expect(run.code, run.log).toBe(0);
     const config = READS[3] ?? "";
-    expect(requests.filter((line) => line.startsWith("early "))).toEqual([`early GET ${config}`]);
-    expect(seenOnce(world, config)).toBe(true);
+    expectReadEarlyOnce(world, requests, [config]);
   });
 
   it.each([
@@ -230,10 +214,7 @@ describe("the bundled Action on an issue comment", () => {
       inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
     });
     expect(run.code, run.log).toBe(0);
-    expect(requests.filter((line) => line.startsWith("early "))).toEqual(
-      READS.map((path) => `early GET ${path}`),
-    );
-    for (const path of READS) expect(seenOnce(world, path), path).toBe(true);
+    expectReadEarlyOnce(world, requests, READS);
     expect(requests.some((line) => line.endsWith("POST /v1/messages"))).toBe(true);
   });
 
