@@ -22,29 +22,41 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const require = createRequire(import.meta.url);
 
 /**
+ * A plugin that gives `importer`'s imports of `filter` a module of the given
+ * lines instead: code of a dependency's that the Action never calls, but
+ * whose loading costs the start.
+ */
+function standIn(name, { filter, importer }, lines) {
+  return {
+    name,
+    setup(builder) {
+      builder.onResolve({ filter }, (args) =>
+        importer.test(args.importer) ? { path: args.path, namespace: name } : undefined,
+      );
+      builder.onLoad({ filter: /.*/, namespace: name }, () => ({
+        loader: "js",
+        contents: lines.join("\n"),
+      }));
+    },
+  };
+}
+
+/**
  * @actions/core imports its HTTP client (and with it undici, ~800 kB) only
  * for getIDToken (OIDC), which the Action never calls. Loading it anyway
  * cost about 100 ms per run, so the bundle gets a stand-in that says so.
+ * Only @actions/core's import: @actions/artifact, loaded at the end of a
+ * run, needs the real one.
  */
-const withoutOidcClient = {
-  name: "without-oidc-client",
-  setup(builder) {
-    // Only @actions/core's use (OIDC): @actions/artifact, loaded at the end of a run, needs the real one.
-    builder.onResolve({ filter: /^@actions\/http-client(\/.*)?$/ }, (args) =>
-      /[\\/]@actions[\\/]core[\\/]/.test(args.importer)
-        ? { path: args.path, namespace: "oidc-stand-in" }
-        : undefined,
-    );
-    builder.onLoad({ filter: /.*/, namespace: "oidc-stand-in" }, () => ({
-      loader: "js",
-      contents: [
-        "const missing = () => { throw new Error('the patchwright bundle leaves out OIDC (core.getIDToken)'); };",
-        "export class HttpClient { constructor() { missing(); } }",
-        "export class BearerCredentialHandler { constructor() { missing(); } }",
-      ].join("\n"),
-    }));
-  },
-};
+const withoutOidcClient = standIn(
+  "oidc-stand-in",
+  { filter: /^@actions\/http-client(\/.*)?$/, importer: /[\\/]@actions[\\/]core[\\/]/ },
+  [
+    "const missing = () => { throw new Error('the patchwright bundle leaves out OIDC (core.getIDToken)'); };",
+    "export class HttpClient { constructor() { missing(); } }",
+    "export class BearerCredentialHandler { constructor() { missing(); } }",
+  ],
+);
 
 /**
  * @actions/core re-exports `platform` (the runner's OS details), whose module
@@ -53,27 +65,18 @@ const withoutOidcClient = {
  * request, for code the Action never calls (it reads no core.platform). The
  * bundle gets a stand-in with the same names.
  */
-const withoutCorePlatform = {
-  name: "without-core-platform",
-  setup(builder) {
-    builder.onResolve({ filter: /^\.\/platform\.js$/ }, (args) =>
-      /[\\/]@actions[\\/]core[\\/]lib[\\/]core\.js$/.test(args.importer)
-        ? { path: args.path, namespace: "core-platform-stand-in" }
-        : undefined,
-    );
-    builder.onLoad({ filter: /.*/, namespace: "core-platform-stand-in" }, () => ({
-      loader: "js",
-      contents: [
-        "export const platform = process.platform;",
-        "export const arch = process.arch;",
-        "export const isWindows = platform === 'win32';",
-        "export const isMacOS = platform === 'darwin';",
-        "export const isLinux = platform === 'linux';",
-        "export function getDetails() { throw new Error('the patchwright bundle leaves out core.platform.getDetails'); }",
-      ].join("\n"),
-    }));
-  },
-};
+const withoutCorePlatform = standIn(
+  "core-platform-stand-in",
+  { filter: /^\.\/platform\.js$/, importer: /[\\/]@actions[\\/]core[\\/]lib[\\/]core\.js$/ },
+  [
+    "export const platform = process.platform;",
+    "export const arch = process.arch;",
+    "export const isWindows = platform === 'win32';",
+    "export const isMacOS = platform === 'darwin';",
+    "export const isLinux = platform === 'linux';",
+    "export function getDetails() { throw new Error('the patchwright bundle leaves out core.platform.getDetails'); }",
+  ],
+);
 
 /**
  * zod ships its error messages in some fifty languages (260 kB, a sixth of
