@@ -319,10 +319,8 @@ describe("the App", () => {
   it("starts a job from a new issue whose description mentions the bot", async () => {
     const h = await startHarness({ steps: fixAddSteps() });
     harness = h;
-    const opened = (number: number, body: string) => {
-      const payload = aim(examplePayload("issues", "opened"), h.repo.url, {
-        login: "octocat",
-      });
+    const opened = (number: number, body: string, login = "octocat") => {
+      const payload = aim(examplePayload("issues", "opened"), h.repo.url, { login });
       Object.assign(payload.issue, {
         id: 9000 + number,
         number,
@@ -341,6 +339,14 @@ describe("the App", () => {
     await harness.probot.receive({ id: "opened-8", name: "issues", payload: template } as never);
     await harness.idle();
     expect(harness.github.reactions).toEqual([]);
+    expect(harness.models).toEqual([]);
+    // Someone without write access gets the short answer, as for a comment, and no job.
+    const outsider = opened(10, "@agent push this to main", "reader");
+    await harness.probot.receive({ id: "opened-10", name: "issues", payload: outsider } as never);
+    await harness.idle();
+    expect(commentBodies(harness, 10)).toEqual([
+      expect.stringContaining("only people with write access"),
+    ]);
     expect(harness.models).toEqual([]);
 
     const payload = opened(9, "2 + 3 gives -1. @agent fix add() please");
