@@ -102,6 +102,20 @@ export const depsConfigFileSchema = z.strictObject({
     5,
   ),
   /**
+   * Most tries (each an install and the checks) spent finding which updates
+   * break a group that fails as a whole; 0 finds none, and such a group,
+   * unless the agent fixes it, ships nothing.
+   */
+  max_bisect_checks: z._default(
+    z
+      .number({ error: "expected a whole number, 0 or more" })
+      .check(
+        z.int({ error: "expected a whole number, 0 or more" }),
+        z.gte(0, { error: "expected a whole number, 0 or more" }),
+      ),
+    12,
+  ),
+  /**
    * auto: a library without a lockfile widens (in-range updates are left to
    * the package manager), an application with a lockfile bumps, peer ranges widen.
    */
@@ -152,6 +166,8 @@ export interface DepsConfig {
   groups: DepsGroupRule[];
   ignore: DepsIgnoreRule[];
   maxOpenPrs: number;
+  /** deps.max_bisect_checks: the tries a failing group's bisect may spend. */
+  maxBisectChecks: number;
   rangeStrategy: RangeStrategy;
   depTypes: DepType[];
   securityUpdates: boolean;
@@ -198,6 +214,7 @@ export function parseDepsConfig(raw: unknown): DepsConfigResult {
       ...("update_types" in rule && rule.update_types ? { updateTypes: rule.update_types } : {}),
     })),
     maxOpenPrs: file.max_open_prs,
+    maxBisectChecks: file.max_bisect_checks,
     rangeStrategy: file.range_strategy,
     depTypes: file.dep_types,
     securityUpdates: file.security_updates,

@@ -259,7 +259,7 @@ export async function runDepsJob(
           tarball: (name, version, abort) => planned.registry.tarball(name, version, abort),
           ...releasesOf(deps),
         },
-        maxBisectChecks: 12,
+        maxBisectChecks: config.maxBisectChecks,
       },
       ...(deps.checkpoints ? { checkpointRef: groupCheckpoints(deps.checkpoints.jobId) } : {}),
     };

@@ -12,6 +12,7 @@ describe("parseDepsConfig", () => {
       groups: [],
       ignore: [],
       maxOpenPrs: 5,
+      maxBisectChecks: 12,
       rangeStrategy: "auto",
       depTypes: ["dependencies", "devDependencies", "peerDependencies", "optionalDependencies"],
       securityUpdates: true,
@@ -46,6 +47,7 @@ describe("parseDepsConfig", () => {
       ignore: ["typescript", { name: "react*", versions: ">=19" }],
       verify: null,
       max_open_prs: 2,
+      max_bisect_checks: 0,
     });
     expect(parsed).toMatchObject({
       ok: true,
@@ -61,6 +63,7 @@ describe("parseDepsConfig", () => {
         ignore: [{ name: "typescript" }, { name: "react*", versions: ">=19" }],
         verify: null,
         maxOpenPrs: 2,
+        maxBisectChecks: 0,
       },
     });
   });
@@ -71,6 +74,7 @@ describe("parseDepsConfig", () => {
       groups: [{ name: "x", patterns: [] }],
       ignore: [{ name: "lodash", versions: "newest" }],
       max_open_prs: 0,
+      max_bisect_checks: 2.5,
       cooldown: 3,
     });
     expect(parsed.ok).toBe(false);
@@ -80,6 +84,7 @@ describe("parseDepsConfig", () => {
       "deps.groups[0].patterns: expected at least one package name pattern",
       'deps.ignore[0].versions: expected a version range npm understands, such as ">=2" or "1.x"',
       "deps.max_open_prs: expected a whole number above 0",
+      "deps.max_bisect_checks: expected a whole number, 0 or more",
       expect.stringMatching(
         /^deps\.cooldown: unknown setting; known: enabled, schedule, .*cooldown_days/,
       ),

@@ -495,7 +495,9 @@ describe("runDepsJob", () => {
   it("does not bisect again when the agent changed nothing: the probe already did", async () => {
     const pair = createBareRepo({ root, env, files, name: "pair" });
     // fx-greet 2 and fx-broken 1.1.0 each fail alone: nothing passes as it is.
+    // One check of bisecting allowed (deps.max_bisect_checks): the probe finds fx-broken, not fx-greet.
     const pairConfig = config({
+      max_bisect_checks: 1,
       ignore: ["fx-util"],
       groups: [
         {
@@ -517,8 +519,14 @@ describe("runDepsJob", () => {
     const [group] = result.groups;
     expect(group?.status).toBe("failed");
     expect(group?.agent?.files).toEqual([]);
-    expect(group?.leftOut.map((l) => l.update.name).sort()).toEqual(["fx-broken", "fx-greet"]);
-    expect(progress.some((p) => p.startsWith("Finding what passes as it is"))).toBe(true);
+    // fx-broken failed its check; fx-greet was not checked in time.
+    expect(group?.leftOut.map((l) => [l.update.name, l.failure !== undefined])).toEqual([
+      ["fx-broken", true],
+      ["fx-greet", false],
+    ]);
+    expect(progress.filter((p) => p.startsWith("Finding what passes as it is"))).toEqual([
+      "Finding what passes as it is: fx-broken",
+    ]);
     expect(progress.filter((p) => p.startsWith("Bisecting"))).toEqual([]);
   }, 240_000);
 

@@ -26,7 +26,7 @@ export interface BisectResult<T> {
 export interface BisectOptions<T> {
   items: readonly T[];
   passes(subset: readonly T[]): Promise<boolean>;
-  /** Most checks to spend (default 12). */
+  /** Most checks to spend (default 12, as `deps.max_bisect_checks`). */
   maxChecks?: number;
   /** Already known to fail together (skips that first check). */
   knownFailing?: boolean;
