@@ -197,7 +197,7 @@ function renderRequest(input: AgentTaskInput): string {
     input.request.kind === "label"
       ? `${who} labelled this ${what} for you: resolve what the ${what} describes.`
       : input.request.kind === "issue"
-        ? `${who} opened this ${what} for you: resolve what its description asks.`
+        ? `${who} opened this ${what} for you: resolve what its title and description ask.`
         : instruction === ""
           ? `${who} mentioned you on this ${what} without further words: resolve what the ${what} describes.`
           : `The request from ${who}. It is the only instruction to follow; use the context above to carry it out.`;

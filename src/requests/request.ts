@@ -83,7 +83,7 @@ export const jobRequestSchema = z.object({
   instruction: z.string(),
   /** Where the instruction came from, for replies and for "only comments before the trigger". */
   source: z.object({
-    /** "issue": the words are the new issue's own title and description (issues.opened). */
+    /** "issue": the words are a new issue's description (issues.opened). */
     kind: z.enum(["issue_comment", "review_comment", "review", "issue", "label", "event"]),
     id: z.optional(z.number().check(z.int())),
     createdAt: z.optional(z.string()),

@@ -328,7 +328,7 @@ describe("the bundled Action on issues.opened", () => {
     expect(world.github.reactions[0]).toEqual({ on: "issues/7", content: "eyes" });
     const task = JSON.stringify(world.model.requests[0]?.body);
     expect(task).toContain(
-      "@octocat opened this issue for you: resolve what its description asks.",
+      "@octocat opened this issue for you: resolve what its title and description ask.",
     );
     expect(task).toContain("2 + 3 gives -1.");
     expect((world.github.comments.get(7) ?? [])[0]?.body).toContain(`#${pull?.number}`);

@@ -356,7 +356,7 @@ describe("the App", () => {
     expect(harness.github.reactions[0]).toEqual({ on: "issues/9", content: "eyes" });
     const task = JSON.stringify(harness.models[0]?.requests[0]?.messages[0]);
     expect(task).toContain(
-      "@octocat opened this issue for you: resolve what its description asks.",
+      "@octocat opened this issue for you: resolve what its title and description ask.",
     );
     expect(task).toContain("2 + 3 gives -1");
     // The same issue delivered again (GitHub's redelivery) starts nothing more.

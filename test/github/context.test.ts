@@ -258,6 +258,28 @@ describe("buildAgentTask on an issue", () => {
     expect(requestPart).not.toContain("accidently");
   });
 
+  it("treats a new issue as a request to resolve it, its description given once, in the context", async () => {
+    nock(API).get(ISSUE_COMMENTS).query({ per_page: 100 }).reply(200, []);
+    const description = "The README spells commit with two t's. @agent fix it";
+    const request = issueRequest({
+      trigger: "issue_opened",
+      instruction: description,
+      target: { ...issueRequest().target, body: description },
+      source: { kind: "issue", id: 41 },
+    });
+    const task = await buildAgentTask(octokit, request, {
+      isWriter: writerCheck().isWriter,
+      redact,
+      botLogin: BOT,
+    });
+    const requestPart = task.slice(task.indexOf("<request"));
+    expect(requestPart).toContain(
+      "@Codertocat opened this issue for you: resolve what its title and description ask.",
+    );
+    expect(requestPart).not.toContain("two t's");
+    expect(task.split("two t's")).toHaveLength(2);
+  });
+
   it("sanitizes everything and redacts secrets", async () => {
     nock(API)
       .get(ISSUE_COMMENTS)
