@@ -239,46 +239,42 @@ describe("buildAgentTask on an issue", () => {
     );
   });
 
-  it("treats a label as a request to resolve the issue, without repeating it as an instruction", async () => {
-    nock(API).get(ISSUE_COMMENTS).query({ per_page: 100 }).reply(200, []);
-    const request = issueRequest({
-      trigger: "issue_labeled",
-      instruction: "Spelling error in the README file\n\nIt looks like you accidently spelled",
-      source: { kind: "label" },
-    });
-    const task = await buildAgentTask(octokit, request, {
-      isWriter: writerCheck().isWriter,
-      redact,
-      botLogin: BOT,
-    });
-    const requestPart = task.slice(task.indexOf("<request"));
-    expect(requestPart).toContain(
-      "@Codertocat labelled this issue for you: resolve what the issue describes.",
-    );
-    expect(requestPart).not.toContain("accidently");
-  });
-
-  it("treats a new issue as a request to resolve it, its description given once, in the context", async () => {
-    nock(API).get(ISSUE_COMMENTS).query({ per_page: 100 }).reply(200, []);
-    const description = "The README spells commit with two t's. @agent fix it";
-    const request = issueRequest({
-      trigger: "issue_opened",
-      instruction: description,
-      target: { ...issueRequest().target, body: description },
-      source: { kind: "issue", id: 41 },
-    });
-    const task = await buildAgentTask(octokit, request, {
-      isWriter: writerCheck().isWriter,
-      redact,
-      botLogin: BOT,
-    });
-    const requestPart = task.slice(task.indexOf("<request"));
-    expect(requestPart).toContain(
-      "@Codertocat opened this issue for you: resolve what its title and description ask.",
-    );
-    expect(requestPart).not.toContain("two t's");
-    expect(task.split("two t's")).toHaveLength(2);
-  });
+  // A label's and a new issue's words are the issue's own text: the context holds it, the request does not repeat it.
+  const ownText = "The README spells commit with two t's. @agent fix it";
+  it.each([
+    {
+      what: "a label",
+      changes: {
+        trigger: "issue_labeled",
+        instruction: `Spelling error\n\n${ownText}`,
+        source: { kind: "label" },
+      },
+      intro: "@Codertocat labelled this issue for you: resolve what the issue describes.",
+    },
+    {
+      what: "a new issue",
+      changes: { trigger: "issue_opened", instruction: ownText, source: { kind: "issue", id: 41 } },
+      intro: "@Codertocat opened this issue for you: resolve what its title and description ask.",
+    },
+  ] as const)(
+    "treats $what as a request to resolve the issue, its text given once, in the context",
+    async ({ changes, intro }) => {
+      nock(API).get(ISSUE_COMMENTS).query({ per_page: 100 }).reply(200, []);
+      const request = issueRequest({
+        ...changes,
+        target: { ...issueRequest().target, body: ownText },
+      });
+      const task = await buildAgentTask(octokit, request, {
+        isWriter: writerCheck().isWriter,
+        redact,
+        botLogin: BOT,
+      });
+      const requestPart = task.slice(task.indexOf("<request"));
+      expect(requestPart).toContain(intro);
+      expect(requestPart).not.toContain("two t's");
+      expect(task.split("two t's")).toHaveLength(2);
+    },
+  );
 
   it("sanitizes everything and redacts secrets", async () => {
     nock(API)
