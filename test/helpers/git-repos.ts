@@ -32,7 +32,12 @@ export function makeTempDir(prefix = "patchwright-git-"): TempDir {
 
 /**
  * An environment isolated from the machine's git config, so tests do not
- * depend on who runs them (no user.name, no credential helpers).
+ * depend on who runs them (no user.name, no credential helpers), nor on
+ * npm's global config (a file in HOME that does not exist, in place of the
+ * one beside node): a host's `cafile` there would reach the jobs' sandboxes
+ * as NODE_EXTRA_CA_CERTS (sandbox/trust/host-trust.ts), which Node 20 parses
+ * at every start, used or not (54 ms of CPU for a 144-certificate bundle),
+ * and a host's `registry` would send tests' npm elsewhere.
  *
  * Without git's automatic housekeeping after commits and pushes: a test's
  * repositories live for seconds, and `git maintenance` after each commit
@@ -58,6 +63,7 @@ export function gitTestEnv(home: string): Record<string, string> {
     HOME: home,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: globalConfig,
+    NPM_CONFIG_GLOBALCONFIG: join(home, "npmrc-global"),
   };
 }
 
