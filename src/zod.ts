@@ -1,4 +1,4 @@
-import { config, type core, NEVER } from "zod/mini";
+import { config, type core, gte, int, NEVER, number } from "zod/mini";
 import english from "zod/v4/locales/en.js";
 
 /**
@@ -34,6 +34,16 @@ export * from "zod/mini";
 export function failTransform(ctx: core.ParsePayload, message: string): never {
   ctx.issues.push({ code: "custom", message, input: ctx.value });
   return NEVER;
+}
+
+/**
+ * A whole number of at least `min`, every way of missing it answered with
+ * `message` (a config key's, naming its unit: "expected a whole number of
+ * files, 1 or more").
+ */
+export function wholeNumber(min: number, message: string) {
+  const error = { error: message };
+  return number(error).check(int(error), gte(min, error));
 }
 
 /**

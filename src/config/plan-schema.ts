@@ -18,15 +18,7 @@ export const planFileShape = {
     "never",
   ),
   /** With `plan_first: large`: a plan touching more files than this waits for a go. */
-  plan_first_files: z._default(
-    z
-      .number({ error: "expected a whole number of files, 1 or more" })
-      .check(
-        z.int({ error: "expected a whole number of files, 1 or more" }),
-        z.gte(1, { error: "expected a whole number of files, 1 or more" }),
-      ),
-    5,
-  ),
+  plan_first_files: z._default(z.wholeNumber(1, "expected a whole number of files, 1 or more"), 5),
 };
 
 export type PlanFirst = "never" | "large" | "always";

@@ -28,9 +28,6 @@ export { DEFAULT_CONFIG_PATH } from "./defaults.js";
 export const DEFAULT_BOT_NAME = "patchwright[bot]";
 export const DEFAULT_BOT_EMAIL = "patchwright[bot]@users.noreply.github.com";
 
-const positiveInt = (message: string) =>
-  z.number({ error: message }).check(z.int({ error: message }), z.positive({ error: message }));
-
 const positiveNumber = (message: string) =>
   z.number({ error: message }).check(z.positive({ error: message }));
 
@@ -96,7 +93,7 @@ export const configFileSchema = z.strictObject({
   ),
   /** MCP servers whose tools the agent may use (the .mcp.json shape, under this key). */
   mcp_servers: z.optional(mcpServersSchema),
-  max_turns: z._default(positiveInt("expected a whole number above 0"), 50),
+  max_turns: z._default(z.wholeNumber(1, "expected a whole number above 0"), 50),
   max_cost_usd: z._default(positiveNumber("expected a number of US dollars above 0"), 5),
   /** The most a budget named in a request (`@agent …, budget $2`) may set; unset: `max_cost_usd`. */
   max_cost_per_request_usd: z.optional(positiveNumber("expected a number of US dollars above 0")),

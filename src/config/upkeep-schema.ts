@@ -11,12 +11,8 @@ const bool = () => z.boolean({ error: "expected true or false" });
 const attempts = () =>
   z._default(
     z
-      .number({ error: "expected a whole number of attempts, 1 or more" })
-      .check(
-        z.int({ error: "expected a whole number of attempts, 1 or more" }),
-        z.gte(1, { error: "expected a whole number of attempts, 1 or more" }),
-        z.lte(10, { error: "expected at most 10 attempts" }),
-      ),
+      .wholeNumber(1, "expected a whole number of attempts, 1 or more")
+      .check(z.lte(10, { error: "expected at most 10 attempts" })),
     2,
   );
 

@@ -92,29 +92,13 @@ export const depsConfigFileSchema = z.strictObject({
   ),
   groups: z._default(z.array(groupSchema, { error: "expected a list of groups" }), []),
   ignore: z._default(z.array(ignoreSchema, { error: "expected a list of packages to ignore" }), []),
-  max_open_prs: z._default(
-    z
-      .number({ error: "expected a whole number above 0" })
-      .check(
-        z.int({ error: "expected a whole number above 0" }),
-        z.positive({ error: "expected a whole number above 0" }),
-      ),
-    5,
-  ),
+  max_open_prs: z._default(z.wholeNumber(1, "expected a whole number above 0"), 5),
   /**
    * Most tries (each an install and the checks) spent finding which updates
    * break a group that fails as a whole; 0 finds none, and such a group,
    * unless the agent fixes it, ships nothing.
    */
-  max_bisect_checks: z._default(
-    z
-      .number({ error: "expected a whole number, 0 or more" })
-      .check(
-        z.int({ error: "expected a whole number, 0 or more" }),
-        z.gte(0, { error: "expected a whole number, 0 or more" }),
-      ),
-    12,
-  ),
+  max_bisect_checks: z._default(z.wholeNumber(0, "expected a whole number, 0 or more"), 12),
   /**
    * auto: a library without a lockfile widens (in-range updates are left to
    * the package manager), an application with a lockfile bumps, peer ranges widen.
