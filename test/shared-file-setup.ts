@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import nock from "nock";
-import { afterEach, expect } from "vitest";
+import { afterAll, afterEach, expect } from "vitest";
+import { takeUnclosedFiles, trackOpenedFiles } from "./helpers/open-files.js";
 import { removeTempDirs } from "./helpers/temp-dir.js";
 
 /**
@@ -22,6 +23,14 @@ if (testPath && importsNock(testPath)) {
 
 // The directories the file's tests made with makeTempDir (helpers/temp-dir.ts).
 afterEach(removeTempDirs);
+
+// Files opened with node:fs/promises and never closed (helpers/open-files.ts).
+// This file's hooks were registered first, so this one runs after the test
+// file's own afterAll hooks have closed their queues and stores.
+trackOpenedFiles();
+afterAll(() => {
+  expect(takeUnclosedFiles(), "files this test file opened and left open").toEqual([]);
+});
 
 /** Whether the file or a test file it imports (relative imports, followed) imports nock. */
 function importsNock(file: string, seen = new Set<string>()): boolean {

@@ -50,6 +50,8 @@ describe("DiskJobStore", () => {
     expect(file.state).toBe("running");
     expect(await second.claim(["delivery-1"], "job-2", (id) => id === "job-1")).toBe(false);
     expect(await second.claim(["delivery-9"], "job-2", () => true)).toBe(true);
+    // The "killed" store's journal handle too: Node closing it at GC warns (DEP0137).
+    await Promise.all([first.close(), second.close()]);
   });
 
   it("stores nothing of a write whose sync failed, and keeps the state before it", async () => {

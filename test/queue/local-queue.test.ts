@@ -1,4 +1,5 @@
 import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { makeTempDir } from "../helpers/temp-dir.js";
@@ -68,9 +69,9 @@ describe("the embedded job queue", () => {
   it("syncs a burst of submits with a few journal writes, not one sync each", async () => {
     const dir = await makeTempDir();
     const queue = await createLocalQueue({ kinds: TEST_KINDS, dir });
-    const { FileHandle } = await import("node:fs/promises").then(async (fs) => ({
-      FileHandle: Object.getPrototypeOf(await fs.open(join(dir, "probe"), "w")),
-    }));
+    const probe = await open(join(dir, "probe"), "w");
+    const FileHandle = Object.getPrototypeOf(probe);
+    await probe.close();
     const datasync = vi.spyOn(FileHandle, "datasync");
     const sync = vi.spyOn(FileHandle, "sync");
     const jobs = Array.from({ length: 50 }, (_, i) => job(`o/r#${200 + i}`));
