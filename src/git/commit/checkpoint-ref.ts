@@ -1,10 +1,6 @@
 import { GitCommandError } from "../git-client.js";
 import { PushRefusedError, type PushTarget, pushContext } from "../push/push-context.js";
-import {
-  findSecretsInNewCommits,
-  type KnownSecret,
-  SecretInCommitError,
-} from "../push/secret-scan.js";
+import { type KnownSecret, refuseSecretsInNewCommits } from "../push/secret-scan.js";
 import { retryGit } from "../retry.js";
 
 /**
@@ -40,16 +36,13 @@ export interface CheckpointPush extends PushTarget {
 export async function pushCheckpoint(options: CheckpointPush): Promise<void> {
   checkRef(options.ref);
   const ctx = await pushContext(options, options.ref);
-  const secrets = ctx.token
-    ? [...options.secrets, { name: "the push token", value: ctx.token }]
-    : options.secrets;
-  const findings = await findSecretsInNewCommits({
+  await refuseSecretsInNewCommits({
     dir: options.dir,
     env: ctx.env,
-    secrets,
+    secrets: options.secrets,
+    token: ctx.token,
     tip: options.sha,
   });
-  if (findings.length > 0) throw new SecretInCommitError(findings);
   await retryGit(
     () =>
       ctx.git.raw([

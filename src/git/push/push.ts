@@ -5,7 +5,7 @@ import type { GitToken } from "../credentials.js";
 import { type Git, GitCommandError, type GitEnv } from "../git-client.js";
 import { type RetryOptions, retryGit } from "../retry.js";
 import { type PushContext, PushRefusedError, pushContext } from "./push-context.js";
-import { findSecretsInNewCommits, type KnownSecret, SecretInCommitError } from "./secret-scan.js";
+import { type KnownSecret, refuseSecretsInNewCommits } from "./secret-scan.js";
 
 export { PushRefusedError };
 
@@ -158,16 +158,13 @@ export async function pushBranch(options: PushBranchOptions): Promise<PushResult
   checkPushAllowed(options.branch, options);
   const ctx: BranchPush = { ...(await pushContext(options, options.branch)), options };
   const maxRetries = options.maxRetries ?? 3;
-  const secrets = ctx.token
-    ? [...options.secrets, { name: "the push token", value: ctx.token }]
-    : options.secrets;
-  const findings = await findSecretsInNewCommits({
+  await refuseSecretsInNewCommits({
     dir: options.dir,
     env: ctx.env,
-    secrets,
+    secrets: options.secrets,
+    token: ctx.token,
     published: options.published,
   });
-  if (findings.length > 0) throw new SecretInCommitError(findings);
   // The remote commit the job's commits were replayed onto, once they were.
   let onto: string | undefined;
 

@@ -37,6 +37,28 @@ export class SecretInCommitError extends Error {
   }
 }
 
+/**
+ * Throws SecretInCommitError when the commits a push would publish hold a
+ * secret: any the process knows, and the token the push itself carries
+ * (`token`, from its push context). Every push of ours asks this first: a
+ * job's branch (git/push/push.ts) and a checkpoint ref (git/commit/checkpoint-ref.ts).
+ */
+export async function refuseSecretsInNewCommits(options: {
+  dir: string;
+  env: GitEnv;
+  secrets: readonly KnownSecret[];
+  token: string | undefined;
+  tip?: string | undefined;
+  published?: ReadonlySet<string> | undefined;
+}): Promise<void> {
+  const { token, ...scan } = options;
+  const secrets = token
+    ? [...scan.secrets, { name: "the push token", value: token }]
+    : scan.secrets;
+  const findings = await findSecretsInNewCommits({ ...scan, secrets });
+  if (findings.length > 0) throw new SecretInCommitError(findings);
+}
+
 export function describeFinding(finding: SecretFinding): string {
   const place =
     finding.where === "message"

@@ -103,6 +103,18 @@ describe("pushBranch", () => {
     expect(repo.sha("main")).toBe(ws.baseSha);
   });
 
+  it("refuses commits that hold the push's own token or a known secret, and pushes nothing", async () => {
+    const token = "push-token-abcdefghijklmnop";
+    await agentCommit("src/leak.ts", `export const t = "${token}";\n`, "Add leak.");
+    await expect(push({ token })).rejects.toThrow(/the push token in the file src\/leak\.ts/);
+    const key = "known-secret-value-0123456789";
+    await agentCommit("src/key.ts", `export const k = "${key}";\n`, "Add key.");
+    await expect(push({ secrets: [{ name: "MY_KEY", value: key }] })).rejects.toThrow(
+      /MY_KEY in the file src\/key\.ts/,
+    );
+    expect(repo.sha(BRANCH)).toBeNull();
+  });
+
   it("refuses the default branch, other branches and invalid names", async () => {
     await agentCommit("src/new.ts", "new\n", "Add new module.");
     const mainBefore = repo.sha("main");
