@@ -1,10 +1,8 @@
-import { stat } from "node:fs/promises";
 import picomatch from "picomatch";
 import * as z from "../../../zod.js";
 import { defineTool, ToolError } from "../define-tool.js";
 import { commaListToBraces } from "./glob-braces.js";
-import { notFoundError } from "./not-found.js";
-import { isNotFound, resolveInWorkspace } from "./paths.js";
+import { searchBase } from "./not-found.js";
 import { keepExisting, listWorkspaceFiles } from "./workspace-files.js";
 
 export const MAX_LISTED_FILES = 200;
@@ -41,13 +39,7 @@ export const listFilesTool = defineTool({
   concurrencySafe: true,
   summarize: (args) => `list_files ${args.pattern}${args.path ? ` in ${args.path}` : ""}`,
   async run(args, ctx) {
-    const base = args.path
-      ? await resolveInWorkspace(ctx.root, args.path)
-      : { absolute: ctx.root, relative: "." };
-    const info = await stat(base.absolute).catch(async (error: unknown) => {
-      if (isNotFound(error)) throw await notFoundError(ctx, base, args.path ?? ".", "search");
-      throw error;
-    });
+    const { base, info } = await searchBase(ctx, args.path);
     if (!info.isDirectory()) {
       throw new ToolError(
         `${base.relative} is a file, not a folder; use read_file to read it, or give its folder as path`,

@@ -1,8 +1,10 @@
+import type { Stats } from "node:fs";
+import { stat } from "node:fs/promises";
 import { editDistance } from "../../../edit-distance.js";
 import type { ToolContext } from "../define-tool.js";
 import { ToolError } from "../define-tool.js";
 import { similarity } from "../edit/edit-closest.js";
-import type { WorkspacePath } from "./paths.js";
+import { isNotFound, resolveInWorkspace, type WorkspacePath } from "./paths.js";
 import { keepExisting, listWorkspaceFiles } from "./workspace-files.js";
 
 const MAX_SUGGESTIONS = 3;
@@ -10,6 +12,25 @@ const MAX_SUGGESTIONS = 3;
 const MAX_COMPARED = 200;
 
 export type MissingUse = "read" | "edit" | "search";
+
+/**
+ * Where a search tool looks (list_files, grep_search): the folder or file
+ * its optional `path` names, or the workspace root without one, and what is
+ * there. A path that is not there is notFoundError's answer for a search.
+ */
+export async function searchBase(
+  ctx: ToolContext,
+  written: string | undefined,
+): Promise<{ base: WorkspacePath; info: Stats }> {
+  const base = written
+    ? await resolveInWorkspace(ctx.root, written)
+    : { absolute: ctx.root, relative: "." };
+  const info = await stat(base.absolute).catch(async (error: unknown) => {
+    if (isNotFound(error)) throw await notFoundError(ctx, base, written ?? ".", "search");
+    throw error;
+  });
+  return { base, info };
+}
 
 /**
  * "No such file", with the paths the model most likely meant: the same path

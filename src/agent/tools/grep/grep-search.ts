@@ -1,10 +1,9 @@
 import type { Stats } from "node:fs";
-import { stat } from "node:fs/promises";
 import * as z from "../../../zod.js";
 import { defineTool, type ToolContext, ToolError } from "../define-tool.js";
 import { commaListToBraces, expandBraces } from "../fs/glob-braces.js";
-import { notFoundError } from "../fs/not-found.js";
-import { isNotFound, resolveInWorkspace, type WorkspacePath } from "../fs/paths.js";
+import { searchBase } from "../fs/not-found.js";
+import type { WorkspacePath } from "../fs/paths.js";
 import { walkCandidates } from "./grep-fallback.js";
 import { gitSearch } from "./grep-git.js";
 import { MAX_MATCHES, MatchCollector } from "./grep-matches.js";
@@ -64,13 +63,7 @@ export const grepSearchTool = defineTool({
     const caseInsensitive = args.case_insensitive ?? false;
     const query = regexQuery(args.pattern, caseInsensitive);
     const include = args.include === undefined ? undefined : checkInclude(args.include);
-    const base = args.path
-      ? await resolveInWorkspace(ctx.root, args.path)
-      : { absolute: ctx.root, relative: "." };
-    const info = await stat(base.absolute).catch(async (error: unknown) => {
-      if (isNotFound(error)) throw await notFoundError(ctx, base, args.path ?? ".", "search");
-      throw error;
-    });
+    const { base, info } = await searchBase(ctx, args.path);
     const scope = { base, info, include };
     const found = await search(ctx, scope, query);
     if (found.matches.total > 0) return found.matches.format("") + found.partial;
