@@ -1,3 +1,4 @@
+import { CA_VARIABLES } from "../../sandbox/trust/ca-variables.js";
 import { createSecretDetector } from "../../secrets/detector.js";
 
 /**
@@ -54,15 +55,7 @@ const ALLOWED = [
   "https_proxy",
   "no_proxy",
   "all_proxy",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-  "NODE_EXTRA_CA_CERTS",
-  "REQUESTS_CA_BUNDLE",
-  "CURL_CA_BUNDLE",
-  "GIT_SSL_CAINFO",
-  "GIT_SSL_CAPATH",
-  "PIP_CERT",
-  "AWS_CA_BUNDLE",
+  ...CA_VARIABLES,
 ] as const;
 
 /** Fixed values that keep every command non-interactive and its output plain. */

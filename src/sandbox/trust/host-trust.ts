@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { type CaPaths, safeCaPaths } from "./ca-files.js";
+import { CA_VARIABLES } from "./ca-variables.js";
 import { type NpmSettings, readNpmSettings } from "./npm-settings.js";
 import {
   hasCredentials,
@@ -48,19 +49,6 @@ export const NO_HOST_TRUST: HostTrust = {
   caPaths: [],
   notes: [],
 };
-
-/** Variables naming a CA bundle or folder, by the tools that read them. */
-const CA_VARIABLES = [
-  "NODE_EXTRA_CA_CERTS",
-  "SSL_CERT_FILE",
-  "SSL_CERT_DIR",
-  "REQUESTS_CA_BUNDLE",
-  "CURL_CA_BUNDLE",
-  "GIT_SSL_CAINFO",
-  "GIT_SSL_CAPATH",
-  "PIP_CERT",
-  "AWS_CA_BUNDLE",
-] as const;
 
 export interface HostTrustOptions {
   env: Record<string, string | undefined>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildShellEnv, looksLikeSecret } from "../../../src/agent/tools/shell-env.js";
+import { CA_VARIABLES } from "../../../src/sandbox/trust/ca-variables.js";
 
 const source = {
   PATH: "/usr/bin:/bin",
@@ -23,6 +24,26 @@ describe("buildShellEnv", () => {
     expect(env.PAGER).toBe("cat");
     expect(env.GIT_PAGER).toBe("cat");
     expect(env.NO_COLOR).toBe("1");
+  });
+
+  it("keeps every variable that names the host's CA bundle, as the host's trust reads them", () => {
+    // Spelled out rather than read from CA_VARIABLES, so that a name dropped there fails here.
+    const names = [
+      "NODE_EXTRA_CA_CERTS",
+      "SSL_CERT_FILE",
+      "SSL_CERT_DIR",
+      "REQUESTS_CA_BUNDLE",
+      "CURL_CA_BUNDLE",
+      "GIT_SSL_CAINFO",
+      "GIT_SSL_CAPATH",
+      "PIP_CERT",
+      "AWS_CA_BUNDLE",
+    ];
+    expect([...CA_VARIABLES].sort()).toEqual([...names].sort());
+    const env = buildShellEnv(
+      Object.fromEntries(names.map((name) => [name, `/etc/ca/${name}.pem`])),
+    );
+    for (const name of names) expect(env[name]).toBe(`/etc/ca/${name}.pem`);
   });
 
   it("passes nothing outside the allowlist", () => {
