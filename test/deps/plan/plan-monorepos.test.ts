@@ -610,6 +610,7 @@ describe("the Node a plan assumes", () => {
         {
           ...app,
           ".github/workflows/tests.yml": reusable,
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the workflow expression, as written in the file
           ".github/workflows/tests-linux.yml": calls("${{ inputs.node-version }}"),
           ".github/actions/setup/action.yml": input,
         },
