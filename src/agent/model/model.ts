@@ -97,13 +97,17 @@ export interface ModelRequest {
   signal?: AbortSignal;
 }
 
-export type StopReason =
-  | "end_turn"
-  | "tool_use"
-  | "max_tokens"
-  | "stop_sequence"
-  | "pause_turn"
-  | "refusal";
+/** Why a model stopped answering, in Anthropic's words (other providers' answers are mapped to them). */
+export const STOP_REASONS = [
+  "end_turn",
+  "tool_use",
+  "max_tokens",
+  "stop_sequence",
+  "pause_turn",
+  "refusal",
+] as const;
+
+export type StopReason = (typeof STOP_REASONS)[number];
 
 export interface Usage {
   inputTokens: number;

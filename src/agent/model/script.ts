@@ -1,5 +1,5 @@
 import * as z from "../../zod.js";
-import type { AssistantBlock, StopReason, Usage } from "./model.js";
+import { type AssistantBlock, STOP_REASONS, type StopReason, type Usage } from "./model.js";
 
 /**
  * The data shape of one scripted model turn. The scripted model and the fake
@@ -20,14 +20,7 @@ const assistantBlock = z.discriminatedUnion("type", [
   }),
 ]);
 
-const stopReason = z.enum([
-  "end_turn",
-  "tool_use",
-  "max_tokens",
-  "stop_sequence",
-  "pause_turn",
-  "refusal",
-]);
+const stopReason = z.enum(STOP_REASONS);
 
 const tokenCount = z.number().check(z.int(), z.nonnegative());
 

@@ -1,9 +1,10 @@
-import type {
-  AssistantBlock,
-  ModelResponse,
-  ModelStreamEvent,
-  StopReason,
-  Usage,
+import {
+  type AssistantBlock,
+  type ModelResponse,
+  type ModelStreamEvent,
+  STOP_REASONS,
+  type StopReason,
+  type Usage,
 } from "./model.js";
 
 /**
@@ -61,14 +62,7 @@ type BlockDraft =
   /** Block types we never ask for (server tools): kept out of the response. */
   | { kind: "ignored" };
 
-const STOP_REASONS = new Set<string>([
-  "end_turn",
-  "tool_use",
-  "max_tokens",
-  "stop_sequence",
-  "pause_turn",
-  "refusal",
-]);
+const KNOWN_STOP_REASONS = new Set<string>(STOP_REASONS);
 
 /** Folds stream events into the final response, reporting progress as it goes. */
 export class StreamAssembler {
@@ -239,6 +233,6 @@ export function parseToolInput(json: string): Record<string, unknown> {
 /** "model_context_window_exceeded" means output stopped for lack of room: the same as max_tokens to the loop. */
 function mapStopReason(reason: string | null): StopReason {
   if (reason === "model_context_window_exceeded") return "max_tokens";
-  if (reason !== null && STOP_REASONS.has(reason)) return reason as StopReason;
+  if (reason !== null && KNOWN_STOP_REASONS.has(reason)) return reason as StopReason;
   return "end_turn";
 }
