@@ -1,8 +1,10 @@
+import { readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { bundleAction } from "../scripts/bundle-action.mjs";
+import { SCRATCH_PREFIX } from "../src/scratch.js";
 import { findNode24 } from "./helpers/node24.js";
 import { buildSources } from "./helpers/source-build.js";
 
@@ -28,6 +30,7 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const scratchBefore = new Set(scratchFolders());
   // Shared by the workers, which start after this and inherit it (test/helpers/git-repos.ts).
   const templates = await mkdtemp(join(tmpdir(), "pw-repo-templates-"));
   process.env.PW_REPO_TEMPLATES = templates;
@@ -48,5 +51,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await rm(dir, { recursive: true, force: true });
     await rm(sources, { recursive: true, force: true });
     await rm(templates, { recursive: true, force: true });
+    await failOnLeftScratch(scratchBefore);
   };
+}
+
+/** The product's scratch folders (src/scratch.ts) in the temporary folder the workers inherit. */
+function scratchFolders(): string[] {
+  return readdirSync(tmpdir()).filter((name) => name.startsWith(SCRATCH_PREFIX));
+}
+
+/**
+ * A job removes its scratch folders when its work is done; only a process
+ * killed mid-job leaves its own, and the tests that kill one give it a
+ * TMPDIR of their own. So a scratch folder the run left in the shared one is
+ * a cleanup that did not run (in an App, a folder per job until a restart
+ * sweeps it) or a test that killed a process without its own TMPDIR: the run
+ * fails, naming them, and they are removed. Another patchwright process on
+ * this machine could make them too.
+ */
+async function failOnLeftScratch(before: Set<string>): Promise<void> {
+  const left = scratchFolders().filter((name) => !before.has(name));
+  if (left.length === 0) return;
+  await Promise.all(left.map((name) => rm(join(tmpdir(), name), { recursive: true, force: true })));
+  // Vitest prints an error thrown here and still exits 0.
+  process.exitCode = 1;
+  throw new Error(
+    `the run left ${left.length} scratch folder(s) in ${tmpdir()} (now removed): ${left.slice(0, 6).join(", ")}`,
+  );
 }
