@@ -58,9 +58,15 @@ export function gitTestEnv(home: string): Record<string, string> {
       "[receive]\n\tautogc = false\n",
     ].join("\n"),
   );
+  // The tools' temporary files too (yarn 1 leaves a folder of shims in its
+  // TMPDIR after an install, one a suite run in the host's /tmp): in the
+  // test's folder, removed with it. A sandbox gives its commands their own /tmp.
+  const tmp = join(home, "tmp");
+  mkdirSync(tmp, { recursive: true });
   return {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
+    TMPDIR: tmp,
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: globalConfig,
     NPM_CONFIG_GLOBALCONFIG: join(home, "npmrc-global"),
