@@ -62,10 +62,11 @@ function scratchFolders(): string[] {
 
 /**
  * A job removes its scratch folders when its work is done; only a process
- * killed mid-job leaves its own, and the tests that kill one give it a
- * TMPDIR of their own. So a scratch folder the run left in the shared one is
- * a cleanup that did not run (in an App, a folder per job until a restart
- * sweeps it) or a test that killed a process without its own TMPDIR: the run
+ * killed mid-job leaves its own, and the processes tests start get a TMPDIR
+ * in the test's folder (helpers/git-repos.ts gitTestEnv). So a scratch folder
+ * the run left in the shared one is a cleanup that did not run (in an App, a
+ * folder per job until a restart sweeps it) or a test that killed a process
+ * started without that environment: the run
  * fails, naming them, and they are removed. Another patchwright process on
  * this machine could make them too.
  */

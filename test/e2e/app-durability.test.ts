@@ -1,4 +1,3 @@
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -80,14 +79,10 @@ async function world(): Promise<World> {
     holdWhenEmpty: true,
   });
   cleanups.push(() => model.close());
-  // The processes' temporary folder is the test's: one killed with -9 leaves
-  // its job's scratch folders behind (the next start sweeps only stale ones),
-  // and they go with the test's folder instead of piling up in the host's /tmp.
-  const scratch = join(tmp.path, "tmp");
-  mkdirSync(scratch);
+  // gitEnv's TMPDIR is in the test's folder: a process killed with -9 leaves
+  // its job's scratch folders there (the next start sweeps only stale ones).
   const env = {
     ...gitEnv,
-    TMPDIR: scratch,
     APP_ID: "1",
     PRIVATE_KEY,
     WEBHOOK_SECRET: SECRET,

@@ -34,17 +34,24 @@ export function trackOpenedFiles(): void {
   promises.open = async (path, ...rest) => {
     const where = new Error("opened here");
     const handle = await open(path, ...rest);
+    // A file that greps a tree opens thousands: the closed ones are let go now and then.
+    if (opened.length >= 1024) keepOpen();
     opened.push({ handle, path: String(path), where });
     return handle;
   };
   syncBuiltinESMExports();
 }
 
+/** Drops the handles already closed: a closed FileHandle's fd reads -1 from the moment its close() is called. */
+function keepOpen(): void {
+  const open = opened.filter(({ handle }) => handle.fd !== -1);
+  opened.splice(0, opened.length, ...open);
+}
+
 /** The handles opened since the last call that are still open, as path and stack. */
 export function takeUnclosedFiles(): string[] {
-  // A closed FileHandle's fd reads -1 from the moment its close() is called.
-  const left = opened.filter(({ handle }) => handle.fd !== -1);
-  opened.length = 0;
+  keepOpen();
+  const left = opened.splice(0);
   return left.map(({ path, where }) => {
     const frames = (where.stack ?? "").split("\n").slice(2, 7).join("\n");
     return `${path}\n${frames}`;
