@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { bundleAction } from "../scripts/bundle-action.mjs";
 import { SCRATCH_PREFIX } from "../src/scratch.js";
 import { findNode24 } from "./helpers/node24.js";
+import { makeRunTemp } from "./helpers/run-temp.js";
 import { buildSources } from "./helpers/source-build.js";
 
 /**
@@ -14,7 +15,9 @@ import { buildSources } from "./helpers/source-build.js";
  * the tests that start the App or the CLI as a process, the Node 24 the
  * Action declares in action.yml, from the npm registry's Node builds (cached
  * by npx after the first run), and a folder for the test repositories'
- * templates.
+ * templates. And the run's temporary folder (helpers/run-temp.ts), which
+ * every worker and process inherits as TMPDIR and which goes at the end
+ * with whatever the run left in it.
  */
 
 declare module "vitest" {
@@ -30,7 +33,9 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const scratchBefore = new Set(scratchFolders());
+  // First: tmpdir() follows TMPDIR, here and in the workers, which start after this.
+  const runTemp = makeRunTemp(process.env).dir;
+  process.env.TMPDIR = runTemp;
   // Shared by the workers, which start after this and inherit it (test/helpers/git-repos.ts).
   const templates = await mkdtemp(join(tmpdir(), "pw-repo-templates-"));
   process.env.PW_REPO_TEMPLATES = templates;
@@ -51,32 +56,61 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await rm(dir, { recursive: true, force: true });
     await rm(sources, { recursive: true, force: true });
     await rm(templates, { recursive: true, force: true });
-    await failOnLeftScratch(scratchBefore);
+    try {
+      await failOnLeftScratch();
+    } finally {
+      await rm(runTemp, { recursive: true, force: true });
+    }
   };
 }
 
-/** The product's scratch folders (src/scratch.ts) in the temporary folder the workers inherit. */
+/** The product's scratch folders (src/scratch.ts) in the run's temporary folder. */
 function scratchFolders(): string[] {
   return readdirSync(tmpdir()).filter((name) => name.startsWith(SCRATCH_PREFIX));
+}
+
+/** A spawner helper's folder names its process (src/spawner.ts), which removes it as it ends. */
+const HELPER_FOLDER = new RegExp(`^${SCRATCH_PREFIX}spawner-(\\d+)-`);
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A worker's spawner helper removes its folder once the worker is gone,
+ * which may be a moment after vitest has closed its workers and called this:
+ * up to five seconds for those still running (seen once in a run on tmpfs).
+ */
+async function helpersEnded(names: string[]): Promise<void> {
+  const pids = names.flatMap((name) => {
+    const pid = HELPER_FOLDER.exec(name)?.[1];
+    return pid ? [Number(pid)] : [];
+  });
+  for (let waited = 0; waited < 5_000 && pids.some(isRunning); waited += 50) {
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
 }
 
 /**
  * A job removes its scratch folders when its work is done; only a process
  * killed mid-job leaves its own, and the processes tests start get a TMPDIR
  * in the test's folder (helpers/git-repos.ts gitTestEnv). So a scratch folder
- * the run left in the shared one is a cleanup that did not run (in an App, a
- * folder per job until a restart sweeps it) or a test that killed a process
- * started without that environment: the run
- * fails, naming them, and they are removed. Another patchwright process on
- * this machine could make them too.
+ * the run left in its temporary folder is a cleanup that did not run (in an
+ * App, a folder per job until a restart sweeps it) or a test that killed a
+ * process started without that environment: the run fails, naming them.
  */
-async function failOnLeftScratch(before: Set<string>): Promise<void> {
-  const left = scratchFolders().filter((name) => !before.has(name));
+async function failOnLeftScratch(): Promise<void> {
+  await helpersEnded(scratchFolders());
+  const left = scratchFolders();
   if (left.length === 0) return;
-  await Promise.all(left.map((name) => rm(join(tmpdir(), name), { recursive: true, force: true })));
   // Vitest prints an error thrown here and still exits 0.
   process.exitCode = 1;
   throw new Error(
-    `the run left ${left.length} scratch folder(s) in ${tmpdir()} (now removed): ${left.slice(0, 6).join(", ")}`,
+    `the run left ${left.length} scratch folder(s) in its temporary folder: ${left.slice(0, 6).join(", ")}`,
   );
 }

@@ -1,8 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { join } from "node:path";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readNpmSettings } from "../src/sandbox/trust/npm-settings.js";
 import { gitTestEnv } from "./helpers/git-repos.js";
+import { MIN_FREE_BYTES, makeRunTemp, type RunTempProbes } from "./helpers/run-temp.js";
 import { makeTempDir } from "./helpers/temp-dir.js";
 
 /**
@@ -29,5 +32,59 @@ describe("the tests' environment", () => {
     const settings = await readNpmSettings({ env, home, nodePath: process.execPath });
     expect(settings.values).toEqual({});
     expect(settings.caFiles).toEqual([]);
+  });
+});
+
+describe("the run's temporary folder", () => {
+  it("is the run's own, and the processes a test starts inherit it", () => {
+    expect(basename(tmpdir())).toMatch(/^pw-run-/);
+    const seen = execFileSync(process.execPath, ["-p", "require('node:os').tmpdir()"], {
+      encoding: "utf8",
+    });
+    expect(seen.trim()).toBe(tmpdir());
+  });
+
+  const TMPFS = 0x01021994;
+  const EXT4 = 0xef53;
+  /** A stand-in for /dev/shm, with the filesystem and the mount's options a case gives. */
+  async function world(fs: { type: number; free: number } | undefined, runs = true) {
+    const root = await makeTempDir("pw-run-temp-");
+    const ram = join(root, "shm");
+    const set = join(root, "set");
+    mkdirSync(ram);
+    mkdirSync(set);
+    const probes: RunTempProbes = {
+      statfs: (path) =>
+        path === ram && fs ? { type: fs.type, bavail: fs.free / 4096, bsize: 4096 } : undefined,
+      canRun: () => runs,
+    };
+    return { ram, set, probes };
+  }
+
+  it("goes in a tmpfs with room whose programs run", async () => {
+    const { ram, probes } = await world({ type: TMPFS, free: MIN_FREE_BYTES });
+    const made = makeRunTemp({}, { ramDir: ram, probes });
+    expect(dirname(made.dir)).toBe(ram);
+    expect(basename(made.dir)).toMatch(/^pw-run-/);
+  });
+
+  it("goes in the TMPDIR a caller set, tmpfs or not", async () => {
+    const { ram, set, probes } = await world({ type: TMPFS, free: MIN_FREE_BYTES });
+    expect(dirname(makeRunTemp({ TMPDIR: set }, { ramDir: ram, probes }).dir)).toBe(set);
+  });
+
+  it.each([
+    ["a disk's filesystem", { type: EXT4, free: 100 * MIN_FREE_BYTES }, true, "is not a tmpfs"],
+    ["a small tmpfs (Docker's 64 MB)", { type: TMPFS, free: 64 * 1024 ** 2 }, true, "GiB free"],
+    ["a noexec tmpfs", { type: TMPFS, free: MIN_FREE_BYTES }, false, "noexec"],
+    ["no such folder", undefined, true, "is not there"],
+  ])("stays in the system's temporary folder on %s", async (_, fs, runs, why) => {
+    const { ram, probes } = await world(fs, runs);
+    const made = makeRunTemp({}, { ramDir: ram, probes });
+    rmSync(made.dir, { recursive: true });
+    expect(dirname(made.dir)).toBe(tmpdir());
+    expect(made.why).toContain(why);
+    // Nothing is left where it was refused.
+    expect(readdirSync(ram)).toEqual([]);
   });
 });
