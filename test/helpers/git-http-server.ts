@@ -1,6 +1,6 @@
-import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { runInGroup } from "../../src/spawner.js";
 
 /**
  * A loopback smart-HTTP git server: node:http in front of `git http-backend`
@@ -136,34 +136,36 @@ function runBackend(
   const protocol = req.headers["git-protocol"];
   if (typeof protocol === "string") env.GIT_PROTOCOL = protocol;
 
-  const child = spawn("git", ["http-backend"], { env, stdio: ["pipe", "pipe", "pipe"] });
-  req.pipe(child.stdin);
-  let head = Buffer.alloc(0);
-  let headersDone = false;
-  child.stdout.on("data", (chunk: Buffer) => {
-    if (headersDone) {
-      res.write(chunk);
-      return;
-    }
-    head = Buffer.concat([head, chunk]);
-    const end = head.indexOf("\r\n\r\n");
-    if (end === -1) return;
-    headersDone = true;
-    let status = 200;
-    for (const line of head.subarray(0, end).toString("latin1").split("\r\n")) {
-      const colon = line.indexOf(":");
-      const name = line.slice(0, colon).trim();
-      const value = line.slice(colon + 1).trim();
-      if (name.toLowerCase() === "status") status = Number.parseInt(value, 10);
-      else res.setHeader(name, value);
-    }
-    record.status = status;
-    res.writeHead(status);
-    res.write(head.subarray(end + 4));
-  });
-  child.on("close", () => res.end());
-  child.on("error", () => {
-    record.status = 500;
-    res.writeHead(500).end();
+  // Through the spawner's helper (src/spawner.ts), as the product's own git:
+  // a CGI started here would be a fork of the test worker, a few hundred MB.
+  // The request is read whole first and the answer sent whole: test
+  // repositories are small, and git sends each request before it reads.
+  const body: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => body.push(chunk));
+  req.on("end", () => {
+    runInGroup("git", ["http-backend"], {
+      cwd: options.projectRoot,
+      env,
+      input: Buffer.concat(body),
+    }).done.then(
+      ({ stdout }) => {
+        const end = stdout.indexOf("\r\n\r\n");
+        const head = end === -1 ? "" : stdout.subarray(0, end).toString("latin1");
+        let status = 200;
+        for (const line of head.split("\r\n").filter(Boolean)) {
+          const colon = line.indexOf(":");
+          const name = line.slice(0, colon).trim();
+          const value = line.slice(colon + 1).trim();
+          if (name.toLowerCase() === "status") status = Number.parseInt(value, 10);
+          else res.setHeader(name, value);
+        }
+        record.status = status;
+        res.writeHead(status).end(end === -1 ? stdout : stdout.subarray(end + 4));
+      },
+      () => {
+        record.status = 500;
+        res.writeHead(500).end();
+      },
+    );
   });
 }
