@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { readNpmSettings } from "../src/sandbox/trust/npm-settings.js";
 import { gitTestEnv } from "./helpers/git-repos.js";
 import { MIN_FREE_BYTES, makeRunTemp, type RunTempProbes } from "./helpers/run-temp.js";
+import { runSync, SyncRunError } from "./helpers/sync-spawn.js";
 import { makeTempDir } from "./helpers/temp-dir.js";
 
 /**
@@ -86,5 +87,43 @@ describe("the run's temporary folder", () => {
     expect(made.why).toContain(why);
     // Nothing is left where it was refused.
     expect(readdirSync(ram)).toEqual([]);
+  });
+});
+
+describe("the tests' synchronous programs (helpers/sync-spawn.ts)", () => {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
+  it("run in a helper process, not in a fork of the worker", () => {
+    const parent = Number(runSync("sh", ["-c", "echo $PPID"], { cwd: tmpdir(), env }));
+    expect(parent).not.toBe(process.pid);
+    expect(parent).toBeGreaterThan(0);
+  });
+
+  it("get their folder, environment and input, and give back their output whole", async () => {
+    const cwd = await makeTempDir("pw-sync-spawn-test-");
+    const out = runSync("sh", ["-c", 'cat; pwd; echo "$ONLY"'], {
+      cwd,
+      env: { ...env, ONLY: "this" },
+      input: "line in\n",
+    });
+    expect(out).toBe(`line in\n${cwd}\nthis\n`);
+    // More than execFileSync's default 1 MiB of output.
+    const big = runSync("sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' a"], { cwd, env });
+    expect(big.length).toBe(3_000_000);
+  });
+
+  it("fail as execFileSync does, with the status and what the program said", () => {
+    let thrown: unknown;
+    try {
+      runSync("sh", ["-c", "echo partial; echo broken >&2; exit 3"], { cwd: tmpdir(), env });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(SyncRunError);
+    expect(thrown).toMatchObject({ status: 3, stdout: "partial\n", stderr: "broken\n" });
+    expect((thrown as Error).message).toBe(
+      "Command failed: sh -c echo partial; echo broken >&2; exit 3\nbroken\n",
+    );
+    expect(() => runSync("no-such-program-here", [], { cwd: tmpdir(), env })).toThrow(/ENOENT/);
   });
 });

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   appendFileSync,
@@ -14,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { runSync } from "./sync-spawn.js";
 
 /**
  * Local git fixtures: bare "remote" repositories reachable over file://, and
@@ -82,13 +82,7 @@ const AUTHOR = {
 
 /** Runs git and returns trimmed stdout; throws with stderr on failure. */
 export function git(cwd: string, args: string[], env: Record<string, string>, input?: string) {
-  return execFileSync("git", args, {
-    cwd,
-    env: { ...env, ...AUTHOR },
-    encoding: "utf8",
-    stdio: ["pipe", "pipe", "pipe"],
-    ...(input !== undefined ? { input } : {}),
-  }).trim();
+  return runSync("git", args, { cwd, env: { ...env, ...AUTHOR }, input }).trim();
 }
 
 export interface BareRepo {

@@ -1,7 +1,7 @@
-import { execFileSync } from "node:child_process";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runSync } from "./sync-spawn.js";
 
 const created: string[] = [];
 
@@ -29,9 +29,8 @@ export async function removeTempDirs(): Promise<void> {
 
 /** Runs git synchronously in `dir` with a fixed identity (test setup only). */
 export function git(dir: string, ...args: string[]): string {
-  return execFileSync("git", args, {
+  return runSync("git", args, {
     cwd: dir,
-    encoding: "utf8",
     env: {
       ...process.env,
       GIT_AUTHOR_NAME: "Test",

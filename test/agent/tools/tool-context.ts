@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -10,6 +9,7 @@ import {
   type WorkspaceSnapshotter,
 } from "../../../src/agent/workspace-snapshot.js";
 import { noSandbox } from "../../helpers/sandbox.js";
+import { runSync } from "../../helpers/sync-spawn.js";
 
 export interface TestWorkspace {
   /** Real path of the temp folder. */
@@ -59,10 +59,9 @@ export async function createWorkspace(options: WorkspaceOptions = {}): Promise<T
     },
   };
   const git = (...args: string[]): string =>
-    execFileSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], {
+    runSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], {
       cwd: root,
       env,
-      encoding: "utf8",
     });
   if (options.git) git("init", "-q", "-b", "main");
   return {
