@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { delimiter, join } from "node:path";
 import { makeScratchDir } from "../scratch.js";
+import { runInGroup } from "../spawner.js";
 import { bubblewrapLauncher } from "./bubblewrap.js";
 import { inSystemDirs, type MachineFacts, machineMounts } from "./layout.js";
 import { type SandboxLauncher, unsandboxed } from "./sandbox.js";
@@ -148,17 +148,20 @@ function findOnPath(name: string, path: string): string | null {
   return null;
 }
 
-function run(
+/**
+ * Runs a probe's program and gives its output, both streams; through the
+ * spawner's helper where it is up (spawner.ts: a fork of a large process
+ * costs that process), and a program that cannot start gives its error.
+ */
+async function run(
   file: string,
   args: string[],
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(file, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("error", (error) => resolve({ code: null, output: error.message }));
-    child.on("close", (code) => resolve({ code, output }));
-  });
+  try {
+    const { code, stdout, stderr } = await runInGroup(file, args, { cwd: "/", env }).done;
+    return { code, output: `${stdout}${stderr}` };
+  } catch (error) {
+    return { code: null, output: error instanceof Error ? error.message : String(error) };
+  }
 }
