@@ -7,17 +7,17 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
-    // One worker more than cores: some of the suite waits on git, sandboxes
-    // and loopback servers, but most of it is CPU (both cores stay busy), and
-    // each worker beyond that adds its own import of src/ and its libraries
-    // and more processes contending for the cores. Measured on the 2-core VM
-    // with `npm run bench -- suite` (2,862 tests; the VM's speed drifts, so
-    // runs of one setting differ by up to a seventh): 4 workers 427 and 414 s
-    // wall, 841 and 819 s of CPU; 3 workers 351, 394 (a clean clone) and
-    // 404 s, 681, 765 and 787 s of CPU; 2 workers 358 s and 624 s, a core
-    // idle an eighth of the time. At 2,856 tests, 6 workers took 444 s
-    // against 4 workers' 399 s.
-    maxWorkers: availableParallelism() + 1,
+    // Two workers more than cores: a worker often waits (on git, sandboxes,
+    // package managers and loopback servers it started), and one more worker
+    // fills those waits; each further one imports src/ and its libraries
+    // again and adds contention. Measured on the 2-core VM with the run's
+    // files in tmpfs and the tests' git through helpers (3,267 tests,
+    // /proc/stat): 3 workers 228.2, 227.8 (a clean clone) and 222.9 s, 33-39 s
+    // of the cores idle; 4 workers 216.0 and 209.2 s, 13 s idle, the same CPU;
+    // 5 workers 222.6 s, 20 s more CPU. Before those two changes (2,862
+    // tests) one more than cores was best: 4 workers 427 and 414 s against
+    // 3 workers' 351-404 s, 2 workers 358 s.
+    maxWorkers: availableParallelism() + 2,
     globalSetup: ["test/global-setup.ts"],
     sequence: { sequencer: HeavyFirstSequencer },
     // The files share one module graph per worker instead of evaluating src/
