@@ -107,6 +107,9 @@ describe("the tests' synchronous programs (helpers/sync-spawn.ts)", () => {
       input: "line in\n",
     });
     expect(out).toBe(`line in\n${cwd}\nthis\n`);
+    // Bytes, not text: a blob the Git Data API fake writes.
+    const bytes = runSync("od", ["-An", "-tx1"], { cwd, env, input: Buffer.from([0, 255, 10]) });
+    expect(bytes.trim()).toBe("00 ff 0a");
     // More than execFileSync's default 1 MiB of output.
     const big = runSync("sh", ["-c", "head -c 3000000 /dev/zero | tr '\\0' a"], { cwd, env });
     expect(big.length).toBe(3_000_000);

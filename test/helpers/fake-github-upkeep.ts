@@ -1,8 +1,8 @@
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FakeResponse, FakeRoute } from "./fake-github.js";
+import { runSync } from "./sync-spawn.js";
 
 /**
  * The parts of GitHub's API the upkeep jobs use, as routes for the fake:
@@ -248,12 +248,11 @@ export function fakeGitData(base: string, gitDir: string): FakeGitData {
   const commits: CreatedCommit[] = [];
   let blobs = 0;
   const git = (args: string[], input?: Buffer | string, env: Record<string, string> = {}) =>
-    execFileSync("git", ["--git-dir", gitDir, ...args], {
-      input,
+    runSync("git", ["--git-dir", gitDir, ...args], {
+      cwd: process.cwd(),
       env: { ...process.env, ...env },
-    })
-      .toString()
-      .trim();
+      input,
+    }).trim();
   const routes: FakeRoute[] = [
     [
       "POST",

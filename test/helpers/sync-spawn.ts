@@ -5,7 +5,8 @@ import { join } from "node:path";
 
 /**
  * The tests' synchronous git fixtures (`git()` in git-repos.ts and
- * temp-dir.ts, a tool context's `git`), run by a small helper process
+ * temp-dir.ts, a tool context's `git`, the Git Data API fake's in
+ * fake-github-upkeep.ts), run by a small helper process
  * instead of a fork of the test worker. A worker holds a few hundred MB
  * (every file's modules, isolate: false), and Node starts a child with a
  * plain fork(): the kernel copies the worker's page tables, and the worker
@@ -26,7 +27,7 @@ export interface SyncRunOptions {
   cwd: string;
   env: Record<string, string | undefined>;
   /** Bytes for the program's stdin (closed after them). */
-  input?: string | undefined;
+  input?: Buffer | string | undefined;
 }
 
 /** What execFileSync throws for a program that failed, with the same fields. */
@@ -56,7 +57,9 @@ export function runSync(file: string, args: string[], options: SyncRunOptions): 
       ...(options.input !== undefined ? { input: options.input } : {}),
     });
   }
-  send(channel.request, { file, args, cwd: options.cwd, env: options.env, input: options.input });
+  const input =
+    options.input === undefined ? undefined : Buffer.from(options.input).toString("base64");
+  send(channel.request, { file, args, cwd: options.cwd, env: options.env, input });
   const reply = receive(channel.answer);
   const command = [file, ...args].join(" ");
   if (reply.error) {
@@ -197,7 +200,7 @@ const run = (m) => {
   child.stderr.on("data", (c) => err.push(c));
   child.on("error", (e) => { failed ??= { message: e.message, code: e.code }; });
   child.stdin.on("error", () => {});
-  child.stdin.end(m.input);
+  child.stdin.end(m.input === undefined ? undefined : Buffer.from(m.input, "base64"));
   child.on("close", (status, signal) => answer(failed ? { error: failed } : {
     status, signal,
     stdout: Buffer.concat(out).toString("base64"),
