@@ -69,33 +69,6 @@ function scratchFolders(): string[] {
   return readdirSync(tmpdir()).filter((name) => name.startsWith(SCRATCH_PREFIX));
 }
 
-/** A spawner helper's folder names its process (src/spawner.ts), which removes it as it ends. */
-const HELPER_FOLDER = new RegExp(`^${SCRATCH_PREFIX}spawner-(\\d+)-`);
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/**
- * A worker's spawner helper removes its folder once the worker is gone,
- * which may be a moment after vitest has closed its workers and called this:
- * up to five seconds for those still running (seen once in a run on tmpfs).
- */
-async function helpersEnded(names: string[]): Promise<void> {
-  const pids = names.flatMap((name) => {
-    const pid = HELPER_FOLDER.exec(name)?.[1];
-    return pid ? [Number(pid)] : [];
-  });
-  for (let waited = 0; waited < 5_000 && pids.some(isRunning); waited += 50) {
-    await new Promise((wait) => setTimeout(wait, 50));
-  }
-}
-
 /**
  * A job removes its scratch folders when its work is done; only a process
  * killed mid-job leaves its own, and the processes tests start get a TMPDIR
@@ -105,8 +78,14 @@ async function helpersEnded(names: string[]): Promise<void> {
  * process started without that environment: the run fails, naming them.
  */
 async function failOnLeftScratch(): Promise<void> {
-  await helpersEnded(scratchFolders());
-  const left = scratchFolders();
+  // A process that removes its folder as it ends (a worker's spawner helper,
+  // once its worker is gone) may still be ending as vitest calls this: seen
+  // once in a run on tmpfs. Five seconds for such folders to go.
+  let left = scratchFolders();
+  for (let waited = 0; left.length > 0 && waited < 5_000; waited += 50) {
+    await new Promise((wait) => setTimeout(wait, 50));
+    left = scratchFolders();
+  }
   if (left.length === 0) return;
   // Vitest prints an error thrown here and still exits 0.
   process.exitCode = 1;

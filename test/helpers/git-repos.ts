@@ -59,8 +59,10 @@ export function gitTestEnv(home: string): Record<string, string> {
     ].join("\n"),
   );
   // The tools' temporary files too (yarn 1 leaves a folder of shims in its
-  // TMPDIR after an install, one a suite run in the host's /tmp): in the
-  // test's folder, removed with it. A sandbox gives its commands their own /tmp.
+  // TMPDIR after an install), and the scratch folders of a process a test
+  // kills mid-job: in the test's folder, removed with it, not in the run's,
+  // where global-setup.ts counts what a cleanup forgot. A sandbox gives its
+  // commands their own /tmp.
   const tmp = join(home, "tmp");
   mkdirSync(tmp, { recursive: true });
   return {

@@ -35,7 +35,7 @@ export interface RunTempProbes {
   canRun(dir: string): boolean;
 }
 
-export const hostProbes: RunTempProbes = {
+const hostProbes: RunTempProbes = {
   statfs(path) {
     try {
       return statfsSync(path);
