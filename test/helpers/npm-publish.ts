@@ -86,6 +86,32 @@ export async function publishPackage(
     throw new Error(`publishing ${name}@${version}: ${response.status} ${await response.text()}`);
 }
 
+/**
+ * Deprecates one version with the requests `npm deprecate` makes: the
+ * packument read for writing, the version's `deprecated` set, and the whole
+ * document put back (test/deps/registry/fixture-publish.test.ts checks the
+ * registry then serves what it serves after `npm deprecate`).
+ */
+export async function deprecateVersion(
+  target: PublishTarget,
+  name: string,
+  version: string,
+  message: string,
+): Promise<void> {
+  const url = new URL(name.replace("/", "%2f"), target.url);
+  const headers = { authorization: `Bearer ${target.token}`, "content-type": "application/json" };
+  const read = await fetch(`${url.href}?write=true`, { headers });
+  if (!read.ok)
+    throw new Error(`reading ${name} to deprecate it: ${read.status} ${await read.text()}`);
+  const packument = (await read.json()) as { versions: Record<string, Record<string, unknown>> };
+  const stored = packument.versions[version];
+  if (!stored) throw new Error(`${name}@${version} is not published here`);
+  stored.deprecated = message;
+  const written = await fetch(url, { method: "PUT", headers, body: JSON.stringify(packument) });
+  if (!written.ok)
+    throw new Error(`deprecating ${name}@${version}: ${written.status} ${await written.text()}`);
+}
+
 const GITHUB_SHORTHAND = /^(?:github:)?([\w.-]+)\/([\w.-]+?)(?:\.git)?$/;
 const GITHUB_URL =
   /^(?:git\+)?(?:https?|git|ssh):\/\/(?:git@)?github\.com\/([\w.-]+)\/([\w.-]+?)(?:\.git)?$/;

@@ -1,26 +1,22 @@
-import { execFile } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { gunzipSync } from "node:zlib";
 import { satisfies } from "semver";
 import { runServer } from "verdaccio";
-import { publishPackage } from "./npm-publish.js";
+import { deprecateVersion, publishPackage } from "./npm-publish.js";
 
 /**
  * A real npm registry (verdaccio) on 127.0.0.1 with its own storage and no
  * uplinks, so nothing ever reaches the public registry. Fixture packages are
- * published with the registry's publish request (npm-publish.ts) and
- * deprecated with `npm deprecate`; publish times can be moved back in the
- * stored packument, since a test cannot wait days for a release to age.
+ * published and deprecated with the registry's own requests (npm-publish.ts);
+ * publish times can be moved back in the stored packument, since a test
+ * cannot wait days for a release to age.
  * Verdaccio has no advisory database, so a small front server answers the
  * bulk advisory route (`npm audit`'s) from what the test sets, and passes
  * every other request through unchanged.
  */
-
-const run = promisify(execFile);
 
 export interface FixturePackage {
   name: string;
@@ -170,8 +166,6 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
   await mkdir(npmEnv.HOME, { recursive: true });
   let packages = 0;
 
-  const npm = (args: string[], cwd: string) =>
-    run("npm", [...args, "--registry", url], { cwd, env: npmEnv, encoding: "utf8" });
   /** verdaccio serves what its storage holds: a package's document, edited in place. */
   const editStored = async (
     name: string,
@@ -211,7 +205,7 @@ export async function startLocalRegistry(root: string): Promise<LocalRegistry> {
       );
     },
     async deprecate(name, version, message) {
-      await npm(["deprecate", `${name}@${version}`, message], root);
+      await deprecateVersion({ url, token }, name, version, message);
     },
     async setPublishTime(name, version, time) {
       await editStored(name, (doc) => {

@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, type TempDir } from "../../helpers/git-repos.js";
-import { publishPackage, writePackage } from "../../helpers/npm-publish.js";
+import { deprecateVersion, publishPackage, writePackage } from "../../helpers/npm-publish.js";
 import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-registry.js";
 
 /**
@@ -13,6 +13,8 @@ import { type LocalRegistry, startLocalRegistry } from "../../helpers/npm-regist
  * kind of fixture is published both ways, under two names, and the registry
  * must store the same for both: the version's manifest as the registry
  * serves it (npm's changes to it included) and the files in the tarball.
+ * Deprecations are made the same way instead of with `npm deprecate`, and
+ * checked against it likewise.
  */
 
 const run = promisify(execFile);
@@ -122,6 +124,45 @@ describe("a fixture published with the publish request", () => {
       expect(byRequest.files).toEqual(byNpm.files);
     },
   );
+
+  it("deprecates a version as `npm deprecate` does: the full and the abbreviated document", async () => {
+    const message = "1.1.0 lost the greeting; use 1.0.1";
+    const target = { url: registry.url, token: registry.token };
+    for (const name of ["cmp-dep", "cmp-dep-direct"]) {
+      for (const version of ["1.0.0", "1.1.0"])
+        await publishPackage(
+          target,
+          join(tmp.path, "dep", name, version),
+          { name, version },
+          {
+            "index.js": "module.exports = 0;\n",
+          },
+        );
+    }
+    await run("npm", ["deprecate", "cmp-dep@1.1.0", message, "--registry", registry.url], {
+      env: registry.npmEnv,
+    });
+    await deprecateVersion(target, "cmp-dep-direct", "1.1.0", message);
+    // What installers read (the abbreviated document) and what `npm view` reads.
+    const served = async (name: string, accept: string) => {
+      const doc = (await (
+        await fetch(new URL(name, registry.url), {
+          headers: { authorization: `Bearer ${registry.token}`, accept },
+        })
+      ).json()) as { versions: Record<string, { deprecated?: string }> };
+      return Object.fromEntries(
+        Object.entries(doc.versions).map(([version, manifest]) => [version, manifest.deprecated]),
+      );
+    };
+    for (const accept of ["application/json", "application/vnd.npm.install-v1+json"]) {
+      const byNpm = await served("cmp-dep", accept);
+      expect(byNpm).toEqual({ "1.0.0": undefined, "1.1.0": message });
+      expect(await served("cmp-dep-direct", accept)).toEqual(byNpm);
+    }
+    await expect(deprecateVersion(target, "cmp-dep-direct", "9.9.9", message)).rejects.toThrow(
+      "cmp-dep-direct@9.9.9 is not published here",
+    );
+  });
 
   it("says what the registry answered when it refuses", async () => {
     await expect(
