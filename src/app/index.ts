@@ -144,7 +144,7 @@ export function createApp(settings: AppSettings) {
       );
       let github = settings.github;
       if (!github) {
-        const own = serviceGitHubClients(service, probot.log);
+        const own = await serviceGitHubClients(service, probot.log);
         github = own.clients;
         closeClients = own.close;
       }

@@ -47,7 +47,7 @@ export async function runWorkerCommand(argv: string[], io: CliIo): Promise<numbe
     clock: io.clock,
     onError: (error, record) => log.error({ err: error, job: record?.id }, "job queue"),
   });
-  const { clients: github, close: closeClients } = serviceGitHubClients(settings, {
+  const { clients: github, close: closeClients } = await serviceGitHubClients(settings, {
     debug: () => {},
     info: (message) => log.info({}, message),
     warn: (message) => log.warn({}, message),

@@ -1,5 +1,4 @@
 import Bottleneck from "bottleneck";
-import { Redis } from "ioredis";
 import {
   type AppClientLog,
   createGitHubAppClients,
@@ -10,13 +9,16 @@ import type { ServiceSettings } from "./env.js";
 /**
  * The GitHub App's clients for a server process. With Redis, the spacing of
  * writes per installation lives there too, so the App and every worker
- * share one clock per installation, as GitHub asks.
+ * share one clock per installation, as GitHub asks. ioredis loads only then
+ * (open-queue.ts says why).
  */
-export function serviceGitHubClients(
+export async function serviceGitHubClients(
   settings: Pick<ServiceSettings, "appId" | "privateKey" | "apiBaseUrl" | "redisUrl">,
   log: AppClientLog,
-): { clients: GitHubAppClients; close(): Promise<void> } {
-  const redis = settings.redisUrl ? new Redis(settings.redisUrl) : undefined;
+): Promise<{ clients: GitHubAppClients; close(): Promise<void> }> {
+  const redis = settings.redisUrl
+    ? new (await import("ioredis")).Redis(settings.redisUrl)
+    : undefined;
   const connection = redis ? new Bottleneck.IORedisConnection({ client: redis }) : undefined;
   const clients = createGitHubAppClients({
     appId: settings.appId ?? "",

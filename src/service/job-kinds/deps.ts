@@ -1,6 +1,5 @@
 import { createRedactor } from "../../agent/redact.js";
 import { loadRepoConfig } from "../../config/load.js";
-import { runDepsJob } from "../../deps/run-deps-job.js";
 import { installationToken } from "../../github/client.js";
 import { jobEvents } from "../../kernel/events.js";
 import type { JobResult } from "../../queue/types.js";
@@ -49,6 +48,9 @@ async function runDepsRecord(job: KindJob<"deps">, services: WorkerServices): Pr
         onError: (error) => services.log.warn({ err: error, job: job.record.id }, "event log"),
       })
     : undefined;
+  // Loaded with the first dependency run: the bump job's code and its
+  // registry client are a good part of a process's start otherwise.
+  const { runDepsJob } = await import("../../deps/run-deps-job.js");
   const result = await runDepsJob(
     {
       cacheDir: services.cacheDir,
