@@ -107,9 +107,101 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals) {
   }
 }
 
+function groupAlive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a streamed run reports, in this order: its output as it comes, its
+ * exit, then the close of its pipes; or an error when it could not start
+ * (or the helper running it went away).
+ */
+export interface StreamEvents {
+  output(stream: "stdout" | "stderr", chunk: Buffer): void;
+  error(error: Error): void;
+  exit(code: number | null, signal: NodeJS.Signals | null): void;
+  close(): void;
+}
+
+export interface StreamedRun {
+  /** Sends a signal to the program and everything it started (its process group). */
+  killGroup(signal: NodeJS.Signals): void;
+  /** Whether anything of its process group still runs; known once it has exited. */
+  groupAlive(): boolean;
+  /** Stops waiting for its output: a daemon it left may hold its pipes open for good. */
+  closePipes(): void;
+}
+
+/**
+ * Runs a program in its own process group, no stdin, its output streamed
+ * to `events` as it comes (a shell command's live progress): through the
+ * helper when it is up, else directly. Its process group is this process's
+ * to signal either way.
+ */
+export function streamInGroup(
+  file: string,
+  args: string[],
+  options: Omit<GroupRunOptions, "input">,
+  events: StreamEvents,
+): StreamedRun {
+  const helper = helperWanted ? currentHelper() : undefined;
+  return helper?.ready
+    ? helper.stream(file, args, options, events)
+    : streamDirectly(file, args, options, events);
+}
+
+export function streamDirectly(
+  file: string,
+  args: string[],
+  options: Omit<GroupRunOptions, "input">,
+  events: StreamEvents,
+): StreamedRun {
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout.on("data", (chunk: Buffer) => events.output("stdout", chunk));
+  child.stderr.on("data", (chunk: Buffer) => events.output("stderr", chunk));
+  // A program that could not start is an error, and nothing after it (as from the helper).
+  let failed = false;
+  child.on("error", (error) => {
+    if (failed) return;
+    failed = true;
+    events.error(error);
+  });
+  child.on("exit", (code, signal) => {
+    if (!failed) events.exit(code, signal);
+  });
+  child.on("close", () => {
+    if (!failed) events.close();
+  });
+  return {
+    killGroup: (signal) => killGroup(child.pid, signal),
+    groupAlive: () => groupAlive(child.pid),
+    closePipes: () => {
+      child.stdout.destroy();
+      child.stderr.destroy();
+    },
+  };
+}
+
 interface Helper {
   ready: boolean;
   run(file: string, args: string[], options: GroupRunOptions): GroupRun;
+  stream(
+    file: string,
+    args: string[],
+    options: Omit<GroupRunOptions, "input">,
+    events: StreamEvents,
+  ): StreamedRun;
 }
 
 /** The helper, started on first use; undefined once it failed or exited. */
@@ -128,7 +220,20 @@ type Reply =
       stdout?: Uint8Array;
       stderr?: Uint8Array;
       error?: { message: string; code?: string; errno?: number; syscall?: string; path?: string };
+      // A streamed run's messages: its pid once started, each chunk, its exit, the close of its pipes.
+      pid?: number;
+      chunk?: Uint8Array;
+      stream?: "stdout" | "stderr";
+      exit?: { code: number | null; signal: NodeJS.Signals | null };
+      closed?: true;
     };
+
+type RunReply = Exclude<Reply, { ready: true }>;
+
+function errorOf(reply: NonNullable<RunReply["error"]>): Error {
+  const { message, ...fields } = reply;
+  return Object.assign(new Error(message), fields);
+}
 
 function startHelper(): Helper | undefined {
   let child: ChildProcess;
@@ -143,10 +248,8 @@ function startHelper(): Helper | undefined {
   } catch {
     return undefined;
   }
-  const pending = new Map<
-    number,
-    { resolve: (result: GroupRunResult) => void; reject: (error: Error) => void }
-  >();
+  // Each run's reader of its replies, which says when the run is over.
+  const pending = new Map<number, (reply: RunReply) => "done" | "more">();
   let nextId = 0;
   // Held only while runs are under way: an idle helper never keeps this process alive.
   const hold = (on: boolean) => {
@@ -158,14 +261,26 @@ function startHelper(): Helper | undefined {
       child.channel?.unref();
     }
   };
+  const track = (id: number, read: (reply: RunReply) => "done" | "more") => {
+    pending.set(id, read);
+    if (pending.size === 1) hold(true);
+  };
   const self: Helper = {
     ready: false,
     run(file, args, options) {
       const id = nextId++;
       const done = new Promise<GroupRunResult>((resolve, reject) => {
-        pending.set(id, { resolve, reject });
+        track(id, (reply) => {
+          if (reply.error) reject(errorOf(reply.error));
+          else
+            resolve({
+              code: reply.code ?? null,
+              stdout: toBuffer(reply.stdout),
+              stderr: toBuffer(reply.stderr),
+            });
+          return "done";
+        });
       });
-      if (pending.size === 1) hold(true);
       child.send({ id, file, args, cwd: options.cwd, env: options.env, input: options.input });
       return {
         killGroup: (signal) => {
@@ -174,13 +289,44 @@ function startHelper(): Helper | undefined {
         done,
       };
     },
+    stream(file, args, options, events) {
+      const id = nextId++;
+      let pid: number | undefined;
+      track(id, (reply) => {
+        if (reply.error) {
+          events.error(errorOf(reply.error));
+          return "done";
+        }
+        if (reply.pid !== undefined) pid = reply.pid;
+        else if (reply.chunk && reply.stream) events.output(reply.stream, toBuffer(reply.chunk));
+        else if (reply.exit) events.exit(reply.exit.code, reply.exit.signal);
+        else if (reply.closed) {
+          events.close();
+          return "done";
+        }
+        return "more";
+      });
+      child.send({ id, stream: true, file, args, cwd: options.cwd, env: options.env });
+      return {
+        // Its group is signalled from here once its pid is known: no round trip on a timeout.
+        killGroup: (signal) => {
+          if (pid !== undefined) killGroup(pid, signal);
+          else if (pending.has(id)) child.send({ kill: id, signal });
+        },
+        groupAlive: () => groupAlive(pid),
+        closePipes: () => {
+          if (pending.has(id)) child.send({ closePipes: id });
+        },
+      };
+    },
   };
   const gone = () => {
     if (helper === self) helper = undefined;
     self.ready = false;
-    for (const { reject } of pending.values())
-      reject(new Error("the process helper exited before the program finished"));
+    const left = [...pending.values()];
     pending.clear();
+    for (const read of left)
+      read({ id: -1, error: { message: "the process helper exited before the program finished" } });
   };
   child.on("error", gone);
   child.on("exit", gone);
@@ -189,20 +335,10 @@ function startHelper(): Helper | undefined {
       self.ready = true;
       return;
     }
-    const waiting = pending.get(reply.id);
-    if (!waiting) return;
+    const read = pending.get(reply.id);
+    if (!read || read(reply) === "more") return;
     pending.delete(reply.id);
     if (pending.size === 0) hold(false);
-    if (reply.error) {
-      const { message, ...fields } = reply.error;
-      waiting.reject(Object.assign(new Error(message), fields));
-      return;
-    }
-    waiting.resolve({
-      code: reply.code ?? null,
-      stdout: toBuffer(reply.stdout),
-      stderr: toBuffer(reply.stderr),
-    });
   });
   hold(false);
   return self;
@@ -255,6 +391,13 @@ process.on("message", (m) => {
     try { if (pid) process.kill(-pid, m.signal); } catch {}
     return;
   }
+  if (m.closePipes !== undefined) {
+    const child = running.get(m.closePipes);
+    child?.stdout?.destroy();
+    child?.stderr?.destroy();
+    return;
+  }
+  if (m.stream) return stream(m);
   let out;
   let err;
   try {
@@ -291,6 +434,32 @@ process.on("message", (m) => {
   child.stdin?.on("error", () => {});
   child.stdin?.end(m.input);
 });
+// A streamed run (a shell command's live output): pipes, each chunk sent on as it comes.
+const stream = (m) => {
+  let child;
+  try {
+    child = spawn(m.file, m.args, { cwd: m.cwd, env: m.env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  } catch (e) {
+    process.send({ id: m.id, error: { message: e.message, code: e.code } });
+    return;
+  }
+  running.set(m.id, child);
+  if (child.pid !== undefined) process.send({ id: m.id, pid: child.pid });
+  child.stdout.on("data", (chunk) => process.send({ id: m.id, stream: "stdout", chunk }));
+  child.stderr.on("data", (chunk) => process.send({ id: m.id, stream: "stderr", chunk }));
+  let failed = false;
+  child.on("error", (e) => {
+    if (failed) return;
+    failed = true;
+    running.delete(m.id);
+    process.send({ id: m.id, error: { message: e.message, code: e.code, errno: e.errno, syscall: e.syscall, path: e.path } });
+  });
+  child.on("exit", (code, signal) => { if (!failed) process.send({ id: m.id, exit: { code, signal } }); });
+  child.on("close", () => {
+    running.delete(m.id);
+    if (!failed) process.send({ id: m.id, closed: true });
+  });
+};
 // Ctrl+C reaches the whole foreground group, and a service manager may signal
 // every process: the caller decides how to stop and may still need git then.
 // The helper ends when the caller has (its channel closes).

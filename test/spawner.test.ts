@@ -5,7 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { type GroupRunOptions, runDirectly, runInGroup, useSpawnHelper } from "../src/spawner.js";
+import {
+  type GroupRunOptions,
+  runDirectly,
+  runInGroup,
+  type StreamEvents,
+  streamDirectly,
+  streamInGroup,
+  useSpawnHelper,
+} from "../src/spawner.js";
 
 /**
  * Programs started by the helper process (src/spawner.ts) behave as those
@@ -120,6 +128,90 @@ describe("runInGroup", () => {
       const sleeper = Number(result.stdout.toString().trim());
       expect(sleeper).toBeGreaterThan(0);
       await new Promise((wait) => setTimeout(wait, 100));
+      expect(alive(sleeper)).toBe(false);
+    }
+  });
+
+  /** Runs a program streamed; what its events said, in order (output joined by stream). */
+  function streamed(
+    start: typeof streamInGroup,
+    file: string,
+    args: string[],
+    cwd = "/tmp",
+  ): Promise<{ events: string[]; stdout: Buffer; stderr: Buffer }> {
+    return new Promise((resolve) => {
+      const events: string[] = [];
+      const out: Record<"stdout" | "stderr", Buffer[]> = { stdout: [], stderr: [] };
+      const note = (event: string) => {
+        if (events.at(-1) !== event) events.push(event);
+      };
+      const done = (last: string) => {
+        note(last);
+        resolve({
+          events,
+          stdout: Buffer.concat(out.stdout),
+          stderr: Buffer.concat(out.stderr),
+        });
+      };
+      const listener: StreamEvents = {
+        output: (stream, chunk) => {
+          note("output");
+          out[stream].push(chunk);
+        },
+        error: (error) => done(`error ${(error as NodeJS.ErrnoException).code}`),
+        exit: (code, signal) => note(`exit ${code} ${signal}`),
+        close: () => done("close"),
+      };
+      start(file, args, { ...options, cwd }, listener);
+    });
+  }
+
+  it("streams the same output, exit and close through the helper as directly", async () => {
+    await helperPid();
+    const args = ["-c", "printf out; head -c 3000000 /dev/zero >&2; printf more; exit 3"];
+    const direct = await streamed(streamDirectly, "sh", args);
+    const helped = await streamed(streamInGroup, "sh", args);
+    expect(helped.events).toEqual(["output", "exit 3 null", "close"]);
+    expect(direct.events).toEqual(helped.events);
+    expect(helped.stdout.toString()).toBe("outmore");
+    expect(Buffer.compare(helped.stderr, direct.stderr)).toBe(0);
+    expect(helped.stderr.length).toBe(3_000_000);
+  });
+
+  it("says a streamed program could not start, as directly", async () => {
+    await helperPid();
+    for (const [file, cwd] of [
+      ["no-such-program-here", "/tmp"],
+      ["sh", "/tmp/no/such/folder"],
+    ] as const) {
+      const direct = await streamed(streamDirectly, file, [], cwd);
+      const helped = await streamed(streamInGroup, file, [], cwd);
+      expect(helped.events).toEqual(["error ENOENT"]);
+      expect(direct.events).toEqual(helped.events);
+    }
+  });
+
+  it("signals a streamed program's group from here, and knows when it is gone", async () => {
+    await helperPid();
+    for (const start of [streamDirectly, streamInGroup]) {
+      let sleeper = 0;
+      const exited = new Promise<string>((resolve) => {
+        const run = start("sh", ["-c", "sleep 30 & echo $!; wait"], options, {
+          output: (_stream, chunk) => {
+            sleeper = Number(chunk.toString().trim());
+            run.killGroup("SIGTERM");
+          },
+          error: () => resolve("error"),
+          exit: async (code, signal) => {
+            // Its group's last process may take a moment to go (and be reaped).
+            for (let i = 0; i < 150 && run.groupAlive(); i++)
+              await new Promise((wait) => setTimeout(wait, 20));
+            resolve(`${code} ${signal} alive=${run.groupAlive()}`);
+          },
+          close: () => {},
+        });
+      });
+      expect(await exited).toBe("null SIGTERM alive=false");
       expect(alive(sleeper)).toBe(false);
     }
   });

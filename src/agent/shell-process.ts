@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { access, constants } from "node:fs/promises";
 import { constants as osConstants } from "node:os";
 import { delimiter, join } from "node:path";
 import type { Sandbox } from "../sandbox/sandbox.js";
+import { type StreamedRun, streamInGroup } from "../spawner.js";
 import { HeadTailBuffer } from "./tools/truncate.js";
 
 /**
@@ -87,34 +87,19 @@ export async function runShellProcess(
   const stderr = new HeadTailBuffer(options.maxStreamChars ?? 30_000);
 
   return new Promise((resolve, reject) => {
-    // Its own process group, so a timeout can kill everything the command
-    // started (in a sandbox, killing it ends its PID namespace too).
-    const child = spawn(wrapped.file, wrapped.args, {
-      cwd: ctx.cwd,
-      env: wrapped.env,
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    const pid = child.pid;
     let stoppedBy: ShellOutcome["stoppedBy"] = null;
     let leftovers = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
+    // Set below, before any of its events can come (they come on a later turn).
+    let run: StreamedRun | undefined;
 
-    const killGroup = (signal: NodeJS.Signals): void => {
-      if (pid === undefined) return;
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        // The group is already gone.
-      }
-    };
     const stop = (why: "timeout" | "abort"): void => {
       if (stoppedBy || exit) return;
       stoppedBy = why;
-      killGroup("SIGTERM");
-      timers.push(setTimeout(() => killGroup("SIGKILL"), killGraceMs));
+      run?.killGroup("SIGTERM");
+      timers.push(setTimeout(() => run?.killGroup("SIGKILL"), killGraceMs));
     };
     const onAbort = (): void => stop("abort");
     const finish = (): void => {
@@ -134,36 +119,42 @@ export async function runShellProcess(
     };
 
     const onOutput = options.onOutput;
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout.push(chunk);
-      onOutput?.(chunk.toString("utf8"));
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr.push(chunk);
-      onOutput?.(chunk.toString("utf8"));
-    });
-    child.on("error", (error) => {
-      if (settled) return;
-      settled = true;
-      for (const timer of timers) clearTimeout(timer);
-      ctx.signal.removeEventListener("abort", onAbort);
-      reject(new Error(`could not start ${wrapped.file}: ${error.message}`));
-    });
-    child.on("exit", (code, signal) => {
-      exit = { code, signal };
-      if (pid !== undefined && groupAlive(pid)) {
-        leftovers = stoppedBy === null;
-        killGroup("SIGKILL");
-      }
-      timers.push(
-        setTimeout(() => {
-          child.stdout.destroy();
-          child.stderr.destroy();
-          finish();
-        }, closeGraceMs),
-      );
-    });
-    child.on("close", finish);
+    // Its own process group, so a timeout can kill everything the command
+    // started (in a sandbox, killing it ends its PID namespace too). Started
+    // by the spawner's helper when it is up: a fork of this process (the
+    // App's, hundreds of megabytes) costs its thread milliseconds per command.
+    run = streamInGroup(
+      wrapped.file,
+      wrapped.args,
+      { cwd: ctx.cwd, env: wrapped.env },
+      {
+        output: (stream, chunk) => {
+          (stream === "stdout" ? stdout : stderr).push(chunk);
+          onOutput?.(chunk.toString("utf8"));
+        },
+        error: (error) => {
+          if (settled) return;
+          settled = true;
+          for (const timer of timers) clearTimeout(timer);
+          ctx.signal.removeEventListener("abort", onAbort);
+          reject(new Error(`could not start ${wrapped.file}: ${error.message}`));
+        },
+        exit: (code, signal) => {
+          exit = { code, signal };
+          if (run?.groupAlive()) {
+            leftovers = stoppedBy === null;
+            run.killGroup("SIGKILL");
+          }
+          timers.push(
+            setTimeout(() => {
+              run?.closePipes();
+              finish();
+            }, closeGraceMs),
+          );
+        },
+        close: finish,
+      },
+    );
     timers.push(setTimeout(() => stop("timeout"), timeoutSeconds * 1000));
     ctx.signal.addEventListener("abort", onAbort, { once: true });
   });
@@ -173,15 +164,6 @@ export async function runShellProcess(
 function notStarted(): ShellOutcome {
   const empty = { code: null, signal: null, stdout: "", stderr: "" };
   return { ...empty, stoppedBy: "abort", leftovers: false, started: false };
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The exit status as a shell reports it: the code, or 128 + signal number. */

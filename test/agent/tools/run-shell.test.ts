@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRunShellTool, runShellTool } from "../../../src/agent/tools/run-shell.js";
 import { buildShellEnv } from "../../../src/agent/tools/shell-env.js";
+import { runInGroup, useSpawnHelper } from "../../../src/spawner.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
 
 /** Alive and not a zombie (a container's init may not reap orphans at once). */
@@ -48,14 +49,72 @@ async function waitForFile(ws: TestWorkspace, name: string): Promise<void> {
   throw new Error(`${name} never appeared`);
 }
 
-describe("run_shell", () => {
+/** Until the spawner's helper serves runs (it starts with the first one): its pid. */
+async function helperUp(): Promise<number> {
+  const options = { cwd: "/tmp", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } };
+  for (let i = 0; i < 200; i++) {
+    const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], options).done;
+    const parent = Number(stdout.toString().trim());
+    if (parent !== process.pid) return parent;
+    await new Promise((wait) => setTimeout(wait, 25));
+  }
+  throw new Error("the spawner's helper never served a run");
+}
+
+// Commands start from the spawner's helper when it is up (an App's fork
+// per command is costly), else from this process: the same behaviour both ways.
+describe.each([
+  ["through the spawner's helper", true],
+  ["started here", false],
+])("run_shell, %s", (_how, throughHelper) => {
   let ws: TestWorkspace;
+  let starter: number;
+  beforeAll(async () => {
+    useSpawnHelper(throughHelper);
+    starter = throughHelper ? await helperUp() : process.pid;
+  });
+  afterAll(() => useSpawnHelper(true));
   beforeEach(async () => {
     ws = await createWorkspace();
   });
   afterEach(() => ws.cleanup());
 
   const shell = createRunShellTool({ killGraceMs: 300, closeGraceMs: 300 });
+
+  it("is started by the process it should be", async () => {
+    const out = await shell.run({ command: "echo parent=$PPID" }, ws.ctx);
+    expect(out).toContain(`parent=${starter}`);
+  });
+
+  it("returns once the command exits when a daemon it started holds its output open, and lets go of it", async () => {
+    const started = Date.now();
+    const out = await shell.run(
+      {
+        // Its own session: out of the group a leftover kill reaches, its output still the pipe.
+        command:
+          "setsid sh -c 'echo $$ > daemon.pid; sleep 3; echo late; echo wrote > after.txt' & sleep 0.2; echo started",
+      },
+      ws.ctx,
+    );
+    const daemon = await readPid(ws, "daemon.pid");
+    try {
+      expect(out).toContain("started");
+      expect(out).toContain("exit code: 0");
+      // The close grace (300 ms here), not the daemon's 3 s.
+      expect(Date.now() - started).toBeLessThan(2_500);
+      // Nothing reads the pipe any more: the daemon's next write ends it.
+      for (let i = 0; i < 400 && (await isRunning(daemon)); i++)
+        await new Promise((wait) => setTimeout(wait, 20));
+      expect(await isRunning(daemon)).toBe(false);
+      await expect(readFile(join(ws.root, "after.txt"), "utf8")).rejects.toThrow(/ENOENT/);
+    } finally {
+      try {
+        process.kill(daemon, "SIGKILL");
+      } catch {
+        // Gone, as it should be.
+      }
+    }
+  });
 
   it("returns the exit code, stdout and stderr", async () => {
     const out = await shell.run({ command: "echo out; echo err >&2; exit 3" }, ws.ctx);
