@@ -14,6 +14,7 @@ import {
   streamInGroup,
   useSpawnHelper,
 } from "../src/spawner.js";
+import { spawnHelperPid } from "./helpers/spawn-helper-up.js";
 
 /**
  * Programs started by the helper process (src/spawner.ts) behave as those
@@ -39,20 +40,9 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Waits until runInGroup goes through the helper (the program's parent is not this process). */
-async function helperPid(): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], options).done;
-    const parent = Number(stdout.toString().trim());
-    if (parent !== process.pid) return parent;
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
-  throw new Error("the helper never served a run");
-}
-
 describe("runInGroup", () => {
   it("runs programs in the helper, a process with no environment of its own", async () => {
-    const pid = await helperPid();
+    const pid = await spawnHelperPid();
     expect(pid).not.toBe(process.pid);
     const environ = readFileSync(`/proc/${pid}/environ`, "utf8");
     expect(environ).not.toContain("PATH=");
@@ -74,7 +64,7 @@ describe("runInGroup", () => {
   ];
   for (const [what, file, args, extra] of cases) {
     it(`gives the same ${what} through the helper as directly`, async () => {
-      await helperPid();
+      await spawnHelperPid();
       const direct = await runDirectly(file, args, { ...options, ...extra }).done;
       const helped = await runInGroup(file, args, { ...options, ...extra }).done;
       expect(helped.code).toBe(direct.code);
@@ -85,7 +75,7 @@ describe("runInGroup", () => {
   }
 
   it("gives the same output through pipes when it has nowhere to write files", async () => {
-    const pid = await helperPid();
+    const pid = await spawnHelperPid();
     const folders = readdirSync(tmpdir()).filter((name) =>
       name.startsWith(`patchwright-tmp-spawner-${pid}-`),
     );
@@ -104,7 +94,7 @@ describe("runInGroup", () => {
   });
 
   it("rejects as directly when the program or the folder is not there", async () => {
-    await helperPid();
+    await spawnHelperPid();
     for (const [file, cwd] of [
       ["no-such-program-here", "/tmp"],
       ["sh", "/tmp/no/such/folder"],
@@ -118,7 +108,7 @@ describe("runInGroup", () => {
   });
 
   it("kills the program and what it started, through the helper or not", async () => {
-    await helperPid();
+    await spawnHelperPid();
     for (const start of [runDirectly, runInGroup]) {
       const started = start("sh", ["-c", "sleep 30 & echo $!; wait"], options);
       await new Promise((wait) => setTimeout(wait, 200));
@@ -167,7 +157,7 @@ describe("runInGroup", () => {
   }
 
   it("streams the same output, exit and close through the helper as directly", async () => {
-    await helperPid();
+    await spawnHelperPid();
     const args = ["-c", "printf out; head -c 3000000 /dev/zero >&2; printf more; exit 3"];
     const direct = await streamed(streamDirectly, "sh", args);
     const helped = await streamed(streamInGroup, "sh", args);
@@ -179,7 +169,7 @@ describe("runInGroup", () => {
   });
 
   it("says a streamed program could not start, as directly", async () => {
-    await helperPid();
+    await spawnHelperPid();
     for (const [file, cwd] of [
       ["no-such-program-here", "/tmp"],
       ["sh", "/tmp/no/such/folder"],
@@ -192,7 +182,7 @@ describe("runInGroup", () => {
   });
 
   it("signals a streamed program's group from here, and knows when it is gone", async () => {
-    await helperPid();
+    await spawnHelperPid();
     for (const start of [streamDirectly, streamInGroup]) {
       let sleeper = 0;
       const exited = new Promise<string>((resolve) => {
@@ -217,14 +207,14 @@ describe("runInGroup", () => {
   });
 
   it("outlives the signals that stop its process, which may still need git", async () => {
-    const pid = await helperPid();
+    const pid = await spawnHelperPid();
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.kill(pid, signal);
     await new Promise((wait) => setTimeout(wait, 100));
-    expect(await helperPid()).toBe(pid);
+    expect(await spawnHelperPid()).toBe(pid);
   });
 
   it("starts programs here when told not to use the helper", async () => {
-    await helperPid();
+    await spawnHelperPid();
     useSpawnHelper(false);
     const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], options).done;
     useSpawnHelper(true);

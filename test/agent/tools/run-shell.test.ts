@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRunShellTool, runShellTool } from "../../../src/agent/tools/run-shell.js";
 import { buildShellEnv } from "../../../src/agent/tools/shell-env.js";
-import { runInGroup, useSpawnHelper } from "../../../src/spawner.js";
+import { useSpawnHelper } from "../../../src/spawner.js";
+import { spawnHelperPid } from "../../helpers/spawn-helper-up.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
 
 /** Alive and not a zombie (a container's init may not reap orphans at once). */
@@ -49,18 +50,6 @@ async function waitForFile(ws: TestWorkspace, name: string): Promise<void> {
   throw new Error(`${name} never appeared`);
 }
 
-/** Until the spawner's helper serves runs (it starts with the first one): its pid. */
-async function helperUp(): Promise<number> {
-  const options = { cwd: "/tmp", env: { PATH: process.env.PATH ?? "/usr/bin:/bin" } };
-  for (let i = 0; i < 200; i++) {
-    const { stdout } = await runInGroup("sh", ["-c", "echo $PPID"], options).done;
-    const parent = Number(stdout.toString().trim());
-    if (parent !== process.pid) return parent;
-    await new Promise((wait) => setTimeout(wait, 25));
-  }
-  throw new Error("the spawner's helper never served a run");
-}
-
 // Commands start from the spawner's helper when it is up (an App's fork
 // per command is costly), else from this process: the same behaviour both ways.
 describe.each([
@@ -71,7 +60,7 @@ describe.each([
   let starter: number;
   beforeAll(async () => {
     useSpawnHelper(throughHelper);
-    starter = throughHelper ? await helperUp() : process.pid;
+    starter = throughHelper ? await spawnHelperPid() : process.pid;
   });
   afterAll(() => useSpawnHelper(true));
   beforeEach(async () => {
