@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
 import { buildGitEnv } from "../../git/git-client.js";
+import { runInGroup } from "../../spawner.js";
 
 export interface GitResult {
   code: number;
@@ -13,34 +13,31 @@ export interface GitOptions {
   signal?: AbortSignal;
 }
 
-/** Large enough for `ls-files` of a monorepo; output is parsed, not shown whole. */
-const MAX_BUFFER = 512 * 1024 * 1024;
-
 /**
  * Runs git with an argument array (never a shell string) and reports the exit
  * code instead of throwing, since for git grep "1" just means "no match".
+ * Started by the spawner's helper when it is up (a tool call's git would
+ * otherwise fork the App); a cancelled run stops it and rejects with an
+ * AbortError, as execFile's signal did.
  */
-export function runGit(args: string[], options: GitOptions): Promise<GitResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      "git",
-      args,
-      {
-        cwd: options.cwd,
-        env: toolGitEnv(options.env),
-        maxBuffer: MAX_BUFFER,
-        encoding: "utf8",
-        ...(options.signal ? { signal: options.signal } : {}),
-      },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== "number") {
-          reject(error);
-          return;
-        }
-        resolve({ code: typeof error?.code === "number" ? error.code : 0, stdout, stderr });
-      },
-    );
-  });
+export async function runGit(args: string[], options: GitOptions): Promise<GitResult> {
+  const { signal } = options;
+  if (signal?.aborted) throw abortError();
+  const run = runInGroup("git", args, { cwd: options.cwd, env: toolGitEnv(options.env) });
+  const stop = () => run.killGroup("SIGTERM");
+  signal?.addEventListener("abort", stop, { once: true });
+  try {
+    const { code, stdout, stderr } = await run.done;
+    if (signal?.aborted) throw abortError();
+    if (code === null) throw new Error(`git ${args[0] ?? ""} was ended by a signal`);
+    return { code, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
+  } finally {
+    signal?.removeEventListener("abort", stop);
+  }
+}
+
+export function abortError(): Error {
+  return new DOMException("The operation was aborted", "AbortError");
 }
 
 /**

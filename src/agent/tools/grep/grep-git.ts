@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { StringDecoder } from "node:string_decoder";
+import { streamInGroup } from "../../../spawner.js";
 import type { ToolContext } from "../define-tool.js";
 import { compareStrings, isSkippedPath } from "../fs/workspace-files.js";
-import { GIT_FATAL, isNotARepository, runGit, toolGitEnv } from "../git-exec.js";
+import { abortError, GIT_FATAL, isNotARepository, runGit, toolGitEnv } from "../git-exec.js";
 import type { MatchCollector } from "./grep-matches.js";
 import type { LineTest } from "./grep-scan.js";
 
@@ -87,33 +87,56 @@ function candidateLines(
     if (test.regex.test(text)) matches.add(path, lineNo, text);
   };
   return new Promise((resolve, reject) => {
-    const child = spawn("git", args, {
-      cwd: ctx.root,
-      env: { ...toolGitEnv(ctx.env), LC_ALL: "C" },
-      stdio: ["ignore", "pipe", "pipe"],
-      signal: ctx.signal,
-    });
+    if (ctx.signal.aborted) {
+      reject(abortError());
+      return;
+    }
     const decoder = new StringDecoder("utf8");
     let pending = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      const lines = (pending + decoder.write(chunk)).split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) take(line);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (stderr.length < 10_000) stderr += chunk.toString("utf8");
-    });
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") resolve(null);
-      else reject(error);
-    });
-    child.on("close", (code) => {
-      pending += decoder.end();
-      if (pending) take(pending);
-      if (code === 0 || code === 1) resolve({ rescan: [...rescan].sort(compareStrings) });
-      else if (code === GIT_FATAL && /not a git repository/i.test(stderr)) resolve(null);
-      else reject(new Error(`git grep exited with ${code}: ${stderr.trim()}`));
-    });
+    let exitCode: number | null = null;
+    let settled = false;
+    const settle = (done: () => void) => {
+      if (settled) return;
+      settled = true;
+      ctx.signal.removeEventListener("abort", stop);
+      done();
+    };
+    // Streamed, from the spawner's helper when it is up: each line is tested as it comes.
+    const run = streamInGroup(
+      "git",
+      args,
+      { cwd: ctx.root, env: { ...toolGitEnv(ctx.env), LC_ALL: "C" } },
+      {
+        output: (stream, chunk) => {
+          if (stream === "stderr") {
+            if (stderr.length < 10_000) stderr += chunk.toString("utf8");
+            return;
+          }
+          const lines = (pending + decoder.write(chunk)).split("\n");
+          pending = lines.pop() ?? "";
+          for (const line of lines) take(line);
+        },
+        error: (error: NodeJS.ErrnoException) =>
+          settle(() => (error.code === "ENOENT" ? resolve(null) : reject(error))),
+        exit: (code) => {
+          exitCode = code;
+        },
+        close: () =>
+          settle(() => {
+            pending += decoder.end();
+            if (pending) take(pending);
+            const code = exitCode;
+            if (code === 0 || code === 1) resolve({ rescan: [...rescan].sort(compareStrings) });
+            else if (code === GIT_FATAL && /not a git repository/i.test(stderr)) resolve(null);
+            else reject(new Error(`git grep exited with ${code}: ${stderr.trim()}`));
+          }),
+      },
+    );
+    const stop = () => {
+      run.killGroup("SIGTERM");
+      settle(() => reject(abortError()));
+    };
+    ctx.signal.addEventListener("abort", stop, { once: true });
   });
 }
