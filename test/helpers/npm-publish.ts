@@ -1,8 +1,7 @@
-import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { runInGroup } from "../../src/spawner.js";
 
 /**
  * Publishes a fixture package with the registry's publish request (a PUT of
@@ -14,8 +13,6 @@ import { promisify } from "node:util";
  * and homepage npm derives from it); test/deps/registry/fixture-publish.test.ts
  * checks that the registry stores the same as after `npm publish`.
  */
-
-const run = promisify(execFile);
 
 export interface PublishTarget {
   /** The registry, with a trailing slash. */
@@ -45,10 +42,13 @@ export async function publishPackage(
 ): Promise<void> {
   await writePackage(join(dir, "package"), manifest, files);
   // npm's tarball layout: everything under package/.
-  const { stdout: tarball } = await run("tar", ["-czf", "-", "-C", dir, "package"], {
-    encoding: "buffer",
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  // Through the spawner's helper: a test worker's fork costs it milliseconds (src/spawner.ts).
+  const packed = await runInGroup("tar", ["-czf", "-", "-C", dir, "package"], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  }).done;
+  if (packed.code !== 0) throw new Error(`tar ${dir}: ${packed.stderr.toString("utf8")}`);
+  const tarball = packed.stdout;
   const { name, version } = manifest;
   const file = `${name}-${version}.tgz`;
   const body = {
