@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { runGit } from "../../../src/agent/tools/git-exec.js";
 import { gitSearch } from "../../../src/agent/tools/grep/grep-git.js";
 import { MatchCollector } from "../../../src/agent/tools/grep/grep-matches.js";
 import type { LineTest } from "../../../src/agent/tools/grep/grep-scan.js";
-import { useSpawnHelper } from "../../../src/spawner.js";
-import { spawnHelperPid } from "../../helpers/spawn-helper-up.js";
+import { describeBothWays } from "../../helpers/spawn-helper-up.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
 
 /** A search for a literal word: git grep finds the candidate lines. */
@@ -22,17 +21,8 @@ const word = (text: string): LineTest => ({
  * and everything it started, and says it was aborted.
  */
 
-describe.each([
-  ["through the spawner's helper", true],
-  ["started here", false],
-])("the tools' git, %s", (_how, throughHelper) => {
+describeBothWays("the tools' git", (starter) => {
   let ws: TestWorkspace;
-  let starter: number;
-  beforeAll(async () => {
-    useSpawnHelper(throughHelper);
-    starter = throughHelper ? await spawnHelperPid() : process.pid;
-  });
-  afterAll(() => useSpawnHelper(true));
   beforeEach(async () => {
     ws = await createWorkspace({ git: true });
     await ws.write("a.txt", "alpha\nbeta\n");
@@ -45,7 +35,7 @@ describe.each([
       ["-c", "alias.parent=!awk '{ print $4 }' /proc/$PPID/stat", "parent"],
       { cwd: ws.root, env: ws.ctx.env },
     );
-    expect(Number(stdout.trim())).toBe(starter);
+    expect(Number(stdout.trim())).toBe(starter());
   });
 
   it("reports git's exit code and output instead of throwing", async () => {

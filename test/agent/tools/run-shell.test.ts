@@ -1,10 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { createRunShellTool, runShellTool } from "../../../src/agent/tools/run-shell.js";
 import { buildShellEnv } from "../../../src/agent/tools/shell-env.js";
-import { useSpawnHelper } from "../../../src/spawner.js";
-import { spawnHelperPid } from "../../helpers/spawn-helper-up.js";
+import { describeBothWays } from "../../helpers/spawn-helper-up.js";
 import { createWorkspace, type TestWorkspace } from "./tool-context.js";
 
 /** Alive and not a zombie (a container's init may not reap orphans at once). */
@@ -52,17 +51,8 @@ async function waitForFile(ws: TestWorkspace, name: string): Promise<void> {
 
 // Commands start from the spawner's helper when it is up (an App's fork
 // per command is costly), else from this process: the same behaviour both ways.
-describe.each([
-  ["through the spawner's helper", true],
-  ["started here", false],
-])("run_shell, %s", (_how, throughHelper) => {
+describeBothWays("run_shell", (starter) => {
   let ws: TestWorkspace;
-  let starter: number;
-  beforeAll(async () => {
-    useSpawnHelper(throughHelper);
-    starter = throughHelper ? await spawnHelperPid() : process.pid;
-  });
-  afterAll(() => useSpawnHelper(true));
   beforeEach(async () => {
     ws = await createWorkspace();
   });
@@ -72,7 +62,7 @@ describe.each([
 
   it("is started by the process it should be", async () => {
     const out = await shell.run({ command: "echo parent=$PPID" }, ws.ctx);
-    expect(out).toContain(`parent=${starter}`);
+    expect(out).toContain(`parent=${starter()}`);
   });
 
   it("returns once the command exits when a daemon it started holds its output open, and lets go of it", async () => {
