@@ -1,15 +1,6 @@
 import { Redis } from "ioredis";
 import { errorMessage } from "../error-message.js";
-
-/**
- * A Redis the queue cannot reach when it opens: a wrong REDIS_URL, or a
- * server that is not running. The process refuses to start (the entry
- * names the setting) rather than storing nothing and saying so only in a
- * stream of reconnection errors.
- */
-export class RedisUnavailableError extends Error {
-  override name = "RedisUnavailableError";
-}
+import { RedisUnavailableError } from "./redis-unavailable.js";
 
 /**
  * How long opening a queue waits for Redis: a few seconds, and three failed

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { createLocalQueue } from "../queue/local-queue.js";
+import { RedisUnavailableError } from "../queue/redis-unavailable.js";
 import type { StoredJobRecord } from "../queue/types.js";
 import { type ServiceSettings, withoutCredentials } from "./env.js";
 import { jobInputSchemas, type ServiceQueue } from "./job-kinds/inputs.js";
@@ -33,10 +34,7 @@ export async function openJobQueue(
     ...(options.onError ? { onError: options.onError } : {}),
   };
   if (settings.redisUrl) {
-    const [{ createRedisQueue }, ready] = await Promise.all([
-      import("../queue/redis-queue.js"),
-      import("../queue/redis-ready.js"),
-    ]);
+    const { createRedisQueue } = await import("../queue/redis-queue.js");
     try {
       return await createRedisQueue({
         url: settings.redisUrl,
@@ -45,7 +43,7 @@ export async function openJobQueue(
         ...common,
       });
     } catch (error) {
-      throw redisRefusal(error, settings.redisUrl, ready.RedisUnavailableError);
+      throw redisRefusal(error, settings.redisUrl);
     }
   }
   await requireCacheFolder(settings.cacheDir);
@@ -66,20 +64,14 @@ export async function openJobQueue(
  * (`npm start` checks before Probot, which connects to it too, starts).
  */
 export async function requireRedis(url: string): Promise<void> {
-  const { probeRedis, REDIS_READY, RedisUnavailableError } = await import(
-    "../queue/redis-ready.js"
-  );
+  const { probeRedis, REDIS_READY } = await import("../queue/redis-ready.js");
   await probeRedis(url, REDIS_READY).catch((error: unknown) => {
-    throw redisRefusal(error, url, RedisUnavailableError);
+    throw redisRefusal(error, url);
   });
 }
 
-function redisRefusal(
-  error: unknown,
-  url: string,
-  unavailable: typeof import("../queue/redis-ready.js").RedisUnavailableError,
-): unknown {
-  if (!(error instanceof unavailable)) return error;
+function redisRefusal(error: unknown, url: string): unknown {
+  if (!(error instanceof RedisUnavailableError)) return error;
   return new StartupRefusal(
     `the job queue's ${error.message}. Check REDIS_URL (now ${withoutCredentials(url)}) and that Redis runs there.`,
   );
