@@ -221,7 +221,8 @@ export function gitRunner(baseDir: string, options: GitClientOptions): GitRunner
     runGit(baseDir, args, input === undefined ? options : { ...options, input });
 }
 
-function abortError(signal: AbortSignal): Error {
+/** The AbortError a cancelled run's git rejects with, naming the run's reason. */
+export function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return new DOMException(
     reason instanceof Error ? `aborted: ${reason.message}` : "aborted",

@@ -1,4 +1,4 @@
-import { buildGitEnv } from "../../git/git-client.js";
+import { abortError, buildGitEnv } from "../../git/git-client.js";
 import { runInGroup } from "../../spawner.js";
 
 export interface GitResult {
@@ -22,22 +22,18 @@ export interface GitOptions {
  */
 export async function runGit(args: string[], options: GitOptions): Promise<GitResult> {
   const { signal } = options;
-  if (signal?.aborted) throw abortError();
+  if (signal?.aborted) throw abortError(signal);
   const run = runInGroup("git", args, { cwd: options.cwd, env: toolGitEnv(options.env) });
   const stop = () => run.killGroup("SIGTERM");
   signal?.addEventListener("abort", stop, { once: true });
   try {
     const { code, stdout, stderr } = await run.done;
-    if (signal?.aborted) throw abortError();
+    if (signal?.aborted) throw abortError(signal);
     if (code === null) throw new Error(`git ${args[0] ?? ""} was ended by a signal`);
     return { code, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
   } finally {
     signal?.removeEventListener("abort", stop);
   }
-}
-
-export function abortError(): Error {
-  return new DOMException("The operation was aborted", "AbortError");
 }
 
 /**

@@ -1,8 +1,9 @@
 import { StringDecoder } from "node:string_decoder";
+import { abortError } from "../../../git/git-client.js";
 import { streamInGroup } from "../../../spawner.js";
 import type { ToolContext } from "../define-tool.js";
 import { compareStrings, isSkippedPath } from "../fs/workspace-files.js";
-import { abortError, GIT_FATAL, isNotARepository, runGit, toolGitEnv } from "../git-exec.js";
+import { GIT_FATAL, isNotARepository, runGit, toolGitEnv } from "../git-exec.js";
 import type { MatchCollector } from "./grep-matches.js";
 import type { LineTest } from "./grep-scan.js";
 
@@ -88,7 +89,7 @@ function candidateLines(
   };
   return new Promise((resolve, reject) => {
     if (ctx.signal.aborted) {
-      reject(abortError());
+      reject(abortError(ctx.signal));
       return;
     }
     const decoder = new StringDecoder("utf8");
@@ -126,16 +127,16 @@ function candidateLines(
           settle(() => {
             pending += decoder.end();
             if (pending) take(pending);
-            const code = exitCode;
-            if (code === 0 || code === 1) resolve({ rescan: [...rescan].sort(compareStrings) });
-            else if (code === GIT_FATAL && /not a git repository/i.test(stderr)) resolve(null);
-            else reject(new Error(`git grep exited with ${code}: ${stderr.trim()}`));
+            if (exitCode === 0 || exitCode === 1)
+              resolve({ rescan: [...rescan].sort(compareStrings) });
+            else if (exitCode === GIT_FATAL && /not a git repository/i.test(stderr)) resolve(null);
+            else reject(new Error(`git grep exited with ${exitCode}: ${stderr.trim()}`));
           }),
       },
     );
     const stop = () => {
       run.killGroup("SIGTERM");
-      settle(() => reject(abortError()));
+      settle(() => reject(abortError(ctx.signal)));
     };
     ctx.signal.addEventListener("abort", stop, { once: true });
   });
