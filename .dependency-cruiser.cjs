@@ -7,7 +7,7 @@
  *   json-text.ts                         JSON files as npm reads them (a byte order mark skipped)
  *   zod.ts                               zod/mini with English messages, src/'s one import of zod
  *   load-yaml.ts                         the YAML library, imported when first needed
- *   spawner.ts                           short-lived programs, started by a helper process
+ *   spawner.ts (+ spawner/)              short-lived programs, started by a helper process
  *   scratch.ts                           scratch folders under the temp dir, swept after a crash
  *   secrets                              what a secret looks like
  *   requests, git, sandbox, queue        the request model; git; the sandbox; the job queues
