@@ -27,7 +27,13 @@ export async function removeTempDirs(): Promise<void> {
   }
 }
 
-/** Runs git synchronously in `dir` with a fixed identity (test setup only). */
+/**
+ * Runs git synchronously in `dir` with a fixed identity (test setup only),
+ * without git's automatic housekeeping: after each commit it starts `git
+ * maintenance run --auto`, a process for nothing in a repository that lives
+ * for seconds (makeRepo's commit made ~1,100 a run; git-repos.ts's
+ * gitTestEnv turns it off the same way for its repositories).
+ */
 export function git(dir: string, ...args: string[]): string {
   return runSync("git", args, {
     cwd: dir,
@@ -37,6 +43,9 @@ export function git(dir: string, ...args: string[]): string {
       GIT_AUTHOR_EMAIL: "test@example.com",
       GIT_COMMITTER_NAME: "Test",
       GIT_COMMITTER_EMAIL: "test@example.com",
+      GIT_CONFIG_COUNT: "1",
+      GIT_CONFIG_KEY_0: "maintenance.auto",
+      GIT_CONFIG_VALUE_0: "false",
     },
   });
 }

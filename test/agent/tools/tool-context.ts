@@ -58,11 +58,22 @@ export async function createWorkspace(options: WorkspaceOptions = {}): Promise<T
       return changeTracker(await snapshotter, record)(fn);
     },
   };
+  // Without git's `maintenance run --auto` after each commit (a process for
+  // nothing in a folder that lives for one test; helpers/temp-dir.ts says so too).
   const git = (...args: string[]): string =>
-    runSync("git", ["-c", "user.name=Test", "-c", "user.email=test@example.com", ...args], {
-      cwd: root,
-      env,
-    });
+    runSync(
+      "git",
+      [
+        "-c",
+        "user.name=Test",
+        "-c",
+        "user.email=test@example.com",
+        "-c",
+        "maintenance.auto=false",
+        ...args,
+      ],
+      { cwd: root, env },
+    );
   if (options.git) git("init", "-q", "-b", "main");
   return {
     root,
