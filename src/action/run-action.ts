@@ -6,7 +6,7 @@ import {
   otherProviderConfigured,
 } from "../agent/model/factory.js";
 import type { Model } from "../agent/model/model.js";
-import { createRedactor, type Redactor } from "../agent/redact.js";
+import type { SecretRedactor } from "../agent/redact.js";
 import { closeTranscript, openTranscript } from "../agent/transcript.js";
 import { detectProjectTools } from "../deps/managers/project-tools-source.js";
 import { errorMessage } from "../error-message.js";
@@ -59,7 +59,7 @@ export interface ActionDeps {
 /** The workflow's own token comments and pushes as this account. */
 const ACTIONS_BOT = "github-actions[bot]";
 
-export async function runAction(deps: ActionDeps, redact: Redactor): Promise<ActionResult> {
+export async function runAction(deps: ActionDeps, redact: SecretRedactor): Promise<ActionResult> {
   const { io, env } = deps;
   const context = readRunnerContext(env);
   const payload: unknown = JSON.parse(await deps.readFile(context.eventPath));
@@ -162,7 +162,7 @@ async function runEvent(
   context: RunnerContext,
   inputs: ActionInputs,
   event: Exclude<ActionEvent, { kind: "skip" }>,
-  baseRedact: Redactor,
+  baseRedact: SecretRedactor,
 ): Promise<ActionResult> {
   const { io } = deps;
   // Bedrock, Vertex and OpenAI-compatible models take their settings from the step's env instead.
@@ -208,8 +208,7 @@ async function runEvent(
     probing ??= actionSandbox(deps, inputs, cacheDir);
     return probing;
   };
-  const redactToken = createRedactor([auth.token]);
-  const redact = (text: string) => redactToken(baseRedact(text));
+  const redact = baseRedact.including([auth.token]);
   const octokit = deps.createClient(auth.current ?? auth.token, context.apiUrl);
   const transcriptPath = join(
     context.tempDir,

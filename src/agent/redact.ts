@@ -16,10 +16,25 @@ export interface Redactor {
   find?: ((text: string) => SecretMatch[]) | undefined;
 }
 
-export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
+/** A redactor of known values (and of what the detector finds), which can take more. */
+export interface SecretRedactor extends Redactor {
+  find: (text: string) => SecretMatch[];
+  /**
+   * A redactor of these values and `more`. Not `(text) => other(this(text))`:
+   * each of two redactors runs every rule of the detector, so each text
+   * would be scanned twice (the Action's job redactor did, for every log
+   * line and transcript entry).
+   */
+  including(more: Iterable<string | undefined>): SecretRedactor;
+}
+
+export function createRedactor(secrets: Iterable<string | undefined> = []): SecretRedactor {
   const values = [...new Set([...secrets].filter((s): s is string => !!s))];
   const detector = createSecretDetector(values.map((value) => ({ name: "known-secret", value })));
-  return Object.assign((text: string) => detector.redact(text), { find: detector.find });
+  return Object.assign((text: string) => detector.redact(text), {
+    find: detector.find,
+    including: (more: Iterable<string | undefined>) => createRedactor([...values, ...more]),
+  });
 }
 
 /** Deeply redacts every string inside a JSON-like value. */

@@ -116,7 +116,7 @@ export async function runRequestRecord(
           since: new Date(record.createdAt - 60_000),
         }).catch(() => undefined)
       : undefined);
-  const redactAll = createRedactor([...known.map((secret) => secret.value), token]);
+  const redactAll = redact.including([token]);
   // The job page's transcript, redacted like the comment (the queue logs the states).
   const recorder = services.eventLog
     ? createJobRecorder({

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createRedactor, redactValue } from "../../src/agent/redact.js";
+import { DETECTOR_RULES } from "../../src/secrets/detector.js";
 
 const KNOWN = "[redacted: known-secret]";
 
@@ -40,6 +41,31 @@ describe("redaction", () => {
       a: [KNOWN, 1],
       b: { c: `x ${KNOWN}` },
     });
+  });
+
+  it("takes more values with including(), and still scans a text once", () => {
+    const base = createRedactor(["topsecret-123"]);
+    const job = base.including(["plain-job-value-4242", undefined]);
+    const text = "topsecret-123 and plain-job-value-4242 and DB_PASSWORD=hunter22xyz";
+    const redacted = job(text);
+    expect(redacted).not.toContain("topsecret-123");
+    expect(redacted).not.toContain("plain-job-value-4242");
+    expect(redacted).not.toContain("hunter22xyz");
+    // The first redactor is as it was.
+    expect(base(text)).toContain("plain-job-value-4242");
+    expect(job.find(text).map((m) => text.slice(m.start, m.end))).toEqual(
+      expect.arrayContaining(["topsecret-123", "plain-job-value-4242"]),
+    );
+    // Every rule of the detector runs once per text, not once per redactor.
+    const rule = DETECTOR_RULES[0];
+    if (!rule) throw new Error("the detector has no rules");
+    const find = vi.spyOn(rule, "find");
+    try {
+      job(text);
+      expect(find).toHaveBeenCalledTimes(1);
+    } finally {
+      find.mockRestore();
+    }
   });
 
   it("leaves text it has redacted as it is when it runs again", () => {

@@ -25,6 +25,7 @@ function inFreshNode(lines: string[]): unknown {
       [
         'import Module from "node:module";',
         // ioredis and npm-registry-fetch are CommonJS: loaded, they are in the require cache.
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: code for the fresh Node, which has the template
         "const loaded = (name) => Object.keys(Module._cache).some((path) => path.includes(`/node_modules/${name}/`));",
         ...lines,
       ].join("\n"),
@@ -42,6 +43,7 @@ describe("the App's start", () => {
       "const atStart = loaded('ioredis');",
       `const { openJobQueue } = await import(${url("src/service/open-queue.ts")});`,
       // A port nothing listens on: the refusal still names the setting.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: code for the fresh Node, which has the template
       "const refusal = await openJobQueue({ redisUrl: 'redis://127.0.0.1:1', cacheDir: '/nonexistent', maxAttempts: 1, jobLockMs: 1000 }).then(() => 'opened', (error) => `${error.name}: ${error.message}`);",
       "console.log(JSON.stringify({ atStart, afterQueue: loaded('ioredis'), refusal }));",
     ]);
