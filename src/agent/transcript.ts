@@ -38,8 +38,13 @@ export async function openTranscript(
     path,
     write(record) {
       if (record.type === "text_delta") return;
-      const line = { time: new Date(clock.now()).toISOString(), ...toJsonable(record) };
-      const text = `${JSON.stringify(redactValue(line, redact))}\n`;
+      // The time is this process's clock in ISO form, which no secret can be
+      // in: it is not scanned (every rule of the detector, for each line).
+      const line = {
+        time: new Date(clock.now()).toISOString(),
+        ...(redactValue(toJsonable(record), redact) as Record<string, unknown>),
+      };
+      const text = `${JSON.stringify(line)}\n`;
       written = written.then(async () => {
         if (failure !== undefined) return;
         try {

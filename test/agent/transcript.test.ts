@@ -44,6 +44,27 @@ describe("transcript", () => {
     expect(JSON.stringify(lines)).not.toContain("my-secret-token");
   });
 
+  it("redacts the event's strings, not its own timestamp", async () => {
+    const dir = await makeTempDir();
+    const path = join(dir, "run.jsonl");
+    const seen: string[] = [];
+    const redactor = createRedactor(["my-secret-token"]);
+    const redact = (text: string) => {
+      seen.push(text);
+      return redactor(text);
+    };
+    const transcript = await openTranscript(path, redact, { now: () => 0 });
+    transcript.write({ type: "stop", reason: "end_turn", turns: 1 });
+    await transcript.close();
+    expect(seen).toEqual(["stop", "end_turn"]);
+    expect(JSON.parse(await readFile(path, "utf8"))).toEqual({
+      time: "1970-01-01T00:00:00.000Z",
+      type: "stop",
+      reason: "end_turn",
+      turns: 1,
+    });
+  });
+
   it("keeps the order of many lines written at once", async () => {
     const dir = await makeTempDir();
     const path = join(dir, "run.jsonl");
