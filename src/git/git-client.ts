@@ -1,4 +1,4 @@
-import { runInGroup } from "../spawner.js";
+import { type GroupRunResult, runInGroup } from "../spawner.js";
 import { authConfig, currentToken, type GitToken } from "./credentials.js";
 
 export type GitEnv = Record<string, string | undefined>;
@@ -161,6 +161,22 @@ export async function runGitBuffer(
   args: string[],
   options: GitClientOptions,
 ): Promise<Buffer> {
+  const { code, stdout, stderr } = await runGitCommand(baseDir, args, options);
+  if (code === 0) return stdout;
+  throw new GitCommandError(code ?? 1, stdout.toString("utf8"), stderr.toString("utf8"));
+}
+
+/**
+ * One git command and what it ended with, whatever its exit code (null: a
+ * signal ended it); rejects only when git could not start or the caller's
+ * signal cancelled it. runGitBuffer's way, and the agent tools' (for git
+ * grep, exit code 1 is an answer, "no match").
+ */
+export async function runGitCommand(
+  baseDir: string,
+  args: string[],
+  options: GitClientOptions,
+): Promise<GroupRunResult> {
   const { signal } = options;
   if (signal?.aborted) throw abortError(signal);
   const auth = options.auth && {
@@ -198,16 +214,8 @@ export async function runGitBuffer(
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     run.done.then(
-      ({ code, stdout, stderr }) => {
-        if (aborted) return settle(() => reject(abortError(signal as AbortSignal)));
-        settle(() =>
-          code === 0
-            ? resolve(stdout)
-            : reject(
-                new GitCommandError(code ?? 1, stdout.toString("utf8"), stderr.toString("utf8")),
-              ),
-        );
-      },
+      (result) =>
+        settle(() => (aborted ? reject(abortError(signal as AbortSignal)) : resolve(result))),
       (error: Error) => settle(() => reject(error)),
     );
   });

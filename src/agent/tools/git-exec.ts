@@ -1,5 +1,4 @@
-import { abortError, buildGitEnv } from "../../git/git-client.js";
-import { runInGroup } from "../../spawner.js";
+import { buildGitEnv, runGitCommand } from "../../git/git-client.js";
 
 export interface GitResult {
   code: number;
@@ -14,42 +13,38 @@ export interface GitOptions {
 }
 
 /**
- * Runs git with an argument array (never a shell string) and reports the exit
- * code instead of throwing, since for git grep "1" just means "no match".
- * Started by the spawner's helper when it is up (a tool call's git would
- * otherwise fork the App); a cancelled run stops it and rejects with an
- * AbortError, as execFile's signal did.
- */
-export async function runGit(args: string[], options: GitOptions): Promise<GitResult> {
-  const { signal } = options;
-  if (signal?.aborted) throw abortError(signal);
-  const run = runInGroup("git", args, { cwd: options.cwd, env: toolGitEnv(options.env) });
-  const stop = () => run.killGroup("SIGTERM");
-  signal?.addEventListener("abort", stop, { once: true });
-  try {
-    const { code, stdout, stderr } = await run.done;
-    if (signal?.aborted) throw abortError(signal);
-    if (code === null) throw new Error(`git ${args[0] ?? ""} was ended by a signal`);
-    return { code, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
-  } finally {
-    signal?.removeEventListener("abort", stop);
-  }
-}
-
-/**
  * The environment of the tools' own git (ls-files, grep): our git's (no
  * global or system config, no fsmonitor or hooks), no locks taken, and no
  * pager or colour from the repository's config in output we parse.
  */
-export function toolGitEnv(env: Record<string, string>): Record<string, string> {
-  return buildGitEnv({
-    env,
-    config: [
-      ["core.quotePath", "false"],
-      ["color.ui", "false"],
-    ],
-    extraEnv: { GIT_OPTIONAL_LOCKS: "0" },
+const TOOL_GIT = {
+  config: [
+    ["core.quotePath", "false"],
+    ["color.ui", "false"],
+  ] satisfies Array<[string, string]>,
+  extraEnv: { GIT_OPTIONAL_LOCKS: "0" },
+};
+
+/**
+ * Runs git with an argument array (never a shell string) and reports the exit
+ * code instead of throwing, since for git grep "1" just means "no match".
+ * As our own git runs (git-client.ts): from the spawner's helper when it is
+ * up, and a cancelled run stops git's process group and rejects with an
+ * AbortError.
+ */
+export async function runGit(args: string[], options: GitOptions): Promise<GitResult> {
+  const { code, stdout, stderr } = await runGitCommand(options.cwd, args, {
+    ...TOOL_GIT,
+    env: options.env,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
+  if (code === null) throw new Error(`git ${args[0] ?? ""} was ended by a signal`);
+  return { code, stdout: stdout.toString("utf8"), stderr: stderr.toString("utf8") };
+}
+
+/** The tools' git environment, for a git started otherwise (grep-git.ts streams). */
+export function toolGitEnv(env: Record<string, string>): Record<string, string> {
+  return buildGitEnv({ ...TOOL_GIT, env });
 }
 
 /** Exit code git uses for "not a git repository" and other fatal errors. */
