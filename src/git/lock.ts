@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { readFile, rename, rm, stat, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -9,6 +10,11 @@ import { setTimeout as delay } from "node:timers/promises";
  * directory or fails, atomically, on every file system we care about. The
  * holder refreshes its mtime while working so a lock whose mtime stops moving
  * (or whose owner process is gone) can be broken by the next comer.
+ *
+ * Taking it is synchronous (a folder and a small file): an asynchronous
+ * try is three trips to the thread pool, each waiting for this thread,
+ * which in the Action is busy loading the bundle while its early fetch
+ * takes the mirror's lock (see git/mirror/bare-init.ts).
  */
 export interface LockOptions {
   /** A lock untouched this long is abandoned (default 10 minutes). */
@@ -55,17 +61,10 @@ export async function withLock<T>(
 async function acquire(lockPath: string, staleMs: number, options: LockOptions): Promise<void> {
   const retryMs = options.retryMs ?? 100;
   const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
-  await mkdir(dirname(lockPath), { recursive: true });
+  mkdirSync(dirname(lockPath), { recursive: true });
   for (;;) {
     options.signal?.throwIfAborted();
-    try {
-      await mkdir(lockPath);
-      const owner: Owner = { pid: process.pid, host: hostname() };
-      await writeFile(join(lockPath, "owner.json"), JSON.stringify(owner));
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
+    if (tryTake(lockPath)) return;
     if (await isStale(lockPath, staleMs)) {
       // Renaming first means only one of several waiters breaks the lock.
       const grave = `${lockPath}.stale-${randomBytes(4).toString("hex")}`;
@@ -79,6 +78,19 @@ async function acquire(lockPath: string, staleMs: number, options: LockOptions):
     if (Date.now() >= deadline) throw new LockTimeoutError(lockPath);
     await delay(retryMs, undefined, options.signal ? { signal: options.signal } : {});
   }
+}
+
+/** Takes the lock if it is free; false when someone holds it. */
+function tryTake(lockPath: string): boolean {
+  try {
+    mkdirSync(lockPath);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  const owner: Owner = { pid: process.pid, host: hostname() };
+  writeFileSync(join(lockPath, "owner.json"), JSON.stringify(owner));
+  return true;
 }
 
 async function isStale(lockPath: string, staleMs: number): Promise<boolean> {

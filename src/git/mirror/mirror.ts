@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { appendFile, copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { copyFile, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GitToken } from "../credentials.js";
 import {
@@ -90,7 +91,7 @@ export interface SyncMirrorOptions {
  * the mirror's lock.
  */
 export async function syncMirror(options: SyncMirrorOptions): Promise<{ created: boolean }> {
-  const ready = await isMirror(options.dir);
+  const ready = isMirror(options.dir);
   const fetchArgs = ["fetch", "--prune", "--verbose"];
   if (options.depth !== undefined) fetchArgs.push(`--depth=${options.depth}`);
   if (ready) {
@@ -103,11 +104,10 @@ export async function syncMirror(options: SyncMirrorOptions): Promise<{ created:
     return { created: false };
   }
   // A mirror without the marker is the remains of a crashed first fetch.
-  await rm(options.dir, { recursive: true, force: true });
-  await initBareRepository(options.dir);
-  // What `git remote add --no-tags origin <url>` writes, without a second
-  // process on the way to the fetch: the URL, the branch refspec, tagOpt.
-  await appendFile(join(options.dir, "config"), originSection(options.url));
+  if (existsSync(options.dir)) await rm(options.dir, { recursive: true, force: true });
+  // With what `git remote add --no-tags origin <url>` writes, without a
+  // second process on the way to the fetch: the URL, the branch refspec, tagOpt.
+  initBareRepository(options.dir, originSection(options.url));
   await firstFetch(mirrorGit(options, true), fetchArgs, options);
   options.onFetched?.();
   // Side by side: each step waits for this thread, which the caller keeps busy meanwhile.
@@ -130,12 +130,12 @@ export function originSection(url: string): string {
   return `[remote "origin"]\n\turl = ${quoted}\n\tfetch = ${REFSPECS[0]}\n\ttagOpt = --no-tags\n`;
 }
 
-/** A directory this module created and finished (not a half-made or foreign repository). */
-export async function isMirror(dir: string): Promise<boolean> {
-  return stat(join(dir, READY_MARKER)).then(
-    () => true,
-    () => false,
-  );
+/**
+ * A directory this module created and finished (not a half-made or foreign
+ * repository). Synchronous, as the mirror's making (bare-init.ts).
+ */
+export function isMirror(dir: string): boolean {
+  return existsSync(join(dir, READY_MARKER));
 }
 
 /**

@@ -94,7 +94,7 @@ async function restoreSharedState(
   if (mirrorDir && owner !== resolve(mirrorDir)) {
     throw new PushRefusedError(branch, `${dir} is not a worktree of ${mirrorDir} (.git replaced)`);
   }
-  if (owner && (await isMirror(owner))) {
+  if (owner && isMirror(owner)) {
     await withLock(lockPathFor(owner), () => restoreMirrorState(owner));
   }
 }

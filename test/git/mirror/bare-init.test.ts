@@ -25,7 +25,7 @@ describe("initBareRepository", () => {
   it("makes what git init --bare makes, as git reads it", async () => {
     const { tmp, env } = world();
     const ours = join(tmp, "ours.git");
-    await initBareRepository(ours);
+    initBareRepository(ours);
     const gits = join(tmp, "gits.git");
     git(tmp, ["init", "--bare", "--quiet", gits], env);
 
@@ -48,7 +48,7 @@ describe("initBareRepository", () => {
     git(source, ["init", "--quiet", "-b", "main"], env);
     git(source, ["commit", "--quiet", "--allow-empty", "-m", "first"], env);
     const ours = join(tmp, "ours.git");
-    await initBareRepository(ours);
+    initBareRepository(ours);
     git(ours, ["fetch", "--quiet", source, "+refs/heads/*:refs/remotes/origin/*"], env);
     git(ours, ["worktree", "add", "--quiet", "-b", "work", join(tmp, "wt"), "origin/main"], env);
     expect(git(join(tmp, "wt"), ["log", "--format=%s"], env).trim()).toBe("first");

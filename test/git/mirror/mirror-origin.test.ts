@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { initBareRepository } from "../../../src/git/mirror/bare-init.js";
@@ -34,8 +34,7 @@ describe("a new mirror's origin", () => {
     const env = gitTestEnv(join(tmp, "home"));
     // As syncMirror makes it.
     const ours = join(tmp, "ours.git");
-    await initBareRepository(ours);
-    appendFileSync(join(ours, "config"), originSection(url));
+    initBareRepository(ours, originSection(url));
     const gits = join(tmp, "gits.git");
     git(tmp, ["init", "--bare", "--quiet", gits], env);
     git(gits, ["remote", "add", "--no-tags", "origin", url], env);
