@@ -93,11 +93,17 @@ export interface ToolFacts {
   concurrencySafe: boolean;
 }
 
+/** A tool's input as JSON Schema: always an object. */
+export type InputJsonSchema = { type: "object"; [key: string]: unknown };
+
 export interface Tool<Schema extends z.ZodMiniObject = z.ZodMiniObject> extends ToolFacts {
   description: string;
   input: Schema;
-  /** The JSON Schema shown to the model when the tool brings its own (an MCP server's); else from `input`. */
-  inputJsonSchema?: { type: "object"; [key: string]: unknown } | undefined;
+  /**
+   * The JSON Schema shown to the model when the tool brings its own (an MCP
+   * server's, or a built-in tool's made ahead: input-schemas.ts); else from `input`.
+   */
+  inputJsonSchema?: InputJsonSchema | undefined;
   /** One line for progress displays, e.g. `edit_file src/a.ts`. */
   summarize(input: z.infer<Schema>): string;
   run(input: z.infer<Schema>, ctx: ToolContext): Promise<string>;
@@ -113,7 +119,7 @@ export interface ToolOptions<Schema extends z.ZodMiniObject> {
   /** Default "external": a tool that says nothing about itself gets no preset's trust. */
   kind?: ToolKind;
   input: Schema;
-  inputJsonSchema?: { type: "object"; [key: string]: unknown } | undefined;
+  inputJsonSchema?: InputJsonSchema | undefined;
   pathFields?: readonly string[];
   globFields?: readonly string[];
   /** Only external tools choose: read, search and report are read-only, write and shell never are. */
@@ -159,8 +165,11 @@ export function defineTool<Schema extends z.ZodMiniObject>(
  * A tool's spec, built once per tool and process: zod's JSON Schema
  * conversion of the six built-in tools took ~13 ms of each session's start
  * (on the 2-core VM), on the way to its first model request, and the App
- * and the CLI's repeated jobs start many sessions. Requests copy the specs
- * they mark for caching (model/request-body.ts); nothing writes to these.
+ * and the CLI's repeated jobs start many sessions. The built-in tools now
+ * bring theirs, converted ahead (input-schemas.ts): the conversion still
+ * took 4-6 ms of the Action's first request on Node 24, most of it
+ * compiling zod's converter. Requests copy the specs they mark for caching
+ * (model/request-body.ts); nothing writes to these.
  */
 const specs = new WeakMap<AnyTool, ToolSpec>();
 
@@ -175,15 +184,14 @@ export function toToolSpec(tool: AnyTool): ToolSpec {
 }
 
 function buildToolSpec(tool: AnyTool): ToolSpec {
-  if (tool.inputJsonSchema) {
-    return { name: tool.name, description: tool.description, input_schema: tool.inputJsonSchema };
-  }
-  const { $schema: _ignored, ...schema } = z.toJSONSchema(tool.input) as Record<string, unknown>;
-  return {
-    name: tool.name,
-    description: tool.description,
-    input_schema: { ...schema, type: "object" },
-  };
+  const input_schema = tool.inputJsonSchema ?? inputJsonSchemaOf(tool.input);
+  return { name: tool.name, description: tool.description, input_schema };
+}
+
+/** An input schema as the model is shown it: zod's JSON Schema, without its `$schema`. */
+export function inputJsonSchemaOf(input: z.ZodMiniObject): InputJsonSchema {
+  const { $schema: _ignored, ...schema } = z.toJSONSchema(input) as Record<string, unknown>;
+  return { ...schema, type: "object" };
 }
 
 /** A policy verdict on one tool call; the reason is shown to the model. */

@@ -10,6 +10,7 @@ import {
 } from "../shell-process.js";
 import { defineTool, type ShellChange, ToolError } from "./define-tool.js";
 import { describeShellChange, markShellChanges } from "./fs/read-guard.js";
+import { INPUT_SCHEMAS } from "./input-schemas.js";
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TIMEOUT_SECONDS = 600;
@@ -47,6 +48,7 @@ export function createRunShellTool(options: RunShellOptions = {}) {
       "Prefer read_file, list_files and grep_search over cat, find and grep.",
     ].join(" "),
     input,
+    inputJsonSchema: INPUT_SCHEMAS.run_shell,
     summarize: (args) => `run_shell ${firstLine(args.command)}`,
     async run(args, ctx) {
       if (ctx.signal.aborted)

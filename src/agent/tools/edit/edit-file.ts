@@ -6,6 +6,7 @@ import { notFoundError } from "../fs/not-found.js";
 import { isNotFound, resolveInWorkspace } from "../fs/paths.js";
 import { assertReadAndUnchanged, deletedSinceRead, stampOf } from "../fs/read-guard.js";
 import { decodeTextFile, MAX_TEXT_FILE_BYTES, tooLargeMessage } from "../fs/text-file.js";
+import { INPUT_SCHEMAS } from "../input-schemas.js";
 import { lfView } from "./edit-endings.js";
 import { planEdit } from "./edit-plan.js";
 
@@ -49,6 +50,7 @@ export const editFileTool = defineTool({
     "Line endings are kept as the file has them. Returns a short diff of the change.",
   ].join(" "),
   input,
+  inputJsonSchema: INPUT_SCHEMAS.edit_file,
   summarize: (args) => `edit_file ${args.file_path}`,
   async run(args, ctx) {
     if (args.old_string === "") {

@@ -14,6 +14,7 @@ import {
   unreadableReason,
   usesCrlf,
 } from "../fs/text-file.js";
+import { INPUT_SCHEMAS } from "../input-schemas.js";
 import { indentationProblem, indentRuleFor } from "./edit-indent-guard.js";
 import { looksLikeReadOutput } from "./edit-prefixes.js";
 
@@ -38,6 +39,7 @@ export const writeFileTool = defineTool({
     "An existing file must have been read with read_file first and not changed since; its CRLF line endings and byte order mark are kept.",
   ].join(" "),
   input,
+  inputJsonSchema: INPUT_SCHEMAS.write_file,
   summarize: (args) => `write_file ${args.file_path}`,
   async run(args, ctx) {
     if (/[/\\]$/.test(args.file_path)) {

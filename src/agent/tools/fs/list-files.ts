@@ -1,6 +1,7 @@
 import picomatch from "picomatch";
 import * as z from "../../../zod.js";
 import { defineTool, ToolError } from "../define-tool.js";
+import { INPUT_SCHEMAS } from "../input-schemas.js";
 import { commaListToBraces } from "./glob-braces.js";
 import { searchBase } from "./not-found.js";
 import { keepExisting, listWorkspaceFiles } from "./workspace-files.js";
@@ -33,6 +34,7 @@ export const listFilesTool = defineTool({
     `Returns matching paths relative to the workspace root, sorted, at most ${MAX_LISTED_FILES}.`,
   ].join(" "),
   input,
+  inputJsonSchema: INPUT_SCHEMAS.list_files,
   kind: "search",
   pathFields: ["path"],
   globFields: ["pattern"],

@@ -1,6 +1,7 @@
 import { type FileHandle, open } from "node:fs/promises";
 import * as z from "../../../zod.js";
 import { defineTool, ToolError } from "../define-tool.js";
+import { INPUT_SCHEMAS } from "../input-schemas.js";
 import { MAX_OUTPUT_CHARS } from "../truncate.js";
 import { notFoundError } from "./not-found.js";
 import { isNotFound, resolveInWorkspace } from "./paths.js";
@@ -45,6 +46,7 @@ export const readFileTool = defineTool({
     "A file must be read before edit_file or write_file may change it, and read again after a command changed it.",
   ].join(" "),
   input,
+  inputJsonSchema: INPUT_SCHEMAS.read_file,
   kind: "read",
   pathFields: ["file_path"],
   concurrencySafe: true,

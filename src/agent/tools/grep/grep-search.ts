@@ -4,6 +4,7 @@ import { defineTool, type ToolContext, ToolError } from "../define-tool.js";
 import { commaListToBraces, expandBraces } from "../fs/glob-braces.js";
 import { searchBase } from "../fs/not-found.js";
 import type { WorkspacePath } from "../fs/paths.js";
+import { INPUT_SCHEMAS } from "../input-schemas.js";
 import { walkCandidates } from "./grep-fallback.js";
 import { gitSearch } from "./grep-git.js";
 import { MAX_MATCHES, MatchCollector } from "./grep-matches.js";
@@ -54,6 +55,7 @@ export const grepSearchTool = defineTool({
     `Returns matching lines as path:line:text, at most ${MAX_MATCHES}; narrow with path or include when there are more.`,
   ].join(" "),
   input,
+  inputJsonSchema: INPUT_SCHEMAS.grep_search,
   kind: "search",
   pathFields: ["path"],
   globFields: ["include"],
