@@ -20,7 +20,7 @@ import { join } from "node:path";
  * format) no longer apply: a mirror is always git's default format, whose
  * loose refs git/mirror/mirror-refs.ts reads without a process.
  *
- * Synchronous, as the mirror lock's first try (git/lock.ts): these are a
+ * Synchronous, as taking the mirror lock is (git/lock.ts): these are a
  * few small files on the cache's disk, while each asynchronous call is a
  * trip to the thread pool whose answer waits for this thread. The Action
  * makes its mirror while that thread loads the bundle (kernel/repository.ts
