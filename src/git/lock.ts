@@ -10,11 +10,6 @@ import { setTimeout as delay } from "node:timers/promises";
  * directory or fails, atomically, on every file system we care about. The
  * holder refreshes its mtime while working so a lock whose mtime stops moving
  * (or whose owner process is gone) can be broken by the next comer.
- *
- * Taking it is synchronous (a folder and a small file): an asynchronous
- * try is three trips to the thread pool, each waiting for this thread,
- * which in the Action is busy loading the bundle while its early fetch
- * takes the mirror's lock (see git/mirror/bare-init.ts).
  */
 export interface LockOptions {
   /** A lock untouched this long is abandoned (default 10 minutes). */
@@ -80,7 +75,13 @@ async function acquire(lockPath: string, staleMs: number, options: LockOptions):
   }
 }
 
-/** Takes the lock if it is free; false when someone holds it. */
+/**
+ * Takes the lock if it is free; false when someone holds it. Synchronous (a
+ * folder and a small file): an asynchronous try is three trips to the
+ * thread pool, each waiting for this thread, which in the Action is busy
+ * loading the bundle while its early fetch takes the mirror's lock (see
+ * git/mirror/bare-init.ts).
+ */
 function tryTake(lockPath: string): boolean {
   try {
     mkdirSync(lockPath);
