@@ -17,6 +17,7 @@ import { type DepsConfig, parseDepsConfig } from "./config.js";
 import type { DepsServices, GroupContext } from "./group/context.js";
 import { runGroupLanes } from "./group/group-lanes.js";
 import type { DepsGroupResult } from "./group/group-result.js";
+import { createPassedLocks } from "./group/passed-tries.js";
 import { runDepsGroup } from "./group/run-deps-group.js";
 import { corepackRegistryEnv, managerCommands, packageManager } from "./managers/index.js";
 import { toolsFor } from "./managers/project-tools.js";
@@ -203,6 +204,7 @@ export async function runDepsJob(
       signal,
       gitEnv,
       passed: new Map(),
+      locked: createPassedLocks(),
       target: {
         cloneUrl: input.cloneUrl,
         token: input.token,

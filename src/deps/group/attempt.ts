@@ -16,7 +16,13 @@ import { keepingReleaseModes, releaseSwaps } from "../managers/yarn/release-file
 import type { Update } from "../update.js";
 import { readFiles, resetCheckout, writeFiles } from "./checkout.js";
 import type { GroupTools } from "./context.js";
-import { type PassedTries, type PassedTry, tryInput } from "./passed-tries.js";
+import {
+  type PassedLocks,
+  type PassedTries,
+  type PassedTry,
+  tryInput,
+  tryStart,
+} from "./passed-tries.js";
 
 /**
  * One try of a set of updates in the workspace: back to the branch's clean
@@ -50,6 +56,8 @@ export interface AttemptContext {
   events: Pick<JobEvents, "step">;
   /** The job's tries that passed (passed-tries.ts): one is not run again. */
   passed?: PassedTries | undefined;
+  /** The job's lockfile steps that passed (passed-tries.ts): one is not run again. */
+  locked?: PassedLocks | undefined;
 }
 
 export async function attemptUpdates(
@@ -61,17 +69,17 @@ export async function attemptUpdates(
   if (extraFiles) await writeFiles(ctx.dir, extraFiles);
   const verifyCommand = ctx.tools.verify;
   const commands = [ctx.tools.install, verifyCommand];
-  const input =
-    ctx.passed && verifyCommand
-      ? await tryInput({
+  const start =
+    (ctx.passed && verifyCommand) || ctx.locked
+      ? await tryStart({
           dir: ctx.dir,
           env: ctx.gitEnv,
-          commands,
           updates,
           extra: extraFiles,
           before: ctx.before,
         })
       : undefined;
+  const input = start && ctx.passed && verifyCommand ? tryInput(start, commands) : undefined;
   const same = input === undefined ? undefined : ctx.passed?.get(input);
   if (same) {
     await keepingReleaseModes(ctx.dir, updates, () => writeFiles(ctx.dir, same.files));
@@ -101,6 +109,8 @@ export async function attemptUpdates(
     ...ctx.tools.npmEnv,
     ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)),
   });
+  const lockInput = start && ctx.locked ? tryInput(start, ["lockfile"]) : undefined;
+  const locked = lockInput === undefined ? undefined : ctx.locked?.get(lockInput);
   let bump: Awaited<ReturnType<typeof applyBump>>;
   // npm resolves a lockfile from an installed tree when it finds one, which
   // would carry versions over from an earlier try; the tree steps outside
@@ -108,20 +118,31 @@ export async function attemptUpdates(
   const installed = join(ctx.dir, "node_modules");
   const aside = `${ctx.dir}.node_modules`;
   const moved =
+    !locked &&
     ctx.tools.hideTreeFromLockfile === true &&
     ctx.tools.lockfilePath !== undefined &&
     (await hasInstalledTree(ctx.dir));
   if (moved) await rename(installed, aside);
   try {
-    bump = await applyBump({
-      dir: ctx.dir,
-      updates,
-      lockfilePath: ctx.tools.lockfilePath,
-      run: runner(toolEnv, ctx.sandboxes.setup),
-      before: ctx.before,
-      lockfileCommand: ctx.tools.lockfileCommand,
-      releaseBytes: ctx.tools.releaseBytes,
-    });
+    if (locked) {
+      await keepingReleaseModes(ctx.dir, updates, () => writeFiles(ctx.dir, locked.files));
+      bump = { files: [...locked.files.keys()], lockfile: locked.lockfile };
+    } else {
+      bump = await applyBump({
+        dir: ctx.dir,
+        updates,
+        lockfilePath: ctx.tools.lockfilePath,
+        run: runner(toolEnv, ctx.sandboxes.setup),
+        before: ctx.before,
+        lockfileCommand: ctx.tools.lockfileCommand,
+        releaseBytes: ctx.tools.releaseBytes,
+      });
+      if (lockInput && bump.lockfile?.passed && !bump.mismatched)
+        ctx.locked?.keep(lockInput, {
+          lockfile: bump.lockfile,
+          files: await readFiles(ctx.dir, bump.files),
+        });
+    }
   } catch (error) {
     // A manifest the agent reshaped (a bumped dependency removed) cannot take the bump,
     // nor can a release file the registry does not give as it states.

@@ -36,6 +36,7 @@ function attempt(state: GroupState, ctx: GroupContext) {
         signal: ctx.signal,
         events: ctx.events,
         passed: ctx.passed,
+        locked: ctx.locked,
       },
       updates,
       extra,

@@ -17,7 +17,7 @@ import type { ReleaseBytes } from "../managers/yarn/release-file.js";
 import type { UpdateGroup } from "../plan/groups.js";
 import type { PlanWarning } from "../plan/plan.js";
 import type { UpstreamSource } from "../registry/upstream.js";
-import type { PassedTries } from "./passed-tries.js";
+import type { PassedLocks, PassedTries } from "./passed-tries.js";
 
 /**
  * What a dependency job and its groups run with. The shapes live here, in
@@ -136,6 +136,8 @@ export interface GroupContext {
   agent: GroupAgent;
   /** The tries whose checks passed in this job, for every group (passed-tries.ts). */
   passed?: PassedTries | undefined;
+  /** The lockfile steps that passed in this job, for every group (passed-tries.ts). */
+  locked?: PassedLocks | undefined;
   /** Carries the installed tree from group to group (one install per job). */
   warm: WarmInstall | undefined;
   /** The group's branch is already on the remote (an earlier run's). */
