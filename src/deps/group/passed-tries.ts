@@ -16,6 +16,12 @@ import type { Update } from "../update.js";
  */
 export type PassedTries = Map<string, PassedTry>;
 
+export interface PassedTry {
+  verify: CommandResult;
+  /** What the try wrote over the checkout: the manifests and the lockfile (null: deleted). */
+  files: ReadonlyMap<string, Buffer | null>;
+}
+
 /**
  * The lockfile steps that passed earlier in one job, by the same start as a
  * try's but without the checks: a try of the same updates comes back with
@@ -59,12 +65,6 @@ export function createPassedLocks(maxBytes = 64 * 1024 * 1024): PassedLocks {
       kept.set(key, lock);
     },
   };
-}
-
-export interface PassedTry {
-  verify: CommandResult;
-  /** What the try wrote over the checkout: the manifests and the lockfile (null: deleted). */
-  files: ReadonlyMap<string, Buffer | null>;
 }
 
 /** What a try starts from: the checkout's tree, the updates, the agent's files, the cutoff. */
