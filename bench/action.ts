@@ -17,7 +17,7 @@ import {
 } from "../test/action/harness.js";
 import { reply } from "../test/helpers/model-script.js";
 import { findNode24, NODE_24 } from "../test/helpers/node24.js";
-import { median } from "./timing.js";
+import { median, referenceCpuMs } from "./timing.js";
 
 /**
  * How fast the bundled Action gets to work: the time from spawning
@@ -209,6 +209,10 @@ async function benchNode(
     // Where the wall time goes: most of it is this one thread's work.
     console.log(
       `main thread CPU before the first request: workflow_dispatch ${median(cpu.dispatch).toFixed(0)} ms, issue_comment ${median(cpu.comment).toFixed(0)} ms`,
+    );
+    // node -e 0 does not follow the VM's speed of running JavaScript; the Action's time does.
+    console.log(
+      `this VM's speed: a fixed JavaScript workload took ${(await referenceCpuMs(node)).toFixed(0)} ms of CPU on this Node (compare runs from other hours by it)`,
     );
     return { ratio: slowest / base };
   } finally {

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { summarizeProfiles } from "./suite-profile.js";
+import { referenceCpuMs } from "./timing.js";
 
 /**
  * Where the test suite's time goes: `npx vitest run` (or the files in
@@ -130,6 +131,7 @@ function sample(seen: Map<string, Seen>): void {
 
 export async function bench(): Promise<void> {
   const files = (process.env.BENCH_SUITE_FILES ?? "").split(/\s+/).filter(Boolean);
+  const speedBefore = await referenceCpuMs();
   const seen = new Map<string, Seen>();
   sample(seen);
   for (const entry of seen.values()) entry.before = entry.self;
@@ -203,9 +205,13 @@ export async function bench(): Promise<void> {
     if (unsampled > 0) add(`short programs started by ${entry.kind}`, unsampled);
   }
   const attributed = [...byKind.values()].reduce((sum, ticks) => sum + ticks, 0) / TICK;
+  const speedAfter = await referenceCpuMs();
 
   console.log(
     `suite: ${wall.toFixed(0)} s wall (goal < ${GOAL_S} s), ${busy.toFixed(0)} s of CPU on this machine (${(busy / wall).toFixed(2)} cores busy on average)`,
+  );
+  console.log(
+    `  this VM's speed: a fixed JavaScript workload took ${speedBefore.toFixed(0)} ms of CPU before the run and ${speedAfter.toFixed(0)} ms after (compare runs from other hours by it)`,
   );
   console.log(
     `  attributed to processes: ${attributed.toFixed(0)} s; the rest (${Math.max(0, busy - attributed).toFixed(0)} s) is the kernel's own work or processes gone between samples without a parent that reaped them`,

@@ -15,3 +15,39 @@ export async function timeMedian(runs: number, fn: () => Promise<unknown>): Prom
   }
   return median(times);
 }
+
+/**
+ * The CPU time, in ms, a fixed piece of JavaScript takes in a new process
+ * of `node` (objects, JSON, a regular expression, a sort; startup not
+ * counted), median of `runs`. This VM's speed moves by a fifth from hour to
+ * hour (the same suite took 442 s of CPU in one run and 537 s in another),
+ * and `node -e 0` does not follow it: a bench prints this beside its
+ * numbers, so that runs from different hours can be compared.
+ */
+export async function referenceCpuMs(node = process.execPath, runs = 5): Promise<number> {
+  const { execFile } = await import("node:child_process");
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const out = await new Promise<string>((done, fail) =>
+      execFile(node, ["-e", REFERENCE_WORK], (error, stdout) =>
+        error ? fail(error) : done(stdout),
+      ),
+    );
+    times.push(Number(out.trim()));
+  }
+  return median(times);
+}
+
+const REFERENCE_WORK = `
+const start = process.cpuUsage();
+let rows = [];
+for (let i = 0; i < 100000; i++) rows.push({ id: i, name: "row " + i, tags: [i % 7, i % 11] });
+const text = JSON.stringify(rows);
+rows = JSON.parse(text);
+let found = 0;
+for (const match of text.matchAll(/"name":"row (\\d*7)"/g)) found += match[1].length;
+rows.sort((a, b) => (a.name < b.name ? -1 : 1));
+const used = process.cpuUsage(start);
+if (found === 0 || rows.length !== 100000) process.exit(1);
+console.log((used.user + used.system) / 1000);
+`;
