@@ -2,12 +2,11 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type AttemptContext, attemptUpdates } from "../../../src/deps/group/attempt.js";
-import type { GroupTools } from "../../../src/deps/group/context.js";
-import { createPassedLocks, type PassedTries } from "../../../src/deps/group/passed-tries.js";
+import { attemptUpdates } from "../../../src/deps/group/attempt.js";
+import { createPassedLocks } from "../../../src/deps/group/passed-tries.js";
 import type { Update } from "../../../src/deps/update.js";
-import { noSandbox } from "../../helpers/sandbox.js";
 import { git, makeRepo } from "../../helpers/temp-dir.js";
+import { testAttempt, testTools } from "./attempt-context.js";
 
 /**
  * The same updates tried again in one job (the bump put back in place for
@@ -65,35 +64,15 @@ async function world(options: { failFirstLock?: boolean } = {}) {
   });
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "--allow-empty", "-m", "the project");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const network = { kind: "off" } as const;
-  const tools: GroupTools = {
+  const tools = testTools({
     install: `echo install >> ${installLog}`,
     verify: "exit 1",
     lockfileCommand: () =>
       `node ${script} ${lockLog} ${options.failFirstLock ? "fail-first" : "always"}`,
     manifests: ["package.json"],
     lockfilePath: "package-lock.json",
-    before: undefined,
-    securityBefore: undefined,
-    shellEnv: env,
-    npmEnv: env,
-    network,
-    setupNetwork: network,
-  };
-  const passed: PassedTries = new Map();
-  const ctx: AttemptContext = {
-    tools,
-    dir,
-    before: undefined,
-    gitEnv: env,
-    sandboxes: { setup: noSandbox(dir), agent: noSandbox(dir) },
-    clock: Date,
-    signal: new AbortController().signal,
-    events: { step: () => {} },
-    passed,
-    locked: createPassedLocks(),
-  };
+  });
+  const ctx = testAttempt(dir, tools, { passed: new Map(), locked: createPassedLocks() });
   const count = async (log: string) =>
     (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
   return {

@@ -2,11 +2,9 @@ import { chmod, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { attemptUpdates } from "../../../src/deps/group/attempt.js";
-import type { GroupTools } from "../../../src/deps/group/context.js";
-import type { PassedTries } from "../../../src/deps/group/passed-tries.js";
 import type { Update } from "../../../src/deps/update.js";
-import { noSandbox } from "../../helpers/sandbox.js";
 import { git, makeRepo } from "../../helpers/temp-dir.js";
+import { testAttempt, testTools } from "./attempt-context.js";
 
 /**
  * A try that replaces the project's yarn release, run once and then found
@@ -61,38 +59,22 @@ describe("a passed try that replaced the yarn release, tried again", () => {
       await chmod(join(dir, OLD), mode);
       git(dir, "add", "-A");
       git(dir, "commit", "-q", "--allow-empty", "-m", "the release's mode");
-      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-      const network = { kind: "off" } as const;
       let fetched = 0;
-      const tools: GroupTools = {
+      const tools = testTools({
         install: "true",
         verify: "echo checked >> checks.log",
         manifests: ["package.json"],
         lockfilePath: undefined,
-        before: undefined,
-        securityBefore: undefined,
-        shellEnv: env,
-        npmEnv: env,
-        network,
-        setupNetwork: network,
         releaseBytes: async () => {
           fetched++;
           return Buffer.from("// 4.18.2\n");
         },
-      };
+      });
       const steps: string[] = [];
-      const passed: PassedTries = new Map();
-      const ctx = {
-        tools,
-        dir,
-        before: undefined,
-        gitEnv: env,
-        sandboxes: { setup: noSandbox(dir), agent: noSandbox(dir) },
-        clock: Date,
-        signal: new AbortController().signal,
-        events: { step: (text: string) => steps.push(text) },
-        passed,
-      };
+      const ctx = testAttempt(dir, tools, {
+        passed: new Map(),
+        step: (text) => steps.push(text),
+      });
       const first = await attemptUpdates(ctx, [update]);
       expect(first).toMatchObject({ passed: true, files: ["package.json", NEXT, ".yarnrc.yml"] });
       expect((await stat(join(dir, NEXT))).mode & 0o777).toBe(mode);
