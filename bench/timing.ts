@@ -19,21 +19,23 @@ export async function timeMedian(runs: number, fn: () => Promise<unknown>): Prom
 /**
  * The CPU time, in ms, a fixed piece of JavaScript takes in a new process
  * of `node` (objects, JSON, a regular expression, a sort; startup not
- * counted), median of `runs`. This VM's speed moves by a fifth from hour to
- * hour (the same suite took 442 s of CPU in one run and 537 s in another),
- * and `node -e 0` does not follow it: a bench prints this beside its
- * numbers, so that runs from different hours can be compared.
+ * counted), median of `runs` after one to warm up. This VM's speed moves by
+ * a fifth from hour to hour (the same suite took 442 s of CPU in one run and
+ * 537 s in another), and `node -e 0` does not follow it: a bench prints this
+ * beside its numbers, so that runs from different hours can be compared.
+ * Back to back it still moves by about a tenth: it tells phases apart, not
+ * a few percent.
  */
-export async function referenceCpuMs(node = process.execPath, runs = 5): Promise<number> {
+export async function referenceCpuMs(node = process.execPath, runs = 9): Promise<number> {
   const { execFile } = await import("node:child_process");
   const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
+  for (let i = 0; i <= runs; i++) {
     const out = await new Promise<string>((done, fail) =>
       execFile(node, ["-e", REFERENCE_WORK], (error, stdout) =>
         error ? fail(error) : done(stdout),
       ),
     );
-    times.push(Number(out.trim()));
+    if (i > 0) times.push(Number(out.trim()));
   }
   return median(times);
 }
