@@ -1,3 +1,8 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+
+const run = promisify(execFile);
+
 /** The middle value (the upper middle for an even count). */
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -27,15 +32,10 @@ export async function timeMedian(runs: number, fn: () => Promise<unknown>): Prom
  * a few percent.
  */
 export async function referenceCpuMs(node = process.execPath, runs = 9): Promise<number> {
-  const { execFile } = await import("node:child_process");
   const times: number[] = [];
   for (let i = 0; i <= runs; i++) {
-    const out = await new Promise<string>((done, fail) =>
-      execFile(node, ["-e", REFERENCE_WORK], (error, stdout) =>
-        error ? fail(error) : done(stdout),
-      ),
-    );
-    if (i > 0) times.push(Number(out.trim()));
+    const { stdout } = await run(node, ["-e", REFERENCE_WORK]);
+    if (i > 0) times.push(Number(stdout.trim()));
   }
   return median(times);
 }

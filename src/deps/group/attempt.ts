@@ -109,8 +109,7 @@ export async function attemptUpdates(
     ...ctx.tools.npmEnv,
     ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)),
   });
-  const lockInput = start && ctx.locked ? tryInput(start, ["lockfile"]) : undefined;
-  const locked = lockInput === undefined ? undefined : ctx.locked?.get(lockInput);
+  const locked = start === undefined ? undefined : ctx.locked?.get(start);
   let bump: Awaited<ReturnType<typeof applyBump>>;
   // npm resolves a lockfile from an installed tree when it finds one, which
   // would carry versions over from an earlier try; the tree steps outside
@@ -137,8 +136,8 @@ export async function attemptUpdates(
         lockfileCommand: ctx.tools.lockfileCommand,
         releaseBytes: ctx.tools.releaseBytes,
       });
-      if (lockInput && bump.lockfile?.passed && !bump.mismatched)
-        ctx.locked?.keep(lockInput, {
+      if (start !== undefined && bump.lockfile?.passed && !bump.mismatched)
+        ctx.locked?.keep(start, {
           lockfile: bump.lockfile,
           files: await readFiles(ctx.dir, bump.files),
         });

@@ -67,11 +67,10 @@ export function createPassedLocks(maxBytes = 64 * 1024 * 1024): PassedLocks {
   };
 }
 
-/** What a try starts from: the checkout's tree, the updates, the agent's files, the cutoff. */
-export interface TryStart {
-  readonly start: string;
-}
-
+/**
+ * What a try starts from, as a key: the checkout's tree, the updates, the
+ * agent's files, the cutoff. The key of its lockfile step (PassedLocks).
+ */
 export async function tryStart(options: {
   dir: string;
   env: GitEnv;
@@ -79,7 +78,7 @@ export async function tryStart(options: {
   /** The agent's files, written over the checkout before the bump. */
   extra: ReadonlyMap<string, Buffer | null> | undefined;
   before: Date | undefined;
-}): Promise<TryStart> {
+}): Promise<string> {
   const git = createGit(options.dir, { env: options.env });
   const head = (await git.raw(["rev-parse", "HEAD^{tree}"])).trim();
   const hash = createHash("sha256").update(
@@ -89,12 +88,12 @@ export async function tryStart(options: {
     hash.update(`\0${path}\0`);
     hash.update(content === null ? "deleted" : createHash("sha256").update(content).digest("hex"));
   }
-  return { start: hash.digest("hex") };
+  return hash.digest("hex");
 }
 
 /** The key of a try before anything runs: what it starts from and the commands it is asked to run. */
-export function tryInput(start: TryStart, commands: readonly (string | null)[]): string {
+export function tryInput(start: string, commands: readonly (string | null)[]): string {
   return createHash("sha256")
-    .update(JSON.stringify([start.start, commands]))
+    .update(JSON.stringify([start, commands]))
     .digest("hex");
 }
