@@ -1,7 +1,8 @@
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync } from "node:fs";
 import nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
 
 /**
  * V8's compile cache for the bundle (Node 22.1 and later): compiling the
@@ -23,6 +24,8 @@ import { join } from "node:path";
  */
 
 type EnableCompileCache = (directory?: string) => { status: number; message?: string };
+/** module.getCompileCacheDir (Node 22.8): this Node version's folder inside the cache's. */
+type GetCompileCacheDir = () => string | undefined;
 
 /** module.constants.compileCacheStatus: ENABLED and ALREADY_ENABLED. */
 const ENABLED = new Set([1, 2]);
@@ -31,6 +34,8 @@ export interface CompileCacheResult {
   /** The folder used, or undefined with the reason in `skipped`. */
   directory?: string | undefined;
   skipped?: string | undefined;
+  /** This Node had written to the cache before this run (loadEagerly). */
+  warm?: boolean | undefined;
 }
 
 export function startCompileCache(env: Record<string, string | undefined>): CompileCacheResult {
@@ -48,10 +53,59 @@ export function startCompileCache(env: Record<string, string | undefined>): Comp
   }
 }
 
-function outcome(result: { status: number; message?: string }, directory: string) {
-  return ENABLED.has(result.status)
-    ? { directory }
-    : { skipped: result.message ?? "Node did not enable the compile cache" };
+function outcome(
+  result: { status: number; message?: string },
+  directory: string,
+): CompileCacheResult {
+  if (!ENABLED.has(result.status)) {
+    return { skipped: result.message ?? "Node did not enable the compile cache" };
+  }
+  const versionFolder = (
+    nodeModule as { getCompileCacheDir?: GetCompileCacheDir }
+  ).getCompileCacheDir?.();
+  return { directory, warm: versionFolder !== undefined && hasEntries(versionFolder) };
+}
+
+/** Node makes this version's folder as it enables the cache, and writes into it at exit. */
+function hasEntries(folder: string): boolean {
+  try {
+    return readdirSync(folder).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Loads the modules `load` imports with every function compiled as its
+ * module is, when the cache is warm. V8 compiles a function when it is
+ * first called, and Node's cache keeps what was compiled as the module
+ * loaded (its top-level code), so each run compiled the same functions
+ * again. Compiled with their module, they are in the cache, and a warm run
+ * reads them (measured on the 2-core VM, Node 24, the job's modules this
+ * way against the bundle before, interleaved runs, five rounds: 14-42 ms
+ * less main-thread CPU to the first model request for a workflow_dispatch
+ * and an issue_comment together).
+ *
+ * Only where the cache is warm: on a fresh machine (every GitHub-hosted
+ * run) compiling every function costs more than compiling those the run
+ * calls (a cold issue_comment run 21-58 ms later). The first warm run
+ * compiles those modules once more, since V8 refuses an entry made under
+ * other flags. And only V8's `lazy` flag, only while the modules load: a
+ * built-in loaded under another flag compiles from source (V8 refuses the
+ * code cache Node ships for them too); `--no-lazy` set from the start made
+ * runs slower (docs/architecture.md).
+ */
+export async function loadEagerly<T>(
+  cache: CompileCacheResult,
+  load: () => Promise<T>,
+): Promise<T> {
+  if (!cache.warm) return load();
+  setFlagsFromString("--no-lazy");
+  try {
+    return await load();
+  } finally {
+    setFlagsFromString("--lazy");
+  }
 }
 
 /** Why the folder must not hold our compiled code, or undefined when it is ours alone. */

@@ -1,5 +1,5 @@
 import { useSpawnHelper } from "../spawner.js";
-import { startCompileCache } from "./compile-cache.js";
+import { loadEagerly, startCompileCache } from "./compile-cache.js";
 import { needsEnvProxyRestart, restartWithEnvProxy } from "./env-proxy.js";
 
 if (needsEnvProxyRestart(process.env, process.execArgv, process.versions.node)) {
@@ -13,7 +13,7 @@ async function run(): Promise<void> {
   // First, so that every module after it is compiled once per machine, not once per run
   // (hence the imports below are dynamic: a static one would load before this line;
   // spawner.ts and env-proxy.ts, the static imports, are a few lines).
-  startCompileCache(process.env);
+  const cache = startCompileCache(process.env);
   // Git starts from this process, not from a helper (spawner.ts): the helper's
   // own start takes a core from the way to the agent's first request, and a run
   // is one job (measured on 2 cores: 38 ms later to the first request).
@@ -28,5 +28,7 @@ async function run(): Promise<void> {
   await Promise.race([earlyFetch?.underway, new Promise((wait) => setTimeout(wait, 250).unref())]);
   // zod without generated parsers, before any schema is made (zod-jitless.ts).
   await import("./zod-jitless.js");
-  await import("./main.js").then(({ main }) => main({ earlyFetch }));
+  // The job's modules compiled whole when the cache holds them (compile-cache.ts).
+  const { main } = await loadEagerly(cache, () => import("./main.js"));
+  await main({ earlyFetch });
 }
