@@ -24,19 +24,19 @@ import { PULL_REQUEST_ACTIONS, workflowToken } from "./early-event.js";
  * - a workflow_dispatch with a prompt: the config (event-jobs.ts
  *   `runRepository`).
  * Both read the config on the default branch, at the input's path if set.
- * Returns the URLs read.
  */
 export function startEarlyReads(
   env: Record<string, string | undefined>,
   payload: unknown,
-): string[] {
+): EarlyReads {
+  const none = { urls: [], sent: Promise.resolve() };
   const token = workflowToken(env);
-  if (!token) return [];
+  if (!token) return none;
   // deps and review modes begin otherwise.
-  if ((env.INPUT_MODE?.trim().toLowerCase() || "auto") !== "auto") return [];
+  if ((env.INPUT_MODE?.trim().toLowerCase() || "auto") !== "auto") return none;
   const event = payload as EventPayload | null;
   const repo = event?.repository;
-  if (typeof repo?.full_name !== "string" || typeof repo.default_branch !== "string") return [];
+  if (typeof repo?.full_name !== "string" || typeof repo.default_branch !== "string") return none;
   const api = (env.GITHUB_API_URL || "https://api.github.com").replace(/\/+$/, "");
   const at = `${api}/repos/${repo.full_name}`;
   const configPath = env.INPUT_CONFIG_PATH?.trim() || DEFAULT_CONFIG_PATH;
@@ -55,8 +55,14 @@ export function startEarlyReads(
     authorization: `token ${token}`,
     "user-agent": "patchwright-action",
   };
-  for (const url of urls) readEarly(url, headers);
-  return urls;
+  const sent = Promise.all(urls.map((url) => readEarly(url, headers))).then(() => {});
+  return { urls, sent };
+}
+
+/** The reads sent, and when they have all left (or failed to). */
+export interface EarlyReads {
+  urls: string[];
+  sent: Promise<void>;
 }
 
 /** A request made in a thread: where, by whom, and whether it calls the bot. */

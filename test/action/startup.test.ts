@@ -167,6 +167,63 @@ describe("the Action's fetch", () => {
 });
 
 /**
+ * A preload that, as the bundle's main chunk is about to load, holds the
+ * thread as that loading does (up to 2 s) until fake GitHub has had the
+ * reads a comment's job begins with, and notes whether it had.
+ */
+const LOAD_PROBE = [
+  'import { registerHooks } from "node:module";',
+  'const { existsSync, writeFileSync } = process.getBuiltinModule("node:fs");',
+  "const { PW_PROBE_OUT: out, PW_READS_ARRIVED: arrived } = process.env;",
+  "registerHooks({ load(url, context, nextLoad) {",
+  "  if (/\\/main-\\w+\\.js$/.test(url) && !existsSync(out)) {",
+  "    const cell = new Int32Array(new SharedArrayBuffer(4));",
+  "    const until = Date.now() + 2000;",
+  "    while (!existsSync(arrived) && Date.now() < until) Atomics.wait(cell, 0, 0, 10);",
+  "    writeFileSync(out, existsSync(arrived) ? 'arrived' : 'not arrived');",
+  "  }",
+  "  return nextLoad(url, context);",
+  "} });",
+].join("\n");
+
+describe("the Action's first API reads", () => {
+  it("reach GitHub before the rest of the bundle loads (Node writes a request only as its event loop turns, and the loading holds the thread)", async () => {
+    const dir = tempDir();
+    const probe = join(dir, "probe.mjs");
+    const out = join(dir, "loading.txt");
+    const arrived = join(dir, "arrived");
+    writeFileSync(probe, LOAD_PROBE);
+    const early = new Set<string>();
+    world = await startWorld({
+      steps: [reply("Nothing to change.")],
+      github: {
+        holdAnswer: (method: string, path: string) => {
+          // The thread, the open pull requests, the permission and the config.
+          if (method === "GET" && /\/(comments|pulls|permission|contents\/)/.test(path)) {
+            early.add(path.replace(/\?.*/, ""));
+          }
+          if (early.size === 4) writeFileSync(arrived, "");
+          return undefined;
+        },
+      },
+    });
+    const run = await runAction(bundle.entry, world, {
+      event: "issue_comment",
+      payload: commentPayload(world, "octocat", "@agent tidy up"),
+      inputs: { anthropic_api_key: API_KEY, github_token: TOKEN },
+      env: {
+        NODE_OPTIONS: `--import=${pathToFileURL(probe).href}`,
+        PW_PROBE_OUT: out,
+        PW_READS_ARRIVED: arrived,
+      },
+    });
+    expect(run.code, run.log).toBe(0);
+    expect([...early].sort(), run.log).toHaveLength(4);
+    expect(readFileSync(out, "utf8")).toBe("arrived");
+  });
+});
+
+/**
  * A preload that notes each outgoing request, which client sent it (Node's
  * http or undici, the global fetch's library) and whether undici had loaded
  * by then, and at the process's exit whether it had loaded at all.

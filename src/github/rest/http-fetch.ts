@@ -215,13 +215,17 @@ function readAll(message: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Sends one request; resolves with the answer at its headers. */
+/**
+ * Sends one request; resolves with the answer at its headers. `onSent` is
+ * called once the request has been handed to the OS (its 'finish').
+ */
 function send(
   url: URL,
   method: string,
   headers: Record<string, string>,
   body: Buffer | undefined,
   signal: AbortSignal | undefined,
+  onSent?: () => void,
 ): Promise<IncomingMessage> {
   const request = url.protocol === "https:" ? httpsRequest : httpRequest;
   const options: RequestOptions = {
@@ -233,6 +237,7 @@ function send(
   };
   return new Promise((resolve, reject) => {
     const sent = request(url, options, resolve);
+    if (onSent) sent.once("finish", onSent);
     sent.on("timeout", () =>
       sent.destroy(
         Object.assign(new Error(`no answer from ${url.host} in ${IDLE_TIMEOUT_MS / 1000} s`), {
@@ -280,12 +285,20 @@ function earlyKey(url: string, headers: FetchHeaders): string {
  * Action's entry starts the API reads a job begins with while the rest of
  * the bundle loads (action/early-reads.ts). An answer nobody asks for is
  * dropped with the process; one that failed sends the request again.
+ * Resolves once the request has left (handed to the OS) or has failed:
+ * Node connects its socket and writes it only as the event loop turns
+ * (action/run.ts waits for that before loading the rest).
  */
-export function readEarly(url: string, headers: Record<string, string>): void {
-  const answer = fetchOverNode(url, { headers }, buffered);
+export function readEarly(url: string, headers: Record<string, string>): Promise<void> {
+  let left = () => {};
+  const sent = new Promise<void>((done) => {
+    left = done;
+  });
+  const answer = fetchOverNode(url, { headers }, buffered, left);
   // Failures are the asker's to see (it asks again); none may go unhandled.
-  answer.catch(() => {});
+  answer.then(left, left);
   earlyReads.set(earlyKey(url, new FetchHeaders(headers)), answer);
+  return sent;
 }
 
 function takeEarlyRead(input: string | URL, init: HttpFetchInit) {
@@ -321,6 +334,7 @@ async function fetchOverNode(
     url: string,
     redirected: boolean,
   ) => Promise<HttpFetchResponse>,
+  onSent?: () => void,
 ): Promise<HttpFetchResponse> {
   const first = bodyBytes(init.body);
   // The global fetch's Response has all of HttpFetchResponse and more.
@@ -332,7 +346,7 @@ async function fetchOverNode(
   let body = first;
   const signal = init.signal ?? undefined;
   for (let redirects = 0; ; redirects++) {
-    const message = await send(url, method, headers, body, signal);
+    const message = await send(url, method, headers, body, signal, redirects ? undefined : onSent);
     const status = message.statusCode ?? 0;
     const location = message.headers.location;
     const isRedirect = [301, 302, 303, 307, 308].includes(status) && location !== undefined;
