@@ -28,7 +28,7 @@ async function run(): Promise<void> {
   // Loading the rest holds this thread for a hundred milliseconds without a turn of the
   // event loop, and Node connects a request's socket and writes the request only on such
   // turns: without this wait the reads left after the loading, not beside it (with each
-  // API answer 100 ms away, the first model request came 55-73 ms later).
+  // API answer 100 ms away, the first model request came 48-60 ms later).
   await Promise.race([
     Promise.all([earlyFetch?.underway, reads.sent]),
     new Promise((wait) => setTimeout(wait, 250).unref()),
