@@ -202,7 +202,7 @@ describe("the Action's first API reads", () => {
           if (method === "GET" && /\/(comments|pulls|permission|contents\/)/.test(path)) {
             early.add(path.replace(/\?.*/, ""));
           }
-          if (early.size === 4) writeFileSync(arrived, "");
+          if (early.size === 4 && !existsSync(arrived)) writeFileSync(arrived, "");
           return undefined;
         },
       },
@@ -218,7 +218,7 @@ describe("the Action's first API reads", () => {
       },
     });
     expect(run.code, run.log).toBe(0);
-    expect([...early].sort(), run.log).toHaveLength(4);
+    expect(early.size, run.log).toBe(4);
     expect(readFileSync(out, "utf8")).toBe("arrived");
   });
 });
