@@ -33,9 +33,11 @@ async function run(): Promise<void> {
     Promise.all([earlyFetch?.underway, reads.sent]),
     new Promise((wait) => setTimeout(wait, 250).unref()),
   ]);
-  // zod without generated parsers, before any schema is made (zod-jitless.ts).
-  await import("./zod-jitless.js");
-  // The job's modules compiled whole when the cache holds them (compile-cache.ts).
-  const { main } = await loadEagerly(cache, () => import("./main.js"));
+  // The job's modules compiled whole when the cache holds them (compile-cache.ts), zod
+  // among them: zod-jitless.ts is the first to load it, and sets it up before any schema is made.
+  const { main } = await loadEagerly(cache, async () => {
+    await import("./zod-jitless.js");
+    return import("./main.js");
+  });
   await main({ earlyFetch });
 }

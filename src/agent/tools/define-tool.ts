@@ -161,6 +161,29 @@ export function defineTool<Schema extends z.ZodMiniObject>(
   };
 }
 
+/** What a tool does with a validated input. */
+export type ToolRun<Input> = (input: Input, ctx: ToolContext) => Promise<string>;
+
+/**
+ * A tool's `run` kept in a module of its own and loaded at the tool's first
+ * call. The model sees a tool by its declaration (name, description, input
+ * schema, facts), and the first model request needs nothing more: the
+ * built-in tools' code (edit planning, grep's search, the read guard, the
+ * shell's process handling) loaded before it on every Action run and
+ * cost ~10 ms of a warm start on the 2-core VM. A failed load fails that
+ * call, as a failing `run` would, and the next call loads again.
+ */
+export function runOnFirstCall<Input>(load: () => Promise<ToolRun<Input>>): ToolRun<Input> {
+  let loaded: Promise<ToolRun<Input>> | undefined;
+  return async (input, ctx) => {
+    loaded ??= load().catch((error: unknown) => {
+      loaded = undefined;
+      throw error;
+    });
+    return (await loaded)(input, ctx);
+  };
+}
+
 /**
  * A tool's spec, built once per tool and process: zod's JSON Schema
  * conversion of the six built-in tools took ~13 ms of each session's start

@@ -1,43 +1,6 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
-import * as z from "../../../zod.js";
-import { defineTool, ToolError } from "../define-tool.js";
-import { notFoundError } from "../fs/not-found.js";
-import { isNotFound, resolveInWorkspace } from "../fs/paths.js";
-import { assertReadAndUnchanged, deletedSinceRead, stampOf } from "../fs/read-guard.js";
-import { decodeTextFile, MAX_TEXT_FILE_BYTES, tooLargeMessage } from "../fs/text-file.js";
+import { defineTool, runOnFirstCall } from "../define-tool.js";
 import { INPUT_SCHEMAS } from "../input-schemas.js";
-import { lfView } from "./edit-endings.js";
-import { planEdit } from "./edit-plan.js";
-
-const MAX_DIFF_LINES = 60;
-
-const input = z.object({
-  file_path: z
-    .string()
-    .check(
-      z.describe(
-        "Path of the file to edit, relative to the workspace root (or absolute inside it)",
-      ),
-    ),
-  old_string: z
-    .string()
-    .check(
-      z.describe(
-        "Exact text to replace, copied from the file without read_file's line-number prefixes; include enough surrounding lines to make it unique",
-      ),
-    ),
-  new_string: z
-    .string()
-    .check(z.describe("Text to put in its place (must differ from old_string)")),
-  replace_all: z
-    .optional(z.boolean())
-    .check(
-      z.describe(
-        "Replace every occurrence of old_string instead of requiring exactly one (default false)",
-      ),
-    ),
-});
+import { editFileInput } from "./edit-file-input.js";
 
 export const editFileTool = defineTool({
   name: "edit_file",
@@ -49,83 +12,8 @@ export const editFileTool = defineTool({
     "The file must have been read with read_file first and not changed since.",
     "Line endings are kept as the file has them. Returns a short diff of the change.",
   ].join(" "),
-  input,
+  input: editFileInput,
   inputJsonSchema: INPUT_SCHEMAS.edit_file,
   summarize: (args) => `edit_file ${args.file_path}`,
-  async run(args, ctx) {
-    if (args.old_string === "") {
-      throw new ToolError(
-        "old_string is empty; copy the lines to change from read_file's output into old_string. To create a file or replace all of it, use write_file",
-      );
-    }
-    const path = await resolveInWorkspace(ctx.root, args.file_path, { forWrite: true });
-    const current = await stat(path.absolute).catch(async (error: unknown) => {
-      if (isNotFound(error)) {
-        throw (
-          deletedSinceRead(ctx, path.absolute, path.relative) ??
-          (await notFoundError(ctx, path, args.file_path, "edit"))
-        );
-      }
-      throw error;
-    });
-    if (current.isDirectory()) {
-      throw new ToolError(
-        `${path.relative} is a directory; give the path of a file in it (list_files with path "${path.relative}" shows them)`,
-      );
-    }
-    // Before the read check: "read it first" would be a dead end for a file read_file refuses.
-    if (current.size > MAX_TEXT_FILE_BYTES) {
-      throw new ToolError(tooLargeMessage(path.relative, current.size, "edit"));
-    }
-    const before = await readFile(path.absolute);
-    const text = decodeTextFile(before, path.relative, "edit");
-    assertReadAndUnchanged(ctx, path.absolute, path.relative, { content: before, stats: current });
-
-    const plan = planEdit(
-      text,
-      {
-        oldString: args.old_string,
-        newString: args.new_string,
-        replaceAll: args.replace_all ?? false,
-      },
-      path.relative,
-    );
-    const after = Buffer.from(plan.updated, "utf8");
-    await writeFile(path.absolute, after);
-    // The model saw its own change; what it had not seen before, it still has not.
-    const seenBefore = ctx.reads.get(path.absolute)?.partial;
-    const written = stampOf(after, await stat(path.absolute));
-    ctx.reads.set(
-      path.absolute,
-      seenBefore ? { ...written, partial: { total: seenBefore.total, seen: [] } } : written,
-    );
-    ctx.recordChange({ path: path.relative, before, after });
-
-    const count = plan.count;
-    const head = `Edited ${path.relative}: replaced ${count} occurrence${count === 1 ? "" : "s"}.`;
-    const notes = plan.notes.map((note) => `Note: ${note}.`);
-    const shown = (t: string) => lfView(t).text;
-    return [head, ...notes, shortDiff(path.relative, shown(text), shown(plan.updated))].join("\n");
-  },
+  run: runOnFirstCall(() => import("../tools-work.js").then((work) => work.editFileRun)),
 });
-
-function shortDiff(relative: string, before: string, after: string): string {
-  const patch = createTwoFilesPatch(
-    `a/${relative}`,
-    `b/${relative}`,
-    before,
-    after,
-    undefined,
-    undefined,
-    {
-      context: 2,
-      headerOptions: FILE_HEADERS_ONLY,
-    },
-  );
-  const lines = patch.trimEnd().split("\n");
-  if (lines.length <= MAX_DIFF_LINES) return lines.join("\n");
-  return [
-    ...lines.slice(0, MAX_DIFF_LINES),
-    `[... ${lines.length - MAX_DIFF_LINES} more diff lines not shown]`,
-  ].join("\n");
-}
