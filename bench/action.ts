@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,6 +17,7 @@ import {
 } from "../test/action/harness.js";
 import { reply } from "../test/helpers/model-script.js";
 import { findNode24, NODE_24 } from "../test/helpers/node24.js";
+import { countedNode, millions, valgrindFound } from "./action-instructions.js";
 import { median, referenceCpuMs } from "./timing.js";
 
 /**
@@ -48,9 +49,14 @@ import { median, referenceCpuMs } from "./timing.js";
  * The example payloads give a small repository.size, so the repository is
  * fetched whole; the "size unknown" row shows the partial fetch (the path
  * of a large repository), whose checkout fetches file contents separately.
+ *
+ * With BENCH_ACTION_INSTRUCTIONS=1 it also counts the instructions of a few
+ * runs on Node 24 under valgrind (action-instructions.ts): a count repeats
+ * within about 1%, where the wall times move ±10%.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const INSTRUCTIONS = process.env.BENCH_ACTION_INSTRUCTIONS === "1";
 const GOAL = 6;
 
 /** Milliseconds from spawn to exit. */
@@ -68,6 +74,8 @@ interface Marks {
   /** The run's process, and its main thread's CPU time when the first request came. */
   pid?: number | undefined;
   cpuAtFirstRequest?: number | undefined;
+  /** A counted run, stopped at its first request (action-instructions.ts). */
+  stopAtFirstRequest?: ChildProcess | undefined;
 }
 
 /**
@@ -103,6 +111,8 @@ async function timeFirstRequest(
     tmp: string;
     /** Collects the main thread's CPU time at the first request. */
     cpu?: number[];
+    /** Counts the run's instructions, and stops it at its first request. */
+    counted?: { file: string; args: string[] };
   },
 ): Promise<number> {
   world.model.push(reply("Nothing to change."));
@@ -110,12 +120,13 @@ async function timeFirstRequest(
   marks.cpuAtFirstRequest = undefined;
   const runDir = prepareRun(world, run.payload);
   const start = performance.now();
-  const child = spawn(node, [entry], {
+  const child = spawn(run.counted?.file ?? node, run.counted?.args ?? [entry], {
     cwd: runDir,
     env: { ...runnerEnv(world, runDir, run.event, run.inputs), TMPDIR: run.tmp },
     stdio: "ignore",
   });
   marks.pid = child.pid;
+  marks.stopAtFirstRequest = run.counted ? child : undefined;
   const code = await new Promise<number | null>((done) => child.on("close", done));
   if (code !== 0 || marks.firstRequestAt === undefined) {
     throw new Error(`the ${run.event} run failed (exit ${code}); run the action tests to see why`);
@@ -210,6 +221,8 @@ async function benchNode(
     console.log(
       `main thread CPU before the first request: workflow_dispatch ${median(cpu.dispatch).toFixed(0)} ms, issue_comment ${median(cpu.comment).toFixed(0)} ms`,
     );
+    if (INSTRUCTIONS && label.startsWith("Node 24"))
+      await countInstructions(node, entry, tmp, runs, world, marks);
     // node -e 0 does not follow the VM's speed of running JavaScript; the Action's time does.
     console.log(
       `this VM's speed: a fixed JavaScript workload took ${(await referenceCpuMs(node)).toFixed(0)} ms of CPU on this Node (compare runs from other hours by it)`,
@@ -217,6 +230,60 @@ async function benchNode(
     return { ratio: slowest / base };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+type RunSpec = Parameters<typeof timeFirstRequest>[4];
+
+/**
+ * Instructions to the first model request (action-instructions.ts): two
+ * warm runs of each event (the compile cache the timed runs warmed), one
+ * with a cold cache, beside `node -e 0`'s.
+ */
+async function countInstructions(
+  node: string,
+  entry: string,
+  tmp: string,
+  runs: { dispatch: RunSpec; comment: RunSpec },
+  world: ActionWorld,
+  marks: Marks,
+): Promise<void> {
+  if (!valgrindFound()) {
+    console.log(
+      "instructions: not counted, valgrind is not on the PATH (apt-get install -y valgrind)",
+    );
+    return;
+  }
+  const base = countedNode(node, ["-e", "0"], tmp, "node", false);
+  await timeProcess(base.file, base.args, { PATH: process.env.PATH ?? "/usr/bin:/bin" });
+  const counts: Array<[string, number]> = [["node -e 0", base.instructions()]];
+  for (const [name, run] of [
+    ["workflow_dispatch", runs.dispatch],
+    ["issue_comment", runs.comment],
+  ] as const) {
+    const each: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const counted = countedNode(node, [entry], tmp, `${name}-${i}`, true);
+      await timeFirstRequest(node, entry, world, marks, { ...run, counted });
+      each.push(counted.instructions());
+    }
+    counts.push([`${name} (warm; ${each.map(millions).join(", ")})`, median(each)]);
+  }
+  const fresh = mkdtempSync(join(tmpdir(), "pw-bench-cold-"));
+  try {
+    const counted = countedNode(node, [entry], tmp, "cold", true);
+    await timeFirstRequest(node, entry, world, marks, { ...runs.dispatch, tmp: fresh, counted });
+    counts.push(["workflow_dispatch, cold compile cache", counted.instructions()]);
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
+  const width = Math.max(...counts.map(([name]) => name.length));
+  const baseCount = counts[0]?.[1] ?? Number.NaN;
+  console.log("instructions to the first model request (valgrind cachegrind, repeats within ~1%):");
+  for (const [name, count] of counts) {
+    console.log(
+      `${name.padEnd(width)}  ${millions(count).padStart(7)}  ${(count / baseCount).toFixed(1).padStart(5)}×`,
+    );
   }
 }
 
@@ -233,6 +300,7 @@ export async function bench(): Promise<void> {
       if (marks.firstRequestAt !== undefined) return;
       marks.firstRequestAt = performance.now();
       marks.cpuAtFirstRequest = mainThreadCpuMs(marks.pid);
+      marks.stopAtFirstRequest?.kill("SIGUSR2");
     },
   });
   try {
