@@ -1,7 +1,6 @@
 import { homedir } from "node:os";
 import type { KnownSecret } from "../git/push/secret-scan.js";
 import type { SandboxLauncher } from "../sandbox/sandbox.js";
-import { chooseSandbox } from "../sandbox/select.js";
 import { secretsInEnv } from "../secrets/patterns.js";
 import type { ActionsIo } from "./actions-io.js";
 import type { ActionInputs } from "./inputs.js";
@@ -26,6 +25,9 @@ export async function actionSandbox(
   cacheDir: string,
 ): Promise<SandboxLauncher> {
   if (deps.sandbox) return deps.sandbox;
+  // Loaded here, when a job first opens a sandbox (run-action.ts): bubblewrap's setup, the
+  // host's trust and proxy for it are 30 kB that the way to the first model request need not load.
+  const { chooseSandbox } = await import("../sandbox/select.js");
   const choice = await chooseSandbox({
     mode: "service",
     optOut: inputs.unsandboxed,

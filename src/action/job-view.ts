@@ -3,7 +3,6 @@ import { dirname } from "node:path";
 import type { Redactor } from "../agent/redact.js";
 import type { JobEvents } from "../kernel/events.js";
 import { htmlText } from "../pages/html.js";
-import { renderStandaloneJob } from "../pages/render/standalone.js";
 import type { JobEventLog, LogEntry, LogListener } from "../queue/event-log.js";
 import { createJobRecorder } from "../service/jobs-view/recorder.js";
 import type { JobSummary, ViewEvent } from "../service/jobs-view/types.js";
@@ -60,6 +59,8 @@ export function createActionJobView(options: {
       const { entries } = await log.read(job.id);
       const events = entries.map((e) => e.entry as ViewEvent);
       await mkdir(dirname(options.path), { recursive: true });
+      // Loaded at the end, where the page is written: the Action's start need not load it.
+      const { renderStandaloneJob } = await import("../pages/render/standalone.js");
       await writeFile(options.path, htmlText(renderStandaloneJob({ job, events, now })));
       return options.path;
     },
