@@ -2,8 +2,9 @@ import * as z from "../../zod.js";
 import type { ShellProcessOptions } from "../shell-process.js";
 
 /**
- * run_shell's input and the limits it names, shared by the tool's declaration
- * and its work (loaded at its first call, define-tool.ts runOnFirstCall).
+ * run_shell's input, the limits it names and the tool's options, shared by
+ * the tool's declaration and its work (loaded at its first call,
+ * define-tool.ts runOnFirstCall).
  */
 
 export const DEFAULT_TIMEOUT_SECONDS = 120;
