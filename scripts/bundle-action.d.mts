@@ -8,3 +8,11 @@ export const BUILTIN_EXPORTS: Record<string, string[]>;
 
 /** Exports the bundle leaves out, by built-in: reading them loads code a run does not need. */
 export const LAZY_EXPORTS: Record<string, string[]>;
+
+/**
+ * Throws when code that runs before main.ts loads imports a module whose
+ * stand-in loads main.ts first; `inputs` is esbuild's metafile's.
+ */
+export function checkLateImports(
+  inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>,
+): void;

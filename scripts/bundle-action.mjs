@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
@@ -205,6 +205,100 @@ const builtinsWithoutFacade = {
   },
 };
 
+/**
+ * Our modules that the job imports when it first needs them (the tools'
+ * work, the sandbox's setup, the Messages client, the page renderer, deps
+ * mode) load after main.ts and its modules. esbuild does not know that: it
+ * gives each set of entry points that share a module a chunk of its own, so
+ * main's modules were cut into 38 files by which lazy module also uses
+ * which of them, and Node pays for each file it loads (resolving, reading,
+ * the compile cache's lookup, linking: ~0.35 ms a module on the 2-core VM,
+ * measured with 30 small modules against the same code in one). A dynamic
+ * import of one of our modules from our code goes through a stand-in here
+ * that imports main.ts first and re-exports the module: main's modules are
+ * then shared by every lazy entry, one set, and load in a few files (41 -> 23
+ * before the first model request; valgrind's count to it for a
+ * workflow_dispatch, `BENCH_ACTION_INSTRUCTIONS=1 npm run bench -- action`:
+ * 547 -> 521M instructions with a warm compile cache, 714 -> 658M with a cold
+ * one). At run time the import of main.ts finds it loaded: these imports run
+ * inside main's job.
+ * run.ts's own imports are left alone: they load before main (early-fetch.ts
+ * starts git first). Third-party modules behind a dynamic import (the MCP SDK,
+ * openai, web-tree-sitter, p-map) were tried too: the start's count then
+ * moved by 20M instructions from run to run, so they are left as they were.
+ */
+const MAIN = join(ROOT, "src/action/main.ts");
+const RUN = join(ROOT, "src/action/run.ts");
+const SRC = join(ROOT, "src") + sep;
+const AFTER_MAIN = "after-main";
+/** `file` from the repository's root, with forward slashes (as esbuild's metafile names inputs). */
+const rootPath = (file) => relative(ROOT, file).split(sep).join("/");
+/** A module's default export, which `export *` does not pass on. */
+const DEFAULT_EXPORT = /^export\s+default\b|\bas\s+default\s*[,}]/m;
+const lateImportsAfterMain = {
+  name: "late-imports-after-main",
+  setup(builder) {
+    builder.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.kind !== "dynamic-import" || args.namespace !== "file") return undefined;
+      if (!args.importer.startsWith(SRC) || args.importer === RUN) return undefined;
+      const target = await builder.resolve(args.path, {
+        kind: "import-statement",
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+      });
+      if (target.errors.length > 0) return { errors: target.errors };
+      // Paths from the root, as the stand-in's name and in its imports: the
+      // chunks' names (hashes) are then the same wherever the repository is.
+      return { path: rootPath(target.path), namespace: AFTER_MAIN };
+    });
+    builder.onLoad({ filter: /.*/, namespace: AFTER_MAIN }, async (args) => {
+      const target = JSON.stringify(`./${args.path}`);
+      const source = await readFile(join(ROOT, args.path), "utf8");
+      return {
+        loader: "js",
+        resolveDir: ROOT,
+        contents: [
+          `import ${JSON.stringify(`./${rootPath(MAIN)}`)};`,
+          `export * from ${target};`,
+          ...(DEFAULT_EXPORT.test(source) ? [`export { default } from ${target};`] : []),
+        ].join("\n"),
+      };
+    });
+  },
+};
+
+/**
+ * Fails the build when code that runs before main.ts loads (what run.ts,
+ * early-fetch.ts and zod-jitless.ts import statically) imports one of the
+ * stand-ins above: it would load main's modules ahead of zod-jitless.ts and
+ * of the early fetch. `inputs` is the metafile's.
+ */
+export function checkLateImports(inputs) {
+  const early = new Set();
+  const pending = ["src/action/run.ts", "src/action/early-fetch.ts", "src/action/zod-jitless.ts"];
+  while (pending.length > 0) {
+    const path = pending.pop();
+    if (early.has(path) || !inputs[path]) continue;
+    early.add(path);
+    for (const edge of inputs[path].imports) {
+      if (edge.kind !== "dynamic-import" && !edge.external) pending.push(edge.path);
+    }
+  }
+  const misplaced = [];
+  for (const [path, input] of Object.entries(inputs)) {
+    for (const edge of input.imports) {
+      const late = edge.kind === "dynamic-import" && edge.path.startsWith(`${AFTER_MAIN}:`);
+      if (late && early.has(path) && path !== rootPath(RUN))
+        misplaced.push(`${path} -> ${edge.path}`);
+    }
+  }
+  if (misplaced.length > 0) {
+    throw new Error(
+      `code that runs before main.ts loads imports a module that loads main.ts: ${misplaced.join("; ")}`,
+    );
+  }
+}
+
 /** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
 const BANNER =
   'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);';
@@ -244,6 +338,7 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
         cloudSdksApart,
         builtinsWithoutFacade,
         anthropicSdkWithoutUndici,
+        lateImportsAfterMain,
       ],
     }),
     build({
@@ -260,6 +355,7 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
   const undefinedImports = result.warnings.filter((warning) =>
     warning.text.includes("will always be undefined"),
   );
+  checkLateImports(result.metafile.inputs);
   if (undefinedImports.length > 0) {
     throw new Error(
       `the bundle reads imports that do not exist: ${undefinedImports.map((w) => w.text).join("; ")}`,

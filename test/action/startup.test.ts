@@ -11,7 +11,7 @@ import nodeModule from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILTIN_EXPORTS, LAZY_EXPORTS } from "../../scripts/bundle-action.mjs";
+import { BUILTIN_EXPORTS, checkLateImports, LAZY_EXPORTS } from "../../scripts/bundle-action.mjs";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { reply } from "../helpers/model-script.js";
 import {
@@ -75,11 +75,12 @@ describe("the Action's compile cache", () => {
     const written = cacheFiles(tmp);
     // The entry, the main chunk and the chunks it imports.
     expect(written.length).toBeGreaterThanOrEqual(3);
-    // The size of the main chunk's cache as the run read it (Node's debug line says).
+    // The size of the cache of the chunk with main's code as the run read it (Node's debug line says).
+    const chunk = mainCodeChunk(bundle.dir).replaceAll(".", "\\.");
     const mainCache = (debug: string) => {
-      const size = /for ESM \S+\/main-\w+\.js\.\.\.\[[^\]]*\]\.\.\. success, size=(\d+)/.exec(
-        debug,
-      )?.[1];
+      const size = new RegExp(
+        `for ESM \\S+/${chunk}\\.\\.\\.\\[[^\\]]*\\]\\.\\.\\. success, size=(\\d+)`,
+      ).exec(debug)?.[1];
       if (!size) throw new Error(`no cache read for the main chunk:\n${debug}`);
       return Number(size);
     };
@@ -87,13 +88,13 @@ describe("the Action's compile cache", () => {
     // The first warm run compiles the job's modules whole (compile-cache.ts loadEagerly):
     // V8 refuses their entries, made with its lazy compile, and Node writes them again.
     const second = loadBundle(node24(), { TMPDIR: tmp, ...debug });
-    expect(second.stderr).toMatch(/code cache for ESM \S+\/main-\w+\.js was rejected/);
+    expect(second.stderr).toMatch(new RegExp(`code cache for ESM \\S+/${chunk} was rejected`));
     const lazy = mainCache(second.stderr);
     const third = loadBundle(node24(), { TMPDIR: tmp, ...debug });
     // (index.js itself turns the cache on, so it is compiled before the cache is there.)
-    expect(third.stderr).toMatch(/code cache for ESM \S+\/main-\w+\.js was accepted/);
+    expect(third.stderr).toMatch(new RegExp(`code cache for ESM \\S+/${chunk} was accepted`));
     expect(third.stderr).not.toMatch(/was rejected|no such file or directory/);
-    // Every function of the main chunk is in it now, not only its top-level code.
+    // Every function of the chunk is in it now, not only its top-level code.
     expect(mainCache(third.stderr)).toBeGreaterThan(3 * lazy);
   });
 
@@ -295,6 +296,15 @@ function chunksFrom(dir: string, name: string): { files: string[]; bytes: number
   return { files, bytes };
 }
 
+/** The largest chunk main-<hash>.js loads: the one with main's own modules. */
+function mainCodeChunk(dir: string): string {
+  const [largest] = startupChunks(dir).files.sort(
+    (a, b) => readFileSync(join(dir, b)).length - readFileSync(join(dir, a)).length,
+  );
+  if (!largest) throw new Error("no main chunk");
+  return largest;
+}
+
 /** The chunks index.js's main chunk imports, statically, and their size. */
 function startupChunks(dir: string): { files: string[]; bytes: number } {
   return chunksFrom(dir, "main");
@@ -339,6 +349,39 @@ describe("the Action bundle's chunks", () => {
     expect(loaded('"ZodMiniObject"')).toBe(true);
     // About 573 kB today (608 kB with the sandbox's setup and the page renderer, 664 kB with the tools' work, 703 kB with all of GitHub's REST endpoints, 862 kB with classic zod, 2 MB before the deps code moved out); a jump means something slipped in.
     expect(bytes).toBeLessThan(610_000);
+  });
+
+  it("hold main's modules in a few files: the modules the job imports when it needs them load after main.ts", () => {
+    // scripts/bundle-action.mjs lateImportsAfterMain: without it esbuild cut main's
+    // modules into 38 files by which lazy module shares which of them (20 today,
+    // those index.js and early-fetch.ts loaded before among them).
+    expect(startupChunks(bundle.dir).files.length).toBeLessThanOrEqual(24);
+  });
+
+  it("refuse to build when code that runs before main.ts imports a module that loads main.ts", () => {
+    const early = (imports: Array<{ path: string; kind: string; external?: boolean }>) => ({
+      "src/action/run.ts": {
+        imports: [
+          { path: "src/action/early-fetch.ts", kind: "dynamic-import" },
+          { path: "src/action/main.ts", kind: "dynamic-import" },
+        ],
+      },
+      "src/action/early-fetch.ts": {
+        imports: [{ path: "src/kernel/repository.ts", kind: "import-statement" }],
+      },
+      "src/kernel/repository.ts": { imports },
+      "src/action/main.ts": {
+        imports: [{ path: "after-main:src/agent/tools/tools-work.ts", kind: "dynamic-import" }],
+      },
+    });
+    // From main's code: fine.
+    expect(() => checkLateImports(early([]))).not.toThrow();
+    // From the early fetch's: main's modules would load before zod-jitless.ts and the fetch.
+    expect(() =>
+      checkLateImports(
+        early([{ path: "after-main:src/sandbox/select.ts", kind: "dynamic-import" }]),
+      ),
+    ).toThrow(/src\/kernel\/repository\.ts -> after-main:src\/sandbox\/select\.ts/);
   });
 
   it("load without undici, the global fetch's library (its load took ~40 ms of the start on Node 24)", () => {
