@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{t as e}from"./chunk-3Q47RLWM.js";var i=["opened","synchronize","ready_for_review"];function o(n){if(n.GITHUB_EVENT_PATH)try{return JSON.parse(e(n.GITHUB_EVENT_PATH,"utf8"))}catch{return}}function d(n){let r=n.INPUT_GITHUB_TOKEN?.trim();if(!(!r||n.INPUT_APP_ID?.trim()||n.INPUT_PRIVATE_KEY?.trim()))return r}function u(n){return Object.fromEntries(Object.entries(n).filter(([r])=>!/^(INPUT_|ACTIONS_)/.test(r)&&r!=="GITHUB_TOKEN"))}export{i as a,o as b,d as c,u as d};
