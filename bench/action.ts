@@ -279,7 +279,9 @@ async function countInstructions(
   }
   const width = Math.max(...counts.map(([name]) => name.length));
   const baseCount = counts[0]?.[1] ?? Number.NaN;
-  console.log("instructions to the first model request (valgrind cachegrind, repeats within ~1%):");
+  console.log(
+    "instructions to the first model request (valgrind cachegrind; two counts of one round agree within ~1%, rounds within ~3%):",
+  );
   for (const [name, count] of counts) {
     console.log(
       `${name.padEnd(width)}  ${millions(count).padStart(7)}  ${(count / baseCount).toFixed(1).padStart(5)}×`,
