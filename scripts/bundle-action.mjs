@@ -162,8 +162,10 @@ const cloudSdksApart = {
  * which reads every export, lazy ones included: node:http's WebSocket loads
  * undici (the global fetch's library, about 40 ms of the Action's start on
  * Node 24, before any request), node:fs's ReadStream its streams (3-4 ms),
- * node:util's diff its diff code (2 ms); and each facade costs ~0.3 ms
- * more. The bundle takes the built-ins its ES modules import from
+ * node:util's diff its diff code (2 ms), its parseArgs its argument parser
+ * (compiled from source, whole, when read as the job's modules load under
+ * V8's --no-lazy: src/action/compile-cache.ts); and each facade costs ~0.3
+ * ms more. The bundle takes the built-ins its ES modules import from
  * `process.getBuiltinModule` instead (src/github/rest/http-fetch.ts says
  * why the Action's API calls do without undici), with the exports listed
  * in builtin-exports.json: a fixed list, so that the bundle is the same
@@ -181,7 +183,15 @@ export const BUILTIN_EXPORTS = JSON.parse(
 export const LAZY_EXPORTS = {
   "node:http": ["WebSocket", "CloseEvent", "MessageEvent"],
   "node:fs": ["ReadStream", "WriteStream", "FileReadStream", "FileWriteStream", "Utf8Stream"],
-  "node:util": ["diff", "setTraceSigInt", "TextDecoder", "TextEncoder", "MIMEType", "MIMEParams"],
+  "node:util": [
+    "diff",
+    "setTraceSigInt",
+    "TextDecoder",
+    "TextEncoder",
+    "MIMEType",
+    "MIMEParams",
+    "parseArgs",
+  ],
   "node:crypto": ["webcrypto", "subtle"],
 };
 

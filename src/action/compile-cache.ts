@@ -93,13 +93,18 @@ function hasEntries(folder: string): boolean {
  * other flags. And only V8's `lazy` flag, only while the modules load: a
  * built-in loaded under another flag compiles from source (V8 refuses the
  * code cache Node ships for them too); `--no-lazy` set from the start made
- * runs slower (docs/architecture.md).
+ * runs slower (docs/architecture.md). So `before` loads, first, what of
+ * Node's own the modules load as they do (run.ts says which): the early
+ * fetch's modules loaded this way without their built-ins loaded first
+ * cost 67M instructions more to the first model request, not 10M less.
  */
 export async function loadEagerly<T>(
   cache: CompileCacheResult,
   load: () => Promise<T>,
+  before: () => void = () => {},
 ): Promise<T> {
   if (!cache.warm) return load();
+  before();
   setFlagsFromString("--no-lazy");
   try {
     return await load();

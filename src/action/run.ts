@@ -2,6 +2,25 @@ import { useSpawnHelper } from "../spawner.js";
 import { loadEagerly, startCompileCache } from "./compile-cache.js";
 import { needsEnvProxyRestart, restartWithEnvProxy } from "./env-proxy.js";
 
+/**
+ * What of Node's own the early fetch's modules and main's load as they
+ * are evaluated (beyond what this file loads): loaded before V8's lazy flag
+ * is turned off for those modules (compile-cache.ts loadEagerly).
+ * test/action/startup.test.ts fails when a run loads another one then.
+ */
+const EARLY_BUILTINS = [
+  "node:fs/promises",
+  "node:http",
+  "node:https",
+  "node:crypto",
+  "node:timers/promises",
+];
+const MAIN_BUILTINS = ["node:dns/promises"];
+
+function loadBuiltins(names: readonly string[]): void {
+  for (const name of names) process.getBuiltinModule(name);
+}
+
 if (needsEnvProxyRestart(process.env, process.execArgv, process.versions.node)) {
   // The step's proxy is honoured only by a Node started with NODE_USE_ENV_PROXY=1 (env-proxy.ts).
   process.exitCode = await restartWithEnvProxy(process.env);
@@ -19,8 +38,13 @@ async function run(): Promise<void> {
   // is one job (measured on 2 cores: 38 ms later to the first request).
   useSpawnHelper(false);
   // git fetches the repository while the rest of the bundle loads (early-fetch.ts);
-  // its first processes start before the loading takes this thread.
-  const { readEventPayload, startEarlyFetch, startEarlyReads } = await import("./early-fetch.js");
+  // its first processes start before the loading takes this thread. Its modules
+  // are compiled whole too when the cache holds them (they run at every start).
+  const { readEventPayload, startEarlyFetch, startEarlyReads } = await loadEagerly(
+    cache,
+    () => import("./early-fetch.js"),
+    () => loadBuiltins(EARLY_BUILTINS),
+  );
   const payload = readEventPayload(process.env);
   const earlyFetch = startEarlyFetch(process.env, payload);
   // The API reads a comment's or a dispatch's job begins with go out beside it (early-reads.ts).
@@ -35,9 +59,17 @@ async function run(): Promise<void> {
   ]);
   // The job's modules compiled whole when the cache holds them (compile-cache.ts), zod
   // among them: zod-jitless.ts is the first to load it, and sets it up before any schema is made.
-  const { main } = await loadEagerly(cache, async () => {
-    await import("./zod-jitless.js");
-    return import("./main.js");
-  });
+  const { main } = await loadEagerly(
+    cache,
+    async () => {
+      await import("./zod-jitless.js");
+      return import("./main.js");
+    },
+    () => {
+      loadBuiltins(MAIN_BUILTINS);
+      // Octokit's user agent reads it, and Node loads its code on that first read.
+      void (globalThis as { navigator?: unknown }).navigator;
+    },
+  );
   await main({ earlyFetch });
 }

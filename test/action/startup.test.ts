@@ -98,6 +98,50 @@ describe("the Action's compile cache", () => {
     expect(mainCache(third.stderr)).toBeGreaterThan(3 * lazy);
   });
 
+  it("loads none of Node's own modules while it compiles the job's modules whole (one loaded then compiles from source, whole)", () => {
+    const tmp = tempDir();
+    const out = join(tmp, "loaded-while-eager.txt");
+    const preload = join(tmp, "watch-eager.cjs");
+    // compile-cache.ts loadEagerly turns V8's lazy flag off and on again around
+    // each eager load; what Node loaded of its own in between is written down.
+    writeFileSync(
+      preload,
+      [
+        'const v8 = require("node:v8");',
+        'const { appendFileSync } = require("node:fs");',
+        "const set = v8.setFlagsFromString;",
+        "let before;",
+        "v8.setFlagsFromString = (flags) => {",
+        '  if (flags === "--no-lazy") before = new Set(process.moduleLoadList);',
+        "  set(flags);",
+        '  if (flags === "--lazy" && before) {',
+        '    const added = process.moduleLoadList.filter((m) => !before.has(m) && m.startsWith("NativeModule "));',
+        `    appendFileSync(${JSON.stringify(out)}, \`window:\${added.join(",")}\n\`);`,
+        "    before = undefined;",
+        "  }",
+        "};",
+      ].join("\n"),
+    );
+    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", TMPDIR: tmp };
+    for (let run = 0; run < 3; run++) {
+      const ran = spawnSync(node24(), ["--require", preload, bundle.entry], {
+        env,
+        encoding: "utf8",
+      });
+      expect(ran.stdout).toContain("GITHUB_EVENT_NAME and GITHUB_EVENT_PATH are not set");
+    }
+    // The warm runs (the second and third) load the early fetch's modules and main's eagerly.
+    const windows = readFileSync(out, "utf8").trim().split("\n");
+    expect(windows).toHaveLength(4);
+    for (const window of windows) {
+      // The secret rules' bundled lodash asks process.binding("util") as it loads: a few lines.
+      const loaded = window.slice("window:".length).split(",").filter(Boolean);
+      expect(
+        loaded.filter((name) => name !== "NativeModule internal/legacy/processbinding"),
+      ).toEqual([]);
+    }
+  });
+
   it("does not use a folder that others may write to (its code would run as this user)", () => {
     const tmp = tempDir();
     const folder = join(tmp, `patchwright-compile-cache-${uid}`);
