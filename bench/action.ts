@@ -236,9 +236,10 @@ async function benchNode(
 type RunSpec = Parameters<typeof timeFirstRequest>[4];
 
 /**
- * Instructions to the first model request (action-instructions.ts): two
- * warm runs of each event (the compile cache the timed runs warmed), one
- * with a cold cache, beside `node -e 0`'s.
+ * Instructions to the first model request (action-instructions.ts): three
+ * warm runs of each event (the compile cache the timed runs warmed), their
+ * median shown (two of a round mostly agree within 1%, but one in a few
+ * runs is 3-5% off), one with a cold cache, beside `node -e 0`'s.
  */
 async function countInstructions(
   node: string,
@@ -262,7 +263,7 @@ async function countInstructions(
     ["issue_comment", runs.comment],
   ] as const) {
     const each: number[] = [];
-    for (let i = 0; i < 2; i++) {
+    for (let i = 0; i < 3; i++) {
       const counted = countedNode(node, [entry], tmp, `${name}-${i}`, true);
       await timeFirstRequest(node, entry, world, marks, { ...run, counted });
       each.push(counted.instructions());
@@ -280,7 +281,7 @@ async function countInstructions(
   const width = Math.max(...counts.map(([name]) => name.length));
   const baseCount = counts[0]?.[1] ?? Number.NaN;
   console.log(
-    "instructions to the first model request (valgrind cachegrind; two counts of one round agree within ~1%, rounds within ~3%):",
+    "instructions to the first model request (valgrind cachegrind; the median of three warm counts; rounds agree within ~3%):",
   );
   for (const [name, count] of counts) {
     console.log(
