@@ -7,8 +7,9 @@ import { join } from "node:path";
  * valgrind's cachegrind (`BENCH_ACTION_INSTRUCTIONS=1 npm run bench -- action`,
  * valgrind on the PATH: `apt-get install -y valgrind`). The wall times of this
  * 2-core VM move ±10% from one round to the next, so a change worth 2-5 ms
- * cannot be told from noise by timing it; the same run counted twice agrees
- * within about 1%. A count is what the run's threads executed, not how long
+ * cannot be told from noise by timing it; the same run counted twice mostly
+ * agrees within 1% (one count in a few is 3-5% off, so the bench shows the
+ * median of three), and rounds within about 3%. A count is what the run's threads executed, not how long
  * they took (no cache misses, page faults or waits), so it says whether a
  * change made less work, and the timed rows say whether that reached the wall.
  * Under valgrind a run takes 50-100 times as long: the run is stopped at its

@@ -51,8 +51,8 @@ import { median, referenceCpuMs } from "./timing.js";
  * of a large repository), whose checkout fetches file contents separately.
  *
  * With BENCH_ACTION_INSTRUCTIONS=1 it also counts the instructions of a few
- * runs on Node 24 under valgrind (action-instructions.ts): a count repeats
- * within about 1%, where the wall times move ±10%.
+ * runs on Node 24 under valgrind (action-instructions.ts): rounds agree
+ * within about 3%, where the wall times move ±10%.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
