@@ -5,6 +5,7 @@
  *
  *   edit-distance.ts, error-message.ts   root utilities
  *   json-text.ts                         JSON files as npm reads them (a byte order mark skipped)
+ *   load-on-first-call.ts                a function whose code is imported at its first call
  *   zod.ts                               zod/mini with English messages, src/'s one import of zod
  *   load-yaml.ts                         the YAML library, imported when first needed
  *   spawner.ts (+ spawner/)              short-lived programs, started by a helper process
@@ -33,6 +34,7 @@ const ROOT = [
   "edit-distance",
   "error-message",
   "json-text",
+  "load-on-first-call",
   "load-yaml",
   "scratch",
   "spawner",
@@ -42,6 +44,7 @@ const rooms = {
   "edit-distance": [],
   "error-message": [],
   "json-text": [],
+  "load-on-first-call": [],
   "load-yaml": [],
   scratch: [],
   spawner: [],

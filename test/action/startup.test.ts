@@ -386,6 +386,12 @@ describe("the Action bundle's chunks", () => {
     // (action/containment.ts), and the job page's renderer, loaded as the run writes it (action/job-view.ts).
     expect(loaded('"--unshare-all"')).toBe(false);
     expect(loaded("color-scheme: light dark")).toBe(false);
+    // The planning of the kinds other than a plain request (thread/kinds/planners.ts), loaded at
+    // a kind's first plan: a CI fix's and a branch update's instructions.
+    expect(loaded("Find the cause in the failing jobs' output")).toBe(false);
+    expect(loaded("resolve the conflicts it lists below")).toBe(false);
+    // ...their headlines are (the tracking comment starts with one).
+    expect(loaded("Bringing this branch up to date with its base")).toBe(true);
     // ...the tools' declarations are: the model is shown every tool in the first request.
     expect(loaded("Replaces an exact, literal piece of text in a file")).toBe(true);
     // ...while what is loaded is there: the agent's loop, the Messages API's retry, zod/mini.

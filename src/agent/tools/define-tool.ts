@@ -1,3 +1,4 @@
+import { loadOnFirstCall } from "../../load-on-first-call.js";
 import type { Sandbox } from "../../sandbox/sandbox.js";
 import * as z from "../../zod.js";
 import type { ToolSpec } from "../model/model.js";
@@ -170,18 +171,11 @@ export type ToolRun<Input> = (input: Input, ctx: ToolContext) => Promise<string>
  * schema, facts), and the first model request needs nothing more: the
  * built-in tools' code (edit planning, grep's search, the read guard, the
  * shell's process handling) loaded before it on every Action run and
- * cost ~10 ms of a warm start on the 2-core VM. A failed load fails that
- * call, as a failing `run` would, and the next call loads again.
+ * cost ~10 ms of a warm start on the 2-core VM (the loading, and a failed
+ * load, as load-on-first-call.ts has them).
  */
 export function runOnFirstCall<Input>(load: () => Promise<ToolRun<Input>>): ToolRun<Input> {
-  let loaded: Promise<ToolRun<Input>> | undefined;
-  return async (input, ctx) => {
-    loaded ??= load().catch((error: unknown) => {
-      loaded = undefined;
-      throw error;
-    });
-    return (await loaded)(input, ctx);
-  };
+  return loadOnFirstCall(load);
 }
 
 /**

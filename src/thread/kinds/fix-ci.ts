@@ -3,11 +3,8 @@ import { planDependencyPrFix } from "./dependency-pr.js";
 import type { PullTarget, TaskContext, TaskPlan, ThreadKind } from "./kind.js";
 
 /** A CI fix: a flaky check is run again first; then the agent, with the failing logs in hand. */
-export const fixCi: ThreadKind = {
-  headline: () => "Fixing the failing CI",
-  pullRequestOnly: { forkRefusal: "fix CI on" },
-  plan: (ctx, target) => planCiFix(ctx, target as PullTarget),
-};
+export const fixCiPlanner: ThreadKind["plan"] = (ctx, target) =>
+  planCiFix(ctx, target as PullTarget);
 
 async function planCiFix(ctx: TaskContext, target: PullTarget): Promise<TaskPlan> {
   const { repo, pull } = target;

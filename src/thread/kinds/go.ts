@@ -15,10 +15,7 @@ import { planCommandOf } from "./plan-words.js";
  * `@agent go`, or a second `@agent go`) is answered with where the work
  * went. Jobs on one thread run one at a time, so the mark cannot race.
  */
-export const goKind: ThreadKind = {
-  headline: (request) => `Carrying out the plan: @${request.requester.login} said go`,
-  plan: planGo,
-};
+export const goPlanner: ThreadKind["plan"] = (ctx) => planGo(ctx);
 
 async function planGo(ctx: TaskContext): Promise<TaskPlan> {
   const { services, request, config } = ctx;

@@ -29,13 +29,10 @@ import { planCommandOf } from "./plan-words.js";
  * job with the plan as its instruction.
  */
 
-export const planKind: ThreadKind = {
-  headline: (request) => `Planning @${request.requester.login}'s request (reading only)`,
-  plan: async (ctx) => {
-    const asked = planCommandOf(ctx.request.instruction, ctx.config.triggerPhrase);
-    const made = await makePlan(ctx, asked?.kind === "plan" ? asked.task : "");
-    return "done" in made ? made : postPlan(ctx, made);
-  },
+export const planPlanner: ThreadKind["plan"] = async (ctx) => {
+  const asked = planCommandOf(ctx.request.instruction, ctx.config.triggerPhrase);
+  const made = await makePlan(ctx, asked?.kind === "plan" ? asked.task : "");
+  return "done" in made ? made : postPlan(ctx, made);
 };
 
 /** A plain request under `plan_first: always | large`: planned first, then waits or goes on. */

@@ -4,11 +4,8 @@ import { REVIEW_FORMAT } from "./review-output.js";
 import { createReviewCommentTool } from "./review-tool.js";
 
 /** A review: read-only, answered with one pull request review (kinds/review-publish.ts). Forks too. */
-export const review: ThreadKind = {
-  headline: () => "Reviewing this pull request",
-  pullRequestOnly: {},
-  plan: (ctx, target) => planReview(ctx, target as PullTarget),
-};
+export const reviewPlanner: ThreadKind["plan"] = (ctx, target) =>
+  planReview(ctx, target as PullTarget);
 
 async function planReview(ctx: TaskContext, { repo, pull }: PullTarget): Promise<TaskPlan> {
   const start = await reviewScope(ctx.services.octokit, repo, pull, ctx.services.botLogin);

@@ -5,14 +5,10 @@ import type { PullTarget, TaskContext, TaskPlan, ThreadKind } from "./kind.js";
  * agent. A rebase is force-pushed: only ever on the bot's own branches;
  * others get a merge.
  */
-export const updateBranch: ThreadKind = {
-  headline: () => "Bringing this branch up to date with its base",
-  pullRequestOnly: { forkRefusal: "update" },
-  plan: (ctx, target) => {
-    const { pr } = target as PullTarget;
-    const ownBranch = pr.headRef.startsWith(ctx.config.branchPrefix);
-    return planUpdate(ctx, pr.baseRef, ownBranch ? ctx.config.updateStrategy : "merge");
-  },
+export const updateBranchPlanner: ThreadKind["plan"] = (ctx, target) => {
+  const { pr } = target as PullTarget;
+  const ownBranch = pr.headRef.startsWith(ctx.config.branchPrefix);
+  return planUpdate(ctx, pr.baseRef, ownBranch ? ctx.config.updateStrategy : "merge");
 };
 
 async function planUpdate(
