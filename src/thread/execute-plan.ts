@@ -1,12 +1,11 @@
 import type { ChangeResult } from "../change/change.js";
 import { runChange } from "../change/run-change.js";
-import { updateBranchSteps } from "../change/update-branch.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { JobEvents } from "../kernel/events.js";
 import { handedBack, runJobSequence } from "../kernel/sequence.js";
 import { renderFollowedPlan } from "./kinds/plan-report.js";
 import type { ThreadOutcome, ThreadPlan } from "./plan.js";
-import { type Published, publishResult } from "./publish.js";
+import type { Published, publishResult } from "./publish.js";
 import { finalReport } from "./report.js";
 import type { ThreadServices } from "./services.js";
 
@@ -46,7 +45,8 @@ export async function executePlan(
   const outcome = await runJobSequence<ChangeResult, Published>(
     {
       work: () => (options.change ?? runChange)(services, plan.input, events, steps),
-      publish: (job) => (options.publish ?? publishResult)(services, config, plan, job),
+      publish: async (job) =>
+        (options.publish ?? (await publishing()).publishResult)(services, config, plan, job),
     },
     {
       signal: services.signal,
@@ -76,13 +76,21 @@ export async function executePlan(
   return { job, ...(pullRequest ? { pullRequest } : {}), conclusion, report };
 }
 
+/**
+ * How a change is published (a pull request, a branch, a review...),
+ * loaded once the change is made: the way to the agent's first model
+ * request (the Action's start) needs none of it, nor a branch update's
+ * steps (12 and 5 kB of the Action's start chunks).
+ */
+const publishing = () => import("./publish.js");
+
 /** The steps that make the plan's work (undefined: the agent's, AGENT_STEPS). */
 async function stepsOf(services: ThreadServices, work: ThreadPlan["work"]) {
   switch (work.kind) {
     case "agent":
       return undefined;
     case "update_branch":
-      return updateBranchSteps(work.strategy);
+      return (await import("../change/update-branch.js")).updateBranchSteps(work.strategy);
     case "dependency_pr": {
       // Loaded for this kind only: the npm registry's client under it is a
       // large part of the Action's bundle, which every other run would compile.
