@@ -16,3 +16,6 @@ export const LAZY_EXPORTS: Record<string, string[]>;
 export function checkLateImports(
   inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>,
 ): void;
+
+/** Whether a module's source has a default export (the stand-ins of `lateImportsAfterMain` pass it on). */
+export function hasDefaultExport(source: string): boolean;

@@ -243,8 +243,17 @@ const SRC = join(ROOT, "src") + sep;
 const AFTER_MAIN = "after-main";
 /** `file` from the repository's root, with forward slashes (as esbuild's metafile names inputs). */
 const rootPath = (file) => relative(ROOT, file).split(sep).join("/");
-/** A module's default export, which `export *` does not pass on. */
-const DEFAULT_EXPORT = /^export\s+default\b|\bas\s+default\s*[,}]/m;
+/**
+ * Whether a module's source has a default export, which `export *` does not
+ * pass on: `export default ...`, `export { x as default }`, `export { default } from`.
+ * A false "yes" fails the build (esbuild finds no such export); a false "no"
+ * would lose the export, so each form is in test/action/startup.test.ts.
+ */
+export function hasDefaultExport(source) {
+  return /^export\s+default\b|\bas\s+default\s*[,}]|^export\s*\{[^}]*(?:^|[{,\s])default\s*[,}]/m.test(
+    source,
+  );
+}
 const lateImportsAfterMain = {
   name: "late-imports-after-main",
   setup(builder) {
@@ -270,7 +279,7 @@ const lateImportsAfterMain = {
         contents: [
           `import ${JSON.stringify(`./${rootPath(MAIN)}`)};`,
           `export * from ${target};`,
-          ...(DEFAULT_EXPORT.test(source) ? [`export { default } from ${target};`] : []),
+          ...(hasDefaultExport(source) ? [`export { default } from ${target};`] : []),
         ].join("\n"),
       };
     });

@@ -11,7 +11,12 @@ import nodeModule from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILTIN_EXPORTS, checkLateImports, LAZY_EXPORTS } from "../../scripts/bundle-action.mjs";
+import {
+  BUILTIN_EXPORTS,
+  checkLateImports,
+  hasDefaultExport,
+  LAZY_EXPORTS,
+} from "../../scripts/bundle-action.mjs";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { reply } from "../helpers/model-script.js";
 import {
@@ -436,6 +441,25 @@ describe("the Action bundle's chunks", () => {
         early([{ path: "after-main:src/sandbox/select.ts", kind: "dynamic-import" }]),
       ),
     ).toThrow(/src\/kernel\/repository\.ts -> after-main:src\/sandbox\/select\.ts/);
+  });
+
+  it("pass on a lazily imported module's default export, however the module writes it", () => {
+    // The stand-in re-exports with `export *`, which leaves `default` out (the Messages client's class is one).
+    for (const source of [
+      "export default class Client {}",
+      "class Client {}\nexport { Client as default };",
+      'export { default } from "./client.js";',
+      'export {\n  helper,\n  default,\n} from "./client.js";',
+    ]) {
+      expect(hasDefaultExport(source), source).toBe(true);
+    }
+    for (const source of [
+      "export const defaults = {};",
+      "// export default came later\nexport function load() {}",
+      'export { helper } from "./client.js";\nconst options = { default: 1 };',
+    ]) {
+      expect(hasDefaultExport(source), source).toBe(false);
+    }
   });
 
   it("load without undici, the global fetch's library (its load took ~40 ms of the start on Node 24)", () => {
