@@ -307,8 +307,7 @@ export function checkLateImports(inputs) {
   for (const [path, input] of Object.entries(inputs)) {
     for (const edge of input.imports) {
       const late = edge.kind === "dynamic-import" && edge.path.startsWith(`${AFTER_MAIN}:`);
-      if (late && early.has(path) && path !== rootPath(RUN))
-        misplaced.push(`${path} -> ${edge.path}`);
+      if (late && early.has(path)) misplaced.push(`${path} -> ${edge.path}`);
     }
   }
   if (misplaced.length > 0) {
@@ -374,12 +373,12 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
   const undefinedImports = result.warnings.filter((warning) =>
     warning.text.includes("will always be undefined"),
   );
-  checkLateImports(result.metafile.inputs);
   if (undefinedImports.length > 0) {
     throw new Error(
       `the bundle reads imports that do not exist: ${undefinedImports.map((w) => w.text).join("; ")}`,
     );
   }
+  checkLateImports(result.metafile.inputs);
   await Promise.all([
     copyFile(require.resolve("web-tree-sitter/tree-sitter.wasm"), join(outdir, "tree-sitter.wasm")),
     copyFile(

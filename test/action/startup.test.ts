@@ -395,12 +395,12 @@ describe("the Action bundle's chunks", () => {
     // a kind's first plan: a CI fix's and a branch update's instructions.
     expect(loaded("Find the cause in the failing jobs' output")).toBe(false);
     expect(loaded("resolve the conflicts it lists below")).toBe(false);
+    // ...their headlines are (the tracking comment starts with one).
+    expect(loaded("Bringing this branch up to date with its base")).toBe(true);
     // How a change is published and a branch update's steps, loaded once the change is made
     // or when a plan updates a branch (thread/execute-plan.ts).
     expect(loaded("resolve the conflicts with")).toBe(false);
     expect(loaded("updating a branch needs the branch and its base")).toBe(false);
-    // ...their headlines are (the tracking comment starts with one).
-    expect(loaded("Bringing this branch up to date with its base")).toBe(true);
     // ...the tools' declarations are: the model is shown every tool in the first request.
     expect(loaded("Replaces an exact, literal piece of text in a file")).toBe(true);
     // ...while what is loaded is there: the agent's loop, the Messages API's retry, zod/mini.
