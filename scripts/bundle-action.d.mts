@@ -17,5 +17,11 @@ export function checkLateImports(
   inputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }> }>,
 ): void;
 
-/** Whether a module's source has a default export (the stand-ins of `lateImportsAfterMain` pass it on). */
-export function hasDefaultExport(source: string): boolean;
+/**
+ * A module's format (ESM or not) and the names its own statements export, as
+ * esbuild reads them: the stand-ins of `lateImportsAfterMain` pass `default` on.
+ */
+export function moduleShape(
+  source: string,
+  loader: "ts" | "js",
+): Promise<{ esm: boolean; exports: string[] }>;

@@ -216,15 +216,16 @@ const builtinsWithoutFacade = {
 };
 
 /**
- * Our modules that the job imports when it first needs them (the tools'
+ * What the job imports when it first needs it (our modules: the tools'
  * work, the sandbox's setup, the Messages client, the page renderer, deps
- * mode) load after main.ts and its modules. esbuild does not know that: it
+ * mode; libraries: openai, the MCP SDK's client, web-tree-sitter,
+ * @actions/artifact) loads after main.ts and its modules. esbuild does not know that: it
  * gives each set of entry points that share a module a chunk of its own, so
  * main's modules were cut into 38 files by which lazy module also uses
  * which of them, and Node pays for each file it loads (resolving, reading,
  * the compile cache's lookup, linking: ~0.35 ms a module on the 2-core VM,
  * measured with 30 small modules against the same code in one). A dynamic
- * import of one of our modules from our code goes through a stand-in here
+ * import from our code (of an ES module) goes through a stand-in here
  * that imports main.ts first and re-exports the module: main's modules are
  * then shared by every lazy entry, one set, and load in a few files (41 -> 23
  * before the first model request; valgrind's count to it for a
@@ -232,10 +233,12 @@ const builtinsWithoutFacade = {
  * 547 -> 521M instructions with a warm compile cache, 714 -> 658M with a cold
  * one). At run time the import of main.ts finds it loaded: these imports run
  * inside main's job.
+ * The libraries' imports, the same way: 20 -> 14 files before the first
+ * request, and an issue_comment's count to it with a warm compile cache
+ * 522 -> 508M instructions (valgrind, medians of six runs each).
  * run.ts's own imports are left alone: they load before main (early-fetch.ts
- * starts git first). Third-party modules behind a dynamic import (the MCP SDK,
- * openai, web-tree-sitter, p-map) were tried too: the start's count then
- * moved by 20M instructions from run to run, so they are left as they were.
+ * starts git first); so are a CommonJS library's (yaml: `export *` from it
+ * is a copy made at run time) and the cloud SDKs' (external: their own build).
  */
 const MAIN = join(ROOT, "src/action/main.ts");
 const RUN = join(ROOT, "src/action/run.ts");
@@ -244,20 +247,29 @@ const AFTER_MAIN = "after-main";
 /** `file` from the repository's root, with forward slashes (as esbuild's metafile names inputs). */
 const rootPath = (file) => relative(ROOT, file).split(sep).join("/");
 /**
- * Whether a module's source has a default export, which `export *` does not
- * pass on: `export default ...`, `export { x as default }`, `export { default } from`.
- * A false "yes" fails the build (esbuild finds no such export); a false "no"
- * would lose the export, so each form is in test/action/startup.test.ts.
+ * A module's format and the names its own statements export, as esbuild
+ * reads them (`export *` adds none): a stand-in re-exports `default`
+ * itself, which `export *` leaves out, and a CommonJS module keeps its own
+ * chunk (`export *` from it is a copy made at run time).
  */
-export function hasDefaultExport(source) {
-  return /^export\s+default\b|\bas\s+default\s*[,}]|^export\s*\{[^}]*(?:^|[{,\s])default\s*[,}]/m.test(
-    source,
-  );
+export async function moduleShape(source, loader) {
+  const { metafile } = await build({
+    stdin: { contents: source, loader },
+    write: false,
+    metafile: true,
+    format: "esm",
+    logLevel: "silent",
+  });
+  return {
+    esm: Object.values(metafile.inputs).some((input) => input.format === "esm"),
+    exports: Object.values(metafile.outputs).flatMap((output) => output.exports),
+  };
 }
+
 const lateImportsAfterMain = {
   name: "late-imports-after-main",
   setup(builder) {
-    builder.onResolve({ filter: /^\.\.?\// }, async (args) => {
+    builder.onResolve({ filter: /.*/ }, async (args) => {
       if (args.kind !== "dynamic-import" || args.namespace !== "file") return undefined;
       if (!args.importer.startsWith(SRC) || args.importer === RUN) return undefined;
       const target = await builder.resolve(args.path, {
@@ -266,20 +278,27 @@ const lateImportsAfterMain = {
         resolveDir: args.resolveDir,
       });
       if (target.errors.length > 0) return { errors: target.errors };
+      if (target.external || target.namespace !== "file") return undefined;
+      const source = await readFile(target.path, "utf8");
+      const shape = await moduleShape(source, target.path.endsWith(".ts") ? "ts" : "js");
+      if (!shape.esm) return undefined;
       // Paths from the root, as the stand-in's name and in its imports: the
       // chunks' names (hashes) are then the same wherever the repository is.
-      return { path: rootPath(target.path), namespace: AFTER_MAIN };
+      return {
+        path: rootPath(target.path),
+        namespace: AFTER_MAIN,
+        pluginData: { hasDefault: shape.exports.includes("default") },
+      };
     });
     builder.onLoad({ filter: /.*/, namespace: AFTER_MAIN }, async (args) => {
       const target = JSON.stringify(`./${args.path}`);
-      const source = await readFile(join(ROOT, args.path), "utf8");
       return {
         loader: "js",
         resolveDir: ROOT,
         contents: [
           `import ${JSON.stringify(`./${rootPath(MAIN)}`)};`,
           `export * from ${target};`,
-          ...(hasDefaultExport(source) ? [`export { default } from ${target};`] : []),
+          ...(args.pluginData.hasDefault ? [`export { default } from ${target};`] : []),
         ].join("\n"),
       };
     });
