@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{d as c}from"./chunk-2YJIEU6J.js";var u={};c(u,{ChildProcess:()=>n,_forkChild:()=>s,default:()=>o,exec:()=>i,execFile:()=>l,execFileSync:()=>t,execSync:()=>r,fork:()=>d,spawn:()=>p,spawnSync:()=>x});var e=process.getBuiltinModule("node:child_process"),o=e,{ChildProcess:n,_forkChild:s,exec:i,execFile:l,execFileSync:t,execSync:r,fork:d,spawn:p,spawnSync:x}=e;export{l as a,p as b,u as c};

@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{c as s,d as c}from"./chunk-QQ4IF66A.js";import{Db as i,Na as u,i as o,m as t}from"./chunk-KBBHQVXH.js";t(u());function m(r,e){return r.issues.push({code:"custom",message:e,input:r.value}),o}function a(r,e){let n={error:e};return s(n).check(c(n),i(r,n))}function p(r){let e;return()=>(e??={value:r()},e.value)}export{m as a,a as b,p as c};
