@@ -18,7 +18,6 @@ import type { ActionsIo } from "./actions-io.js";
 import { type ActionInputs, applyInputs } from "./inputs.js";
 import { type JobLog, withJobLog } from "./job-log.js";
 import type { ActionJobView } from "./job-view.js";
-import { runStart } from "./outcome-report.js";
 import { type ActionResult, failed, skipped } from "./result.js";
 
 /**
@@ -154,4 +153,15 @@ export async function runRepository(run: EventRun, request: RepositoryJobRequest
 /** A warning of the job as an annotation on the run, as well as in the thread's final report. */
 function annotate(run: EventRun, message: string): void {
   run.io.warning(run.redact(message));
+}
+
+/** The transcript's first record of a job: what it was asked, with which model and policy. */
+function runStart(task: string, config: RepoConfig) {
+  return {
+    type: "run_start" as const,
+    task,
+    model: config.model,
+    cwd: "",
+    policy: config.policy.preset,
+  };
 }

@@ -8,17 +8,12 @@ import type { ThreadOutcome } from "../thread/plan.js";
 import { finalReport } from "../thread/report.js";
 import type { ActionReport } from "./step-summary.js";
 
-/** How a finished job reads on the workflow page: the headline, outputs and summary table. */
-
-export function runStart(task: string, config: RepoConfig) {
-  return {
-    type: "run_start" as const,
-    task,
-    model: config.model,
-    cwd: "",
-    policy: config.policy.preset,
-  };
-}
+/**
+ * How a finished job reads on the workflow page: the headline, outputs and
+ * summary table. run-action.ts imports this when the job is over: with the
+ * reports and the diff library it needs, it is no part of the way to the
+ * first model request.
+ */
 
 type PullLink = { number: number; url: string };
 

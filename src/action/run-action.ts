@@ -26,7 +26,6 @@ import { type ActionInputs, readInputs } from "./inputs.js";
 import { jobEnv } from "./job-env.js";
 import { createJobLog } from "./job-log.js";
 import { type ActionJobView, createActionJobView } from "./job-view.js";
-import { reportOf } from "./outcome-report.js";
 import { type ActionResult, failed, skipped } from "./result.js";
 import { firstOf, startFetch } from "./run-fetch.js";
 import { type RunnerContext, readRunnerContext, withRepository } from "./runner-context.js";
@@ -285,6 +284,8 @@ async function runEvent(
       target?.kind === "pull_request" && target.htmlUrl && outcome.job?.push
         ? { number: target.number, url: target.htmlUrl }
         : undefined;
+    // Loaded now: the reports and the diff library are no part of the way to the first request.
+    const { reportOf } = await import("./outcome-report.js");
     const report = {
       ...reportOf(outcome, config, redact, transcriptPath, workedOn),
       jobView: await attachJobView(io, view, outcome, context),

@@ -2,7 +2,7 @@ import type { Usage } from "../agent/model/model.js";
 import { formatCount, formatUsd, inlineCode, plural, tableCell } from "../github/markdown.js";
 import type { CommandResult } from "../kernel/run-command.js";
 import { type CheckRun, checkStatus } from "../report/checks.js";
-import { type FileStat, totalStats } from "../report/diff-stats.js";
+import { type FileStat, totalStats } from "../report/file-stat.js";
 
 /**
  * What a run leaves on the workflow page: the step outputs (for later steps)

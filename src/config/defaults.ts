@@ -7,6 +7,8 @@
 
 /** Where a repository keeps its config. */
 export const DEFAULT_CONFIG_PATH = ".github/patchwright.yml";
+/** That path as reports and answers name it (Markdown code). */
+export const CONFIG_FILE = `\`${DEFAULT_CONFIG_PATH}\``;
 /** The words that call the bot in a comment, a review or a new issue. */
 export const DEFAULT_TRIGGER_PHRASE = "@agent";
 /** The label that starts a job when added to an issue. */

@@ -134,3 +134,12 @@ function longestRun(text: string, char: string): number {
 export function plainStep(step: string): string {
   return step.replace(/`(.*)`/, "$1");
 }
+
+/** A comment's free text (the agent's summary, an answer) beyond this is cut. */
+export const MAX_REPORT_TEXT_CHARS = 10_000;
+
+/** `text` cut at `maxChars`, saying how much was left out. */
+export function clip(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  return `${text.slice(0, maxChars)}\n\n… (cut: ${formatCount(text.length - maxChars)} more characters)`;
+}

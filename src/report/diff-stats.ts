@@ -1,15 +1,6 @@
 import { diffLines } from "diff";
 import type { NetChange } from "../agent/file-history.js";
-
-export type FileStatus = "added" | "modified" | "deleted" | "binary";
-
-/** One file's line counts, as `git diff --numstat` would give them. */
-export interface FileStat {
-  path: string;
-  additions: number;
-  deletions: number;
-  status: FileStatus;
-}
+import type { FileStat } from "./file-stat.js";
 
 /**
  * Myers' diff costs time in proportion to the size of the change; beyond this
@@ -21,16 +12,6 @@ const MAX_EDIT_LENGTH = 1_000;
 /** Lines added and removed per file, sorted by path. */
 export function fileStats(changes: readonly NetChange[]): FileStat[] {
   return changes.map(statOf).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-export function totalStats(files: readonly FileStat[]): { additions: number; deletions: number } {
-  let additions = 0;
-  let deletions = 0;
-  for (const file of files) {
-    additions += file.additions;
-    deletions += file.deletions;
-  }
-  return { additions, deletions };
 }
 
 function statOf(change: NetChange): FileStat {

@@ -1,20 +1,22 @@
 import type { AgentStopReason } from "../agent/events.js";
 import type { ChangeResult } from "../change/change.js";
+import { CONFIG_FILE } from "../config/defaults.js";
 import {
+  clip,
   codeBlock,
   details,
   formatCount,
   formatUsd,
   inlineCode,
+  MAX_REPORT_TEXT_CHARS,
   plural,
   tail,
 } from "../github/markdown.js";
 import { type CheckFacts, renderChecks } from "./checks-section.js";
-import { type FileStat, totalStats } from "./diff-stats.js";
+import { type FileStat, totalStats } from "./file-stat.js";
 import {
   agentSummary,
   type CommitSummary,
-  clip,
   type RunStats,
   renderCommits,
   renderDrift,
@@ -97,9 +99,7 @@ export type FinalReportInput =
       run?: RunStats | undefined;
     };
 
-export const MAX_REPORT_TEXT_CHARS = 10_000;
 const MAX_ERROR_CHARS = 1_000;
-export const CONFIG_FILE = "`.github/patchwright.yml`";
 
 /** The tracking comment's last word on a job. */
 export function renderFinalReport(input: FinalReportInput): string {

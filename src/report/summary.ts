@@ -2,6 +2,7 @@ import type { AgentStopReason } from "../agent/events.js";
 import type { Usage } from "../agent/model/model.js";
 import {
   blockquote,
+  clip,
   formatCount,
   formatDuration,
   formatUsd,
@@ -10,9 +11,7 @@ import {
   tableCell,
 } from "../github/markdown.js";
 import { type CheckFacts, renderChecks } from "./checks-section.js";
-import { type FileStat, totalStats } from "./diff-stats.js";
-
-export { type FileStat, type FileStatus, fileStats } from "./diff-stats.js";
+import { type FileStat, totalStats } from "./file-stat.js";
 
 /**
  * The texts a job leaves behind: the pull request body and the final report
@@ -185,9 +184,4 @@ export function agentSummary(summary: string, maxChars: number): string {
 
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, " ").trim();
-}
-
-export function clip(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  return `${text.slice(0, maxChars)}\n\n… (cut: ${formatCount(text.length - maxChars)} more characters)`;
 }

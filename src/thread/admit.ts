@@ -1,4 +1,5 @@
 import { applyCeilings, type OperatorCeilings } from "../config/ceilings.js";
+import { CONFIG_FILE } from "../config/defaults.js";
 import { type ConfigError, type ConfigResult, loadRepoConfig } from "../config/load.js";
 import { defaultConfig, type RepoConfig } from "../config/schema.js";
 import { errorMessage } from "../error-message.js";
@@ -9,7 +10,6 @@ import type { GitHubClient } from "../github/octokit.js";
 import { canStartJob, getPermission } from "../github/permissions.js";
 import type { StatusReporter } from "../github/status.js";
 import { whatFailed } from "../kernel/transient-failure.js";
-import { CONFIG_FILE } from "../report/final-report.js";
 import type { JobRequest } from "../requests/request.js";
 import {
   renderClosedAnswer,

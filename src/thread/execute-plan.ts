@@ -3,10 +3,8 @@ import { runChange } from "../change/run-change.js";
 import type { RepoConfig } from "../config/schema.js";
 import type { JobEvents } from "../kernel/events.js";
 import { handedBack, runJobSequence } from "../kernel/sequence.js";
-import { renderFollowedPlan } from "./kinds/plan-report.js";
 import type { ThreadOutcome, ThreadPlan } from "./plan.js";
 import type { Published, publishResult } from "./publish.js";
-import { finalReport } from "./report.js";
 import type { ThreadServices } from "./services.js";
 
 /**
@@ -62,8 +60,10 @@ export async function executePlan(
   if (answer !== undefined) {
     return { job, conclusion: "success", report: { markdown: answer, outcome: "success" } };
   }
+  const { finalReport } = await reporting();
   const report = finalReport(job, config, services.redact, pullRequest);
   if (plan.followsPlan) {
+    const { renderFollowedPlan } = await import("./kinds/plan-report.js");
     const followed = services.redact(renderFollowedPlan(plan.followsPlan, job, { brief: true }));
     report.markdown = `${report.markdown}\n\n${followed}`;
   }
@@ -77,12 +77,14 @@ export async function executePlan(
 }
 
 /**
- * How a change is published (a pull request, a branch, a review...),
- * loaded once the change is made: the way to the agent's first model
- * request (the Action's start) needs none of it, nor a branch update's
- * steps (12 and 5 kB of the Action's start chunks).
+ * How a change is published (a pull request, a branch, a review...) and
+ * reported, loaded once the change is made: the way to the agent's first
+ * model request (the Action's start) needs none of it, nor a branch
+ * update's steps (12 and 5 kB of the Action's start chunks; the reports and
+ * the diff library under them ~30 kB more).
  */
 const publishing = () => import("./publish.js");
+const reporting = () => import("./report.js");
 
 /** The steps that make the plan's work (undefined: the agent's, AGENT_STEPS). */
 async function stepsOf(services: ThreadServices, work: ThreadPlan["work"]) {

@@ -4,7 +4,7 @@ import type { Attachment } from "../github/thread-render.js";
 import type { PullRequestLink } from "../report/final-report.js";
 import type { FollowedPlan } from "./kinds/plan-report.js";
 import type { ReviewCommentTool } from "./kinds/review-tool.js";
-import type { PullRequestOrigin } from "./report.js";
+import type { PullRequestOrigin } from "./origin.js";
 
 /**
  * A job, planned: data that one executor runs (execute-plan.ts). Every

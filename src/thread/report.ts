@@ -12,9 +12,9 @@ import {
 } from "../report/final-report.js";
 import { type RunStats, renderMcp, renderPullRequestBody } from "../report/summary.js";
 import { renderWarnings } from "../report/warnings.js";
-import type { JobRequest } from "../requests/request.js";
 import { markInvisible } from "../secrets/invisible.js";
 import { type FollowedPlan, renderFollowedPlan } from "./kinds/plan-report.js";
+import type { PullRequestOrigin } from "./origin.js";
 
 /**
  * Turns what a job did into the words a maintainer reads: the pull request
@@ -56,23 +56,6 @@ export function failureOf(job: ChangeResult): FailureKind | null {
   const stop = job.agent?.stopReason;
   if (stop && stop !== "end_turn") return stop;
   return job.error ? "internal" : null;
-}
-
-/** Who asked and where, for the PR body's footer; the issue it closes, if any. */
-export interface PullRequestOrigin {
-  closes?: number | undefined;
-  requester: string;
-  url?: string | undefined;
-  /** The job's page on the App's server, when its pages are on. */
-  jobPage?: string | undefined;
-}
-
-export function originOf(request: JobRequest): PullRequestOrigin {
-  return {
-    closes: request.target.kind === "issue" ? request.target.number : undefined,
-    requester: request.requester.login,
-    url: request.source.htmlUrl ?? request.target.htmlUrl,
-  };
 }
 
 export function pullRequestBody(

@@ -8,7 +8,8 @@ import { checksRun } from "../../src/report/checks.js";
 import { renderFinalReport } from "../../src/report/final-report.js";
 import { renderPullRequestBody } from "../../src/report/summary.js";
 import type { JobRequest } from "../../src/requests/request.js";
-import { finalReport, opensAsDraft, originOf, pullRequestBody } from "../../src/thread/report.js";
+import { originOf } from "../../src/thread/origin.js";
+import { finalReport, opensAsDraft, pullRequestBody } from "../../src/thread/report.js";
 
 /** What the PR and the tracking comment say was run: the tool log, never the model's word. */
 

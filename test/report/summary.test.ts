@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { NetChange } from "../../src/agent/file-history.js";
 import { formatDuration, formatUsd } from "../../src/github/markdown.js";
+import { fileStats } from "../../src/report/diff-stats.js";
+import type { FileStat } from "../../src/report/file-stat.js";
 import { declinedPushOf, renderFinalReport } from "../../src/report/final-report.js";
 import {
-  type FileStat,
-  fileStats,
   type PullRequestBodyInput,
   type RunStats,
   renderPullRequestBody,

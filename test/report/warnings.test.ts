@@ -8,7 +8,8 @@ import { renderDepsJobSummary } from "../../src/deps/publish/job-summary.js";
 import { renderDepsPullRequestBody } from "../../src/deps/publish/pr-body.js";
 import type { DepsJobResult } from "../../src/deps/run-deps-job.js";
 import type { JobRequest } from "../../src/requests/request.js";
-import { finalReport, originOf, pullRequestBody } from "../../src/thread/report.js";
+import { originOf } from "../../src/thread/origin.js";
+import { finalReport, pullRequestBody } from "../../src/thread/report.js";
 
 /**
  * What went wrong without stopping a job (the project's tool not fetched, a

@@ -1,6 +1,12 @@
-import { codeBlock, details, formatCount, plural } from "../../github/markdown.js";
-import { CONFIG_FILE, MAX_REPORT_TEXT_CHARS } from "../../report/final-report.js";
-import { clip } from "../../report/summary.js";
+import { CONFIG_FILE } from "../../config/defaults.js";
+import {
+  clip,
+  codeBlock,
+  details,
+  formatCount,
+  MAX_REPORT_TEXT_CHARS,
+  plural,
+} from "../../github/markdown.js";
 
 /** Short answers on the thread: fork patches, refusals, queue notices, config errors. */
 

@@ -1,5 +1,4 @@
-import { blockquote, inlineCode } from "../../github/markdown.js";
-import { clip } from "../../report/summary.js";
+import { blockquote, clip, inlineCode } from "../../github/markdown.js";
 import * as z from "../../zod.js";
 
 /**

@@ -1,6 +1,5 @@
 import type { ChangeResult } from "../../change/change.js";
-import { details, formatUsd, inlineCode, plural } from "../../github/markdown.js";
-import { clip } from "../../report/summary.js";
+import { clip, details, formatUsd, inlineCode, plural } from "../../github/markdown.js";
 import { planDifference } from "./plan-output.js";
 
 /**
