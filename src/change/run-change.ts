@@ -1,15 +1,12 @@
 import { type JobEvents, jobEvents, keepingWarnings } from "../kernel/events.js";
 import type { JobServices } from "../kernel/services.js";
-import { runSteps } from "../kernel/steps.js";
+import { runSteps, stepLoadedOnRun } from "../kernel/steps.js";
 import type { ChangeInput, ChangeResult } from "./change.js";
 import { type ChangeState, type ChangeStep, changeContext, emptyResult } from "./context.js";
 import { agent } from "./steps/agent.js";
-import { commit } from "./steps/commit.js";
 import { prepare } from "./steps/prepare.js";
-import { push } from "./steps/push.js";
 import { resume } from "./steps/resume.js";
 import { setup } from "./steps/setup.js";
-import { verify } from "./steps/verify.js";
 
 /**
  * A change without the GitHub API, as a list of steps on one runner
@@ -18,6 +15,16 @@ import { verify } from "./steps/verify.js";
  * (update-branch.ts). The CLI's `run --repo` calls it directly; the App and
  * the Action wrap it with the GitHub parts (thread/execute-plan.ts).
  */
+/**
+ * The steps after the agent's work (its commits, the check, the push, with
+ * git's commit and push code and the secret scan) load when they run: the
+ * Action's way to the first model request needs none of it (9 kB of its
+ * start). Each stage is the step's own (test/change/run-change.test.ts).
+ */
+const commit = stepLoadedOnRun("agent", async () => (await import("./steps/commit.js")).commit);
+const verify = stepLoadedOnRun("verify", async () => (await import("./steps/verify.js")).verify);
+const push = stepLoadedOnRun("push", async () => (await import("./steps/push.js")).push);
+
 export const AGENT_STEPS: readonly ChangeStep[] = [
   prepare,
   resume,

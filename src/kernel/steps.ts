@@ -1,4 +1,5 @@
 import { errorMessage } from "../error-message.js";
+import { loadOnFirstCall } from "../load-on-first-call.js";
 
 /**
  * The one pipeline runner. A job's work is a list of steps; a step takes
@@ -31,6 +32,24 @@ export interface Step<S, C, G extends string = string> {
     context: C,
     defer: (cleanup: () => Promise<unknown>) => void,
   ): Promise<S | Stop<S, G>>;
+}
+
+/**
+ * A step whose code is imported when it first runs (loadOnFirstCall): for
+ * steps after the agent's first model request, which the Action's start
+ * need not load. Its stage is declared here, where the step is listed: a
+ * failed import is that step's failure.
+ */
+export function stepLoadedOnRun<S, C, G extends string>(
+  stage: G,
+  load: () => Promise<Step<S, C, G>>,
+): Step<S, C, G> {
+  const run = loadOnFirstCall(async () => {
+    const step = await load();
+    return (state: S, context: C, defer: (cleanup: () => Promise<unknown>) => void) =>
+      step.run(state, context, defer);
+  });
+  return { stage, run };
 }
 
 export interface StepsResult<S, G extends string = string> {
