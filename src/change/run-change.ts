@@ -9,22 +9,22 @@ import { resume } from "./steps/resume.js";
 import { setup } from "./steps/setup.js";
 
 /**
+ * The steps after the agent's work (its commits, the check, the push, with
+ * git's commit and push code and the secret scan) load when they run: the
+ * Action's way to the first model request needs none of it (9 kB of its
+ * start). Each stage is the step's own (test/kernel/steps.test.ts).
+ */
+const commit = stepLoadedOnRun("agent", async () => (await import("./steps/commit.js")).commit);
+const verify = stepLoadedOnRun("verify", async () => (await import("./steps/verify.js")).verify);
+const push = stepLoadedOnRun("push", async () => (await import("./steps/push.js")).push);
+
+/**
  * A change without the GitHub API, as a list of steps on one runner
  * (kernel/steps.ts). The agent's change (issues, PR requests, CI fixes,
  * reviews) is AGENT_STEPS; bringing a branch up to date is UPDATE_STEPS
  * (update-branch.ts). The CLI's `run --repo` calls it directly; the App and
  * the Action wrap it with the GitHub parts (thread/execute-plan.ts).
  */
-/**
- * The steps after the agent's work (its commits, the check, the push, with
- * git's commit and push code and the secret scan) load when they run: the
- * Action's way to the first model request needs none of it (9 kB of its
- * start). Each stage is the step's own (test/change/run-change.test.ts).
- */
-const commit = stepLoadedOnRun("agent", async () => (await import("./steps/commit.js")).commit);
-const verify = stepLoadedOnRun("verify", async () => (await import("./steps/verify.js")).verify);
-const push = stepLoadedOnRun("push", async () => (await import("./steps/push.js")).push);
-
 export const AGENT_STEPS: readonly ChangeStep[] = [
   prepare,
   resume,

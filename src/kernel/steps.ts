@@ -46,8 +46,7 @@ export function stepLoadedOnRun<S, C, G extends string>(
 ): Step<S, C, G> {
   const run = loadOnFirstCall(async () => {
     const step = await load();
-    return (state: S, context: C, defer: (cleanup: () => Promise<unknown>) => void) =>
-      step.run(state, context, defer);
+    return step.run.bind(step);
   });
   return { stage, run };
 }

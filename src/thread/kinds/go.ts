@@ -15,7 +15,7 @@ import { planCommandOf } from "./plan-words.js";
  * `@agent go`, or a second `@agent go`) is answered with where the work
  * went. Jobs on one thread run one at a time, so the mark cannot race.
  */
-export const goPlanner: ThreadKind["plan"] = (ctx) => planGo(ctx);
+export const goPlanner: ThreadKind["plan"] = planGo;
 
 async function planGo(ctx: TaskContext): Promise<TaskPlan> {
   const { services, request, config } = ctx;
