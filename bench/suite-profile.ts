@@ -6,7 +6,9 @@ import { join } from "node:path";
  * where the test workers' own thread spent its time: by test file, and by
  * what ran (our sources by folder, each library, Node's native work).
  * "spawn" is a child process started from the worker; a synchronous one
- * (execFileSync, the tests' git helpers) counts the whole wait for it.
+ * (execFileSync) counts the whole wait for it. "read" is mostly a wait
+ * too: the tests' synchronous git (helpers/sync-spawn.ts) blocks in
+ * readSync until its helper answers. Neither is the worker's CPU.
  */
 
 interface ProfileNode {
@@ -65,10 +67,10 @@ export function summarizeProfiles(dir: string, root: string, top = 12): string[]
           `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${((100 * ms) / busy).toFixed(1).padStart(5)}%  ${key}`,
       );
   return [
-    `test workers' main threads: ${(busy / 1000).toFixed(0)} s busy in ${byFile.size} files (sampled every 0.5 ms, which slows them a little)`,
+    `test workers' main threads: ${(busy / 1000).toFixed(0)} s busy in ${byFile.size} files (sampled every 0.5 ms, which adds to their CPU; waits for synchronous children included)`,
     "  by test file:",
     ...rows(byFile),
-    "  by what ran (its own time; spawn = starting a child, and waiting for a synchronous one):",
+    "  by what ran (its own time; spawn = starting a child, and waiting for a synchronous one; read = mostly the tests' synchronous git waiting):",
     ...rows(byArea),
   ];
 }

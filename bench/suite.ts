@@ -25,8 +25,10 @@ import { referenceCpuMs } from "./timing.js";
  *
  * With BENCH_SUITE_PROFILE=1 it also profiles the test workers' main
  * threads, file by file (bench/suite-profile-setup.ts), and says where
- * their time went (bench/suite-profile.ts). The profiler slows them a
- * little: compare wall times from runs without it.
+ * their time went (bench/suite-profile.ts). The profiler is not light:
+ * it added 40-65% to the workers' own CPU (four files, profiled and not,
+ * back to back on the 2-core VM: 22.1 -> 31.3 s and 15.9 -> 26.3 s), so
+ * take shares from a profiled run, and CPU and wall times from one without.
  *
  * With BENCH_SUITE_DETAIL=npm,pnpm (kinds as printed) it lists the costliest
  * command lines of those kinds too (npm's own title hides its arguments).
