@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readNpmSettings } from "../src/sandbox/trust/npm-settings.js";
+import { ephemeralStart, freePort } from "./helpers/free-port.js";
 import { gitTestEnv } from "./helpers/git-repos.js";
 import { MIN_FREE_BYTES, makeRunTemp, type RunTempProbes } from "./helpers/run-temp.js";
 import { runSync, SyncRunError } from "./helpers/sync-spawn.js";
@@ -130,3 +132,54 @@ describe("the tests' synchronous programs (helpers/sync-spawn.ts)", () => {
     expect(() => runSync("no-such-program-here", [], { cwd: tmpdir(), env })).toThrow(/ENOENT/);
   });
 });
+
+describe("the ports tests give the processes they start (helpers/free-port.ts)", () => {
+  it("come from below the kernel's ephemeral range, which port-0 servers draw from", async () => {
+    const start = ephemeralStart();
+    const ports = [await freePort(), await freePort(), await freePort()];
+    expect(new Set(ports).size).toBe(3);
+    for (const port of ports) expect(port).toBeLessThan(start);
+    // What the other tests' servers get: never one of those.
+    const servers = await Promise.all(Array.from({ length: 40 }, () => listening(0)));
+    try {
+      for (const server of servers) expect(portOf(server)).toBeGreaterThanOrEqual(start);
+    } finally {
+      await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+    }
+  });
+
+  it("skip a port something listens on", async () => {
+    const before = await freePort();
+    // The next one in this worker's block, taken.
+    const taken = await listening(before + 1);
+    try {
+      expect(await freePort()).toBe(before + 2);
+    } finally {
+      await new Promise((done) => taken.close(done));
+    }
+  });
+
+  it("read the range's start as Linux writes it, and assume 32768 without it", () => {
+    expect(ephemeralStart(() => "32768\t60999\n")).toBe(32768);
+    expect(ephemeralStart(() => "49152 65535")).toBe(49152);
+    expect(ephemeralStart(() => "garbage")).toBe(32768);
+    expect(
+      ephemeralStart(() => {
+        throw new Error("ENOENT");
+      }),
+    ).toBe(32768);
+  });
+});
+
+function listening(port: number): Promise<Server> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once("error", fail);
+    server.listen(port, "127.0.0.1", () => done(server));
+  });
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === "object" && address ? address.port : -1;
+}

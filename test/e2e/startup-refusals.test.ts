@@ -3,9 +3,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PRIVATE_KEY } from "../helpers/app-harness.js";
+import { freePort } from "../helpers/free-port.js";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import {
-  freePort,
   killProcess,
   type ServiceProcess,
   spawnApp,

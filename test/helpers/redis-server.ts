@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
+import { freePort } from "./free-port.js";
 import { makeTempDir, type TempDir } from "./git-repos.js";
 
 /**
@@ -9,16 +9,6 @@ import { makeTempDir, type TempDir } from "./git-repos.js";
 export interface RedisServer {
   url: string;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? done(address.port) : fail()));
-    });
-  });
 }
 
 export async function startRedis(): Promise<RedisServer> {
@@ -52,6 +42,11 @@ export async function startRedis(): Promise<RedisServer> {
         clearTimeout(timer);
         ready();
       }
+    });
+    // A port taken after all, say: the reason now rather than after the timeout.
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      fail(new Error(`redis-server exited (${code}) before it was ready:\n${output}`));
     });
     child.on("error", (error) => {
       clearTimeout(timer);

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
-import { createServer } from "node:net";
 import { join, resolve } from "node:path";
+import { freePort } from "./free-port.js";
 import { compiled } from "./source-build.js";
 
 /**
@@ -10,18 +10,6 @@ import { compiled } from "./source-build.js";
  */
 
 const ROOT = resolve(import.meta.dirname, "../..");
-
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? done(address.port) : fail(new Error("no port")),
-      );
-    });
-  });
-}
 
 /** Polls until `check` holds; a process under test has no clock to inject. */
 export async function eventually(

@@ -9,8 +9,8 @@ import {
   requireWritableFolder,
   StartupRefusal,
 } from "../../src/service/startup-refusal.js";
+import { freePort } from "../helpers/free-port.js";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
-import { freePort } from "../helpers/service-process.js";
 
 /**
  * The reasons a server process will not start, each one line that names
