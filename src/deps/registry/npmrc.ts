@@ -97,6 +97,17 @@ export function toFetchOptions(config: NpmConfig): Record<string, unknown> {
   return options;
 }
 
+/**
+ * The waits npm's fetch makes between its tries (promise-retry's, without
+ * its randomness), for a request it does not ask again itself (a POST).
+ */
+export function retryDelaysMs(fetchOptions: Record<string, unknown>): number[] {
+  const retry = { ...DEFAULT_RETRY, ...(fetchOptions.retry as Partial<typeof DEFAULT_RETRY>) };
+  return Array.from({ length: retry.retries }, (_, i) =>
+    Math.min(retry.maxTimeout, retry.minTimeout * retry.factor ** i),
+  );
+}
+
 async function readNpmrc(
   content: Promise<string>,
   env: Record<string, string | undefined>,

@@ -1,8 +1,9 @@
 import { setMaxListeners } from "node:events";
 import registryFetch from "npm-registry-fetch";
 import PQueue from "p-queue";
+import { withRetries } from "../../git/retry.js";
 import * as z from "../../zod.js";
-import { type NpmConfig, registryFor, toFetchOptions } from "./npmrc.js";
+import { type NpmConfig, registryFor, retryDelaysMs, toFetchOptions } from "./npmrc.js";
 import { type Packument, parsePackument } from "./packument.js";
 
 export type { Packument, PackumentVersion, Repository, TrustEvidence } from "./packument.js";
@@ -117,6 +118,25 @@ function expectListeners(signal: AbortSignal | undefined): void {
   if (signal) setMaxListeners(0, signal);
 }
 
+// The failures make-fetch-happen asks again after for a GET (its RETRY_ERRORS, and 408, 420, 429 and 5xx answers).
+const TRANSIENT_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "EADDRINUSE",
+  "ETIMEDOUT",
+  "ECONNECTIONTIMEOUT",
+  "EIDLETIMEOUT",
+  "ERESPONSETIMEOUT",
+  "ETRANSFERTIMEOUT",
+]);
+
+function isTransientRegistryError(error: unknown): boolean {
+  const { statusCode, code } = (error ?? {}) as { statusCode?: unknown; code?: unknown };
+  if (typeof statusCode === "number")
+    return [408, 420, 429].includes(statusCode) || statusCode >= 500;
+  return typeof code === "string" && TRANSIENT_CODES.has(code);
+}
+
 export function createRegistryClient(options: RegistryClientOptions): RegistryClient {
   const fetchJson: FetchJson = options.fetchJson ?? ((url, opts) => registryFetch.json(url, opts));
   const fetchDocument = options.fetchDocument ?? fetchWithType;
@@ -226,13 +246,21 @@ export function createRegistryClient(options: RegistryClientOptions): RegistryCl
       if (Object.keys(versions).length === 0) return {};
       let data: unknown;
       try {
-        data = await fetchJson("/-/npm/v1/security/advisories/bulk", {
-          ...base,
-          method: "POST",
-          body: versions,
-          preferOnline: true,
-          ...(signal ? { signal } : {}),
-        });
+        // npm's fetch asks again after a dropped connection or a 5xx for a GET, never for a
+        // POST. This POST only reads, so it is asked again the same way: a kept-alive socket
+        // the registry closed after the packuments cost the job its advisory check otherwise.
+        data = await withRetries(
+          () =>
+            fetchJson("/-/npm/v1/security/advisories/bulk", {
+              ...base,
+              method: "POST",
+              body: versions,
+              preferOnline: true,
+              ...(signal ? { signal } : {}),
+            }),
+          isTransientRegistryError,
+          { delaysMs: retryDelaysMs(base), ...(signal ? { signal } : {}) },
+        );
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new RegistryError(
