@@ -15,13 +15,16 @@ import { createRegistryClient } from "../../../src/deps/registry/registry.js";
  */
 
 let server: Server | undefined;
-afterEach(async () => {
+afterEach(closeServer);
+
+/** Closes this file's registry, kept-alive connections too. */
+async function closeServer(): Promise<void> {
   const open = server;
   server = undefined;
   if (!open) return;
   open.closeAllConnections();
   await new Promise((done) => open.close(done));
-});
+}
 
 const ADVISORIES = "/-/npm/v1/security/advisories/bulk";
 const ADVISORY = { id: 7, title: "fx runs code", severity: "high", vulnerable_versions: "<1.0.1" };
@@ -118,10 +121,7 @@ describe("registry requests on a connection that drops", () => {
       const client = createRegistryClient({ npm: config(registry) });
       await expect(client.advisories({ fx: ["1.0.0"] })).rejects.toThrow(String(status));
       expect(seen.get(ADVISORIES)).toBe(tries);
-      const open = server;
-      server = undefined;
-      open?.closeAllConnections();
-      await new Promise((done) => open?.close(done));
+      await closeServer();
     }
   });
 
