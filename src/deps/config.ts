@@ -122,7 +122,7 @@ export const depsConfigFileSchema = z.strictObject({
   labels: z._default(z.array(text("a label name"), { error: "expected a list of label names" }), [
     "dependencies",
   ]),
-  /** Installs the bumped dependencies (default: `npm ci`, or `npm install` without a lockfile). */
+  /** Installs the bumped dependencies (default: `npm ci --no-audit --no-fund`, or `npm install` without a lockfile). */
   install: z.optional(text("a shell command")),
   /** Checks the bump; default: the top-level `verify`, else `npm test` when package.json has one. */
   verify: z.optional(z.nullable(text("a shell command"))),
@@ -156,7 +156,7 @@ export interface DepsConfig {
   depTypes: DepType[];
   securityUpdates: boolean;
   labels: string[];
-  /** undefined: `npm ci` with a lockfile, `npm install --no-package-lock` without one. */
+  /** undefined: `npm ci --no-audit --no-fund` with a lockfile, `npm install --no-package-lock` without one. */
   install?: string;
   /** undefined: not set here (fall back); null: no verification. */
   verify?: string | null;

@@ -152,12 +152,20 @@ describe("an npm project", () => {
   );
 
   it("stops a group whose checks fail without the updates too (a red main): no bisect, no agent", async () => {
+    const locked = await project("npm", "npm@11.19.1");
     const files = {
-      ...(await project("npm", "npm@11.19.1")),
+      ...locked,
       "test.js": 'console.error("red on main since Tuesday");\nprocess.exit(1);\n',
+      // npm's defaults, as most projects keep them: `npm ci` would audit and ask for funding.
+      ".npmrc": (locked[".npmrc"] ?? "").replace(/^(audit|fund)=false\n/gm, ""),
     };
+    expect(files[".npmrc"]).not.toMatch(/audit|fund/);
+    const asked = world.registry.advisoryRequests.length;
     const deps = { ignore: ["fx-broken", "fx-new"], update_types: ["patch"] };
     const { result } = await toolDepsJob(jobWorld(), "red-main", files, deps);
+    // The plan's own security check, and no npm audit after each install: the job's
+    // installs ask the registry only for what they install.
+    expect(world.registry.advisoryRequests.length - asked).toBe(1);
     const [group] = result.groups;
     expect(group?.status).toBe("error");
     expect(group?.error?.message).toBe(

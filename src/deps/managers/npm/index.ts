@@ -23,7 +23,11 @@ export const npm: PackageManager = {
     return {
       lockfile: (before) =>
         before ? `${LOCKFILE_STEP} --before=${before.toISOString()}` : LOCKFILE_STEP,
-      install: hasLock ? "npm ci" : "npm install --no-package-lock --no-audit --no-fund",
+      // No audit: the plan's own security check asked the registry already, and `npm ci`
+      // would ask again after every install (with the setup sandbox's network), to print it.
+      install: hasLock
+        ? "npm ci --no-audit --no-fund"
+        : "npm install --no-package-lock --no-audit --no-fund",
       reinstall: hasLock
         ? "npm install --prefer-offline --no-audit --no-fund"
         : "npm install --no-package-lock --prefer-offline --no-audit --no-fund",
