@@ -7,9 +7,13 @@ import { forgetInPackageLock, readNpmLockfile } from "./lockfile.js";
  * launcher and no check that it starts.
  */
 
+// On every install of a job: the plan's own security check asked the registry's
+// advisories already, and npm would ask again after each install (with the setup
+// sandbox's network) only to print them, and add a funding notice.
+const QUIET = "--no-audit --no-fund";
+
 // --prefer-offline: packuments an earlier group fetched in this job are fresh enough.
-const LOCKFILE_STEP =
-  "npm install --package-lock-only --ignore-scripts --no-audit --no-fund --prefer-offline";
+const LOCKFILE_STEP = `npm install --package-lock-only --ignore-scripts ${QUIET} --prefer-offline`;
 
 export const npm: PackageManager = {
   name: "npm",
@@ -23,14 +27,10 @@ export const npm: PackageManager = {
     return {
       lockfile: (before) =>
         before ? `${LOCKFILE_STEP} --before=${before.toISOString()}` : LOCKFILE_STEP,
-      // No audit: the plan's own security check asked the registry already, and `npm ci`
-      // would ask again after every install (with the setup sandbox's network), to print it.
-      install: hasLock
-        ? "npm ci --no-audit --no-fund"
-        : "npm install --no-package-lock --no-audit --no-fund",
+      install: hasLock ? `npm ci ${QUIET}` : `npm install --no-package-lock ${QUIET}`,
       reinstall: hasLock
-        ? "npm install --prefer-offline --no-audit --no-fund"
-        : "npm install --no-package-lock --prefer-offline --no-audit --no-fund",
+        ? `npm install --prefer-offline ${QUIET}`
+        : `npm install --no-package-lock --prefer-offline ${QUIET}`,
       test: "npm test",
       registryEnv: (registry) => ({ npm_config_registry: registry }),
       cacheEnv: (dir) => ({ npm_config_cache: dir }),
