@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -71,7 +71,15 @@ function symlinksWork(dir: string): boolean {
   } catch {
     return false;
   } finally {
-    rmSync(probe, { force: true });
+    // unlink, not rmSync: from Node 23 on, rmSync looks through a link and,
+    // finding nothing at "testing", silently leaves the dangling link behind
+    // (nodejs/node#61020), in every mirror the Action and the Docker image
+    // (Node 24) made.
+    try {
+      unlinkSync(probe);
+    } catch {
+      // Never made (no symlinks here): nothing to remove.
+    }
   }
 }
 

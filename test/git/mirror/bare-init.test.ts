@@ -1,8 +1,11 @@
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { pathToFileURL } from "node:url";
+import { afterEach, describe, expect, inject, it } from "vitest";
 import { initBareRepository } from "../../../src/git/mirror/bare-init.js";
 import { git, gitTestEnv, makeTempDir, type TempDir } from "../../helpers/git-repos.js";
+import { compiled } from "../../helpers/source-build.js";
 
 /**
  * A mirror's repository is written by us, not by `git init --bare` (one
@@ -38,6 +41,27 @@ describe("initBareRepository", () => {
       expect(statSync(join(ours, sub)).isDirectory()).toBe(true);
     }
     // No probe is left behind, and no template file is made.
+    expect(readdirSync(ours).sort()).toEqual(["HEAD", "config", "objects", "refs"]);
+  });
+
+  it("leaves no probe behind on Node 24 either, where the Action and the Docker image run", () => {
+    const node24 = inject("node24");
+    if (!node24) throw new Error(`this test runs on Node 24: ${inject("node24Problem")}`);
+    const { tmp } = world();
+    const ours = join(tmp, "ours.git");
+    const url = pathToFileURL(compiled("src/git/mirror/bare-init.ts")).href;
+    const ran = spawnSync(
+      node24,
+      [
+        "--input-type=module",
+        "-e",
+        `const { initBareRepository } = await import(${JSON.stringify(url)});\ninitBareRepository(${JSON.stringify(ours)});\nconsole.log(process.versions.node);`,
+      ],
+      { encoding: "utf8" },
+    );
+    expect(ran.stderr).toBe("");
+    expect(ran.stdout.trim()).toMatch(/^24\./);
+    // Node 23 and later's rmSync left the probe's dangling link here.
     expect(readdirSync(ours).sort()).toEqual(["HEAD", "config", "objects", "refs"]);
   });
 
