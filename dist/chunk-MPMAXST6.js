@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{f as t}from"./chunk-JYVF3USK.js";async function c(i,r,n){return t(i,{env:n}).raw(["diff","--binary","--no-color","--no-ext-diff",r,"HEAD"])}export{c as a};

@@ -1,0 +1,2 @@
+const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
+import"./chunk-I7HB5KXT.js";import{e as g}from"./chunk-4L5ZS5HO.js";import{f}from"./chunk-NB2W5YQK.js";import{E as c,c as a,k as b}from"./chunk-YDQP6KVS.js";import{i as e}from"./chunk-Y6OPNJVI.js";import{m as d}from"./chunk-2UCJ7ZQ3.js";import"./chunk-2YJIEU6J.js";export{a as child_process,e as crypto,c as fs,b as os,d as path,f as stream,g as util};

@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{a as o,b as r}from"./chunk-YWJ4FH7W.js";import"./chunk-JMPNU5ZM.js";import"./chunk-LH6YRETW.js";import"./chunk-ECL22HZM.js";import"./chunk-JYVF3USK.js";import"./chunk-SAPYB7EH.js";import"./chunk-MUJ6NHSD.js";import"./chunk-F7HZZZ74.js";import"./chunk-JR63ZGJI.js";import"./chunk-4L5ZS5HO.js";import"./chunk-NB2W5YQK.js";import"./chunk-FLQAYACP.js";import"./chunk-Y6OPNJVI.js";import"./chunk-2UCJ7ZQ3.js";import"./chunk-2YJIEU6J.js";export{o as githubReleases,r as releasesFromEnv};
