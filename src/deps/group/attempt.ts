@@ -60,15 +60,39 @@ export interface AttemptContext {
   locked?: PassedLocks | undefined;
 }
 
+export interface TryOptions {
+  /**
+   * The branch with no updates and no files of the agent's, its lockfile
+   * installed as committed (as its CI installs it): no lockfile step.
+   */
+  asCommitted?: boolean;
+}
+
+/** A try in one group's workspace: attemptUpdates with the group's context. */
+export type TryUpdates = (
+  updates: readonly Update[],
+  extraFiles?: ReadonlyMap<string, Buffer | null>,
+  options?: TryOptions,
+) => Promise<AttemptOutcome>;
+
 export async function attemptUpdates(
   ctx: AttemptContext,
   updates: readonly Update[],
   extraFiles?: ReadonlyMap<string, Buffer | null>,
+  options: TryOptions = {},
 ): Promise<AttemptOutcome> {
+  const asCommitted = options.asCommitted === true;
+  if (asCommitted && (updates.length > 0 || extraFiles))
+    throw new Error("a try of the branch as committed has no updates and no files of its own");
   await resetCheckout(ctx.dir, ctx.gitEnv);
   if (extraFiles) await writeFiles(ctx.dir, extraFiles);
   const verifyCommand = ctx.tools.verify;
-  const commands = [ctx.tools.install, verifyCommand];
+  // Not the same try as one with the lockfile step: that one's files are the tool's.
+  const commands = [
+    ...(asCommitted ? ["(lockfile as committed)"] : []),
+    ctx.tools.install,
+    verifyCommand,
+  ];
   const start =
     (ctx.passed && verifyCommand) || ctx.locked
       ? await tryStart({
@@ -109,14 +133,15 @@ export async function attemptUpdates(
     ...ctx.tools.npmEnv,
     ...ctx.tools.cacheEnv?.(join(ctx.dir, TOOL_CACHE)),
   });
-  const locked = start === undefined ? undefined : ctx.locked?.get(start);
-  let bump: Awaited<ReturnType<typeof applyBump>>;
+  const locked = start === undefined || asCommitted ? undefined : ctx.locked?.get(start);
+  let bump: Awaited<ReturnType<typeof applyBump>> = { files: [] };
   // npm resolves a lockfile from an installed tree when it finds one, which
   // would carry versions over from an earlier try; the tree steps outside
   // the workspace (out of the sandbox's sight) while the lockfile is made.
   const installed = join(ctx.dir, "node_modules");
   const aside = `${ctx.dir}.node_modules`;
   const moved =
+    !asCommitted &&
     !locked &&
     ctx.tools.hideTreeFromLockfile === true &&
     ctx.tools.lockfilePath !== undefined &&
@@ -126,7 +151,7 @@ export async function attemptUpdates(
     if (locked) {
       await keepingReleaseModes(ctx.dir, updates, () => writeFiles(ctx.dir, locked.files));
       bump = { files: [...locked.files.keys()], lockfile: locked.lockfile };
-    } else {
+    } else if (!asCommitted) {
       bump = await applyBump({
         dir: ctx.dir,
         updates,
@@ -209,6 +234,24 @@ export async function attemptUpdates(
   return verify.passed
     ? { passed: true, verify, files: bump.files }
     : { passed: false, verify, failure: { stage: "verify", result: verify }, files: bump.files };
+}
+
+/**
+ * The branch as it is, for a bump that failed. Past a lockfile step that
+ * passed with the updates, the branch's own lockfile is installed as
+ * committed, as its CI installs it: locking it again costs a resolution of
+ * the whole tree (minutes on a large monorepo) to learn nothing. A lockfile
+ * that does not install as committed (out of step with package.json) is
+ * tried with the lockfile step, as every other try is, so it is no reason
+ * to stop the group.
+ */
+export async function tryBranchAsIs(
+  tryUpdates: TryUpdates,
+  failure: BumpFailure,
+): Promise<AttemptOutcome> {
+  if (failure.stage === "lockfile") return tryUpdates([]);
+  const committed = await tryUpdates([], undefined, { asCommitted: true });
+  return committed.failure?.stage === "install" ? tryUpdates([]) : committed;
 }
 
 /** A try that passed earlier in the job (passed-tries.ts): said, and not run again. */

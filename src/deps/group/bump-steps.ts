@@ -7,7 +7,7 @@ import type { BumpFailure } from "../fix/task.js";
 import { retargetedFix } from "../managers/locked-check.js";
 import { swapPaths } from "../managers/yarn/release-file.js";
 import type { Update } from "../update.js";
-import { attemptUpdates } from "./attempt.js";
+import { attemptUpdates, type TryUpdates, tryBranchAsIs } from "./attempt.js";
 import { isolateCulprits } from "./bisect.js";
 import { readFiles } from "./checkout.js";
 import type { GroupContext } from "./context.js";
@@ -21,10 +21,10 @@ import { type GroupState, type GroupStep, siteOf, withResult } from "./group-sta
  */
 
 /** One try of `updates` in the group's workspace (attempt.ts), with the agent's files on top. */
-function attempt(state: GroupState, ctx: GroupContext) {
+function attempt(state: GroupState, ctx: GroupContext): TryUpdates {
   const { workspace, sandboxes } = siteOf(state);
   const group = state.result.group;
-  return (updates: readonly Update[], extra?: ReadonlyMap<string, Buffer | null>) =>
+  return (updates, extra, options) =>
     attemptUpdates(
       {
         tools: ctx.tools,
@@ -40,6 +40,7 @@ function attempt(state: GroupState, ctx: GroupContext) {
       },
       updates,
       extra,
+      options,
     );
 }
 
@@ -66,7 +67,7 @@ export const bump: GroupStep = {
     // would blame each, and the agent (whose sandbox has no network) would be
     // asked to fix what they did not break. The branch as it is, tried once, says.
     if (final.failure && !final.mismatched) {
-      const bare = await tryUpdates([]);
+      const bare = await tryBranchAsIs(tryUpdates, final.failure);
       if (bare.failure) {
         return stop(
           withResult(state, {

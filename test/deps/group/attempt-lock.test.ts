@@ -2,7 +2,12 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { attemptUpdates } from "../../../src/deps/group/attempt.js";
+import {
+  type AttemptContext,
+  attemptUpdates,
+  type TryUpdates,
+  tryBranchAsIs,
+} from "../../../src/deps/group/attempt.js";
 import { createPassedLocks } from "../../../src/deps/group/passed-tries.js";
 import type { Update } from "../../../src/deps/update.js";
 import { git, makeRepo } from "../../helpers/temp-dir.js";
@@ -48,7 +53,14 @@ fs.writeFileSync("package-lock.json", JSON.stringify({
 }, null, 2) + "\\n");
 `;
 
-async function world(options: { failFirstLock?: boolean } = {}) {
+/** The checks fail with fx 1.0.1 in package.json: the bump breaks them, the branch passes. */
+const BREAKS_WITH_THE_BUMP = `grep -q '"fx": "1.0.1"' package.json && exit 1 || exit 0`;
+/** An install that takes only a lockfile the tool made (it numbers its runs), not the committed one. */
+const ONLY_THE_TOOLS_LOCKFILE = `node -e "process.exit(require('./package-lock.json').packages['node_modules/fx'].run ? 0 : 1)"`;
+
+async function world(
+  options: { failFirstLock?: boolean; verify?: string; installCheck?: string } = {},
+) {
   const logs = await mkdtemp(join(tmpdir(), "pw-attempt-lock-"));
   const script = join(logs, "lock.cjs");
   await writeFile(script, LOCK_SCRIPT);
@@ -65,14 +77,16 @@ async function world(options: { failFirstLock?: boolean } = {}) {
   git(dir, "add", "-A");
   git(dir, "commit", "-q", "--allow-empty", "-m", "the project");
   const tools = testTools({
-    install: `echo install >> ${installLog}`,
-    verify: "exit 1",
+    install: `echo install >> ${installLog}${options.installCheck ? ` && ${options.installCheck}` : ""}`,
+    verify: options.verify ?? "exit 1",
     lockfileCommand: () =>
       `node ${script} ${lockLog} ${options.failFirstLock ? "fail-first" : "always"}`,
     manifests: ["package.json"],
     lockfilePath: "package-lock.json",
   });
   const ctx = testAttempt(dir, tools, { passed: new Map(), locked: createPassedLocks() });
+  const tries: TryUpdates = (updates, extra, tryOptions) =>
+    attemptUpdates(ctx, updates, extra, tryOptions);
   const count = async (log: string) =>
     (await readFile(log, "utf8").catch(() => "")).split("\n").filter(Boolean).length;
   return {
@@ -81,6 +95,7 @@ async function world(options: { failFirstLock?: boolean } = {}) {
     locks: () => count(lockLog),
     installs: () => count(installLog),
     lockfile: () => readFile(join(dir, "package-lock.json"), "utf8"),
+    tries,
   };
 }
 
@@ -127,6 +142,80 @@ describe("the same updates tried again in a job", () => {
     expect(await w.locks()).toBe(3);
   });
 });
+
+/**
+ * The branch tried as it is after a bump failed (is the failure the
+ * updates'?): past a lockfile step that passed, its own lockfile installed
+ * as committed, without a lockfile step of its own.
+ */
+describe("the branch as it is, after a failed bump", () => {
+  it("installs the committed lockfile after a bump whose checks failed: no lockfile step", async () => {
+    const w = await world({ verify: BREAKS_WITH_THE_BUMP });
+    const bumped = await w.tries([update]);
+    expect(bumped.failure?.stage).toBe("verify");
+    if (!bumped.failure) throw new Error("the bump passed");
+    const committed = JSON.parse(git(w.dir, "show", "HEAD:package-lock.json"));
+    const bare = await tryBranchAsIs(w.tries, bumped.failure);
+    expect(bare).toMatchObject({ passed: true, files: [] });
+    expect([await w.locks(), await w.installs()]).toEqual([1, 2]);
+    expect(JSON.parse(await w.lockfile())).toEqual(committed);
+    // The next group's bump fails too: the same branch, its pass kept for the job.
+    const steps: string[] = [];
+    const again = await tryBranchAsIs(
+      (updates, extra, options) => attemptUpdates(withSteps(w.ctx, steps), updates, extra, options),
+      bumped.failure,
+    );
+    expect(again.passed).toBe(true);
+    expect(steps).toEqual([
+      "Not checked again: `" +
+        BREAKS_WITH_THE_BUMP +
+        "` passed on these same files earlier in this job",
+    ]);
+    expect([await w.locks(), await w.installs()]).toEqual([1, 2]);
+    // A try of no updates with the lockfile step is another try: that pass is not its.
+    expect((await w.tries([])).passed).toBe(true);
+    expect([await w.locks(), await w.installs()]).toEqual([2, 3]);
+  });
+
+  it("runs the lockfile step when the committed lockfile does not install, and goes on from there", async () => {
+    const w = await world({ verify: BREAKS_WITH_THE_BUMP, installCheck: ONLY_THE_TOOLS_LOCKFILE });
+    const bumped = await w.tries([update]);
+    expect(bumped.failure?.stage).toBe("verify");
+    if (!bumped.failure) throw new Error("the bump passed");
+    const bare = await tryBranchAsIs(w.tries, bumped.failure);
+    // Not stopped as a branch that fails without the updates: it passes once locked.
+    expect(bare.passed).toBe(true);
+    expect([await w.locks(), await w.installs()]).toEqual([2, 3]);
+    expect(JSON.parse(await w.lockfile()).packages["node_modules/fx"]).toEqual({
+      version: "1.0.0",
+      run: 2,
+    });
+  });
+
+  it("runs the lockfile step after a bump whose lockfile step failed", async () => {
+    const w = await world({ failFirstLock: true, verify: BREAKS_WITH_THE_BUMP });
+    const bumped = await w.tries([update]);
+    expect(bumped.failure?.stage).toBe("lockfile");
+    if (!bumped.failure) throw new Error("the bump passed");
+    // A network that refuses the lockfile step may refuse the branch's own packages too: tried.
+    const bare = await tryBranchAsIs(w.tries, bumped.failure);
+    expect(bare.passed).toBe(true);
+    expect([await w.locks(), await w.installs()]).toEqual([2, 1]);
+  });
+
+  it("is a try of nothing but the branch", async () => {
+    const w = await world();
+    await expect(w.tries([update], undefined, { asCommitted: true })).rejects.toThrow(
+      "a try of the branch as committed has no updates and no files of its own",
+    );
+    expect(await w.locks()).toBe(0);
+  });
+});
+
+/** The context with its steps told to `steps`. */
+function withSteps(ctx: AttemptContext, steps: string[]): AttemptContext {
+  return { ...ctx, events: { step: (text) => steps.push(text) } };
+}
 
 describe("the job's kept lockfile steps", () => {
   it("keeps no more once the budget is spent: the first ones stay", () => {
