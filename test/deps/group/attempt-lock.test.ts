@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { BumpFailure } from "../../../src/deps/fix/task.js";
 import {
   type AttemptContext,
   attemptUpdates,
@@ -151,11 +152,9 @@ describe("the same updates tried again in a job", () => {
 describe("the branch as it is, after a failed bump", () => {
   it("installs the committed lockfile after a bump whose checks failed: no lockfile step", async () => {
     const w = await world({ verify: BREAKS_WITH_THE_BUMP });
-    const bumped = await w.tries([update]);
-    expect(bumped.failure?.stage).toBe("verify");
-    if (!bumped.failure) throw new Error("the bump passed");
+    const failure = await failedBump(w, "verify");
     const committed = JSON.parse(git(w.dir, "show", "HEAD:package-lock.json"));
-    const bare = await tryBranchAsIs(w.tries, bumped.failure);
+    const bare = await tryBranchAsIs(w.tries, failure);
     expect(bare).toMatchObject({ passed: true, files: [] });
     expect([await w.locks(), await w.installs()]).toEqual([1, 2]);
     expect(JSON.parse(await w.lockfile())).toEqual(committed);
@@ -163,7 +162,7 @@ describe("the branch as it is, after a failed bump", () => {
     const steps: string[] = [];
     const again = await tryBranchAsIs(
       (updates, extra, options) => attemptUpdates(withSteps(w.ctx, steps), updates, extra, options),
-      bumped.failure,
+      failure,
     );
     expect(again.passed).toBe(true);
     expect(steps).toEqual([
@@ -179,10 +178,8 @@ describe("the branch as it is, after a failed bump", () => {
 
   it("runs the lockfile step when the committed lockfile does not install, and goes on from there", async () => {
     const w = await world({ verify: BREAKS_WITH_THE_BUMP, installCheck: ONLY_THE_TOOLS_LOCKFILE });
-    const bumped = await w.tries([update]);
-    expect(bumped.failure?.stage).toBe("verify");
-    if (!bumped.failure) throw new Error("the bump passed");
-    const bare = await tryBranchAsIs(w.tries, bumped.failure);
+    const failure = await failedBump(w, "verify");
+    const bare = await tryBranchAsIs(w.tries, failure);
     // Not stopped as a branch that fails without the updates: it passes once locked.
     expect(bare.passed).toBe(true);
     expect([await w.locks(), await w.installs()]).toEqual([2, 3]);
@@ -194,11 +191,9 @@ describe("the branch as it is, after a failed bump", () => {
 
   it("runs the lockfile step after a bump whose lockfile step failed", async () => {
     const w = await world({ failFirstLock: true, verify: BREAKS_WITH_THE_BUMP });
-    const bumped = await w.tries([update]);
-    expect(bumped.failure?.stage).toBe("lockfile");
-    if (!bumped.failure) throw new Error("the bump passed");
+    const failure = await failedBump(w, "lockfile");
     // A network that refuses the lockfile step may refuse the branch's own packages too: tried.
-    const bare = await tryBranchAsIs(w.tries, bumped.failure);
+    const bare = await tryBranchAsIs(w.tries, failure);
     expect(bare.passed).toBe(true);
     expect([await w.locks(), await w.installs()]).toEqual([2, 1]);
   });
@@ -211,6 +206,14 @@ describe("the branch as it is, after a failed bump", () => {
     expect(await w.locks()).toBe(0);
   });
 });
+
+/** The bump's failure, at `stage`. */
+async function failedBump(w: { tries: TryUpdates }, stage: BumpFailure["stage"]) {
+  const { failure } = await w.tries([update]);
+  expect(failure?.stage).toBe(stage);
+  if (!failure) throw new Error("the bump passed");
+  return failure;
+}
 
 /** The context with its steps told to `steps`. */
 function withSteps(ctx: AttemptContext, steps: string[]): AttemptContext {
