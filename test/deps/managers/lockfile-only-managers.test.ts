@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readBunLockfile } from "../../../src/deps/managers/bun/lockfile.js";
+import { readPnpmLockfile } from "../../../src/deps/managers/pnpm/lockfile.js";
 import { heldReason, overrideOf } from "../../../src/deps/plan/overrides.js";
 import { readNpmProject } from "../../../src/deps/plan/project.js";
 import { readReleaseAge, releaseAgeFor } from "../../../src/deps/plan/release-age.js";
@@ -77,6 +78,20 @@ beforeAll(async () => {
     "packages/x",
   );
   projects.set("bun workspace", member);
+  // pnpm's: the member's ranges move in the lockfile only, beside a range of the root's that is
+  // rewritten, all in one filtered `pnpm update` of the member (pnpm/index.ts).
+  const pnpmWorkspace = await lockedProject(
+    { registry, root, env },
+    "pnpm",
+    pins.pnpm,
+    layouts.ranges,
+    "packages/x",
+    {
+      "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+      "package.json": JSON.stringify({ dependencies: { "fx-steady": "^1.0.0" } }),
+    },
+  );
+  projects.set("pnpm workspace", pnpmWorkspace);
   for (const [name, version] of [
     ["fx-range", "1.0.1"],
     ["fx-range", "1.0.2"],
@@ -234,6 +249,49 @@ describe("a bun workspace", () => {
     expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
     expect(lock).not.toContain("1.0.2");
     expect(lock).toContain('"fx-range": "1.0.x"');
+    expect(group?.verify?.passed).toBe(true);
+    expect(group?.status).toBe("green");
+  }, 240_000);
+});
+
+describe("a pnpm workspace", () => {
+  it("rewrites the root's range and moves the member's in the lockfile only, in one filtered update", async () => {
+    const { files, repo, result, lockfile } = await depsJob("pnpm", "workspace", {
+      groups: [{ name: "fx", patterns: ["fx-*"] }],
+      verify: `node -e "require('fx-steady')" && cd packages/x && node -e "require('fx-range'); require('fx-steady')"`,
+    });
+    expect(
+      result.plan?.groups.map((g) => [
+        g.slug,
+        g.updates.map((u) =>
+          u.locations.map((l) => `${u.name} ${l.manifest} ${l.newSpec ?? "(lockfile)"}`).join(", "),
+        ),
+      ]),
+    ).toEqual([
+      [
+        "fx",
+        [
+          "fx-range packages/x/package.json (lockfile)",
+          "fx-steady package.json ^1.1.0, fx-steady packages/x/package.json (lockfile)",
+        ],
+      ],
+    ]);
+    const [group] = result.groups;
+    const branch = group?.branch ?? "";
+    expect(JSON.parse(repo.show(branch, "package.json")).dependencies).toEqual({
+      "fx-steady": "^1.1.0",
+    });
+    expect(repo.show(branch, "packages/x/package.json")).toBe(
+      files["packages/x/package.json"]?.trimEnd(),
+    );
+    const before = readPnpmLockfile(files[lockfile] ?? "").versionOf;
+    expect(before("packages/x", "fx-range", "1.0.x")).toBe("1.0.0");
+    const lock = repo.show(branch, lockfile);
+    const locked = readPnpmLockfile(lock).versionOf;
+    expect(locked("", "fx-steady", "^1.1.0")).toBe("1.1.0");
+    expect(locked("packages/x", "fx-range", "1.0.x")).toBe("1.0.1");
+    expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
+    expect(lock).not.toContain("1.0.2");
     expect(group?.verify?.passed).toBe(true);
     expect(group?.status).toBe("green");
   }, 240_000);
