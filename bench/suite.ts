@@ -172,7 +172,8 @@ export async function bench(): Promise<void> {
   }
   const deadChildren = (entry: Seen) => (childrenOf.get(entry.pid) ?? []).filter((c) => !c.alive);
   const totals = new Map<Seen, number>();
-  const unnamed = new Map<string, number>();
+  /** Per command line: its processes' CPU, in ticks, and how many there were. */
+  const unnamed = new Map<string, { ticks: number; count: number }>();
   // BENCH_SUITE_DETAIL="npm,pnpm": the costliest command lines of those kinds too.
   const detailed = new Set((process.env.BENCH_SUITE_DETAIL ?? "").split(",").filter(Boolean));
   const total = (entry: Seen): number => {
@@ -200,7 +201,8 @@ export async function bench(): Promise<void> {
     if (entry.kind.startsWith("other") || detailed.has(entry.kind)) {
       // Temporary folders differ from run to run: one line per command.
       const command = `${entry.kind}: ${entry.command.replace(/\/tmp\/\S*/g, "<tmp>")}`;
-      unnamed.set(command, (unnamed.get(command) ?? 0) + entry.self);
+      const known = unnamed.get(command) ?? { ticks: 0, count: 0 };
+      unnamed.set(command, { ticks: known.ticks + entry.self, count: known.count + 1 });
     }
     const sampled = deadChildren(entry).reduce((sum, c) => sum + total(c), 0);
     const unsampled = entry.reaped - sampled;
@@ -228,8 +230,11 @@ export async function bench(): Promise<void> {
     `  the largest of the kinds above that no rule names${detailed.size > 0 ? ` and of ${[...detailed].join(", ")}` : ""}:`,
   );
   const shown = detailed.size > 0 ? 30 : 8;
-  for (const [command, ticks] of [...unnamed].sort((a, b) => b[1] - a[1]).slice(0, shown)) {
-    console.log(`  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${command}`);
+  const costliest = [...unnamed].sort((a, b) => b[1].ticks - a[1].ticks).slice(0, shown);
+  for (const [command, { ticks, count }] of costliest) {
+    console.log(
+      `  ${(ticks / TICK).toFixed(1).padStart(7)} s  ${`${count}×`.padStart(5)}  ${command}`,
+    );
   }
   if (profiles) {
     for (const line of summarizeProfiles(profiles, process.cwd())) console.log(line);
