@@ -217,6 +217,23 @@ describe.each(Object.keys(pins) as Manager[])("a %s application", (manager) => {
   }, 240_000);
 });
 
+/**
+ * The member packages/x's ranges (fx-range 1.0.x, fx-steady 1.x) as the
+ * workspace's lockfile locks them: 1.0.0 before, the plan's 1.0.1 and 1.1.0
+ * after, and never fx-range 1.0.2, which is inside the cooldown.
+ */
+function expectMemberRelocked(
+  read: (text: string) => (dir: string, name: string, range: string) => string | undefined,
+  before: string,
+  after: string,
+): void {
+  expect(read(before)("packages/x", "fx-range", "1.0.x")).toBe("1.0.0");
+  const locked = read(after);
+  expect(locked("packages/x", "fx-range", "1.0.x")).toBe("1.0.1");
+  expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
+  expect(after).not.toContain("1.0.2");
+}
+
 describe("a bun workspace", () => {
   it("moves a member's in-range updates in bun.lock only, under the member's folder", async () => {
     const { files, repo, result, lockfile } = await depsJob("bun", "workspace", {
@@ -241,13 +258,8 @@ describe("a bun workspace", () => {
     const branch = group?.branch ?? "";
     for (const manifest of ["package.json", "packages/x/package.json"])
       expect(repo.show(branch, manifest)).toBe(files[manifest]?.trimEnd());
-    const before = readBunLock(files[lockfile] ?? "");
-    expect(before("packages/x", "fx-range", "1.0.x")).toBe("1.0.0");
     const lock = repo.show(branch, lockfile);
-    const locked = readBunLock(lock);
-    expect(locked("packages/x", "fx-range", "1.0.x")).toBe("1.0.1");
-    expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
-    expect(lock).not.toContain("1.0.2");
+    expectMemberRelocked(readBunLock, files[lockfile] ?? "", lock);
     expect(lock).toContain('"fx-range": "1.0.x"');
     expect(group?.verify?.passed).toBe(true);
     expect(group?.status).toBe("green");
@@ -284,14 +296,10 @@ describe("a pnpm workspace", () => {
     expect(repo.show(branch, "packages/x/package.json")).toBe(
       files["packages/x/package.json"]?.trimEnd(),
     );
-    const before = readPnpmLockfile(files[lockfile] ?? "").versionOf;
-    expect(before("packages/x", "fx-range", "1.0.x")).toBe("1.0.0");
     const lock = repo.show(branch, lockfile);
-    const locked = readPnpmLockfile(lock).versionOf;
-    expect(locked("", "fx-steady", "^1.1.0")).toBe("1.1.0");
-    expect(locked("packages/x", "fx-range", "1.0.x")).toBe("1.0.1");
-    expect(locked("packages/x", "fx-steady", "1.x")).toBe("1.1.0");
-    expect(lock).not.toContain("1.0.2");
+    const readPnpmLock = (text: string) => readPnpmLockfile(text).versionOf;
+    expectMemberRelocked(readPnpmLock, files[lockfile] ?? "", lock);
+    expect(readPnpmLock(lock)("", "fx-steady", "^1.1.0")).toBe("1.1.0");
     expect(group?.verify?.passed).toBe(true);
     expect(group?.status).toBe("green");
   }, 240_000);
