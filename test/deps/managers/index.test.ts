@@ -102,26 +102,6 @@ describe("the package manager index", () => {
     });
   });
 
-  it("relocks pnpm's in-range updates with its filtered update alone, which resolves the whole workspace", () => {
-    const pnpm = packageManager("pnpm").commands(
-      { name: "pnpm", lockfile: "pnpm-lock.yaml", evidence: "test" },
-      { pnpm: "pnpm" },
-    );
-    const relock = [
-      { name: "a", version: "1.2.0", dirs: ["", "packages/w"], specs: ["1.x"], locations: [] },
-    ];
-    const gate = new Date(Date.now() - 90_000); // a minute and a half: 2 minutes, rounded up
-    expect(pnpm.lockfile(gate)).toBe(
-      "pnpm install --lockfile-only --ignore-scripts --config.minimum-release-age=2",
-    );
-    expect(pnpm.lockfile(gate, relock)).toBe(
-      [
-        "pnpm update --filter '{.}' a@1.2.0 --no-save --lockfile-only --ignore-scripts --config.minimum-release-age=2",
-        "pnpm update --filter '{./packages/w}' a@1.2.0 --no-save --lockfile-only --ignore-scripts --config.minimum-release-age=2",
-      ].join(" && "),
-    );
-  });
-
   it.each(NAMES)("detects %s from its lockfile", async (name) => {
     const { lockfile, text } = CASES[name];
     const dir = await project({ "package.json": "{}", [lockfile]: text });

@@ -25,15 +25,13 @@ export const pnpm: PackageManager = {
       // minimumReleaseAge (pnpm 10.16+): a range resolves to a version older than the cutoff.
       lockfile: (before, relock = []) => {
         const gate = before ? ` --config.minimum-release-age=${ageMinutes(before)}` : "";
-        const relocks = pnpmRelockCommands(run, relock, gate);
-        // A filtered `pnpm update --lockfile-only` resolves the whole workspace as `pnpm
-        // install --lockfile-only` does (every project's manifest, the catalog, the overrides)
-        // before it moves its names: an install before it resolved the same tree twice. Checked
-        // with pnpm 8.15, 9.4, 9.15 and 10.34 on a workspace with a member's, the root's, the
-        // catalog's and an override's edit beside a relock: the same lockfile, in half the time.
-        return relocks.length > 0
-          ? relocks.join(" && ")
-          : `${run} install --lockfile-only --ignore-scripts${gate}`;
+        // The install first, also before a relock: a filtered `pnpm update` locks what the
+        // other projects' manifests say in pnpm 8 to 11, but pnpm 12 (12.26) keeps another
+        // member's old range in the lockfile, which `--frozen-lockfile` then refuses.
+        return [
+          `${run} install --lockfile-only --ignore-scripts${gate}`,
+          ...pnpmRelockCommands(run, relock, gate),
+        ].join(" && ");
       },
       install: hasLock ? `${run} install --frozen-lockfile` : `${run} install`,
       reinstall: hasLock
