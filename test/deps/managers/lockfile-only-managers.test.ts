@@ -78,8 +78,8 @@ beforeAll(async () => {
     "packages/x",
   );
   projects.set("bun workspace", member);
-  // pnpm's: the member's ranges move in the lockfile only, beside a range of the root's that is
-  // rewritten, all in one filtered `pnpm update` of the member (pnpm/index.ts).
+  // pnpm's: the member's ranges move in the lockfile only (a `pnpm update` filtered to the
+  // member, pnpm/index.ts), beside a range of the root's that is rewritten, in one group.
   const pnpmWorkspace = await lockedProject(
     { registry, root, env },
     "pnpm",
@@ -267,7 +267,7 @@ describe("a bun workspace", () => {
 });
 
 describe("a pnpm workspace", () => {
-  it("rewrites the root's range and moves the member's in the lockfile only, in one filtered update", async () => {
+  it("rewrites the root's range and moves the member's in the lockfile only, in one group", async () => {
     const { files, repo, result, lockfile } = await depsJob("pnpm", "workspace", {
       groups: [{ name: "fx", patterns: ["fx-*"] }],
       verify: `node -e "require('fx-steady')" && cd packages/x && node -e "require('fx-range'); require('fx-steady')"`,
