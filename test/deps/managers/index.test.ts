@@ -102,6 +102,20 @@ describe("the package manager index", () => {
     });
   });
 
+  it("locks a pnpm workspace before it relocks a project's in-range updates, as pnpm 12 needs", () => {
+    const pnpm = packageManager("pnpm").commands(
+      { name: "pnpm", lockfile: "pnpm-lock.yaml", evidence: "test" },
+      { pnpm: "pnpm" },
+    );
+    const relock = [
+      { name: "a", version: "1.2.0", dirs: ["packages/w"], specs: ["1.x"], locations: [] },
+    ];
+    // pnpm 12's filtered update alone keeps another member's old range in the lockfile (pnpm/index.ts).
+    expect(pnpm.lockfile(undefined, relock)).toBe(
+      "pnpm install --lockfile-only --ignore-scripts && pnpm update --filter '{./packages/w}' a@1.2.0 --no-save --lockfile-only --ignore-scripts",
+    );
+  });
+
   it.each(NAMES)("detects %s from its lockfile", async (name) => {
     const { lockfile, text } = CASES[name];
     const dir = await project({ "package.json": "{}", [lockfile]: text });
