@@ -239,8 +239,8 @@ export async function attemptUpdates(
 /**
  * The branch as it is, for a bump that failed. Past a lockfile step that
  * passed with the updates, the branch's own lockfile is installed as
- * committed, as its CI installs it: locking it again costs a resolution of
- * the whole tree (minutes on a large monorepo) to learn nothing. A lockfile
+ * committed, as its CI installs it: locking it again runs the package
+ * manager on manifests the branch already locked, to learn nothing. A lockfile
  * that does not install as committed (out of step with package.json) is
  * tried with the lockfile step, as every other try is, so it is no reason
  * to stop the group.
