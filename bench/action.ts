@@ -18,7 +18,7 @@ import {
 import { reply } from "../test/helpers/model-script.js";
 import { findNode24, NODE_24 } from "../test/helpers/node24.js";
 import { countedNode, millions, valgrindFound } from "./action-instructions.js";
-import { median, referenceCpuMs } from "./timing.js";
+import { median, referenceCpuMs, referenceProcessCost } from "./timing.js";
 
 /**
  * How fast the bundled Action gets to work: the time from spawning
@@ -226,6 +226,12 @@ async function benchNode(
     // node -e 0 does not follow the VM's speed of running JavaScript; the Action's time does.
     console.log(
       `this VM's speed: a fixed JavaScript workload took ${(await referenceCpuMs(node)).toFixed(0)} ms of CPU on this Node (compare runs from other hours by it)`,
+    );
+    // And `node -e 0` does follow these: a host with costly page faults has a slow
+    // start, so the same Action's ratio to it is lower there.
+    const cost = await referenceProcessCost(node);
+    console.log(
+      `this VM's process cost: ${cost.spawnMs.toFixed(1)} ms of the caller's CPU per program Node starts, ${cost.pageUs.toFixed(1)} µs per page of fresh memory`,
     );
     return { ratio: slowest / base };
   } finally {

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { summarizeProfiles } from "./suite-profile.js";
-import { referenceCpuMs } from "./timing.js";
+import { referenceCpuMs, referenceProcessCost } from "./timing.js";
 
 /**
  * Where the test suite's time goes: `npx vitest run` (or the files in
@@ -81,6 +81,12 @@ function kindOf(command: string, name: string): string {
   return "other";
 }
 
+/** Processes and threads started since boot (the kernel counts each fork and clone). */
+function forksSinceBoot(): number {
+  const line = readFileSync("/proc/stat", "utf8").match(/^processes (\d+)$/m);
+  return Number(line?.[1] ?? Number.NaN);
+}
+
 function busyTicks(): number {
   const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
   const [, user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).map(Number);
@@ -134,10 +140,12 @@ function sample(seen: Map<string, Seen>): void {
 export async function bench(): Promise<void> {
   const files = (process.env.BENCH_SUITE_FILES ?? "").split(/\s+/).filter(Boolean);
   const speedBefore = await referenceCpuMs();
+  const processCost = await referenceProcessCost();
   const seen = new Map<string, Seen>();
   sample(seen);
   for (const entry of seen.values()) entry.before = entry.self;
   const busyBefore = busyTicks();
+  const forksBefore = forksSinceBoot();
   const start = performance.now();
   const profiles = process.env.BENCH_SUITE_PROFILE
     ? mkdtempSync(join(tmpdir(), "pw-suite-profile-"))
@@ -156,6 +164,7 @@ export async function bench(): Promise<void> {
   sample(seen);
   const wall = (performance.now() - start) / 1000;
   const busy = (busyTicks() - busyBefore) / TICK;
+  const forks = forksSinceBoot() - forksBefore;
   if (code !== 0) console.log(`vitest exited with ${code}:\n${stderr}`);
 
   // A process's reaped CPU holds its sampled children's too; what is left is
@@ -216,6 +225,10 @@ export async function bench(): Promise<void> {
   );
   console.log(
     `  this VM's speed: a fixed JavaScript workload took ${speedBefore.toFixed(0)} ms of CPU before the run and ${speedAfter.toFixed(0)} ms after (compare runs from other hours by it)`,
+  );
+  // The suite is mostly short processes: hosts differ in these as much as in the workload.
+  console.log(
+    `  this VM's process cost: ${processCost.spawnMs.toFixed(1)} ms of the caller's CPU per program Node starts, ${processCost.pageUs.toFixed(1)} µs per page of fresh memory; the run started ${forks} processes and threads`,
   );
   console.log(
     `  attributed to processes: ${attributed.toFixed(0)} s; the rest (${Math.max(0, busy - attributed).toFixed(0)} s) is the kernel's own work or processes gone between samples without a parent that reaped them`,

@@ -53,3 +53,43 @@ const used = process.cpuUsage(start);
 if (found === 0 || rows.length !== 100000) process.exit(1);
 console.log((used.user + used.system) / 1000);
 `;
+
+/**
+ * What a new process and fresh memory cost on this machine, measured in a
+ * new `node`: the CPU its one thread spends per program it starts (Node
+ * forks, so the kernel copies its page tables and it then faults on the
+ * pages it writes), and the CPU per page of fresh memory it first writes.
+ * The suite is mostly short processes (git, package managers, tool starts),
+ * so hosts differ in its time by these as much as by the JavaScript
+ * workload. Seen on one 2-core VM (a PVM guest, whose page tables the
+ * host shadows): 4.2-5.3 ms per spawn and 15 µs per page; the
+ * suite took 476 s there, against 212-240 s on another host of the same
+ * size, and the workload of referenceCpuMs 365-464 ms against 176-294 ms.
+ */
+export async function referenceProcessCost(
+  node = process.execPath,
+): Promise<{ spawnMs: number; pageUs: number }> {
+  const { stdout } = await run(node, ["-e", PROCESS_WORK]);
+  const [spawnMs, pageUs] = stdout.trim().split(" ").map(Number);
+  return { spawnMs: spawnMs ?? Number.NaN, pageUs: pageUs ?? Number.NaN };
+}
+
+const PROCESS_WORK = `
+const { spawn } = require("node:child_process");
+const SPAWNS = 60;
+const PAGES = 16384;
+const once = () => new Promise((done, fail) => spawn("/bin/true").on("error", fail).on("close", done));
+(async () => {
+  for (let i = 0; i < 5; i++) await once();
+  let start = process.cpuUsage();
+  for (let i = 0; i < SPAWNS; i++) await once();
+  let used = process.cpuUsage(start);
+  const spawnMs = (used.user + used.system) / 1000 / SPAWNS;
+  // Zero-filled by the kernel on first write: one page fault per 4 KiB page.
+  const memory = new Uint8Array(PAGES * 4096);
+  start = process.cpuUsage();
+  for (let at = 0; at < memory.length; at += 4096) memory[at] = 1;
+  used = process.cpuUsage(start);
+  console.log(spawnMs.toFixed(2), ((used.user + used.system) / PAGES).toFixed(2));
+})();
+`;
