@@ -1,6 +1,7 @@
 import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Journal, readJournals, removeJournal } from "./journal.js";
+import { quietTimer } from "./quiet-timer.js";
 import { claimedBy, type StoredJobRecord, storedJobRecordSchema } from "./types.js";
 
 /**
@@ -34,8 +35,8 @@ export class DiskJobStore {
   #dirty = new Map<string, StoredJobRecord>();
   /** Records whose files were written since the journal last rotated: synced before it goes. */
   #unsynced = new Set<string>();
-  #flushTimer: ReturnType<typeof setTimeout> | undefined;
-  #dirtySince: number | undefined;
+  /** Record files are written after a quiet moment (a burst's files wait for its end). */
+  readonly #quiet = quietTimer(() => void this.#flushFiles().catch(() => {}));
   #flushing: Promise<void> = Promise.resolve();
   #checkpoint: Promise<void> | undefined;
   readonly #legacyMarkers: string;
@@ -128,13 +129,12 @@ export class DiskJobStore {
       throw error;
     }
     if (this.#journal.size > this.#journalBytes) void this.#checkpointNow().catch(() => {});
-    else this.#scheduleFlush();
+    else this.#quiet.touch();
   }
 
   /** The files written and synced and the journal removed: on close, nothing is left to replay. */
   async close(): Promise<void> {
-    clearTimeout(this.#flushTimer);
-    this.#flushTimer = undefined;
+    this.#quiet.stop();
     await this.#checkpointNow();
     await this.#journal.close();
   }
@@ -157,21 +157,6 @@ export class DiskJobStore {
 
   #pathOf(id: string): string {
     return join(this.#records, `${id}.json`);
-  }
-
-  /** After a quiet moment (a burst's files wait for its end), and never more than MAX_FLUSH_WAIT_MS. */
-  #scheduleFlush(): void {
-    const now = Date.now();
-    this.#dirtySince ??= now;
-    clearTimeout(this.#flushTimer);
-    const wait = Math.max(0, Math.min(FLUSH_MS, this.#dirtySince + MAX_FLUSH_WAIT_MS - now));
-    this.#flushTimer = setTimeout(() => {
-      this.#flushTimer = undefined;
-      this.#dirtySince = undefined;
-      void this.#flushFiles().catch(() => {});
-    }, wait);
-    // A pending flush never keeps the process alive: the journal already holds it.
-    this.#flushTimer.unref?.();
   }
 
   /** Writes the files of the records written since the last flush (one flush at a time). */
@@ -206,11 +191,6 @@ export class DiskJobStore {
     return this.#checkpoint;
   }
 }
-
-/** Record files are written this long after the last write (the journal holds them until then)... */
-const FLUSH_MS = 200;
-/** ...and no later than this after the first one waiting. */
-const MAX_FLUSH_WAIT_MS = 2_000;
 
 /** Past this, the journal is checkpointed (its records' files synced) and started again. */
 const JOURNAL_BYTES = 4 * 1024 * 1024;
