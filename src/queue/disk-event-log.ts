@@ -59,16 +59,26 @@ export async function createDiskEventLog(
   const files = new Map<string, Promise<{ next: number; lines: number }>>();
   /** New logs' first lines, by path, until a quiet moment writes them (see above). */
   const waiting = new Map<string, string>();
-  const quiet = quietTimer(() => {
-    for (const path of [...waiting.keys()]) writeWaiting(path);
-  });
-  /** A log's waiting line into its file (which this creates). */
+  const quiet = quietTimer(() => writeAllWaiting());
+  /** A log's waiting line into its file (which this creates); it waits on if that fails. */
   const writeWaiting = (path: string) => {
     const line = waiting.get(path);
     if (line === undefined) return;
-    waiting.delete(path);
     appendFileSync(path, line);
+    waiting.delete(path);
     present.add(path);
+  };
+  /**
+   * Every waiting line, each on its own: one that cannot be written (a full
+   * disk) stays, and the job's next append, which its caller hears of, or a
+   * read says why. Its append has resolved, so nothing here may throw.
+   */
+  const writeAllWaiting = () => {
+    for (const path of [...waiting.keys()]) {
+      try {
+        writeWaiting(path);
+      } catch {}
+    }
   };
   const listeners = new Map<string, Set<LogListener>>();
   const pathOf = (jobId: string) =>
@@ -92,19 +102,24 @@ export async function createDiskEventLog(
     return entries;
   }
 
+  /**
+   * Where a job's log stands: its next index and its lines, from what waits
+   * (only ever a new log's line 0) or its file. Read once per job, and again
+   * after an append that failed.
+   */
+  async function standing(jobId: string, path: string): Promise<{ next: number; lines: number }> {
+    if (waiting.has(path)) return { next: 1, lines: 1 };
+    if (!present.has(path)) return { next: 0, lines: 0 };
+    const all = await readAll(jobId);
+    return { next: (all.at(-1)?.index ?? -1) + 1, lines: all.length };
+  }
+
   const log: JobEventLog = {
     append(jobId, entry) {
       const path = pathOf(jobId);
-      const before =
-        files.get(jobId) ??
-        (present.has(path)
-          ? readAll(jobId).then((all) => ({
-              next: (all.at(-1)?.index ?? -1) + 1,
-              lines: all.length,
-            }))
-          : Promise.resolve({ next: 0, lines: 0 }));
+      const before = files.get(jobId) ?? standing(jobId, path);
       const after = before
-        .catch(() => ({ next: 0, lines: 0 }))
+        .catch(() => standing(jobId, path))
         .then(async (state) => {
           const index = state.next;
           const line = `${JSON.stringify({ i: index, e: entry })}\n`;
@@ -112,9 +127,8 @@ export async function createDiskEventLog(
             waiting.set(path, line);
             quiet.touch();
           } else {
-            const first = waiting.get(path) ?? "";
+            appendFileSync(path, (waiting.get(path) ?? "") + line);
             waiting.delete(path);
-            appendFileSync(path, first + line);
             present.add(path);
           }
           let lines = state.lines + 1;
@@ -156,7 +170,7 @@ export async function createDiskEventLog(
     async close() {
       await Promise.all([...files.values()].map((p) => p.catch(() => {})));
       quiet.stop();
-      for (const path of [...waiting.keys()]) writeWaiting(path);
+      writeAllWaiting();
       listeners.clear();
     },
   };

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { Redis } from "ioredis";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -212,6 +213,22 @@ describe("the job event log on disk, in a burst of new jobs", () => {
     // The rest once the burst is over.
     await vi.waitFor(() => expect(files(dir)).toHaveLength(20), { timeout: 3_000, interval: 50 });
     expect(readFileSync(join(dir, "job-19.jsonl"), "utf8")).toBe('{"i":0,"e":{"n":19}}\n');
+  });
+
+  it("keeps a line it could not write, and the job's next append says why", async () => {
+    const dir = await makeTempDir();
+    const log = await createDiskEventLog(dir);
+    opened.push(log);
+    await log.append("j", "queued");
+    // The folder gone before the quiet moment: the write fails in a timer, which must not throw.
+    await rm(dir, { recursive: true });
+    await new Promise((done) => setTimeout(done, 400));
+    await expect(log.append("j", "running")).rejects.toThrow(/ENOENT/);
+    await mkdir(dir);
+    await log.append("j", "running again");
+    expect(readFileSync(join(dir, "j.jsonl"), "utf8")).toBe(
+      '{"i":0,"e":"queued"}\n{"i":1,"e":"running again"}\n',
+    );
   });
 
   it("writes what waits when it closes, so the next instance goes on from it", async () => {
