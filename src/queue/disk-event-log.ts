@@ -35,7 +35,7 @@ import { quietTimer } from "./quiet-timer.js";
  * 2-core VM whose file creation was slow (~0.2 ms under the store's syncs),
  * 500 deliveries at 50 in flight (`npm run bench -- queue`): 939-1,371
  * stored a second and a p99 of 84-102 ms with the line written at once,
- * 1,374-1,500 and 67-81 ms so, 1,443-1,509 with no line at all. A process
+ * 1,225-1,500 and 67-81 ms so, 1,443-1,509 with no line at all. A process
  * that dies loses a waiting line (an unsynced one is lost only when the
  * machine goes down): the record holds the job, and its log starts at 0.
  */
