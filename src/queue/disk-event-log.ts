@@ -30,12 +30,13 @@ import { quietTimer } from "./quiet-timer.js";
  * A new log's first line (a delivery's "queued") waits in memory for a
  * quiet moment, as the record files do (disk-store.ts): creating a file is
  * what an append costs, and a burst's new jobs would each create one on the
- * thread that answers the deliveries. The job's next line, a read of its
- * log, and close write it first; subscribers hear it at once. Measured on a
+ * thread that answers the deliveries. The job's next line and close write
+ * it first; a read of its log and subscribers see it at once. Measured on a
  * 2-core VM whose file creation was slow (~0.2 ms under the store's syncs),
  * 500 deliveries at 50 in flight (`npm run bench -- queue`): 939-1,371
  * stored a second and a p99 of 84-102 ms with the line written at once,
- * 1,225-1,500 and 67-81 ms so, 1,443-1,509 with no line at all. A process
+ * 1,225-1,688 and 62-91 ms so (9 runs; the host's own noise is wide),
+ * 1,443-1,509 with no line at all. A process
  * that dies loses a waiting line (an unsynced one is lost only when the
  * machine goes down): the record holds the job, and its log starts at 0.
  */
@@ -58,20 +59,20 @@ export async function createDiskEventLog(
   /** Per job written here: the next index and the lines in the file, and the append in progress. */
   const files = new Map<string, Promise<{ next: number; lines: number }>>();
   /** New logs' first lines, by path, until a quiet moment writes them (see above). */
-  const waiting = new Map<string, string>();
+  const waiting = new Map<string, { text: string; entry: LogEntry }>();
   const quiet = quietTimer(() => writeAllWaiting());
   /** A log's waiting line into its file (which this creates); it waits on if that fails. */
   const writeWaiting = (path: string) => {
     const line = waiting.get(path);
     if (line === undefined) return;
-    appendFileSync(path, line);
+    appendFileSync(path, line.text);
     waiting.delete(path);
     present.add(path);
   };
   /**
    * Every waiting line, each on its own: one that cannot be written (a full
-   * disk) stays, and the job's next append, which its caller hears of, or a
-   * read says why. Its append has resolved, so nothing here may throw.
+   * disk) stays, and the job's next append, which its caller hears of, says
+   * why. Its append has resolved, so nothing here may throw.
    */
   const writeAllWaiting = () => {
     for (const path of [...waiting.keys()]) {
@@ -124,10 +125,10 @@ export async function createDiskEventLog(
           const index = state.next;
           const line = `${JSON.stringify({ i: index, e: entry })}\n`;
           if (state.lines === 0 && !present.has(path)) {
-            waiting.set(path, line);
+            waiting.set(path, { text: line, entry: { index, entry } });
             quiet.touch();
           } else {
-            appendFileSync(path, (waiting.get(path) ?? "") + line);
+            appendFileSync(path, (waiting.get(path)?.text ?? "") + line);
             waiting.delete(path);
             present.add(path);
           }
@@ -151,8 +152,9 @@ export async function createDiskEventLog(
     async read(jobId, from = 0) {
       // After the appends this process has in progress.
       await files.get(jobId)?.catch(() => {});
-      writeWaiting(pathOf(jobId));
-      const all = await readAll(jobId);
+      // A waiting line is a new log's whole content: read from memory, written in its quiet moment.
+      const first = waiting.get(pathOf(jobId));
+      const all = first ? [first.entry] : await readAll(jobId);
       const entries = all.filter((e) => e.index >= from);
       return { entries, next: Math.max(from, (all.at(-1)?.index ?? -1) + 1) };
     },
