@@ -25,3 +25,9 @@ export function moduleShape(
   source: string,
   loader: "ts" | "js",
 ): Promise<{ esm: boolean; exports: string[] }>;
+
+/**
+ * The first character past ASCII in each file's text, as "file: ...text...":
+ * the bundle is kept to ASCII (bundleAction refuses to build otherwise).
+ */
+export function nonAsciiIn(files: Array<[string, string]>): string[];

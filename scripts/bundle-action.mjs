@@ -337,6 +337,28 @@ export function checkLateImports(inputs) {
 }
 
 /** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
+/**
+ * The first character past ASCII in each of these files' text, as "file: ...text...".
+ *
+ * The bundle is kept to ASCII. esbuild escapes other characters in strings, but
+ * not in regular expressions or tagged templates (that would change their
+ * source), so there the sources write them as \u escapes. Why: V8 holds a
+ * module's source with one such character as a string of two bytes a
+ * character, and Node's compile cache hashes each module's source in UTF-8
+ * on every run, cache warm or not: converting such a string is its slow way.
+ * Four chunks with a few of them cost the Action 9-11M instructions more to
+ * its first model request (of ~470M warm and ~650M cold; Node 24.9,
+ * valgrind's cachegrind, the workflow_dispatch run of bench/action.ts).
+ */
+export function nonAsciiIn(files) {
+  const found = [];
+  for (const [file, text] of files) {
+    const at = text.search(/[\u0080-\uffff]/);
+    if (at >= 0) found.push(`${file}: ...${text.slice(Math.max(0, at - 40), at + 10)}...`);
+  }
+  return found;
+}
+
 const BANNER =
   'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);';
 
@@ -398,6 +420,16 @@ export async function bundleAction(outdir = join(ROOT, "dist")) {
     );
   }
   checkLateImports(result.metafile.inputs);
+  const outputs = Object.keys({ ...result.metafile.outputs, ...cloud.metafile.outputs })
+    .filter((file) => file.endsWith(".js"))
+    .map((file) => resolve(ROOT, file));
+  const texts = await Promise.all(outputs.map((file) => readFile(file, "utf8")));
+  const nonAscii = nonAsciiIn(outputs.map((file, i) => [relative(outdir, file), texts[i] ?? ""]));
+  if (nonAscii.length > 0) {
+    throw new Error(
+      `the bundle holds characters past ASCII; write them as \\u escapes in the sources: ${nonAscii.join("; ")}`,
+    );
+  }
   await Promise.all([
     copyFile(require.resolve("web-tree-sitter/tree-sitter.wasm"), join(outdir, "tree-sitter.wasm")),
     copyFile(

@@ -13,8 +13,20 @@ import { setFlagsFromString } from "node:v8";
  * Where: NODE_COMPILE_CACHE when the workflow sets it (Node's own setting),
  * else a folder of this user's under the temporary directory, which a
  * self-hosted runner keeps from job to job (RUNNER_TEMP is emptied after
- * each job, and a GitHub-hosted runner is a new machine each time, so the
- * first run there compiles as before). The cache cannot be shipped in dist/:
+ * each job).
+ *
+ * Not on a GitHub-hosted runner (RUNNER_ENVIRONMENT, which the runner sets),
+ * unless the workflow names a folder: each job there is a new machine, so
+ * nothing would read what a run writes, and writing it costs the run. Node
+ * makes each module's cache entry as it compiles it, before the first model
+ * request: a cold cache cost 53M instructions more to that request than no
+ * cache (658M against 605M; Node 24.9, cachegrind, bench/action.ts's
+ * workflow_dispatch run), and its files are written at exit. The second run
+ * on a machine would not gain either: it compiles the job's modules whole
+ * (loadEagerly) and writes them again (741M); only the third reads them
+ * (479M).
+ *
+ * The cache cannot be shipped in dist/:
  * Node before 24.12 keys it by the files' absolute paths, which differ on
  * each runner. The code in a cache file runs as this process, so a folder
  * that another user owns or may write to is not used.
@@ -43,6 +55,9 @@ export function startCompileCache(env: Record<string, string | undefined>): Comp
   if (!enable) return { skipped: "this Node has no compile cache" };
   try {
     if (env.NODE_COMPILE_CACHE) return outcome(enable(), env.NODE_COMPILE_CACHE);
+    if (env.RUNNER_ENVIRONMENT === "github-hosted") {
+      return { skipped: "a GitHub-hosted runner is a new machine for each job" };
+    }
     const directory = join(tmpdir(), `patchwright-compile-cache-${process.getuid?.() ?? "user"}`);
     // Ours to make first: Node 24.9 hangs on a folder it cannot create (under /proc, say).
     const unsafe = unsafeFolder(directory);

@@ -16,6 +16,7 @@ import {
   checkLateImports,
   LAZY_EXPORTS,
   moduleShape,
+  nonAsciiIn,
 } from "../../scripts/bundle-action.mjs";
 import { makeTempDir, type TempDir } from "../helpers/git-repos.js";
 import { reply } from "../helpers/model-script.js";
@@ -145,6 +146,24 @@ describe("the Action's compile cache", () => {
         loaded.filter((name) => name !== "NativeModule internal/legacy/processbinding"),
       ).toEqual([]);
     }
+  });
+
+  it("writes none on a GitHub-hosted runner, a new machine each job, unless the workflow names a folder (Node 24)", () => {
+    const hosted = tempDir();
+    loadBundle(node24(), { TMPDIR: hosted, RUNNER_ENVIRONMENT: "github-hosted" });
+    expect(existsSync(join(hosted, `patchwright-compile-cache-${uid}`))).toBe(false);
+    const named = tempDir();
+    loadBundle(node24(), {
+      TMPDIR: hosted,
+      RUNNER_ENVIRONMENT: "github-hosted",
+      NODE_COMPILE_CACHE: named,
+    });
+    expect(readdirSync(named).length).toBeGreaterThan(0);
+    expect(existsSync(join(hosted, `patchwright-compile-cache-${uid}`))).toBe(false);
+    // A self-hosted runner keeps its temporary folder from job to job.
+    const own = tempDir();
+    loadBundle(node24(), { TMPDIR: own, RUNNER_ENVIRONMENT: "self-hosted" });
+    expect(cacheFiles(own).length).toBeGreaterThanOrEqual(3);
   });
 
   it("does not use a folder that others may write to (its code would run as this user)", () => {
@@ -448,6 +467,24 @@ describe("the Action bundle's chunks", () => {
         early([{ path: "after-main:src/sandbox/select.ts", kind: "dynamic-import" }]),
       ),
     ).toThrow(/src\/kernel\/repository\.ts -> after-main:src\/sandbox\/select\.ts/);
+  });
+
+  it("are ASCII: the build names a chunk with a character past it (regular expressions and tagged templates keep theirs)", () => {
+    const chunks = readdirSync(bundle.dir).filter((name) => name.endsWith(".js"));
+    expect(
+      nonAsciiIn(chunks.map((name) => [name, readFileSync(join(bundle.dir, name), "utf8")])),
+    ).toEqual([]);
+    // What esbuild leaves as written: the file and the text before the character.
+    expect(
+      nonAsciiIn([
+        ["chunk-A.js", 'let words=/\\s[\u2014-]\\s/g,text="\\u2014";'],
+        ["chunk-B.js", "let page=r`<title>Job \u00b7 patchwright</title>`;"],
+        ["chunk-C.js", 'let text="\\u00b7";'],
+      ]),
+    ).toEqual([
+      "chunk-A.js: ...let words=/\\s[\u2014-]\\s/g,te...",
+      "chunk-B.js: ...let page=r`<title>Job \u00b7 patchwri...",
+    ]);
   });
 
   it("pass on a lazily imported module's default export, however the module writes it", async () => {

@@ -59,7 +59,7 @@ export function cannotFixNames(answer: string, moved: readonly string[]): string
   const named = new Set<string>();
   const lines = answer.split("\n");
   for (const [index, line] of lines.entries()) {
-    const rest = /^(?:cannot|can['’]t) fix\b[^\w@]*(.*)$/i.exec(plainLine(line))?.[1]?.trim();
+    const rest = /^(?:cannot|can['\u2019]t) fix\b[^\w@]*(.*)$/i.exec(plainLine(line))?.[1]?.trim();
     if (rest === undefined) continue;
     const names = leadingNames(rest, known);
     for (const name of names) named.add(name);

@@ -123,7 +123,8 @@ function assembleSubject(
  * match, so the boundary word goes with the dropped part.
  */
 const BOUNDARIES = [
-  /[.!?;:](?=\s)|\s[—–-]\s|\s\(/g,
+  // (\u2014 and \u2013 are the em and en dash: scripts/bundle-action.mjs says why not the characters.)
+  /[.!?;:](?=\s)|\s[\u2014\u2013-]\s|\s\(/g,
   /,\s|\s(?=(?:so that|so|which|that|because|since|when|whenever|where|while|before|after|until|unless|instead of|rather than|in order to|by|and|but|or|then|as well as|matching|making|causing)\s)/gi,
   /\s(?=(?:with|without|to|for|in|on|from|into|via|using|through|at|of|per|across|within|against)\s)/gi,
 ];
@@ -162,11 +163,11 @@ const DANGLING = new Set([
 ]);
 
 function trimDangling(text: string): string {
-  const words = text.replace(/[\s,;:.!?—–(-]+$/, "").split(/\s+/);
+  const words = text.replace(/[\s,;:.!?\u2014\u2013(-]+$/, "").split(/\s+/);
   while (words.length > 0 && DANGLING.has((words.at(-1) ?? "").toLowerCase())) {
     words.pop();
     const last = words.at(-1);
-    if (last !== undefined) words[words.length - 1] = last.replace(/[,;:.!?—–(-]+$/, "");
+    if (last !== undefined) words[words.length - 1] = last.replace(/[,;:.!?\u2014\u2013(-]+$/, "");
   }
   return words.join(" ");
 }

@@ -45,7 +45,7 @@ export function renderEvent(event: ViewEvent, index: number): Html {
     case "usage":
       return item(
         "usage",
-        html`<span class="meta">Turn ${event.turn}: ${cost(event.costUsd)} · ${count(event.inputTokens)} in, ${count(event.outputTokens)} out</span>`,
+        html`<span class="meta">Turn ${event.turn}: ${cost(event.costUsd)} &middot; ${count(event.inputTokens)} in, ${count(event.outputTokens)} out</span>`,
       );
     case "checkpoint":
       return item(

@@ -59,7 +59,7 @@ export function renderSummary(input: {
 }): Html {
   const { job, now } = input;
   const entry = (term: string, value: Html | string) =>
-    html`<dt>${term}</dt><dd>${value === "" ? html`<span class="muted">–</span>` : value}</dd>`;
+    html`<dt>${term}</dt><dd>${value === "" ? html`<span class="muted">&ndash;</span>` : value}</dd>`;
   return html`<dl>
 ${entry("State", stateBadge(job))}
 ${job.cancelledBy ? entry("Cancelled by", job.cancelledBy) : ""}

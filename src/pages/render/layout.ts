@@ -23,7 +23,7 @@ export function layout(title: string, viewer: PageViewer | undefined, body: Html
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="htmx-config" content="${HTMX_CONFIG}">
-<title>${title} · patchwright</title>
+<title>${title} &middot; patchwright</title>
 <link rel="stylesheet" href="/jobs/static/pages.css">
 <script src="/jobs/static/htmx.min.js" defer></script>
 <script src="/jobs/static/sse.js" defer></script>

@@ -25,7 +25,7 @@ export function renderStandaloneJob(input: {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
-<title>${jobTitle(job)} · patchwright</title>
+<title>${jobTitle(job)} &middot; patchwright</title>
 <style>${trusted(PAGES_CSS)}</style>
 </head>
 <body>

@@ -11,8 +11,9 @@ import { createHash } from "node:crypto";
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ?/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: colour codes are what this removes.
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
+// ✗ ✖ × as escapes (scripts/bundle-action.mjs says why).
 const INTERESTING =
-  /(##\[error\]|\berror\b|\berr!|fail|✗|✖|×|not ok|assert|expected|exception|traceback|panic|cannot|undefined|refused|denied|TS\d{4})/i;
+  /(##\[error\]|\berror\b|\berr!|fail|\u2717|\u2716|\u00d7|not ok|assert|expected|exception|traceback|panic|cannot|undefined|refused|denied|TS\d{4})/i;
 const BEFORE = 3;
 const AFTER = 6;
 const TAIL = 15;

@@ -18,10 +18,11 @@ import { stripPhrase } from "../phrase.js";
 
 export type PlanCommand = { kind: "plan"; task: string } | { kind: "go"; changes: string };
 
+// \u2014 and \u2013: the em and en dash (scripts/bundle-action.mjs says why not the characters).
 const PLAN =
-  /^(?:please\s+)?(?:make\s+a\s+|write\s+a\s+)?plan\b(?:\s+(?:for|how\s+to)\b)?[\s:,—–-]*([\s\S]*)$/i;
+  /^(?:please\s+)?(?:make\s+a\s+|write\s+a\s+)?plan\b(?:\s+(?:for|how\s+to)\b)?[\s:,\u2014\u2013-]*([\s\S]*)$/i;
 const GO =
-  /^(?:please\s+)?go(?:\s+ahead)?(?:\s+with\s+(?:the|this|that)\s+plan)?(?:[.!]+)?(?:\s*[,:;—–]+\s*|\s+-+\s+|\s+(?=(?:but|with|except|without|however|only|please)\b)|\s*$)([\s\S]*)$/i;
+  /^(?:please\s+)?go(?:\s+ahead)?(?:\s+with\s+(?:the|this|that)\s+plan)?(?:[.!]+)?(?:\s*[,:;\u2014\u2013]+\s*|\s+-+\s+|\s+(?=(?:but|with|except|without|however|only|please)\b)|\s*$)([\s\S]*)$/i;
 
 /** Whether the request asks for a plan or a go, and the task or changes it carries. */
 export function planCommandOf(instruction: string, triggerPhrase: string): PlanCommand | undefined {
