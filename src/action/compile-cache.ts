@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import nodeModule from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,16 +15,20 @@ import { setFlagsFromString } from "node:v8";
  * self-hosted runner keeps from job to job (RUNNER_TEMP is emptied after
  * each job).
  *
- * Not on a GitHub-hosted runner (RUNNER_ENVIRONMENT, which the runner sets),
- * unless the workflow names a folder: each job there is a new machine, so
- * nothing would read what a run writes, and writing it costs the run. Node
- * makes each module's cache entry as it compiles it, before the first model
- * request: a cold cache cost 53M instructions more to that request than no
- * cache (658M against 605M; Node 24.9, cachegrind, bench/action.ts's
- * workflow_dispatch run), and its files are written at exit. The second run
- * on a machine would not gain either: it compiles the job's modules whole
- * (loadEagerly) and writes them again (741M); only the third reads them
- * (479M).
+ * When: from the second run on a machine. The first one makes the folder
+ * and writes nothing: Node makes each module's cache entry as it compiles
+ * it, before the first model request, and what a first run compiles is of
+ * no use to the next one, which compiles the job's modules whole
+ * (loadEagerly) under other V8 flags and so refuses those entries. A first
+ * run with the cache cost 648M instructions to the first model request,
+ * without it 606M; the second run, compiling whole and writing, ~740M
+ * either way; the third and later ones read and cost 469M (Node 24.9,
+ * cachegrind, bench/action.ts's workflow_dispatch run). So the second run
+ * compiles whole at once, and a machine that runs the Action once (a
+ * GitHub-hosted runner, an ephemeral self-hosted one) never writes a cache.
+ * Nor does a GitHub-hosted runner's later runs (RUNNER_ENVIRONMENT, which
+ * the runner sets): each job there is a new machine, and a job that runs
+ * the Action twice would pay for a third run that never comes.
  *
  * The cache cannot be shipped in dist/:
  * Node before 24.12 keys it by the files' absolute paths, which differ on
@@ -46,43 +50,53 @@ export interface CompileCacheResult {
   /** The folder used, or undefined with the reason in `skipped`. */
   directory?: string | undefined;
   skipped?: string | undefined;
-  /** This Node had written to the cache before this run (loadEagerly). */
-  warm?: boolean | undefined;
+  /** Whether the job's modules are compiled whole as they load (loadEagerly). */
+  eager?: boolean | undefined;
 }
 
 export function startCompileCache(env: Record<string, string | undefined>): CompileCacheResult {
   const enable = (nodeModule as { enableCompileCache?: EnableCompileCache }).enableCompileCache;
   if (!enable) return { skipped: "this Node has no compile cache" };
   try {
-    if (env.NODE_COMPILE_CACHE) return outcome(enable(), env.NODE_COMPILE_CACHE);
+    if (env.NODE_COMPILE_CACHE) {
+      // Node enabled it as it started; whole once it holds this Node's entries.
+      const result = enabled(enable(), env.NODE_COMPILE_CACHE);
+      return result.directory ? { ...result, eager: hasEntries(versionFolder()) } : result;
+    }
     if (env.RUNNER_ENVIRONMENT === "github-hosted") {
       return { skipped: "a GitHub-hosted runner is a new machine for each job" };
     }
     const directory = join(tmpdir(), `patchwright-compile-cache-${process.getuid?.() ?? "user"}`);
+    const firstRun = !existsSync(directory);
     // Ours to make first: Node 24.9 hangs on a folder it cannot create (under /proc, say).
     const unsafe = unsafeFolder(directory);
     if (unsafe) return { skipped: unsafe };
-    return outcome(enable(directory), directory);
+    if (firstRun) return { skipped: "the first run on this machine (the next one writes it)" };
+    const result = enabled(enable(directory), directory);
+    return result.directory ? { ...result, eager: true } : result;
   } catch (error) {
     return { skipped: error instanceof Error ? error.message : String(error) };
   }
 }
 
-function outcome(
+function enabled(
   result: { status: number; message?: string },
   directory: string,
 ): CompileCacheResult {
   if (!ENABLED.has(result.status)) {
     return { skipped: result.message ?? "Node did not enable the compile cache" };
   }
-  const versionFolder = (
-    nodeModule as { getCompileCacheDir?: GetCompileCacheDir }
-  ).getCompileCacheDir?.();
-  return { directory, warm: versionFolder !== undefined && hasEntries(versionFolder) };
+  return { directory };
 }
 
-/** Node makes this version's folder as it enables the cache, and writes into it at exit. */
-function hasEntries(folder: string): boolean {
+/** This Node version's folder inside the cache's (Node makes it as it enables the cache). */
+function versionFolder(): string | undefined {
+  return (nodeModule as { getCompileCacheDir?: GetCompileCacheDir }).getCompileCacheDir?.();
+}
+
+/** Node writes into this version's folder at exit. */
+function hasEntries(folder: string | undefined): boolean {
+  if (folder === undefined) return false;
   try {
     return readdirSync(folder).length > 0;
   } catch {
@@ -92,7 +106,7 @@ function hasEntries(folder: string): boolean {
 
 /**
  * Loads the modules `load` imports with every function compiled as its
- * module is, when the cache is warm. V8 compiles a function when it is
+ * module is, when the cache is on (`eager`). V8 compiles a function when it is
  * first called, and Node's cache keeps what was compiled as the module
  * loaded (its top-level code), so each run compiled the same functions
  * again. Compiled with their module, they are in the cache, and a warm run
@@ -101,11 +115,10 @@ function hasEntries(folder: string): boolean {
  * less main-thread CPU to the first model request for a workflow_dispatch
  * and an issue_comment together).
  *
- * Only where the cache is warm: on a fresh machine (every GitHub-hosted
- * run) compiling every function costs more than compiling those the run
- * calls (a cold issue_comment run 21-58 ms later). The first warm run
- * compiles those modules once more, since V8 refuses an entry made under
- * other flags. And only V8's `lazy` flag, only while the modules load: a
+ * Only with the cache: without it compiling every function costs more than
+ * compiling those the run calls (a cold issue_comment run 21-58 ms later),
+ * and a run that writes the cache pays that once (startCompileCache says
+ * when). And only V8's `lazy` flag, only while the modules load: a
  * built-in loaded under another flag compiles from source (V8 refuses the
  * code cache Node ships for them too); `--no-lazy` set from the start made
  * runs slower (docs/architecture.md). So `before` loads, first, what of
@@ -118,7 +131,7 @@ export async function loadEagerly<T>(
   load: () => Promise<T>,
   before: () => void = () => {},
 ): Promise<T> {
-  if (!cache.warm) return load();
+  if (!cache.eager) return load();
   before();
   setFlagsFromString("--no-lazy");
   try {

@@ -39,7 +39,7 @@ async function run(): Promise<void> {
   useSpawnHelper(false);
   // git fetches the repository while the rest of the bundle loads (early-fetch.ts);
   // its first processes start before the loading takes this thread. Its modules
-  // are compiled whole too when the cache holds them (they run at every start).
+  // are compiled whole too when the cache is on (they run at every start).
   const { readEventPayload, startEarlyFetch, startEarlyReads } = await loadEagerly(
     cache,
     () => import("./early-fetch.js"),
@@ -57,7 +57,7 @@ async function run(): Promise<void> {
     Promise.all([earlyFetch?.underway, reads.sent]),
     new Promise((wait) => setTimeout(wait, 250).unref()),
   ]);
-  // The job's modules compiled whole when the cache holds them (compile-cache.ts), zod
+  // The job's modules compiled whole when the cache is on (compile-cache.ts), zod
   // among them: zod-jitless.ts is the first to load it, and sets it up before any schema is made.
   const { main } = await loadEagerly(
     cache,
