@@ -17,16 +17,16 @@ import { setFlagsFromString } from "node:v8";
  *
  * When: from the second run on a machine. The first one makes the folder
  * and writes nothing: Node makes each module's cache entry as it compiles
- * it, before the first model request, and what a first run compiles is of
- * no use to the next one, which compiles the job's modules whole
+ * it, before the first model request, and what it compiles by then is of
+ * no use to the next run, which compiles the job's modules whole
  * (loadEagerly) under other V8 flags and so refuses those entries. A first
  * run with the cache cost 648M instructions to the first model request,
- * without it 606M; the second run, compiling whole and writing, ~740M
+ * without it 606M; the second run, compiling whole and writing, 741-761M
  * either way; the third and later ones read and cost 469M (Node 24.9,
  * cachegrind, bench/action.ts's workflow_dispatch run). So the second run
  * compiles whole at once, and a machine that runs the Action once (a
  * GitHub-hosted runner, an ephemeral self-hosted one) never writes a cache.
- * Nor does a GitHub-hosted runner's later runs (RUNNER_ENVIRONMENT, which
+ * Nor do a GitHub-hosted runner's later runs (RUNNER_ENVIRONMENT, which
  * the runner sets): each job there is a new machine, and a job that runs
  * the Action twice would pay for a third run that never comes.
  *
