@@ -336,7 +336,6 @@ export function checkLateImports(inputs) {
   }
 }
 
-/** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
 /**
  * The first character past ASCII in each of these files' text, as "file: ...text...".
  *
@@ -359,6 +358,7 @@ export function nonAsciiIn(files) {
   return found;
 }
 
+/** CommonJS dependencies bundled into ESM still call require() for Node built-ins. */
 const BANNER =
   'const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);';
 

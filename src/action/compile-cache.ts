@@ -60,8 +60,7 @@ export function startCompileCache(env: Record<string, string | undefined>): Comp
   try {
     if (env.NODE_COMPILE_CACHE) {
       // Node enabled it as it started; whole once it holds this Node's entries.
-      const result = enabled(enable(), env.NODE_COMPILE_CACHE);
-      return result.directory ? { ...result, eager: hasEntries(versionFolder()) } : result;
+      return enabled(enable(), env.NODE_COMPILE_CACHE, () => hasEntries(versionFolder()));
     }
     if (env.RUNNER_ENVIRONMENT === "github-hosted") {
       return { skipped: "a GitHub-hosted runner is a new machine for each job" };
@@ -72,21 +71,22 @@ export function startCompileCache(env: Record<string, string | undefined>): Comp
     const unsafe = unsafeFolder(directory);
     if (unsafe) return { skipped: unsafe };
     if (firstRun) return { skipped: "the first run on this machine (the next one writes it)" };
-    const result = enabled(enable(directory), directory);
-    return result.directory ? { ...result, eager: true } : result;
+    return enabled(enable(directory), directory, () => true);
   } catch (error) {
     return { skipped: error instanceof Error ? error.message : String(error) };
   }
 }
 
+/** The cache in `directory` when Node enabled it; `eager` is asked only then (the version folder is made by the enabling). */
 function enabled(
   result: { status: number; message?: string },
   directory: string,
+  eager: () => boolean,
 ): CompileCacheResult {
   if (!ENABLED.has(result.status)) {
     return { skipped: result.message ?? "Node did not enable the compile cache" };
   }
-  return { directory };
+  return { directory, eager: eager() };
 }
 
 /** This Node version's folder inside the cache's (Node makes it as it enables the cache). */
