@@ -2,7 +2,7 @@ import { EXTRA_RULES } from "./extra-rules.js";
 import { hasHidden, visibleProjection } from "./invisible.js";
 import { MIN_SECRET_LENGTH } from "./patterns.js";
 import { PEM_LINES_RULE } from "./pem-lines.js";
-import type { SecretMatch, SecretRule } from "./rule.js";
+import { mayFind, type SecretMatch, type SecretRule } from "./rule.js";
 import { SECRETLINT_RULES } from "./secretlint-rules.js";
 
 /**
@@ -70,8 +70,20 @@ function merge(matches: SecretMatch[]): SecretMatch[] {
   return merged;
 }
 
+/**
+ * Up to this length a text is scanned only by the rules whose keywords it
+ * holds (rule.ts). A longer one is scanned by every rule: looking for the
+ * ~90 keywords costs about as much per kB as the rules themselves once their
+ * expressions are compiled (measured with the expressions compiled, 2 kB of
+ * code: 62 µs against 77; 8 kB: 253 against 233; 128 kB: 4.7 ms against 3.2),
+ * and a process that scans such texts soon compiles them all anyway.
+ */
+export const KEYWORD_TEXT_LIMIT = 4096;
+
 function scan(rules: readonly SecretRule[], text: string): SecretMatch[] {
-  return rules.flatMap((rule) => rule.find(text));
+  if (text.length > KEYWORD_TEXT_LIMIT) return rules.flatMap((rule) => rule.find(text));
+  const lower = text.toLowerCase();
+  return rules.flatMap((rule) => (mayFind(rule, lower) ? rule.find(text) : []));
 }
 
 function findWith(rules: readonly SecretRule[], text: string): SecretMatch[] {

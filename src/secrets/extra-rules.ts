@@ -15,11 +15,22 @@ import type { SecretMatch, SecretRule } from "./rule.js";
 
 type Keep = (secret: string) => boolean;
 
-function patternRule(id: string, pattern: RegExp, keep: Keep = () => true): SecretRule {
+/**
+ * A rule from one pattern. `keywords` (rule.ts): literals of which every
+ * match holds one, lowercased; test/secrets/rule-keywords.test.ts checks
+ * them against each rule's examples.
+ */
+function patternRule(
+  id: string,
+  keywords: readonly string[] | undefined,
+  pattern: RegExp,
+  keep: Keep = () => true,
+): SecretRule {
   // `d`: where the secret group starts, not only the whole match.
   const withIndices = new RegExp(pattern.source, `${pattern.flags}d`);
   return {
     id,
+    ...(keywords ? { keywords } : {}),
     find(text: string): SecretMatch[] {
       const found: SecretMatch[] = [];
       for (const match of text.matchAll(withIndices)) {
@@ -78,6 +89,7 @@ const SECRET_NAME =
 export const EXTRA_RULES: readonly SecretRule[] = [
   patternRule(
     "private-key",
+    ["-----begin"],
     // The whole block, whatever prefixes its lines (line numbers, a log's
     // timestamps, a diff's +) but with no quote, brace or semicolon in it,
     // so code that names the markers is left alone; a block cut off before
@@ -86,77 +98,101 @@ export const EXTRA_RULES: readonly SecretRule[] = [
   ),
   patternRule(
     "github-token",
+    ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
     /(?<![A-Za-z0-9_])(?:gh[opusr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g,
   ),
-  patternRule("anthropic-api-key", /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}/g),
+  patternRule("anthropic-api-key", ["sk-ant-"], /(?<![A-Za-z0-9_-])sk-ant-[A-Za-z0-9_-]{16,}/g),
   patternRule(
     "openai-api-key",
+    ["sk-"],
     /(?<![A-Za-z0-9_-])sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{48}(?![A-Za-z0-9])|[A-Za-z0-9_-]{0,100}T3BlbkFJ[A-Za-z0-9_-]+)/g,
   ),
   patternRule(
     "aws-access-key-id",
+    ["akia", "asia", "abia", "acca", "agpa", "aida", "aroa", "aipa", "anpa", "anva", "a3t"],
     /(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Z0-9])/g,
   ),
   patternRule(
     "aws-secret-access-key",
+    ["secret"],
     /(?:aws[-_]?)?(?:secret[-_]?(?:access[-_]?)?key|secretaccesskey)["'`]?\s*(?:[:=]|=>|\s)\s*["'`]?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
   ),
   patternRule(
     "stripe-key",
+    ["sk_live_", "sk_test_", "rk_live_", "rk_test_", "whsec_"],
     /(?<![A-Za-z0-9_])(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9+/=]{20,})/g,
   ),
-  patternRule("pypi-token", /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{40,}/g),
+  patternRule("pypi-token", ["pypi-age"], /(?<![A-Za-z0-9_-])pypi-AgE[A-Za-z0-9_-]{40,}/g),
   patternRule(
     "azure-key",
+    ["accountkey", "sharedaccesskey", "primarykey", "secondarykey"],
     /(?<![A-Za-z])(?:AccountKey|SharedAccessKey|PrimaryKey|SecondaryKey)\s*=\s*(?<secret>[A-Za-z0-9+/]{20,}={0,2})/gi,
   ),
-  patternRule("azure-sas-signature", /[?&;]sig=(?<secret>[A-Za-z0-9%+/=]{16,})/g),
+  patternRule("azure-sas-signature", ["sig="], /[?&;]sig=(?<secret>[A-Za-z0-9%+/=]{16,})/g),
   patternRule(
     "azure-client-secret",
+    ["q~"],
     /(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])/g,
   ),
-  patternRule("google-api-key", /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g),
-  patternRule("google-client-secret", /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}/g),
-  patternRule("google-service-account-key-id", /"private_key_id"\s*:\s*"(?<secret>[0-9a-f]{40})"/g),
+  patternRule(
+    "google-api-key",
+    ["aiza"],
+    /(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35}(?![A-Za-z0-9_-])/g,
+  ),
+  patternRule("google-client-secret", ["gocspx-"], /(?<![A-Za-z0-9_-])GOCSPX-[A-Za-z0-9_-]{28}/g),
+  patternRule(
+    "google-service-account-key-id",
+    ['"private_key_id"'],
+    /"private_key_id"\s*:\s*"(?<secret>[0-9a-f]{40})"/g,
+  ),
   patternRule(
     "slack-token",
+    ["xox", "xapp-"],
     /(?<![A-Za-z0-9])(?:xox[abeoprs]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})/g,
   ),
   patternRule(
     "other-token",
+    ["glpat-", "hf_", "dckr_pat_", "dop_v1_", "npm_"],
     /(?<![A-Za-z0-9_-])(?:glpat-[A-Za-z0-9_-]{20,}|hf_[A-Za-z]{30,}|dckr_pat_[A-Za-z0-9_-]{20,}|dop_v1_[a-f0-9]{64}|npm_[A-Za-z0-9]{36})(?![A-Za-z0-9_-])/g,
   ),
   patternRule(
     "json-web-token",
+    ["eyj"],
     /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
   ),
   patternRule(
     "npm-auth",
+    ["_auth", "_password"],
     /(?<![A-Za-z0-9])(?:_authToken|_auth|_password)\s*=\s*["']?(?<secret>[^\s"'#;]+)/g,
     isCredential,
   ),
   patternRule(
     "password-in-url",
+    ["://"],
     /:\/\/[^\s:/?#@'"<>]*:(?<secret>[^\s@/?#'"<>]+)@(?<=[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s]*)/g,
     isCredential,
   ),
   patternRule(
     "secret-in-query",
+    ["pass", "pwd", "token", "api_key", "apikey", "api-key", "secret", "signature"],
     /[?&;](?:password|passwd|pwd|pass|token|access_token|refresh_token|id_token|api_key|apikey|api-key|client_secret|secret|signature)=(?<secret>[^&\s#'"<>]{6,})/gi,
     isAssignedSecret,
   ),
   patternRule(
     "authorization-header",
+    ["authorization"],
     /\b(?:authorization|proxy-authorization)["']?\s*[:=]\s*["']?(?:Bearer|Basic|token|Token|Digest|Bot)\s+(?<secret>[A-Za-z0-9._~+/=-]{8,})/gi,
     isCredential,
   ),
   patternRule(
     "netrc-password",
+    ["machine"],
     /\bmachine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?<secret>\S+)/g,
     isCredential,
   ),
   patternRule(
     "secret-assignment",
+    ["pass", "secret", "token", "key", "credential"],
     new RegExp(
       `${SECRET_NAME}["'\`]?\\s*(?:=>|:=|=|:(?=[\\s"'\`]))\\s*(?<q>["'\`]?)(?<secret>[^\\s"'\`,;)}\\]<>\\\\]{8,})\\k<q>`,
       "gi",

@@ -44,6 +44,41 @@ const LEFT_OUT = new Set(["filter-comments", "gcp"]);
  */
 const OPTIONS: Record<string, Record<string, unknown>> = {};
 
+/**
+ * Each rule's keywords (rule.ts), read from its patterns in the preset's
+ * release that package.json pins (test/secrets/rule-keywords.test.ts fails
+ * on another, and checks these against each rule's examples):
+ * - aws: `(?:SECRET|secret|Secret)_?(?:ACCESS|access|Access)_?(?:KEY|key|Key)` (its id scans are off);
+ * - privatekey: `-----BEGIN[ ]?(...)?PRIVATE KEY`;
+ * - npm: `npm_` (its scans for `x-oauth-basic` and `_authToken=` run on a package.json or an .npmrc,
+ *   and `find` names no file);
+ * - basicauth: `(?:https?|ftp|ftps)://user:password@`;
+ * - slack: `xoxb-` and its kin, `xapp-`, `https://hooks.slack.com/` (case-insensitive, not Unicode);
+ * - sendgrid `SG.`, shopify `shppa_` `shpca_` `shpat_` `shpss_`, github `ghp_` and its kin and
+ *   `github_pat_`, openai `sk-`, anthropic `sk-ant-api0`, linear `lin_api_`, 1password `ops_ey`;
+ * - database-connection-string: `mongodb`, `mysql`, `postgres` before `://` (case-insensitive, not Unicode).
+ * A case-insensitive pattern without the `u` flag matches an ASCII letter with ASCII letters only,
+ * so the lowercased text holds the keyword whenever it matches. A rule not named here runs on every text.
+ */
+/** The preset's release the keywords were read from. */
+export const KEYWORDS_READ_FROM = "11.7.1";
+
+const KEYWORDS: Record<string, readonly string[]> = {
+  aws: ["secret"],
+  privatekey: ["-----begin"],
+  npm: ["npm_"],
+  basicauth: ["://"],
+  slack: ["xoxb-", "xoxp-", "xapp-", "xoxa-", "xoxo-", "xoxr-", "hooks.slack.com/"],
+  sendgrid: ["sg."],
+  shopify: ["shppa_", "shpca_", "shpat_", "shpss_"],
+  github: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"],
+  openai: ["sk-"],
+  anthropic: ["sk-ant-api0"],
+  linear: ["lin_api_"],
+  "1password": ["ops_ey"],
+  "database-connection-string": ["mongodb", "mysql", "postgres"],
+};
+
 /** `AWSSecretAccessKey` -> `aws-secret-access-key`, `NPM_ACCESS_TOKEN` -> `npm-access-token`. */
 function kebabId(messageId: string): string {
   return messageId
@@ -83,8 +118,10 @@ function spanOf(content: string, translated: Translated, range: readonly [number
 function asRule(rule: SecretlintRule): SecretRule {
   const name = rule.meta.id.replace(/^@secretlint\/secretlint-rule-/, "");
   const options = OPTIONS[name] ?? {};
+  const keywords = KEYWORDS[name];
   return {
     id: name,
+    ...(keywords ? { keywords } : {}),
     find(content: string): SecretMatch[] {
       const found: SecretMatch[] = [];
       const context: RuleContext = {
