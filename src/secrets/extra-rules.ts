@@ -73,10 +73,19 @@ function isAssignedSecret(value: string): boolean {
   if (!isCredential(value) || /^\d+$/.test(value) || /^(?:\/|~\/|\.\.?\/)/.test(value)) {
     return false;
   }
+  if (TYPE_NAME.test(value)) return false;
   const symbol = /[0-9]|[^A-Za-z0-9_.-]/.test(value);
   const mixedLong = value.length >= 20 && /[a-z]/.test(value) && /[A-Z]/.test(value);
   return symbol || mixedLong;
 }
+
+/**
+ * A type or class name that names a kind of secret (`credential:
+ * StorageSharedKeyCredential`, `token: OAuth2TokenCredential`): TypeScript's
+ * annotations, which source maps and diffs are full of, and never a value.
+ * A passphrase in words (`CorrectHorseBatteryStaple`) does not end so.
+ */
+const TYPE_NAME = /^[A-Z][A-Za-z0-9]*(?:Credentials?|Token|Key|Secret|Password)$/;
 
 /**
  * The end of a name that says its value is secret (`DB_PASSWORD`,

@@ -42,6 +42,7 @@ describe("the secret detector", () => {
       "DB_PASSWORD=hunter2-and-more",
       "client_secret: 'c9f1b2e3d4a5b6c7'",
       "machine api.example.com login bot password s3cr3t-pw",
+      "password: CorrectHorseBatteryStaple",
     ];
     for (const text of cases) {
       const out = detector.redact(text);
@@ -65,6 +66,9 @@ describe("the secret detector", () => {
       "max_tokens: 16384",
       "GITHUB_TOKEN: ***",
       "tokenizer = load('bert-base')",
+      "  credential: StorageSharedKeyCredential | AnonymousCredential,",
+      "let userDelegationKeyCredential: UserDelegationKeyCredential | undefined;",
+      "token: OAuth2TokenCredential, secret: ClientSecret",
     ];
     for (const text of cases) expect(detector.redact(text), text).toBe(text);
   });
