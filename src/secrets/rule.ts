@@ -21,12 +21,12 @@ export interface SecretRule {
 /**
  * Whether `rule` may find something in the text whose lowercased form is
  * `lower`. Most texts (a comment, a log line) hold none of a token family's
- * prefixes, and a rule that is not run costs nothing: V8 compiles each
+ * prefixes, and a rule that is not run costs nothing. V8 compiles each
  * regular expression to bytecode on its first use and to machine code when
- * it is used again, and
- * compiling the rules' expressions was most of what the detector cost a
- * process that redacts a few texts (in the Action, on the way to its first
- * model request: 41M instructions, 9M with keywords, of 496M).
+ * it is used again, and compiling the rules' expressions was most of what
+ * the detector cost a process that redacts a few texts (in the Action, on
+ * the way to its first model request: 41M instructions of 496M; 9M with
+ * keywords).
  */
 export function mayFind(rule: SecretRule, lower: string): boolean {
   return rule.keywords === undefined || rule.keywords.some((word) => lower.includes(word));
