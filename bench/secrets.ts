@@ -27,7 +27,7 @@ const LOADS = 9;
  * Action load it (compiled JavaScript, here one esbuild bundle like the
  * Action's): fresh processes, a bare dynamic import subtracted.
  */
-async function loadMs(): Promise<number> {
+async function loadMs(): Promise<{ load: number; first: number; again: number }> {
   const dir = await mkdtemp(join(tmpdir(), "pw-bench-secrets-"));
   try {
     const entry = join(dir, "detector.mjs");
@@ -54,20 +54,55 @@ async function loadMs(): Promise<number> {
       }
       return median(times);
     };
-    return (await time(entry)) - (await time(bare));
+    const load = (await time(entry)) - (await time(bare));
+    // Then the short texts a job redacts before its first model request, in a
+    // fresh process: the rules' expressions compile on first use (keywords
+    // in rule.ts keep most rules off such texts), and again for reference.
+    const firstUse = `const { createSecretDetector } = await import(${JSON.stringify(pathToFileURL(entry).href)});
+const d = createSecretDetector(); const texts = ${JSON.stringify(SHORT_TEXTS)};
+let t = performance.now(); for (const x of texts) d.redact(x); const first = performance.now() - t;
+t = performance.now(); for (const x of texts) d.redact(x + " "); console.log(first, performance.now() - t);`;
+    const first: number[] = [];
+    const again: number[] = [];
+    for (let i = 0; i < LOADS; i++) {
+      const { stdout } = await run(process.execPath, ["--input-type=module", "-e", firstUse]);
+      const [a, b] = stdout.trim().split(" ").map(Number);
+      first.push(a ?? Number.NaN);
+      again.push(b ?? Number.NaN);
+    }
+    return { load, first: median(first), again: median(again) };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** What a job redacts before its first model request: a thread, its prompt, tool descriptions, a log line. */
+const SHORT_TEXTS = [
+  "Fix the flaky test in the parser",
+  "@agent please fix this, the CI log says the lexer drops the last token of a file",
+  "octocat",
+  "Working on @octocat's request\n\n<sub>[Job log](https://github.com/octo-org/demo/actions/runs/9001)</sub>",
+  "You are a coding agent working non-interactively in a checked-out repository. ".repeat(20),
+  "Reads a text file from the workspace and returns its lines numbered. Use offset and limit for long files. ".repeat(
+    6,
+  ),
+  "Runs a shell command with bash in the workspace root and returns its exit code, stdout and stderr. ".repeat(
+    6,
+  ),
+  "npm ERR! code E404 npm ERR! 404 Not Found - GET https://registry.npmjs.org/left-pad-x - Not found",
+];
 
 function mb(files: readonly CorpusFile[]): number {
   return files.reduce((sum, file) => sum + file.text.length, 0) / 1e6;
 }
 
 export async function bench(): Promise<void> {
-  const load = await loadMs();
+  const { load, first, again } = await loadMs();
   console.log(
     `load: importing the detector (secretlint's preset and ours, bundled) takes ${load.toFixed(1)} ms (median of ${LOADS} fresh processes)`,
+  );
+  console.log(
+    `first use: redacting ${SHORT_TEXTS.length} short texts (a thread, a prompt, tool descriptions, a log line) in a fresh process takes ${first.toFixed(1)} ms, then ${again.toFixed(1)} ms the second time`,
   );
 
   const detector = createSecretDetector();
