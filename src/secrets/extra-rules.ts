@@ -123,7 +123,7 @@ export const EXTRA_RULES: readonly SecretRule[] = [
   ),
   patternRule(
     "aws-secret-access-key",
-    ["secret"],
+    ["secretkey", "secret-key", "secret_key", "secretaccess", "secret-access", "secret_access"],
     /(?:aws[-_]?)?(?:secret[-_]?(?:access[-_]?)?key|secretaccesskey)["'`]?\s*(?:[:=]|=>|\s)\s*["'`]?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
   ),
   patternRule(
@@ -183,7 +183,19 @@ export const EXTRA_RULES: readonly SecretRule[] = [
   ),
   patternRule(
     "secret-in-query",
-    ["pass", "pwd", "token", "api_key", "apikey", "api-key", "secret", "signature"],
+    // Each name with its `=` (access_token= holds token=, client_secret= holds secret=).
+    [
+      "pass=",
+      "passwd=",
+      "password=",
+      "pwd=",
+      "token=",
+      "api_key=",
+      "apikey=",
+      "api-key=",
+      "secret=",
+      "signature=",
+    ],
     /[?&;](?:password|passwd|pwd|pass|token|access_token|refresh_token|id_token|api_key|apikey|api-key|client_secret|secret|signature)=(?<secret>[^&\s#'"<>]{6,})/gi,
     isAssignedSecret,
   ),

@@ -64,7 +64,7 @@ const OPTIONS: Record<string, Record<string, unknown>> = {};
 export const KEYWORDS_READ_FROM = "11.7.1";
 
 const KEYWORDS: Record<string, readonly string[]> = {
-  aws: ["secret"],
+  aws: ["secretaccess", "secret_access"],
   privatekey: ["-----begin"],
   npm: ["npm_"],
   basicauth: ["://"],

@@ -33,6 +33,20 @@ function generator(seed: number) {
     Array.from({ length: n }, () => alphabet[next() % alphabet.length]).join("");
 }
 
+/** A query's names for a secret, one for each keyword of secret-in-query. */
+const QUERY_NAMES = [
+  "pass",
+  "passwd",
+  "password",
+  "pwd",
+  "access_token",
+  "api_key",
+  "apikey",
+  "api-key",
+  "client_secret",
+  "signature",
+];
+
 /** Texts that rules find something in, one or more for each keyword of each rule. */
 function examples(): string[] {
   const pick = generator(7);
@@ -49,6 +63,9 @@ function examples(): string[] {
     `GH_TOKEN=github_pat_${alnum(22)}_${alnum(59)}`,
     ...[...awsIds, "A3TX"].map((p) => `id ${p}${pick(UPPER, 16)}`),
     `AWS_SECRET_ACCESS_KEY=${alnum(40)}`,
+    ...["secretkey", "secret-key", "Secret_Key", "secretaccesskey", "secret-access-key"].map(
+      (name) => `aws ${name} = ${alnum(40)}`,
+    ),
     ...["sk_live_", "sk_test_", "rk_live_", "rk_test_"].map((p) => `stripe ${p}${alnum(24)}`),
     `STRIPE_WEBHOOK=whsec_${alnum(32)}`,
     ...["AccountKey", "SharedAccessKey", "PrimaryKey", "SecondaryKey"].map(
@@ -72,10 +89,7 @@ function examples(): string[] {
     `//registry.npmjs.org/:_password=${alnum(20)}=`,
     `const npmrc = "//npm.example.com/:_authToken=${alnum(30)}";`,
     `curl https://bob:Tr0ub4dor${alnum(6)}@api.example.com/v1`,
-    ...["password", "pwd", "access_token", "api_key", "apikey", "api-key", "client_secret"].map(
-      (name) => `https://api.example.com/v1?${name}=Zx9${alnum(17)}&page=2`,
-    ),
-    `https://api.example.com/v1?signature=Zx9${alnum(17)}`,
+    ...QUERY_NAMES.map((name) => `https://api.example.com/v1?${name}=Zx9${alnum(17)}&page=2`),
     `proxy-authorization: Basic ${alnum(24)}`,
     `machine api.example.com login bot password s3cr3t-${alnum(6)}`,
     `DB_PASSWORD=hunter2-${alnum(8)}`,

@@ -1,2 +1,0 @@
-const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
-import{ab as o,bb as i,cb as a,xb as t}from"./chunk-3WZDUZ4J.js";var u={stage:"verify",async run(r,e){let n=e.input.verify;if(!n||r.result.error||e.signal.aborted)return r;let{workspace:m,sandboxes:s}=a(r),f=await t(e,{command:n,label:`Verifying: \`${n}\``,cwd:m.dir,sandbox:s.agent,env:i(r,e)});return o(r,{verify:f})}};export{u as a};

@@ -1,0 +1,2 @@
+const require = process.getBuiltinModule("node:module").createRequire(import.meta.url);
+import{h as o}from"./chunk-TBBDOHH6.js";import"./chunk-PLR3PMTG.js";import"./chunk-ECL22HZM.js";import"./chunk-Y4RNAQ4S.js";import"./chunk-ZW4ERDOM.js";import"./chunk-MUJ6NHSD.js";import"./chunk-F7HZZZ74.js";import"./chunk-JR63ZGJI.js";import"./chunk-4L5ZS5HO.js";import"./chunk-NB2W5YQK.js";import"./chunk-YDQP6KVS.js";import"./chunk-Y6OPNJVI.js";import"./chunk-2UCJ7ZQ3.js";import"./chunk-2YJIEU6J.js";export{o as renderFollowedPlan};
